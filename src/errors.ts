@@ -1,0 +1,211 @@
+// MongoDB error codes, as drivers observe them. One table: the code names below are the
+// codeName a reply carries. A code missing from the table is reported as `Location<code>`,
+// as mongod does for its location codes.
+
+export const ErrorCode = {
+  OK: 0,
+  InternalError: 1,
+  BadValue: 2,
+  NoSuchKey: 4,
+  GraphContainsCycle: 5,
+  HostUnreachable: 6,
+  HostNotFound: 7,
+  UnknownError: 8,
+  FailedToParse: 9,
+  CannotMutateObject: 10,
+  UserNotFound: 11,
+  UnsupportedFormat: 12,
+  Unauthorized: 13,
+  TypeMismatch: 14,
+  Overflow: 15,
+  InvalidLength: 16,
+  ProtocolError: 17,
+  AuthenticationFailed: 18,
+  IllegalOperation: 20,
+  EmptyArrayOperation: 21,
+  InvalidBSON: 22,
+  LockTimeout: 24,
+  NamespaceNotFound: 26,
+  IndexNotFound: 27,
+  PathNotViable: 28,
+  NonExistentPath: 29,
+  InvalidPath: 30,
+  RoleNotFound: 31,
+  CannotBackfillArray: 34,
+  CommandNotFound: 59,
+  ConflictingUpdateOperators: 40,
+  CursorNotFound: 43,
+  NamespaceExists: 48,
+  MaxTimeMSExpired: 50,
+  DollarPrefixedFieldName: 52,
+  InvalidIdField: 53,
+  NotSingleValueField: 54,
+  InvalidDBRef: 55,
+  EmptyFieldName: 56,
+  DottedFieldName: 57,
+  NoQueryExecutionPlans: 291,
+  ImmutableField: 66,
+  CannotCreateIndex: 67,
+  IndexAlreadyExists: 68,
+  InvalidOptions: 72,
+  InvalidNamespace: 73,
+  IndexOptionsConflict: 85,
+  IndexKeySpecsConflict: 86,
+  NetworkTimeout: 89,
+  OperationFailed: 96,
+  WriteConflict: 112,
+  CommandNotSupported: 115,
+  NamespaceNotSharded: 118,
+  InvalidSyncSource: 119,
+  OplogStartMissing: 120,
+  DocumentValidationFailure: 121,
+  NotAReplicaSet: 123,
+  CommandFailed: 125,
+  UnsatisfiableWriteConcern: 100,
+  WriteConcernFailed: 64,
+  UnknownReplWriteConcern: 79,
+  ConflictingOperationInProgress: 117,
+  InvalidViewDefinition: 182,
+  CommandNotSupportedOnView: 166,
+  OptionNotSupportedOnView: 167,
+  InvalidPipelineOperator: 168,
+  ViewDepthLimitExceeded: 165,
+  Interrupted: 11601,
+  ExceededTimeLimit: 262,
+  ExceededMemoryLimit: 146,
+  CursorKilled: 237,
+  NotImplemented: 238,
+  SnapshotTooOld: 239,
+  NoSuchSession: 206,
+  TransactionTooOld: 225,
+  NoSuchTransaction: 251,
+  TransactionCommitted: 256,
+  TransactionTooLarge: 257,
+  InvalidUUID: 207,
+  InvalidResumeToken: 260,
+  OperationNotSupportedInTransaction: 263,
+  TooManyLogicalSessions: 261,
+  ChangeStreamFatalError: 280,
+  ChangeStreamHistoryLost: 286,
+  QueryExceededMemoryLimitNoDiskUseAllowed: 292,
+  PreparedTransactionInProgress: 267,
+  IncompleteTransactionHistory: 217,
+  NotWritablePrimary: 10107,
+  NotPrimaryNoSecondaryOk: 13435,
+  NotPrimaryOrSecondary: 13436,
+  InterruptedAtShutdown: 11600,
+  ShutdownInProgress: 91,
+  DuplicateKey: 11000,
+  Location15974: 15974,
+  BSONObjectTooLarge: 10334,
+  UnknownBSONType: 10320,
+  InvalidIndexSpecificationOption: 197,
+  CannotIndexParallelArrays: 171,
+  KeyTooLong: 17280,
+  APIStrictError: 323,
+  APIDeprecationError: 324,
+  APIVersionError: 322,
+  InvalidOptionsForAPIVersion: 325,
+  FailPointEnabled: 44,
+  IndexBuildAborted: 276,
+  Location40415: 40415,
+  Location40414: 40414,
+  Location16410: 16410,
+  Location16411: 16411,
+  Location16020: 16020,
+  TooManyFilesOpen: 264,
+  MaxSubPipelineDepthExceeded: 5950,
+  ReadConcernMajorityNotEnabled: 148,
+  InvalidReplicaSetConfig: 93,
+  NoReplicationEnabled: 76,
+  TooManyMatchingDocuments: 254,
+  StaleConfig: 13388,
+  ClientMetadataCannotBeMutated: 186,
+  ClientMetadataMissingField: 183,
+  ClientMetadataAppNameTooLarge: 184,
+  ClientDisconnect: 279,
+  ExceededMaxCursors: 9279,
+} as const;
+
+export type ErrorCodeName = keyof typeof ErrorCode;
+
+const nameByCode = new Map<number, string>();
+for (const [name, code] of Object.entries(ErrorCode)) {
+  if (!name.startsWith('Location') && !nameByCode.has(code)) nameByCode.set(code, name);
+}
+
+/** The codeName mongod reports for a code; codes without a name are `Location<code>`. */
+export function codeNameOf(code: number): string {
+  return nameByCode.get(code) ?? `Location${code}`;
+}
+
+/** Labels drivers act on. */
+export const ErrorLabel = {
+  TransientTransactionError: 'TransientTransactionError',
+  UnknownTransactionCommitResult: 'UnknownTransactionCommitResult',
+  RetryableWriteError: 'RetryableWriteError',
+  ResumableChangeStreamError: 'ResumableChangeStreamError',
+  NoWritesPerformed: 'NoWritesPerformed',
+} as const;
+
+export interface CommandErrorOptions {
+  labels?: readonly string[];
+  /** Extra fields that go into the error reply next to errmsg/code/codeName (keyPattern, keyValue, …). */
+  info?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+/**
+ * A user error: the operation fails with a MongoDB code, the server goes on.
+ * Becomes `{ok: 0, errmsg, code, codeName, errorLabels?, ...info}`.
+ */
+export class CommandError extends Error {
+  readonly code: number;
+  readonly codeName: string;
+  readonly labels: Set<string>;
+  readonly info: Record<string, unknown> | undefined;
+
+  constructor(code: number, message: string, options: CommandErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'CommandError';
+    this.code = code;
+    this.codeName = codeNameOf(code);
+    this.labels = new Set(options.labels ?? []);
+    this.info = options.info;
+  }
+
+  addLabel(label: string): this {
+    this.labels.add(label);
+    return this;
+  }
+
+  hasLabel(label: string): boolean {
+    return this.labels.has(label);
+  }
+}
+
+/** Throw a CommandError when the condition is false (mongod's uassert). */
+export function uassert(condition: unknown, code: number, message: string | (() => string)): asserts condition {
+  if (!condition) throw new CommandError(code, typeof message === 'string' ? message : message());
+}
+
+/** Throw a CommandError unconditionally; typed `never` so it can end an expression. */
+export function fail(code: number, message: string, options?: CommandErrorOptions): never {
+  throw new CommandError(code, message, options);
+}
+
+/** A broken internal invariant: a bug, not a user error. */
+export class InvariantError extends Error {
+  constructor(message: string) {
+    super(`invariant failed: ${message}`);
+    this.name = 'InvariantError';
+  }
+}
+
+export function invariant(condition: unknown, message: string | (() => string)): asserts condition {
+  if (!condition) throw new InvariantError(typeof message === 'string' ? message : message());
+}
+
+export function isCommandError(e: unknown): e is CommandError {
+  return e instanceof CommandError;
+}

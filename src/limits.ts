@@ -1,0 +1,62 @@
+// Every limit of the server, in one place, with its unit in its name. Where a limit is
+// MongoDB's own, the value is mongod's so that applications behave the same on both.
+// Relations between limits are asserted at the bottom: a change that breaks one fails at load.
+
+export const limits = {
+  /** Largest user document (BSON bytes), as mongod's BSONObjMaxUserSize. */
+  bsonObjectSizeMax: 16 * 1024 * 1024,
+  /** Internal documents (command replies, oplog entries) may exceed the user limit by this much. */
+  bsonObjectInternalHeadroomBytes: 16 * 1024,
+  /** Largest wire message, header included. */
+  messageSizeBytesMax: 48_000_000,
+  /** Smallest legal wire message: the 16-byte header. */
+  messageSizeBytesMin: 16,
+  /** Most write statements in one insert/update/delete command. */
+  writeBatchSizeMax: 100_000,
+  /** Deepest nesting of documents and arrays mongod accepts in stored documents. */
+  bsonDepthMax: 100,
+  /** Deepest nesting accepted in a command body (filters, pipelines) before parsing. */
+  commandDepthMax: 180,
+  /** Default number of documents in a cursor's first batch. */
+  firstBatchDocsDefault: 101,
+  /** Bytes of documents in one reply batch (the reply itself may go a little beyond). */
+  batchSizeBytesMax: 16 * 1024 * 1024,
+  /** An idle cursor is closed after this long. */
+  cursorIdleTimeoutMs: 10 * 60 * 1000,
+  /** How often the idle-cursor reaper runs. */
+  cursorReaperIntervalMs: 15 * 1000,
+  /** Open cursors per server. */
+  openCursorsMax: 100_000,
+  /** Open client connections per server. */
+  connectionsMax: 10_000,
+  /** Longest full namespace "db.collection" in bytes. */
+  namespaceLengthBytesMax: 255,
+  /** Longest database name in bytes. */
+  databaseNameLengthBytesMax: 63,
+  /** Stages in one aggregation pipeline. */
+  pipelineStagesMax: 1000,
+  /** Memory a blocking sort may use without allowDiskUse. */
+  sortMemoryBytesMax: 100 * 1024 * 1024,
+  /** Logical sessions kept at once. */
+  logicalSessionsMax: 1_000_000,
+  /** A logical session expires after this long without use. */
+  logicalSessionTimeoutMinutes: 30,
+  /** Fields in a compound index key pattern. */
+  indexFieldsMax: 32,
+  /** Indexes per collection, _id included. */
+  indexesPerCollectionMax: 64,
+  /** Longest regular expression pattern in bytes (PCRE's limit in mongod). */
+  regexPatternLengthBytesMax: 32_764,
+  /** Time a request may wait for a blocked failpoint connection, upper bound. */
+  failPointBlockTimeMsMax: 60_000,
+} as const;
+
+export type Limits = typeof limits;
+
+// The relations the numbers rely on.
+if (limits.bsonObjectSizeMax + limits.bsonObjectInternalHeadroomBytes >= limits.messageSizeBytesMax) {
+  throw new Error('limits: a maximal document must fit in a message');
+}
+if (limits.commandDepthMax < limits.bsonDepthMax) {
+  throw new Error('limits: a command must be able to carry a maximally nested document');
+}
