@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, BSONRegExp, Binary } from 'bson';
+import { compareBson, compareStrings } from '../../../src/bson/compare.js';
+import type { BsonValue } from '../../../src/bson/types.js';
+
+const d = (x: number) => new Double(x);
+
+test('cross-type order follows MongoDB canonical ranks', () => {
+  const ordered: BsonValue[] = [
+    new MinKey(),
+    null,
+    new Int32(1),
+    'a',
+    { a: new Int32(1) },
+    [new Int32(1)],
+    new Binary(Buffer.from([1])),
+    new ObjectId('000000000000000000000001'),
+    false,
+    new Date(0),
+    new Timestamp({ t: 1, i: 1 }),
+    new BSONRegExp('a', ''),
+    new MaxKey(),
+  ];
+  for (let i = 0; i + 1 < ordered.length; i++) {
+    assert.equal(compareBson(ordered[i] as BsonValue, ordered[i + 1] as BsonValue), -1, `rank ${i}`);
+    assert.equal(compareBson(ordered[i + 1] as BsonValue, ordered[i] as BsonValue), 1, `rank ${i} reversed`);
+  }
+});
+
+test('numbers compare by exact value across types', () => {
+  assert.equal(compareBson(new Int32(1), d(1)), 0);
+  assert.equal(compareBson(Long.fromInt(1), Decimal128.fromString('1.0')), 0);
+  assert.equal(compareBson(d(NaN), d(-Infinity)), -1);
+  assert.equal(compareBson(d(NaN), Decimal128.fromString('NaN')), 0);
+  assert.equal(compareBson(d(-0), new Int32(0)), 0);
+  // 2^53 + 1 is not a double: the long must compare above the double 2^53.
+  assert.equal(compareBson(Long.fromString('9007199254740993'), d(9007199254740992)), 1);
+  assert.equal(compareBson(d(9007199254740992), Long.fromString('9007199254740993')), -1);
+  assert.equal(compareBson(Long.fromInt(2), d(2.5)), -1);
+  assert.equal(compareBson(Long.fromInt(3), d(2.5)), 1);
+  assert.equal(compareBson(Decimal128.fromString('0.1'), d(0.1)), -1); // double 0.1 is slightly above 1/10
+  assert.equal(compareBson(Decimal128.fromString('1E+400'), d(Infinity)), -1);
+  assert.equal(compareBson(Long.MAX_VALUE, d(9223372036854775807)), -1); // the double rounds up to 2^63
+});
+
+test('strings compare by UTF-8 bytes', () => {
+  assert.equal(compareStrings('a', 'b'), -1);
+  assert.equal(compareStrings('ab', 'a'), 1);
+  // U+FF5E (3 UTF-8 bytes, EF BD 9E) is below U+1F600 (4 bytes, F0 ...) in UTF-8 order,
+  // though its UTF-16 unit is above the surrogate D83D.
+  assert.equal(compareStrings('\uff5e', '\u{1f600}'), -1);
+});
+
+test('documents compare field by field: type, name, value', () => {
+  assert.equal(compareBson({ a: new Int32(1) }, { a: new Int32(1), b: new Int32(0) }), -1);
+  assert.equal(compareBson({ a: new Int32(2) }, { b: new Int32(1) }), -1);
+  assert.equal(compareBson({ a: 'x' }, { a: new Int32(5) }), 1);
+  assert.equal(compareBson([new Int32(1), new Int32(2)], [new Int32(1), d(2)]), 0);
+});
