@@ -62,6 +62,9 @@ function exactOfDecimal(d: Decimal128): Exact {
   if (!m) return { kind: 'nan' };
   const intPart = m[2] ?? '0';
   const fracPart = m[3] ?? '';
+  // A coefficient above 10^34 - 1 is non-canonical and IEEE 754 (and mongod) read it as
+  // zero; bson's toString prints some of these as 35-digit numbers, never a real value.
+  if ((intPart + fracPart).replace(/^0+/, '').length > 34) return { kind: 'finite', num: 0n, den: 1n };
   let exp = Number(m[4] ?? '0') - fracPart.length;
   let num = BigInt(intPart + fracPart);
   if (m[1] === '-') num = -num;

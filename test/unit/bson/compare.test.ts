@@ -58,3 +58,16 @@ test('documents compare field by field: type, name, value', () => {
   assert.equal(compareBson({ a: 'x' }, { a: new Int32(5) }), 1);
   assert.equal(compareBson([new Int32(1), new Int32(2)], [new Int32(1), d(2)]), 0);
 });
+
+test('non-canonical decimal128 (coefficient above 10^34 - 1) is zero, as IEEE 754 and mongod read it', () => {
+  // Coefficient 10^34 + 7 with exponent -6: bson's toString prints it as a 35-digit number.
+  const c = 10n ** 34n + 7n;
+  const bytes = new Uint8Array(16);
+  const view = new DataView(bytes.buffer);
+  view.setBigUint64(0, c & 0xffffffffffffffffn, true);
+  view.setBigUint64(8, (BigInt(6176 - 6) << 49n) | (c >> 64n), true);
+  const nonCanonical = new Decimal128(bytes);
+  assert.equal(compareBson(nonCanonical, new Int32(0)), 0);
+  assert.equal(compareBson(nonCanonical, Decimal128.fromString('1E-6176')), -1);
+  assert.equal(compareBson(d(-1), nonCanonical), -1);
+});
