@@ -126,7 +126,8 @@ export function compareNumbers(a: Double | Int32 | Long | Decimal128, b: Double 
     if (b instanceof Double) return compareLongDouble(a, b.value);
   } else if (b instanceof Long && aSmall) {
     const r = a instanceof Int32 ? -sign(b.compare(Long.fromInt(a.value))) : -compareLongDouble(b, a.value);
-    return r as Ordering;
+    // Negating 0 gives -0, which strict equality (assert.strictEqual, Object.is) tells from 0.
+    return (r === 0 ? 0 : r) as Ordering;
   }
   return compareExact(exactOf(a), exactOf(b));
 }

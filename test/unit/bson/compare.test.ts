@@ -71,3 +71,8 @@ test('non-canonical decimal128 (coefficient above 10^34 - 1) is zero, as IEEE 75
   assert.equal(compareBson(nonCanonical, Decimal128.fromString('1E-6176')), -1);
   assert.equal(compareBson(d(-1), nonCanonical), -1);
 });
+
+test('equal numbers compare as 0, never -0', () => {
+  assert.ok(Object.is(compareBson(new Int32(1), Long.ONE), 0));
+  assert.ok(Object.is(compareBson(d(-1), Long.fromInt(-1)), 0));
+});
