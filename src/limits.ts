@@ -43,6 +43,11 @@ export const limits = {
   logicalSessionTimeoutMinutes: 30,
   /** Fields in a compound index key pattern. */
   indexFieldsMax: 32,
+  /**
+   * Longest encoded index key. mongod has no such limit since 4.2; ours comes from LMDB's
+   * key size (1978 bytes with the RecordId suffix), and applies to every engine alike.
+   */
+  indexKeyBytesMax: 1960,
   /** Indexes per collection, _id included. */
   indexesPerCollectionMax: 64,
   /** Longest regular expression pattern in bytes (PCRE's limit in mongod). */

@@ -209,3 +209,11 @@ export function isNumeric(v: unknown): v is Double | Int32 | Long | Decimal128 {
 }
 
 export { Binary, BSONRegExp, BSONSymbol, Code, DBRef, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp };
+
+/** A numeric BSON value as a JS number (int64 and decimal may round); undefined otherwise. */
+export function numericValue(v: unknown): number | undefined {
+  if (v instanceof Int32 || v instanceof Double) return v.value;
+  if (v instanceof Long) return v.toNumber();
+  if (v instanceof Decimal128) return Number(v.toString());
+  return undefined;
+}

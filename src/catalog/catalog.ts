@@ -1,0 +1,192 @@
+// The catalog: databases, collections and their indexes. Metadata lives in the `_catalog`
+// table (key: collection UUID) and is mirrored in memory. Every change to it happens inside
+// a storage write transaction, together with the data it describes, so a crash leaves
+// either the old or the new catalog, never a mix. The in-memory mirror is updated inside the
+// same synchronous callback, after the writes, so the transactions that follow see it.
+
+import { Binary, Int32, UUID } from 'bson';
+import { decodeDocument, encodeDocument } from '../bson/codec.js';
+import type { BsonDocument } from '../bson/types.js';
+import { CommandError, ErrorCode } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { ReadView, StorageEngine, WriteTxn } from '../storage/engine.js';
+import { Collection } from './collection.js';
+import type { CollectionMeta, IndexMeta } from './collection.js';
+import type { OpObserver } from './observer.js';
+import { noopObserver } from './observer.js';
+
+const catalogTable = '_catalog';
+
+export interface CreateCollectionOptions {
+  readonly options?: BsonDocument;
+  readonly uuid?: string;
+}
+
+export class Catalog {
+  private readonly dbs = new Map<string, Map<string, Collection>>();
+  observer: OpObserver = noopObserver;
+
+  private constructor(
+    readonly engine: StorageEngine,
+    private readonly logger: Logger,
+  ) {}
+
+  static open(engine: StorageEngine, logger: Logger): Catalog {
+    const catalog = new Catalog(engine, logger);
+    const snap = engine.snapshot();
+    try {
+      for (const { value } of snap.scan(catalogTable)) {
+        const meta = metaFromDocument(decodeDocument(value));
+        catalog.attach(new Collection(meta, snap));
+      }
+    } finally {
+      snap.release();
+    }
+    logger.info('STORAGE', 22000, 'Catalog loaded', { collections: catalog.collectionCount() });
+    return catalog;
+  }
+
+  private attach(coll: Collection): void {
+    let colls = this.dbs.get(coll.meta.db);
+    if (colls === undefined) {
+      colls = new Map();
+      this.dbs.set(coll.meta.db, colls);
+    }
+    colls.set(coll.meta.name, coll);
+  }
+
+  private detach(coll: Collection): void {
+    const colls = this.dbs.get(coll.meta.db);
+    if (colls === undefined) return;
+    colls.delete(coll.meta.name);
+    if (colls.size === 0) this.dbs.delete(coll.meta.db);
+  }
+
+  collectionCount(): number {
+    let n = 0;
+    for (const colls of this.dbs.values()) n += colls.size;
+    return n;
+  }
+
+  /** Databases that hold at least one collection, in name order. */
+  databaseNames(): string[] {
+    return [...this.dbs.keys()].sort();
+  }
+
+  collections(db: string): Collection[] {
+    const colls = this.dbs.get(db);
+    return colls === undefined ? [] : [...colls.values()].sort((a, b) => (a.meta.name < b.meta.name ? -1 : 1));
+  }
+
+  get(db: string, name: string): Collection | undefined {
+    return this.dbs.get(db)?.get(name);
+  }
+
+  /** Within a write transaction: the collection, created (with its _id index) if absent. */
+  getOrCreate(txn: WriteTxn, db: string, name: string): Collection {
+    return this.get(db, name) ?? this.create(txn, db, name, {});
+  }
+
+  /** Within a write transaction: create a collection; NamespaceExists if it exists. */
+  create(txn: WriteTxn, db: string, name: string, opts: CreateCollectionOptions): Collection {
+    if (this.get(db, name) !== undefined) {
+      throw new CommandError(ErrorCode.NamespaceExists, `Collection ${db}.${name} already exists.`);
+    }
+    const uuid = opts.uuid ?? new UUID().toHexString(false);
+    const idKey = { _id: new Int32(1) };
+    const idIndex: IndexMeta = { name: '_id_', key: idKey, spec: { v: new Int32(2), key: idKey, name: '_id_' }, ident: `i:${uuid}:0` };
+    const meta: CollectionMeta = {
+      db,
+      name,
+      uuid,
+      options: opts.options ?? {},
+      indexes: [idIndex],
+      nextIndexIdent: 1,
+    };
+    this.persist(txn, meta);
+    const coll = new Collection(meta, txn);
+    this.observer.onCreateCollection(txn, coll);
+    this.attach(coll);
+    return coll;
+  }
+
+  /** Within a write transaction: remove a collection and all its data. */
+  drop(txn: WriteTxn, coll: Collection): void {
+    txn.clearTable(coll.recordTable);
+    for (const index of coll.meta.indexes) txn.clearTable(index.ident);
+    txn.delete(catalogTable, Buffer.from(coll.meta.uuid, 'hex'));
+    this.observer.onDropCollection(txn, coll);
+    this.detach(coll);
+  }
+
+  /** Within a write transaction: rename (same or other database); the UUID stays. */
+  rename(txn: WriteTxn, coll: Collection, toDb: string, toName: string): Collection {
+    const from = { db: coll.meta.db, name: coll.meta.name };
+    const meta: CollectionMeta = { ...coll.meta, db: toDb, name: toName };
+    this.persist(txn, meta);
+    this.detach(coll);
+    const renamed = new Collection(meta, txn, coll);
+    this.observer.onRenameCollection(txn, from, renamed);
+    this.attach(renamed);
+    return renamed;
+  }
+
+  /** Within a write transaction: store changed metadata (options, indexes). */
+  updateMeta(txn: WriteTxn, coll: Collection, meta: CollectionMeta): Collection {
+    this.persist(txn, meta);
+    this.detach(coll);
+    const updated = new Collection(meta, txn, coll);
+    this.attach(updated);
+    return updated;
+  }
+
+  private persist(txn: WriteTxn, meta: CollectionMeta): void {
+    txn.put(catalogTable, Buffer.from(meta.uuid, 'hex'), encodeDocument(metaToDocument(meta)));
+  }
+
+  /** Rough size figures for dbStats / listDatabases. */
+  sizeOf(view: ReadView, coll: Collection): { count: number; dataBytes: number } {
+    let count = 0;
+    let dataBytes = 0;
+    for (const { value } of view.scan(coll.recordTable)) {
+      count++;
+      dataBytes += value.length;
+    }
+    return { count, dataBytes };
+  }
+
+  uuidBinary(coll: Collection): Binary {
+    return new Binary(Buffer.from(coll.meta.uuid, 'hex'), Binary.SUBTYPE_UUID);
+  }
+}
+
+function metaToDocument(meta: CollectionMeta): BsonDocument {
+  return {
+    db: meta.db,
+    name: meta.name,
+    uuid: meta.uuid,
+    options: meta.options,
+    nextIndexIdent: new Int32(meta.nextIndexIdent),
+    indexes: meta.indexes.map((i) => ({ name: i.name, key: i.key, spec: i.spec, ident: i.ident })),
+  };
+}
+
+function metaFromDocument(doc: BsonDocument): CollectionMeta {
+  const indexes = (doc['indexes'] as BsonDocument[]).map(
+    (i): IndexMeta => ({
+      name: i['name'] as string,
+      key: i['key'] as BsonDocument,
+      spec: i['spec'] as BsonDocument,
+      ident: i['ident'] as string,
+    }),
+  );
+  const next = doc['nextIndexIdent'];
+  return {
+    db: doc['db'] as string,
+    name: doc['name'] as string,
+    uuid: doc['uuid'] as string,
+    options: doc['options'] as BsonDocument,
+    indexes,
+    nextIndexIdent: typeof next === 'object' && next !== null && 'value' in next ? Number(next.value) : 1,
+  };
+}

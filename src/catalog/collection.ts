@@ -1,0 +1,148 @@
+// A collection's data: the record table (RecordId → BSON) and its indexes. Every mutation
+// runs inside a storage write transaction and performs all of its checks (unique keys, key
+// lengths) before its first write, so a failed statement leaves nothing behind and the
+// transaction can go on with the next statement.
+
+import { decodeDocument, encodeDocument } from '../bson/codec.js';
+import type { BsonDocument, BsonValue } from '../bson/types.js';
+import { getOwn } from '../bson/document.js';
+import type { ReadView, WriteTxn } from '../storage/engine.js';
+import { decodeRecordId, encodeRecordId } from './record-id.js';
+import type { RecordId } from './record-id.js';
+import { IndexAccess } from './index-access.js';
+
+export interface IndexMeta {
+  readonly name: string;
+  readonly key: BsonDocument;
+  /** The spec as listIndexes reports it: v, key, name and the options given. */
+  readonly spec: BsonDocument;
+  /** Storage table holding the index entries. */
+  readonly ident: string;
+}
+
+export interface CollectionMeta {
+  readonly db: string;
+  readonly name: string;
+  /** 32 hex digits. */
+  readonly uuid: string;
+  readonly options: BsonDocument;
+  readonly indexes: readonly IndexMeta[];
+  readonly nextIndexIdent: number;
+}
+
+export interface StoredRecord {
+  readonly recordId: RecordId;
+  readonly doc: BsonDocument;
+  /** Encoded size of the document in bytes. */
+  readonly size: number;
+}
+
+export interface ScanRecordsOptions {
+  readonly reverse?: boolean;
+  /** Resume strictly after (or before, in reverse) this RecordId. */
+  readonly after?: RecordId;
+}
+
+export class Collection {
+  readonly recordTable: string;
+  readonly indexes: readonly IndexAccess[];
+  readonly idIndex: IndexAccess;
+  private nextRecordId: RecordId;
+
+  /**
+   * @param view used to find the highest RecordId in use
+   * @param previous the same collection before a metadata change: keeps its RecordId counter
+   */
+  constructor(
+    readonly meta: CollectionMeta,
+    view: ReadView,
+    previous?: Collection,
+  ) {
+    this.recordTable = `r:${meta.uuid}`;
+    this.indexes = meta.indexes.map((m) => new IndexAccess(m, meta));
+    const id = this.indexes.find((i) => i.meta.name === '_id_');
+    if (id === undefined) throw new Error(`collection ${meta.db}.${meta.name} has no _id index`);
+    this.idIndex = id;
+    if (previous !== undefined) {
+      this.nextRecordId = previous.nextRecordId;
+    } else {
+      const last = view.scan(this.recordTable, { reverse: true }).next();
+      this.nextRecordId = last.done === true ? 1 : decodeRecordId(last.value.key) + 1;
+    }
+  }
+
+  get ns(): string {
+    return `${this.meta.db}.${this.meta.name}`;
+  }
+
+  /** Insert a document that already has its `_id`. Checks everything, then writes. */
+  insert(txn: WriteTxn, doc: BsonDocument): StoredRecord {
+    const recordId = this.nextRecordId;
+    const keysByIndex = this.indexes.map((index) => index.keysFor(doc, txn));
+    this.indexes.forEach((index, i) => index.checkInsert(txn, keysByIndex[i] ?? [], recordId, doc));
+    const bytes = encodeDocument(doc);
+    this.nextRecordId++;
+    txn.put(this.recordTable, encodeRecordId(recordId), bytes);
+    this.indexes.forEach((index, i) => index.addEntries(txn, keysByIndex[i] ?? [], recordId));
+    return { recordId, doc, size: bytes.length };
+  }
+
+  /** Replace a stored document with its new version, keeping index entries in step. */
+  update(txn: WriteTxn, record: StoredRecord, after: BsonDocument): StoredRecord {
+    const diffs = this.indexes.map((index) => index.diff(record.doc, after, txn));
+    this.indexes.forEach((index, i) => {
+      const d = diffs[i];
+      if (d !== undefined) index.checkInsert(txn, d.added, record.recordId, after);
+    });
+    const bytes = encodeDocument(after);
+    txn.put(this.recordTable, encodeRecordId(record.recordId), bytes);
+    this.indexes.forEach((index, i) => {
+      const d = diffs[i];
+      if (d === undefined) return;
+      index.removeEntries(txn, d.removed, record.recordId);
+      index.addEntries(txn, d.added, record.recordId);
+    });
+    return { recordId: record.recordId, doc: after, size: bytes.length };
+  }
+
+  remove(txn: WriteTxn, record: StoredRecord): void {
+    for (const index of this.indexes) index.removeEntries(txn, index.keysFor(record.doc, txn), record.recordId);
+    txn.delete(this.recordTable, encodeRecordId(record.recordId));
+  }
+
+  getRecord(view: ReadView, recordId: RecordId): StoredRecord | undefined {
+    const bytes = view.get(this.recordTable, encodeRecordId(recordId));
+    return bytes === undefined ? undefined : { recordId, doc: decodeDocument(bytes), size: bytes.length };
+  }
+
+  findById(view: ReadView, id: BsonValue): StoredRecord | undefined {
+    const recordId = this.idIndex.lookupUnique(view, [id]);
+    return recordId === undefined ? undefined : this.getRecord(view, recordId);
+  }
+
+  *scanRecords(view: ReadView, options: ScanRecordsOptions = {}): Generator<StoredRecord> {
+    const reverse = options.reverse === true;
+    const bound = options.after === undefined ? undefined : encodeRecordId(options.after);
+    const range = reverse
+      ? { reverse, ...(bound === undefined ? {} : { end: bound, endInclusive: false }) }
+      : bound === undefined
+        ? {}
+        : { start: bound, startInclusive: false };
+    for (const { key, value } of view.scan(this.recordTable, range)) {
+      yield { recordId: decodeRecordId(key), doc: decodeDocument(value), size: value.length };
+    }
+  }
+
+  count(view: ReadView): number {
+    return view.count(this.recordTable);
+  }
+
+  index(name: string): IndexAccess | undefined {
+    return this.indexes.find((i) => i.meta.name === name);
+  }
+
+  /** The document's `_id`, which every stored document has. */
+  static idOf(doc: BsonDocument): BsonValue {
+    return getOwn(doc, '_id');
+  }
+}

@@ -1,0 +1,93 @@
+// Checks a document must pass before it is stored, with mongod's codes: size, nesting
+// depth, and the rules on `_id` (present and first, not an array / regex / undefined, no
+// `$`-prefixed field names inside it).
+
+import { BSONRegExp, ObjectId } from 'bson';
+import { bsonSize } from '../bson/codec.js';
+import { getOwn, hasOwn, setOwn } from '../bson/document.js';
+import { asDocument, isArray, isPlainDocument } from '../bson/types.js';
+import type { BsonDocument, BsonValue } from '../bson/types.js';
+import { CommandError, ErrorCode } from '../errors.js';
+import { limits } from '../limits.js';
+
+/** Nesting depth of a value: a scalar is 0, `{a: 1}` is 1. Iterative: no stack risk. */
+export function nestingDepthExceeds(root: BsonValue, max: number): boolean {
+  const stack: Array<[BsonValue, number]> = [[root, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop() as [BsonValue, number];
+    if (isArray(v)) {
+      if (d + 1 > max) return true;
+      for (const e of v) stack.push([e, d + 1]);
+    } else if (isPlainDocument(v)) {
+      if (d + 1 > max) return true;
+      for (const e of Object.values(v)) stack.push([e, d + 1]);
+    }
+  }
+  return false;
+}
+
+export function checkIdValue(id: BsonValue): void {
+  if (isArray(id)) throw new CommandError(ErrorCode.InvalidIdField, "The '_id' value cannot be of type array");
+  if (id instanceof BSONRegExp) throw new CommandError(ErrorCode.InvalidIdField, "The '_id' value cannot be of type regex");
+  if (id === undefined) throw new CommandError(ErrorCode.InvalidIdField, "The '_id' value cannot be of type undefined");
+  const doc = asDocument(id);
+  if (doc !== undefined) checkNoDollarFields(doc, '_id');
+}
+
+function checkNoDollarFields(doc: BsonDocument, path: string): void {
+  for (const [k, v] of Object.entries(doc)) {
+    if (k.startsWith('$')) {
+      throw new CommandError(
+        ErrorCode.DollarPrefixedFieldName,
+        `_id fields may not contain '$'-prefixed fields: ${k} is not valid for storage.`,
+      );
+    }
+    const sub = asDocument(v);
+    if (sub !== undefined) checkNoDollarFields(sub, `${path}.${k}`);
+  }
+}
+
+/** Size and depth checks for any document about to be stored. */
+export function checkStorable(doc: BsonDocument): void {
+  if (nestingDepthExceeds(doc, limits.bsonDepthMax)) {
+    throw new CommandError(ErrorCode.Overflow, `Document exceeds maximum nesting depth of ${limits.bsonDepthMax}`);
+  }
+  const size = bsonSize(doc);
+  if (size > limits.bsonObjectSizeMax) {
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `object to insert too large. size in bytes: ${size}, max size: ${limits.bsonObjectSizeMax}`,
+    );
+  }
+}
+
+/**
+ * The document as it will be stored by an insert: `_id` first (generated as an ObjectId when
+ * absent), then the other fields in their order. Throws with mongod's code if not storable.
+ */
+export function prepareForInsert(doc: BsonDocument): BsonDocument {
+  if (nestingDepthExceeds(doc, limits.bsonDepthMax)) {
+    throw new CommandError(ErrorCode.Overflow, `Document exceeds maximum nesting depth of ${limits.bsonDepthMax}`);
+  }
+  let out: BsonDocument;
+  if (hasOwn(doc, '_id')) {
+    const id = getOwn(doc, '_id');
+    checkIdValue(id);
+    if (Object.keys(doc)[0] === '_id') out = doc;
+    else {
+      out = { _id: id };
+      for (const [k, v] of Object.entries(doc)) if (k !== '_id') setOwn(out, k, v);
+    }
+  } else {
+    out = { _id: new ObjectId() };
+    for (const [k, v] of Object.entries(doc)) setOwn(out, k, v);
+  }
+  const size = bsonSize(out);
+  if (size > limits.bsonObjectSizeMax) {
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `object to insert too large. size in bytes: ${size}, max size: ${limits.bsonObjectSizeMax}`,
+    );
+  }
+  return out;
+}

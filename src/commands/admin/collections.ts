@@ -1,0 +1,347 @@
+// Databases and collections: create, drop, dropDatabase, listDatabases, listCollections,
+// renameCollection, collMod, dbStats, collStats.
+
+import { Binary, Double, Int32, Long } from 'bson';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { isPlainDocument } from '../../bson/types.js';
+import type { Collection } from '../../catalog/collection.js';
+import { validateCollectionName, validateDatabaseName } from '../../catalog/namespace.js';
+import { CommandError, ErrorCode } from '../../errors.js';
+import { compileQueryFilter } from '../../query/language.js';
+import { t } from '../args.js';
+import type { ServerServices } from '../context.js';
+import { defineCommand } from '../registry.js';
+import type { CommandDefinition } from '../registry.js';
+import { writeConcernError } from '../write-concern.js';
+import { targetCollection } from '../crud/common.js';
+
+/** create options we store and honour; the others are refused until they work. */
+const notImplementedCreateOptions = ['capped', 'viewOn', 'pipeline', 'timeseries', 'clusteredIndex', 'validator', 'encryptedFields', 'expireAfterSeconds'];
+
+export const create = defineCommand({
+  name: 'create',
+  args: {
+    capped: t.safeBool,
+    size: t.number,
+    max: t.number,
+    autoIndexId: t.bool,
+    idIndex: t.document,
+    validator: t.document,
+    validationLevel: t.string,
+    validationAction: t.string,
+    viewOn: t.string,
+    pipeline: t.array,
+    collation: t.document,
+    changeStreamPreAndPostImages: t.document,
+    clusteredIndex: t.any,
+    timeseries: t.document,
+    expireAfterSeconds: t.number,
+    storageEngine: t.document,
+    indexOptionDefaults: t.document,
+    encryptedFields: t.document,
+    flags: t.ignored,
+    temp: t.ignored,
+  },
+  traits: { isWrite: true, allowedInTransaction: true, apiVersion1: true },
+  run: async (inv) => {
+    const { services, args, db, body, op } = inv;
+    const name = targetCollection(inv, { allowSystem: false });
+    for (const opt of notImplementedCreateOptions) {
+      const v = body[opt];
+      if (v === undefined || v === false) continue;
+      if (opt === 'validator' && isPlainDocument(v) && Object.keys(v).length === 0) continue;
+      throw new CommandError(ErrorCode.NotImplemented, `create with '${opt}' is not supported yet`);
+    }
+    if (args.collation !== undefined && args.collation['locale'] !== 'simple') {
+      throw new CommandError(ErrorCode.NotImplemented, 'collections with a collation are not supported yet');
+    }
+    const options: BsonDocument = {};
+    if (args.changeStreamPreAndPostImages !== undefined) options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
+    if (args.validationLevel !== undefined) options['validationLevel'] = args.validationLevel;
+    if (args.validationAction !== undefined) options['validationAction'] = args.validationAction;
+    await services.engine.write(
+      (txn) => {
+        const existing = services.catalog.get(db, name);
+        if (existing !== undefined) {
+          // Creating an existing collection with the same options succeeds, as in mongod 7.0.
+          if (sameOptions(existing.meta.options, options)) return;
+          throw new CommandError(ErrorCode.NamespaceExists, `Collection ${db}.${name} already exists.`);
+        }
+        services.catalog.create(txn, db, name, { options });
+      },
+      { durable: op.writeConcern.durable },
+    );
+    return withWriteConcernError(services, op.writeConcern, {});
+  },
+});
+
+function sameOptions(a: BsonDocument, b: BsonDocument): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function withWriteConcernError(services: ServerServices, wc: Parameters<typeof writeConcernError>[0], reply: BsonDocument): BsonDocument {
+  const wce = writeConcernError(wc, services.config.replSet);
+  if (wce !== undefined) reply['writeConcernError'] = wce;
+  return reply;
+}
+
+export const drop = defineCommand({
+  name: 'drop',
+  args: {},
+  traits: { isWrite: true, apiVersion1: true },
+  run: async (inv) => {
+    const { services, db, op } = inv;
+    const name = targetCollection(inv);
+    const nIndexesWas = await services.engine.write(
+      (txn) => {
+        const coll = services.catalog.get(db, name);
+        if (coll === undefined) return undefined;
+        services.catalog.drop(txn, coll);
+        return coll.indexes.length;
+      },
+      { durable: op.writeConcern.durable },
+    );
+    services.cursors.killForNamespace(`${db}.${name}`);
+    const reply: BsonDocument = nIndexesWas === undefined ? {} : { nIndexesWas: new Int32(nIndexesWas), ns: `${db}.${name}` };
+    return withWriteConcernError(services, op.writeConcern, reply);
+  },
+});
+
+export const dropDatabase = defineCommand({
+  name: 'dropDatabase',
+  args: {},
+  traits: { isWrite: true, apiVersion1: true },
+  run: async ({ services, db, op }) => {
+    const dropped = await services.engine.write(
+      (txn) => {
+        const colls = services.catalog.collections(db);
+        for (const c of colls) services.catalog.drop(txn, c);
+        return colls;
+      },
+      { durable: op.writeConcern.durable },
+    );
+    for (const c of dropped) services.cursors.killForNamespace(c.ns);
+    return withWriteConcernError(services, op.writeConcern, dropped.length > 0 ? { dropped: db } : {});
+  },
+});
+
+function databaseInfo(services: ServerServices, db: string): { name: string; sizeOnDisk: Long; empty: boolean } {
+  const snap = services.engine.snapshot();
+  try {
+    let size = 0;
+    let docs = 0;
+    for (const c of services.catalog.collections(db)) {
+      const s = services.catalog.sizeOf(snap, c);
+      size += s.dataBytes;
+      docs += s.count;
+    }
+    return { name: db, sizeOnDisk: Long.fromNumber(size + 4096), empty: docs === 0 };
+  } finally {
+    snap.release();
+  }
+}
+
+export const listDatabases = defineCommand({
+  name: 'listDatabases',
+  args: { filter: t.document, nameOnly: t.bool, authorizedDatabases: t.bool },
+  traits: { adminOnly: true, apiVersion1: true },
+  run: ({ services, args }) => {
+    const matcher = args.filter === undefined ? undefined : compileQueryFilter(args.filter);
+    const nameOnly = args.nameOnly === true;
+    const databases: BsonDocument[] = [];
+    let total = 0;
+    for (const db of services.catalog.databaseNames()) {
+      const info = databaseInfo(services, db);
+      const doc: BsonDocument = nameOnly ? { name: db } : { ...info };
+      if (matcher !== undefined && !matcher.matches({ ...info })) continue;
+      total += info.sizeOnDisk.toNumber();
+      databases.push(doc);
+    }
+    if (nameOnly) return { databases };
+    return { databases, totalSize: new Double(total), totalSizeMb: Long.fromNumber(Math.floor(total / 1048576)) };
+  },
+});
+
+function collectionInfo(coll: Collection): BsonDocument {
+  return {
+    name: coll.meta.name,
+    type: 'collection',
+    options: coll.meta.options,
+    info: { readOnly: false, uuid: new Binary(Buffer.from(coll.meta.uuid, 'hex'), Binary.SUBTYPE_UUID) },
+    idIndex: coll.idIndex.meta.spec,
+  };
+}
+
+export const listCollections = defineCommand({
+  name: 'listCollections',
+  args: { filter: t.document, nameOnly: t.bool, authorizedCollections: t.bool, cursor: t.document, includePendingDrops: t.ignored },
+  traits: { allowedInTransaction: false, apiVersion1: true },
+  run: ({ services, args, db }) => {
+    const matcher = args.filter === undefined ? undefined : compileQueryFilter(args.filter);
+    const nameOnly = args.nameOnly === true;
+    const batch: BsonDocument[] = [];
+    for (const coll of services.catalog.collections(db)) {
+      const info = collectionInfo(coll);
+      if (matcher !== undefined && !matcher.matches(info)) continue;
+      batch.push(nameOnly ? { name: info['name'] as string, type: 'collection' } : info);
+    }
+    return { cursor: { id: Long.ZERO, ns: `${db}.$cmd.listCollections`, firstBatch: batch } };
+  },
+});
+
+function parseNamespace(v: BsonValue | undefined, field: string): { db: string; name: string } {
+  if (typeof v !== 'string') throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'renameCollection.${field}' is the wrong type, expected type 'string'`);
+  const dot = v.indexOf('.');
+  if (dot <= 0 || dot === v.length - 1) throw new CommandError(ErrorCode.InvalidNamespace, `Invalid ${field} namespace: ${v}`);
+  const db = v.slice(0, dot);
+  const name = v.slice(dot + 1);
+  validateDatabaseName(db);
+  validateCollectionName(db, name, { allowSystem: true });
+  return { db, name };
+}
+
+export const renameCollection = defineCommand({
+  name: 'renameCollection',
+  args: { to: t.string, dropTarget: t.any, stayTemp: t.bool },
+  traits: { isWrite: true, adminOnly: true, apiVersion1: true },
+  run: async ({ services, args, target, op }) => {
+    const from = parseNamespace(target, 'renameCollection');
+    const to = parseNamespace(args.to, 'to');
+    if (from.db === to.db && from.name === to.name) {
+      throw new CommandError(ErrorCode.IllegalOperation, "Can't rename a collection to itself");
+    }
+    if (to.name.startsWith('system.')) throw new CommandError(ErrorCode.IllegalOperation, `Invalid target namespace: ${to.db}.${to.name}`);
+    const dropTarget = args.dropTarget === true || (args.dropTarget !== undefined && args.dropTarget !== false && args.dropTarget !== null);
+    await services.engine.write(
+      (txn) => {
+        const source = services.catalog.get(from.db, from.name);
+        if (source === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `Source collection ${from.db}.${from.name} does not exist`);
+        const existing = services.catalog.get(to.db, to.name);
+        if (existing !== undefined) {
+          if (!dropTarget) throw new CommandError(ErrorCode.NamespaceExists, 'target namespace exists');
+          services.catalog.drop(txn, existing);
+        }
+        services.catalog.rename(txn, source, to.db, to.name);
+      },
+      { durable: op.writeConcern.durable },
+    );
+    services.cursors.killForNamespace(`${from.db}.${from.name}`);
+    return withWriteConcernError(services, op.writeConcern, {});
+  },
+});
+
+export const collMod = defineCommand({
+  name: 'collMod',
+  args: {
+    changeStreamPreAndPostImages: t.document,
+    validator: t.document,
+    validationLevel: t.string,
+    validationAction: t.string,
+    index: t.document,
+    expireAfterSeconds: t.any,
+    viewOn: t.string,
+    pipeline: t.array,
+    dryRun: t.bool,
+  },
+  traits: { isWrite: true, apiVersion1: true },
+  run: async (inv) => {
+    const { services, args, db, op } = inv;
+    const name = targetCollection(inv);
+    for (const opt of ['validator', 'index', 'viewOn', 'pipeline', 'expireAfterSeconds'] as const) {
+      if (args[opt] !== undefined) throw new CommandError(ErrorCode.NotImplemented, `collMod with '${opt}' is not supported yet`);
+    }
+    await services.engine.write(
+      (txn) => {
+        const coll = services.catalog.get(db, name);
+        if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
+        const options: BsonDocument = { ...coll.meta.options };
+        if (args.changeStreamPreAndPostImages !== undefined) options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
+        if (args.validationLevel !== undefined) options['validationLevel'] = args.validationLevel;
+        if (args.validationAction !== undefined) options['validationAction'] = args.validationAction;
+        services.catalog.updateMeta(txn, coll, { ...coll.meta, options });
+      },
+      { durable: op.writeConcern.durable },
+    );
+    return withWriteConcernError(services, op.writeConcern, {});
+  },
+});
+
+export const dbStats = defineCommand({
+  name: 'dbStats',
+  args: { scale: t.number, freeStorage: t.any },
+  run: ({ services, args, db }) => {
+    const scale = args.scale !== undefined && args.scale > 0 ? args.scale : 1;
+    const snap = services.engine.snapshot();
+    try {
+      let objects = 0;
+      let dataSize = 0;
+      let indexes = 0;
+      const colls = services.catalog.collections(db);
+      for (const c of colls) {
+        const s = services.catalog.sizeOf(snap, c);
+        objects += s.count;
+        dataSize += s.dataBytes;
+        indexes += c.indexes.length;
+      }
+      return {
+        db,
+        collections: Long.fromNumber(colls.length),
+        views: Long.fromNumber(0),
+        objects: Long.fromNumber(objects),
+        avgObjSize: new Double(objects === 0 ? 0 : dataSize / objects),
+        dataSize: new Double(dataSize / scale),
+        storageSize: new Double(dataSize / scale),
+        indexes: Long.fromNumber(indexes),
+        indexSize: new Double(0),
+        totalSize: new Double(dataSize / scale),
+        scaleFactor: new Double(scale),
+      };
+    } finally {
+      snap.release();
+    }
+  },
+});
+
+export const collStats = defineCommand({
+  name: 'collStats',
+  args: { scale: t.number, verbose: t.any },
+  run: (inv) => {
+    const { services, args, db } = inv;
+    const name = targetCollection(inv);
+    const scale = args.scale !== undefined && args.scale > 0 ? args.scale : 1;
+    const coll = services.catalog.get(db, name);
+    if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `Collection [${db}.${name}] not found.`);
+    const snap = services.engine.snapshot();
+    try {
+      const s = services.catalog.sizeOf(snap, coll);
+      const indexSizes: BsonDocument = {};
+      for (const i of coll.indexes) indexSizes[i.meta.name] = new Int32(0);
+      return {
+        ns: coll.ns,
+        size: new Double(s.dataBytes / scale),
+        count: new Int32(s.count),
+        avgObjSize: new Int32(s.count === 0 ? 0 : Math.round(s.dataBytes / s.count)),
+        storageSize: new Double(s.dataBytes / scale),
+        nindexes: new Int32(coll.indexes.length),
+        totalIndexSize: new Int32(0),
+        indexSizes,
+        scaleFactor: new Int32(scale),
+        capped: false,
+      };
+    } finally {
+      snap.release();
+    }
+  },
+});
+
+export const collectionCommands: CommandDefinition[] = [
+  create,
+  drop,
+  dropDatabase,
+  listDatabases,
+  listCollections,
+  renameCollection,
+  collMod,
+  dbStats,
+  collStats,
+];

@@ -1,0 +1,36 @@
+// Every command the server knows, in one table (also the source of listCommands).
+
+import type { CommandDefinition } from './registry.js';
+import { CommandRegistry } from './registry.js';
+import { handshakeCommands } from './diag/handshake.js';
+import { serverInfoCommands } from './diag/server-info.js';
+import { findCommands } from './crud/find.js';
+import { insert } from './crud/insert.js';
+import { update } from './crud/update.js';
+import { deleteCommand } from './crud/delete.js';
+import { findAndModify } from './crud/find-and-modify.js';
+import { count, distinct } from './crud/count-distinct.js';
+import { collectionCommands } from './admin/collections.js';
+import { indexCommands } from './admin/indexes.js';
+import { sessionCommands } from './repl/sessions.js';
+import { configureFailPoint } from './testing/configure-failpoint.js';
+
+export const allCommands: readonly CommandDefinition[] = [
+  ...handshakeCommands,
+  ...serverInfoCommands,
+  ...findCommands,
+  insert,
+  update,
+  deleteCommand,
+  findAndModify,
+  count,
+  distinct,
+  ...collectionCommands,
+  ...indexCommands,
+  ...sessionCommands,
+  configureFailPoint,
+];
+
+export function createRegistry(): CommandRegistry {
+  return new CommandRegistry(allCommands);
+}

@@ -1,0 +1,86 @@
+// What a command sees: the server's services, the connection it came on, and the operation
+// (deadline, session, write concern). The server layer implements these interfaces.
+
+import type { BsonDocument } from '../bson/types.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { CommandError, ErrorCode } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { CursorManager } from '../query/exec/cursor.js';
+import type { StorageEngine } from '../storage/engine.js';
+import type { ClusterClock } from '../repl/clock.js';
+import type { FailPoints } from './testing/failpoints.js';
+import type { WriteConcern } from './write-concern.js';
+
+export interface ServerConfig {
+  readonly port: number;
+  readonly bindIp: string;
+  /** host:port that clients should use to reach this server (hello's `me`, `hosts`). */
+  readonly advertisedHost: string;
+  readonly dbPath: string | undefined;
+  readonly storageEngine: 'memory' | 'lmdb';
+  /** Replica set name; '' runs as a standalone. */
+  readonly replSet: string;
+  readonly enableTestCommands: boolean;
+  /** The command line as given (getCmdLineOpts). */
+  readonly argv: readonly string[];
+  /** The resolved options as a document (getCmdLineOpts.parsed). */
+  readonly parsed: BsonDocument;
+}
+
+export interface OpCounters {
+  insert: number;
+  query: number;
+  update: number;
+  delete: number;
+  getmore: number;
+  command: number;
+}
+
+export interface ServerServices {
+  readonly config: ServerConfig;
+  readonly engine: StorageEngine;
+  readonly catalog: Catalog;
+  readonly cursors: CursorManager;
+  readonly logger: Logger;
+  readonly clock: ClusterClock;
+  readonly failPoints: FailPoints;
+  readonly startedAtMs: number;
+  readonly opcounters: OpCounters;
+  readonly connections: { current: number; totalCreated: number };
+  /** Names of every registered command (listCommands). */
+  commandNames(): string[];
+  /** Server parameters (getParameter / setParameter). */
+  readonly parameters: Map<string, unknown>;
+}
+
+export interface ConnectionState {
+  readonly id: number;
+  readonly remote: string;
+  readonly local: string;
+  /** Client metadata from the first hello. */
+  clientMetadata: BsonDocument | undefined;
+  /** appName from client metadata, used by failpoints. */
+  appName: string | undefined;
+}
+
+export interface OperationContext {
+  /** Milliseconds since the epoch after which the operation fails with MaxTimeMSExpired. */
+  readonly deadlineMs: number | undefined;
+  readonly writeConcern: WriteConcern;
+  readonly comment: unknown;
+  /** Throw MaxTimeMSExpired once the deadline has passed. */
+  checkDeadline(): void;
+}
+
+export function makeOperationContext(deadlineMs: number | undefined, writeConcern: WriteConcern, comment: unknown): OperationContext {
+  return {
+    deadlineMs,
+    writeConcern,
+    comment,
+    checkDeadline() {
+      if (deadlineMs !== undefined && Date.now() > deadlineMs) {
+        throw new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit');
+      }
+    },
+  };
+}

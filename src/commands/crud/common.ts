@@ -1,0 +1,112 @@
+// Pieces shared by the CRUD commands: the target namespace, numeric argument checks,
+// cursor replies, and the storage write with the operation's write concern.
+
+import { Binary, Long } from 'bson';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { isPlainDocument } from '../../bson/types.js';
+import type { Collection } from '../../catalog/collection.js';
+import { validateCollectionName } from '../../catalog/namespace.js';
+import { CommandError, ErrorCode } from '../../errors.js';
+import type { WriteTxn } from '../../storage/engine.js';
+import type { ServerCursor } from '../../query/exec/cursor.js';
+import type { ServerServices } from '../context.js';
+import type { ArgSpec } from '../args.js';
+import type { Invocation } from '../registry.js';
+import { writeConcernError } from '../write-concern.js';
+import type { WriteConcern } from '../write-concern.js';
+
+/** The collection a command names with its first field (a string, or a UUID for some). */
+export function targetCollection(inv: Invocation<ArgSpec>, options: { allowSystem?: boolean } = {}): string {
+  const target = inv.target;
+  if (typeof target === 'string') {
+    validateCollectionName(inv.db, target, { allowSystem: options.allowSystem ?? true });
+    return target;
+  }
+  if (target instanceof Binary && target.sub_type === Binary.SUBTYPE_UUID) {
+    const hex = Buffer.from(target.buffer.subarray(0, target.position)).toString('hex');
+    const coll = inv.services.catalog.collections(inv.db).find((c) => c.meta.uuid === hex);
+    if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `UUID ${hex} not found`);
+    return coll.meta.name;
+  }
+  throw new CommandError(
+    ErrorCode.InvalidNamespace,
+    `collection name has invalid type ${target === null ? 'null' : typeof target === 'object' ? 'object' : typeof target}`,
+  );
+}
+
+/** mongod's IDL check for `>= 0` fields (skip, limit, batchSize). */
+export function requireNonNegative(command: string, field: string, v: number | undefined): number | undefined {
+  if (v !== undefined && v < 0) {
+    throw new CommandError(ErrorCode.Location51024, `BSON field '${field}' value must be >= 0, actual value '${v}'`);
+  }
+  return v;
+}
+
+export function cursorReply(cursor: ServerCursor | undefined, ns: string, batch: BsonDocument[], first: boolean): BsonDocument {
+  const id = cursor === undefined || cursor.isExhausted ? Long.ZERO : cursor.id;
+  return { cursor: { [first ? 'firstBatch' : 'nextBatch']: batch, id, ns } };
+}
+
+/**
+ * Run `fn` in one storage write transaction and wait as the write concern asks. Returns
+ * the callback's result and the writeConcernError to report, if any.
+ */
+export async function writeWithConcern<T>(
+  services: ServerServices,
+  wc: WriteConcern,
+  fn: (txn: WriteTxn) => T,
+): Promise<{ result: T; wcError: BsonDocument | undefined }> {
+  const result = await services.engine.write(fn, { durable: wc.durable });
+  return { result, wcError: writeConcernError(wc, services.config.replSet) };
+}
+
+export function lookupCollection(services: ServerServices, db: string, name: string): Collection | undefined {
+  return services.catalog.get(db, name);
+}
+
+/** Reject collation until collation support exists; the simple collation is a no-op. */
+export function checkCollation(collation: BsonDocument | undefined): void {
+  if (collation === undefined) return;
+  if (collation['locale'] === 'simple') return;
+  throw new CommandError(ErrorCode.NotImplemented, 'collation is not supported yet (only {locale: "simple"})');
+}
+
+export function checkLetVariables(letVars: BsonDocument | undefined): void {
+  if (letVars === undefined) return;
+  for (const k of Object.keys(letVars)) {
+    if (!/^[a-z\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*$/.test(k)) {
+      throw new CommandError(ErrorCode.FailedToParse, `'${k}' starts with an invalid character for a user variable name`);
+    }
+  }
+}
+
+/** hint: a key pattern document or an index name; `$natural` is handled by callers. */
+export function resolveHint(coll: Collection | undefined, hint: BsonValue | undefined): { natural?: 1 | -1 } {
+  if (hint === undefined || hint === null) return {};
+  if (isPlainDocument(hint)) {
+    const keys = Object.keys(hint);
+    if (keys.length === 0) return {};
+    if (keys[0] === '$natural') {
+      const v = hint['$natural'];
+      const n = typeof v === 'object' && v !== null && 'valueOf' in v ? Number(v.valueOf()) : Number(v);
+      return { natural: n < 0 ? -1 : 1 };
+    }
+    if (coll === undefined) return {};
+    const match = coll.indexes.find((i) => sameKeyPattern(i.meta.key, hint));
+    if (match === undefined) throw new CommandError(ErrorCode.BadValue, 'error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index');
+    return {};
+  }
+  if (typeof hint === 'string') {
+    if (coll === undefined) return {};
+    if (coll.index(hint) === undefined) throw new CommandError(ErrorCode.BadValue, 'error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index');
+    return {};
+  }
+  throw new CommandError(ErrorCode.FailedToParse, 'hint must be a string or an object');
+}
+
+function sameKeyPattern(a: BsonDocument, b: BsonDocument): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k, i) => k === kb[i] && Number(String(a[k])) === Number(String(b[k])));
+}

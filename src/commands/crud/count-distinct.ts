@@ -1,0 +1,106 @@
+// count and distinct.
+
+import { calculateObjectSize, Int32 } from 'bson';
+import { compareBson } from '../../bson/compare.js';
+import { getOwn } from '../../bson/document.js';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { asDocument, isArray } from '../../bson/types.js';
+import { CommandError, ErrorCode } from '../../errors.js';
+import { limits } from '../../limits.js';
+import { compileQueryFilter } from '../../query/language.js';
+import { planQuery } from '../../query/planner/planner.js';
+import { t } from '../args.js';
+import { defineCommand } from '../registry.js';
+import { checkCollation, resolveHint, targetCollection } from './common.js';
+
+export const count = defineCommand({
+  name: 'count',
+  args: { query: t.document, limit: t.int64, skip: t.int64, hint: t.any, collation: t.document, fields: t.ignored },
+  traits: { apiVersion1: false },
+  run: (inv) => {
+    const { services, args, db } = inv;
+    const name = targetCollection(inv);
+    checkCollation(args.collation);
+    const skip = args.skip ?? 0;
+    if (skip < 0) throw new CommandError(ErrorCode.Location51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
+    // A negative limit counts like its absolute value (the shell's legacy behaviour).
+    const limit = Math.abs(args.limit ?? 0);
+    const coll = services.catalog.get(db, name);
+    const hint = resolveHint(coll, args.hint);
+    const filter = args.query ?? {};
+    const snap = services.engine.snapshot();
+    try {
+      if (coll === undefined) return { n: new Int32(0) };
+      if (Object.keys(filter).length === 0) {
+        const total = coll.count(snap);
+        return { n: new Int32(Math.max(0, limit > 0 ? Math.min(total - skip, limit) : total - skip)) };
+      }
+      const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter), skip, limit, natural: hint.natural, allowDiskUse: true });
+      let n = 0;
+      for (let row = plan.next(snap); row !== undefined; row = plan.next(snap)) {
+        n++;
+        if ((n & 1023) === 0) inv.op.checkDeadline();
+      }
+      return { n: new Int32(n) };
+    } finally {
+      snap.release();
+    }
+  },
+});
+
+/** Values at a dotted path for distinct: arrays along the path and at its end are expanded. */
+function collectValues(v: BsonValue, parts: readonly string[], at: number, out: BsonValue[]): void {
+  if (at === parts.length) {
+    if (isArray(v)) out.push(...v);
+    else out.push(v);
+    return;
+  }
+  if (isArray(v)) {
+    for (const e of v) {
+      if (asDocument(e) !== undefined || isArray(e)) collectValues(e, parts, at, out);
+    }
+    return;
+  }
+  const doc = asDocument(v);
+  if (doc === undefined) return;
+  const next = getOwn(doc, parts[at] as string);
+  if (next !== undefined) collectValues(next, parts, at + 1, out);
+}
+
+export const distinct = defineCommand({
+  name: 'distinct',
+  args: { key: t.string, query: t.document, collation: t.document, hint: t.any },
+  traits: { allowedInTransaction: true, apiVersion1: true },
+  run: (inv) => {
+    const { services, args, db } = inv;
+    const name = targetCollection(inv);
+    if (args.key === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'distinct.key' is missing but a required field");
+    if (args.key === '') throw new CommandError(ErrorCode.BadValue, 'FieldPath cannot be constructed with empty string');
+    checkCollation(args.collation);
+    const coll = services.catalog.get(db, name);
+    const hint = resolveHint(coll, args.hint);
+    const filter = args.query ?? {};
+    const parts = args.key.split('.');
+    const values: BsonValue[] = [];
+    const snap = services.engine.snapshot();
+    try {
+      const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter), natural: hint.natural, allowDiskUse: true });
+      for (let row = plan.next(snap); row !== undefined; row = plan.next(snap)) {
+        collectValues(row.doc, parts, 0, values);
+      }
+    } finally {
+      snap.release();
+    }
+    values.sort(compareBson);
+    const unique: BsonValue[] = [];
+    for (const v of values) {
+      const last = unique[unique.length - 1];
+      if (unique.length === 0 || compareBson(last, v) !== 0) unique.push(v);
+    }
+    const reply = { values: unique };
+    if (calculateObjectSize(reply) > limits.bsonObjectSizeMax) {
+      throw new CommandError(ErrorCode.Location17217, 'distinct too big, 16mb cap');
+    }
+    return reply;
+  },
+});

@@ -1,0 +1,98 @@
+// findAndModify: update or remove one document and return it (before or after).
+
+import { Int32 } from 'bson';
+import type { BsonDocument } from '../../bson/types.js';
+import { isPlainDocument } from '../../bson/types.js';
+import { checkIdValue } from '../../catalog/validate-document.js';
+import { CommandError, ErrorCode } from '../../errors.js';
+import { compileQueryFilter, compileQueryProjection, compileQuerySort } from '../../query/language.js';
+import { compileFilter } from '../../query/match/index.js';
+import { compileUpdate } from '../../update/index.js';
+import { t } from '../args.js';
+import { defineCommand } from '../registry.js';
+import { checkCollation, checkLetVariables, resolveHint, targetCollection } from './common.js';
+import { runWriteBatch } from './write-batch.js';
+import { executeDelete, executeUpdate } from './write-exec.js';
+
+export const findAndModify = defineCommand({
+  name: 'findAndModify',
+  aliases: ['findandmodify'],
+  args: {
+    query: t.document,
+    sort: t.document,
+    remove: t.safeBool,
+    update: t.any,
+    new: t.safeBool,
+    fields: t.document,
+    upsert: t.safeBool,
+    bypassDocumentValidation: t.safeBool,
+    collation: t.document,
+    arrayFilters: t.array,
+    hint: t.any,
+    let: t.document,
+  },
+  traits: { isWrite: true, counter: 'update', allowedInTransaction: true, apiVersion1: true },
+  run: async (inv) => {
+    const { services, args, db, op } = inv;
+    const name = targetCollection(inv, { allowSystem: false });
+    const remove = args.remove === true;
+    const hasUpdate = args.update !== undefined;
+    if (remove && hasUpdate) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify both an update and remove=true');
+    if (!remove && !hasUpdate) throw new CommandError(ErrorCode.FailedToParse, 'Either an update or remove=true must be specified');
+    if (remove && args.new === true) {
+      throw new CommandError(ErrorCode.FailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document");
+    }
+    if (remove && args.upsert === true) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify both upsert=true and remove=true');
+    if (remove && args.arrayFilters !== undefined) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify arrayFilters and remove=true');
+    const updateSpec = args.update;
+    if (hasUpdate && !isPlainDocument(updateSpec) && !Array.isArray(updateSpec)) {
+      throw new CommandError(ErrorCode.FailedToParse, 'Update argument must be either an object or an array');
+    }
+    checkCollation(args.collation);
+    checkLetVariables(args.let);
+    const filter = args.query ?? {};
+    const matcher = compileQueryFilter(filter);
+    const sort = compileQuerySort(args.sort).comparator;
+    const projection = compileQueryProjection(args.fields);
+    resolveHint(services.catalog.get(db, name), args.hint);
+    const arrayFilters = args.arrayFilters;
+    if (arrayFilters !== undefined && !arrayFilters.every(isPlainDocument)) {
+      throw new CommandError(ErrorCode.TypeMismatch, 'arrayFilters must be an array of objects');
+    }
+    const compiled = hasUpdate
+      ? compileUpdate(updateSpec as BsonDocument | BsonDocument[], {
+          ...(arrayFilters ? { arrayFilters: arrayFilters as BsonDocument[] } : {}),
+          compileFilter,
+        })
+      : undefined;
+    const ns = { db, name };
+    const outcome = await runWriteBatch(services, op, [null], true, (txn) => {
+      if (compiled === undefined) {
+        const removed = executeDelete(txn, services.catalog, ns, { filter, matcher, limit: 1, sort });
+        return { n: removed.length, value: removed[0], updatedExisting: undefined, upserted: undefined };
+      }
+      const r = executeUpdate(txn, services.catalog, ns, { filter, matcher, update: compiled, multi: false, upsert: args.upsert === true, sort });
+      const value = r.upsertedId !== undefined ? (args.new === true ? r.after : undefined) : args.new === true ? r.after : r.before;
+      return { n: r.n, value, updatedExisting: r.upsertedId === undefined && r.n > 0, upserted: r.upsertedId };
+    });
+    const err = outcome.writeErrors[0];
+    if (err !== undefined) {
+      const code = Number((err['code'] as Int32).value);
+      const info: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(err)) if (k !== 'index' && k !== 'code' && k !== 'errmsg') info[k] = v;
+      throw new CommandError(code, String(err['errmsg']), { info });
+    }
+    const r = outcome.results[0];
+    if (r === undefined) throw new CommandError(ErrorCode.InternalError, 'findAndModify produced no result');
+    const lastErrorObject: BsonDocument = { n: new Int32(r.n) };
+    if (r.updatedExisting !== undefined) lastErrorObject['updatedExisting'] = r.updatedExisting;
+    if (r.upserted !== undefined) {
+      checkIdValue(r.upserted);
+      lastErrorObject['upserted'] = r.upserted;
+    }
+    const value = r.value === undefined ? null : projection === undefined ? r.value : projection({ doc: r.value });
+    const reply: BsonDocument = { lastErrorObject, value };
+    if (outcome.wcError !== undefined) reply['writeConcernError'] = outcome.wcError;
+    return reply;
+  },
+});

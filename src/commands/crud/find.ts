@@ -1,0 +1,194 @@
+// find, getMore and killCursors.
+
+import { Long } from 'bson';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { CommandError, ErrorCode } from '../../errors.js';
+import { limits } from '../../limits.js';
+import { ServerCursor } from '../../query/exec/cursor.js';
+import type { Row } from '../../query/exec/stages.js';
+import { compileQueryFilter, compileQueryProjection, compileQuerySort } from '../../query/language.js';
+import { planQuery } from '../../query/planner/planner.js';
+import { fullName } from '../../catalog/namespace.js';
+import { t } from '../args.js';
+import { defineCommand } from '../registry.js';
+import type { CommandDefinition } from '../registry.js';
+import { checkCollation, checkLetVariables, cursorReply, lookupCollection, requireNonNegative, resolveHint, targetCollection } from './common.js';
+
+const findArgs = {
+  filter: t.document,
+  sort: t.document,
+  projection: t.document,
+  hint: t.any,
+  skip: t.int64,
+  limit: t.int64,
+  batchSize: t.int64,
+  singleBatch: t.bool,
+  max: t.document,
+  min: t.document,
+  returnKey: t.bool,
+  showRecordId: t.bool,
+  tailable: t.bool,
+  oplogReplay: t.bool,
+  noCursorTimeout: t.bool,
+  awaitData: t.bool,
+  allowPartialResults: t.bool,
+  collation: t.document,
+  allowDiskUse: t.bool,
+  let: t.document,
+  readOnce: t.bool,
+  term: t.ignored,
+  $_requestResumeToken: t.bool,
+  $_resumeAfter: t.document,
+};
+
+export const find = defineCommand({
+  name: 'find',
+  args: findArgs,
+  traits: { counter: 'query', allowedInTransaction: true, apiVersion1: true },
+  run: (inv) => {
+    const { services, args, db } = inv;
+    const name = targetCollection(inv);
+    const ns = fullName(db, name);
+    const skip = requireNonNegative('find', 'skip', args.skip);
+    const limit = requireNonNegative('find', 'limit', args.limit);
+    const batchSize = requireNonNegative('find', 'batchSize', args.batchSize);
+    checkCollation(args.collation);
+    checkLetVariables(args.let);
+    if (args.min !== undefined || args.max !== undefined) {
+      throw new CommandError(ErrorCode.NotImplemented, 'find with min/max is not supported yet');
+    }
+    const coll = lookupCollection(services, db, name);
+    if (args.tailable === true) {
+      throw new CommandError(ErrorCode.BadValue, `error processing query: ${ns} tailable cursor requested on non capped collection`);
+    }
+    if (args.awaitData === true) {
+      throw new CommandError(ErrorCode.FailedToParse, 'Cannot set awaitData without tailable');
+    }
+    const filter = args.filter ?? {};
+    const matcher = compileQueryFilter(filter, { variables: args.let });
+    const sort = compileQuerySort(args.sort);
+    const hint = resolveHint(coll, args.hint);
+    const projection = compileQueryProjection(args.projection);
+    const plan = planQuery(coll, {
+      filter,
+      matcher,
+      sort: sort.comparator,
+      natural: hint.natural ?? sort.natural,
+      skip,
+      limit,
+      projection,
+      allowDiskUse: args.allowDiskUse === true,
+    });
+    const output = outputFor(args.returnKey === true, args.showRecordId === true);
+    const cursor = new ServerCursor(plan, {
+      ns,
+      owner: {},
+      ...(output === undefined ? {} : { output }),
+      comment: args.comment,
+    });
+    const firstBatchSize = args.singleBatch === true ? (limit ?? batchSize ?? 0) : (batchSize ?? limits.firstBatchDocsDefault);
+    if (batchSize === 0 && args.singleBatch !== true) {
+      // batchSize 0: open the cursor and return nothing yet.
+      services.cursors.register(cursor);
+      return cursorReply(cursor, ns, [], true);
+    }
+    const batch = cursor.nextBatch(services.engine, firstBatchSize === 0 ? undefined : firstBatchSize, () => inv.op.checkDeadline());
+    if (args.singleBatch === true || cursor.isExhausted) return cursorReply(undefined, ns, batch, true);
+    services.cursors.register(cursor);
+    return cursorReply(cursor, ns, batch, true);
+  },
+});
+
+function outputFor(returnKey: boolean, showRecordId: boolean): ((row: Row) => BsonDocument) | undefined {
+  if (returnKey) return () => ({});
+  if (showRecordId) {
+    return (row) => (row.recordId === undefined ? row.doc : { ...row.doc, $recordId: Long.fromNumber(row.recordId) });
+  }
+  return undefined;
+}
+
+export const getMore = defineCommand({
+  name: 'getMore',
+  args: { collection: t.string, batchSize: t.int64, term: t.ignored, lastKnownCommittedOpTime: t.ignored, maxTimeMS: t.any },
+  traits: { counter: 'getmore', allowedInTransaction: true, apiVersion1: true },
+  run: async (inv) => {
+    const { services, args, db, target } = inv;
+    if (!(target instanceof Long)) {
+      throw new CommandError(
+        ErrorCode.TypeMismatch,
+        `BSON field 'getMore.getMore' is the wrong type '${typeNameOf(target)}', expected type 'long'`,
+      );
+    }
+    if (args.collection === undefined) {
+      throw new CommandError(ErrorCode.Location40414, "BSON field 'getMore.collection' is missing but a required field");
+    }
+    const batchSize = requireNonNegative('getMore', 'batchSize', args.batchSize);
+    const cursor = services.cursors.get(target);
+    if (cursor === undefined) throw new CommandError(ErrorCode.CursorNotFound, `cursor id ${target.toString()} not found`);
+    const ns = fullName(db, args.collection);
+    if (cursor.ns !== ns) {
+      throw new CommandError(
+        ErrorCode.Unauthorized,
+        `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`,
+      );
+    }
+    if (cursor.inUse) throw new CommandError(ErrorCode.CursorInUse, `Cursor already in use (namespace: '${ns}', id: ${target.toString()}).`);
+    const fp = services.failPoints.check('failGetMoreAfterCursorCheckout');
+    if (fp !== undefined) {
+      const code = fp['errorCode'];
+      throw new CommandError(typeof code === 'object' && code !== null ? Number(code.valueOf()) : ErrorCode.InternalError, 'Failing getMore due to failGetMoreAfterCursorCheckout failpoint');
+    }
+    cursor.inUse = true;
+    try {
+      const batch = cursor.nextBatch(services.engine, batchSize, () => inv.op.checkDeadline());
+      if (cursor.isExhausted) services.cursors.remove(cursor.id);
+      return cursorReply(cursor, ns, batch, false);
+    } catch (e) {
+      services.cursors.remove(cursor.id);
+      throw e;
+    } finally {
+      cursor.inUse = false;
+    }
+  },
+});
+
+function typeNameOf(v: BsonValue): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'object' && v !== null && '_bsontype' in v) {
+    const tag = String((v as { _bsontype: unknown })._bsontype);
+    return tag === 'Int32' ? 'int' : tag === 'Double' ? 'double' : tag.toLowerCase();
+  }
+  return typeof v;
+}
+
+export const killCursors = defineCommand({
+  name: 'killCursors',
+  args: { cursors: t.array },
+  traits: { allowedInTransaction: true, apiVersion1: true },
+  run: (inv) => {
+    const { services, args, db } = inv;
+    const name = targetCollection(inv);
+    const ns = fullName(db, name);
+    if (args.cursors === undefined) {
+      throw new CommandError(ErrorCode.Location40414, "BSON field 'killCursors.cursors' is missing but a required field");
+    }
+    const killed: Long[] = [];
+    const notFound: Long[] = [];
+    const alive: Long[] = [];
+    for (const v of args.cursors) {
+      if (!(v instanceof Long)) {
+        throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'killCursors.cursors' contains an element of the wrong type, expected type 'long'`);
+      }
+      const c = services.cursors.get(v);
+      if (c === undefined || c.ns !== ns) notFound.push(v);
+      else if (c.inUse) alive.push(v);
+      else {
+        services.cursors.remove(v);
+        killed.push(v);
+      }
+    }
+    return { cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: alive, cursorsUnknown: [] };
+  },
+});
+
+export const findCommands: CommandDefinition[] = [find, getMore, killCursors];

@@ -1,0 +1,99 @@
+// update: a batch of update statements {q, u, upsert, multi, arrayFilters, hint, collation, c}.
+
+import { Int32 } from 'bson';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { isPlainDocument } from '../../bson/types.js';
+import { CommandError, ErrorCode } from '../../errors.js';
+import { compileQueryFilter } from '../../query/language.js';
+import { compileUpdate } from '../../update/index.js';
+import { compileFilter } from '../../query/match/index.js';
+import { t } from '../args.js';
+import { defineCommand } from '../registry.js';
+import { checkCollation, checkLetVariables, resolveHint, targetCollection } from './common.js';
+import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
+import { executeUpdate } from './write-exec.js';
+import type { UpdateOutcome } from './write-exec.js';
+
+const statementFields = new Set(['q', 'u', 'upsert', 'multi', 'arrayFilters', 'hint', 'collation', 'c', 'sort', 'upsertSupplied']);
+
+export interface ParsedUpdateStatement {
+  readonly q: BsonDocument;
+  readonly u: BsonDocument | BsonDocument[];
+  readonly upsert: boolean;
+  readonly multi: boolean;
+  readonly arrayFilters: BsonDocument[] | undefined;
+  readonly hint: BsonValue | undefined;
+}
+
+function parseStatement(raw: BsonValue): ParsedUpdateStatement {
+  if (!isPlainDocument(raw)) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'update.updates' contains an element that is not an object");
+  for (const k of Object.keys(raw)) {
+    if (!statementFields.has(k)) throw new CommandError(ErrorCode.Location40415, `BSON field 'update.updates.${k}' is an unknown field.`);
+  }
+  const q = raw['q'];
+  const u = raw['u'];
+  if (q === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'update.updates.q' is missing but a required field");
+  if (u === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'update.updates.u' is missing but a required field");
+  if (!isPlainDocument(q)) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'update.updates.q' is the wrong type, expected type 'object'");
+  if (!isPlainDocument(u) && !Array.isArray(u)) {
+    throw new CommandError(ErrorCode.FailedToParse, 'Update argument must be either an object or an array');
+  }
+  const arrayFilters = raw['arrayFilters'];
+  if (arrayFilters !== undefined && (!Array.isArray(arrayFilters) || !arrayFilters.every(isPlainDocument))) {
+    throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'update.updates.arrayFilters' is the wrong type, expected type 'array'");
+  }
+  checkCollation(isPlainDocument(raw['collation']) ? raw['collation'] : undefined);
+  const multi = raw['multi'] === true;
+  if (multi && isPlainDocument(u) && !Object.keys(u).some((k) => k.startsWith('$')) && Object.keys(u).length > 0) {
+    throw new CommandError(ErrorCode.InvalidOptions, 'multi update is not supported for replacement-style update');
+  }
+  return {
+    q,
+    u: u as BsonDocument | BsonDocument[],
+    upsert: raw['upsert'] === true,
+    multi,
+    arrayFilters: arrayFilters as BsonDocument[] | undefined,
+    hint: raw['hint'],
+  };
+}
+
+export const update = defineCommand({
+  name: 'update',
+  args: { updates: t.array, ordered: t.bool, bypassDocumentValidation: t.safeBool, let: t.document },
+  traits: { isWrite: true, counter: 'update', allowedInTransaction: true, apiVersion1: true },
+  run: async (inv) => {
+    const { services, args, db, op } = inv;
+    const name = targetCollection(inv, { allowSystem: false });
+    if (args.updates === undefined) {
+      throw new CommandError(ErrorCode.Location40414, "BSON field 'update.updates' is missing but a required field");
+    }
+    checkBatchSize(args.updates.length);
+    checkLetVariables(args.let);
+    const ns = { db, name };
+    const upserted: BsonDocument[] = [];
+    const outcome = await runWriteBatch(services, op, args.updates, args.ordered ?? true, (txn, raw, index): UpdateOutcome => {
+      const stmt = parseStatement(raw);
+      resolveHint(services.catalog.get(db, name), stmt.hint);
+      const compiled = compileUpdate(stmt.u, { ...(stmt.arrayFilters ? { arrayFilters: stmt.arrayFilters } : {}), compileFilter });
+      const result = executeUpdate(txn, services.catalog, ns, {
+        filter: stmt.q,
+        matcher: compileQueryFilter(stmt.q),
+        update: compiled,
+        multi: stmt.multi,
+        upsert: stmt.upsert,
+      });
+      if (result.upsertedId !== undefined) upserted.push({ index: new Int32(index), _id: result.upsertedId });
+      return result;
+    });
+    let n = 0;
+    let nModified = 0;
+    for (const r of outcome.results) {
+      if (r === undefined) continue;
+      n += r.n;
+      nModified += r.nModified;
+    }
+    const reply: BsonDocument = { n: new Int32(n), nModified: new Int32(nModified) };
+    if (upserted.length > 0) reply['upserted'] = upserted;
+    return finishWriteReply(reply, outcome);
+  },
+});

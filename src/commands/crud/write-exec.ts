@@ -1,0 +1,164 @@
+// Statement execution inside a storage write transaction, shared by insert, update, delete
+// and findAndModify. Everything here is synchronous: it runs in the engine's write callback,
+// so the reads that decide a write (which documents match, whether a key is taken) and the
+// write itself see the same state — no check-then-act across an await.
+
+import { ObjectId } from 'bson';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { getOwn, hasOwn } from '../../bson/document.js';
+import { compareBson } from '../../bson/compare.js';
+import type { Catalog } from '../../catalog/catalog.js';
+import type { Collection, StoredRecord } from '../../catalog/collection.js';
+import { checkIdValue, checkStorable, prepareForInsert } from '../../catalog/validate-document.js';
+import { CommandError, ErrorCode } from '../../errors.js';
+import type { DocumentFilter, MatchDetailsSink, RowComparator } from '../../query/exec/stages.js';
+import { planQuery } from '../../query/planner/planner.js';
+import type { WriteTxn } from '../../storage/engine.js';
+import type { CompiledUpdate } from '../../update/index.js';
+import { upsertSeed } from '../../update/index.js';
+
+export interface Namespace {
+  readonly db: string;
+  readonly name: string;
+}
+
+/** Insert one document (already prepared) into the collection, creating it if needed. */
+export function insertOne(txn: WriteTxn, catalog: Catalog, ns: Namespace, doc: BsonDocument): StoredRecord {
+  const coll = catalog.getOrCreate(txn, ns.db, ns.name);
+  const rec = coll.insert(txn, doc);
+  catalog.observer.onInsert(txn, coll, doc);
+  return rec;
+}
+
+export interface MatchedRecord {
+  readonly record: StoredRecord;
+  readonly details: MatchDetailsSink;
+}
+
+/** The records a filter selects, in plan order (sort first if given), at most `limit`. */
+export function selectRecords(
+  txn: WriteTxn,
+  coll: Collection,
+  filter: BsonDocument,
+  matcher: DocumentFilter | undefined,
+  options: { limit?: number; sort?: RowComparator },
+): MatchedRecord[] {
+  const plan = planQuery(coll, {
+    filter,
+    matcher,
+    sort: options.sort,
+    limit: options.limit,
+    allowDiskUse: true,
+  });
+  const out: MatchedRecord[] = [];
+  for (let row = plan.next(txn); row !== undefined; row = plan.next(txn)) {
+    if (row.recordId === undefined) continue;
+    out.push({ record: { recordId: row.recordId, doc: row.doc, size: 0 }, details: row.details ?? {} });
+  }
+  return out;
+}
+
+export interface UpdateSpec {
+  readonly filter: BsonDocument;
+  readonly matcher: DocumentFilter | undefined;
+  readonly update: CompiledUpdate;
+  readonly multi: boolean;
+  readonly upsert: boolean;
+  readonly sort?: RowComparator | undefined;
+}
+
+export interface UpdateOutcome {
+  readonly n: number;
+  readonly nModified: number;
+  readonly upsertedId?: BsonValue;
+  /** For findAndModify: the first matched document before and after the update. */
+  readonly before?: BsonDocument;
+  readonly after?: BsonDocument;
+}
+
+function positionalOf(details: MatchDetailsSink): number | undefined {
+  const key = details.elemMatchKey;
+  if (key === undefined) return undefined;
+  const n = Number(key);
+  return Number.isInteger(n) ? n : undefined;
+}
+
+/** Apply an update statement. Throws a CommandError (nothing written by this statement). */
+export function executeUpdate(txn: WriteTxn, catalog: Catalog, ns: Namespace, spec: UpdateSpec): UpdateOutcome {
+  const coll = catalog.get(ns.db, ns.name);
+  const now = new Date();
+  const matched =
+    coll === undefined
+      ? []
+      : selectRecords(txn, coll, spec.filter, spec.matcher, { ...(spec.multi ? {} : { limit: 1 }), ...(spec.sort ? { sort: spec.sort } : {}) });
+  if (matched.length === 0) {
+    if (!spec.upsert) return { n: 0, nModified: 0 };
+    return upsert(txn, catalog, ns, spec, now);
+  }
+  // Compute every new version first so that a failing document leaves nothing written.
+  const changes: Array<{ record: StoredRecord; after: BsonDocument }> = [];
+  let first: { before: BsonDocument; after: BsonDocument } | undefined;
+  for (const { record, details } of matched) {
+    const res = spec.update.apply(record.doc, { positional: positionalOf(details), isInsert: false, now });
+    if (first === undefined) first = { before: record.doc, after: res.doc };
+    if (!res.modified) continue;
+    checkIdUnchanged(record.doc, res.doc);
+    checkStorable(res.doc);
+    changes.push({ record, after: res.doc });
+  }
+  const target = coll as Collection;
+  for (const { record, after } of changes) {
+    target.update(txn, record, after);
+    catalog.observer.onUpdate(txn, target, record.doc, after, undefined);
+  }
+  return { n: matched.length, nModified: changes.length, ...(first ?? {}) };
+}
+
+function upsert(txn: WriteTxn, catalog: Catalog, ns: Namespace, spec: UpdateSpec, now: Date): UpdateOutcome {
+  const seed = spec.update.isReplacement ? seedForReplacement(spec.filter) : upsertSeed(spec.filter);
+  const res = spec.update.apply(seed, { positional: undefined, isInsert: true, now });
+  let doc = res.doc;
+  if (!hasOwn(doc, '_id')) doc = { _id: new ObjectId(), ...doc };
+  doc = prepareForInsert(doc);
+  insertOne(txn, catalog, ns, doc);
+  return { n: 1, nModified: 0, upsertedId: getOwn(doc, '_id'), after: doc };
+}
+
+/** A replacement upsert keeps only the query's `_id` equality, if any. */
+function seedForReplacement(filter: BsonDocument): BsonDocument {
+  const seed = upsertSeed(filter);
+  const id = getOwn(seed, '_id');
+  return id === undefined ? {} : { _id: id };
+}
+
+function checkIdUnchanged(before: BsonDocument, after: BsonDocument): void {
+  const a = getOwn(before, '_id');
+  const b = getOwn(after, '_id');
+  if (b === undefined || compareBson(a, b) !== 0) {
+    throw new CommandError(
+      ErrorCode.ImmutableField,
+      "Performing an update on the path '_id' would modify the immutable field '_id'",
+    );
+  }
+  checkIdValue(b);
+}
+
+/** Delete the selected documents; returns them. */
+export function executeDelete(
+  txn: WriteTxn,
+  catalog: Catalog,
+  ns: Namespace,
+  spec: { filter: BsonDocument; matcher: DocumentFilter | undefined; limit: number; sort?: RowComparator | undefined },
+): BsonDocument[] {
+  const coll = catalog.get(ns.db, ns.name);
+  if (coll === undefined) return [];
+  const matched = selectRecords(txn, coll, spec.filter, spec.matcher, {
+    ...(spec.limit > 0 ? { limit: spec.limit } : {}),
+    ...(spec.sort ? { sort: spec.sort } : {}),
+  });
+  for (const { record } of matched) {
+    coll.remove(txn, record);
+    catalog.observer.onDelete(txn, coll, record.doc);
+  }
+  return matched.map((m) => m.record.doc);
+}

@@ -1,0 +1,98 @@
+// hello / isMaster: what drivers read to decide what this server is. With a replica-set
+// name the server is the writable primary of a one-member set, so that drivers enable
+// sessions, transactions, retryable writes and change streams.
+
+import { Double, Int32, Long, ObjectId } from 'bson';
+import type { BsonDocument } from '../../bson/types.js';
+import { isPlainDocument } from '../../bson/types.js';
+import { CommandError, ErrorCode } from '../../errors.js';
+import { limits } from '../../limits.js';
+import { t } from '../args.js';
+import type { ServerServices } from '../context.js';
+import { defineCommand } from '../registry.js';
+import type { CommandDefinition, Invocation } from '../registry.js';
+
+export const maxWireVersion = 21;
+export const serverVersion = '7.0.14';
+export const versionArray = [7, 0, 14, 0];
+
+/** The replica set's one election: term 1, a fixed electionId. */
+export const electionId = new ObjectId('7fffffff0000000000000001');
+
+const helloArgs = {
+  helloOk: t.any,
+  client: t.document,
+  compression: t.array,
+  saslSupportedMechs: t.string,
+  speculativeAuthenticate: t.document,
+  loadBalanced: t.bool,
+  topologyVersion: t.any,
+  maxAwaitTimeMS: t.any,
+  hostInfo: t.string,
+  forShell: t.any,
+};
+
+function replicaSetFields(services: ServerServices): BsonDocument {
+  const { replSet, advertisedHost } = services.config;
+  if (replSet === '') return {};
+  const opTime = { ts: services.clock.now(), t: Long.fromInt(1) };
+  const date = new Date();
+  return {
+    hosts: [advertisedHost],
+    setName: replSet,
+    setVersion: new Int32(1),
+    secondary: false,
+    primary: advertisedHost,
+    me: advertisedHost,
+    electionId,
+    lastWrite: { opTime, lastWriteDate: date, majorityOpTime: opTime, majorityWriteDate: date },
+  };
+}
+
+function runHello(inv: Invocation<typeof helloArgs>, legacyName: boolean): BsonDocument {
+  const { services, connection, args } = inv;
+  if (args.client !== undefined) {
+    if (connection.clientMetadata !== undefined && inv.name !== 'hello' && inv.name !== 'isMaster' && inv.name !== 'ismaster') {
+      throw new CommandError(ErrorCode.ClientMetadataCannotBeMutated, 'The client metadata document may only be sent in the first hello');
+    }
+    if (connection.clientMetadata === undefined) {
+      connection.clientMetadata = args.client;
+      const app = args.client['application'];
+      if (isPlainDocument(app) && typeof app['name'] === 'string') connection.appName = app['name'];
+    }
+  }
+  const reply: BsonDocument = {};
+  if (args.helloOk !== undefined) reply['helloOk'] = true;
+  reply[legacyName ? 'ismaster' : 'isWritablePrimary'] = true;
+  Object.assign(reply, replicaSetFields(services));
+  Object.assign(reply, {
+    maxBsonObjectSize: new Int32(limits.bsonObjectSizeMax),
+    maxMessageSizeBytes: new Int32(limits.messageSizeBytesMax),
+    maxWriteBatchSize: new Int32(limits.writeBatchSizeMax),
+    localTime: new Date(),
+    logicalSessionTimeoutMinutes: new Int32(limits.logicalSessionTimeoutMinutes),
+    connectionId: new Int32(connection.id),
+    minWireVersion: new Int32(0),
+    maxWireVersion: new Int32(maxWireVersion),
+    readOnly: false,
+  });
+  if (args.saslSupportedMechs !== undefined) reply['saslSupportedMechs'] = [];
+  reply['ok'] = new Double(1);
+  return reply;
+}
+
+export const hello = defineCommand({
+  name: 'hello',
+  args: helloArgs,
+  traits: { apiVersion1: true },
+  run: (inv) => runHello(inv, false),
+});
+
+export const isMaster = defineCommand({
+  name: 'isMaster',
+  aliases: ['ismaster'],
+  args: helloArgs,
+  run: (inv) => runHello(inv, true),
+});
+
+export const handshakeCommands: CommandDefinition[] = [hello, isMaster] as CommandDefinition[];

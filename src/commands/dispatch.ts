@@ -1,0 +1,156 @@
+// The way of one command: name → registry → checks (database, test-only, admin-only) →
+// failpoints → typed arguments → operation context (deadline, write concern) → run → reply
+// envelope (ok, cluster time). Every error becomes MongoDB's error reply; a CommandError
+// carries its code, anything else is an InternalError and a log line.
+
+import { Double, Int32, Long, Timestamp } from 'bson';
+import { Binary } from 'bson';
+import type { BsonDocument, BsonValue } from '../bson/types.js';
+import { isPlainDocument, numericValue } from '../bson/types.js';
+import { validateDatabaseName } from '../catalog/namespace.js';
+import { CommandError, ErrorCode, isCommandError } from '../errors.js';
+import { limits } from '../limits.js';
+import { parseArgs } from './args.js';
+import type { ConnectionState, ServerServices } from './context.js';
+import { makeOperationContext } from './context.js';
+import type { CommandRegistry } from './registry.js';
+import { checkWriteConcernAllowed, parseWriteConcern } from './write-concern.js';
+
+export interface DispatchResult {
+  readonly reply: BsonDocument;
+  /** The failCommand failpoint asked to drop the connection instead of replying. */
+  readonly closeConnection?: boolean;
+}
+
+
+function parseMaxTimeMS(v: BsonValue | undefined): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  const n = numericValue(v);
+  if (n === undefined) throw new CommandError(ErrorCode.BadValue, 'maxTimeMS must be a number');
+  if (!Number.isInteger(n)) throw new CommandError(ErrorCode.BadValue, 'maxTimeMS has non-integral value');
+  if (n < 0) throw new CommandError(ErrorCode.BadValue, `${n} value for maxTimeMS is out of range [0, 2147483647]`);
+  if (n > 2147483647) throw new CommandError(ErrorCode.BadValue, `${n} value for maxTimeMS is out of range [0, 2147483647]`);
+  return n === 0 ? undefined : n;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Depth of nesting of a command body; refused past the command limit before any parsing. */
+function depthExceeds(v: BsonValue, max: number): boolean {
+  const stack: Array<[BsonValue, number]> = [[v, 1]];
+  while (stack.length > 0) {
+    const [x, d] = stack.pop() as [BsonValue, number];
+    if (d > max) return true;
+    if (Array.isArray(x)) for (const e of x) stack.push([e, d + 1]);
+    else if (isPlainDocument(x)) for (const e of Object.values(x)) stack.push([e, d + 1]);
+  }
+  return false;
+}
+
+export function errorReply(e: CommandError): BsonDocument {
+  const reply: BsonDocument = { ok: new Double(0), errmsg: e.message, code: new Int32(e.code), codeName: e.codeName };
+  if (e.info !== undefined) for (const [k, v] of Object.entries(e.info)) reply[k] = v as BsonValue;
+  if (e.labels.size > 0) reply['errorLabels'] = [...e.labels];
+  return reply;
+}
+
+export class Dispatcher {
+  constructor(
+    private readonly services: ServerServices,
+    private readonly registry: CommandRegistry,
+  ) {}
+
+  async dispatch(connection: ConnectionState, body: BsonDocument, legacyDb?: string): Promise<DispatchResult> {
+    let reply: BsonDocument;
+    try {
+      const r = await this.run(connection, body, legacyDb);
+      if (r.closeConnection === true) return r;
+      reply = r.reply;
+    } catch (e) {
+      const err = isCommandError(e) ? e : this.internalError(e, body);
+      reply = errorReply(err);
+    }
+    this.addClusterTime(reply);
+    return { reply };
+  }
+
+  private internalError(e: unknown, body: BsonDocument): CommandError {
+    const name = Object.keys(body)[0] ?? '';
+    this.services.logger.error('COMMAND', 21966, 'Unexpected error running command', {
+      command: name,
+      error: e instanceof Error ? { name: e.name, message: e.message, stack: e.stack } : String(e),
+    });
+    const message = e instanceof Error ? e.message : String(e);
+    return new CommandError(ErrorCode.InternalError, message);
+  }
+
+  private addClusterTime(reply: BsonDocument): void {
+    if (this.services.config.replSet === '') return;
+    const now = this.services.clock.now();
+    reply['$clusterTime'] = {
+      clusterTime: now,
+      signature: { hash: new Binary(Buffer.alloc(20), 0), keyId: Long.fromInt(0) },
+    };
+    reply['operationTime'] = now;
+  }
+
+  private async run(connection: ConnectionState, body: BsonDocument, legacyDb: string | undefined): Promise<DispatchResult> {
+    const name = Object.keys(body)[0];
+    if (name === undefined) throw new CommandError(ErrorCode.CommandNotFound, "no such command: ''");
+    const def = this.registry.get(name);
+    if (def === undefined) throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name}'`);
+    const services = this.services;
+    services.opcounters[def.traits?.counter ?? 'command']++;
+
+    const dbValue = body['$db'] ?? legacyDb;
+    if (typeof dbValue !== 'string') {
+      throw new CommandError(ErrorCode.Location40571, 'OP_MSG requests require a $db argument');
+    }
+    validateDatabaseName(dbValue);
+    if (depthExceeds(body, limits.commandDepthMax)) {
+      throw new CommandError(ErrorCode.Overflow, `command nested deeper than ${limits.commandDepthMax} levels`);
+    }
+    if (def.traits?.testOnly === true && !services.config.enableTestCommands) {
+      throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name}'`);
+    }
+    if (def.traits?.adminOnly === true && dbValue !== 'admin') {
+      throw new CommandError(ErrorCode.Unauthorized, `${name} may only be run against the admin database.`);
+    }
+
+    const fp = services.failPoints.failCommand(name, connection.appName);
+    let failWriteConcern: BsonValue | undefined;
+    if (fp !== undefined) {
+      if (fp['closeConnection'] === true) return { reply: {}, closeConnection: true };
+      if (fp['blockConnection'] === true) {
+        const ms = Math.min(numericValue(fp['blockTimeMS'] ?? null) ?? 0, limits.failPointBlockTimeMsMax);
+        await sleep(ms);
+      }
+      const code = numericValue(fp['errorCode'] ?? null);
+      if (code !== undefined) {
+        const labels = fp['errorLabels'];
+        const err = new CommandError(code, `Failing command ${name} due to failCommand failpoint`, {
+          labels: Array.isArray(labels) ? labels.filter((l): l is string => typeof l === 'string') : [],
+        });
+        throw err;
+      }
+      failWriteConcern = fp['writeConcernError'];
+    }
+
+    const args = parseArgs(name, body, def.args, name);
+    const wc = parseWriteConcern(args.writeConcern);
+    checkWriteConcernAllowed(wc, services.config.replSet);
+    const maxTimeMS = parseMaxTimeMS(args.maxTimeMS);
+    const op = makeOperationContext(maxTimeMS === undefined ? undefined : Date.now() + maxTimeMS, wc, args.comment);
+    if (args.$clusterTime !== undefined) {
+      const ct = args.$clusterTime['clusterTime'];
+      if (ct instanceof Timestamp) services.clock.advanceTo(ct);
+    }
+    const result = await def.run({ services, connection, db: dbValue, target: body[name], body, args, op, name });
+    const reply: BsonDocument = { ...result };
+    if (failWriteConcern !== undefined && isPlainDocument(failWriteConcern)) {
+      reply['writeConcernError'] = failWriteConcern;
+    }
+    if (!('ok' in reply)) reply['ok'] = new Double(1);
+    return { reply };
+  }
+}

@@ -1,0 +1,75 @@
+// The command table. Each command is declared once — name, aliases, arguments, traits and
+// its run function — and registered in one list (commands/all.ts) that also feeds
+// listCommands.
+
+import type { BsonDocument } from '../bson/types.js';
+import type { ArgSpec, GenericArgs, ParsedArgs } from './args.js';
+import type { ConnectionState, OperationContext, ServerServices } from './context.js';
+
+export interface CommandTraits {
+  /** Writes data: counted in opcounters and subject to write concern. */
+  readonly isWrite?: boolean;
+  /** May run inside a multi-document transaction. */
+  readonly allowedInTransaction?: boolean;
+  /** Only on the admin database. */
+  readonly adminOnly?: boolean;
+  /** Needs `enableTestCommands`. */
+  readonly testOnly?: boolean;
+  /** Part of the Stable API v1. */
+  readonly apiVersion1?: boolean;
+  /** Which opcounter to bump instead of `command`. */
+  readonly counter?: 'insert' | 'query' | 'update' | 'delete' | 'getmore';
+}
+
+export interface Invocation<S extends ArgSpec> {
+  readonly services: ServerServices;
+  readonly connection: ConnectionState;
+  readonly db: string;
+  /** The command's own field value (`find: "coll"` → "coll"). */
+  readonly target: BsonDocument[string];
+  readonly body: BsonDocument;
+  readonly args: ParsedArgs<S> & GenericArgs;
+  readonly op: OperationContext;
+  readonly name: string;
+}
+
+export interface CommandDefinition<S extends ArgSpec = ArgSpec> {
+  readonly name: string;
+  readonly aliases?: readonly string[];
+  readonly args: S;
+  readonly traits?: CommandTraits;
+  readonly help?: string;
+  run(inv: Invocation<S>): Promise<BsonDocument> | BsonDocument;
+}
+
+/** Identity function that lets TypeScript infer a command's argument types from its spec. */
+export function defineCommand<S extends ArgSpec>(def: CommandDefinition<S>): CommandDefinition<S> {
+  return def;
+}
+
+export class CommandRegistry {
+  private readonly byName = new Map<string, CommandDefinition>();
+  private readonly primary: CommandDefinition[] = [];
+
+  constructor(defs: readonly CommandDefinition[]) {
+    for (const def of defs) {
+      this.primary.push(def);
+      for (const name of [def.name, ...(def.aliases ?? [])]) {
+        if (this.byName.has(name)) throw new Error(`command ${name} registered twice`);
+        this.byName.set(name, def);
+      }
+    }
+  }
+
+  get(name: string): CommandDefinition | undefined {
+    return this.byName.get(name);
+  }
+
+  definitions(): readonly CommandDefinition[] {
+    return this.primary;
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()].sort();
+  }
+}

@@ -1,0 +1,173 @@
+// Server-side cursors: a plan (or any row source) that getMore resumes batch by batch.
+// Each batch reads from a fresh snapshot that is released before the reply is sent.
+
+import { Long } from 'bson';
+import { calculateObjectSize } from 'bson';
+import type { BsonDocument } from '../../bson/types.js';
+import { CommandError, ErrorCode } from '../../errors.js';
+import { limits } from '../../limits.js';
+import type { StorageEngine } from '../../storage/engine.js';
+import type { PlanStage, Row } from './stages.js';
+import { randomBytes } from 'node:crypto';
+
+export interface CursorOwner {
+  /** Logical session id (hex of the lsid UUID) or undefined. */
+  readonly sessionKey?: string | undefined;
+  readonly txnNumber?: number | undefined;
+}
+
+export interface CursorOptions {
+  readonly ns: string;
+  readonly owner: CursorOwner;
+  /** Maps a produced row to the document sent to the client. */
+  readonly output?: (row: Row) => BsonDocument;
+  readonly tailable?: boolean;
+  readonly awaitData?: boolean;
+  /** A batch's cap on documents when getMore gives no batchSize. */
+  readonly defaultBatchSize?: number;
+  readonly comment?: unknown;
+}
+
+export class ServerCursor {
+  readonly id: Long;
+  readonly createdAt = Date.now();
+  lastUsedMs = Date.now();
+  /** True while a getMore is running on it (mongod "pinned"); kills wait or are refused. */
+  inUse = false;
+  killed = false;
+  private stash: Row | undefined;
+  private exhausted = false;
+  nReturned = 0;
+
+  constructor(
+    readonly plan: PlanStage,
+    readonly options: CursorOptions,
+  ) {
+    this.id = newCursorId();
+  }
+
+  get ns(): string {
+    return this.options.ns;
+  }
+
+  get isExhausted(): boolean {
+    return this.exhausted && this.stash === undefined;
+  }
+
+  /**
+   * Pull up to `batchSize` documents (0 or undefined: no count limit) and at most ~16 MiB.
+   * Runs on one snapshot. Leaves `isExhausted` true when the plan has nothing more.
+   */
+  nextBatch(engine: StorageEngine, batchSize: number | undefined, deadline?: () => void): BsonDocument[] {
+    const out: BsonDocument[] = [];
+    let bytes = 0;
+    const max = batchSize === undefined || batchSize <= 0 ? Infinity : batchSize;
+    const snap = engine.snapshot();
+    try {
+      while (out.length < max) {
+        const row = this.stash ?? (this.exhausted ? undefined : this.plan.next(snap));
+        this.stash = undefined;
+        if (row === undefined) {
+          this.exhausted = true;
+          break;
+        }
+        const doc = this.options.output ? this.options.output(row) : row.doc;
+        const size = calculateObjectSize(doc);
+        if (out.length > 0 && bytes + size > limits.batchSizeBytesMax) {
+          this.stash = row;
+          break;
+        }
+        out.push(doc);
+        bytes += size;
+        deadline?.();
+      }
+      // Look one row ahead so that a cursor whose last batch emptied it reports id 0.
+      if (!this.exhausted && this.stash === undefined && !this.options.tailable) {
+        const peek = this.plan.next(snap);
+        if (peek === undefined) this.exhausted = true;
+        else this.stash = peek;
+      }
+    } finally {
+      snap.release();
+    }
+    this.nReturned += out.length;
+    this.lastUsedMs = Date.now();
+    return out;
+  }
+}
+
+function newCursorId(): Long {
+  // Positive, non-zero 63-bit ids, unguessable across connections.
+  for (;;) {
+    const b = randomBytes(8);
+    b[0] = (b[0] ?? 0) & 0x7f;
+    const id = Long.fromBytesBE([...b]);
+    if (!id.isZero()) return id;
+  }
+}
+
+export class CursorManager {
+  private readonly cursors = new Map<string, ServerCursor>();
+
+  get size(): number {
+    return this.cursors.size;
+  }
+
+  register(cursor: ServerCursor): void {
+    if (this.cursors.size >= limits.openCursorsMax) {
+      throw new CommandError(ErrorCode.ExceededMemoryLimit, `too many open cursors (max ${limits.openCursorsMax})`);
+    }
+    this.cursors.set(cursor.id.toString(), cursor);
+  }
+
+  get(id: Long): ServerCursor | undefined {
+    return this.cursors.get(id.toString());
+  }
+
+  remove(id: Long): boolean {
+    const c = this.cursors.get(id.toString());
+    if (c === undefined) return false;
+    c.killed = true;
+    return this.cursors.delete(id.toString());
+  }
+
+  /** Close cursors idle for longer than the timeout. Returns how many were closed. */
+  reapIdle(nowMs: number, idleTimeoutMs: number = limits.cursorIdleTimeoutMs): number {
+    let n = 0;
+    for (const [key, c] of this.cursors) {
+      if (!c.inUse && nowMs - c.lastUsedMs > idleTimeoutMs) {
+        c.killed = true;
+        this.cursors.delete(key);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Close every cursor that belongs to a session (the session ended or was killed). */
+  killForSession(sessionKey: string): number {
+    let n = 0;
+    for (const [key, c] of this.cursors) {
+      if (c.options.owner.sessionKey === sessionKey) {
+        c.killed = true;
+        this.cursors.delete(key);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Close every cursor on a namespace (collection dropped or renamed). */
+  killForNamespace(ns: string): void {
+    for (const [key, c] of this.cursors) {
+      if (c.ns === ns) {
+        c.killed = true;
+        this.cursors.delete(key);
+      }
+    }
+  }
+
+  all(): IterableIterator<ServerCursor> {
+    return this.cursors.values();
+  }
+}

@@ -1,0 +1,275 @@
+// Plan stages: a tree of pull-based operators, as in mongod's PlanStage. A cursor pulls
+// documents batch by batch; each batch runs on its own storage snapshot (`view`), so no
+// snapshot is held between getMores. Leaf stages remember their position (the last RecordId
+// or index key) and re-seek when they are handed a new view, as mongod's stages do after a
+// yield: a document changed between batches may be seen in its new version or not at all,
+// never twice at the same position.
+
+import { Int32 } from 'bson';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { CommandError, ErrorCode } from '../../errors.js';
+import { limits } from '../../limits.js';
+import type { ReadView } from '../../storage/engine.js';
+import type { Collection, StoredRecord } from '../../catalog/collection.js';
+import type { RecordId } from '../../catalog/record-id.js';
+
+/** What a filter stage needs from a compiled filter; details carry the positional match. */
+export interface DocumentFilter {
+  matches(doc: BsonDocument, details?: MatchDetailsSink): boolean;
+}
+
+/** Where the matcher reports the array position that satisfied the query (for `$`). */
+export interface MatchDetailsSink {
+  elemMatchKey?: string | undefined;
+}
+
+export interface Row {
+  readonly doc: BsonDocument;
+  readonly recordId?: RecordId;
+  readonly details?: MatchDetailsSink;
+}
+
+export interface StageStats {
+  readonly stage: string;
+  nReturned: number;
+  works: number;
+  docsExamined?: number;
+  keysExamined?: number;
+  readonly children: StageStats[];
+  readonly extra?: Record<string, BsonValue>;
+}
+
+export interface PlanStage {
+  readonly stats: StageStats;
+  /** The next row, or undefined at the end. `view` is the snapshot of the current batch. */
+  next(view: ReadView): Row | undefined;
+}
+
+function newStats(stage: string, children: PlanStage[], extra?: Record<string, BsonValue>): StageStats {
+  return { stage, nReturned: 0, works: 0, children: children.map((c) => c.stats), ...(extra ? { extra } : {}) };
+}
+
+/** Collection scan in RecordId order (natural order), with an optional filter. */
+export class CollScanStage implements PlanStage {
+  readonly stats: StageStats;
+  private boundView: ReadView | undefined;
+  private it: Iterator<StoredRecord> | undefined;
+  private last: RecordId | undefined;
+  private done = false;
+
+  constructor(
+    private readonly coll: Collection,
+    private readonly filter: DocumentFilter | undefined,
+    private readonly reverse = false,
+  ) {
+    this.stats = newStats('COLLSCAN', [], { direction: reverse ? 'backward' : 'forward' });
+    this.stats.docsExamined = 0;
+  }
+
+  next(view: ReadView): Row | undefined {
+    if (this.done) return undefined;
+    if (view !== this.boundView || this.it === undefined) {
+      this.boundView = view;
+      this.it = this.coll.scanRecords(view, { reverse: this.reverse, ...(this.last === undefined ? {} : { after: this.last }) });
+    }
+    for (;;) {
+      this.stats.works++;
+      const r = this.it.next();
+      if (r.done === true) {
+        this.done = true;
+        return undefined;
+      }
+      const rec = r.value;
+      this.last = rec.recordId;
+      this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
+      const details: MatchDetailsSink = {};
+      if (this.filter === undefined || this.filter.matches(rec.doc, details)) {
+        this.stats.nReturned++;
+        return { doc: rec.doc, recordId: rec.recordId, details };
+      }
+    }
+  }
+}
+
+/** Point lookup by `_id` through the _id index (mongod's IDHACK). */
+export class IdLookupStage implements PlanStage {
+  readonly stats: StageStats;
+  private done = false;
+
+  constructor(
+    private readonly coll: Collection,
+    private readonly id: BsonValue,
+    private readonly filter: DocumentFilter | undefined,
+  ) {
+    this.stats = newStats('IDHACK', []);
+    this.stats.keysExamined = 0;
+    this.stats.docsExamined = 0;
+  }
+
+  next(view: ReadView): Row | undefined {
+    if (this.done) return undefined;
+    this.done = true;
+    this.stats.works++;
+    const rec = this.coll.findById(view, this.id);
+    this.stats.keysExamined = 1;
+    if (rec === undefined) return undefined;
+    this.stats.docsExamined = 1;
+    const details: MatchDetailsSink = {};
+    if (this.filter !== undefined && !this.filter.matches(rec.doc, details)) return undefined;
+    this.stats.nReturned++;
+    return { doc: rec.doc, recordId: rec.recordId, details };
+  }
+}
+
+/** A stage over rows computed in advance (e.g. documents produced by a pipeline). */
+export class RowsStage implements PlanStage {
+  readonly stats: StageStats;
+  private i = 0;
+  constructor(
+    private readonly rows: readonly Row[],
+    name = 'QUEUED_DATA',
+  ) {
+    this.stats = newStats(name, []);
+  }
+  next(): Row | undefined {
+    const row = this.rows[this.i];
+    if (row === undefined) return undefined;
+    this.i++;
+    this.stats.works++;
+    this.stats.nReturned++;
+    return row;
+  }
+}
+
+export type RowComparator = (a: BsonDocument, b: BsonDocument) => number;
+
+/**
+ * Blocking sort. Reads its whole input on the first pull, bounded by the sort memory limit
+ * unless disk use is allowed (we then keep sorting in memory: see docs/compatibility.md).
+ * With a limit it keeps only the top k rows (mongod's SORT with limit).
+ */
+export class SortStage implements PlanStage {
+  readonly stats: StageStats;
+  private sorted: Row[] | undefined;
+  private i = 0;
+
+  constructor(
+    private readonly child: PlanStage,
+    private readonly compare: RowComparator,
+    private readonly options: { limit?: number; allowDiskUse: boolean },
+  ) {
+    this.stats = newStats('SORT', [child]);
+  }
+
+  next(view: ReadView): Row | undefined {
+    if (this.sorted === undefined) this.sorted = this.load(view);
+    const row = this.sorted[this.i];
+    if (row === undefined) return undefined;
+    this.i++;
+    this.stats.works++;
+    this.stats.nReturned++;
+    return row;
+  }
+
+  private load(view: ReadView): Row[] {
+    const rows: Array<{ row: Row; seq: number }> = [];
+    const limit = this.options.limit;
+    let bytes = 0;
+    let seq = 0;
+    const cmp = (a: { row: Row; seq: number }, b: { row: Row; seq: number }): number =>
+      this.compare(a.row.doc, b.row.doc) || a.seq - b.seq;
+    for (let row = this.child.next(view); row !== undefined; row = this.child.next(view)) {
+      rows.push({ row, seq: seq++ });
+      bytes += approximateSize(row.doc);
+      if (limit !== undefined && limit > 0 && rows.length > 2 * limit + 64) {
+        rows.sort(cmp);
+        rows.length = limit;
+        bytes = rows.reduce((n, r) => n + approximateSize(r.row.doc), 0);
+      }
+      if (bytes > limits.sortMemoryBytesMax && !this.options.allowDiskUse) {
+        throw new CommandError(
+          ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed,
+          `Sort exceeded memory limit of ${limits.sortMemoryBytesMax} bytes, but did not opt in to external sorting.`,
+        );
+      }
+    }
+    rows.sort(cmp);
+    if (limit !== undefined && limit > 0 && rows.length > limit) rows.length = limit;
+    return rows.map((r) => r.row);
+  }
+}
+
+export class SkipStage implements PlanStage {
+  readonly stats: StageStats;
+  private skipped = 0;
+  constructor(
+    private readonly child: PlanStage,
+    private readonly skip: number,
+  ) {
+    this.stats = newStats('SKIP', [child], { skipAmount: new Int32(skip) });
+  }
+  next(view: ReadView): Row | undefined {
+    while (this.skipped < this.skip) {
+      if (this.child.next(view) === undefined) return undefined;
+      this.skipped++;
+    }
+    const row = this.child.next(view);
+    if (row !== undefined) this.stats.nReturned++;
+    this.stats.works++;
+    return row;
+  }
+}
+
+export class LimitStage implements PlanStage {
+  readonly stats: StageStats;
+  private returned = 0;
+  constructor(
+    private readonly child: PlanStage,
+    private readonly limit: number,
+  ) {
+    this.stats = newStats('LIMIT', [child], { limitAmount: new Int32(limit) });
+  }
+  next(view: ReadView): Row | undefined {
+    if (this.returned >= this.limit) return undefined;
+    const row = this.child.next(view);
+    if (row === undefined) return undefined;
+    this.returned++;
+    this.stats.works++;
+    this.stats.nReturned++;
+    return row;
+  }
+}
+
+export type RowTransform = (row: Row) => BsonDocument;
+
+/** Projection (or any per-row reshaping). */
+export class TransformStage implements PlanStage {
+  readonly stats: StageStats;
+  constructor(
+    private readonly child: PlanStage,
+    private readonly transform: RowTransform,
+    name = 'PROJECTION_DEFAULT',
+  ) {
+    this.stats = newStats(name, [child]);
+  }
+  next(view: ReadView): Row | undefined {
+    const row = this.child.next(view);
+    if (row === undefined) return undefined;
+    this.stats.works++;
+    this.stats.nReturned++;
+    return { ...row, doc: this.transform(row) };
+  }
+}
+
+/** Cheap size estimate for memory accounting (exact BSON size would cost a serialisation). */
+export function approximateSize(doc: BsonDocument): number {
+  let n = 5;
+  for (const [k, v] of Object.entries(doc)) {
+    n += k.length + 2;
+    if (typeof v === 'string') n += v.length + 5;
+    else if (Array.isArray(v)) n += 16 * v.length + 5;
+    else if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) n += approximateSize(v as BsonDocument);
+    else n += 8;
+  }
+  return n;
+}
