@@ -123,7 +123,7 @@ export class ClientEntity {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.listening = false;
+    // Events of a close operation (endSessions, killCursors) are the test's to observe.
     await this.client.close();
   }
 }
