@@ -1,0 +1,48 @@
+// Byte-string helpers shared by the engines: memcmp order, copies, prefix bounds, and the
+// checks every engine applies to table names and keys before it touches its own structures.
+
+import type { Bytes } from './engine.js';
+
+/**
+ * Unsigned byte order, shorter prefix first (memcmp, then length), as a sign-only number.
+ * A JS loop beats `Buffer.compare` by ~2× for the short keys indexes produce (the native call
+ * costs more than the comparison); long keys go to the native version.
+ */
+export function compareBytes(a: Bytes, b: Bytes): number {
+  const n = a.length < b.length ? a.length : b.length;
+  if (n > 64) return Buffer.compare(a, b);
+  for (let i = 0; i < n; i++) {
+    const d = (a[i] as number) - (b[i] as number);
+    if (d !== 0) return d;
+  }
+  return a.length - b.length;
+}
+
+export function bytesEqual(a: Bytes, b: Bytes): boolean {
+  return a.length === b.length && compareBytes(a, b) === 0;
+}
+
+/** A private copy: the caller may reuse its buffer after `put` returns. */
+export function copyBytes(b: Bytes): Buffer {
+  return Buffer.from(b); // Buffer.from(Uint8Array) copies
+}
+
+export function concatBytes(a: Bytes, b: Bytes): Buffer {
+  const out = Buffer.allocUnsafe(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
+/**
+ * The smallest byte string greater than every string that starts with `prefix`, or
+ * undefined when there is none (the prefix is all 0xff bytes, or empty).
+ */
+export function prefixUpperBound(prefix: Bytes): Buffer | undefined {
+  let end = prefix.length;
+  while (end > 0 && prefix[end - 1] === 0xff) end--;
+  if (end === 0) return undefined;
+  const out = Buffer.from(prefix.subarray(0, end));
+  out[end - 1] = (out[end - 1] as number) + 1;
+  return out;
+}
