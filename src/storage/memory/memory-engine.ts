@@ -1,0 +1,299 @@
+// The in-memory engine: the default for tests, so it must start instantly and behave like
+// the durable engine in everything a caller can observe (ordering, snapshots, rollback, key
+// limits, the moment `fn` runs).
+//
+// Design: the whole database is one persistent B+ tree of tables (name → root of that
+// table's persistent B+ tree of key → value); see ../btree.ts. A commit publishes a new
+// pair of roots; a snapshot keeps the roots it read. That gives MVCC without version chains:
+// snapshots are O(1), never see later commits, their lazy scans stay valid across awaits, and
+// the versions nobody references are reclaimed by the JavaScript GC the moment the last
+// snapshot holding them is released.
+//
+// A write transaction edits a private copy-on-write view of the roots: its reads see its own
+// writes directly (no overlay to merge), and rollback is dropping the view.
+
+import type { Bytes, EngineStats, Entry, ScanOptions, Snapshot, StorageEngine, WriteOptions, WriteTxn } from '../engine.js';
+import { compareBytes, copyBytes } from '../bytes.js';
+import {
+  emptyTree,
+  newEditToken,
+  treeDelete,
+  treeGet,
+  treeSet,
+  treeSize,
+  TreeCursor,
+  type EditResult,
+  type EditToken,
+  type TreeNode,
+} from '../btree.js';
+import { isEmptyRange, toKeyRange } from '../key-range.js';
+import {
+  checkKey,
+  checkSynchronousResult,
+  checkTableName,
+  checkValue,
+  defaultMaxKeyBytes,
+  StorageClosedError,
+  useAfterEnd,
+} from '../validate.js';
+
+type Table = TreeNode<Bytes, Bytes>;
+type Tables = TreeNode<string, Table>;
+
+const compareNames = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+export interface MemoryEngineOptions {
+  /** Longest key accepted; defaults to the lmdb engine's limit so tests meet production's. */
+  readonly maxKeyBytes?: number;
+}
+
+function tableOf(tables: Tables, table: string): Table | undefined {
+  return treeGet(tables, table, compareNames);
+}
+
+function* scanTable(table: Table | undefined, options: ScanOptions | undefined, live: () => void): Generator<Entry, void, undefined> {
+  if (table === undefined) return;
+  const range = toKeyRange(options);
+  if (isEmptyRange(range)) return;
+  const cursor = new TreeCursor(table, compareBytes, range);
+  for (;;) {
+    live();
+    if (!cursor.next()) return;
+    yield { key: cursor.key as Bytes, value: cursor.value as Bytes };
+  }
+}
+
+class MemorySnapshot implements Snapshot {
+  private tables: Tables | undefined;
+
+  constructor(
+    tables: Tables,
+    readonly seq: number,
+    private readonly open: Set<MemorySnapshot>,
+  ) {
+    this.tables = tables;
+    open.add(this);
+  }
+
+  private view(): Tables {
+    if (this.tables === undefined) throw useAfterEnd('snapshot');
+    return this.tables;
+  }
+
+  get(table: string, key: Bytes): Bytes | undefined {
+    const t = tableOf(this.view(), table);
+    return t === undefined ? undefined : treeGet(t, key, compareBytes);
+  }
+
+  scan(table: string, options?: ScanOptions): IterableIterator<Entry> {
+    return scanTable(tableOf(this.view(), table), options, () => this.view());
+  }
+
+  count(table: string): number {
+    const t = tableOf(this.view(), table);
+    return t === undefined ? 0 : treeSize(t);
+  }
+
+  release(): void {
+    // Dropping the roots is all there is: unreferenced versions go to the GC.
+    this.tables = undefined;
+    this.open.delete(this);
+  }
+}
+
+class MemoryWriteTxn implements WriteTxn {
+  /** Roots as this transaction sees them; nodes owned by `token` are private to it. */
+  tables: Tables;
+  /** Byte counts of the tables this transaction touched, for stats. */
+  readonly tableBytes = new Map<string, number>();
+  private token: EditToken = newEditToken();
+  private ended = false;
+  private readonly edit: EditResult<Bytes> = { found: false, prev: undefined };
+
+  constructor(
+    tables: Tables,
+    readonly seq: number,
+    private readonly maxKeyBytes: number,
+    private readonly committedBytes: ReadonlyMap<string, number>,
+  ) {
+    this.tables = tables;
+  }
+
+  end(): void {
+    this.ended = true;
+  }
+
+  private live(): void {
+    if (this.ended) throw useAfterEnd('write transaction');
+  }
+
+  private bytesOf(table: string): number {
+    return this.tableBytes.get(table) ?? this.committedBytes.get(table) ?? 0;
+  }
+
+  private setTable(table: string, before: Table | undefined, after: Table): void {
+    if (treeSize(after) === 0) {
+      if (before !== undefined) this.tables = treeDelete(this.tables, table, compareNames, this.token);
+    } else if (after !== before) {
+      this.tables = treeSet(this.tables, table, after, compareNames, this.token);
+    }
+  }
+
+  get(table: string, key: Bytes): Bytes | undefined {
+    this.live();
+    const t = tableOf(this.tables, table);
+    return t === undefined ? undefined : treeGet(t, key, compareBytes);
+  }
+
+  put(table: string, key: Bytes, value: Bytes): void {
+    this.live();
+    checkTableName(table);
+    checkKey(key, this.maxKeyBytes);
+    checkValue(value);
+    // Private copies: the caller may reuse its buffers once put returns.
+    const k = copyBytes(key);
+    const v = copyBytes(value);
+    const before = tableOf(this.tables, table);
+    const after = treeSet(before ?? emptyTree<Bytes, Bytes>(), k, v, compareBytes, this.token, this.edit);
+    this.setTable(table, before, after);
+    const prev = this.edit.found && this.edit.prev !== undefined ? k.length + this.edit.prev.length : 0;
+    this.tableBytes.set(table, this.bytesOf(table) + k.length + v.length - prev);
+  }
+
+  delete(table: string, key: Bytes): boolean {
+    this.live();
+    const before = tableOf(this.tables, table);
+    if (before === undefined) return false;
+    const after = treeDelete(before, key, compareBytes, this.token, this.edit);
+    if (!this.edit.found) return false;
+    this.setTable(table, before, after);
+    this.tableBytes.set(table, this.bytesOf(table) - key.length - (this.edit.prev?.length ?? 0));
+    return true;
+  }
+
+  clearTable(table: string): void {
+    this.live();
+    checkTableName(table);
+    if (tableOf(this.tables, table) === undefined) return;
+    this.tables = treeDelete(this.tables, table, compareNames, this.token);
+    this.tableBytes.set(table, 0);
+  }
+
+  scan(table: string, options?: ScanOptions): IterableIterator<Entry> {
+    this.live();
+    // The scan reads the roots as they are now; a fresh token makes this transaction copy
+    // those nodes on its next write instead of changing them under the cursor. So a scan
+    // sees the transaction's writes made before scan() was called, and none after.
+    this.token = newEditToken();
+    return scanTable(tableOf(this.tables, table), options, () => this.live());
+  }
+
+  count(table: string): number {
+    this.live();
+    const t = tableOf(this.tables, table);
+    return t === undefined ? 0 : treeSize(t);
+  }
+}
+
+interface Queued {
+  run(): void;
+}
+
+export class MemoryEngine implements StorageEngine {
+  readonly name = 'memory';
+  readonly persistent = false;
+  readonly maxKeyBytes: number;
+
+  private tables: Tables = emptyTree<string, Table>();
+  private seq = 0;
+  private readonly tableBytes = new Map<string, number>();
+  private bytesHeld = 0;
+  private readonly queue: Queued[] = [];
+  private drainScheduled = false;
+  private closed = false;
+  private idle: Promise<void> = Promise.resolve();
+  /** Open snapshots, ended by close() as the lmdb engine must end its read transactions. */
+  private readonly snapshots = new Set<MemorySnapshot>();
+  private resolveIdle: (() => void) | undefined;
+
+  constructor(options: MemoryEngineOptions = {}) {
+    this.maxKeyBytes = options.maxKeyBytes ?? defaultMaxKeyBytes;
+  }
+
+  get committedSeq(): number {
+    return this.seq;
+  }
+
+  snapshot(): Snapshot {
+    if (this.closed) throw new StorageClosedError();
+    return new MemorySnapshot(this.tables, this.seq, this.snapshots);
+  }
+
+  /**
+   * `fn` runs on a microtask, never inside `write()` itself: the lmdb engine cannot run it
+   * before its batch starts, and code tested here must not come to rely on anything else.
+   */
+  write<T>(fn: (txn: WriteTxn) => T, _options: WriteOptions): Promise<T> {
+    if (this.closed) return Promise.reject(new StorageClosedError());
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run: () => this.runOne(fn, resolve, reject) });
+      if (!this.drainScheduled) {
+        this.drainScheduled = true;
+        if (this.resolveIdle === undefined) this.idle = new Promise((r) => (this.resolveIdle = r));
+        queueMicrotask(() => this.drain());
+      }
+    });
+  }
+
+  private drain(): void {
+    // Writes queued by a callback (re-entrant write()) extend this same loop, after the
+    // ones queued before them: call order is run order.
+    for (let i = 0; i < this.queue.length; i++) (this.queue[i] as Queued).run();
+    this.queue.length = 0;
+    this.drainScheduled = false;
+    const resolveIdle = this.resolveIdle;
+    this.resolveIdle = undefined;
+    resolveIdle?.();
+  }
+
+  private runOne<T>(fn: (txn: WriteTxn) => T, resolve: (v: T) => void, reject: (e: unknown) => void): void {
+    const txn = new MemoryWriteTxn(this.tables, this.seq + 1, this.maxKeyBytes, this.tableBytes);
+    let result: T;
+    try {
+      result = fn(txn);
+      checkSynchronousResult(result);
+    } catch (e) {
+      txn.end();
+      reject(e);
+      return;
+    }
+    txn.end();
+    // Publish: from here on nobody edits the transaction's nodes (its token died with it).
+    this.tables = txn.tables;
+    this.seq = txn.seq;
+    for (const [table, bytes] of txn.tableBytes) {
+      this.bytesHeld += bytes - (this.tableBytes.get(table) ?? 0);
+      if (bytes === 0) this.tableBytes.delete(table);
+      else this.tableBytes.set(table, bytes);
+    }
+    resolve(result);
+  }
+
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  stats(): EngineStats {
+    return { storageSizeBytes: this.bytesHeld };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.idle;
+    for (const s of [...this.snapshots]) s.release();
+    this.tables = emptyTree<string, Table>();
+    this.tableBytes.clear();
+    this.bytesHeld = 0;
+  }
+}

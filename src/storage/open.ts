@@ -1,0 +1,39 @@
+// The one way the rest of the server gets a storage engine.
+
+import type { StorageEngine } from './engine.js';
+import type { Logger } from '../log.js';
+import { MemoryEngine } from './memory/memory-engine.js';
+import { LmdbEngine } from './lmdb/lmdb-engine.js';
+
+export interface OpenEngineOptions {
+  readonly engine: 'memory' | 'lmdb';
+  /** Data directory (lmdb; required there, created if missing). */
+  readonly path?: string;
+  /** lmdb: let commits become visible before their fsync (see lmdb-engine.ts). Default false. */
+  readonly overlappingSync?: boolean;
+  /** lmdb: most snapshots open at distinct commits at once. Default 1024. */
+  readonly maxReaders?: number;
+  /** memory: longest key; defaults to what lmdb accepts, so tests meet production's limit. */
+  readonly maxKeyBytes?: number;
+  readonly logger?: Logger;
+}
+
+export async function openEngine(options: OpenEngineOptions): Promise<StorageEngine> {
+  switch (options.engine) {
+    case 'memory':
+      return options.maxKeyBytes === undefined ? new MemoryEngine() : new MemoryEngine({ maxKeyBytes: options.maxKeyBytes });
+    case 'lmdb': {
+      if (options.path === undefined || options.path === '') throw new TypeError('openEngine: the lmdb engine needs a path');
+      return LmdbEngine.open({
+        path: options.path,
+        ...(options.overlappingSync === undefined ? {} : { overlappingSync: options.overlappingSync }),
+        ...(options.maxReaders === undefined ? {} : { maxReaders: options.maxReaders }),
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+      });
+    }
+    default: {
+      const unknown: never = options.engine;
+      throw new TypeError(`openEngine: unknown engine ${String(unknown)}`);
+    }
+  }
+}

@@ -1,0 +1,254 @@
+// The lmdb engine: the shared contract on a real data directory, plus what only a durable
+// engine has — the data-directory lock, kill -9 durability, group commit, reclaiming
+// cleared tables, reopening.
+
+import { after, describe, it } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { open as openLmdb } from 'lmdb';
+import { registerContractSuite } from './contract.js';
+import { DataDirectoryLockedError, type StorageEngine } from '../../../src/storage/engine.js';
+import { LmdbEngine } from '../../../src/storage/lmdb/lmdb-engine.js';
+import { openEngine } from '../../../src/storage/open.js';
+import { lockFileName } from '../../../src/storage/lock-file.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'secantus-lmdb-test-'));
+let dirs = 0;
+const freshDir = (): string => path.join(root, `db${dirs++}`);
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const openModule = new URL('../../../src/storage/open.ts', import.meta.url).href;
+
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const pathOf = new WeakMap<StorageEngine, string>();
+
+async function openAt(dir: string): Promise<LmdbEngine> {
+  const e = await LmdbEngine.open({ path: dir });
+  pathOf.set(e, dir);
+  return e;
+}
+
+registerContractSuite({
+  name: 'lmdb',
+  open: () => openAt(freshDir()),
+  reopen: async (e) => {
+    const dir = pathOf.get(e);
+    if (dir === undefined) throw new Error('reopen: engine not opened by this harness');
+    await e.close();
+    return openAt(dir);
+  },
+  propertyRuns: 40,
+});
+
+// The same contract with commits visible before their fsync (durable writes then wait for
+// the package's flush promise instead of the commit).
+registerContractSuite({
+  name: 'lmdb, overlappingSync',
+  open: async () => {
+    const e = await LmdbEngine.open({ path: freshDir(), overlappingSync: true });
+    return e;
+  },
+  propertyRuns: 15,
+});
+
+interface ChildResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  lines: string[];
+  stderr: string;
+}
+
+/**
+ * Run ES module code in a child `node --import tsx`, with `openEngine` in scope. `onLine`
+ * sees stdout line by line and may kill the child.
+ */
+function runChild(body: string, onLine?: (line: string, kill: () => void) => void): Promise<ChildResult> {
+  const code = `const { openEngine } = await import(${JSON.stringify(openModule)});\n${body}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let buffered = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buffered += chunk;
+    let nl: number;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      lines.push(line);
+      onLine?.(line, () => child.kill('SIGKILL'));
+    }
+  });
+  child.stderr.on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, lines, stderr })));
+}
+
+describe('lmdb engine', () => {
+  it('needs a path and reports the key limit LMDB allows minus the table prefix', async () => {
+    await assert.rejects(openEngine({ engine: 'lmdb' }), TypeError);
+    const dir = freshDir();
+    const e = await openEngine({ engine: 'lmdb', path: dir });
+    assert.equal(e.name, 'lmdb');
+    assert.equal(e.persistent, true);
+    const raw = openLmdb({ path: path.join(root, 'probe'), keyEncoding: 'binary' }) as unknown as { maxKeySize: number; close(): Promise<void> };
+    assert.equal(e.maxKeyBytes, raw.maxKeySize - 4);
+    await raw.close();
+    await e.close();
+  });
+
+  it('locks the data directory against a second engine in this process', async () => {
+    const dir = freshDir();
+    const e = await openAt(dir);
+    assert.equal(fs.readFileSync(path.join(dir, lockFileName), 'utf8').trim(), String(process.pid));
+    await assert.rejects(openAt(dir), (err: unknown) => err instanceof DataDirectoryLockedError && err.holderPid === process.pid);
+    await e.close();
+    assert.equal(fs.existsSync(path.join(dir, lockFileName)), false, 'close removes the lock file');
+    const again = await openAt(dir);
+    await again.close();
+  });
+
+  it('locks the data directory against another process', async () => {
+    const dir = freshDir();
+    const e = await openAt(dir);
+    const r = await runChild(`
+      try {
+        const e = await openEngine({ engine: 'lmdb', path: ${JSON.stringify(dir)} });
+        console.log(JSON.stringify({ opened: true }));
+        await e.close();
+      } catch (err) {
+        console.log(JSON.stringify({ name: err.name, holderPid: err.holderPid }));
+      }`);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.lines[0] ?? '{}'), { name: 'DataDirectoryLockedError', holderPid: process.pid });
+    await e.close();
+  });
+
+  it('takes over a stale lock: dead pid, or an empty file left by a crash', async () => {
+    const dir = freshDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const dead = await runChild('console.log(process.pid)');
+    const deadPid = Number(dead.lines[0]);
+    assert.ok(deadPid > 0);
+    fs.writeFileSync(path.join(dir, lockFileName), `${deadPid}\n`);
+    const e = await openAt(dir);
+    assert.equal(fs.readFileSync(path.join(dir, lockFileName), 'utf8').trim(), String(process.pid));
+    await e.close();
+    fs.writeFileSync(path.join(dir, lockFileName), '');
+    const e2 = await openAt(dir);
+    await e2.close();
+  });
+
+  it('never loses an acknowledged durable write to kill -9', async () => {
+    for (let trial = 0; trial < 2; trial++) {
+      const dir = freshDir();
+      let acked = 0;
+      const r = await runChild(
+        `
+        const e = await openEngine({ engine: 'lmdb', path: ${JSON.stringify(dir)} });
+        // Waves of concurrent writes, so acknowledgements come from shared commits.
+        for (let i = 0; ; i += 16) {
+          await Promise.all(Array.from({ length: 16 }, (_, j) =>
+            e.write((t) => t.put('t', Buffer.from(String(i + j).padStart(8, '0')), Buffer.alloc(512, j)), { durable: true })
+              .then(() => process.stdout.write((i + j) + '\\n'))));
+        }`,
+        (line, kill) => {
+          acked++;
+          if (acked === 150 + trial * 100) kill();
+        },
+      );
+      assert.equal(r.signal, 'SIGKILL', r.stderr);
+      const ackedKeys = r.lines.map((l) => Number(l));
+      const e = await openAt(dir); // also: the dead child's lock is stale and taken over
+      try {
+        const s = e.snapshot();
+        for (const i of ackedKeys) assert.ok(s.get('t', Buffer.from(String(i).padStart(8, '0'))) !== undefined, `acked write ${i} lost`);
+        assert.ok(s.count('t') >= ackedKeys.length);
+        assert.ok(e.committedSeq >= ackedKeys.length);
+        s.release();
+      } finally {
+        await e.close();
+      }
+    }
+  });
+
+  it('commits the writes of one event-loop turn together (group commit)', async () => {
+    const e = await openAt(freshDir());
+    try {
+      await e.write((t) => t.put('t', Buffer.from('warm'), Buffer.from('up')), { durable: true });
+      const before = e.diagnostics().lastTxnId;
+      await Promise.all(
+        Array.from({ length: 200 }, (_, i) => e.write((t) => t.put('t', Buffer.from([i]), Buffer.from([i])), { durable: true })),
+      );
+      const txns = e.diagnostics().lastTxnId - before;
+      assert.ok(txns >= 1 && txns <= 2, `200 writes took ${txns} LMDB transactions`);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('reclaims a cleared table in the background, also after a restart, without disturbing old snapshots', async () => {
+    const dir = freshDir();
+    let e = await LmdbEngine.open({ path: dir, reclaimBatchKeys: 300 });
+    try {
+      await e.write((t) => t.put('keep', Buffer.from('k'), Buffer.from('v')), { durable: true });
+      const empty = e.diagnostics().entryCount;
+      await e.write((t) => {
+        for (let i = 0; i < 3000; i++) t.put('big', Buffer.from(String(i).padStart(6, '0')), Buffer.alloc(64, 1));
+      }, { durable: true });
+      const full = e.diagnostics().entryCount;
+      assert.equal(full, empty + 3000 + 1); // rows plus the catalog entry
+      const old = e.snapshot();
+      await e.write((t) => t.clearTable('big'), { durable: true });
+      // Close before reclaiming can finish: the pending id is persisted and resumed on open.
+      old.release();
+      await e.close();
+      e = await LmdbEngine.open({ path: dir, reclaimBatchKeys: 300 });
+      const held = e.snapshot();
+      await e.write((t) => t.put('big', Buffer.from('new'), Buffer.from('row')), { durable: true });
+      await e.reclaimed();
+      assert.equal(e.diagnostics().entryCount, empty + 1 + 1, 'old rows gone; new row and its catalog entry remain');
+      assert.equal(held.count('big'), 0);
+      held.release();
+      const s = e.snapshot();
+      assert.equal(s.count('big'), 1);
+      assert.equal(s.count('keep'), 1);
+      s.release();
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('lets a snapshot taken before a clear read the old rows while they are reclaimed', async () => {
+    const e = await LmdbEngine.open({ path: freshDir(), reclaimBatchKeys: 100 });
+    try {
+      await e.write((t) => {
+        for (let i = 0; i < 1000; i++) t.put('big', Buffer.from(String(i).padStart(6, '0')), Buffer.from('x'));
+      }, { durable: true });
+      const old = e.snapshot();
+      await e.write((t) => t.clearTable('big'), { durable: true });
+      await e.reclaimed();
+      assert.equal(old.count('big'), 1000);
+      assert.equal([...old.scan('big', { reverse: true })].length, 1000);
+      old.release();
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('refuses an LMDB environment that is not a SecantusDB data directory, and unlocks', async () => {
+    const dir = freshDir();
+    const foreign = openLmdb({ path: dir, keyEncoding: 'binary', encoding: 'binary' });
+    await foreign.put(Buffer.from('someone'), Buffer.from('else'));
+    await foreign.close();
+    await assert.rejects(openAt(dir), /not a SecantusDB data directory/);
+    assert.equal(fs.existsSync(path.join(dir, lockFileName)), false);
+  });
+});

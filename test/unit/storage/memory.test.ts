@@ -1,0 +1,101 @@
+// The memory engine: the shared contract, plus what is particular to it — old versions are
+// given back to the GC once no snapshot holds them.
+
+import { describe, it } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
+import { registerContractSuite } from './contract.js';
+import { MemoryEngine } from '../../../src/storage/memory/memory-engine.js';
+import { openEngine } from '../../../src/storage/open.js';
+import { defaultMaxKeyBytes } from '../../../src/storage/validate.js';
+
+registerContractSuite({
+  name: 'memory',
+  open: async () => new MemoryEngine(),
+  propertyRuns: 200,
+});
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+async function collectGarbage(): Promise<void> {
+  // WeakRefs are cleared only after the current job; give the GC two turns.
+  for (let i = 0; i < 2; i++) {
+    gc();
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+describe('memory engine', () => {
+  it('opens through openEngine with the same key limit as lmdb by default', async () => {
+    const e = await openEngine({ engine: 'memory' });
+    assert.equal(e.name, 'memory');
+    assert.equal(e.persistent, false);
+    assert.equal(e.maxKeyBytes, defaultMaxKeyBytes);
+    await e.close();
+    const wide = await openEngine({ engine: 'memory', maxKeyBytes: 10_000 });
+    assert.equal(wide.maxKeyBytes, 10_000);
+    await wide.close();
+  });
+
+  it('keeps an overwritten version exactly as long as a snapshot needs it', async () => {
+    const e = new MemoryEngine();
+    const key = Buffer.from('k');
+    await e.write((t) => t.put('t', key, Buffer.alloc(1024 * 1024, 1)), { durable: false });
+    const snap = e.snapshot();
+    const old = new WeakRef(snap.get('t', key) as object);
+    await e.write((t) => t.put('t', key, Buffer.alloc(16, 2)), { durable: false });
+    await collectGarbage();
+    assert.notEqual(old.deref(), undefined, 'the snapshot still needs the old version');
+    snap.release();
+    await collectGarbage();
+    assert.equal(old.deref(), undefined, 'released: the old version must be reclaimable');
+    await e.close();
+  });
+
+  it('does not grow when snapshots come and go while the same keys are rewritten', async () => {
+    const e = new MemoryEngine();
+    const value = Buffer.alloc(10 * 1024, 7);
+    const rewrite = (): Promise<void> =>
+      e.write((t) => {
+        for (let i = 0; i < 100; i++) t.put('t', Buffer.from([i]), value);
+      }, { durable: false });
+    await rewrite();
+    await collectGarbage();
+    const baseline = process.memoryUsage().arrayBuffers;
+    // 200 rounds rewrite ~200 MB in total while a snapshot is open across each round.
+    for (let round = 0; round < 200; round++) {
+      const s = e.snapshot();
+      await rewrite();
+      s.release();
+    }
+    await collectGarbage();
+    const grown = process.memoryUsage().arrayBuffers - baseline;
+    assert.ok(grown < 16 * 1024 * 1024, `array buffers grew by ${grown} bytes`);
+    assert.equal(e.stats().storageSizeBytes, 100 * (1 + value.length));
+    await e.close();
+  });
+
+  it('counts the bytes it holds', async () => {
+    const e = new MemoryEngine();
+    await e.write((t) => {
+      t.put('a', Buffer.from('k1'), Buffer.from('vvvv'));
+      t.put('a', Buffer.from('k2'), Buffer.from('vv'));
+      t.put('b', Buffer.from('k'), Buffer.from('v'));
+    }, { durable: false });
+    assert.equal(e.stats().storageSizeBytes, 6 + 4 + 2);
+    await e.write((t) => {
+      t.put('a', Buffer.from('k1'), Buffer.from('v'));
+      t.delete('a', Buffer.from('k2'));
+    }, { durable: false });
+    assert.equal(e.stats().storageSizeBytes, 3 + 2);
+    await e.write((t) => t.clearTable('b'), { durable: false });
+    assert.equal(e.stats().storageSizeBytes, 3);
+    await assert.rejects(e.write(() => {
+      throw new Error('x');
+    }, { durable: false }));
+    assert.equal(e.stats().storageSizeBytes, 3);
+    await e.close();
+  });
+});
