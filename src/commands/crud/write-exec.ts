@@ -3,9 +3,9 @@
 // so the reads that decide a write (which documents match, whether a key is taken) and the
 // write itself see the same state — no check-then-act across an await.
 
-import { ObjectId } from 'bson';
+import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { getOwn, hasOwn } from '../../bson/document.js';
+import { getOwn } from '../../bson/document.js';
 import { compareBson } from '../../bson/compare.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { Collection, StoredRecord } from '../../catalog/collection.js';
@@ -15,7 +15,7 @@ import type { DocumentFilter, MatchDetailsSink, RowComparator } from '../../quer
 import { planQuery } from '../../query/planner/planner.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import type { CompiledUpdate } from '../../update/index.js';
-import { upsertSeed } from '../../update/index.js';
+import type { UpdateDescription } from '../../catalog/observer.js';
 
 export interface Namespace {
   readonly db: string;
@@ -96,7 +96,7 @@ export function executeUpdate(txn: WriteTxn, catalog: Catalog, ns: Namespace, sp
     return upsert(txn, catalog, ns, spec, now);
   }
   // Compute every new version first so that a failing document leaves nothing written.
-  const changes: Array<{ record: StoredRecord; after: BsonDocument }> = [];
+  const changes: Array<{ record: StoredRecord; after: BsonDocument; description: UpdateDescription | undefined }> = [];
   let first: { before: BsonDocument; after: BsonDocument } | undefined;
   for (const { record, details } of matched) {
     const res = spec.update.apply(record.doc, { positional: positionalOf(details), isInsert: false, now });
@@ -104,31 +104,24 @@ export function executeUpdate(txn: WriteTxn, catalog: Catalog, ns: Namespace, sp
     if (!res.modified) continue;
     checkIdUnchanged(record.doc, res.doc);
     checkStorable(res.doc);
-    changes.push({ record, after: res.doc });
+    const description =
+      spec.update.type === 'replacement'
+        ? undefined
+        : { updatedFields: res.updatedFields, removedFields: res.removedFields, truncatedArrays: res.truncatedArrays.map((t) => ({ field: t.field, newSize: new Int32(t.newSize) })) };
+    changes.push({ record, after: res.doc, description });
   }
   const target = coll as Collection;
-  for (const { record, after } of changes) {
+  for (const { record, after, description } of changes) {
     target.update(txn, record, after);
-    catalog.observer.onUpdate(txn, target, record.doc, after, undefined);
+    catalog.observer.onUpdate(txn, target, record.doc, after, description);
   }
   return { n: matched.length, nModified: changes.length, ...(first ?? {}) };
 }
 
 function upsert(txn: WriteTxn, catalog: Catalog, ns: Namespace, spec: UpdateSpec, now: Date): UpdateOutcome {
-  const seed = spec.update.isReplacement ? seedForReplacement(spec.filter) : upsertSeed(spec.filter);
-  const res = spec.update.apply(seed, { positional: undefined, isInsert: true, now });
-  let doc = res.doc;
-  if (!hasOwn(doc, '_id')) doc = { _id: new ObjectId(), ...doc };
-  doc = prepareForInsert(doc);
+  const doc = prepareForInsert(spec.update.upsert(spec.filter, { now }).doc);
   insertOne(txn, catalog, ns, doc);
   return { n: 1, nModified: 0, upsertedId: getOwn(doc, '_id'), after: doc };
-}
-
-/** A replacement upsert keeps only the query's `_id` equality, if any. */
-function seedForReplacement(filter: BsonDocument): BsonDocument {
-  const seed = upsertSeed(filter);
-  const id = getOwn(seed, '_id');
-  return id === undefined ? {} : { _id: id };
 }
 
 function checkIdUnchanged(before: BsonDocument, after: BsonDocument): void {

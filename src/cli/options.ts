@@ -1,0 +1,230 @@
+// secantusd options from four sources, in order of precedence:
+//   command-line flag > SECANTUS_* environment variable > config file (TOML) > default.
+// Flags follow mongod's spelling (--port, --bind_ip, --dbpath, --replSet, --storageEngine,
+// --config, --setParameter name=value) so that existing scripts keep working.
+
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parse as parseToml } from 'smol-toml';
+
+export interface DaemonOptions {
+  port: number;
+  bindIp: string;
+  dbPath: string;
+  replSet: string;
+  storageEngine: 'lmdb' | 'memory';
+  enableTestCommands: boolean;
+  logPath: string | undefined;
+  quiet: boolean;
+  configFile: string | undefined;
+}
+
+export const defaults: DaemonOptions = {
+  port: 27017,
+  bindIp: '127.0.0.1',
+  dbPath: './data',
+  replSet: 'rs0',
+  storageEngine: 'lmdb',
+  enableTestCommands: false,
+  logPath: undefined,
+  quiet: false,
+  configFile: undefined,
+};
+
+export class OptionsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OptionsError';
+  }
+}
+
+export const usage = `Usage: secantusd [options]
+
+  --port <n>                TCP port (default 27017)
+  --bind_ip <addr>          address to listen on (default 127.0.0.1)
+  --bind_ip_all             listen on all IPv4 addresses
+  --dbpath <dir>            data directory (default ./data)
+  --replSet <name>          replica set name (default rs0; '' runs a standalone)
+  --storageEngine <name>    lmdb (default) or memory
+  --config <file>           TOML configuration file
+  --setParameter <k=v>      server parameter (enableTestCommands=1)
+  --logpath <file>          append logs to a file instead of stdout
+  --quiet                   log warnings and errors only
+  --version                 print the version and exit
+  --help                    print this help and exit
+
+Environment: SECANTUS_PORT, SECANTUS_BIND_IP, SECANTUS_DBPATH, SECANTUS_REPLSET,
+SECANTUS_STORAGE_ENGINE, SECANTUS_CONFIG, SECANTUS_ENABLE_TEST_COMMANDS, SECANTUS_LOGPATH.
+Precedence: flag > environment > config file > default.`;
+
+type Partial_ = Partial<DaemonOptions>;
+
+function parsePort(v: unknown, source: string): number {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new OptionsError(`${source}: port must be an integer in [0, 65535], got ${String(v)}`);
+  return n;
+}
+
+function parseEngine(v: unknown, source: string): 'lmdb' | 'memory' {
+  if (v === 'lmdb' || v === 'memory') return v;
+  throw new OptionsError(`${source}: storageEngine must be 'lmdb' or 'memory', got ${String(v)}`);
+}
+
+function parseBool(v: unknown, source: string): boolean {
+  if (typeof v === 'boolean') return v;
+  if (v === '1' || v === 'true' || v === 1) return true;
+  if (v === '0' || v === 'false' || v === 0) return false;
+  throw new OptionsError(`${source}: expected a boolean, got ${String(v)}`);
+}
+
+function fromSetParameters(list: readonly string[], source: string): Partial_ {
+  const out: Partial_ = {};
+  for (const item of list) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new OptionsError(`${source}: --setParameter takes name=value, got '${item}'`);
+    const name = item.slice(0, eq);
+    const value = item.slice(eq + 1);
+    if (name === 'enableTestCommands') out.enableTestCommands = parseBool(value, `${source} enableTestCommands`);
+    else throw new OptionsError(`${source}: unknown parameter '${name}'`);
+  }
+  return out;
+}
+
+export interface ParsedCommandLine {
+  readonly options: Partial_;
+  readonly help: boolean;
+  readonly version: boolean;
+}
+
+export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        bind_ip: { type: 'string' },
+        bind_ip_all: { type: 'boolean' },
+        dbpath: { type: 'string' },
+        replSet: { type: 'string' },
+        storageEngine: { type: 'string' },
+        config: { type: 'string', short: 'f' },
+        setParameter: { type: 'string', multiple: true },
+        logpath: { type: 'string' },
+        quiet: { type: 'boolean' },
+        version: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    throw new OptionsError(e instanceof Error ? e.message : String(e));
+  }
+  const v = parsed.values;
+  const out: Partial_ = {};
+  if (v.port !== undefined) out.port = parsePort(v.port, '--port');
+  if (v.bind_ip !== undefined) out.bindIp = v.bind_ip;
+  if (v.bind_ip_all === true) out.bindIp = '0.0.0.0';
+  if (v.dbpath !== undefined) out.dbPath = v.dbpath;
+  if (v.replSet !== undefined) out.replSet = v.replSet;
+  if (v.storageEngine !== undefined) out.storageEngine = parseEngine(v.storageEngine, '--storageEngine');
+  if (v.config !== undefined) out.configFile = v.config;
+  if (v.setParameter !== undefined) Object.assign(out, fromSetParameters(v.setParameter, '--setParameter'));
+  if (v.logpath !== undefined) out.logPath = v.logpath;
+  if (v.quiet === true) out.quiet = true;
+  return { options: out, help: v.help === true, version: v.version === true };
+}
+
+export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
+  const out: Partial_ = {};
+  const get = (k: string): string | undefined => {
+    const x = env[k];
+    return x === undefined || x === '' && k !== 'SECANTUS_REPLSET' ? undefined : x;
+  };
+  const port = get('SECANTUS_PORT');
+  if (port !== undefined) out.port = parsePort(port, 'SECANTUS_PORT');
+  const bind = get('SECANTUS_BIND_IP');
+  if (bind !== undefined) out.bindIp = bind;
+  const dbPath = get('SECANTUS_DBPATH');
+  if (dbPath !== undefined) out.dbPath = dbPath;
+  const rs = get('SECANTUS_REPLSET');
+  if (rs !== undefined) out.replSet = rs;
+  const engine = get('SECANTUS_STORAGE_ENGINE');
+  if (engine !== undefined) out.storageEngine = parseEngine(engine, 'SECANTUS_STORAGE_ENGINE');
+  const cfg = get('SECANTUS_CONFIG');
+  if (cfg !== undefined) out.configFile = cfg;
+  const tc = get('SECANTUS_ENABLE_TEST_COMMANDS');
+  if (tc !== undefined) out.enableTestCommands = parseBool(tc, 'SECANTUS_ENABLE_TEST_COMMANDS');
+  const logPath = get('SECANTUS_LOGPATH');
+  if (logPath !== undefined) out.logPath = logPath;
+  return out;
+}
+
+const fileKeys = new Set(['port', 'bind_ip', 'dbpath', 'replSet', 'storageEngine', 'logpath', 'quiet', 'setParameter']);
+
+export function fromConfigFile(path: string): Partial_ {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new OptionsError(`cannot read config file ${path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseToml(text) as Record<string, unknown>;
+  } catch (e) {
+    throw new OptionsError(`config file ${path} is not valid TOML: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const out: Partial_ = {};
+  for (const [k, v] of Object.entries(doc)) {
+    if (!fileKeys.has(k)) throw new OptionsError(`config file ${path}: unknown key '${k}'`);
+    const src = `${path}: ${k}`;
+    switch (k) {
+      case 'port':
+        out.port = parsePort(typeof v === 'bigint' ? Number(v) : v, src);
+        break;
+      case 'bind_ip':
+        if (typeof v !== 'string') throw new OptionsError(`${src} must be a string`);
+        out.bindIp = v;
+        break;
+      case 'dbpath':
+        if (typeof v !== 'string') throw new OptionsError(`${src} must be a string`);
+        out.dbPath = v;
+        break;
+      case 'replSet':
+        if (typeof v !== 'string') throw new OptionsError(`${src} must be a string`);
+        out.replSet = v;
+        break;
+      case 'storageEngine':
+        out.storageEngine = parseEngine(v, src);
+        break;
+      case 'logpath':
+        if (typeof v !== 'string') throw new OptionsError(`${src} must be a string`);
+        out.logPath = v;
+        break;
+      case 'quiet':
+        out.quiet = parseBool(v, src);
+        break;
+      case 'setParameter': {
+        if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new OptionsError(`${src} must be a table`);
+        for (const [pk, pv] of Object.entries(v)) {
+          if (pk === 'enableTestCommands') out.enableTestCommands = parseBool(pv, `${src}.${pk}`);
+          else throw new OptionsError(`${src}: unknown parameter '${pk}'`);
+        }
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** Resolve all sources. The config file is named by a flag or the environment. */
+export function resolveOptions(argv: readonly string[], env: NodeJS.ProcessEnv): { options: DaemonOptions; help: boolean; version: boolean } {
+  const cli = parseCommandLine(argv);
+  const envOpts = fromEnvironment(env);
+  const configFile = cli.options.configFile ?? envOpts.configFile;
+  const fileOpts = configFile === undefined ? {} : fromConfigFile(configFile);
+  const options: DaemonOptions = { ...defaults, ...fileOpts, ...envOpts, ...cli.options };
+  return { options, help: cli.help, version: cli.version };
+}

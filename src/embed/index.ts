@@ -1,0 +1,2 @@
+export { SecantusServer } from './secantus-server.js';
+export type { SecantusServerOptions } from './secantus-server.js';

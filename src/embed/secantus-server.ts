@@ -1,0 +1,67 @@
+// The in-process server for tests: `await SecantusServer.start()` gives a URI a driver can
+// connect to, in memory unless a dbPath is given, on a free port of 127.0.0.1.
+//
+//   const server = await SecantusServer.start();
+//   const client = new MongoClient(server.uri);
+//   ...
+//   await server.stop();
+
+import type { Logger } from '../log.js';
+import { Server } from '../server/server.js';
+
+export interface SecantusServerOptions {
+  /** TCP port; default 0 (a free port). */
+  readonly port?: number;
+  /** Listen address; default 127.0.0.1. */
+  readonly bindIp?: string;
+  /** Data directory. Without one, data lives in memory and is gone after stop(). */
+  readonly dbPath?: string;
+  /** Default: lmdb with a dbPath, memory without. */
+  readonly storageEngine?: 'memory' | 'lmdb';
+  /** Replica set name; default 'rs0' (sessions, transactions, change streams). '' for standalone. */
+  readonly replSet?: string;
+  /** configureFailPoint and other test commands; default true for the in-process server. */
+  readonly enableTestCommands?: boolean;
+  readonly logger?: Logger;
+}
+
+export class SecantusServer implements AsyncDisposable {
+  private constructor(private readonly server: Server) {}
+
+  static async start(options: SecantusServerOptions = {}): Promise<SecantusServer> {
+    const server = await Server.start({
+      port: options.port ?? 0,
+      bindIp: options.bindIp ?? '127.0.0.1',
+      ...(options.dbPath === undefined ? {} : { dbPath: options.dbPath }),
+      ...(options.storageEngine === undefined ? {} : { storageEngine: options.storageEngine }),
+      replSet: options.replSet ?? 'rs0',
+      enableTestCommands: options.enableTestCommands ?? true,
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+    });
+    return new SecantusServer(server);
+  }
+
+  get port(): number {
+    return this.server.port;
+  }
+
+  /** host:port as clients should address it. */
+  get host(): string {
+    return this.server.config.advertisedHost;
+  }
+
+  /** A connection string for the official driver; names the replica set when there is one. */
+  get uri(): string {
+    const rs = this.server.config.replSet;
+    return `mongodb://${this.host}/` + (rs === '' ? '' : `?replicaSet=${encodeURIComponent(rs)}`);
+  }
+
+  /** Stop the server: every socket and the storage are closed when this resolves. */
+  stop(): Promise<void> {
+    return this.server.stop();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+}

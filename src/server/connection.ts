@@ -1,0 +1,162 @@
+// One client connection: frames in, one request at a time, replies out in order.
+// Framing faults (bad length, unknown opcode, bad checksum, malformed envelope) close the
+// connection, as mongod does; a bad command body gets an error reply. Reading pauses while
+// a request runs, so a client cannot queue unbounded work.
+
+import type { Socket } from 'node:net';
+import type { BsonDocument } from '../bson/types.js';
+import type { ConnectionState } from '../commands/context.js';
+import type { Dispatcher } from '../commands/dispatch.js';
+import { errorReply } from '../commands/dispatch.js';
+import { CommandError, ErrorCode, isCommandError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { FrameReader } from '../wire/frame-reader.js';
+import { encodeOpMsg, OpMsgFlags, parseOpMsg } from '../wire/op-msg.js';
+import { encodeOpReply, parseOpQuery } from '../wire/op-query.js';
+import { OpCode, ProtocolError, readHeader } from '../wire/opcodes.js';
+
+let nextRequestId = 1;
+function newRequestId(): number {
+  nextRequestId = (nextRequestId % 0x7fffffff) + 1;
+  return nextRequestId;
+}
+
+export class Connection {
+  readonly state: ConnectionState;
+  private readonly reader = new FrameReader();
+  private queue: Buffer[] = [];
+  private busy = false;
+  private closed = false;
+
+  constructor(
+    private readonly socket: Socket,
+    id: number,
+    private readonly dispatcher: Dispatcher,
+    private readonly logger: Logger,
+    private readonly onClose: (c: Connection) => void,
+  ) {
+    this.state = {
+      id,
+      remote: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`,
+      local: `${socket.localAddress ?? '?'}:${socket.localPort ?? 0}`,
+      clientMetadata: undefined,
+      appName: undefined,
+    };
+    socket.setNoDelay(true);
+    socket.on('data', (data: Buffer) => this.onData(data));
+    socket.on('error', () => this.close('socket error'));
+    socket.on('close', () => this.close('closed by peer'));
+  }
+
+  private onData(data: Buffer): void {
+    if (this.closed) return;
+    let frames: Buffer[];
+    try {
+      frames = this.reader.push(data);
+    } catch (e) {
+      this.protocolFault(e);
+      return;
+    }
+    if (frames.length === 0) return;
+    this.queue.push(...frames);
+    void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    this.socket.pause();
+    try {
+      while (this.queue.length > 0 && !this.closed) {
+        const frame = this.queue.shift() as Buffer;
+        await this.handle(frame);
+      }
+    } finally {
+      this.busy = false;
+      if (!this.closed) this.socket.resume();
+    }
+  }
+
+  private async handle(frame: Buffer): Promise<void> {
+    const header = readHeader(frame);
+    try {
+      if (header.opCode === OpCode.msg) {
+        await this.handleOpMsg(frame, header.requestId);
+      } else if (header.opCode === OpCode.query) {
+        await this.handleOpQuery(frame, header.requestId);
+      } else {
+        throw new ProtocolError(`unsupported opcode ${header.opCode}`);
+      }
+    } catch (e) {
+      this.protocolFault(e);
+    }
+  }
+
+  private async handleOpMsg(frame: Buffer, requestId: number): Promise<void> {
+    let body: BsonDocument;
+    let moreToCome = false;
+    try {
+      const msg = parseOpMsg(frame, requestId);
+      body = msg.body;
+      moreToCome = msg.moreToCome;
+    } catch (e) {
+      if (!isCommandError(e)) throw e;
+      // Unreadable BSON: the envelope was sound, so answer with the error and stay open.
+      const flags = frame.length >= 20 ? frame.readUInt32LE(16) : 0;
+      if ((flags & OpMsgFlags.moreToCome) === 0) this.send(encodeOpMsg(errorReply(e), newRequestId(), requestId));
+      return;
+    }
+    const result = await this.dispatcher.dispatch(this.state, body);
+    if (result.closeConnection === true) {
+      this.close('failpoint closeConnection');
+      return;
+    }
+    if (moreToCome) return; // unacknowledged (w: 0): no reply
+    this.send(encodeOpMsg(result.reply, newRequestId(), requestId));
+  }
+
+  private async handleOpQuery(frame: Buffer, requestId: number): Promise<void> {
+    const q = parseOpQuery(frame, requestId);
+    if (!q.fullCollectionName.endsWith('.$cmd')) {
+      throw new ProtocolError('OP_QUERY is supported only for commands (the legacy handshake)');
+    }
+    const db = q.fullCollectionName.slice(0, -'.$cmd'.length);
+    // Legacy drivers wrap the command as {$query: {...}, $readPreference: ...}.
+    const inner = q.query['$query'];
+    const cmd = inner !== undefined && typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? (inner as BsonDocument) : q.query;
+    const name = Object.keys(cmd)[0]?.toLowerCase();
+    if (name !== 'ismaster' && name !== 'hello') {
+      const err = new CommandError(
+        ErrorCode.UnsupportedOpQueryCommand,
+        `Unsupported OP_QUERY command: ${name ?? ''}. The client driver may require an upgrade.`,
+      );
+      this.send(encodeOpReply(errorReply(err), newRequestId(), requestId));
+      return;
+    }
+    const result = await this.dispatcher.dispatch(this.state, cmd, db);
+    if (result.closeConnection === true) {
+      this.close('failpoint closeConnection');
+      return;
+    }
+    this.send(encodeOpReply(result.reply, newRequestId(), requestId));
+  }
+
+  private send(buf: Buffer): void {
+    if (!this.closed) this.socket.write(buf);
+  }
+
+  private protocolFault(e: unknown): void {
+    const message = e instanceof Error ? e.message : String(e);
+    this.logger.warn('NETWORK', 22988, 'Closing connection after a protocol error', { connectionId: this.state.id, error: message });
+    this.close('protocol error');
+  }
+
+  close(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue = [];
+    this.socket.destroy();
+    this.logger.debug('NETWORK', 22944, 'Connection ended', { connectionId: this.state.id, reason });
+    this.onClose(this);
+  }
+}

@@ -1,0 +1,186 @@
+// The server: storage engine + catalog + command services behind a TCP listener.
+// start() opens storage and listens; stop() stops accepting, lets in-flight requests end,
+// closes every socket, then closes storage. Nothing it leaves behind keeps Node alive.
+
+import * as net from 'node:net';
+import * as os from 'node:os';
+import { Catalog } from '../catalog/catalog.js';
+import { createRegistry } from '../commands/all.js';
+import type { ConnectionState, OpCounters, ServerConfig, ServerServices } from '../commands/context.js';
+import { Dispatcher } from '../commands/dispatch.js';
+import { defaultParameters } from '../commands/diag/server-info.js';
+import { FailPoints } from '../commands/testing/failpoints.js';
+import type { BsonDocument } from '../bson/types.js';
+import { limits } from '../limits.js';
+import type { Logger } from '../log.js';
+import { silentLogger } from '../log.js';
+import { CursorManager } from '../query/exec/cursor.js';
+import { ClusterClock } from '../repl/clock.js';
+import type { StorageEngine } from '../storage/engine.js';
+import { openEngine } from '../storage/open.js';
+import { Connection } from './connection.js';
+
+export interface ServerOptions {
+  /** TCP port; 0 picks a free one. Default 27017. */
+  readonly port?: number;
+  /** Address to listen on. Default 127.0.0.1. */
+  readonly bindIp?: string;
+  /** Data directory; required for the lmdb engine. */
+  readonly dbPath?: string;
+  /** Default: lmdb when a dbPath is given, memory otherwise. */
+  readonly storageEngine?: 'memory' | 'lmdb';
+  /** Replica set name; '' for a standalone. Default 'rs0'. */
+  readonly replSet?: string;
+  /** Allow configureFailPoint and other test commands. Default false. */
+  readonly enableTestCommands?: boolean;
+  /** host:port reported to clients; default bindIp:port (or the hostname when bound to all). */
+  readonly advertisedHost?: string;
+  readonly logger?: Logger;
+  /** The command line, for getCmdLineOpts. */
+  readonly argv?: readonly string[];
+  /** The resolved options as a document, for getCmdLineOpts. */
+  readonly parsed?: BsonDocument;
+}
+
+function advertise(bindIp: string, port: number): string {
+  const host = bindIp === '0.0.0.0' || bindIp === '::' ? os.hostname() : bindIp.includes(':') ? `[${bindIp}]` : bindIp;
+  return `${host}:${port}`;
+}
+
+export class Server {
+  private readonly connections = new Set<Connection>();
+  private nextConnectionId = 1;
+  private reaper: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    readonly services: ServerServices,
+    private readonly listener: net.Server,
+    private readonly dispatcher: Dispatcher,
+  ) {}
+
+  get port(): number {
+    return this.services.config.port;
+  }
+
+  get config(): ServerConfig {
+    return this.services.config;
+  }
+
+  static async start(options: ServerOptions = {}): Promise<Server> {
+    const logger = options.logger ?? silentLogger;
+    const storageEngine = options.storageEngine ?? (options.dbPath !== undefined ? 'lmdb' : 'memory');
+    const bindIp = options.bindIp ?? '127.0.0.1';
+    const engine = await openEngine({
+      engine: storageEngine,
+      ...(options.dbPath === undefined ? {} : { path: options.dbPath }),
+      logger,
+    });
+    let listener: net.Server | undefined;
+    try {
+      const catalog = Catalog.open(engine, logger);
+      listener = net.createServer();
+      listener.maxConnections = limits.connectionsMax;
+      const port = await listen(listener, options.port ?? 27017, bindIp);
+      const replSet = options.replSet ?? 'rs0';
+      const enableTestCommands = options.enableTestCommands ?? false;
+      const config: ServerConfig = {
+        port,
+        bindIp,
+        advertisedHost: options.advertisedHost ?? advertise(bindIp, port),
+        dbPath: options.dbPath,
+        storageEngine,
+        replSet,
+        enableTestCommands,
+        argv: options.argv ?? [],
+        parsed: options.parsed ?? {},
+      };
+      const registry = createRegistry();
+      const opcounters: OpCounters = { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 };
+      const services: ServerServices = {
+        config,
+        engine,
+        catalog,
+        cursors: new CursorManager(),
+        logger,
+        clock: new ClusterClock(),
+        failPoints: new FailPoints(),
+        startedAtMs: Date.now(),
+        opcounters,
+        connections: { current: 0, totalCreated: 0 },
+        commandNames: () => registry.names(),
+        parameters: defaultParameters({ enableTestCommands }),
+      };
+      const server = new Server(services, listener, new Dispatcher(services, registry));
+      listener.on('connection', (socket) => server.accept(socket));
+      server.reaper = setInterval(() => server.reap(), limits.cursorReaperIntervalMs);
+      server.reaper.unref();
+      logger.info('NETWORK', 23016, 'Waiting for connections', { port, bindIp, storageEngine, replSet });
+      return server;
+    } catch (e) {
+      listener?.close();
+      await engine.close();
+      throw e;
+    }
+  }
+
+  private accept(socket: net.Socket): void {
+    if (this.stopping !== undefined) {
+      socket.destroy();
+      return;
+    }
+    const id = this.nextConnectionId++;
+    const conn = new Connection(socket, id, this.dispatcher, this.services.logger, (c) => {
+      this.connections.delete(c);
+      this.services.connections.current = this.connections.size;
+    });
+    this.connections.add(conn);
+    this.services.connections.current = this.connections.size;
+    this.services.connections.totalCreated++;
+    this.services.logger.debug('NETWORK', 22943, 'Connection accepted', { remote: conn.state.remote, connectionId: id });
+  }
+
+  private reap(): void {
+    const timeout = Number(this.services.parameters.get('cursorTimeoutMillis') ?? limits.cursorIdleTimeoutMs);
+    const n = this.services.cursors.reapIdle(Date.now(), Number.isFinite(timeout) ? timeout : limits.cursorIdleTimeoutMs);
+    if (n > 0) this.services.logger.info('QUERY', 20528, 'Closed idle cursors', { count: n });
+  }
+
+  connectionStates(): ConnectionState[] {
+    return [...this.connections].map((c) => c.state);
+  }
+
+  /** Stop accepting, close all connections, close storage. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= this.doStop();
+    return this.stopping;
+  }
+
+  private async doStop(): Promise<void> {
+    const { logger, engine } = this.services;
+    logger.info('CONTROL', 23138, 'Shutting down');
+    if (this.reaper !== undefined) clearInterval(this.reaper);
+    const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
+    for (const c of [...this.connections]) c.close('server shutting down');
+    await closed;
+    await closeEngine(engine);
+    logger.info('CONTROL', 20565, 'Now exiting');
+  }
+}
+
+async function closeEngine(engine: StorageEngine): Promise<void> {
+  await engine.flush();
+  await engine.close();
+}
+
+function listen(server: net.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (e: Error): void => reject(e);
+    server.once('error', onError);
+    server.listen({ port, host, exclusive: true }, () => {
+      server.off('error', onError);
+      const addr = server.address();
+      resolve(typeof addr === 'object' && addr !== null ? addr.port : port);
+    });
+  });
+}

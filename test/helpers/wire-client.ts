@@ -1,0 +1,108 @@
+// A raw wire-protocol client for bad-input tests: sends exact bytes and reports what came
+// back — a reply frame, or the connection closing.
+
+import * as net from 'node:net';
+import { serialize, deserialize } from 'bson';
+
+export interface RawReply {
+  readonly kind: 'reply';
+  readonly opCode: number;
+  readonly body: Record<string, unknown>;
+}
+export interface RawClosed {
+  readonly kind: 'closed';
+}
+
+let requestId = 1000;
+
+export function opMsg(body: Record<string, unknown>, flags = 0): Buffer {
+  const doc = serialize(body);
+  const len = 16 + 4 + 1 + doc.length;
+  const b = Buffer.alloc(len);
+  b.writeInt32LE(len, 0);
+  b.writeInt32LE(requestId++, 4);
+  b.writeInt32LE(0, 8);
+  b.writeInt32LE(2013, 12);
+  b.writeUInt32LE(flags, 16);
+  b[20] = 0;
+  doc.copy(b, 21);
+  return b;
+}
+
+/** An OP_MSG whose body section is the given raw bytes (possibly invalid BSON). */
+export function opMsgRaw(sectionBytes: Buffer, flags = 0, opCode = 2013): Buffer {
+  const len = 16 + 4 + sectionBytes.length;
+  const b = Buffer.alloc(len);
+  b.writeInt32LE(len, 0);
+  b.writeInt32LE(requestId++, 4);
+  b.writeInt32LE(0, 8);
+  b.writeInt32LE(opCode, 12);
+  b.writeUInt32LE(flags, 16);
+  sectionBytes.copy(b, 20);
+  return b;
+}
+
+export class RawConnection {
+  private buffered = Buffer.alloc(0);
+  private closed = false;
+  private waiters: Array<() => void> = [];
+
+  private constructor(private readonly socket: net.Socket) {
+    socket.on('data', (d: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, d]);
+      this.wake();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      this.wake();
+    });
+    socket.on('error', () => undefined);
+  }
+
+  static connect(port: number, host = '127.0.0.1'): Promise<RawConnection> {
+    return new Promise((resolve, reject) => {
+      const s = net.connect({ port, host }, () => resolve(new RawConnection(s)));
+      s.once('error', reject);
+    });
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  send(bytes: Buffer): void {
+    this.socket.write(bytes);
+  }
+
+  /** The next reply, or 'closed' if the server closes the connection first. */
+  async next(timeoutMs = 5000): Promise<RawReply | RawClosed> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.buffered.length >= 4) {
+        const len = this.buffered.readInt32LE(0);
+        if (this.buffered.length >= len) {
+          const frame = this.buffered.subarray(0, len);
+          this.buffered = this.buffered.subarray(len);
+          const opCode = frame.readInt32LE(12);
+          const bodyStart = opCode === 1 ? 36 : 21;
+          return { kind: 'reply', opCode, body: deserialize(frame.subarray(bodyStart)) };
+        }
+      }
+      if (this.closed) return { kind: 'closed' };
+      if (Date.now() > deadline) throw new Error('no reply and no close within timeout');
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, Math.max(1, deadline - Date.now()));
+        this.waiters.push(() => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    }
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}

@@ -1,0 +1,59 @@
+// Constraints hold under concurrency: racing writers on separate connections.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MongoClient, MongoServerError } from 'mongodb';
+import { startTestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+
+describe('concurrency', () => {
+  let ts: TestServer;
+  let clients: MongoClient[] = [];
+  before(async () => {
+    ts = await startTestServer();
+    clients = await Promise.all(Array.from({ length: 20 }, () => ts.newClient({ maxPoolSize: 1 })));
+  });
+  after(async () => {
+    await ts.stop();
+  });
+
+  test('20 connections insert the same _id: exactly one wins, the rest get DuplicateKey', async () => {
+    for (let round = 0; round < 5; round++) {
+      const results = await Promise.allSettled(
+        clients.map((c, i) => c.db('race').collection('c').insertOne({ _id: `k${round}`, writer: i })),
+      );
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      assert.equal(won.length, 1, `round ${round}: one winner`);
+      assert.equal(lost.length, 19);
+      for (const l of lost) {
+        const e = l.reason as MongoServerError;
+        assert.ok(e instanceof MongoServerError);
+        assert.equal(e.code, 11000);
+        assert.deepEqual(e.errorResponse['keyPattern'] ?? e['keyPattern'], { _id: 1 });
+        assert.deepEqual(e.errorResponse['keyValue'] ?? e['keyValue'], { _id: `k${round}` });
+      }
+      const docs = await ts.client.db('race').collection('c').find({ _id: `k${round}` }).toArray();
+      assert.equal(docs.length, 1, 'no partial state: one document');
+    }
+  });
+
+  test('20 connections race on a unique secondary index: one winner', async () => {
+    const coll = ts.client.db('race').collection('u');
+    await coll.createIndex({ email: 1 }, { unique: true });
+    const results = await Promise.allSettled(
+      clients.map((c, i) => c.db('race').collection('u').insertOne({ _id: i, email: 'same@example.com' })),
+    );
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+    assert.equal(await coll.countDocuments({}), 1);
+    const lost = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    assert.equal((lost?.reason as MongoServerError).code, 11000);
+  });
+
+  test('concurrent $inc updates are not lost', async () => {
+    const coll = ts.client.db('race').collection('counter');
+    await coll.insertOne({ _id: 'n', v: 0 });
+    await Promise.all(clients.map((c) => Promise.all(Array.from({ length: 10 }, () => c.db('race').collection('counter').updateOne({ _id: 'n' }, { $inc: { v: 1 } })))));
+    assert.deepEqual(await coll.findOne({ _id: 'n' }), { _id: 'n', v: 200 });
+  });
+});

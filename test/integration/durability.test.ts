@@ -1,0 +1,115 @@
+// Acknowledged means durable: the daemon on LMDB, killed with SIGKILL mid-stream, keeps every
+// write it acknowledged; a clean stop keeps everything; a second daemon on the same dbpath
+// is refused.
+
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+
+const daemon = join(import.meta.dirname, '../../dist/src/cli/secantusd.js');
+
+interface Daemon {
+  readonly proc: ChildProcess;
+  readonly port: number;
+  readonly exited: Promise<number | null>;
+}
+
+/** Start secantusd on a free port and wait for its "Waiting for connections" log line. */
+function startDaemon(dbPath: string, extra: string[] = []): Promise<Daemon> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [daemon, '--port', '0', '--dbpath', dbPath, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+    let out = '';
+    let err = '';
+    proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    proc.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      for (const line of out.split('\n')) {
+        if (!line.includes('Waiting for connections')) continue;
+        const entry = JSON.parse(line) as { attr: { port: number } };
+        resolve({ proc, port: entry.attr.port, exited });
+        return;
+      }
+    });
+    void exited.then((code) => reject(new Error(`secantusd exited with ${code}: ${err}`)));
+  });
+}
+
+function client(port: number): MongoClient {
+  return new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, { serverSelectionTimeoutMS: 5000, retryWrites: false });
+}
+
+describe('durability (daemon on LMDB)', () => {
+  test('SIGKILL mid-stream loses no acknowledged write', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'secantus-dur-'));
+    try {
+      const d = await startDaemon(dir);
+      const writers = Array.from({ length: 4 }, () => client(d.port));
+      await Promise.all(writers.map((w) => w.connect()));
+      const acked = new Set<string>();
+      let stop = false;
+      const loops = writers.map(async (w, wi) => {
+        for (let i = 0; !stop; i++) {
+          const id = `${wi}-${i}`;
+          try {
+            await w.db('dur').collection('c').insertOne({ _id: id, pad: 'x'.repeat(200) });
+            acked.add(id);
+          } catch {
+            return;
+          }
+        }
+      });
+      await new Promise((r) => setTimeout(r, 1500));
+      d.proc.kill('SIGKILL');
+      stop = true;
+      await Promise.all(loops);
+      await d.exited;
+      await Promise.all(writers.map((w) => w.close(true).catch(() => undefined)));
+      assert.ok(acked.size > 50, `acknowledged ${acked.size} writes before the kill`);
+
+      const d2 = await startDaemon(dir);
+      const c = client(d2.port);
+      const ids = new Set((await c.db('dur').collection('c').find({}, { projection: { _id: 1 } }).toArray()).map((x) => String(x['_id'])));
+      for (const id of acked) assert.ok(ids.has(id), `acknowledged write ${id} survived`);
+      await c.close();
+      d2.proc.kill('SIGTERM');
+      assert.equal(await d2.exited, 0, 'SIGTERM exits 0');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('restart after a clean stop keeps all data; a second process on the same dbpath is refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'secantus-dur-'));
+    try {
+      const d = await startDaemon(dir);
+      const c = client(d.port);
+      await c.db('keep').collection('c').insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: i, v: i * 2 })));
+      await c.db('keep').collection('c').createIndex({ v: 1 }, { unique: true });
+      await c.close();
+
+      const second = spawn(process.execPath, [daemon, '--port', '0', '--dbpath', dir], { stdio: 'ignore' });
+      const code = await new Promise<number | null>((r) => second.on('exit', (x) => r(x)));
+      assert.equal(code, 100, 'a second daemon on the same dbpath exits with 100');
+
+      d.proc.kill('SIGINT');
+      assert.equal(await d.exited, 0);
+      const d2 = await startDaemon(dir);
+      const c2 = client(d2.port);
+      assert.equal(await c2.db('keep').collection('c').countDocuments(), 500);
+      const idx = await c2.db('keep').collection('c').listIndexes().toArray();
+      assert.deepEqual(idx.map((i) => i['name']), ['_id_', 'v_1']);
+      await assert.rejects(c2.db('keep').collection('c').insertOne({ _id: 'dup', v: 2 }), /E11000/);
+      await c2.close();
+      d2.proc.kill('SIGTERM');
+      assert.equal(await d2.exited, 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
