@@ -81,11 +81,11 @@
 // ---- Range scans ---------------------------------------------------------------------------
 //
 // Every key whose first n parts equal P starts with encodeKey(P, directions) (parts are
-// prefix-free), whatever follows (more parts, a RecordId suffix). So `keyRange` turns
+// prefix-free), whatever follows (more parts, a RecordId suffix). So `keyScanBounds` turns
 // bounds on a prefix of the parts into byte bounds: a lower bound P is the start (inclusive)
 // or keyPrefixUpperBound(enc(P)) (exclusive: skips every key that starts with P); an upper
 // bound is keyPrefixUpperBound(enc(P)) (inclusive) or enc(P) itself. MinKey / MaxKey parts
-// also work as sentinels in keys without suffix, but `keyRange` needs none.
+// also work as sentinels in keys without suffix, but `keyScanBounds` needs none.
 
 import { BSONRegExp, BSONSymbol, Code, DBRef, MaxKey, MinKey, ObjectId, Timestamp, Binary } from 'bson';
 import type { Decimal128, Double, Int32, Long } from 'bson';
@@ -630,8 +630,8 @@ export interface KeyBound {
   readonly inclusive: boolean;
 }
 
-/** Byte bounds for a storage scan (the shape of ScanOptions' range fields). */
-export interface KeyRange {
+/** Byte bounds for a storage scan: assignable to the storage engine's ScanOptions. */
+export interface KeyScanBounds {
   readonly start?: Uint8Array;
   readonly startInclusive: boolean;
   readonly end?: Uint8Array;
@@ -642,9 +642,13 @@ export interface KeyRange {
  * Byte bounds for the keys whose leading parts lie between `low` and `high` in index order
  * (for a descending field, `low` holds the larger value). Absent bounds are open. Works
  * whether or not entries carry a suffix. Example: all keys whose first part equals X is
- * keyRange({parts: [X], inclusive: true}, {parts: [X], inclusive: true}, directions).
+ * keyScanBounds({parts: [X], inclusive: true}, {parts: [X], inclusive: true}, directions).
  */
-export function keyRange(low: KeyBound | undefined, high: KeyBound | undefined, directions?: readonly KeyDirection[]): KeyRange {
+export function keyScanBounds(
+  low: KeyBound | undefined,
+  high: KeyBound | undefined,
+  directions?: readonly KeyDirection[],
+): KeyScanBounds {
   let start: Uint8Array | undefined;
   let end: Uint8Array | undefined;
   if (low !== undefined) {
@@ -663,20 +667,4 @@ export function keyRange(low: KeyBound | undefined, high: KeyBound | undefined, 
     ...(end !== undefined ? { end } : {}),
     endInclusive: false,
   };
-}
-
-// ---- RecordId suffix -----------------------------------------------------------------------
-
-/** 8 bytes that sort like the signed int64 RecordId: big-endian, sign bit flipped. */
-export function recordIdSuffix(recordId: bigint): Uint8Array {
-  const out = new Uint8Array(8);
-  new DataView(out.buffer).setBigUint64(0, BigInt.asUintN(64, recordId) ^ 0x8000000000000000n);
-  return out;
-}
-
-/** The RecordId written by recordIdSuffix at `offset` (default: the last 8 bytes). */
-export function readRecordIdSuffix(key: Uint8Array, offset = key.length - 8): bigint {
-  if (offset < 0 || offset + 8 > key.length) throw corrupt('no RecordId suffix');
-  const view = new DataView(key.buffer, key.byteOffset + offset, 8);
-  return BigInt.asIntN(64, view.getBigUint64(0) ^ 0x8000000000000000n);
 }
