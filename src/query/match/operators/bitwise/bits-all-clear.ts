@@ -1,0 +1,3 @@
+import { bitTestOperator } from './bits.js';
+
+export const $bitsAllClear = bitTestOperator('$bitsAllClear', 'bitsAllClear');

@@ -1,0 +1,3 @@
+import { bitTestOperator } from './bits.js';
+
+export const $bitsAllSet = bitTestOperator('$bitsAllSet', 'bitsAllSet');

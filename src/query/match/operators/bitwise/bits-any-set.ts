@@ -1,0 +1,3 @@
+import { bitTestOperator } from './bits.js';
+
+export const $bitsAnySet = bitTestOperator('$bitsAnySet', 'bitsAnySet');

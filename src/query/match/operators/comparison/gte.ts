@@ -1,0 +1,3 @@
+import { orderedComparison } from './shared.js';
+
+export const $gte = orderedComparison('$gte', 'gte');

@@ -1,0 +1,3 @@
+import { orderedComparison } from './shared.js';
+
+export const $lt = orderedComparison('$lt', 'lt');

@@ -1,0 +1,3 @@
+import { treeOperator } from './shared.js';
+
+export const $and = treeOperator('$and', 'and');

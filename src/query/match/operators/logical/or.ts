@@ -1,0 +1,3 @@
+import { treeOperator } from './shared.js';
+
+export const $or = treeOperator('$or', 'or');
