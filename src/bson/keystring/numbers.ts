@@ -245,17 +245,29 @@ function writeDecimalValue(w: ByteWriter, neg: boolean, coeff: string, q: number
     return writeDouble(w, neg ? -x : x);
   }
   const c = BigInt(digits);
-  if (q >= 0) return writeBigInteger(w, neg, c * 10n ** BigInt(q), digits, e10);
-  // x = c / d. With a = bitlen(c), b = bitlen(d), floor(log2 x) is a-b or a-b-1.
-  const d = 10n ** BigInt(-q);
-  let e = bitLength(c) - bitLength(d);
-  let [top, rest] = scaledQuotient(c, d, 52 - e);
-  if (top < 4503599627370496n) {
-    e--;
-    [top, rest] = scaledQuotient(c, d, 52 - e);
+  if (q >= 0) return writeBigInteger(w, neg, c * pow10(q), digits, e10);
+  // x = c / d. With a = bitlen(c), b = bitlen(d), x is in (2^(a-b-1), 2^(a-b+1)), so
+  // floor(x × 2^(53-a+b)) has 53 or 54 bits: one division gives the truncation either way.
+  const d = pow10(-q);
+  const e = bitLength(c) - bitLength(d);
+  const [quotient, rest] = scaledQuotient(c, d, 53 - e);
+  let exact = rest === 0n;
+  let top = quotient;
+  let exponent = e - 1;
+  if (quotient >= 9007199254740992n) {
+    exact &&= (quotient & 1n) === 0n;
+    top = quotient >> 1n;
+    exponent = e;
   }
-  if (rest === 0n) writeTop(w, neg, e, top);
-  else writeTop(w, neg, e, top, digits, e10);
+  if (exact) writeTop(w, neg, exponent, top);
+  else writeTop(w, neg, exponent, top, digits, e10);
+}
+
+const smallPowersOf10: bigint[] = [];
+for (let i = 0, p = 1n; i <= 64; i++, p *= 10n) smallPowersOf10.push(p);
+
+function pow10(k: number): bigint {
+  return smallPowersOf10[k] ?? 10n ** BigInt(k);
 }
 
 /** floor(c × 2^s / d) and the remainder. */
@@ -453,7 +465,7 @@ function magnitude(n: KeyNumber): { num: bigint; den: bigint } {
   if (n.digits !== undefined) {
     const t = n.e10 - n.digits.length + 1;
     const c = BigInt(n.digits);
-    return t >= 0 ? { num: c * 10n ** BigInt(t), den: 1n } : { num: c, den: 10n ** BigInt(-t) };
+    return t >= 0 ? { num: c * pow10(t), den: 1n } : { num: c, den: pow10(-t) };
   }
   const top = (BigInt(n.fHi) << 32n) + BigInt(n.fLo) + 4503599627370496n;
   const s = n.e - 52;
@@ -488,11 +500,11 @@ function toDecimal(n: KeyNumber, q: number): Decimal128 {
   const { num, den } = magnitude(n);
   let c: bigint;
   if (q >= 0) {
-    const d = den * 10n ** BigInt(q);
+    const d = den * pow10(q);
     if (num % d !== 0n) throw corrupt('decimal exponent does not fit the value');
     c = num / d;
   } else {
-    const m = num * 10n ** BigInt(-q);
+    const m = num * pow10(-q);
     if (m % den !== 0n) throw corrupt('decimal exponent does not fit the value');
     c = m / den;
   }
