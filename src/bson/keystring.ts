@@ -73,7 +73,8 @@
 //   string: 1 bit (symbol)          document: 1 bit (DBRef), before its fields
 //   Round trips are exact except: a DBRef whose db is '' comes back without db (they are
 //   the same document to compareBson); a double NaN's payload bits are not kept (a decimal
-//   NaN's are).
+//   NaN's are); a lone surrogate comes back as U+FFFD (see str); a plain JS number (not a
+//   BSON value, but accepted) comes back as a Double.
 //
 // Key lengths: strings, binData and documents are as long as their content (plus escapes
 // and markers); the storage engine rejects keys above its maxKeyBytes (KeyTooLongError).
