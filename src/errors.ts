@@ -178,6 +178,10 @@ export const ErrorCode = {
   Location51270: 51270,
   Location5729100: 5729100,
   Location6108304: 6108304,
+  // Update language: replacement/upsert checks and the size of updated documents.
+  NotExactValueField: 63,
+  Location17419: 17419,
+  Location17420: 17420,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

@@ -1,0 +1,17 @@
+// The update language of MongoDB 7.0: operator updates, replacements, upserts.
+// See compile.ts for the entry point and tree.ts / walk.ts for how updates apply.
+
+export { compileUpdate } from './compile.js';
+export { upsertSeed } from './upsert-seed.js';
+export type { UpsertSeedOptions } from './upsert-seed.js';
+export { binaryEqual, binaryEqualDocuments } from './binary-equal.js';
+export type {
+  ApplyContext,
+  CompileUpdateOptions,
+  CompiledUpdate,
+  FilterCompiler,
+  FilterMatcher,
+  TruncatedArray,
+  UpdateResult,
+  UpsertContext,
+} from './types.js';

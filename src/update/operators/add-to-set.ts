@@ -1,0 +1,60 @@
+// $addToSet: append values not already in the array (equality in BSON order: 1 equals 1.0),
+// several with {$each: [...]}, where $each must be the first and only field.
+
+import { compareBson } from '../../bson/compare.js';
+import { bsonTypeName, isArray, isPlainDocument } from '../../bson/types.js';
+import type { BsonArray, BsonValue } from '../../bson/types.js';
+import { ErrorCode, fail } from '../../errors.js';
+import { formatValue } from '../format.js';
+import { defineModifier, noop, ownedArray, updated } from '../modifier.js';
+import type { ModifierDefinition } from './definition.js';
+
+function contains(values: readonly BsonValue[], v: BsonValue): boolean {
+  return values.some((x) => compareBson(x, v) === 0);
+}
+
+function parseElements(value: BsonValue): BsonValue[] {
+  if (isPlainDocument(value)) {
+    const keys = Object.keys(value);
+    if (keys[0] === '$each') {
+      const each = value['$each'] as BsonValue;
+      if (!isArray(each)) {
+        fail(ErrorCode.TypeMismatch, `The argument to $each in $addToSet must be an array but it was of type ${bsonTypeName(each)}`);
+      }
+      if (keys.length > 1) fail(ErrorCode.BadValue, `Found unexpected fields after $each in $addToSet: ${formatValue(value)}`);
+      // Duplicates within $each are dropped up front, keeping the first of each.
+      const unique: BsonValue[] = [];
+      for (const v of each) if (!contains(unique, v)) unique.push(v);
+      return unique;
+    }
+  }
+  return [value];
+}
+
+export const $addToSet: ModifierDefinition = {
+  name: '$addToSet',
+  parse(_path, value) {
+    const elements = parseElements(value);
+    return defineModifier({
+      name: '$addToSet',
+      updateExisting(target) {
+        if (!isArray(target.value)) {
+          fail(
+            ErrorCode.BadValue,
+            `Cannot apply $addToSet to non-array field. Field named '${String(target.loc.key)}' has non-array type ${bsonTypeName(target.value)}`,
+          );
+        }
+        const existing = target.value;
+        const toAdd = elements.filter((v) => !contains(existing, v));
+        if (toAdd.length === 0) return noop;
+        ownedArray(target).push(...toAdd);
+        return updated;
+      },
+      valueForNew(state) {
+        const arr: BsonArray = [...elements];
+        state.adopt(arr);
+        return arr;
+      },
+    });
+  },
+};

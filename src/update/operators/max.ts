@@ -1,0 +1,9 @@
+// $max: set the field to the argument when the argument is larger (or the field is missing).
+
+import { compareModifier } from './compare.js';
+import type { ModifierDefinition } from './definition.js';
+
+export const $max: ModifierDefinition = {
+  name: '$max',
+  parse: (_path, value) => compareModifier('$max', value),
+};
