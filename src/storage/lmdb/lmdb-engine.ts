@@ -51,6 +51,8 @@ export interface LmdbEngineOptions {
   /** Keys deleted per background transaction when reclaiming cleared tables. */
   readonly reclaimBatchKeys?: number;
   readonly logger?: Logger;
+  /** Fault injection for tests: called before a table's writes are applied; may throw. */
+  readonly testHooks?: { readonly beforeApply?: (table: string) => void };
 }
 
 /** Bumped when the on-disk layout changes incompatibly. */
@@ -114,9 +116,38 @@ const noEntries: Iterator<Entry> = { next: () => ({ done: true, value: undefined
 
 type Db = RootDatabase<Buffer, Buffer>;
 
-interface Outcome {
+interface QueuedWrite {
+  readonly fn: (txn: WriteTxn) => unknown;
+  readonly durable: boolean;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  state: 'queued' | 'applied' | 'failed';
+  result: unknown;
+  error: unknown;
+  /** The seq this write committed as (valid once applied). */
   seq: number;
-  applied: boolean;
+  /** Its write set, kept until its child transaction commits, in case it must be re-applied. */
+  overlay: OverlayTxn | undefined;
+}
+
+/** What a child transaction changed in memory, to put back if it is rolled back. */
+interface Undo {
+  readonly nextTableId: number;
+  readonly assigned: number;
+  readonly clearedNames: number;
+  readonly ids: [string, TableId | undefined][];
+  reclaim: boolean;
+}
+
+function fail(w: QueuedWrite, error: unknown): void {
+  w.state = 'failed';
+  w.error = error;
+  w.overlay = undefined;
+}
+
+function settle(w: QueuedWrite): void {
+  if (w.state === 'applied') w.resolve(w.result);
+  else w.reject(w.error);
 }
 
 export class LmdbEngine implements StorageEngine {
@@ -138,11 +169,17 @@ export class LmdbEngine implements StorageEngine {
   /** Set when a batch failed to commit after we had applied to it: memory and disk disagree. */
   private failure: unknown = undefined;
   private readonly pending = new Set<Promise<unknown>>();
+  /** Writes not yet handed to lmdb. */
+  private queue: QueuedWrite[] = [];
+  private submitScheduled = false;
+  /** A committed child cleared a table: start reclaiming once the group is done. */
+  private reclaimWanted = false;
   private readonly snapshots = new Set<LmdbSnapshot>();
   private reclaiming: Promise<void> | undefined;
   private readonly writeBase: BaseReader;
   private readonly logger: Logger;
   private readonly reclaimBatchKeys: number;
+  private readonly testHooks: LmdbEngineOptions['testHooks'];
 
   private constructor(
     private readonly db: Db,
@@ -159,6 +196,7 @@ export class LmdbEngine implements StorageEngine {
     this.nextTableId = nextTableId;
     this.logger = options.logger ?? silentLogger;
     this.reclaimBatchKeys = options.reclaimBatchKeys ?? 2000;
+    this.testHooks = options.testHooks;
     this.writeBase = {
       get: (table, key) => {
         const id = this.ids.get(table)?.id;
@@ -262,7 +300,12 @@ export class LmdbEngine implements StorageEngine {
     return this.db.get(k, { transaction: txn });
   }
 
-  *readScan(id: number, range: KeyRange, txn: Transaction | undefined): Generator<Entry, void, undefined> {
+  /**
+   * Entries of one table's range. With an `owner` (a snapshot), the LMDB cursor is
+   * registered with it so that release() can close it while this generator stays
+   * suspended: resuming then throws from owner.live() rather than quietly ending.
+   */
+  *readScan(id: number, range: KeyRange, txn: Transaction | undefined, owner?: ScanOwner): Generator<Entry, void, undefined> {
     const r = clampRange(range, this.maxKeyBytes);
     if (isEmptyRange(r)) return;
     const p = this.prefix(id);
@@ -283,15 +326,19 @@ export class LmdbEngine implements StorageEngine {
           inclusiveEnd: r.hi !== undefined && r.hiInclusive,
         };
     if (txn !== undefined) options.transaction = txn;
+    owner?.live();
     const it = this.db.getRange(options)[Symbol.iterator]();
+    owner?.cursors.add(it);
+    const skip = p.length;
     try {
       for (;;) {
+        owner?.live();
         const n = it.next();
         if (n.done === true) return;
-        yield { key: n.value.key.subarray(p.length), value: n.value.value };
+        yield { key: n.value.key.subarray(skip), value: n.value.value };
       }
     } finally {
-      it.return?.();
+      if (owner === undefined || owner.cursors.delete(it)) it.return?.();
     }
   }
 
@@ -327,32 +374,72 @@ export class LmdbEngine implements StorageEngine {
   }
 
   // ---- writes ----
+  //
+  // write() queues; a microtask hands everything queued so far to lmdb as ONE transaction
+  // callback (a "group"), and lmdb puts every callback of the event-loop turn into one LMDB
+  // transaction. Inside, each fn runs on its own overlay and its writes are applied at once,
+  // so the next fn reads them from LMDB. The group's writes go into one LMDB child
+  // transaction: if applying one fn fails at the LMDB level (a batch too big for one
+  // transaction, a full disk), the child is aborted, the write sets of the fns before it are
+  // applied again (their fns are not re-run), the failing fn is rejected, and the group goes
+  // on after it. A fn that throws never reaches LMDB at all.
 
   write<T>(fn: (txn: WriteTxn) => T, options: WriteOptions): Promise<T> {
     if (this.closing) return Promise.reject(new StorageClosedError());
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    if (this.inCallback) {
-      // The package cannot queue a transaction from inside one of its callbacks. Queue it
-      // once this batch's callbacks are done: still after every write called before it.
-      return new Promise<T>((resolve) => queueMicrotask(() => resolve(this.write(fn, options))));
+    return new Promise<T>((resolve, reject) => {
+      const w: QueuedWrite = {
+        fn,
+        durable: options.durable,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        state: 'queued',
+        result: undefined,
+        error: undefined,
+        seq: 0,
+        overlay: undefined,
+      };
+      this.queue.push(w);
+      if (!this.submitScheduled) {
+        this.submitScheduled = true;
+        // A microtask: after the caller's synchronous code (so its writes group together),
+        // and, for a write() called inside a callback, after lmdb's callbacks are done —
+        // the package cannot queue a transaction from inside one.
+        queueMicrotask(() => this.submit());
+      }
+    });
+  }
+
+  private submit(): void {
+    this.submitScheduled = false;
+    const group = this.queue;
+    this.queue = [];
+    if (group.length === 0) return;
+    if (this.failure !== undefined) {
+      for (const w of group) w.reject(this.failure);
+      return;
     }
-    const outcome: Outcome = { seq: 0, applied: false };
-    const committed = this.db.transaction(() => this.runCallback(fn, outcome));
-    // Read now: `flushed` follows the batch this write was just queued in.
-    const flushed = options.durable && this.overlappingSync ? this.db.flushed.then(() => undefined) : undefined;
+    const committed = this.db.transaction(() => this.runGroup(group));
+    // Read now: `flushed` follows the batch this group was just queued in.
+    const flushed = this.overlappingSync && group.some((w) => w.durable) ? this.db.flushed.then(() => undefined) : undefined;
     const done = committed.then(
-      async (value) => {
-        if (outcome.seq > this.committed) this.committed = outcome.seq;
-        if (flushed !== undefined) await flushed;
-        return value;
+      async () => {
+        for (const w of group) if (w.state === 'applied' && w.seq > this.committed) this.committed = w.seq;
+        for (const w of group) if (w.state === 'failed' || !w.durable || flushed === undefined) settle(w);
+        if (flushed !== undefined) {
+          await flushed;
+          for (const w of group) if (w.state === 'applied' && w.durable) settle(w);
+        }
       },
       (e: unknown) => {
-        if (outcome.applied) this.poison(e);
-        throw e;
+        if (group.some((w) => w.state === 'applied')) this.poison(e);
+        for (const w of group) {
+          if (w.state === 'failed') w.reject(w.error);
+          else w.reject(e);
+        }
       },
     );
     this.track(done);
-    return done;
   }
 
   private track(p: Promise<unknown>): void {
@@ -371,72 +458,165 @@ export class LmdbEngine implements StorageEngine {
     });
   }
 
-  private runCallback<T>(fn: (txn: WriteTxn) => T, outcome: Outcome): T {
-    if (this.failure !== undefined) throw this.failure;
+  /** The lmdb callback: every queued write of the group, in order. Never throws. */
+  private runGroup(group: QueuedWrite[]): void {
     this.inCallback = true;
     try {
-      const txn = new OverlayTxn(this.writeBase, this.assigned + 1, this.maxKeyBytes);
-      let result: T;
-      try {
-        result = fn(txn);
-        checkSynchronousResult(result);
-      } finally {
-        txn.end();
+      let next = 0;
+      while (next < group.length) next = this.runChild(group, next);
+      if (this.clearedNames > 256) this.pruneClearedNames();
+      if (this.reclaimWanted) {
+        this.reclaimWanted = false;
+        this.scheduleReclaim();
       }
-      this.apply(txn);
-      outcome.seq = txn.seq;
-      outcome.applied = true;
-      return result;
+    } catch (e) {
+      // A bug in the code above, not in a fn: what reached LMDB is unknown.
+      this.poison(e);
+      for (const w of group) if (w.state !== 'failed') fail(w, e);
     } finally {
       this.inCallback = false;
     }
   }
 
-  /** Write a finished overlay into the batch's LMDB transaction, all or nothing. */
-  private apply(txn: OverlayTxn): void {
-    let nextId = this.nextTableId;
-    const idChanges: [string, number | undefined][] = [];
-    let reclaim = false;
-    const db = this.db;
-    // A child transaction: if any put fails (a batch too big for one LMDB transaction, a
-    // full disk), this transaction's writes roll back and the batch goes on without them.
-    db.childTransaction(() => {
-      for (const [table, w] of txn.tables) {
-        const current = this.ids.get(table)?.id;
-        let id = current;
-        if (w.cleared && id !== undefined) {
-          db.putSync(concatBytes(this.prefix(garbageId), this.prefix(id)), emptyValue);
-          db.removeSync(concatBytes(this.prefix(catalogId), nameKey(table)));
-          id = undefined;
-          reclaim = true;
+  /** Run writes from `start` in one child transaction; returns where to continue. */
+  private runChild(group: QueuedWrite[], start: number): number {
+    const undo = this.beginUndo();
+    const applied: QueuedWrite[] = [];
+    let failedAt = -1;
+    let failure: unknown;
+    let i = start;
+    try {
+      this.db.childTransaction(() => {
+        for (; i < group.length; i++) {
+          const w = group[i] as QueuedWrite;
+          const overlay = this.runFn(w);
+          if (overlay === undefined) continue;
+          try {
+            this.applyOverlay(overlay, undo);
+          } catch (e) {
+            failedAt = i;
+            failure = e;
+            throw e;
+          }
+          applied.push(w);
         }
-        if (id === undefined && hasPut(w)) {
-          if (nextId > tableIdMax) throw new RangeError('lmdb engine: table ids exhausted');
-          id = nextId++;
-          db.putSync(concatBytes(this.prefix(catalogId), nameKey(table)), u32(id));
-        }
-        if (id !== current) idChanges.push([table, id]);
-        if (id === undefined) continue;
-        const p = this.prefix(id);
-        const c = w.entries.cursor(fullRange);
-        while (c.next()) {
-          const k = concatBytes(p, c.key as Bytes);
-          if (c.value === tombstone) db.removeSync(k);
-          else if (c.value !== undefined) db.putSync(k, c.value as Buffer);
-        }
+        this.writeMeta(undo);
+      });
+    } catch (e) {
+      this.rollback(undo);
+      if (failedAt < 0) {
+        // The child transaction itself failed: nothing of it stays.
+        for (const w of applied) fail(w, e);
+        return Math.max(i, start + 1);
       }
-      if (nextId !== this.nextTableId) db.putSync(concatBytes(this.prefix(metaId), metaNextIdKey), u32(nextId));
-      db.putSync(concatBytes(this.prefix(metaId), metaSeqKey), u64(txn.seq));
-    });
-    // Only now, with the child committed into the batch, does memory follow.
-    this.nextTableId = nextId;
-    this.assigned = txn.seq;
-    for (const [table, id] of idChanges) {
-      this.ids.set(table, { id, since: txn.seq });
-      if (id === undefined) this.clearedNames++;
+      fail(group[failedAt] as QueuedWrite, failure);
+      this.reapply(applied);
+      return failedAt + 1;
     }
-    if (this.clearedNames > 256) this.pruneClearedNames();
-    if (reclaim) this.scheduleReclaim();
+    for (const w of applied) this.markApplied(w);
+    if (undo.reclaim) this.reclaimWanted = true;
+    return i;
+  }
+
+  /** Apply again, in a child of their own, write sets that were rolled back with a failing one. */
+  private reapply(writes: QueuedWrite[]): void {
+    if (writes.length === 0) return;
+    const undo = this.beginUndo();
+    try {
+      this.db.childTransaction(() => {
+        for (const w of writes) if (w.overlay !== undefined) this.applyOverlay(w.overlay, undo);
+        this.writeMeta(undo);
+      });
+    } catch (e) {
+      this.rollback(undo);
+      for (const w of writes) fail(w, e);
+      return;
+    }
+    for (const w of writes) this.markApplied(w);
+    if (undo.reclaim) this.reclaimWanted = true;
+  }
+
+  private markApplied(w: QueuedWrite): void {
+    w.state = 'applied';
+    w.overlay = undefined;
+  }
+
+  /** Run one fn on a fresh overlay; undefined when it threw (the write has failed). */
+  private runFn(w: QueuedWrite): OverlayTxn | undefined {
+    const txn = new OverlayTxn(this.writeBase, this.assigned + 1, this.maxKeyBytes);
+    try {
+      w.result = w.fn(txn);
+      checkSynchronousResult(w.result);
+    } catch (e) {
+      fail(w, e);
+      return undefined;
+    } finally {
+      txn.end();
+    }
+    w.seq = txn.seq;
+    w.overlay = txn;
+    return txn;
+  }
+
+  private beginUndo(): Undo {
+    return { nextTableId: this.nextTableId, assigned: this.assigned, clearedNames: this.clearedNames, ids: [], reclaim: false };
+  }
+
+  private rollback(undo: Undo): void {
+    this.nextTableId = undo.nextTableId;
+    this.assigned = undo.assigned;
+    this.clearedNames = undo.clearedNames;
+    for (let j = undo.ids.length - 1; j >= 0; j--) {
+      const [table, prev] = undo.ids[j] as [string, TableId | undefined];
+      if (prev === undefined) this.ids.delete(table);
+      else this.ids.set(table, prev);
+    }
+  }
+
+  /** Write one finished overlay into the current LMDB (child) transaction. */
+  private applyOverlay(txn: OverlayTxn, undo: Undo): void {
+    const db = this.db;
+    for (const [table, w] of txn.tables) {
+      this.testHooks?.beforeApply?.(table);
+      const entry = this.ids.get(table);
+      const current = entry?.id;
+      let id = current;
+      if (w.cleared && id !== undefined) {
+        db.putSync(concatBytes(this.prefix(garbageId), this.prefix(id)), emptyValue);
+        db.removeSync(concatBytes(this.prefix(catalogId), nameKey(table)));
+        id = undefined;
+        undo.reclaim = true;
+      }
+      if (id === undefined && hasPut(w)) {
+        if (this.nextTableId > tableIdMax) throw new RangeError('lmdb engine: table ids exhausted');
+        id = this.nextTableId++;
+        db.putSync(concatBytes(this.prefix(catalogId), nameKey(table)), u32(id));
+      }
+      if (id !== current) {
+        // Memory follows at once, so that the next fn of the batch finds the table; the
+        // undo log puts it back if the child transaction is rolled back.
+        undo.ids.push([table, entry]);
+        this.ids.set(table, { id, since: txn.seq });
+        if (id === undefined) this.clearedNames++;
+      }
+      if (id === undefined) continue;
+      const p = this.prefix(id);
+      const c = w.entries.cursor(fullRange);
+      while (c.next()) {
+        const k = concatBytes(p, c.key as Bytes);
+        if (c.value === tombstone) db.removeSync(k);
+        else if (c.value !== undefined) db.putSync(k, c.value as Buffer);
+      }
+    }
+    this.assigned = txn.seq;
+  }
+
+  /** Persist the seq (and next table id) the child transaction ends on. */
+  private writeMeta(undo: Undo): void {
+    if (this.assigned === undo.assigned) return;
+    const db = this.db;
+    if (this.nextTableId !== undo.nextTableId) db.putSync(concatBytes(this.prefix(metaId), metaNextIdKey), u32(this.nextTableId));
+    db.putSync(concatBytes(this.prefix(metaId), metaSeqKey), u64(this.assigned));
   }
 
   /**
@@ -530,6 +710,8 @@ export class LmdbEngine implements StorageEngine {
 
   private async shutdown(): Promise<void> {
     this.closing = true;
+    // Writes queued before close() still go through: hand them to lmdb now.
+    this.submit();
     await Promise.allSettled([...this.pending]);
     if (this.reclaiming !== undefined) await this.reclaiming;
     for (const s of [...this.snapshots]) s.release();
@@ -547,16 +729,18 @@ function hasPut(w: TableWrites): boolean {
   return false;
 }
 
-class LmdbSnapshot implements Snapshot {
+/** What a snapshot lends its scans: a liveness check and a place to register cursors. */
+interface ScanOwner {
+  live(): void;
+  readonly cursors: Set<Iterator<unknown>>;
+}
+
+class LmdbSnapshot implements Snapshot, ScanOwner {
   private txn: Transaction | undefined;
   /** Table ids as of this snapshot, for names whose mapping changed after it. */
   private readonly idCache = new Map<string, number | undefined>();
-  /**
-   * Cursors of unfinished scans, closed on release (the package must not end a read
-   * transaction under an open cursor). The scans stay suspended, so resuming one afterwards
-   * throws instead of quietly ending.
-   */
-  private readonly openCursors = new Set<Generator<Entry, void, undefined>>();
+  /** LMDB cursors of unfinished scans: the package must not end a read transaction under one. */
+  readonly cursors = new Set<Iterator<unknown>>();
 
   constructor(
     private readonly engine: LmdbEngine,
@@ -566,7 +750,11 @@ class LmdbSnapshot implements Snapshot {
     this.txn = txn;
   }
 
-  private live(): Transaction {
+  live(): void {
+    if (this.txn === undefined) throw useAfterEnd('snapshot');
+  }
+
+  private current(): Transaction {
     if (this.txn === undefined) throw useAfterEnd('snapshot');
     return this.txn;
   }
@@ -579,36 +767,20 @@ class LmdbSnapshot implements Snapshot {
   }
 
   get(table: string, key: Bytes): Bytes | undefined {
-    const txn = this.live();
+    const txn = this.current();
     const id = this.tableId(table, txn);
     return id === undefined ? undefined : this.engine.readGet(id, key, txn);
   }
 
   scan(table: string, options?: ScanOptions): IterableIterator<Entry> {
-    const txn = this.live();
+    const txn = this.current();
     const id = this.tableId(table, txn);
-    return this.scanGen(id, toKeyRange(options), txn);
-  }
-
-  private *scanGen(id: number | undefined, range: KeyRange, txn: Transaction): Generator<Entry, void, undefined> {
-    if (id === undefined) return;
-    this.live();
-    const inner = this.engine.readScan(id, range, txn);
-    this.openCursors.add(inner);
-    try {
-      for (;;) {
-        this.live(); // before touching the cursor: it is closed once the snapshot is released
-        const n = inner.next();
-        if (n.done === true) return;
-        yield n.value;
-      }
-    } finally {
-      if (this.openCursors.delete(inner)) inner.return();
-    }
+    if (id === undefined) return emptyScan(this);
+    return this.engine.readScan(id, toKeyRange(options), txn, this);
   }
 
   count(table: string): number {
-    const txn = this.live();
+    const txn = this.current();
     const id = this.tableId(table, txn);
     return id === undefined ? 0 : this.engine.readCount(id, txn);
   }
@@ -616,10 +788,14 @@ class LmdbSnapshot implements Snapshot {
   release(): void {
     const txn = this.txn;
     if (txn === undefined) return;
-    for (const cursor of this.openCursors) cursor.return();
-    this.openCursors.clear();
+    for (const cursor of this.cursors) cursor.return?.();
+    this.cursors.clear();
     this.txn = undefined;
     txn.done();
     this.engine.forget(this);
   }
+}
+
+function* emptyScan(owner: ScanOwner): Generator<Entry, void, undefined> {
+  owner.live();
 }

@@ -11,9 +11,15 @@
 //
 // A write transaction edits a private copy-on-write view of the roots: its reads see its own
 // writes directly (no overlay to merge), and rollback is dropping the view.
+//
+// Keys are held as latin1 strings (one char per byte, so string order is byte order) next to
+// the entry they index. Measured here, a lookup among 200k Buffer keys cost ~4-9 µs — each
+// comparison chases a typed-array object and then its backing store, two cache misses — and
+// ~1 µs with string keys. The stored entry object is what scans yield, so a scan allocates
+// nothing per row.
 
 import type { Bytes, EngineStats, Entry, ScanOptions, Snapshot, StorageEngine, WriteOptions, WriteTxn } from '../engine.js';
-import { compareBytes, copyBytes } from '../bytes.js';
+import { copyBytes } from '../bytes.js';
 import {
   emptyTree,
   newEditToken,
@@ -37,10 +43,16 @@ import {
   useAfterEnd,
 } from '../validate.js';
 
-type Table = TreeNode<Bytes, Bytes>;
+type Table = TreeNode<string, Entry>;
 type Tables = TreeNode<string, Table>;
 
-const compareNames = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** Orders table names, and keys in their latin1 form (byte order, shorter prefix first). */
+const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const compareNames = compareStrings;
+
+function latin1(key: Bytes): string {
+  return (key instanceof Buffer ? key : Buffer.from(key.buffer, key.byteOffset, key.byteLength)).toString('latin1');
+}
 
 export interface MemoryEngineOptions {
   /** Longest key accepted; defaults to the lmdb engine's limit so tests meet production's. */
@@ -55,12 +67,22 @@ function* scanTable(table: Table | undefined, options: ScanOptions | undefined, 
   if (table === undefined) return;
   const range = toKeyRange(options);
   if (isEmptyRange(range)) return;
-  const cursor = new TreeCursor(table, compareBytes, range);
+  const cursor = new TreeCursor(table, compareStrings, {
+    lo: range.lo === undefined ? undefined : latin1(range.lo),
+    loInclusive: range.loInclusive,
+    hi: range.hi === undefined ? undefined : latin1(range.hi),
+    hiInclusive: range.hiInclusive,
+    reverse: range.reverse,
+  });
   for (;;) {
     live();
     if (!cursor.next()) return;
-    yield { key: cursor.key as Bytes, value: cursor.value as Bytes };
+    yield cursor.value as Entry;
   }
+}
+
+function getIn(table: Table | undefined, key: Bytes): Bytes | undefined {
+  return table === undefined ? undefined : treeGet(table, latin1(key), compareStrings)?.value;
 }
 
 class MemorySnapshot implements Snapshot {
@@ -81,8 +103,7 @@ class MemorySnapshot implements Snapshot {
   }
 
   get(table: string, key: Bytes): Bytes | undefined {
-    const t = tableOf(this.view(), table);
-    return t === undefined ? undefined : treeGet(t, key, compareBytes);
+    return getIn(tableOf(this.view(), table), key);
   }
 
   scan(table: string, options?: ScanOptions): IterableIterator<Entry> {
@@ -108,7 +129,7 @@ class MemoryWriteTxn implements WriteTxn {
   readonly tableBytes = new Map<string, number>();
   private token: EditToken = newEditToken();
   private ended = false;
-  private readonly edit: EditResult<Bytes> = { found: false, prev: undefined };
+  private readonly edit: EditResult<Entry> = { found: false, prev: undefined };
 
   constructor(
     tables: Tables,
@@ -141,8 +162,7 @@ class MemoryWriteTxn implements WriteTxn {
 
   get(table: string, key: Bytes): Bytes | undefined {
     this.live();
-    const t = tableOf(this.tables, table);
-    return t === undefined ? undefined : treeGet(t, key, compareBytes);
+    return getIn(tableOf(this.tables, table), key);
   }
 
   put(table: string, key: Bytes, value: Bytes): void {
@@ -151,23 +171,24 @@ class MemoryWriteTxn implements WriteTxn {
     checkKey(key, this.maxKeyBytes);
     checkValue(value);
     // Private copies: the caller may reuse its buffers once put returns.
-    const k = copyBytes(key);
-    const v = copyBytes(value);
+    const entry: Entry = { key: copyBytes(key), value: copyBytes(value) };
     const before = tableOf(this.tables, table);
-    const after = treeSet(before ?? emptyTree<Bytes, Bytes>(), k, v, compareBytes, this.token, this.edit);
+    const after = treeSet(before ?? emptyTree<string, Entry>(), latin1(key), entry, compareStrings, this.token, this.edit);
     this.setTable(table, before, after);
-    const prev = this.edit.found && this.edit.prev !== undefined ? k.length + this.edit.prev.length : 0;
-    this.tableBytes.set(table, this.bytesOf(table) + k.length + v.length - prev);
+    const prev = this.edit.prev;
+    const delta = entry.key.length + entry.value.length - (prev === undefined ? 0 : prev.key.length + prev.value.length);
+    this.tableBytes.set(table, this.bytesOf(table) + delta);
   }
 
   delete(table: string, key: Bytes): boolean {
     this.live();
     const before = tableOf(this.tables, table);
     if (before === undefined) return false;
-    const after = treeDelete(before, key, compareBytes, this.token, this.edit);
-    if (!this.edit.found) return false;
+    const after = treeDelete(before, latin1(key), compareStrings, this.token, this.edit);
+    const prev = this.edit.prev;
+    if (!this.edit.found || prev === undefined) return false;
     this.setTable(table, before, after);
-    this.tableBytes.set(table, this.bytesOf(table) - key.length - (this.edit.prev?.length ?? 0));
+    this.tableBytes.set(table, this.bytesOf(table) - prev.key.length - prev.value.length);
     return true;
   }
 

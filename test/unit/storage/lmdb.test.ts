@@ -194,6 +194,56 @@ describe('lmdb engine', () => {
     }
   });
 
+  it('rolls back alone a write whose apply fails inside LMDB; the rest of its batch commits', async () => {
+    const injected = new Error('injected LMDB failure');
+    const dir = freshDir();
+    const e = await LmdbEngine.open({
+      path: dir,
+      testHooks: {
+        beforeApply: (table) => {
+          if (table === 'poison') throw injected;
+        },
+      },
+    });
+    try {
+      const base = e.committedSeq;
+      const results = await Promise.allSettled([
+        e.write((t) => (t.put('a', Buffer.from('1'), Buffer.from('1')), t.seq), { durable: true }),
+        e.write((t) => (t.put('new1', Buffer.from('1'), Buffer.from('1')), t.seq), { durable: true }),
+        // Creates a table, writes another, then fails: none of it may remain.
+        e.write((t) => {
+          t.put('new2', Buffer.from('x'), Buffer.from('x'));
+          t.put('a', Buffer.from('x'), Buffer.from('x'));
+          t.put('poison', Buffer.from('x'), Buffer.from('x'));
+          return t.seq;
+        }, { durable: true }),
+        e.write((t) => (t.put('new3', Buffer.from('1'), Buffer.from(String(t.get('new1', Buffer.from('1'))))), t.seq), { durable: true }),
+        e.write((t) => (t.put('a', Buffer.from('2'), Buffer.from(String(t.count('a')))), t.seq), { durable: true }),
+      ]);
+      assert.deepEqual(
+        results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+        [base + 1, base + 2, 'injected LMDB failure', base + 3, base + 4],
+      );
+      const check = async (eng: StorageEngine): Promise<void> => {
+        const s = eng.snapshot();
+        assert.equal(s.seq, base + 4);
+        assert.deepEqual([...s.scan('a')].map((x) => `${String(x.key)}=${String(x.value)}`), ['1=1', '2=1']);
+        assert.equal(s.count('new1'), 1);
+        assert.equal(s.count('new2'), 0);
+        assert.equal(s.count('poison'), 0);
+        assert.equal(String(s.get('new3', Buffer.from('1'))), '1');
+        s.release();
+      };
+      await check(e);
+      await e.close();
+      const again = await openAt(dir);
+      await check(again);
+      await again.close();
+    } finally {
+      await e.close();
+    }
+  });
+
   it('reclaims a cleared table in the background, also after a restart, without disturbing old snapshots', async () => {
     const dir = freshDir();
     let e = await LmdbEngine.open({ path: dir, reclaimBatchKeys: 300 });
