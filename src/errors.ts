@@ -140,6 +140,9 @@ export const ErrorCode = {
   ClientDisconnect: 279,
   // Query language (match, projection, sort): codes mongod 7.0 answers, by their location.
   QueryFeatureNotAllowed: 224,
+  Location31218: 31218,
+  Location31219: 31219,
+  Location5392900: 5392900,
   Location15975: 15975,
   Location15998: 15998,
   Location17312: 17312,

@@ -42,3 +42,9 @@ export function parseInList(name: string, path: string, arg: BsonValue): PathNod
   if (values.some((v) => v === undefined)) fail(ErrorCode.BadValue, 'InMatchExpression equality cannot be undefined');
   return pathNode(path, { kind: 'in', values, regexes }, simpleTest(inTest(values, regexTests)));
 }
+
+/** An $in node from already validated values and regexes (the $or → $in rewrite). */
+export function inNode(path: string, values: BsonValue[], regexes: RegexOperand[]): PathNode {
+  const regexTests = regexes.map((r) => regexValueTest(r.pattern, r.flags));
+  return pathNode(path, { kind: 'in', values, regexes }, simpleTest(inTest(values, regexTests)));
+}
