@@ -334,6 +334,17 @@ describe('matcher: $$matchAsRoot', () => {
   });
 });
 
+describe('matcher: extraFieldsInNested (used only for driver-sent commands)', () => {
+  it('allows extra fields at every level but still requires the expected ones', () => {
+    ok(X('{"writeConcern": {"w": "majority"}}'), { writeConcern: { w: 'majority', wtimeout: 10000 } }, { extraFieldsInNested: true });
+    ok(X('{"a": [{"b": {"c": 1}}]}'), { a: [{ b: { c: 1, d: 2 }, e: 3 }] }, { extraFieldsInNested: true });
+    no(X('{"writeConcern": {"w": "majority"}}'), { writeConcern: { w: 1, wtimeout: 10000 } }, { extraFieldsInNested: true });
+    no(X('{"writeConcern": {"w": "majority", "j": true}}'), { writeConcern: { w: 'majority' } }, { extraFieldsInNested: true });
+    no(X('{"a": [1, 2]}'), { a: [1, 2, 3] }, { extraFieldsInNested: true });
+    no(X('{"writeConcern": {"$$exists": false}}'), { writeConcern: {} }, { extraFieldsInNested: true });
+  });
+});
+
 describe('matcher: special operator detection', () => {
   it('only a single-key document whose key starts with $$ is an operator', () => {
     // A document with two keys is a plain document even if one key starts with $$.

@@ -43,6 +43,16 @@ export interface MatchOptions {
    */
   rootElements?: boolean;
   entities?: EntityLookup;
+  /**
+   * Allow extra fields in nested documents too. Not the spec's rule; the runner uses it only
+   * for the commands the driver sends (see docs/conformance.md), never for server output.
+   */
+  extraFieldsInNested?: boolean;
+}
+
+interface Ctx {
+  readonly entities: EntityLookup | undefined;
+  readonly lax: boolean;
 }
 
 const SPECIAL_OPERATORS = new Set([
@@ -62,16 +72,17 @@ export function specialOperatorOf(v: unknown): string | undefined {
 /** Throws MatchError (or TestFileError for a malformed expectation) unless `actual` matches. */
 export function assertMatch(expected: unknown, actual: unknown, options: MatchOptions = {}): void {
   const root = options.root ?? true;
+  const ctx: Ctx = { entities: options.entities, lax: options.extraFieldsInNested === true };
   if (options.rootElements === true && Array.isArray(expected)) {
     const list = normalizeMap(actual);
     if (!Array.isArray(list)) throw new MatchError('$', `expected an array, got ${show(list)}`);
     if (list.length !== expected.length) {
       throw new MatchError('$', `expected ${expected.length} element(s), got ${list.length}: ${show(list)}`);
     }
-    expected.forEach((e, i) => matchValue(e, list[i], `$[${i}]`, true, options.entities));
+    expected.forEach((e, i) => matchValue(e, list[i], `$[${i}]`, true, ctx));
     return;
   }
-  matchValue(expected, actual, '$', root, options.entities);
+  matchValue(expected, actual, '$', root, ctx);
 }
 
 export function matches(expected: unknown, actual: unknown, options: MatchOptions = {}): boolean {
@@ -84,11 +95,11 @@ export function matches(expected: unknown, actual: unknown, options: MatchOption
   }
 }
 
-function matchValue(expected: unknown, actual: unknown, path: string, root: boolean, entities: EntityLookup | undefined): void {
+function matchValue(expected: unknown, actual: unknown, path: string, root: boolean, ctx: Ctx): void {
   actual = normalizeMap(actual);
   const op = specialOperatorOf(expected);
   if (op !== undefined) {
-    specialOperator(op, (expected as Doc)[op], actual, path, root, entities);
+    specialOperator(op, (expected as Doc)[op], actual, path, root, ctx);
     return;
   }
   if (isDocument(expected)) {
@@ -106,13 +117,13 @@ function matchValue(expected: unknown, actual: unknown, path: string, root: bool
       }
       if (keyOp === '$$unsetOrMatches') {
         if (!present) continue;
-        matchValue((value as Doc)['$$unsetOrMatches'], actual[key], childPath, false, entities);
+        matchValue((value as Doc)['$$unsetOrMatches'], actual[key], childPath, false, ctx);
         continue;
       }
       if (!present) throw new MatchError(childPath, `missing; expected ${show(value)}`);
-      matchValue(value, actual[key], childPath, false, entities);
+      matchValue(value, actual[key], childPath, false, ctx);
     }
-    if (!root) {
+    if (!root && !ctx.lax) {
       const extra = Object.keys(actual).filter((k) => actual[k] !== undefined && !Object.hasOwn(expected, k));
       if (extra.length > 0) {
         throw new MatchError(path, `unexpected field(s) ${extra.join(', ')} in nested document ${show(actual)}`);
@@ -125,7 +136,7 @@ function matchValue(expected: unknown, actual: unknown, path: string, root: bool
     if (actual.length !== expected.length) {
       throw new MatchError(path, `expected ${expected.length} element(s), got ${actual.length}: ${show(actual)}`);
     }
-    expected.forEach((e, i) => matchValue(e, actual[i], `${path}[${i}]`, false, entities));
+    expected.forEach((e, i) => matchValue(e, actual[i], `${path}[${i}]`, false, ctx));
     return;
   }
   if (actual === undefined) throw new MatchError(path, `missing; expected ${show(expected)}`);
@@ -148,7 +159,8 @@ function actualBytes(v: unknown): Uint8Array | undefined {
   return undefined;
 }
 
-function specialOperator(op: string, arg: unknown, actual: unknown, path: string, root: boolean, entities: EntityLookup | undefined): void {
+function specialOperator(op: string, arg: unknown, actual: unknown, path: string, root: boolean, ctx: Ctx): void {
+  const entities = ctx.entities;
   if (!SPECIAL_OPERATORS.has(op)) throw new TestFileError(`${path}: unknown special operator ${op}`);
   switch (op) {
     case '$$exists': {
@@ -171,12 +183,12 @@ function specialOperator(op: string, arg: unknown, actual: unknown, path: string
     }
     case '$$unsetOrMatches':
       if (actual === undefined) return;
-      matchValue(arg, actual, path, root, entities);
+      matchValue(arg, actual, path, root, ctx);
       return;
     case '$$matchesEntity': {
       if (typeof arg !== 'string') throw new TestFileError(`${path}: $$matchesEntity takes an entity name`);
       if (entities === undefined) throw new TestFileError(`${path}: $$matchesEntity needs an entity map`);
-      matchValue(entities.entityValue(arg), actual, path, root, entities);
+      matchValue(entities.entityValue(arg), actual, path, root, ctx);
       return;
     }
     case '$$matchesHexBytes': {
@@ -194,7 +206,7 @@ function specialOperator(op: string, arg: unknown, actual: unknown, path: string
       const lsid = entities.sessionLsid(arg);
       if (actual === undefined) throw new MatchError(path, `missing; expected the lsid of ${arg}`);
       try {
-        matchValue(lsid, actual, path, false, entities);
+        matchValue(lsid, actual, path, false, ctx);
       } catch (e) {
         if (e instanceof MatchError) throw new MatchError(path, `expected the lsid of session ${arg} ${show(lsid)}, got ${show(actual)}`);
         throw e;
@@ -216,13 +228,13 @@ function specialOperator(op: string, arg: unknown, actual: unknown, path: string
       } catch (e) {
         throw new MatchError(path, `not Extended JSON: ${(e as Error).message}`);
       }
-      matchValue(arg, parsed, path, false, entities);
+      matchValue(arg, parsed, path, false, ctx);
       return;
     }
     case '$$matchAsRoot': {
       if (!isDocument(arg)) throw new TestFileError(`${path}: $$matchAsRoot takes a document`);
       if (!isDocument(actual)) throw new MatchError(path, `expected a document, got ${show(actual)}`);
-      matchValue(arg, actual, path, true, entities);
+      matchValue(arg, actual, path, true, ctx);
       return;
     }
   }
