@@ -1,7 +1,9 @@
 // The corpus as data: each case is a filter, the documents it runs on and the `_id`s mongod
 // returns, with the source the expectation was taken from (a jstest of mongodb/mongo, a page of
 // the MongoDB manual, or mongod's source). The same cases can run through a real server later
-// (insert `docs`, run `find(filter)`, compare `_id`s).
+// (insert `docs`, run `find(filter)`, compare `_id`s). One caveat for that runner: the Node
+// driver serializes JavaScript `undefined` as null, so the few documents holding BSON
+// undefined must be inserted as raw BSON (type 6) for those cases to mean what they say.
 
 import type { Literal } from './values.js';
 
