@@ -12,13 +12,13 @@
 // Reserved ids: 0 = engine metadata (format, committed seq, next table id), 1 = catalog
 // (UTF-16BE name → id), 2 = ids waiting to be reclaimed. User tables start at 16.
 //
-// Writes: each write(fn) is an async lmdb `transaction(callback)`; lmdb runs every callback
-// queued in one event-loop turn inside one LMDB write transaction and one commit (group
-// commit). `fn` runs against an OverlayTxn (../write-overlay.ts) that reads through to that
-// LMDB transaction, so it sees every earlier transaction including those earlier in the
-// batch. Only when fn returns are its writes applied, inside an LMDB child transaction, so a
-// throwing fn leaves nothing and a failing apply (e.g. a batch too big for one commit)
-// rolls back alone; the other callbacks of the batch commit normally.
+// Writes: write() queues; a microtask hands the queue to lmdb as one async
+// `transaction(callback)`, and lmdb runs every callback of an event-loop turn inside one
+// LMDB write transaction and one commit (group commit). Each fn runs against an OverlayTxn
+// (../write-overlay.ts) reading through to that transaction, so it sees every earlier
+// transaction, including those earlier in the batch; its writes are applied when it returns,
+// inside an LMDB child transaction, so a throwing fn leaves nothing and a failing apply
+// (e.g. a batch too big for one commit) rolls back alone. Details at `write` below.
 //
 // Durability: by default the environment runs with overlappingSync off, so an LMDB commit
 // returns only after fsync; a write's promise resolves after its commit, hence
@@ -36,6 +36,7 @@ import { checkSynchronousResult, defaultMaxKeyBytes, StorageClosedError, useAfte
 import { DirectoryLock } from '../lock-file.js';
 import { encodeTableId, tableIdMax, tablePrefixBytesMax } from './table-prefix.js';
 import { silentLogger, type Logger } from '../../log.js';
+import { InvariantError } from '../../errors.js';
 
 export interface LmdbEngineOptions {
   /** Data directory; created if missing. */
@@ -147,7 +148,8 @@ function fail(w: QueuedWrite, error: unknown): void {
 
 function settle(w: QueuedWrite): void {
   if (w.state === 'applied') w.resolve(w.result);
-  else w.reject(w.error);
+  else if (w.state === 'failed') w.reject(w.error);
+  else w.reject(new InvariantError('lmdb engine: a write was neither applied nor failed'));
 }
 
 export class LmdbEngine implements StorageEngine {
@@ -505,9 +507,12 @@ export class LmdbEngine implements StorageEngine {
     } catch (e) {
       this.rollback(undo);
       if (failedAt < 0) {
-        // The child transaction itself failed: nothing of it stays.
+        // The child transaction itself failed (begin, metadata, commit): nothing of it
+        // stays, so every write it held fails, and the one it had reached if not yet run.
         for (const w of applied) fail(w, e);
-        return Math.max(i, start + 1);
+        const reached = group[i];
+        if (reached !== undefined && reached.state === 'queued') fail(reached, e);
+        return Math.max(i + 1, start + 1);
       }
       fail(group[failedAt] as QueuedWrite, failure);
       this.reapply(applied);
