@@ -294,7 +294,7 @@ function toPrintable(v: unknown): unknown {
   if (v instanceof Map) return toPrintable(normalizeMap(v));
   if (typeof v === 'bigint') return `${v}n`;
   if (Array.isArray(v)) return v.map(toPrintable);
-  if (v instanceof Uint8Array && !Buffer.isBuffer(v)) return Buffer.from(v);
+  if (v instanceof Uint8Array) return `<bytes ${Buffer.from(v).toString('hex')}>`;
   if (isDocument(v)) {
     const out: Doc = {};
     for (const [k, val] of Object.entries(v)) if (val !== undefined && typeof val !== 'function') out[k] = toPrintable(val);
