@@ -69,11 +69,6 @@ export function comparisonTest(op: ComparisonOp, rhs: BsonValue): (v: PathValue)
   };
 }
 
-/** Equality with mongod's semantics (used where a single equality is needed). */
-export function equalityTest(rhs: BsonValue): (v: PathValue) => boolean {
-  return comparisonTest('eq', rhs);
-}
-
 /**
  * The value test of $in: equality with any listed value (binary search over the values
  * sorted by compareBson), a listed null also matching missing and undefined, or any listed

@@ -7,7 +7,3 @@ import type { BsonValue } from '../../bson/types.js';
 export function describeElement(name: string, value: BsonValue): string {
   return `${name}: ${formatBson(value)}`;
 }
-
-export function describeValue(value: BsonValue): string {
-  return formatBson(value);
-}
