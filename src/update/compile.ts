@@ -96,7 +96,7 @@ class OperatorUpdate implements CompiledUpdate {
       arrayFilters: this.arrayFilters,
     });
     applyNode(this.root, rootLoc, [], [], state);
-    return state.modified ? finishUpdated(state.root, state.log) : unchanged(doc);
+    return state.modified ? finishUpdated(state.root, state.log, ctx.checkSize !== false) : unchanged(doc);
   }
 
   upsert(filter: BsonDocument, ctx: UpsertContext): UpdateResult {

@@ -16,18 +16,39 @@ export function unchanged(doc: BsonDocument): UpdateResult {
   return { doc, modified: false, updatedFields: {}, removedFields: [], truncatedArrays: [] };
 }
 
-/** A modified stored document: `_id` first (as mongod's update stage ensures) and within size. */
-export function finishUpdated(doc: BsonDocument, log: ChangeLog | undefined): UpdateResult {
-  const out = moveIdFirst(doc);
-  if (bsonSize(out) > limits.bsonObjectSizeMax) {
+/** mongod's limit on an updated document (17419), for callers that measure the encoding themselves. */
+export function assertUpdatedDocumentSize(bytes: number): void {
+  if (bytes > limits.bsonObjectSizeMax) {
     fail(ErrorCode.Location17419, `Resulting document after update is larger than ${limits.bsonObjectSizeMax}`);
   }
+}
+
+/** mongod's limit on a document built by an upsert (17420). */
+export function assertUpsertDocumentSize(bytes: number): void {
+  if (bytes > limits.bsonObjectSizeMax) {
+    fail(ErrorCode.Location17420, `Document to upsert is larger than ${limits.bsonObjectSizeMax}`);
+  }
+}
+
+/** A modified stored document: `_id` first (as mongod's update stage ensures) and within size. */
+export function finishUpdated(doc: BsonDocument, log: ChangeLog | undefined, checkSize: boolean): UpdateResult {
+  const out = moveIdFirst(doc);
+  if (checkSize) assertUpdatedDocumentSize(bsonSize(out));
+  // The changed paths are folded only if someone asks (the oplog or a change stream).
+  let updatedFields: BsonDocument | undefined;
+  let removedFields: readonly string[] | undefined;
   return {
     doc: out,
     modified: true,
-    updatedFields: log?.updatedFields() ?? {},
-    removedFields: log?.removedFields() ?? [],
-    truncatedArrays: log?.truncatedArrays() ?? [],
+    get updatedFields(): BsonDocument {
+      updatedFields ??= log?.updatedFields() ?? {};
+      return updatedFields;
+    },
+    get removedFields(): readonly string[] {
+      removedFields ??= log?.removedFields() ?? [];
+      return removedFields;
+    },
+    truncatedArrays: [],
   };
 }
 
@@ -47,9 +68,7 @@ export function finishInserted(doc: BsonDocument, ctx: UpsertContext): UpdateRes
   if (isArray(out['_id'])) {
     fail(ErrorCode.NotSingleValueField, "After applying the update to the document, the field '_id' was found to be an array or array descendant.");
   }
-  if (bsonSize(out) > limits.bsonObjectSizeMax) {
-    fail(ErrorCode.Location17420, `Document to upsert is larger than ${limits.bsonObjectSizeMax}`);
-  }
+  if (ctx.checkSize !== false) assertUpsertDocumentSize(bsonSize(out));
   return { doc: out, modified: true, updatedFields: {}, removedFields: [], truncatedArrays: [] };
 }
 

@@ -5,6 +5,7 @@ export { compileUpdate } from './compile.js';
 export { upsertSeed } from './upsert-seed.js';
 export type { UpsertSeedOptions } from './upsert-seed.js';
 export { binaryEqual, binaryEqualDocuments } from './binary-equal.js';
+export { assertUpdatedDocumentSize, assertUpsertDocumentSize } from './finish.js';
 export type {
   ApplyContext,
   CompileUpdateOptions,

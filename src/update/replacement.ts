@@ -71,7 +71,7 @@ export class ReplacementUpdate implements CompiledUpdate {
   apply(doc: BsonDocument, ctx: ApplyContext): UpdateResult {
     const replacement = fillZeroTimestamps(this.replacement, timestampSource(ctx.now, ctx.nextTimestamp));
     const out = replace(doc, replacement, !ctx.isInsert);
-    return out === undefined ? unchanged(doc) : finishUpdated(out, undefined);
+    return out === undefined ? unchanged(doc) : finishUpdated(out, undefined, ctx.checkSize !== false);
   }
 
   upsert(filter: BsonDocument, ctx: UpsertContext): UpdateResult {

@@ -29,37 +29,47 @@ export function isObjectLike(v: unknown): v is BsonDocument | DBRef {
   return isPlainDocument(v) || v instanceof DBRef;
 }
 
-/** The dotted paths an update changed, for change streams and the oplog. */
-export class ChangeLog {
-  private readonly updated = new Map<string, BsonValue>();
-  private readonly removed: string[] = [];
+const REMOVED: unique symbol = Symbol('removed');
 
-  /**
-   * Record a new value at a path. A path below one already recorded is covered by it (the
-   * recorded value is the live subtree); a path above recorded ones replaces them.
-   */
+/**
+ * The dotted paths an update changed, for change streams and the oplog. Entries are only
+ * recorded while the update runs; folding them (a path below a recorded one is covered by
+ * it, the recorded value being the live subtree) happens when a caller asks.
+ */
+export class ChangeLog {
+  private readonly entries: Array<{ readonly path: readonly string[]; readonly value: BsonValue | typeof REMOVED }> = [];
+
   set(path: readonly string[], value: BsonValue): void {
-    for (let i = 1; i < path.length; i++) {
-      if (this.updated.has(path.slice(0, i).join('.'))) return;
-    }
-    const dotted = path.join('.');
-    const below = `${dotted}.`;
-    for (const k of [...this.updated.keys()]) if (k.startsWith(below)) this.updated.delete(k);
-    this.updated.set(dotted, value);
+    this.entries.push({ path, value });
   }
 
   remove(path: readonly string[]): void {
-    this.removed.push(path.join('.'));
+    this.entries.push({ path, value: REMOVED });
   }
 
   updatedFields(): BsonDocument {
+    const updated = new Map<string, BsonValue>();
+    for (const { path, value } of this.entries) {
+      if (value === REMOVED) continue;
+      let prefix = '';
+      let covered = false;
+      for (let i = 0; i < path.length - 1 && !covered; i++) {
+        prefix = i === 0 ? (path[0] as string) : `${prefix}.${path[i] as string}`;
+        covered = updated.has(prefix);
+      }
+      if (covered) continue;
+      const dotted = path.join('.');
+      const below = `${dotted}.`;
+      for (const k of [...updated.keys()]) if (k.startsWith(below)) updated.delete(k);
+      updated.set(dotted, value);
+    }
     const doc: BsonDocument = {};
-    for (const [k, v] of this.updated) setOwn(doc, k, v);
+    for (const [k, v] of updated) setOwn(doc, k, v);
     return doc;
   }
 
   removedFields(): string[] {
-    return [...this.removed];
+    return this.entries.filter((e) => e.value === REMOVED).map((e) => e.path.join('.'));
   }
 
   truncatedArrays(): TruncatedArray[] {
@@ -81,7 +91,8 @@ export class ApplyState {
   readonly root: BsonDocument;
   readonly log = new ChangeLog();
   modified = false;
-  private readonly owned = new WeakSet<object>();
+  /** Containers copied or created by this application (a Set: it lives only as long as the update). */
+  private readonly owned = new Set<object>();
 
   constructor(
     input: BsonDocument,
@@ -167,8 +178,14 @@ export class ApplyState {
       copy = v.slice();
     } else {
       const source = v instanceof DBRef ? (asDocument(v) ?? {}) : v;
-      copy = {};
-      for (const k of Object.keys(source)) setOwn(copy, k, source[k] as BsonValue);
+      const doc: BsonDocument = {};
+      // A plain assignment loop is several times faster than object spread here; setOwn
+      // keeps a `__proto__` key as data.
+      for (const k of Object.keys(source)) {
+        if (k === '__proto__') setOwn(doc, k, source[k] as BsonValue);
+        else doc[k] = source[k] as BsonValue;
+      }
+      copy = doc;
     }
     this.owned.add(copy);
     return copy;

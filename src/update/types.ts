@@ -29,16 +29,22 @@ export interface CompileUpdateOptions {
 
 export interface ApplyContext {
   /**
-   * Position of the array element the query matched (mongod's elemMatchKey), needed by the
-   * positional `$`. Undefined when the query matched no array element.
+   * Position of the array element the query matched, needed by the positional `$`: the
+   * matcher's MatchDetails.elemMatchKey (a string) or a number. Undefined when the query
+   * matched no array element.
    */
-  readonly positional?: number | undefined;
+  readonly positional?: number | string | undefined;
   /** True while building the document an upsert inserts: $setOnInsert applies only then. */
   readonly isInsert: boolean;
   /** The time $currentDate writes. */
   readonly now: Date;
   /** The next cluster timestamp ($currentDate {$type: "timestamp"}, zero timestamps in replacements). */
   readonly nextTimestamp?: () => Timestamp;
+  /**
+   * Measure the updated document against the 16 MiB limit (17419). A caller that encodes
+   * the document anyway can pass false and call assertUpdatedDocumentSize on the bytes.
+   */
+  readonly checkSize?: boolean;
 }
 
 export interface UpsertContext {
@@ -46,6 +52,8 @@ export interface UpsertContext {
   readonly nextTimestamp?: () => Timestamp;
   /** The `_id` given to an inserted document that has none; a new ObjectId by default. */
   readonly generateId?: () => BsonValue;
+  /** As ApplyContext.checkSize, for the upsert limit (17420, assertUpsertDocumentSize). */
+  readonly checkSize?: boolean;
 }
 
 export interface TruncatedArray {

@@ -5,7 +5,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DBRef, Double, Int32 } from 'bson';
-import { compileUpdate, upsertSeed } from '../../../src/update/index.js';
+import { assertUpdatedDocumentSize, compileUpdate, upsertSeed } from '../../../src/update/index.js';
+import { bsonSize } from '../../../src/bson/codec.js';
+import { compileFilter } from '../../../src/query/match/index.js';
+import type { MatchDetails } from '../../../src/query/match/index.js';
 import type { BsonDocument } from '../../../src/bson/types.js';
 import { isCommandError } from '../../../src/errors.js';
 import { assertSameBson, encode } from './bson-assert.js';
@@ -114,9 +117,39 @@ describe('compiled updates', () => {
     assert.equal(Object.keys(ref).join(','), '$ref,$id');
   });
 
+  test('the positional index comes straight from the matcher (elemMatchKey)', () => {
+    const doc = shellDoc({ _id: 4, grades: [{ grade: 80, std: 8 }, { grade: 85, std: 5 }] });
+    const details: MatchDetails = {};
+    assert.ok(compileFilter(shellDoc({ 'grades.grade': 85 })).matches(doc, details));
+    const u = compileUpdate(shellDoc({ $set: { 'grades.$.std': 6 } }));
+    assert.equal(u.needsPositional, true);
+    const r = u.apply(doc, { ...ctx, positional: details.elemMatchKey });
+    assertSameBson(r.doc, shellDoc({ _id: 4, grades: [{ grade: 80, std: 8 }, { grade: 85, std: 6 }] }));
+  });
+
   test('a path with too many parts is refused before walking it', () => {
     const path = Array.from({ length: 1001 }, () => 'a').join('.');
     assert.throws(() => compileUpdate({ $set: { [path]: new Int32(1) } }), (e: unknown) => isCommandError(e) && e.code === 15);
+  });
+});
+
+describe('document size', () => {
+  const big = 'x'.repeat(16 * 1024 * 1024);
+  test('an update that makes the document too large fails with 17419', () => {
+    assert.throws(
+      () => apply({ _id: 1 }, { $set: { big } }),
+      (e: unknown) => isCommandError(e) && e.code === 17419 && e.message === 'Resulting document after update is larger than 16777216',
+    );
+  });
+  test('a caller that encodes the document can check the size itself', () => {
+    const r = compileUpdate(shellDoc({ $set: { big } })).apply(shellDoc({ _id: 1 }), { ...ctx, checkSize: false });
+    assert.throws(() => assertUpdatedDocumentSize(bsonSize(r.doc)), (e: unknown) => isCommandError(e) && e.code === 17419);
+  });
+  test('an upsert that builds a too large document fails with 17420', () => {
+    assert.throws(
+      () => compileUpdate(shellDoc({ $set: { big } })).upsert(shellDoc({ _id: 1 }), { now: new Date(0) }),
+      (e: unknown) => isCommandError(e) && e.code === 17420 && e.message === 'Document to upsert is larger than 16777216',
+    );
   });
 });
 
