@@ -18,7 +18,7 @@
 // preserves them (NumberDecimal("1.10") + NumberDecimal("2.20") is "3.30", not "3.3"), so the
 // exponent ("cohort") of every result has to follow the IEEE rules to match what drivers see.
 
-import { Decimal128, Double, Int32, Long } from 'bson';
+import { Decimal128, Double, Int32, Long, Timestamp } from 'bson';
 
 export type BsonNumber = Int32 | Long | Double | Decimal128;
 export type NumericTypeName = 'int' | 'long' | 'double' | 'decimal';
@@ -31,13 +31,18 @@ const INT32_MAX = 2n ** 31n - 1n;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
+/** int64, but not a Timestamp: the bson package's Timestamp class extends Long. */
+function isLong(v: unknown): v is Long {
+  return v instanceof Long && !(v instanceof Timestamp);
+}
+
 export function isNumeric(v: unknown): v is BsonNumber {
-  return v instanceof Int32 || v instanceof Long || v instanceof Double || v instanceof Decimal128;
+  return v instanceof Int32 || isLong(v) || v instanceof Double || v instanceof Decimal128;
 }
 
 export function numericTypeOf(v: unknown): NumericTypeName | undefined {
   if (v instanceof Int32) return 'int';
-  if (v instanceof Long) return 'long';
+  if (isLong(v)) return 'long';
   if (v instanceof Double) return 'double';
   if (v instanceof Decimal128) return 'decimal';
   return undefined;
@@ -45,7 +50,7 @@ export function numericTypeOf(v: unknown): NumericTypeName | undefined {
 
 /** True for int32 and int64: the types $bit and integer-only arguments accept. */
 export function isIntegral(v: unknown): v is Int32 | Long {
-  return v instanceof Int32 || v instanceof Long;
+  return v instanceof Int32 || isLong(v);
 }
 
 /**

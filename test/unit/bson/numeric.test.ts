@@ -9,7 +9,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Decimal128, Double, Int32, Long } from 'bson';
+import { Decimal128, Double, Int32, Long, Timestamp } from 'bson';
 import {
   add,
   bitAnd,
@@ -55,6 +55,12 @@ describe('types', () => {
     assert.equal(numericTypeOf(d(1)), 'double');
     assert.equal(numericTypeOf(dec('1')), 'decimal');
     assert.equal(numericTypeOf('x'), undefined);
+  });
+
+  test('a Timestamp is not a number (the bson class extends Long)', () => {
+    const t = new Timestamp({ t: 1, i: 2 });
+    assert.equal(isNumeric(t), false);
+    assert.equal(numericTypeOf(t), undefined);
   });
 
   test('fromSafeInteger picks the narrowest exact type', () => {

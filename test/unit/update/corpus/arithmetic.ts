@@ -1,6 +1,6 @@
 // $inc and $mul: numeric types and their promotion.
 
-import { NumberDecimal, NumberInt, NumberLong } from '../values.js';
+import { NumberDecimal, NumberInt, NumberLong, ts } from '../values.js';
 import type { UpdateCase } from './types.js';
 
 const inc1 = 'jstests/core/query/inc/inc1.js';
@@ -55,6 +55,20 @@ export const arithmeticCases: UpdateCase[] = [
     doc: { _id: 1, a: 'x' },
     update: { $inc: { a: 1 } },
     expect: { error: 14, message: "Cannot apply $inc to a value of non-numeric type. {_id: 1.0} has the field 'a' of non-numeric type string" },
+  },
+  {
+    name: '$inc of a timestamp fails',
+    source: safeNum,
+    doc: { _id: 1, a: ts(1, 2) },
+    update: { $inc: { a: 1 } },
+    expect: { error: 14, message: "Cannot apply $inc to a value of non-numeric type. {_id: 1.0} has the field 'a' of non-numeric type timestamp" },
+  },
+  {
+    name: '$inc by a timestamp fails at parse',
+    source: safeNum,
+    doc: { _id: 1, a: 1 },
+    update: { $inc: { a: ts(1, 2) } },
+    expect: { error: 14, message: 'Cannot increment with non-numeric argument: {a: Timestamp(1, 2)}' },
   },
   {
     name: '$inc with a non-numeric argument fails at parse',

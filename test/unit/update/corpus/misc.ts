@@ -45,6 +45,13 @@ export const miscCases: UpdateCase[] = [
     expect: { error: 2, message: 'Cannot apply $bit to a value of non-integral type._id: 1.0 has the field a of non-integer type double' },
   },
   {
+    name: '$bit on a timestamp fails',
+    source: bitNode,
+    doc: { _id: 1, a: ts(1, 2) },
+    update: { $bit: { a: { or: NumberInt(1) } } },
+    expect: { error: 2, message: 'Cannot apply $bit to a value of non-integral type._id: 1.0 has the field a of non-integer type timestamp' },
+  },
+  {
     name: '$bit with a double operand fails',
     source: bitNode,
     doc: { _id: 1, a: NumberInt(1) },
