@@ -52,6 +52,25 @@ export const limits = {
   indexesPerCollectionMax: 64,
   /** Longest regular expression pattern in bytes (PCRE's limit in mongod). */
   regexPatternLengthBytesMax: 32_764,
+  /**
+   * Nesting of aggregation expressions (operators within operators). mongod bounds it only
+   * through the BSON depth of the command; ours makes the recursive parser's bound explicit.
+   */
+  expressionDepthMax: 180,
+  /** Sub-pipelines nested in one another ($lookup, $facet, $unionWith), mongod's kMaxSubPipelineDepth. */
+  subPipelineDepthMax: 20,
+  /** Memory $group may hold without allowDiskUse (internalDocumentSourceGroupMaxMemoryBytes). */
+  groupMemoryBytesMax: 100 * 1024 * 1024,
+  /** Bytes one $push/$addToSet/$topN... accumulator may hold (internalQueryMaxPushBytes and kin). */
+  accumulatorMemoryBytesMax: 100 * 1024 * 1024,
+  /** Bytes of documents a $facet sub-pipeline may produce (internalQueryFacetBufferSizeBytes). */
+  facetBufferBytesMax: 100 * 1024 * 1024,
+  /** Memory $graphLookup may use for its visited set (internalDocumentSourceGraphLookupMaxMemoryBytes). */
+  graphLookupMemoryBytesMax: 100 * 1024 * 1024,
+  /** Memory $bucketAuto, $setWindowFields and other blocking stages may hold without allowDiskUse. */
+  blockingStageMemoryBytesMax: 100 * 1024 * 1024,
+  /** Largest array $range may build (internalQueryMaxRangeBytes). */
+  rangeMemoryBytesMax: 64 * 1024 * 1024,
   /** Time a request may wait for a blocked failpoint connection, upper bound. */
   failPointBlockTimeMsMax: 60_000,
 } as const;

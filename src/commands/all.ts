@@ -10,6 +10,7 @@ import { update } from './crud/update.js';
 import { deleteCommand } from './crud/delete.js';
 import { findAndModify } from './crud/find-and-modify.js';
 import { count, distinct } from './crud/count-distinct.js';
+import { aggregate } from './crud/aggregate.js';
 import { collectionCommands } from './admin/collections.js';
 import { indexCommands } from './admin/indexes.js';
 import { sessionCommands } from './repl/sessions.js';
@@ -25,6 +26,7 @@ export const allCommands: readonly CommandDefinition[] = [
   findAndModify,
   count,
   distinct,
+  aggregate,
   ...collectionCommands,
   ...indexCommands,
   ...sessionCommands,

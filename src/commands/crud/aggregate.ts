@@ -1,0 +1,193 @@
+// aggregate: runs an aggregation pipeline (src/pipeline) over a collection, or over no
+// collection ({aggregate: 1}) for source stages such as $documents. The result streams
+// through a ServerCursor like find's, batch by batch on fresh snapshots; a pipeline ending in
+// $out or $merge runs to completion and writes in one storage transaction instead.
+
+import { Int32 } from 'bson';
+import type { Timestamp } from 'bson';
+import type { BsonDocument } from '../../bson/types.js';
+import { numericValue } from '../../bson/types.js';
+import { ErrorCode, fail } from '../../errors.js';
+import { limits } from '../../limits.js';
+import { fullName } from '../../catalog/namespace.js';
+import { ServerCursor } from '../../query/exec/cursor.js';
+import type { StageStats } from '../../query/exec/stages.js';
+import { buildPipeline, defineConstant, evaluateOn, newEnv, newScope, parseExpression, parsePipeline, rootContext, runToArray, validateNameForUserWrite } from '../../pipeline/index.js';
+import type { PipelineContext, Runtime, Stage } from '../../pipeline/index.js';
+import { isWriteStage } from '../../pipeline/stages/write.js';
+import { serverVersion } from '../diag/handshake.js';
+import { t } from '../args.js';
+import { defineCommand } from '../registry.js';
+import type { Invocation } from '../registry.js';
+import type { ServerServices } from '../context.js';
+import { checkCollation, cursorReply, resolveHint, targetCollection, writeWithConcern } from './common.js';
+
+const aggregateArgs = {
+  pipeline: t.array,
+  cursor: t.document,
+  explain: t.bool,
+  allowDiskUse: t.bool,
+  let: t.document,
+  hint: t.any,
+  collation: t.document,
+  bypassDocumentValidation: t.safeBool,
+  // Accepted as mongod accepts them; nothing here acts on them.
+  fromMongos: t.ignored,
+  needsMerge: t.ignored,
+  isMapReduceCommand: t.ignored,
+  collectionUUID: t.ignored,
+  encryptionInformation: t.ignored,
+  exchange: t.ignored,
+  $_requestReshardingResumeToken: t.ignored,
+  $_generateV2ResumeTokens: t.ignored,
+};
+
+type AggregateInvocation = Invocation<typeof aggregateArgs>;
+
+/** cursor: {batchSize} — validated as mongod's IDL does (unknown fields 40415, >= 0 51024). */
+function parseCursorOption(cursor: BsonDocument | undefined): number | undefined {
+  if (cursor === undefined) return undefined;
+  let batchSize: number | undefined;
+  for (const [k, v] of Object.entries(cursor)) {
+    if (k === 'batchSize') {
+      const n = numericValue(v);
+      if (n === undefined) fail(ErrorCode.TypeMismatch, `BSON field 'aggregate.cursor.batchSize' is the wrong type '${typeof v === 'string' ? 'string' : 'object'}', expected types '[long, int, decimal, double]'`);
+      batchSize = Math.trunc(n);
+      if (batchSize < 0) fail(ErrorCode.Location51024, `BSON field 'batchSize' value must be >= 0, actual value '${batchSize}'`);
+    } else if (k !== 'singleBatch') {
+      fail(ErrorCode.Location40415, `BSON field 'aggregate.cursor.${k}' is an unknown field.`);
+    }
+  }
+  return batchSize;
+}
+
+/** The target: a collection name, or 1 for a collectionless aggregate. */
+function targetOf(inv: AggregateInvocation): string | undefined {
+  const target = inv.target;
+  const n = numericValue(target);
+  if (n !== undefined) {
+    if (n !== 1) fail(ErrorCode.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1");
+    return undefined;
+  }
+  return targetCollection(inv);
+}
+
+/** The command's `let`: each variable an expression evaluated once, before the pipeline runs. */
+function letScope(letVars: BsonDocument | undefined, ctx: { env: ReturnType<typeof newEnv> }): ReturnType<typeof newScope> {
+  const scope = newScope(undefined);
+  if (letVars === undefined) return scope;
+  const parseCtx = rootContext(ctx.env, scope);
+  for (const [name, spec] of Object.entries(letVars)) {
+    validateNameForUserWrite(name);
+    const value = evaluateOn(parseExpression(spec, parseCtx), {}, ctx.env.frame);
+    defineConstant(scope, name, value);
+  }
+  return scope;
+}
+
+function clusterTimeOf(services: ServerServices): Timestamp | undefined {
+  return services.config.replSet === '' ? undefined : services.clock.now();
+}
+
+export const aggregate = defineCommand({
+  name: 'aggregate',
+  args: aggregateArgs,
+  traits: { allowedInTransaction: true, apiVersion1: true },
+  run: async (inv) => {
+    const { services, args, db } = inv;
+    const collName = targetOf(inv);
+    if (args.pipeline === undefined) fail(ErrorCode.Location40414, "BSON field 'aggregate.pipeline' is missing but a required field");
+    const explain = args.explain === true;
+    if (args.cursor === undefined && !explain) {
+      fail(ErrorCode.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument");
+    }
+    const batchSize = parseCursorOption(args.cursor);
+    checkCollation(args.collation);
+    const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
+    const allowDiskUse = args.allowDiskUse === true;
+    const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services) });
+    const scope = letScope(args.let, { env });
+    const ctx: PipelineContext = { env, scope, db, collection: collName, allowDiskUse, subPipelineDepth: 0, inFacet: false, inLookup: false };
+    const parsed = parsePipeline(args.pipeline, ctx);
+    const first = parsed.stages[0];
+    if (collName === undefined && first?.constraints?.collectionless !== true) {
+      fail(ErrorCode.InvalidNamespace, `{aggregate: 1} is not valid for '${first?.name ?? '[]'}'; a collection is required.`);
+    }
+    const coll = collName === undefined ? undefined : services.catalog.get(db, collName);
+    resolveHint(coll, args.hint);
+    const rt: Runtime = { catalog: services.catalog, db, frame: env.frame, allowDiskUse, interrupt: () => inv.op.checkDeadline() };
+    const last = parsed.stages[parsed.stages.length - 1];
+    const writer = last !== undefined && isWriteStage(last) ? last : undefined;
+    const readStages = writer === undefined ? parsed.stages : parsed.stages.slice(0, -1);
+    const built = buildPipeline({ ...parsed, stages: readStages }, { collection: coll }, rt);
+
+    if (explain) return explainReply(inv, ns, built, writer);
+
+    if (writer !== undefined) {
+      const snap = services.engine.snapshot();
+      let docs: BsonDocument[];
+      try {
+        docs = runToArray(built.plan, snap, rt);
+      } finally {
+        snap.release();
+      }
+      const { wcError } = await writeWithConcern(services, inv.op.writeConcern, (txn) => writer.executeWrite(txn, docs, rt, { bypassDocumentValidation: args.bypassDocumentValidation === true }));
+      const reply = cursorReply(undefined, ns, [], true);
+      if (wcError !== undefined) reply['writeConcernError'] = wcError;
+      return reply;
+    }
+
+    const cursor = new ServerCursor(built.plan, { ns, owner: {}, comment: args.comment });
+    if (batchSize === 0) {
+      services.cursors.register(cursor);
+      rt.interrupt = () => undefined;
+      return cursorReply(cursor, ns, [], true);
+    }
+    const batch = cursor.nextBatch(services.engine, batchSize ?? limits.firstBatchDocsDefault, () => inv.op.checkDeadline());
+    // maxTimeMS bounds this command only; getMore batches carry their own deadline.
+    rt.interrupt = () => undefined;
+    if (cursor.isExhausted) return cursorReply(undefined, ns, batch, true);
+    services.cursors.register(cursor);
+    return cursorReply(cursor, ns, batch, true);
+  },
+});
+
+// ---- explain --------------------------------------------------------------------------------
+
+function planToExplain(stats: StageStats): BsonDocument {
+  const out: BsonDocument = { stage: stats.stage, ...(stats.extra ?? {}) };
+  const [child, ...more] = stats.children;
+  if (child !== undefined && more.length === 0) out['inputStage'] = planToExplain(child);
+  else if (child !== undefined) out['inputStages'] = stats.children.map(planToExplain);
+  return out;
+}
+
+function explainReply(inv: AggregateInvocation, ns: string, built: ReturnType<typeof buildPipeline>, writer: Stage | undefined): BsonDocument {
+  // The query part's plan is the bottom of the tree: descend past the pipeline stages.
+  let stats = built.plan.stats;
+  for (let i = 0; i < built.stages.length && stats.children[0] !== undefined; i++) stats = stats.children[0];
+  const queryPlanner: BsonDocument = {
+    namespace: ns,
+    indexFilterSet: false,
+    parsedQuery: built.query.filter,
+    maxIndexedOrSolutionsReached: false,
+    maxIndexedAndSolutionsReached: false,
+    maxScansToExplodeReached: false,
+    winningPlan: planToExplain(stats),
+    rejectedPlans: [],
+  };
+  const stages = [...built.stages, ...(writer === undefined ? [] : [writer])];
+  const command: BsonDocument = { aggregate: inv.target, pipeline: inv.args.pipeline ?? [], ...(inv.args.allowDiskUse === undefined ? {} : { allowDiskUse: inv.args.allowDiskUse }), $db: inv.db };
+  const serverInfo: BsonDocument = { host: inv.services.config.advertisedHost.split(':')[0] ?? '', port: new Int32(inv.services.config.port), version: serverVersion };
+  if (stages.length === 0) {
+    return { explainVersion: '1', queryPlanner, command, serverInfo, serverParameters: {} };
+  }
+  return {
+    explainVersion: '1',
+    stages: [{ $cursor: { queryPlanner } }, ...stages.map((s) => s.serialize())],
+    command,
+    serverInfo,
+    serverParameters: {},
+  };
+}
+

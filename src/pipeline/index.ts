@@ -1,0 +1,9 @@
+// The aggregation layer's public surface: pipelines for the aggregate command, the `$expr`
+// hook for find filters, and pipeline-style updates.
+
+export { buildPipeline, parsePipeline, optimize, runToArray } from './pipeline.js';
+export type { BuiltPipeline, ParsedPipeline } from './pipeline.js';
+export { exprCompiler, compileMatch } from './context.js';
+export { newEnv, newScope, defineConstant, parseExpression, rootContext, evaluateOn, validateNameForUserWrite } from './expressions/index.js';
+export type { Expression, ExpressionEnv, Frame, Value, VariableScope } from './expressions/index.js';
+export type { PipelineContext, Runtime, Stage, StageConstraints } from './stages/types.js';

@@ -1,0 +1,186 @@
+// A pipeline: parsed stage by stage (unknown stage 40324, malformed stage 40323, length
+// limit), checked for position rules, optimised (adjacent $match/$limit/$skip merge, $sort
+// absorbs a following $limit, and the leading $match/$sort/$skip/$limit become the cursor's
+// query so the planner can use the _id index), and finally attached to a source as a tree of
+// plan stages.
+
+import type { BsonDocument, BsonValue } from '../bson/types.js';
+import { isPlainDocument } from '../bson/types.js';
+import type { Collection } from '../catalog/collection.js';
+import { ErrorCode, fail } from '../errors.js';
+import { limits } from '../limits.js';
+import type { PlanStage } from '../query/exec/stages.js';
+import { planQuery } from '../query/planner/planner.js';
+import { AggCode } from './error-codes.js';
+import { DocumentsStage } from './stages/base.js';
+import { stageDefinitions, unsupportedStages } from './stages/index.js';
+import { LimitPipelineStage, SkipPipelineStage } from './stages/limit-skip.js';
+import { MatchStage } from './stages/match.js';
+import { SortPipelineStage } from './stages/sort.js';
+import type { PipelineContext, Runtime, Stage } from './stages/types.js';
+
+export interface ParsedPipeline {
+  readonly stages: readonly Stage[];
+  readonly ctx: PipelineContext;
+}
+
+/** One stage document: an object with exactly one field (40323), a known name (40324). */
+function parseStage(spec: BsonValue, ctx: PipelineContext): Stage[] {
+  if (!isPlainDocument(spec)) fail(ErrorCode.TypeMismatch, 'Each element of the \'pipeline\' array must be an object');
+  const keys = Object.keys(spec);
+  if (keys.length !== 1) fail(AggCode.Location40323, 'A pipeline stage specification object must contain exactly one field.');
+  const name = keys[0] as string;
+  const def = stageDefinitions.get(name);
+  if (def === undefined) {
+    const refusal = unsupportedStages.get(name);
+    if (refusal !== undefined) fail(ErrorCode.NotImplemented, refusal);
+    fail(AggCode.Location40324, `Unrecognized pipeline stage name: '${name}'`);
+  }
+  const parsed = def.parse(spec[name] as BsonValue, ctx);
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+/** Parses a pipeline array and checks where each stage may stand. */
+export function parsePipeline(pipeline: readonly BsonValue[], ctx: PipelineContext): ParsedPipeline {
+  if (pipeline.length > limits.pipelineStagesMax) {
+    fail(ErrorCode.FailedToParse, `Pipeline length must be no longer than ${limits.pipelineStagesMax} stages`);
+  }
+  const stages: Stage[] = [];
+  pipeline.forEach((spec, i) => {
+    for (const s of parseStage(spec, ctx)) {
+      checkPosition(s, i, pipeline.length, ctx);
+      stages.push(s);
+    }
+  });
+  return { stages, ctx };
+}
+
+function checkPosition(stage: Stage, index: number, length: number, ctx: PipelineContext): void {
+  const c = stage.constraints;
+  if (c === undefined) return;
+  if (c.first === true && index !== 0) fail(AggCode.Location40602, `${stage.name} is only valid as the first stage in a pipeline`);
+  if (c.last === true && index !== length - 1) fail(AggCode.Location40601, `${stage.name} can only be the final stage in the pipeline`);
+  if (c.notInFacet === true && ctx.inFacet) fail(AggCode.Location40600, `${stage.name} is not allowed to be used within a $facet stage`);
+  if (c.writes === true && ctx.inLookup) fail(AggCode.Location51047, `${stage.name} is not allowed within a $lookup's sub-pipeline`);
+  if (c.writes === true && ctx.inFacet) fail(AggCode.Location40600, `${stage.name} is not allowed to be used within a $facet stage`);
+}
+
+/** Peephole optimisations, as mongod's Pipeline::optimizePipeline does. */
+export function optimize(stages: readonly Stage[]): Stage[] {
+  const out: Stage[] = [];
+  for (const s of stages) {
+    const prev = out[out.length - 1];
+    if (prev instanceof SortPipelineStage && s instanceof MatchStage) {
+      // Filtering first sorts fewer documents and lets a leading $match reach the query.
+      out.pop();
+      const before = out[out.length - 1];
+      if (before instanceof MatchStage) out[out.length - 1] = before.mergeWith(s);
+      else out.push(s);
+      out.push(prev);
+    } else if (prev instanceof MatchStage && s instanceof MatchStage) {
+      out[out.length - 1] = prev.mergeWith(s);
+    } else if (prev instanceof LimitPipelineStage && s instanceof LimitPipelineStage) {
+      out[out.length - 1] = new LimitPipelineStage(Math.min(prev.limit, s.limit));
+    } else if (prev instanceof SkipPipelineStage && s instanceof SkipPipelineStage) {
+      out[out.length - 1] = new SkipPipelineStage(prev.skip + s.skip);
+    } else if (prev instanceof SortPipelineStage && s instanceof LimitPipelineStage) {
+      // The sort keeps only the top k, and the $limit stays (harmless, and explain shows it).
+      out[out.length - 1] = prev.withLimit(s.limit);
+      out.push(s);
+    } else {
+      out.push(s);
+    }
+  }
+  return out;
+}
+
+/**
+ * The leading stages the cursor's query absorbs: $match*, then $skip/$limit. A leading $sort
+ * stays a pipeline stage (its keys are computed once per document there); once the planner can
+ * sort with an index, it should move into the query too.
+ */
+interface QueryPrefix {
+  filter: BsonDocument;
+  match: MatchStage | undefined;
+  skip: number;
+  limit: number | undefined;
+  rest: Stage[];
+}
+
+function splitQueryPrefix(stages: readonly Stage[]): QueryPrefix {
+  let i = 0;
+  let match: MatchStage | undefined;
+  while (stages[i] instanceof MatchStage) {
+    const m = stages[i] as MatchStage;
+    match = match === undefined ? m : match.mergeWith(m);
+    i++;
+  }
+  let skip = 0;
+  let limit: number | undefined;
+  for (;;) {
+    const s = stages[i];
+    if (s instanceof SkipPipelineStage) {
+      if (limit !== undefined) {
+        if (limit - s.skip <= 0) break;
+        limit -= s.skip;
+      }
+      skip += s.skip;
+    } else if (s instanceof LimitPipelineStage) {
+      limit = limit === undefined ? s.limit : Math.min(limit, s.limit);
+    } else break;
+    i++;
+  }
+  return { filter: match?.filter ?? {}, match, skip, limit, rest: stages.slice(i) };
+}
+
+export interface BuiltPipeline {
+  readonly plan: PlanStage;
+  /** The query the cursor source runs, for explain. */
+  readonly query: { filter: BsonDocument; skip: number; limit?: number };
+  /** The stages after the query, for explain. */
+  readonly stages: readonly Stage[];
+}
+
+/**
+ * Builds the plan of a pipeline over a collection (or over given input documents for
+ * sub-pipelines): the absorbed prefix runs in the planner's stages, the rest on top.
+ */
+export function buildPipeline(parsed: ParsedPipeline, source: { collection: Collection | undefined } | { documents: readonly BsonDocument[] }, rt: Runtime): BuiltPipeline {
+  const stages = optimize(parsed.stages);
+  const first = stages[0];
+  if (first?.constraints?.first === true || !('collection' in source)) {
+    // A source stage ($documents, $collStats...) or a sub-pipeline over given documents.
+    let plan: PlanStage = 'documents' in source ? new DocumentsStage(source.documents) : new DocumentsStage([], 'EOF');
+    for (const s of stages) plan = s.attach(plan, rt);
+    return { plan, query: { filter: {}, skip: 0 }, stages };
+  }
+  const prefix = splitQueryPrefix(stages);
+  let plan: PlanStage = planQuery(source.collection, {
+    filter: prefix.filter,
+    matcher: prefix.match?.matcher,
+    skip: prefix.skip,
+    limit: prefix.limit,
+    allowDiskUse: rt.allowDiskUse,
+  });
+  for (const s of prefix.rest) plan = s.attach(plan, rt);
+  return {
+    plan,
+    query: {
+      filter: prefix.filter,
+      skip: prefix.skip,
+      ...(prefix.limit === undefined ? {} : { limit: prefix.limit }),
+    },
+    stages: prefix.rest,
+  };
+}
+
+/** Runs a sub-pipeline to completion over input documents (or a collection) on one view. */
+export function runToArray(plan: PlanStage, view: Parameters<PlanStage['next']>[0], rt: Runtime): BsonDocument[] {
+  const out: BsonDocument[] = [];
+  for (let row = plan.next(view); row !== undefined; row = plan.next(view)) {
+    out.push(row.doc);
+    if ((out.length & 1023) === 0) rt.interrupt();
+  }
+  return out;
+}
+

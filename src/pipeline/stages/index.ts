@@ -1,0 +1,54 @@
+// The stage registry: stage name → definition (one file per stage or family of aliases), and
+// the stages mongod has that this server refuses with NotImplemented (238) instead of
+// "Unrecognized pipeline stage name" (40324).
+
+import { $group } from './group.js';
+import { $limit, $skip } from './limit-skip.js';
+import { $match } from './match.js';
+import { $out } from './out.js';
+import { $addFields, $project, $set, $unset } from './project.js';
+import { $count, $documents, $redact, $replaceRoot, $replaceWith, $sample, $sortByCount } from './simple.js';
+import { $sort } from './sort.js';
+import { $unwind } from './unwind.js';
+import type { StageDefinition } from './types.js';
+
+const all: readonly StageDefinition[] = [
+  $match,
+  $group,
+  $sort,
+  $limit,
+  $skip,
+  $project,
+  $addFields,
+  $set,
+  $unset,
+  $count,
+  $unwind,
+  $replaceRoot,
+  $replaceWith,
+  $sortByCount,
+  $sample,
+  $documents,
+  $redact,
+  $out,
+];
+
+export const stageDefinitions: ReadonlyMap<string, StageDefinition> = new Map(all.map((d) => [d.name, d]));
+
+/** Stages of mongod 7.0 that need subsystems this server does not have yet (other issues). */
+export const unsupportedStages: ReadonlyMap<string, string> = new Map([
+  ['$changeStream', '$changeStream is not supported yet'],
+  ['$currentOp', '$currentOp is not supported yet'],
+  ['$listSessions', '$listSessions is not supported yet'],
+  ['$listLocalSessions', '$listLocalSessions is not supported yet'],
+  ['$listSearchIndexes', '$listSearchIndexes is not supported'],
+  ['$search', '$search requires Atlas Search, which is not supported'],
+  ['$searchMeta', '$searchMeta requires Atlas Search, which is not supported'],
+  ['$vectorSearch', '$vectorSearch requires Atlas Search, which is not supported'],
+  ['$geoNear', '$geoNear is not supported yet (no geospatial indexes)'],
+  ['$planCacheStats', '$planCacheStats is not supported yet'],
+  ['$listSampledQueries', '$listSampledQueries is not supported'],
+  ['$shardedDataDistribution', '$shardedDataDistribution is not supported (no sharding)'],
+  ['$queryStats', '$queryStats is not supported'],
+  ['$changeStreamSplitLargeEvent', '$changeStreamSplitLargeEvent is not supported yet'],
+]);

@@ -1,0 +1,82 @@
+// The shapes of pipeline stages. A stage is parsed and validated once (parse), may be merged
+// with its neighbours (pipeline.ts optimises), and then attached on top of its input as a
+// pull-based PlanStage (the exec layer's operator interface), so a pipeline is a PlanStage
+// tree that a ServerCursor drives batch by batch, each batch on its own storage snapshot.
+
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import type { Catalog } from '../../catalog/catalog.js';
+import type { Collection } from '../../catalog/collection.js';
+import type { PlanStage } from '../../query/exec/stages.js';
+import { invariant } from '../../errors.js';
+import type { ExpressionEnv, Frame, VariableScope } from '../expressions/types.js';
+
+/** Where a stage may stand (mongod's StageConstraints::PositionRequirement and friends). */
+export interface StageConstraints {
+  /** Must be the first stage ($documents, $collStats, $indexStats, $changeStream...). */
+  readonly first?: boolean;
+  /** Must be the last stage ($out, $merge). */
+  readonly last?: boolean;
+  /** Writes to a collection: runs to completion in the command, then writes. */
+  readonly writes?: boolean;
+  /** Allowed in {aggregate: 1} without a collection ($documents, $currentOp, ...). */
+  readonly collectionless?: boolean;
+  /** Refused inside $facet (40600). */
+  readonly notInFacet?: boolean;
+  /** Refused inside $lookup/$unionWith sub-pipelines (51047). */
+  readonly notInLookup?: boolean;
+}
+
+/** Run-time services of one command: the catalog for foreign reads, the frame, interruption. */
+export interface Runtime {
+  /** Absent where a pipeline only reshapes documents (pipeline-style updates). */
+  readonly catalog: Catalog | undefined;
+  readonly db: string;
+  readonly frame: Frame;
+  readonly allowDiskUse: boolean;
+  /** Throws MaxTimeMSExpired (or similar) when the operation must stop; called in long loops. */
+  interrupt: () => void;
+}
+
+/** Parse-time context of a pipeline (the command's, or a sub-pipeline's). */
+export interface PipelineContext {
+  readonly env: ExpressionEnv;
+  /** Variables visible to expressions: the command's `let`, a $lookup's `let`. */
+  readonly scope: VariableScope;
+  readonly db: string;
+  /** The collection the pipeline reads; undefined for {aggregate: 1}. */
+  readonly collection: string | undefined;
+  readonly allowDiskUse: boolean;
+  /** 0 for the command's pipeline; +1 inside each $lookup/$facet/$unionWith. */
+  readonly subPipelineDepth: number;
+  readonly inFacet: boolean;
+  readonly inLookup: boolean;
+  /** Set while parsing a pipeline-style update (only a few stages are allowed). */
+  readonly forUpdate?: boolean;
+}
+
+export interface Stage {
+  /** The stage name as written ("$match"). */
+  readonly name: string;
+  readonly constraints?: StageConstraints;
+  /** The stage as explain shows it ({$match: {...}}). */
+  serialize(): BsonDocument;
+  /** Builds the runnable operator on top of `input`. */
+  attach(input: PlanStage, rt: Runtime): PlanStage;
+}
+
+export interface StageDefinition {
+  readonly name: string;
+  /** Parses and validates the stage's argument; may expand into several stages ($sortByCount). */
+  parse(arg: BsonValue, ctx: PipelineContext): Stage | Stage[];
+}
+
+/** The catalog, for stages that read or write other collections. */
+export function catalogOf(rt: Runtime): Catalog {
+  invariant(rt.catalog !== undefined, 'a stage that reads collections ran without a catalog');
+  return rt.catalog;
+}
+
+/** Resolves a collection at run time (undefined if absent). */
+export function collectionOf(rt: Runtime, name: string, db: string = rt.db): Collection | undefined {
+  return catalogOf(rt).get(db, name);
+}

@@ -1,0 +1,116 @@
+// Pipeline-style updates (update / findAndModify with an array for `u`): the document goes
+// through $addFields/$set, $project, $unset, $replaceRoot/$replaceWith stages. The update
+// layer calls this through its `compilePipeline` hook (CompileUpdateOptions).
+//
+// The result reports the fields that changed, computed by comparing the document before and
+// after (mongod diffs the documents the same way for its oplog and change events).
+
+import { ObjectId } from 'bson';
+import { getOwn, hasOwn, setOwn } from '../bson/document.js';
+import { isArray, isPlainDocument } from '../bson/types.js';
+import type { BsonDocument, BsonValue } from '../bson/types.js';
+import { ErrorCode, fail } from '../errors.js';
+import { binaryEqual, binaryEqualDocuments, upsertSeed } from '../update/index.js';
+import type { ApplyContext, CompiledUpdate, UpdateResult, UpsertContext } from '../update/index.js';
+import { defineConstant, evaluateOn, newEnv, newScope, parseExpression, rootContext, validateNameForUserWrite } from './expressions/index.js';
+import type { ExpressionEnv, VariableScope } from './expressions/index.js';
+import { parsePipeline } from './pipeline.js';
+import { DocumentsStage } from './stages/base.js';
+import type { PipelineContext, Runtime, Stage } from './stages/types.js';
+
+/** The stages a pipeline-style update may use (mongod refuses others with InvalidOptions). */
+const UPDATE_STAGES = new Set(['$addFields', '$set', '$project', '$unset', '$replaceRoot', '$replaceWith']);
+
+export interface UpdatePipelineOptions {
+  /** The command's `let` variables. */
+  readonly variables?: BsonDocument | undefined;
+  /** Variables bound per application (a $merge's `let`, e.g. $$new): name → slot in `env`. */
+  readonly env?: ExpressionEnv;
+  readonly scope?: VariableScope;
+}
+
+/** A parsed update pipeline that transforms one document. */
+export interface DocumentPipeline {
+  readonly env: ExpressionEnv;
+  apply(doc: BsonDocument): BsonDocument;
+}
+
+export function parseDocumentPipeline(pipeline: readonly BsonValue[], options: UpdatePipelineOptions = {}): DocumentPipeline {
+  const env = options.env ?? newEnv();
+  const scope = options.scope ?? newScope(undefined);
+  if (options.variables !== undefined) {
+    const ctx = rootContext(env, scope);
+    for (const [name, spec] of Object.entries(options.variables)) {
+      validateNameForUserWrite(name);
+      defineConstant(scope, name, evaluateOn(parseExpression(spec, ctx), {}, env.frame));
+    }
+  }
+  const pctx: PipelineContext = { env, scope, db: '', collection: undefined, allowDiskUse: false, subPipelineDepth: 0, inFacet: false, inLookup: false, forUpdate: true };
+  for (const spec of pipeline) {
+    if (!isPlainDocument(spec)) fail(ErrorCode.FailedToParse, 'Each element of the \'pipeline\' array must be an object');
+    const name = Object.keys(spec)[0];
+    if (name !== undefined && !UPDATE_STAGES.has(name)) fail(ErrorCode.InvalidOptions, `${name} is not allowed to be used within an update`);
+  }
+  const stages: readonly Stage[] = parsePipeline(pipeline, pctx).stages;
+  // Only reshaping stages get here: they touch neither the catalog nor storage.
+  const rt: Runtime = { catalog: undefined, db: '', frame: env.frame, allowDiskUse: false, interrupt: () => undefined };
+  return {
+    env,
+    apply(doc: BsonDocument): BsonDocument {
+      let plan = new DocumentsStage([doc]) as Parameters<Stage['attach']>[0];
+      for (const s of stages) plan = s.attach(plan, rt);
+      const row = plan.next(undefined as never);
+      return row?.doc ?? doc;
+    },
+  };
+}
+
+/** Fields set or changed (dotted paths into subdocuments) and fields removed. */
+function diff(before: BsonDocument, after: BsonDocument, prefix: string, updated: BsonDocument, removed: string[]): void {
+  for (const [k, v] of Object.entries(after)) {
+    const path = prefix + k;
+    if (!hasOwn(before, k)) {
+      setOwn(updated, path, v);
+      continue;
+    }
+    const old = getOwn(before, k) as BsonValue;
+    if (isPlainDocument(old) && isPlainDocument(v) && Object.keys(old)[0] === Object.keys(v)[0]) {
+      diff(old, v, `${path}.`, updated, removed);
+    } else if (!binaryEqual(old, v) || (isArray(old) && isArray(v) && !binaryEqual(old, v))) {
+      setOwn(updated, path, v);
+    }
+  }
+  for (const k of Object.keys(before)) if (!hasOwn(after, k)) removed.push(prefix + k);
+}
+
+function result(before: BsonDocument, after: BsonDocument): UpdateResult {
+  if (binaryEqualDocuments(before, after)) return { doc: before, modified: false, updatedFields: {}, removedFields: [], truncatedArrays: [] };
+  const updatedFields: BsonDocument = {};
+  const removedFields: string[] = [];
+  diff(before, after, '', updatedFields, removedFields);
+  return { doc: after, modified: true, updatedFields, removedFields, truncatedArrays: [] };
+}
+
+/**
+ * The `compilePipeline` hook of the update layer: pass
+ * `(p) => compileUpdatePipeline(p, { variables: args.let })` in CompileUpdateOptions.
+ */
+export function compileUpdatePipeline(pipeline: readonly BsonDocument[], options: UpdatePipelineOptions = {}): CompiledUpdate {
+  const compiled = parseDocumentPipeline(pipeline, options);
+  return {
+    type: 'pipeline',
+    needsPositional: false,
+    apply(doc: BsonDocument, _ctx: ApplyContext): UpdateResult {
+      return result(doc, compiled.apply(doc));
+    },
+    upsert(filter: BsonDocument, ctx: UpsertContext): UpdateResult {
+      const seed = upsertSeed(filter);
+      const after = compiled.apply(seed);
+      // `_id` first: from the pipeline's output, else from the query, else a new one.
+      const id = hasOwn(after, '_id') ? getOwn(after, '_id') : hasOwn(seed, '_id') ? getOwn(seed, '_id') : (ctx.generateId?.() ?? new ObjectId());
+      const doc: BsonDocument = { _id: id ?? null };
+      for (const [k, v] of Object.entries(after)) if (k !== '_id') setOwn(doc, k, v);
+      return { doc, modified: true, updatedFields: {}, removedFields: [], truncatedArrays: [] };
+    },
+  };
+}
