@@ -2,7 +2,15 @@
 // the stages mongod has that this server refuses with NotImplemented (238) instead of
 // "Unrecognized pipeline stage name" (40324).
 
+import { $bucket } from './bucket.js';
+import { $bucketAuto } from './bucket-auto.js';
+import { $facet } from './facet.js';
+import { $graphLookup } from './graph-lookup.js';
 import { $group } from './group.js';
+import { $lookup } from './lookup.js';
+import { $merge } from './merge.js';
+import { $collStats, $indexStats } from './stats.js';
+import { $unionWith } from './union-with.js';
 import { $limit, $skip } from './limit-skip.js';
 import { $match } from './match.js';
 import { $out } from './out.js';
@@ -31,6 +39,15 @@ const all: readonly StageDefinition[] = [
   $documents,
   $redact,
   $out,
+  $merge,
+  $lookup,
+  $facet,
+  $unionWith,
+  $bucket,
+  $bucketAuto,
+  $graphLookup,
+  $collStats,
+  $indexStats,
 ];
 
 export const stageDefinitions: ReadonlyMap<string, StageDefinition> = new Map(all.map((d) => [d.name, d]));

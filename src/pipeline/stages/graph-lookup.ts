@@ -1,0 +1,144 @@
+// $graphLookup: a breadth-first search over another collection. From the startWith values,
+// documents whose connectToField equals a frontier value (find's equality, arrays matching
+// by element) are found, optionally restricted by a filter; their connectFromField values form
+// the next frontier, up to maxDepth. Each document is returned once, with its depth in
+// depthField if asked. The visited set is bounded by limits.graphLookupMemoryBytesMax.
+
+import { Long } from 'bson';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { isArray, isPlainDocument } from '../../bson/types.js';
+import { formatBson } from '../../bson/format.js';
+import { ErrorCode, fail } from '../../errors.js';
+import { limits } from '../../limits.js';
+import { compileFilter, compileRestrictedFilter } from '../../query/match/index.js';
+import type { Matcher } from '../../query/match/index.js';
+import { planQuery } from '../../query/planner/planner.js';
+import type { ReadView } from '../../storage/engine.js';
+import { expressionContext } from '../context.js';
+import { AggCode } from '../error-codes.js';
+import { parseFieldPath } from '../expressions/field-path.js';
+import { MISSING, ROOT_SLOT } from '../expressions/types.js';
+import type { Expression } from '../expressions/types.js';
+import { approximateValueSize } from '../memory.js';
+import { runToArray } from '../pipeline.js';
+import { isNumeric, numberOf, typeName } from '../values.js';
+import { ValueMap } from '../value-map.js';
+import { FlatMapStage } from './base.js';
+import { localValues, setAtPath } from './lookup.js';
+import { collectionOf } from './types.js';
+import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
+
+interface GraphSpec {
+  readonly from: string;
+  readonly as: readonly string[];
+  readonly startWith: Expression;
+  readonly connectFrom: readonly string[];
+  readonly connectTo: string;
+  readonly maxDepth: number | undefined;
+  readonly depthField: readonly string[] | undefined;
+  readonly restrict: { filter: BsonDocument; matcher: Matcher } | undefined;
+}
+
+class GraphLookupStage implements Stage {
+  readonly name = '$graphLookup';
+  constructor(
+    private readonly spec: BsonDocument,
+    private readonly g: GraphSpec,
+  ) {}
+  serialize(): BsonDocument {
+    return { $graphLookup: this.spec };
+  }
+  attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
+    return new FlatMapStage('$graphLookup', input, (doc, view) => [setAtPath(doc, this.g.as, this.search(doc, view, rt))]);
+  }
+  private search(doc: BsonDocument, view: ReadView, rt: Runtime): BsonValue[] {
+    const g = this.g;
+    rt.frame.vars[ROOT_SLOT] = doc;
+    const start = g.startWith.evaluate(rt.frame);
+    const coll = collectionOf(rt, g.from);
+    if (coll === undefined) return [];
+    let frontier: BsonValue[] = start === MISSING ? [] : isArray(start) ? [...start] : [start];
+    const queried = new ValueMap<true>();
+    const visited = new ValueMap<BsonDocument>();
+    let bytes = 0;
+    for (let depth = 0; frontier.length > 0 && (g.maxDepth === undefined || depth <= g.maxDepth); depth++) {
+      const values = frontier.filter((v) => queried.get(v) === undefined);
+      for (const v of values) queried.set(v, true);
+      if (values.length === 0) break;
+      const eq = { [g.connectTo]: { $in: values } };
+      const filter = g.restrict === undefined ? eq : { $and: [eq, g.restrict.filter] };
+      const found = runToArray(planQuery(coll, { filter, matcher: compileFilter(filter), allowDiskUse: true }), view, rt);
+      frontier = [];
+      for (const d of found) {
+        const id = d['_id'] ?? null;
+        if (visited.get(id) !== undefined) continue;
+        const out = g.depthField === undefined ? d : setAtPath(d, g.depthField, Long.fromNumber(depth));
+        visited.set(id, out);
+        bytes += approximateValueSize(out);
+        if (bytes > limits.graphLookupMemoryBytesMax) fail(ErrorCode.ExceededMemoryLimit, `$graphLookup reached maximum memory consumption`);
+        for (const v of localValues(d, g.connectFrom)) frontier.push(v);
+      }
+      rt.interrupt();
+    }
+    return visited.entries().map((e) => e.value);
+  }
+}
+
+export const $graphLookup: StageDefinition = {
+  name: '$graphLookup',
+  parse(arg, ctx: PipelineContext) {
+    if (!isPlainDocument(arg)) fail(ErrorCode.FailedToParse, `the $graphLookup stage specification must be an object, but found ${typeName(arg)}`);
+    if (arg['from'] === undefined) fail(ErrorCode.FailedToParse, `missing 'from' option to $graphLookup stage specification: ${formatBson(arg)}`);
+    let from: string | undefined;
+    let as: string | undefined;
+    let startWith: Expression | undefined;
+    let connectFromField: string | undefined;
+    let connectToField: string | undefined;
+    let depthField: string | undefined;
+    let maxDepth: number | undefined;
+    let restrict: GraphSpec['restrict'];
+    for (const [k, v] of Object.entries(arg)) {
+      if (k === 'startWith') {
+        startWith = expressionContext(ctx).parse(v);
+        continue;
+      }
+      if (k === 'maxDepth') {
+        if (!isNumeric(v)) fail(AggCode.Location40100, `maxDepth must be numeric, found type: ${typeName(v)}`);
+        const n = Math.trunc(numberOf(v));
+        if (n < 0) fail(AggCode.Location40101, `maxDepth requires a nonnegative argument, found: ${n}`);
+        if (n !== numberOf(v)) fail(AggCode.Location40102, `maxDepth could not be represented as a long long: ${n}`);
+        maxDepth = n;
+        continue;
+      }
+      if (k === 'restrictSearchWithMatch') {
+        if (!isPlainDocument(v)) fail(AggCode.Location40185, `restrictSearchWithMatch must be an object, found ${typeName(v)}`);
+        restrict = { filter: v, matcher: compileRestrictedFilter(v) };
+        continue;
+      }
+      if (k === 'from' || k === 'as' || k === 'connectFromField' || k === 'depthField' || k === 'connectToField') {
+        if (typeof v !== 'string') fail(AggCode.Location40103, `expected string as argument for ${k}, found: ${formatBson(v)}`);
+        if (k === 'from') from = v;
+        else if (k === 'as') as = v;
+        else if (k === 'connectFromField') connectFromField = v;
+        else if (k === 'connectToField') connectToField = v;
+        else depthField = v;
+        continue;
+      }
+      fail(AggCode.Location40104, `Unknown argument to $graphLookup: ${k}`);
+    }
+    if (from === undefined || as === undefined || startWith === undefined || connectFromField === undefined || connectToField === undefined || from === '' || as === '' || connectFromField === '' || connectToField === '') {
+      fail(AggCode.Location40105, "$graphLookup requires 'from', 'as', 'startWith', 'connectFromField', and 'connectToField' to be specified.");
+    }
+    parseFieldPath(connectToField);
+    return new GraphLookupStage(arg, {
+      from,
+      as: parseFieldPath(as),
+      startWith,
+      connectFrom: parseFieldPath(connectFromField),
+      connectTo: connectToField,
+      maxDepth,
+      depthField: depthField === undefined ? undefined : parseFieldPath(depthField),
+      restrict,
+    });
+  },
+};

@@ -1,0 +1,148 @@
+// $lookup: joins each input document with documents of another collection of the same
+// database, stored as an array at `as`. Equality form (localField/foreignField: the local
+// values — every value the path reaches, arrays expanded, missing as null — against the
+// foreign field with find's equality), pipeline form (`let` variables evaluated on the input
+// document, then a sub-pipeline over the foreign collection), or both. A missing foreign
+// collection joins nothing.
+
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { isPlainDocument, BSONRegExp } from '../../bson/types.js';
+import { forEachPathValue } from '../../bson/path.js';
+import { ErrorCode, fail } from '../../errors.js';
+import { compileFilter } from '../../query/match/index.js';
+import { planQuery } from '../../query/planner/planner.js';
+import type { ReadView } from '../../storage/engine.js';
+import { expressionContext } from '../context.js';
+import { defineVariable, newScope, validateNameForUserWrite } from '../expressions/variables.js';
+import { MISSING, ROOT_SLOT } from '../expressions/types.js';
+import type { Expression } from '../expressions/types.js';
+import { parseFieldPath } from '../expressions/field-path.js';
+import type { ParsedPipeline } from '../pipeline.js';
+import { runToArray } from '../pipeline.js';
+import { typeName } from '../values.js';
+import { FlatMapStage } from './base.js';
+import { childContext, parseSubPipeline, pipelineArray, runSubPipeline } from './sub-pipeline.js';
+import { collectionOf } from './types.js';
+import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
+
+/** Every value a path reaches in a document (find semantics); none reached → [null]. */
+export function localValues(doc: BsonDocument, parts: readonly string[]): BsonValue[] {
+  const out: BsonValue[] = [];
+  forEachPathValue(doc, parts, 'omitArray', (v) => {
+    out.push(v === MISSING ? null : v);
+    return false;
+  });
+  return out.length === 0 ? [null] : out;
+}
+
+/** The foreign filter matching any of the local values by equality (regexes as values). */
+export function equalityFilter(field: string, values: readonly BsonValue[]): BsonDocument {
+  if (values.length === 1 && !(values[0] instanceof BSONRegExp)) return { [field]: { $eq: values[0] ?? null } };
+  return { $or: values.map((v) => ({ [field]: { $eq: v } })) };
+}
+
+/** Sets `value` at a dotted path, creating or replacing subdocuments on the way. */
+export function setAtPath(doc: BsonDocument, parts: readonly string[], value: BsonValue): BsonDocument {
+  const out: BsonDocument = { ...doc };
+  const name = parts[0] as string;
+  const next: BsonValue = parts.length === 1 ? value : setAtPath(isPlainDocument(out[name]) ? (out[name] as BsonDocument) : {}, parts.slice(1), value);
+  Object.defineProperty(out, name, { value: next, enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+interface LetVariable {
+  readonly slot: number;
+  readonly expr: Expression;
+}
+
+class LookupStage implements Stage {
+  readonly name = '$lookup';
+  constructor(
+    private readonly spec: BsonDocument,
+    private readonly from: string | undefined,
+    private readonly as: readonly string[],
+    private readonly equality: { local: readonly string[]; foreign: string } | undefined,
+    private readonly letVars: readonly LetVariable[],
+    private readonly pipeline: ParsedPipeline | undefined,
+  ) {}
+  serialize(): BsonDocument {
+    return { $lookup: this.spec };
+  }
+  attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
+    return new FlatMapStage('$lookup', input, (doc, view) => [setAtPath(doc, this.as, this.join(doc, view, rt))]);
+  }
+  private join(doc: BsonDocument, view: ReadView, rt: Runtime): BsonValue[] {
+    const coll = this.from === undefined ? undefined : collectionOf(rt, this.from);
+    rt.frame.vars[ROOT_SLOT] = doc;
+    for (const v of this.letVars) rt.frame.vars[v.slot] = v.expr.evaluate(rt.frame);
+    let matched: BsonDocument[] | undefined;
+    if (this.equality !== undefined) {
+      if (coll === undefined) return [];
+      const filter = equalityFilter(this.equality.foreign, localValues(doc, this.equality.local));
+      const plan = planQuery(coll, { filter, matcher: compileFilter(filter), allowDiskUse: rt.allowDiskUse });
+      matched = runToArray(plan, view, rt);
+      if (this.pipeline === undefined) return matched;
+    }
+    if (this.pipeline === undefined) return [];
+    const source = matched !== undefined ? { documents: matched } : { collection: coll };
+    return runSubPipeline(this.pipeline, source, view, rt);
+  }
+}
+
+export const $lookup: StageDefinition = {
+  name: '$lookup',
+  parse(arg, ctx: PipelineContext) {
+    if (!isPlainDocument(arg)) fail(ErrorCode.FailedToParse, 'the $lookup specification must be an Object');
+    let from: string | undefined;
+    let as: string | undefined;
+    let localField: string | undefined;
+    let foreignField: string | undefined;
+    let letSpec: BsonDocument | undefined;
+    let pipelineSpec: BsonValue[] | undefined;
+    for (const [k, v] of Object.entries(arg)) {
+      if (k === 'pipeline') {
+        pipelineSpec = pipelineArray(v, "'pipeline' option must be specified as an array");
+      } else if (k === 'let') {
+        if (!isPlainDocument(v)) fail(ErrorCode.FailedToParse, `$lookup argument 'let' must be an object, is type ${typeName(v)}`);
+        letSpec = v;
+      } else if (k === 'from') {
+        if (typeof v === 'string') from = v;
+        else if (isPlainDocument(v) && typeof v['coll'] === 'string' && (v['db'] === undefined || v['db'] === ctx.db)) from = v['coll'];
+        else fail(ErrorCode.FailedToParse, `$lookup 'from' field must be a string or an object, but found ${typeName(v)}`);
+      } else if (k === 'as' || k === 'localField' || k === 'foreignField') {
+        if (typeof v !== 'string') fail(ErrorCode.FailedToParse, `$lookup argument '${k}: ${String(v)}' must be a string, found type: ${typeName(v)}`);
+        if (k === 'as') as = v;
+        else if (k === 'localField') localField = v;
+        else foreignField = v;
+      } else {
+        fail(ErrorCode.FailedToParse, `unknown argument to $lookup: ${k}`);
+      }
+    }
+    if (as === undefined || as.length === 0) fail(ErrorCode.FailedToParse, "must specify 'as' field for a $lookup");
+    if ((localField === undefined) !== (foreignField === undefined)) {
+      fail(ErrorCode.FailedToParse, pipelineSpec === undefined
+        ? "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified"
+        : "$lookup requires both or neither of 'localField' and 'foreignField' to be specified");
+    }
+    if (pipelineSpec === undefined && localField === undefined) {
+      fail(ErrorCode.FailedToParse, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified");
+    }
+    if (letSpec !== undefined && pipelineSpec === undefined) fail(ErrorCode.FailedToParse, "$lookup with 'let' must also specify 'pipeline'");
+    const startsWithDocuments = pipelineSpec !== undefined && isPlainDocument(pipelineSpec[0]) && Object.keys(pipelineSpec[0])[0] === '$documents';
+    if (from === undefined && !startsWithDocuments) fail(ErrorCode.FailedToParse, "must specify 'from' field for a $lookup");
+    const asParts = parseFieldPath(as);
+    // The `let` expressions see the outer scope; the sub-pipeline sees them as variables.
+    const outer = expressionContext(ctx);
+    const scope = newScope(ctx.scope);
+    const letVars: LetVariable[] = Object.entries(letSpec ?? {}).map(([name, spec]) => {
+      validateNameForUserWrite(name);
+      const expr = outer.parse(spec);
+      return { slot: defineVariable(ctx.env, scope, name), expr };
+    });
+    const sub = childContext(ctx, { inLookup: true, collection: from, scope });
+    const pipeline = pipelineSpec === undefined ? undefined : parseSubPipeline(pipelineSpec, sub);
+    const equality = localField === undefined || foreignField === undefined ? undefined : { local: parseFieldPath(localField), foreign: foreignField };
+    if (foreignField !== undefined) parseFieldPath(foreignField);
+    return new LookupStage(arg, from, asParts, equality, letVars, pipeline);
+  },
+};

@@ -1,0 +1,52 @@
+// Sub-pipelines ($lookup, $facet, $unionWith): parsed once in a child context (one level
+// deeper, bounded by limits.subPipelineDepthMax as mongod's kMaxSubPipelineDepth), and built
+// afresh for every run since plan stages keep state.
+
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { isArray, isPlainDocument } from '../../bson/types.js';
+import type { Collection } from '../../catalog/collection.js';
+import { ErrorCode, fail } from '../../errors.js';
+import { limits } from '../../limits.js';
+import type { ReadView } from '../../storage/engine.js';
+import { buildPipeline, parsePipeline, runToArray } from '../pipeline.js';
+import type { ParsedPipeline } from '../pipeline.js';
+import { typeName } from '../values.js';
+import type { PipelineContext, Runtime } from './types.js';
+import type { VariableScope } from '../expressions/types.js';
+
+export function childContext(ctx: PipelineContext, options: { inFacet?: boolean; inLookup?: boolean; collection?: string | undefined; scope?: VariableScope }): PipelineContext {
+  const depth = ctx.subPipelineDepth + 1;
+  if (depth > limits.subPipelineDepthMax) {
+    fail(ErrorCode.MaxSubPipelineDepthExceeded, `Maximum number of nested sub-pipelines exceeded. Limit is ${limits.subPipelineDepthMax}`);
+  }
+  return {
+    ...ctx,
+    subPipelineDepth: depth,
+    inFacet: ctx.inFacet || options.inFacet === true,
+    inLookup: ctx.inLookup || options.inLookup === true,
+    collection: options.collection,
+    scope: options.scope ?? ctx.scope,
+  };
+}
+
+/** Checks that a sub-pipeline is an array of objects; `what` names the option in messages. */
+export function pipelineArray(v: BsonValue, message: string): BsonValue[] {
+  if (!isArray(v)) fail(ErrorCode.FailedToParse, message);
+  for (const s of v) if (!isPlainDocument(s)) fail(ErrorCode.FailedToParse, `${message}, found element of type ${typeName(s)}`);
+  return v;
+}
+
+export function parseSubPipeline(spec: readonly BsonValue[], ctx: PipelineContext): ParsedPipeline {
+  return parsePipeline(spec, ctx);
+}
+
+/** Runs a parsed sub-pipeline to completion over a collection (or given documents) on `view`. */
+export function runSubPipeline(
+  parsed: ParsedPipeline,
+  source: { collection: Collection | undefined } | { documents: readonly BsonDocument[] },
+  view: ReadView,
+  rt: Runtime,
+): BsonDocument[] {
+  const built = buildPipeline(parsed, source, rt);
+  return runToArray(built.plan, view, rt);
+}

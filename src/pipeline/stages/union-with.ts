@@ -1,0 +1,87 @@
+// $unionWith: after the input documents, the documents of another collection (through an
+// optional sub-pipeline). A missing collection contributes nothing.
+
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { isPlainDocument } from '../../bson/types.js';
+import { ErrorCode, fail } from '../../errors.js';
+import type { PlanStage, Row } from '../../query/exec/stages.js';
+import type { ReadView } from '../../storage/engine.js';
+import type { ParsedPipeline } from '../pipeline.js';
+import { typeName } from '../values.js';
+import { newStats } from './base.js';
+import { childContext, parseSubPipeline, pipelineArray } from './sub-pipeline.js';
+import { buildPipeline } from '../pipeline.js';
+import { collectionOf } from './types.js';
+import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
+
+class UnionPlan implements PlanStage {
+  readonly stats;
+  private second: PlanStage | undefined;
+  private firstDone = false;
+  constructor(
+    private readonly input: PlanStage,
+    private readonly make: () => PlanStage,
+  ) {
+    this.stats = newStats('$unionWith', [input]);
+  }
+  next(view: ReadView): Row | undefined {
+    if (!this.firstDone) {
+      const row = this.input.next(view);
+      if (row !== undefined) {
+        this.stats.nReturned++;
+        return { doc: row.doc };
+      }
+      this.firstDone = true;
+    }
+    this.second ??= this.make();
+    const row = this.second.next(view);
+    if (row !== undefined) this.stats.nReturned++;
+    return row === undefined ? undefined : { doc: row.doc };
+  }
+}
+
+class UnionWithStage implements Stage {
+  readonly name = '$unionWith';
+  constructor(
+    private readonly spec: BsonValue,
+    private readonly coll: string | undefined,
+    private readonly pipeline: ParsedPipeline,
+  ) {}
+  serialize(): BsonDocument {
+    return { $unionWith: this.spec };
+  }
+  attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
+    return new UnionPlan(input, () => {
+      const coll = this.coll === undefined ? undefined : collectionOf(rt, this.coll);
+      return buildPipeline(this.pipeline, { collection: coll }, rt).plan;
+    });
+  }
+}
+
+export const $unionWith: StageDefinition = {
+  name: '$unionWith',
+  parse(arg, ctx: PipelineContext) {
+    let coll: string | undefined;
+    let pipelineSpec: BsonValue[] = [];
+    if (typeof arg === 'string') {
+      coll = arg;
+    } else if (isPlainDocument(arg)) {
+      for (const [k, v] of Object.entries(arg)) {
+        if (k === 'coll') {
+          if (typeof v !== 'string') fail(ErrorCode.TypeMismatch, `BSON field '$unionWith.coll' is the wrong type '${typeName(v)}', expected type 'string'`);
+          coll = v;
+        } else if (k === 'pipeline') {
+          pipelineSpec = pipelineArray(v, "'pipeline' option must be specified as an array");
+        } else {
+          fail(ErrorCode.Location40415, `BSON field '$unionWith.${k}' is an unknown field.`);
+        }
+      }
+      const startsWithDocuments = isPlainDocument(pipelineSpec[0]) && Object.keys(pipelineSpec[0])[0] === '$documents';
+      if (coll === undefined && !startsWithDocuments) fail(ErrorCode.Location40414, "BSON field '$unionWith.coll' is missing but a required field");
+    } else {
+      fail(ErrorCode.FailedToParse, `the $unionWith stage specification must be an object or string, but found ${typeName(arg)}`);
+    }
+    const sub = childContext(ctx, { inLookup: true, collection: coll });
+    return new UnionWithStage(arg, coll, parseSubPipeline(pipelineSpec, sub));
+  },
+};
