@@ -107,6 +107,7 @@ export const ErrorCode = {
   APIVersionError: 322,
   InvalidOptionsForAPIVersion: 325,
   FailPointEnabled: 192,
+  UnsupportedOpQueryCommand: 352,
   AmbiguousIndexKeyPattern: 181,
   CursorInUse: 143,
   QueryPlanKilled: 175,

@@ -114,6 +114,7 @@ export function parseArgs<S extends ArgSpec>(
   body: BsonDocument,
   spec: S,
   nameKey: string,
+  strict = true,
 ): ParsedArgs<S> & GenericArgs {
   const out: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(body)) {
@@ -124,6 +125,7 @@ export function parseArgs<S extends ArgSpec>(
         ? (genericArgs as ArgSpec)[field]
         : undefined;
     if (type === undefined) {
+      if (!strict) continue;
       throw new CommandError(ErrorCode.Location40415, `BSON field '${command}.${field}' is an unknown field.`);
     }
     // Optional fields may be explicitly null in mongod's IDL; treat null as absent.

@@ -136,7 +136,7 @@ export class Dispatcher {
       failWriteConcern = fp['writeConcernError'];
     }
 
-    const args = parseArgs(name, body, def.args, name);
+    const args = parseArgs(name, body, def.args, name, def.strict ?? true);
     const wc = parseWriteConcern(args.writeConcern);
     checkWriteConcernAllowed(wc, services.config.replSet);
     const maxTimeMS = parseMaxTimeMS(args.maxTimeMS);

@@ -38,6 +38,11 @@ export interface CommandDefinition<S extends ArgSpec = ArgSpec> {
   readonly aliases?: readonly string[];
   readonly args: S;
   readonly traits?: CommandTraits;
+  /**
+   * false: fields the command does not declare are accepted and ignored (mongod's IDL
+   * `strict: false`, as for hello, whose handshake fields grow with every driver release).
+   */
+  readonly strict?: boolean;
   readonly help?: string;
   run(inv: Invocation<S>): Promise<BsonDocument> | BsonDocument;
 }

@@ -2,7 +2,7 @@
 
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Double, Int32, Long, MongoBulkWriteError, MongoServerError, ObjectId } from 'mongodb';
+import { Double, Int32, Long, MongoBulkWriteError, MongoServerError, MongoWriteConcernError, ObjectId } from 'mongodb';
 import type { Collection, Db, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -279,11 +279,15 @@ describe('CRUD', () => {
     for (let i = 0; i < 50 && found === null; i++) found = await coll.findOne({ _id: 'w0' });
     assert.deepEqual(found, { _id: 'w0' });
     await db.collection('c', { writeConcern: { w: 'majority', j: true } }).insertOne({ _id: 'maj' });
-    const r = await db.command({ insert: 'c', documents: [{ _id: 'w2' }], writeConcern: { w: 2 } });
-    assert.equal(r['n'], 1);
-    assert.equal(r['writeConcernError']['code'], 100);
-    const tag = await db.command({ insert: 'c', documents: [{ _id: 'tag' }], writeConcern: { w: 'dc1' } });
-    assert.equal(tag['writeConcernError']['code'], 79);
+    // The write is applied; the reply carries writeConcernError, which the driver raises.
+    await assert.rejects(db.command({ insert: 'c', documents: [{ _id: 'w2' }], writeConcern: { w: 2 } }), (e: unknown) => {
+      assert.ok(e instanceof MongoWriteConcernError);
+      assert.equal(e.code, 100);
+      assert.equal(e.result['n'], 1);
+      return true;
+    });
+    assert.deepEqual(await coll.findOne({ _id: 'w2' }), { _id: 'w2' });
+    await assert.rejects(db.command({ insert: 'c', documents: [{ _id: 'tag' }], writeConcern: { w: 'dc1' } }), (e: unknown) => e instanceof MongoWriteConcernError && e.code === 79);
   });
 
   test('listDatabases / listCollections / create / drop / dropDatabase / renameCollection', async () => {
@@ -313,7 +317,8 @@ describe('CRUD', () => {
 
   test('invalid namespaces: InvalidNamespace (73)', async () => {
     await assert.rejects(db.command({ insert: 'a$b', documents: [{}] }), (e: unknown) => e instanceof MongoServerError && e.code === 73);
-    await assert.rejects(ts.client.db('bad.db').command({ find: 'c' }), (e: unknown) => e instanceof MongoServerError && e.code === 73);
+    await assert.rejects(ts.client.db('bad db').command({ find: 'c' }), (e: unknown) => e instanceof MongoServerError && e.code === 73);
+    await assert.rejects(ts.client.db('x'.repeat(64)).command({ find: 'c' }), (e: unknown) => e instanceof MongoServerError && e.code === 73);
     await assert.rejects(db.command({ insert: 'system.foo', documents: [{}] }), (e: unknown) => e instanceof MongoServerError && e.code === 73);
   });
 

@@ -84,6 +84,7 @@ function runHello(inv: Invocation<typeof helloArgs>, legacyName: boolean): BsonD
 export const hello = defineCommand({
   name: 'hello',
   args: helloArgs,
+  strict: false,
   traits: { apiVersion1: true },
   run: (inv) => runHello(inv, false),
 });
@@ -92,6 +93,7 @@ export const isMaster = defineCommand({
   name: 'isMaster',
   aliases: ['ismaster'],
   args: helloArgs,
+  strict: false,
   run: (inv) => runHello(inv, true),
 });
 

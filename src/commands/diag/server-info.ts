@@ -66,6 +66,7 @@ const settable = new Set(['ttlMonitorSleepSecs', 'ttlMonitorEnabled', 'transacti
 export const getParameter = defineCommand({
   name: 'getParameter',
   args: { allParameters: t.any, showDetails: t.any, setAt: t.any },
+  strict: false,
   traits: { adminOnly: true },
   run: ({ services, target, body }) => {
     const params = services.parameters;
