@@ -52,8 +52,12 @@ export interface LmdbEngineOptions {
   /** Keys deleted per background transaction when reclaiming cleared tables. */
   readonly reclaimBatchKeys?: number;
   readonly logger?: Logger;
-  /** Fault injection for tests: called before a table's writes are applied; may throw. */
-  readonly testHooks?: { readonly beforeApply?: (table: string) => void };
+  /**
+   * Fault injection for tests; each hook may throw to simulate an LMDB failure there.
+   * beforeApply: before a table's writes are applied; childBegin: as a group's child
+   * transaction starts, before any write of it runs.
+   */
+  readonly testHooks?: { readonly beforeApply?: (table: string) => void; readonly childBegin?: () => void };
 }
 
 /** Bumped when the on-disk layout changes incompatibly. */
@@ -489,6 +493,7 @@ export class LmdbEngine implements StorageEngine {
     let i = start;
     try {
       this.db.childTransaction(() => {
+        this.testHooks?.childBegin?.();
         for (; i < group.length; i++) {
           const w = group[i] as QueuedWrite;
           const overlay = this.runFn(w);

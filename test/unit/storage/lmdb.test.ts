@@ -244,6 +244,33 @@ describe('lmdb engine', () => {
     }
   });
 
+  it('fails only the write it had reached when a child transaction itself fails', async () => {
+    let failures = 1;
+    const e = await LmdbEngine.open({
+      path: freshDir(),
+      testHooks: {
+        childBegin: () => {
+          if (failures-- > 0) throw new Error('injected begin failure');
+        },
+      },
+    });
+    try {
+      const base = e.committedSeq;
+      const results = await Promise.allSettled(
+        [1, 2, 3].map((i) => e.write((t) => (t.put('t', Buffer.from([i]), Buffer.from([i])), t.seq), { durable: true })),
+      );
+      assert.deepEqual(
+        results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+        ['injected begin failure', base + 1, base + 2],
+      );
+      const s = e.snapshot();
+      assert.deepEqual([...s.scan('t')].map((x) => x.key[0]), [2, 3]);
+      s.release();
+    } finally {
+      await e.close();
+    }
+  });
+
   it('reclaims a cleared table in the background, also after a restart, without disturbing old snapshots', async () => {
     const dir = freshDir();
     let e = await LmdbEngine.open({ path: dir, reclaimBatchKeys: 300 });
