@@ -6,7 +6,7 @@
 import { Int32 } from 'bson';
 import type { Timestamp } from 'bson';
 import type { BsonDocument } from '../../bson/types.js';
-import { numericValue } from '../../bson/types.js';
+import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { fullName } from '../../catalog/namespace.js';
@@ -107,7 +107,7 @@ export const aggregate = defineCommand({
     const allowDiskUse = args.allowDiskUse === true;
     const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services) });
     const scope = letScope(args.let, { env });
-    const ctx: PipelineContext = { env, scope, db, collection: collName, allowDiskUse, subPipelineDepth: 0, inFacet: false, inLookup: false };
+    const ctx: PipelineContext = { env, scope, db, collection: collName, allowDiskUse, subPipelineDepth: 0, inFacet: false, inLookup: false, session: args.lsid };
     const parsed = parsePipeline(args.pipeline, ctx);
     const first = parsed.stages[0];
     if (collName === undefined && first?.constraints?.collectionless !== true) {
@@ -118,6 +118,9 @@ export const aggregate = defineCommand({
     const rt: Runtime = { catalog: services.catalog, db, frame: env.frame, allowDiskUse, interrupt: () => inv.op.checkDeadline() };
     const last = parsed.stages[parsed.stages.length - 1];
     const writer = last !== undefined && isWriteStage(last) ? last : undefined;
+    if (writer !== undefined && isPlainDocument(args.readConcern) && args.readConcern['level'] === 'linearizable') {
+      fail(ErrorCode.InvalidOptions, `${writer.name} cannot be used with a 'linearizable' read concern level`);
+    }
     const readStages = writer === undefined ? parsed.stages : parsed.stages.slice(0, -1);
     const built = buildPipeline({ ...parsed, stages: readStages }, { collection: coll }, rt);
 

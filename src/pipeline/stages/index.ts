@@ -7,6 +7,7 @@ import { $bucketAuto } from './bucket-auto.js';
 import { $facet } from './facet.js';
 import { $graphLookup } from './graph-lookup.js';
 import { $group } from './group.js';
+import { $listLocalSessions } from './list-local-sessions.js';
 import { $lookup } from './lookup.js';
 import { $merge } from './merge.js';
 import { $collStats, $indexStats } from './stats.js';
@@ -48,6 +49,7 @@ const all: readonly StageDefinition[] = [
   $graphLookup,
   $collStats,
   $indexStats,
+  $listLocalSessions,
 ];
 
 export const stageDefinitions: ReadonlyMap<string, StageDefinition> = new Map(all.map((d) => [d.name, d]));
@@ -57,7 +59,6 @@ export const unsupportedStages: ReadonlyMap<string, string> = new Map([
   ['$changeStream', '$changeStream is not supported yet'],
   ['$currentOp', '$currentOp is not supported yet'],
   ['$listSessions', '$listSessions is not supported yet'],
-  ['$listLocalSessions', '$listLocalSessions is not supported yet'],
   ['$listSearchIndexes', '$listSearchIndexes is not supported'],
   ['$search', '$search requires Atlas Search, which is not supported'],
   ['$searchMeta', '$searchMeta requires Atlas Search, which is not supported'],

@@ -4,7 +4,9 @@
 // pipeline with $$new (and `let` variables) bound to the incoming document; without one:
 // insert, discard or fail. Everything happens in one write transaction.
 
+import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { formatBson } from '../../bson/format.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import { compareBson } from '../../bson/compare.js';
 import { getOwn, hasOwn, setOwn } from '../../bson/document.js';
@@ -83,9 +85,19 @@ class MergeStage implements WriteStage {
       switch (m.whenMatched) {
         case 'keepExisting':
           continue;
-        case 'fail':
-          fail(ErrorCode.DuplicateKey, `$merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: ${m.db}.${m.coll}`);
+        case 'fail': {
+          // The reply carries the key, as a duplicate insert's would (drivers expose it).
+          const keyPattern: BsonDocument = {};
+          const keyValue: BsonDocument = {};
+          for (const f of m.on) {
+            keyPattern[f] = new Int32(1);
+            keyValue[f] = valueAt(doc, f) as BsonValue;
+          }
+          fail(ErrorCode.DuplicateKey, `$merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: ${m.db}.${m.coll} index: ${m.on.join('_1_')}_1 dup key: ${formatBson(keyValue)}`, {
+            info: { keyPattern, keyValue },
+          });
           break;
+        }
         case 'replace':
           after = withId(doc, match.doc);
           break;

@@ -52,6 +52,8 @@ export interface PipelineContext {
   readonly inLookup: boolean;
   /** Set while parsing a pipeline-style update (only a few stages are allowed). */
   readonly forUpdate?: boolean;
+  /** The command's logical session id ({id: UUID}), for $listLocalSessions. */
+  readonly session?: BsonDocument | undefined;
 }
 
 export interface Stage {
