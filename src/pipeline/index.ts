@@ -3,7 +3,9 @@
 
 export { buildPipeline, parsePipeline, optimize, runToArray } from './pipeline.js';
 export type { BuiltPipeline, ParsedPipeline } from './pipeline.js';
-export { exprCompiler, compileMatch } from './context.js';
+export { exprCompiler, compileMatch, queryExprCompiler } from './context.js';
+export { compileUpdatePipeline } from './update.js';
+export type { UpdatePipelineOptions } from './update.js';
 export { newEnv, newScope, defineConstant, parseExpression, rootContext, evaluateOn, validateNameForUserWrite } from './expressions/index.js';
 export type { Expression, ExpressionEnv, Frame, Value, VariableScope } from './expressions/index.js';
 export type { PipelineContext, Runtime, Stage, StageConstraints } from './stages/types.js';

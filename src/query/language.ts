@@ -3,6 +3,7 @@
 
 import type { BsonDocument } from '../bson/types.js';
 import { compileFilter } from './match/index.js';
+import { queryExprCompiler } from '../pipeline/index.js';
 import { compileProjection } from './projection/index.js';
 import { compileSort } from './sort.js';
 import type { DocumentFilter, RowComparator, RowTransform } from './exec/stages.js';
@@ -13,8 +14,8 @@ export interface FilterOptions {
 }
 
 /** A compiled filter; undefined for the empty filter (everything matches). */
-export function compileQueryFilter(filter: BsonDocument, _options: FilterOptions = {}): DocumentFilter | undefined {
-  const matcher = compileFilter(filter);
+export function compileQueryFilter(filter: BsonDocument, options: FilterOptions = {}): DocumentFilter | undefined {
+  const matcher = compileFilter(filter, { compileExpr: queryExprCompiler(options.variables) });
   return Object.keys(filter).length === 0 ? undefined : matcher;
 }
 

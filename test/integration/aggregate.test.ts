@@ -448,3 +448,29 @@ describe('aggregate: command errors', () => {
     );
   });
 });
+
+describe('$expr in find filters', () => {
+  test('compares two fields of the document ($expr manual example)', async () => {
+    const c = await fresh('monthlyBudget', [
+      { _id: 1, category: 'food', budget: 400, spent: 450 },
+      { _id: 2, category: 'drinks', budget: 100, spent: 150 },
+      { _id: 3, category: 'clothes', budget: 100, spent: 50 },
+      { _id: 4, category: 'misc', budget: 500, spent: 300 },
+      { _id: 5, category: 'travel', budget: 200, spent: 650 },
+    ]);
+    const got = await c.find({ $expr: { $gt: ['$spent', '$budget'] } }).toArray();
+    assert.deepEqual(got.map((d) => d['_id']), [1, 2, 5]);
+    assert.equal(await c.countDocuments({ $expr: { $lt: ['$spent', '$budget'] } }), 2);
+  });
+
+  test('sees the command let variables', async () => {
+    const c = await fresh('letfind', [{ _id: 1, v: 'a' }, { _id: 2, v: 'b' }]);
+    const got = await c.find({ $expr: { $eq: ['$v', '$$target'] } }, { let: { target: 'b' } }).toArray();
+    assert.deepEqual(got, [{ _id: 2, v: 'b' }]);
+  });
+
+  test('an invalid expression is a parse error', async () => {
+    const c = await fresh('letfind', [{ _id: 1 }]);
+    await expectCode(c.find({ $expr: { $foo: 1 } }).toArray(), 168);
+  });
+});

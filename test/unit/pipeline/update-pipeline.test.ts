@@ -1,0 +1,56 @@
+// Pipeline-style updates through compileUpdatePipeline, the update layer's compilePipeline hook.
+// Expected documents follow the MongoDB manual ("Updates with Aggregation Pipeline").
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Int32 } from 'bson';
+import { CommandError } from '../../../src/errors.js';
+import { compileUpdatePipeline } from '../../../src/pipeline/index.js';
+import { compileUpdate } from '../../../src/update/index.js';
+
+const i = (n: number): Int32 => new Int32(n);
+const ctx = { isInsert: false, now: new Date('2024-01-01T00:00:00Z') };
+
+test('update pipeline: $set with expressions and $unset (manual example)', () => {
+  const u = compileUpdate([{ $set: { modified: '$$NOW', total: { $add: ['$a', '$b'] } } }, { $unset: ['misc'] }], {
+    compilePipeline: (p) => compileUpdatePipeline(p),
+  });
+  assert.equal(u.type, 'pipeline');
+  const r = u.apply({ _id: i(1), a: i(1), b: i(2), misc: 'x' }, ctx);
+  assert.equal(r.modified, true);
+  assert.deepEqual(Object.keys(r.doc), ['_id', 'a', 'b', 'modified', 'total']);
+  assert.equal((r.doc['total'] as Int32).value, 3);
+  assert.ok(r.doc['modified'] instanceof Date);
+  assert.deepEqual(Object.keys(r.updatedFields), ['modified', 'total']);
+  assert.deepEqual(r.removedFields, ['misc']);
+});
+
+test('update pipeline: $replaceRoot and let variables', () => {
+  const u = compileUpdatePipeline([{ $replaceWith: { _id: '$_id', v: '$$k' } }], { variables: { k: 'x' } });
+  const r = u.apply({ _id: i(1), a: i(1) }, ctx);
+  assert.deepEqual(r.doc, { _id: i(1), v: 'x' });
+  assert.deepEqual(r.removedFields, ['a']);
+});
+
+test('update pipeline: an unchanged document is not modified', () => {
+  const u = compileUpdatePipeline([{ $set: { a: '$a' } }]);
+  const doc = { _id: i(1), a: i(1) };
+  const r = u.apply(doc, ctx);
+  assert.equal(r.modified, false);
+  assert.equal(r.doc, doc);
+});
+
+test('update pipeline: upsert seeds from the query equalities', () => {
+  const u = compileUpdatePipeline([{ $set: { b: { $add: ['$a', i(1)] } } }]);
+  const r = u.upsert({ a: i(5) }, { now: new Date() });
+  assert.equal(Object.keys(r.doc)[0], '_id');
+  assert.equal((r.doc['a'] as Int32).value, 5);
+  assert.equal((r.doc['b'] as Int32).value, 6);
+});
+
+test('update pipeline: only reshaping stages are allowed', () => {
+  assert.throws(
+    () => compileUpdatePipeline([{ $group: { _id: null } }]),
+    (e: unknown) => e instanceof CommandError && e.code === 72 && e.message === '$group is not allowed to be used within an update',
+  );
+});
