@@ -345,6 +345,7 @@ export const AggCode = {
   Location5166403: 5166403,
   Location5166404: 5166404,
   Location5166405: 5166405,
+  Location5371603: 5371603,
   Location5439007: 5439007,
   Location5439008: 5439008,
   Location5439009: 5439009,

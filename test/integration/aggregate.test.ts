@@ -474,3 +474,85 @@ describe('$expr in find filters', () => {
     await expectCode(c.find({ $expr: { $foo: 1 } }).toArray(), 168);
   });
 });
+
+describe('aggregate: window and gap-filling stages (manual examples)', () => {
+  const cakeSales = [
+    { _id: 0, type: 'chocolate', orderDate: new Date('2020-05-18T14:10:30Z'), state: 'CA', price: 13, quantity: 120 },
+    { _id: 1, type: 'chocolate', orderDate: new Date('2021-03-20T11:30:05Z'), state: 'WA', price: 14, quantity: 140 },
+    { _id: 2, type: 'vanilla', orderDate: new Date('2021-01-11T06:31:15Z'), state: 'CA', price: 12, quantity: 145 },
+    { _id: 3, type: 'vanilla', orderDate: new Date('2020-02-08T13:13:23Z'), state: 'WA', price: 13, quantity: 104 },
+    { _id: 4, type: 'strawberry', orderDate: new Date('2019-05-18T16:09:01Z'), state: 'CA', price: 41, quantity: 162 },
+    { _id: 5, type: 'strawberry', orderDate: new Date('2019-01-08T06:12:03Z'), state: 'WA', price: 43, quantity: 134 },
+  ];
+
+  test('$setWindowFields cumulative sum per state ($setWindowFields manual example)', async () => {
+    const c = await fresh('cakeSales', cakeSales);
+    const got = await c
+      .aggregate([
+        { $setWindowFields: { partitionBy: '$state', sortBy: { orderDate: 1 }, output: { cumulativeQuantityForState: { $sum: '$quantity', window: { documents: ['unbounded', 'current'] } } } } },
+        { $project: { _id: 1, cumulativeQuantityForState: 1 } },
+      ])
+      .toArray();
+    assert.deepEqual(got, [
+      { _id: 4, cumulativeQuantityForState: 162 },
+      { _id: 0, cumulativeQuantityForState: 282 },
+      { _id: 2, cumulativeQuantityForState: 427 },
+      { _id: 5, cumulativeQuantityForState: 134 },
+      { _id: 3, cumulativeQuantityForState: 238 },
+      { _id: 1, cumulativeQuantityForState: 378 },
+    ]);
+  });
+
+  test('$setWindowFields $rank and moving average', async () => {
+    const c = await fresh('cakeSales', cakeSales);
+    const ranks = await c.aggregate([{ $setWindowFields: { partitionBy: '$state', sortBy: { quantity: -1 }, output: { r: { $rank: {} } } } }, { $project: { _id: 1, r: 1 } }]).toArray();
+    assert.deepEqual(ranks, [
+      { _id: 4, r: 1 },
+      { _id: 2, r: 2 },
+      { _id: 0, r: 3 },
+      { _id: 1, r: 1 },
+      { _id: 5, r: 2 },
+      { _id: 3, r: 3 },
+    ]);
+    const avg = await c
+      .aggregate([{ $setWindowFields: { sortBy: { _id: 1 }, output: { m: { $avg: '$quantity', window: { documents: [-1, 0] } } } } }, { $project: { m: 1 } }, { $limit: 2 }])
+      .toArray();
+    assert.deepEqual(avg, [
+      { _id: 0, m: 120 },
+      { _id: 1, m: 130 },
+    ]);
+    await expectCode(c.aggregate([{ $setWindowFields: { output: { r: { $rank: {} } } } }]).toArray(), 9);
+  });
+
+  test('$densify full bounds per partition ($densify manual example)', async () => {
+    const c = await fresh('coffee', [
+      { altitude: 600, variety: 'Arabica Typica', score: 68.3 },
+      { altitude: 750, variety: 'Arabica Typica', score: 69.5 },
+      { altitude: 950, variety: 'Arabica Typica', score: 70.5 },
+      { altitude: 1250, variety: 'Gesha', score: 88.15 },
+      { altitude: 1700, variety: 'Gesha', score: 85.5 },
+      { altitude: 1600, variety: 'SL28', score: 86.0 },
+      { altitude: 1750, variety: 'SL28', score: 88.5 },
+      { altitude: 1950, variety: 'SL28', score: 89.0 },
+    ]);
+    const got = await c.aggregate([{ $densify: { field: 'altitude', partitionByFields: ['variety'], range: { bounds: 'full', step: 200 } } }, { $project: { _id: 0, altitude: 1, variety: 1 } }]).toArray();
+    const typica = got.filter((d) => d['variety'] === 'Arabica Typica').map((d) => d['altitude']);
+    assert.deepEqual(typica, [600, 750, 800, 950, 1000, 1200, 1400, 1600, 1800]);
+    const gesha = got.filter((d) => d['variety'] === 'Gesha').map((d) => d['altitude']);
+    assert.deepEqual(gesha, [600, 800, 1000, 1200, 1250, 1400, 1600, 1700, 1800]);
+  });
+
+  test('$fill with value, locf and linear', async () => {
+    const c = await fresh('fillme', [
+      { _id: 1, t: 1, a: 10, b: 'x', c: null },
+      { _id: 2, t: 2, c: null },
+      { _id: 3, t: 3, a: 30, b: 'y' },
+    ]);
+    const got = await c.aggregate([{ $fill: { sortBy: { t: 1 }, output: { a: { method: 'linear' }, b: { method: 'locf' }, c: { value: 0 } } } }]).toArray();
+    assert.deepEqual(got, [
+      { _id: 1, t: 1, a: 10, b: 'x', c: 0 },
+      { _id: 2, t: 2, c: 0, a: 20, b: 'x' },
+      { _id: 3, t: 3, a: 30, b: 'y', c: 0 },
+    ]);
+  });
+});

@@ -29,7 +29,8 @@ export class PushAccumulator implements Accumulator {
     if (this.bytes > limits.accumulatorMemoryBytesMax) tooMuch('$push');
   }
   value(): Value {
-    return this.items;
+    // A copy: window functions keep adding after reading a value.
+    return [...this.items];
   }
 }
 
@@ -58,7 +59,8 @@ export class AddToSetAccumulator implements Accumulator {
     if (this.bytes > limits.accumulatorMemoryBytesMax) tooMuch('$addToSet');
   }
   value(): Value {
-    return this.items;
+    // A copy: window functions keep adding after reading a value.
+    return [...this.items];
   }
 }
 

@@ -136,7 +136,7 @@ export class MergeObjectsAccumulator implements Accumulator {
     this.bytes = SCALAR_STATE_BYTES + approximateValueSize(this.out);
   }
   value(): Value {
-    return this.out;
+    return { ...this.out };
   }
 }
 

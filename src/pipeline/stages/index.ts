@@ -4,12 +4,15 @@
 
 import { $bucket } from './bucket.js';
 import { $bucketAuto } from './bucket-auto.js';
+import { $densify } from './densify.js';
 import { $facet } from './facet.js';
+import { $fill } from './fill.js';
 import { $graphLookup } from './graph-lookup.js';
 import { $group } from './group.js';
 import { $listLocalSessions } from './list-local-sessions.js';
 import { $lookup } from './lookup.js';
 import { $merge } from './merge.js';
+import { $setWindowFields } from './set-window-fields.js';
 import { $collStats, $indexStats } from './stats.js';
 import { $unionWith } from './union-with.js';
 import { $limit, $skip } from './limit-skip.js';
@@ -50,6 +53,9 @@ const all: readonly StageDefinition[] = [
   $collStats,
   $indexStats,
   $listLocalSessions,
+  $setWindowFields,
+  $densify,
+  $fill,
 ];
 
 export const stageDefinitions: ReadonlyMap<string, StageDefinition> = new Map(all.map((d) => [d.name, d]));

@@ -1,0 +1,345 @@
+// Window functions of $setWindowFields: the accumulators over a window of the sorted partition
+// ($sum, $avg, $push, $topN, ...), and the functions that read the partition's order directly
+// ($rank, $denseRank, $documentNumber, $shift, $locf, $linearFill, $expMovingAvg, $derivative,
+// $integral, $covariancePop/Samp). Each one computes the output for one position given the
+// partition's evaluated inputs.
+
+import { Double, Int32 } from 'bson';
+import * as num from '../../bson/numeric.js';
+import { compareBson } from '../../bson/compare.js';
+import { isArray, isPlainDocument } from '../../bson/types.js';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { ErrorCode, fail } from '../../errors.js';
+import { accumulators } from '../accumulators/index.js';
+import { AggCode } from '../error-codes.js';
+import type { Accumulator, AccumulatorSpec } from '../accumulators/index.js';
+import { isTimeUnit } from '../dates.js';
+import type { TimeUnit } from '../dates.js';
+import { MISSING, ROOT_SLOT } from '../expressions/types.js';
+import type { Expression, Frame, ParseContext, Value } from '../expressions/types.js';
+import { integralValue, isNullish, typeName } from '../values.js';
+
+/** One partition, sorted: its documents and their sort keys. */
+export interface Partition {
+  readonly docs: readonly BsonDocument[];
+  /** The first sortBy field's key per document (for range windows and rank functions). */
+  readonly sortValues: readonly BsonValue[];
+  /** Full sort keys per document, for rank equality. */
+  readonly sortKeys: readonly (readonly BsonValue[])[];
+}
+
+/** A window: [lower, upper] as document offsets, positions, or values of the sort field. */
+export type Bound = { kind: 'unbounded' } | { kind: 'current' } | { kind: 'offset'; n: number } | { kind: 'value'; v: BsonValue };
+export interface WindowSpec {
+  readonly type: 'documents' | 'range';
+  readonly lower: Bound;
+  readonly upper: Bound;
+  readonly unit?: TimeUnit | undefined;
+}
+
+export interface WindowFunction {
+  /** Computes the output for every position of the partition. */
+  compute(p: Partition, frame: Frame, bounds: (i: number) => [number, number] | undefined): Value[];
+  /** True when the function accepts a `window` (rank-like functions do not). */
+  readonly acceptsWindow: boolean;
+  /** True when the function needs a sortBy ($rank, $shift, $derivative...). */
+  readonly needsSortBy: boolean;
+}
+
+function evaluateAll(expr: Expression, p: Partition, frame: Frame): Value[] {
+  return p.docs.map((d) => {
+    frame.vars[ROOT_SLOT] = d;
+    return expr.evaluate(frame);
+  });
+}
+
+/** An accumulator over each document's window. Growing windows are computed incrementally. */
+function accumulatorFunction(spec: AccumulatorSpec): WindowFunction {
+  return {
+    acceptsWindow: true,
+    needsSortBy: false,
+    compute(p, frame, bounds) {
+      const inputs = evaluateAll(spec.argument, p, frame);
+      const make = (): Accumulator => {
+        if (spec.initializer === undefined) return spec.create(null);
+        frame.vars[ROOT_SLOT] = {};
+        return spec.create(spec.initializer.evaluate(frame));
+      };
+      const out: Value[] = [];
+      let acc: Accumulator | undefined;
+      let from = -1;
+      let to = -1;
+      for (let i = 0; i < p.docs.length; i++) {
+        const b = bounds(i);
+        if (b === undefined) {
+          out.push(make().value());
+          continue;
+        }
+        const [lo, hi] = b;
+        if (acc !== undefined && lo === from && hi >= to) {
+          for (let k = to + 1; k <= hi; k++) acc.process(inputs[k] ?? MISSING);
+        } else {
+          acc = make();
+          for (let k = lo; k <= hi; k++) acc.process(inputs[k] ?? MISSING);
+        }
+        from = lo;
+        to = hi;
+        out.push(acc.value());
+      }
+      return out;
+    },
+  };
+}
+
+function rankFunction(kind: 'rank' | 'denseRank' | 'documentNumber'): WindowFunction {
+  return {
+    acceptsWindow: false,
+    needsSortBy: true,
+    compute(p) {
+      const out: Value[] = [];
+      let rank = 0;
+      let dense = 0;
+      for (let i = 0; i < p.docs.length; i++) {
+        const same = i > 0 && (p.sortKeys[i] as BsonValue[]).every((k, j) => compareBson(k, (p.sortKeys[i - 1] as BsonValue[])[j] ?? null) === 0);
+        if (!same) {
+          rank = i + 1;
+          dense++;
+        }
+        out.push(new Int32(kind === 'documentNumber' ? i + 1 : kind === 'rank' ? rank : dense));
+      }
+      return out;
+    },
+  };
+}
+
+function shiftFunction(output: Expression, by: number, dflt: Value): WindowFunction {
+  return {
+    acceptsWindow: false,
+    needsSortBy: true,
+    compute(p, frame) {
+      const values = evaluateAll(output, p, frame);
+      return p.docs.map((_, i) => {
+        const j = i + by;
+        if (j < 0 || j >= p.docs.length) return dflt;
+        const v = values[j] ?? MISSING;
+        return v === MISSING ? null : v;
+      });
+    },
+  };
+}
+
+function locfFunction(input: Expression): WindowFunction {
+  return {
+    acceptsWindow: false,
+    needsSortBy: false,
+    compute(p, frame) {
+      const values = evaluateAll(input, p, frame);
+      let last: Value = null;
+      return values.map((v) => {
+        if (!isNullish(v)) last = v;
+        return isNullish(v) ? last : v;
+      });
+    },
+  };
+}
+
+function numberOfSortValue(v: BsonValue): number | undefined {
+  if (v instanceof Date) return v.getTime();
+  return num.isNumeric(v) ? num.toDouble(v) : undefined;
+}
+
+function linearFillFunction(input: Expression): WindowFunction {
+  return {
+    acceptsWindow: false,
+    needsSortBy: true,
+    compute(p, frame) {
+      const values = evaluateAll(input, p, frame);
+      const out: Value[] = values.map((v) => (v === MISSING ? null : v));
+      for (let i = 0; i < out.length; i++) {
+        if (!isNullish(out[i] as Value)) continue;
+        let a = i - 1;
+        while (a >= 0 && isNullish(values[a] as Value)) a--;
+        let b = i + 1;
+        while (b < values.length && isNullish(values[b] as Value)) b++;
+        if (a < 0 || b >= values.length) continue;
+        const ya = values[a] as BsonValue;
+        const yb = values[b] as BsonValue;
+        const xa = numberOfSortValue(p.sortValues[a] ?? null);
+        const xb = numberOfSortValue(p.sortValues[b] ?? null);
+        const xi = numberOfSortValue(p.sortValues[i] ?? null);
+        if (!num.isNumeric(ya) || !num.isNumeric(yb) || xa === undefined || xb === undefined || xi === undefined || xb === xa) continue;
+        const y0 = num.toDouble(ya);
+        const y1 = num.toDouble(yb);
+        out[i] = new Double(y0 + ((y1 - y0) * (xi - xa)) / (xb - xa));
+      }
+      return out;
+    },
+  };
+}
+
+function expMovingAvgFunction(input: Expression, alpha: number): WindowFunction {
+  return {
+    acceptsWindow: false,
+    needsSortBy: true,
+    compute(p, frame) {
+      const values = evaluateAll(input, p, frame);
+      let avg: number | undefined;
+      return values.map((v) => {
+        if (!num.isNumeric(v)) return avg === undefined ? null : new Double(avg);
+        const x = num.toDouble(v);
+        avg = avg === undefined ? x : x * alpha + avg * (1 - alpha);
+        return new Double(avg);
+      });
+    },
+  };
+}
+
+const UNIT_MS: Partial<Record<TimeUnit, number>> = { week: 604800000, day: 86400000, hour: 3600000, minute: 60000, second: 1000, millisecond: 1 };
+
+/** $derivative and $integral over each window, against the single sortBy field. */
+function calculusFunction(kind: 'derivative' | 'integral', input: Expression, unit: TimeUnit | undefined): WindowFunction {
+  const scale = unit === undefined ? 1 : (UNIT_MS[unit] ?? 1);
+  return {
+    acceptsWindow: true,
+    needsSortBy: true,
+    compute(p, frame, bounds) {
+      const ys = evaluateAll(input, p, frame);
+      return p.docs.map((_, i) => {
+        const b = bounds(i);
+        if (b === undefined) return null;
+        const [lo, hi] = b;
+        const xOf = (k: number): number | undefined => {
+          const x = numberOfSortValue(p.sortValues[k] ?? null);
+          return x === undefined ? undefined : x / scale;
+        };
+        if (kind === 'derivative') {
+          if (hi <= lo) return null;
+          const x0 = xOf(lo);
+          const x1 = xOf(hi);
+          const y0 = ys[lo];
+          const y1 = ys[hi];
+          if (x0 === undefined || x1 === undefined || !num.isNumeric(y0) || !num.isNumeric(y1) || x1 === x0) return null;
+          return new Double((num.toDouble(y1) - num.toDouble(y0)) / (x1 - x0));
+        }
+        let sum = 0;
+        for (let k = lo + 1; k <= hi; k++) {
+          const x0 = xOf(k - 1);
+          const x1 = xOf(k);
+          const y0 = ys[k - 1];
+          const y1 = ys[k];
+          if (x0 === undefined || x1 === undefined || !num.isNumeric(y0) || !num.isNumeric(y1)) continue;
+          sum += ((num.toDouble(y0) + num.toDouble(y1)) / 2) * (x1 - x0);
+        }
+        return new Double(sum);
+      });
+    },
+  };
+}
+
+/** $covariancePop / $covarianceSamp: [x, y] over each window. */
+function covarianceFunction(x: Expression, y: Expression, sample: boolean): WindowFunction {
+  return {
+    acceptsWindow: true,
+    needsSortBy: false,
+    compute(p, frame, bounds) {
+      const xs = evaluateAll(x, p, frame);
+      const ys = evaluateAll(y, p, frame);
+      return p.docs.map((_, i) => {
+        const b = bounds(i);
+        if (b === undefined) return null;
+        const pts: Array<[number, number]> = [];
+        for (let k = b[0]; k <= b[1]; k++) {
+          const a = xs[k];
+          const c = ys[k];
+          if (num.isNumeric(a) && num.isNumeric(c)) pts.push([num.toDouble(a), num.toDouble(c)]);
+        }
+        const n = pts.length - (sample ? 1 : 0);
+        if (n <= 0) return null;
+        const mx = pts.reduce((s, q) => s + q[0], 0) / pts.length;
+        const my = pts.reduce((s, q) => s + q[1], 0) / pts.length;
+        return new Double(pts.reduce((s, q) => s + (q[0] - mx) * (q[1] - my), 0) / n);
+      });
+    },
+  };
+}
+
+function objectArg(name: string, arg: BsonValue): BsonDocument {
+  if (!isPlainDocument(arg)) fail(ErrorCode.FailedToParse, `${name} must be specified with an object, found: ${typeName(arg)}`);
+  return arg;
+}
+
+function unitOf(name: string, v: BsonValue | undefined): TimeUnit | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !isTimeUnit(v)) fail(ErrorCode.FailedToParse, `${name} 'unit' must be a valid time unit, found: ${String(v)}`);
+  return v;
+}
+
+const ACCUMULATOR_FUNCTIONS = new Set([
+  '$sum', '$avg', '$min', '$max', '$push', '$addToSet', '$first', '$last', '$stdDevPop', '$stdDevSamp',
+  '$firstN', '$lastN', '$maxN', '$minN', '$top', '$bottom', '$topN', '$bottomN', '$mergeObjects',
+]);
+
+/** Parses `{$fn: arg}` of a $setWindowFields output field. */
+export function parseWindowFunction(name: string, arg: BsonValue, ctx: ParseContext): WindowFunction {
+  if (ACCUMULATOR_FUNCTIONS.has(name)) {
+    const def = accumulators.get(name);
+    if (def === undefined) fail(ErrorCode.InternalError, `accumulator ${name} missing`);
+    return accumulatorFunction(def.parse(arg, ctx));
+  }
+  switch (name) {
+    case '$count': {
+      if (!isPlainDocument(arg) || Object.keys(arg).length > 0) fail(ErrorCode.FailedToParse, '$count only accepts an empty object as input');
+      const sum = accumulators.get('$sum');
+      if (sum === undefined) fail(ErrorCode.InternalError, '$sum missing');
+      return accumulatorFunction(sum.parse(new Int32(1), ctx));
+    }
+    case '$rank':
+    case '$denseRank':
+    case '$documentNumber':
+      if (!isPlainDocument(arg) || Object.keys(arg).length > 0) fail(AggCode.Location5371603, `${name} must be specified with '{}' as the value`);
+      return rankFunction(name.slice(1) as 'rank' | 'denseRank' | 'documentNumber');
+    case '$shift': {
+      const a = objectArg(name, arg);
+      for (const k of Object.keys(a)) if (k !== 'output' && k !== 'by' && k !== 'default') fail(ErrorCode.FailedToParse, `Unknown argument in $shift: ${k}`);
+      if (a['output'] === undefined) fail(ErrorCode.FailedToParse, "$shift requires an 'output' expression.");
+      const by = integralValue(a['by'] ?? MISSING);
+      if (by === undefined) fail(ErrorCode.FailedToParse, "$shift requires 'by' as an integer value.");
+      const dflt = a['default'] === undefined ? null : ctx.parse(a['default']);
+      if (dflt !== null && dflt.kind !== 'constant') fail(ErrorCode.FailedToParse, "$shift's default expression must be a constant.");
+      return shiftFunction(ctx.parse(a['output']), Number(by), dflt === null ? null : (dflt.value ?? null));
+    }
+    case '$locf':
+      return locfFunction(ctx.parse(arg));
+    case '$linearFill':
+      return linearFillFunction(ctx.parse(arg));
+    case '$expMovingAvg': {
+      const a = objectArg(name, arg);
+      if (a['input'] === undefined) fail(ErrorCode.FailedToParse, "$expMovingAvg requires an 'input' expression");
+      let alpha: number;
+      if (a['N'] !== undefined && a['alpha'] === undefined) {
+        const n = integralValue(a['N']);
+        if (n === undefined || n <= 0n) fail(ErrorCode.FailedToParse, "'N' field must be an integer greater than zero");
+        alpha = 2 / (Number(n) + 1);
+      } else if (a['alpha'] !== undefined && a['N'] === undefined) {
+        alpha = num.isNumeric(a['alpha']) ? num.toDouble(a['alpha']) : NaN;
+        if (!(alpha > 0 && alpha < 1)) fail(ErrorCode.FailedToParse, "'alpha' must be between 0 and 1 (exclusive)");
+      } else {
+        fail(ErrorCode.FailedToParse, "$expMovingAvg requires exactly one of 'N' and 'alpha'");
+      }
+      return expMovingAvgFunction(ctx.parse(a['input']), alpha);
+    }
+    case '$derivative':
+    case '$integral': {
+      const a = objectArg(name, arg);
+      if (a['input'] === undefined) fail(ErrorCode.FailedToParse, `${name} requires an 'input' expression`);
+      return calculusFunction(name === '$derivative' ? 'derivative' : 'integral', ctx.parse(a['input']), unitOf(name, a['unit']));
+    }
+    case '$covariancePop':
+    case '$covarianceSamp': {
+      if (!isArray(arg) || arg.length !== 2) fail(ErrorCode.FailedToParse, `${name} requires an array of two expressions`);
+      return covarianceFunction(ctx.parse(arg[0] ?? null), ctx.parse(arg[1] ?? null), name === '$covarianceSamp');
+    }
+    default:
+      fail(ErrorCode.FailedToParse, `Unrecognized window function, ${name}`);
+  }
+}
