@@ -17,6 +17,10 @@ import type { ExpressionEnv, VariableScope } from './expressions/index.js';
 import { parsePipeline } from './pipeline.js';
 import { DocumentsStage } from './stages/base.js';
 import type { PipelineContext, Runtime, Stage } from './stages/types.js';
+import type { ReadView } from '../storage/engine.js';
+
+/** Reshaping stages read no storage: they get a view of nothing. */
+const NO_STORAGE: ReadView = { get: () => undefined, scan: () => [][Symbol.iterator](), count: () => 0 };
 
 /** The stages a pipeline-style update may use (mongod refuses others with InvalidOptions). */
 const UPDATE_STAGES = new Set(['$addFields', '$set', '$project', '$unset', '$replaceRoot', '$replaceWith']);
@@ -59,7 +63,7 @@ export function parseDocumentPipeline(pipeline: readonly BsonValue[], options: U
     apply(doc: BsonDocument): BsonDocument {
       let plan = new DocumentsStage([doc]) as Parameters<Stage['attach']>[0];
       for (const s of stages) plan = s.attach(plan, rt);
-      const row = plan.next(undefined as never);
+      const row = plan.next(NO_STORAGE);
       return row?.doc ?? doc;
     },
   };

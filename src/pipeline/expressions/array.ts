@@ -219,7 +219,6 @@ const $filter: OperatorDefinition = {
   },
 };
 
-
 const $map: OperatorDefinition = {
   name: '$map',
   parse(arg, ctx) {

@@ -7,7 +7,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { typeName } from '../values.js';
-import { $addFields } from './project.js';
+import { $addFields } from './add-fields.js';
 import { $setWindowFields } from './set-window-fields.js';
 import type { PipelineContext, Stage, StageDefinition } from './types.js';
 

@@ -1,40 +1,18 @@
-// Source stages reporting on the collection: $collStats (count, storageStats; latencyStats and
-// queryExecStats with zero counters, as this server does not track them) and $indexStats (one
-// document per index; access counters are not tracked yet, so `ops` is 0).
+// $collStats: statistics of the collection — count, storageStats, and latencyStats /
+// queryExecStats with zero counters (this server does not track them yet).
 
 import { Int32, Long } from 'bson';
 import type { BsonDocument } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
-import type { PlanStage, Row } from '../../query/exec/stages.js';
-import type { ReadView } from '../../storage/engine.js';
+import type { PlanStage } from '../../query/exec/stages.js';
 import { AggCode } from '../error-codes.js';
 import { typeName } from '../values.js';
-import { newStats } from './base.js';
 import { catalogOf, collectionOf } from './types.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 import { hostname } from 'node:os';
 
-/** A source that computes its documents on the first pull, from the batch's snapshot. */
-class ComputedSource implements PlanStage {
-  readonly stats;
-  private docs: BsonDocument[] | undefined;
-  private i = 0;
-  constructor(
-    name: string,
-    private readonly compute: (view: ReadView) => BsonDocument[],
-  ) {
-    this.stats = newStats(name, []);
-  }
-  next(view: ReadView): Row | undefined {
-    this.docs ??= this.compute(view);
-    const doc = this.docs[this.i];
-    if (doc === undefined) return undefined;
-    this.i++;
-    this.stats.nReturned++;
-    return { doc };
-  }
-}
+import { ComputedSource } from './computed-source.js';
 
 const SECTIONS = new Set(['count', 'storageStats', 'latencyStats', 'queryExecStats']);
 
@@ -96,31 +74,6 @@ export const $collStats: StageDefinition = {
       if (!isPlainDocument(v)) fail(ErrorCode.TypeMismatch, `BSON field '$collStats.${k}' is the wrong type '${typeName(v)}', expected type 'object'`);
     }
     return new CollStatsStage(arg, ctx);
-  },
-};
-
-class IndexStatsStage implements Stage {
-  readonly name = '$indexStats';
-  readonly constraints = { first: true } as const;
-  constructor(private readonly ctx: { db: string; collection: string | undefined }) {}
-  serialize(): BsonDocument {
-    return { $indexStats: {} };
-  }
-  attach(_input: PlanStage, rt: Runtime): PlanStage {
-    return new ComputedSource('$indexStats', () => {
-      const coll = collectionOf(rt, this.ctx.collection ?? '', this.ctx.db);
-      if (coll === undefined) return [];
-      const since = new Date();
-      return coll.indexes.map((i) => ({ name: i.meta.name, key: i.meta.key, host: hostname(), accesses: { ops: Long.ZERO, since }, spec: i.meta.spec }));
-    });
-  }
-}
-
-export const $indexStats: StageDefinition = {
-  name: '$indexStats',
-  parse(arg, ctx: PipelineContext) {
-    if (!isPlainDocument(arg) || Object.keys(arg).length > 0) fail(AggCode.Location28803, 'The $indexStats stage specification must be an empty object');
-    return new IndexStatsStage(ctx);
   },
 };
 

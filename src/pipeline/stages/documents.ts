@@ -1,0 +1,42 @@
+// $documents: a source stage producing the documents of an array expression, for
+// {aggregate: 1} and sub-pipelines.
+
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { isArray, isPlainDocument } from '../../bson/types.js';
+import { ErrorCode, fail } from '../../errors.js';
+import { expressionContext } from '../context.js';
+import { AggCode } from '../error-codes.js';
+import { ROOT_SLOT } from '../expressions/types.js';
+import type { Expression } from '../expressions/types.js';
+import { typeName } from '../values.js';
+import { DocumentsStage } from './base.js';
+import type { Runtime, Stage, StageDefinition } from './types.js';
+
+class DocumentsSourceStage implements Stage {
+  readonly name = '$documents';
+  readonly constraints = { first: true, collectionless: true } as const;
+  constructor(
+    private readonly spec: BsonValue,
+    private readonly expr: Expression,
+  ) {}
+  serialize(): BsonDocument {
+    return { $documents: this.spec };
+  }
+  attach(_input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
+    rt.frame.vars[ROOT_SLOT] = {};
+    const v = this.expr.evaluate(rt.frame);
+    if (!isArray(v)) fail(AggCode.Location5858203, 'an array is expected');
+    const docs = v.map((d) => {
+      if (!isPlainDocument(d)) fail(ErrorCode.TypeMismatch, `$documents expected all elements to be objects, but found ${typeName(d)}`);
+      return d;
+    });
+    return new DocumentsStage(docs, '$documents');
+  }
+}
+
+export const $documents: StageDefinition = {
+  name: '$documents',
+  parse(arg, ctx) {
+    return new DocumentsSourceStage(arg, expressionContext(ctx).parse(arg));
+  },
+};
