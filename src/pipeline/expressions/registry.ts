@@ -4,6 +4,7 @@
 import { accumulatorOperators } from './accumulator.js';
 import { arithmeticOperators } from './arithmetic.js';
 import { arrayOperators } from './array.js';
+import { bitwiseOperators } from './bitwise.js';
 import { booleanOperators } from './boolean.js';
 import { comparisonOperators } from './comparison.js';
 import { conditionalOperators } from './conditional.js';
@@ -13,6 +14,7 @@ import { objectOperators } from './object.js';
 import { regexOperators } from './regex.js';
 import { setOperators } from './set.js';
 import { stringOperators } from './string.js';
+import { trigonometryOperators } from './trigonometry.js';
 import { typeOperators } from './type.js';
 import type { OperatorDefinition } from './types.js';
 
@@ -29,6 +31,8 @@ function buildRegistry(families: ReadonlyArray<readonly OperatorDefinition[]>): 
 
 export const operators: ReadonlyMap<string, OperatorDefinition> = buildRegistry([
   arithmeticOperators,
+  trigonometryOperators,
+  bitwiseOperators,
   comparisonOperators,
   booleanOperators,
   conditionalOperators,

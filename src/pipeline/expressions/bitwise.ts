@@ -1,0 +1,43 @@
+// Bitwise operators (6.3+): $bitAnd $bitOr $bitXor over int and long operands (int when every
+// operand is an int), and $bitNot. Null or missing operands give null.
+
+import { Int32, Long } from 'bson';
+import { bitAnd, bitOr, bitXor } from '../../bson/numeric.js';
+import { ErrorCode, fail } from '../../errors.js';
+import { isNullish, typeName } from '../values.js';
+import { operatorExpression, parseOperands, unaryOperator } from './operator.js';
+import type { Frame, OperatorDefinition, Value } from './types.js';
+
+function bitwise(name: string, op: (a: Int32 | Long, b: Int32 | Long) => Int32 | Long, identity: Int32): OperatorDefinition {
+  return {
+    name,
+    parse(arg, ctx) {
+      const children = parseOperands(arg, ctx);
+      const evaluate = (frame: Frame): Value => {
+        let acc: Int32 | Long = identity;
+        for (const c of children) {
+          const v = c.evaluate(frame);
+          if (isNullish(v)) return null;
+          if (!(v instanceof Int32 || v instanceof Long)) fail(ErrorCode.TypeMismatch, `${name} only supports int and long operands.`);
+          acc = op(acc, v);
+        }
+        return acc;
+      };
+      return operatorExpression(name, children, evaluate);
+    },
+  };
+}
+
+const $bitNot = unaryOperator('$bitNot', (v) => {
+  if (isNullish(v)) return null;
+  if (v instanceof Int32) return new Int32(~v.value);
+  if (v instanceof Long) return v.not();
+  fail(ErrorCode.TypeMismatch, `$bitNot only supports int and long, not: ${typeName(v)}.`);
+});
+
+export const bitwiseOperators: readonly OperatorDefinition[] = [
+  bitwise('$bitAnd', bitAnd, new Int32(-1)),
+  bitwise('$bitOr', bitOr, new Int32(0)),
+  bitwise('$bitXor', bitXor, new Int32(0)),
+  $bitNot,
+];
