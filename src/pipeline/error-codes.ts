@@ -382,4 +382,8 @@ export const AggCode = {
   Location5788005: 5788005,
   Location5788200: 5788200,
   Location5858203: 5858203,
+  Location7434800: 7434800,
+  Location7436200: 7436200,
+  Location7436201: 7436201,
+  Location7750301: 7750301,
 } as const;

@@ -6,6 +6,7 @@ import { fail } from '../../errors.js';
 import { AggCode } from '../error-codes.js';
 import { collectionAccumulators } from './collections.js';
 import { nAccumulators } from './n.js';
+import { percentileAccumulators } from './percentile.js';
 import { simpleAccumulators } from './simple.js';
 import type { AccumulatorDefinition } from './types.js';
 
@@ -27,7 +28,7 @@ const $accumulator: AccumulatorDefinition = {
 };
 
 export const accumulators: ReadonlyMap<string, AccumulatorDefinition> = new Map(
-  [...simpleAccumulators, ...collectionAccumulators, ...nAccumulators, $accumulator].map((a) => [a.name, a]),
+  [...simpleAccumulators, ...collectionAccumulators, ...nAccumulators, ...percentileAccumulators, $accumulator].map((a) => [a.name, a]),
 );
 
 export type { Accumulator, AccumulatorDefinition, AccumulatorSpec } from './types.js';

@@ -13,6 +13,7 @@ import {
 } from '../accumulators/simple.js';
 import { FirstLastNAccumulator, MinMaxNAccumulator, parseNInput, validateN } from '../accumulators/n.js';
 import type { Accumulator } from '../accumulators/types.js';
+import { percentileOperators } from '../accumulators/percentile.js';
 import { AggCode } from '../error-codes.js';
 import { operatorExpression, parseOperands } from './operator.js';
 import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
@@ -67,4 +68,5 @@ export const accumulatorOperators: readonly OperatorDefinition[] = [
   fromAccumulatorN('$lastN', AggCode.Location5787801, (n) => new FirstLastNAccumulator(n, true)),
   fromAccumulatorN('$maxN', AggCode.Location5787900, (n) => new MinMaxNAccumulator(n, 1)),
   fromAccumulatorN('$minN', AggCode.Location5787900, (n) => new MinMaxNAccumulator(n, -1)),
+  ...percentileOperators,
 ];

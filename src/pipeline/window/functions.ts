@@ -276,7 +276,7 @@ function unitOf(name: string, v: BsonValue | undefined): TimeUnit | undefined {
 
 const ACCUMULATOR_FUNCTIONS = new Set([
   '$sum', '$avg', '$min', '$max', '$push', '$addToSet', '$first', '$last', '$stdDevPop', '$stdDevSamp',
-  '$firstN', '$lastN', '$maxN', '$minN', '$top', '$bottom', '$topN', '$bottomN', '$mergeObjects',
+  '$firstN', '$lastN', '$maxN', '$minN', '$top', '$bottom', '$topN', '$bottomN', '$mergeObjects', '$percentile', '$median',
 ]);
 
 /** Parses `{$fn: arg}` of a $setWindowFields output field. */

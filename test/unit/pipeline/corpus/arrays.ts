@@ -82,6 +82,9 @@ export const arrays: Family = {
     { name: '$firstN', expr: { $firstN: { n: int(2), input: [int(3), int(1), int(2)] } }, expected: [int(3), int(1)], source: '$firstN (array operator)' },
     { name: '$lastN', expr: { $lastN: { n: int(2), input: [int(3), int(1), int(2)] } }, expected: [int(1), int(2)], source: '$lastN (array operator)' },
     { name: '$maxN', expr: { $maxN: { n: int(2), input: [int(3), null, int(1), int(7)] } }, expected: [int(7), int(3)], source: '$maxN (array operator)' },
+    { name: '$median', expr: { $median: { input: [int(5), int(1), int(3), 'x', int(2), int(4)], method: 'approximate' } }, expected: dbl(3), source: '$median (7.0), nearest rank' },
+    { name: '$percentile', expr: { $percentile: { input: [int(1), int(2), int(3), int(4), int(5), int(6), int(7), int(8), int(9), int(10)], p: [dbl(0.5), dbl(0.9)], method: 'approximate' } }, expected: [dbl(5), dbl(9)], source: '$percentile (7.0), nearest rank' },
+    { name: '$median no numbers', expr: { $median: { input: ['a'], method: 'approximate' } }, expected: null, source: '$median' },
     { name: '$minN', expr: { $minN: { n: int(2), input: [int(3), null, int(1), int(7)] } }, expected: [int(1), int(3)], source: '$minN (array operator)' },
   ],
   errors: [
@@ -115,6 +118,8 @@ export const arrays: Family = {
     { name: '$setEquals one argument', expr: { $setEquals: [[int(1)]] }, code: 17045, source: 'expression.cpp' },
     { name: '$setIsSubset non-array', expr: { $setIsSubset: [[int(1)], int(1)] }, code: 17042, source: 'expression.cpp' },
     { name: '$allElementsTrue non-array', expr: { $allElementsTrue: [int(1)] }, code: 17040, source: 'expression.cpp' },
+    { name: '$percentile p out of range', expr: { $percentile: { input: [int(1)], p: [dbl(1.5)], method: 'approximate' } }, code: 7750301, source: 'accumulator_percentile.cpp' },
+    { name: '$median bad method', expr: { $median: { input: [int(1)], method: 'exact' } }, code: 7436201, source: 'accumulator_percentile.cpp' },
     { name: '$firstN missing n', expr: { $firstN: { input: [] } }, code: 5787906, source: 'accumulator_multi.cpp' },
     { name: '$firstN n not positive', expr: { $firstN: { n: int(0), input: [] } }, code: 5787908, source: 'accumulator_multi.cpp' },
     { name: '$firstN input not array', expr: { $firstN: { n: int(1), input: int(1) } }, code: 5788200, source: 'accumulator_multi.cpp' },
