@@ -118,6 +118,9 @@ export const aggregate = defineCommand({
     const rt: Runtime = { catalog: services.catalog, db, frame: env.frame, allowDiskUse, interrupt: () => inv.op.checkDeadline() };
     const last = parsed.stages[parsed.stages.length - 1];
     const writer = last !== undefined && isWriteStage(last) ? last : undefined;
+    if (writer !== undefined && args.autocommit === false) {
+      fail(ErrorCode.OperationNotSupportedInTransaction, `${writer.name} cannot be used in a transaction`);
+    }
     if (writer !== undefined && isPlainDocument(args.readConcern) && args.readConcern['level'] === 'linearizable') {
       fail(ErrorCode.InvalidOptions, `${writer.name} cannot be used with a 'linearizable' read concern level`);
     }
