@@ -278,6 +278,15 @@ export function exactDifference(expected: unknown, actual: unknown, path = '$'):
 // ---------------------------------------------------------------------------------------------
 // Printing
 
+/** Top-level fields that differ on every run and rarely explain a failure. */
+const RUN_SPECIFIC = new Set(['lsid', '$clusterTime', 'operationTime', 'signature']);
+
+/** `v` without run-specific top-level fields, for excerpts in failure messages. */
+export function withoutRunSpecific(v: unknown): unknown {
+  if (!isDocument(v)) return v;
+  return Object.fromEntries(Object.entries(v).filter(([k]) => !RUN_SPECIFIC.has(k)));
+}
+
 /** Canonical-ish Extended JSON for messages (keeps int/long/double visible), never throws. */
 export function show(v: unknown, max = 400): string {
   let s: string;

@@ -1,6 +1,6 @@
 // expectEvents, waitForEvent and assertEventCount: matching observed events.
 
-import { type Doc, isDocument, show } from './bson-values.js';
+import { type Doc, isDocument, show, withoutRunSpecific } from './bson-values.js';
 import { type ClientEntity, EVENT_KIND_BY_NAME, type EventKind, type ObservedEvent } from './entities.js';
 import { MatchError, TestFileError, assertMatch, type EntityLookup } from './match.js';
 
@@ -99,7 +99,8 @@ export function matchEvent(expected: unknown, actual: ObservedEvent, entities: E
 
 function describeEvent(e: ObservedEvent): string {
   if (e.kind !== 'command') return '';
-  const body = e.name === 'commandStartedEvent' ? e.event.command : e.name === 'commandSucceededEvent' ? e.event.reply : e.event.failure;
+  let body = e.name === 'commandStartedEvent' ? e.event.command : e.name === 'commandSucceededEvent' ? e.event.reply : e.event.failure;
+  body = withoutRunSpecific(body);
   const shown = body instanceof Error ? body.message : show(body, 300);
   return ` (observed ${e.name} ${String(e.event.commandName)} ${shown})`;
 }

@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EJSON } from 'bson';
 import { MongoClient, MongoServerError, type MongoClientOptions } from 'mongodb';
-import { type Doc, exactDifference, isDocument, show } from './bson-values.js';
+import { type Doc, exactDifference, isDocument, show, withoutRunSpecific } from './bson-values.js';
 import { EntityMap, UnsupportedError, type ClientDefaults } from './entities.js';
 import { checkExpectedError, isDriverError } from './expect-error.js';
 import { checkExpectedEvents } from './expect-events.js';
@@ -306,7 +306,7 @@ class Scope implements TestScope {
       if (op.ignoreResultAndError === true) {
         // nothing to check
       } else if (op.expectError !== undefined) {
-        if (!failed) throw new MatchError(label, `expected an error, got result ${show(value)}`);
+        if (!failed) throw new MatchError(label, `expected an error, got result ${show(withoutRunSpecific(value))}`);
         try {
           checkExpectedError(error, op.expectError, this.entities);
         } catch (e) {
