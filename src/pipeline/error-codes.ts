@@ -385,5 +385,6 @@ export const AggCode = {
   Location7434800: 7434800,
   Location7436200: 7436200,
   Location7436201: 7436201,
+  Location7749501: 7749501,
   Location7750301: 7750301,
 } as const;

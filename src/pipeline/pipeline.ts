@@ -43,8 +43,9 @@ function parseStage(spec: BsonValue, ctx: PipelineContext): Stage[] {
 
 /** Parses a pipeline array and checks where each stage may stand. */
 export function parsePipeline(pipeline: readonly BsonValue[], ctx: PipelineContext): ParsedPipeline {
+  // Checked before parsing, so a huge pipeline cannot exhaust memory (mongod 7.0.x, SERVER-77495).
   if (pipeline.length > limits.pipelineStagesMax) {
-    fail(ErrorCode.FailedToParse, `Pipeline length must be no longer than ${limits.pipelineStagesMax} stages`);
+    fail(AggCode.Location7749501, `Pipeline length must be no longer than ${limits.pipelineStagesMax} stages.`);
   }
   const stages: Stage[] = [];
   pipeline.forEach((spec, i) => {

@@ -32,18 +32,17 @@ export interface GroupSpec {
 
 /** Parses `{field: {$acc: arg}}` (mongod's AccumulationStatement::parseAccumulationStatement). */
 export function parseAccumulatedField(name: string, value: BsonValue, ctx: ParseContext): AccumulatedField {
+  // Checked in mongod's order (AccumulationStatement::parseAccumulationStatement).
+  if (!isPlainDocument(value) || !(Object.keys(value)[0] ?? '').startsWith('$')) fail(AggCode.Location40234, `The field '${name}' must be an accumulator object`);
   if (name.includes('.')) fail(AggCode.Location40235, `The field name '${name}' cannot contain '.'`);
   if (name.startsWith('$')) fail(AggCode.Location40236, `The field name '${name}' cannot be an operator name`);
-  if (!isPlainDocument(value)) fail(AggCode.Location40234, `The field '${name}' must be an accumulator object`);
   const keys = Object.keys(value);
   if (keys.length !== 1) fail(AggCode.Location40238, `The field '${name}' must specify one accumulator`);
   const accName = keys[0] as string;
+  const arg = value[accName] as BsonValue;
+  if (isArray(arg)) fail(AggCode.Location40237, `The ${accName} accumulator is a unary operator`);
   const def = accumulators.get(accName);
   if (def === undefined) fail(AggCode.Location15952, `unknown group operator '${accName}'`);
-  const arg = value[accName] as BsonValue;
-  if (isArray(arg) && !['$top', '$bottom', '$topN', '$bottomN', '$firstN', '$lastN', '$maxN', '$minN'].includes(accName)) {
-    fail(AggCode.Location40237, `The ${accName} accumulator is a unary operator`);
-  }
   return { name, spec: def.parse(arg, ctx) };
 }
 

@@ -129,6 +129,7 @@ export const $lookup: StageDefinition = {
     }
     if (letSpec !== undefined && pipelineSpec === undefined) fail(ErrorCode.FailedToParse, "$lookup with 'let' must also specify 'pipeline'");
     const startsWithDocuments = pipelineSpec !== undefined && isPlainDocument(pipelineSpec[0]) && Object.keys(pipelineSpec[0])[0] === '$documents';
+    if (from === undefined && pipelineSpec === undefined) fail(ErrorCode.FailedToParse, "must specify 'pipeline' when 'from' is empty");
     if (from === undefined && !startsWithDocuments) fail(ErrorCode.FailedToParse, "must specify 'from' field for a $lookup");
     const asParts = parseFieldPath(as);
     // The `let` expressions see the outer scope; the sub-pipeline sees them as variables.

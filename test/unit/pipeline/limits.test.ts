@@ -57,5 +57,5 @@ test('sub-pipelines nest at most limits.subPipelineDepthMax deep (232)', () => {
 });
 
 test('pipelines longer than limits.pipelineStagesMax are refused', () => {
-  assert.throws(() => run(Array.from({ length: limits.pipelineStagesMax + 1 }, () => ({ $match: {} })), false, []), (e) => code(e) === 9);
+  assert.throws(() => run(Array.from({ length: limits.pipelineStagesMax + 1 }, () => ({ $match: {} })), false, []), (e) => code(e) === 7749501);
 });
