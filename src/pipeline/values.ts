@@ -119,25 +119,21 @@ export function toDate(v: Value): Date {
   fail(AggCode.Location16006, `can't convert from BSON type ${typeName(v)} to Date`);
 }
 
-/** printf's %g: six significant digits, trailing zeros removed (C++ stream output of a double). */
+/**
+ * printf's %g, which mongod uses for a double in strings (StringBuilder's operator<<(double)
+ * in mongo/bson/util/builder.h): six significant digits, trailing zeros removed, exponent
+ * form below 1e-4 and from 1e6 on ($toString of 123456789.0 is "1.23457e+08").
+ */
 export function formatDoubleG(x: number): string {
   if (Number.isNaN(x)) return 'nan';
   if (!Number.isFinite(x)) return x < 0 ? '-inf' : 'inf';
   if (x === 0) return Object.is(x, -0) ? '-0' : '0';
-  const exp = Math.floor(Math.log10(Math.abs(x)));
-  let s = x.toExponential(5);
-  let [mant, e] = s.split('e') as [string, string];
-  let expNum = Number(e);
-  // toExponential rounds; recompute the exponent from its output.
-  void exp;
-  if (expNum < -4 || expNum >= 6) {
-    mant = mant.includes('.') ? mant.replace(/0+$/, '').replace(/\.$/, '') : mant;
-    const sign = expNum < 0 ? '-' : '+';
-    expNum = Math.abs(expNum);
-    return `${mant}e${sign}${expNum < 10 ? '0' : ''}${expNum}`;
-  }
-  s = x.toFixed(Math.max(0, 5 - expNum));
-  return s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s;
+  const stripZeros = (s: string): string => (s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s);
+  // The exponent after rounding to six significant digits decides the style.
+  const [mantissa, e] = x.toExponential(5).split('e') as [string, string];
+  const exp = Number(e);
+  if (exp < -4 || exp >= 6) return `${stripZeros(mantissa)}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  return stripZeros(x.toFixed(5 - exp));
 }
 
 /**
