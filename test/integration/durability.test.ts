@@ -26,17 +26,27 @@ function startDaemon(dbPath: string, extra: string[] = []): Promise<Daemon> {
     const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
     let out = '';
     let err = '';
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`secantusd did not start within 20 s: ${out} ${err}`));
+    }, 20_000);
     proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
     proc.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
-      for (const line of out.split('\n')) {
+      const lines = out.split('\n');
+      // Only whole lines: the last element may be a line still being written.
+      for (const line of lines.slice(0, -1)) {
         if (!line.includes('Waiting for connections')) continue;
         const entry = JSON.parse(line) as { attr: { port: number } };
+        clearTimeout(timer);
         resolve({ proc, port: entry.attr.port, exited });
         return;
       }
     });
-    void exited.then((code) => reject(new Error(`secantusd exited with ${code}: ${err}`)));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`secantusd exited with ${code}: ${err}`));
+    });
   });
 }
 
@@ -75,7 +85,7 @@ describe('durability (daemon on LMDB)', () => {
       const d2 = await startDaemon(dir);
       const c = client(d2.port);
       const ids = new Set((await c.db('dur').collection('c').find({}, { projection: { _id: 1 } }).toArray()).map((x) => String(x['_id'])));
-      for (const id of acked) assert.ok(ids.has(id), `acknowledged write ${id} survived`);
+      const missing = [...acked].filter((id) => !ids.has(id)); assert.deepEqual(missing.slice(0, 5), [], `found ${ids.size} of ${acked.size}; dbs: ${JSON.stringify(await c.db("admin").command({ listDatabases: 1 }))}`);
       await c.close();
       d2.proc.kill('SIGTERM');
       assert.equal(await d2.exited, 0, 'SIGTERM exits 0');
@@ -94,7 +104,9 @@ describe('durability (daemon on LMDB)', () => {
       await c.close();
 
       const second = spawn(process.execPath, [daemon, '--port', '0', '--dbpath', dir], { stdio: 'ignore' });
+      const guard = setTimeout(() => second.kill('SIGKILL'), 20_000);
       const code = await new Promise<number | null>((r) => second.on('exit', (x) => r(x)));
+      clearTimeout(guard);
       assert.equal(code, 100, 'a second daemon on the same dbpath exits with 100');
 
       d.proc.kill('SIGINT');

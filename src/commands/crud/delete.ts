@@ -1,7 +1,7 @@
 // delete: a batch of delete statements {q, limit: 0 | 1, hint, collation}.
 
 import { Int32 } from 'bson';
-import type { BsonDocument } from '../../bson/types.js';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { compileQueryFilter } from '../../query/language.js';
@@ -12,6 +12,27 @@ import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.j
 import { executeDelete } from './write-exec.js';
 
 const statementFields = new Set(['q', 'limit', 'hint', 'collation']);
+
+interface DeleteStatement {
+  readonly q: BsonDocument;
+  readonly limit: number;
+  readonly hint: BsonValue | undefined;
+}
+
+function parseDeleteStatement(raw: BsonValue): DeleteStatement {
+  if (!isPlainDocument(raw)) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'delete.deletes' contains an element that is not an object");
+  for (const k of Object.keys(raw)) {
+    if (!statementFields.has(k)) throw new CommandError(ErrorCode.Location40415, `BSON field 'delete.deletes.${k}' is an unknown field.`);
+  }
+  const q = raw['q'];
+  if (q === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'delete.deletes.q' is missing but a required field");
+  if (!isPlainDocument(q)) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'delete.deletes.q' is the wrong type, expected type 'object'");
+  const limit = numericValue(raw['limit']);
+  if (limit === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'delete.deletes.limit' is missing but a required field");
+  if (limit !== 0 && limit !== 1) throw new CommandError(ErrorCode.FailedToParse, `The limit field in delete objects must be 0 or 1. Got ${limit}`);
+  checkCollation(isPlainDocument(raw['collation']) ? raw['collation'] : undefined);
+  return { q, limit, hint: raw['hint'] };
+}
 
 export const deleteCommand = defineCommand({
   name: 'delete',
@@ -26,20 +47,14 @@ export const deleteCommand = defineCommand({
     checkBatchSize(args.deletes.length);
     checkLetVariables(args.let);
     const ns = { db, name };
-    const outcome = await runWriteBatch(services, op, args.deletes, args.ordered ?? true, (txn, raw) => {
-      if (!isPlainDocument(raw)) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'delete.deletes' contains an element that is not an object");
-      for (const k of Object.keys(raw)) {
-        if (!statementFields.has(k)) throw new CommandError(ErrorCode.Location40415, `BSON field 'delete.deletes.${k}' is an unknown field.`);
-      }
-      const q = raw['q'];
-      if (!isPlainDocument(q)) throw new CommandError(ErrorCode.Location40414, "BSON field 'delete.deletes.q' is missing but a required field");
-      const limit = numericValue(raw['limit']);
-      if (limit === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'delete.deletes.limit' is missing but a required field");
-      if (limit !== 0 && limit !== 1) throw new CommandError(ErrorCode.FailedToParse, `The limit field in delete objects must be 0 or 1. Got ${limit}`);
-      checkCollation(isPlainDocument(raw['collation']) ? raw['collation'] : undefined);
-      resolveHint(services.catalog.get(db, name), raw['hint']);
-      return executeDelete(txn, services.catalog, ns, { filter: q, matcher: compileQueryFilter(q), limit }).length;
-    });
+    // Statement structure is validated up front, as mongod's IDL does: a malformed statement
+    // fails the whole command; execution errors become per-statement writeErrors.
+    const statements = args.deletes.map(parseDeleteStatement);
+    const coll = services.catalog.get(db, name);
+    for (const st of statements) resolveHint(coll, st.hint);
+    const outcome = await runWriteBatch(services, op, statements, args.ordered ?? true, (txn, st) =>
+      executeDelete(txn, services.catalog, ns, { filter: st.q, matcher: compileQueryFilter(st.q, { variables: args.let }), limit: st.limit }).length,
+    );
     const n = outcome.results.reduce<number>((s, r) => s + (r ?? 0), 0);
     const reply: BsonDocument = { n: new Int32(n) };
     return finishWriteReply(reply, outcome);

@@ -5,9 +5,7 @@ import type { BsonDocument } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import { checkIdValue } from '../../catalog/validate-document.js';
 import { CommandError, ErrorCode } from '../../errors.js';
-import { compileQueryFilter, compileQueryProjection, compileQuerySort } from '../../query/language.js';
-import { compileFilter } from '../../query/match/index.js';
-import { compileUpdate } from '../../update/index.js';
+import { compileQueryFilter, compileQueryProjection, compileQuerySort, compileQueryUpdate } from '../../query/language.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import { checkCollation, checkLetVariables, resolveHint, targetCollection } from './common.js';
@@ -51,7 +49,7 @@ export const findAndModify = defineCommand({
     checkCollation(args.collation);
     checkLetVariables(args.let);
     const filter = args.query ?? {};
-    const matcher = compileQueryFilter(filter);
+    const matcher = compileQueryFilter(filter, { variables: args.let });
     const sort = compileQuerySort(args.sort).comparator;
     const projection = compileQueryProjection(args.fields);
     resolveHint(services.catalog.get(db, name), args.hint);
@@ -60,10 +58,7 @@ export const findAndModify = defineCommand({
       throw new CommandError(ErrorCode.TypeMismatch, 'arrayFilters must be an array of objects');
     }
     const compiled = hasUpdate
-      ? compileUpdate(updateSpec as BsonDocument | BsonDocument[], {
-          ...(arrayFilters ? { arrayFilters: arrayFilters as BsonDocument[] } : {}),
-          compileFilter,
-        })
+      ? compileQueryUpdate(updateSpec as BsonDocument | BsonDocument[], { arrayFilters: arrayFilters as BsonDocument[] | undefined, variables: args.let })
       : undefined;
     const ns = { db, name };
     const outcome = await runWriteBatch(services, op, [null], true, (txn) => {

@@ -4,9 +4,7 @@ import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
-import { compileQueryFilter } from '../../query/language.js';
-import { compileUpdate } from '../../update/index.js';
-import { compileFilter } from '../../query/match/index.js';
+import { compileQueryFilter, compileQueryUpdate } from '../../query/language.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import { checkCollation, checkLetVariables, resolveHint, targetCollection } from './common.js';
@@ -71,13 +69,16 @@ export const update = defineCommand({
     checkLetVariables(args.let);
     const ns = { db, name };
     const upserted: BsonDocument[] = [];
-    const outcome = await runWriteBatch(services, op, args.updates, args.ordered ?? true, (txn, raw, index): UpdateOutcome => {
-      const stmt = parseStatement(raw);
-      resolveHint(services.catalog.get(db, name), stmt.hint);
-      const compiled = compileUpdate(stmt.u, { ...(stmt.arrayFilters ? { arrayFilters: stmt.arrayFilters } : {}), compileFilter });
+    // Statement structure is validated up front, as mongod's IDL does: a malformed statement
+    // fails the whole command; execution errors become per-statement writeErrors.
+    const statements = args.updates.map(parseStatement);
+    const coll = services.catalog.get(db, name);
+    for (const st of statements) resolveHint(coll, st.hint);
+    const outcome = await runWriteBatch(services, op, statements, args.ordered ?? true, (txn, stmt, index): UpdateOutcome => {
+      const compiled = compileQueryUpdate(stmt.u, { arrayFilters: stmt.arrayFilters, multi: stmt.multi, variables: args.let });
       const result = executeUpdate(txn, services.catalog, ns, {
         filter: stmt.q,
-        matcher: compileQueryFilter(stmt.q),
+        matcher: compileQueryFilter(stmt.q, { variables: args.let }),
         update: compiled,
         multi: stmt.multi,
         upsert: stmt.upsert,
