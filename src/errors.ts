@@ -107,6 +107,7 @@ export const ErrorCode = {
   APIVersionError: 322,
   InvalidOptionsForAPIVersion: 325,
   FailPointEnabled: 192,
+  NotARetryableWriteCommand: 50768,
   UnsupportedOpQueryCommand: 352,
   AmbiguousIndexKeyPattern: 181,
   CursorInUse: 143,
@@ -182,6 +183,11 @@ export const ErrorCode = {
   Location51270: 51270,
   Location5729100: 5729100,
   Location6108304: 6108304,
+  // Indexes and the planner: key generation, min/max, hints.
+  Location16746: 16746,
+  Location51173: 51173,
+  Location51174: 51174,
+  Location51175: 51175,
   // Update language: replacement/upsert checks and the size of updated documents.
   NotExactValueField: 63,
   Location17419: 17419,

@@ -107,6 +107,7 @@ export class Catalog {
     const coll = new Collection(meta, txn);
     this.observer.onCreateCollection(txn, coll);
     this.attach(coll);
+    txn.onRollback?.(() => this.detach(coll));
     return coll;
   }
 
@@ -117,6 +118,7 @@ export class Catalog {
     txn.delete(catalogTable, Buffer.from(coll.meta.uuid, 'hex'));
     this.observer.onDropCollection(txn, coll);
     this.detach(coll);
+    txn.onRollback?.(() => this.attach(coll));
   }
 
   /** Within a write transaction: rename (same or other database); the UUID stays. */
@@ -128,6 +130,10 @@ export class Catalog {
     const renamed = new Collection(meta, txn, coll);
     this.observer.onRenameCollection(txn, from, renamed);
     this.attach(renamed);
+    txn.onRollback?.(() => {
+      this.detach(renamed);
+      this.attach(coll);
+    });
     return renamed;
   }
 
@@ -137,6 +143,10 @@ export class Catalog {
     this.detach(coll);
     const updated = new Collection(meta, txn, coll);
     this.attach(updated);
+    txn.onRollback?.(() => {
+      this.detach(updated);
+      this.attach(coll);
+    });
     return updated;
   }
 

@@ -14,6 +14,7 @@ import { aggregate } from './crud/aggregate.js';
 import { collectionCommands } from './admin/collections.js';
 import { indexCommands } from './admin/indexes.js';
 import { sessionCommands } from './repl/sessions.js';
+import { transactionCommands } from './repl/transactions.js';
 import { configureFailPoint } from './testing/configure-failpoint.js';
 
 export const allCommands: readonly CommandDefinition[] = [
@@ -30,6 +31,7 @@ export const allCommands: readonly CommandDefinition[] = [
   ...collectionCommands,
   ...indexCommands,
   ...sessionCommands,
+  ...transactionCommands,
   configureFailPoint,
 ];
 

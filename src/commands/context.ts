@@ -6,10 +6,13 @@ import type { Catalog } from '../catalog/catalog.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CursorManager } from '../query/exec/cursor.js';
-import type { StorageEngine } from '../storage/engine.js';
 import type { ClusterClock } from '../repl/clock.js';
+import type { Oplog } from '../repl/oplog.js';
 import type { FailPoints } from './testing/failpoints.js';
 import type { WriteConcern } from './write-concern.js';
+import type { DataAccess } from '../txn/access.js';
+import type { SessionCatalog, Session } from '../txn/sessions.js';
+import type { TrackedEngine } from '../txn/tracked-engine.js';
 
 export interface ServerConfig {
   readonly port: number;
@@ -38,11 +41,15 @@ export interface OpCounters {
 
 export interface ServerServices {
   readonly config: ServerConfig;
-  readonly engine: StorageEngine;
+  /** The storage engine, wrapped for transaction conflict tracking. */
+  readonly engine: TrackedEngine;
+  readonly sessions: SessionCatalog;
   readonly catalog: Catalog;
   readonly cursors: CursorManager;
   readonly logger: Logger;
   readonly clock: ClusterClock;
+  /** The oplog, in replica-set mode. */
+  readonly oplog: Oplog | undefined;
   readonly failPoints: FailPoints;
   readonly startedAtMs: number;
   readonly opcounters: OpCounters;
@@ -68,15 +75,37 @@ export interface OperationContext {
   readonly deadlineMs: number | undefined;
   readonly writeConcern: WriteConcern;
   readonly comment: unknown;
+  /** Where reads and writes go (a fresh snapshot / commit, or the transaction). */
+  readonly access: DataAccess;
+  /** The logical session and txnNumber the command carries. */
+  readonly session: SessionBinding | undefined;
   /** Throw MaxTimeMSExpired once the deadline has passed. */
   checkDeadline(): void;
 }
 
-export function makeOperationContext(deadlineMs: number | undefined, writeConcern: WriteConcern, comment: unknown): OperationContext {
+export interface SessionBinding {
+  readonly session: Session;
+  /** The command's txnNumber (retryable write or transaction). */
+  readonly txnNumber: number | undefined;
+  /** Statement ids of a retryable write: the command's stmtIds, or stmtId + index. */
+  stmtIdFor(index: number): number;
+  /** True for a retryable write (txnNumber without autocommit). */
+  readonly retryableWrite: boolean;
+}
+
+export function makeOperationContext(
+  deadlineMs: number | undefined,
+  writeConcern: WriteConcern,
+  comment: unknown,
+  access: DataAccess,
+  session: SessionBinding | undefined,
+): OperationContext {
   return {
     deadlineMs,
     writeConcern,
     comment,
+    access,
+    session,
     checkDeadline() {
       if (deadlineMs !== undefined && Date.now() > deadlineMs) {
         throw new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit');

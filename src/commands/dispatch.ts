@@ -15,6 +15,8 @@ import type { ConnectionState, ServerServices } from './context.js';
 import { makeOperationContext } from './context.js';
 import type { CommandRegistry } from './registry.js';
 import { checkWriteConcernAllowed, parseWriteConcern } from './write-concern.js';
+import { bindSession, commitOrAbort } from './session-binding.js';
+import { errorLabelsFor } from './error-labels.js';
 
 export interface DispatchResult {
   readonly reply: BsonDocument;
@@ -47,6 +49,15 @@ function depthExceeds(v: BsonValue, max: number): boolean {
   return false;
 }
 
+/** An error injected by failCommand; its errorLabels, when given, replace computed ones. */
+export class FailPointError extends CommandError {
+  readonly fixedLabels: boolean;
+  constructor(code: number, message: string, labels: string[] | undefined) {
+    super(code, message, { labels: labels ?? [] });
+    this.fixedLabels = labels !== undefined;
+  }
+}
+
 export function errorReply(e: CommandError): BsonDocument {
   const reply: BsonDocument = { ok: new Double(0), errmsg: e.message, code: new Int32(e.code), codeName: e.codeName };
   if (e.info !== undefined) for (const [k, v] of Object.entries(e.info)) reply[k] = v as BsonValue;
@@ -62,12 +73,24 @@ export class Dispatcher {
 
   async dispatch(connection: ConnectionState, body: BsonDocument, legacyDb?: string): Promise<DispatchResult> {
     let reply: BsonDocument;
+    const command = Object.keys(body)[0] ?? '';
+    const txnNumber = numericValue(body['txnNumber']);
+    const autocommit = typeof body['autocommit'] === 'boolean' ? body['autocommit'] : undefined;
     try {
       const r = await this.run(connection, body, legacyDb);
       if (r.closeConnection === true) return r;
       reply = r.reply;
+      const wce = reply['writeConcernError'];
+      const wcCode = isPlainDocument(wce) ? numericValue(wce['code']) : undefined;
+      if (wcCode !== undefined) {
+        const labels = errorLabelsFor({ command, txnNumber, autocommit, code: undefined, wcCode });
+        if (labels.length > 0) reply['errorLabels'] = labels;
+      }
     } catch (e) {
       const err = isCommandError(e) ? e : this.internalError(e, body);
+      if (!(err instanceof FailPointError && err.fixedLabels)) {
+        for (const l of errorLabelsFor({ command, txnNumber, autocommit, code: err.code, wcCode: undefined })) err.addLabel(l);
+      }
       reply = errorReply(err);
     }
     this.addClusterTime(reply);
@@ -117,35 +140,43 @@ export class Dispatcher {
       throw new CommandError(ErrorCode.Unauthorized, `${name} may only be run against the admin database.`);
     }
 
-    const fp = services.failPoints.failCommand(name, connection.appName);
-    let failWriteConcern: BsonValue | undefined;
-    if (fp !== undefined) {
-      if (fp['closeConnection'] === true) return { reply: {}, closeConnection: true };
-      if (fp['blockConnection'] === true) {
-        const ms = Math.min(numericValue(fp['blockTimeMS'] ?? null) ?? 0, limits.failPointBlockTimeMsMax);
-        await sleep(ms);
-      }
-      const code = numericValue(fp['errorCode'] ?? null);
-      if (code !== undefined) {
-        const labels = fp['errorLabels'];
-        const err = new CommandError(code, `Failing command ${name} due to failCommand failpoint`, {
-          labels: Array.isArray(labels) ? labels.filter((l): l is string => typeof l === 'string') : [],
-        });
-        throw err;
-      }
-      failWriteConcern = fp['writeConcernError'];
-    }
-
     const args = parseArgs(name, body, def.args, name, def.strict ?? true);
     const wc = parseWriteConcern(args.writeConcern);
     checkWriteConcernAllowed(wc, services.config.replSet);
     const maxTimeMS = parseMaxTimeMS(args.maxTimeMS);
-    const op = makeOperationContext(maxTimeMS === undefined ? undefined : Date.now() + maxTimeMS, wc, args.comment);
     if (args.$clusterTime !== undefined) {
       const ct = args.$clusterTime['clusterTime'];
       if (ct instanceof Timestamp) services.clock.advanceTo(ct);
     }
-    const result = await def.run({ services, connection, db: dbValue, target: body[name], body, args, op, name });
+    const bound = bindSession(services, def, name, body, args, wc);
+    const op = makeOperationContext(maxTimeMS === undefined ? undefined : Date.now() + maxTimeMS, wc, args.comment, bound.access, bound.binding);
+    let result: BsonDocument;
+    let failWriteConcern: BsonValue | undefined;
+    try {
+      const fp = services.failPoints.failCommand(name, connection.appName);
+      if (fp !== undefined) {
+        if (fp['closeConnection'] === true) {
+          if (bound.transaction !== undefined && !commitOrAbort.has(name)) bound.transaction.abort();
+          return { reply: {}, closeConnection: true };
+        }
+        if (fp['blockConnection'] === true) {
+          const ms = Math.min(numericValue(fp['blockTimeMS']) ?? 0, limits.failPointBlockTimeMsMax);
+          await sleep(ms);
+        }
+        const code = numericValue(fp['errorCode']);
+        if (code !== undefined) {
+          const labels = fp['errorLabels'];
+          throw new FailPointError(code, `Failing command ${name} due to failCommand failpoint`, Array.isArray(labels) ? labels.filter((l): l is string => typeof l === 'string') : undefined);
+        }
+        failWriteConcern = fp['writeConcernError'];
+      }
+      if (bound.transaction !== undefined) bound.transaction.statements++;
+      result = await def.run({ services, connection, db: dbValue, target: body[name], body, args, op, name });
+    } catch (e) {
+      // A failed statement aborts its transaction, as in mongod: nothing of it may commit.
+      if (bound.transaction !== undefined && !commitOrAbort.has(name)) bound.transaction.abort();
+      throw e;
+    }
     const reply: BsonDocument = { ...result };
     if (failWriteConcern !== undefined && isPlainDocument(failWriteConcern)) {
       reply['writeConcernError'] = failWriteConcern;

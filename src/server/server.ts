@@ -16,8 +16,13 @@ import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { CursorManager } from '../query/exec/cursor.js';
 import { ClusterClock } from '../repl/clock.js';
+import { Oplog } from '../repl/oplog.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { openEngine } from '../storage/open.js';
+import { ConflictTracker } from '../txn/conflicts.js';
+import { SessionCatalog } from '../txn/sessions.js';
+import { TrackedEngine } from '../txn/tracked-engine.js';
+import { numericValue } from '../bson/types.js';
 import { Connection } from './connection.js';
 
 export interface ServerOptions {
@@ -71,11 +76,12 @@ export class Server {
     const logger = options.logger ?? silentLogger;
     const storageEngine = options.storageEngine ?? (options.dbPath !== undefined ? 'lmdb' : 'memory');
     const bindIp = options.bindIp ?? '127.0.0.1';
-    const engine = await openEngine({
+    const rawEngine = await openEngine({
       engine: storageEngine,
       ...(options.dbPath === undefined ? {} : { path: options.dbPath }),
       logger,
     });
+    const engine = new TrackedEngine(rawEngine, new ConflictTracker());
     let listener: net.Server | undefined;
     try {
       const catalog = Catalog.open(engine, logger);
@@ -97,13 +103,24 @@ export class Server {
       };
       const registry = createRegistry();
       const opcounters: OpCounters = { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 };
+      const cursors = new CursorManager();
+      // The clock resumes after the newest oplog entry, so timestamps never go backwards.
+      const snap = engine.snapshot();
+      const lastTs = Oplog.lastTimestamp(snap);
+      snap.release();
+      const clock = new ClusterClock(lastTs);
+      const oplog = replSet === '' ? undefined : new Oplog(clock);
+      if (oplog !== undefined) catalog.observer = oplog;
+      const sessions = new SessionCatalog({ onSessionGone: (s) => cursors.killForSession(s.key) });
       const services: ServerServices = {
         config,
         engine,
+        sessions,
         catalog,
-        cursors: new CursorManager(),
+        cursors,
         logger,
-        clock: new ClusterClock(),
+        clock,
+        oplog,
         failPoints: new FailPoints(),
         startedAtMs: Date.now(),
         opcounters,
@@ -119,7 +136,7 @@ export class Server {
       return server;
     } catch (e) {
       listener?.close();
-      await engine.close();
+      await rawEngine.close();
       throw e;
     }
   }
@@ -141,9 +158,15 @@ export class Server {
   }
 
   private reap(): void {
-    const timeout = Number(this.services.parameters.get('cursorTimeoutMillis') ?? limits.cursorIdleTimeoutMs);
-    const n = this.services.cursors.reapIdle(Date.now(), Number.isFinite(timeout) ? timeout : limits.cursorIdleTimeoutMs);
-    if (n > 0) this.services.logger.info('QUERY', 20528, 'Closed idle cursors', { count: n });
+    const { parameters, cursors, sessions, logger } = this.services;
+    const now = Date.now();
+    const timeout = numericValue(parameters.get('cursorTimeoutMillis')) ?? limits.cursorIdleTimeoutMs;
+    const n = cursors.reapIdle(now, timeout);
+    if (n > 0) logger.info('QUERY', 20528, 'Closed idle cursors', { count: n });
+    const sessionMinutes = numericValue(parameters.get('localLogicalSessionTimeoutMinutes')) ?? limits.logicalSessionTimeoutMinutes;
+    const lifetimeSecs = numericValue(parameters.get('transactionLifetimeLimitSeconds')) ?? 60;
+    const r = sessions.reap(now, sessionMinutes * 60_000, lifetimeSecs * 1000);
+    if (r.sessions + r.transactions > 0) logger.info('TXN', 20529, 'Expired sessions and transactions', r);
   }
 
   connectionStates(): ConnectionState[] {
@@ -160,10 +183,11 @@ export class Server {
     const { logger, engine } = this.services;
     logger.info('CONTROL', 23138, 'Shutting down');
     if (this.reaper !== undefined) clearInterval(this.reaper);
+    this.services.sessions.endAll();
     const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
     for (const c of [...this.connections]) c.close('server shutting down');
     await closed;
-    await closeEngine(engine);
+    await closeEngine(engine.inner);
     logger.info('CONTROL', 20565, 'Now exiting');
   }
 }

@@ -56,6 +56,12 @@ export interface WriteTxn extends ReadView {
   clearTable(table: string): void;
   /** Sequence number this transaction will commit as (committed seq + 1 at callback time). */
   readonly seq: number;
+  /**
+   * Register an action that undoes in-memory state changed alongside these writes, run if the
+   * transaction does not commit. Engines may leave it out; the server's transaction-aware
+   * wrapper (src/txn/tracked-engine.ts) provides it to the catalog.
+   */
+  onRollback?(undo: () => void): void;
 }
 
 export interface WriteOptions {

@@ -106,3 +106,19 @@ export class RawConnection {
     this.socket.destroy();
   }
 }
+
+/**
+ * Run one command on its own connection, bypassing the driver (which attaches its own
+ * session to every command): for tests that must control lsid / txnNumber exactly.
+ */
+export async function rawCommand(port: number, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const c = await RawConnection.connect(port);
+  try {
+    c.send(opMsg(body));
+    const r = await c.next();
+    if (r.kind === 'closed') throw new Error('connection closed');
+    return r.body;
+  } finally {
+    c.close();
+  }
+}

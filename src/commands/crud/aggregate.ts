@@ -130,26 +130,26 @@ export const aggregate = defineCommand({
     if (explain) return explainReply(inv, ns, built, writer);
 
     if (writer !== undefined) {
-      const snap = services.engine.snapshot();
+      const lease = inv.op.access.acquireView();
       let docs: BsonDocument[];
       try {
-        docs = runToArray(built.plan, snap, rt);
+        docs = runToArray(built.plan, lease.view, rt);
       } finally {
-        snap.release();
+        lease.release();
       }
-      const { wcError } = await writeWithConcern(services, inv.op.writeConcern, (txn) => writer.executeWrite(txn, docs, rt, { bypassDocumentValidation: args.bypassDocumentValidation === true }));
+      const { wcError } = await writeWithConcern(services, inv.op, (txn) => writer.executeWrite(txn, docs, rt, { bypassDocumentValidation: args.bypassDocumentValidation === true }));
       const reply = cursorReply(undefined, ns, [], true);
       if (wcError !== undefined) reply['writeConcernError'] = wcError;
       return reply;
     }
 
-    const cursor = new ServerCursor(built.plan, { ns, owner: {}, comment: args.comment });
+    const cursor = new ServerCursor(built.plan, { ns, owner: { sessionKey: inv.op.session?.session.key }, comment: args.comment, views: () => inv.op.access.acquireView() });
     if (batchSize === 0) {
       services.cursors.register(cursor);
       rt.interrupt = () => undefined;
       return cursorReply(cursor, ns, [], true);
     }
-    const batch = cursor.nextBatch(services.engine, batchSize ?? limits.firstBatchDocsDefault, () => inv.op.checkDeadline());
+    const batch = cursor.nextBatch(batchSize ?? limits.firstBatchDocsDefault, () => inv.op.checkDeadline());
     // maxTimeMS bounds this command only; getMore batches carry their own deadline.
     rt.interrupt = () => undefined;
     if (cursor.isExhausted) return cursorReply(undefined, ns, batch, true);

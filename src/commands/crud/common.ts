@@ -9,11 +9,10 @@ import { validateCollectionName } from '../../catalog/namespace.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import type { ServerCursor } from '../../query/exec/cursor.js';
-import type { ServerServices } from '../context.js';
+import type { OperationContext, ServerServices } from '../context.js';
 import type { ArgSpec } from '../args.js';
 import type { Invocation } from '../registry.js';
 import { writeConcernError } from '../write-concern.js';
-import type { WriteConcern } from '../write-concern.js';
 
 /** The collection a command names with its first field (a string, or a UUID for some). */
 export function targetCollection(inv: Invocation<ArgSpec>, options: { allowSystem?: boolean } = {}): string {
@@ -53,11 +52,11 @@ export function cursorReply(cursor: ServerCursor | undefined, ns: string, batch:
  */
 export async function writeWithConcern<T>(
   services: ServerServices,
-  wc: WriteConcern,
+  op: OperationContext,
   fn: (txn: WriteTxn) => T,
 ): Promise<{ result: T; wcError: BsonDocument | undefined }> {
-  const result = await services.engine.write(fn, { durable: wc.durable });
-  return { result, wcError: writeConcernError(wc, services.config.replSet) };
+  const result = await op.access.write(fn);
+  return { result, wcError: writeConcernError(op.writeConcern, services.config.replSet) };
 }
 
 export function lookupCollection(services: ServerServices, db: string, name: string): Collection | undefined {

@@ -16,7 +16,7 @@ import { checkCollation, resolveHint, targetCollection } from './common.js';
 export const count = defineCommand({
   name: 'count',
   args: { query: t.document, limit: t.int64, skip: t.int64, hint: t.any, collation: t.document, fields: t.ignored },
-  traits: { apiVersion1: false },
+  traits: { apiVersion1: false, allowedInTransaction: false },
   run: (inv) => {
     const { services, args, db } = inv;
     const name = targetCollection(inv);
@@ -28,7 +28,8 @@ export const count = defineCommand({
     const coll = services.catalog.get(db, name);
     const hint = resolveHint(coll, args.hint);
     const filter = args.query ?? {};
-    const snap = services.engine.snapshot();
+    const lease = inv.op.access.acquireView();
+    const snap = lease.view;
     try {
       if (coll === undefined) return { n: new Int32(0) };
       if (Object.keys(filter).length === 0) {
@@ -43,7 +44,7 @@ export const count = defineCommand({
       }
       return { n: new Int32(n) };
     } finally {
-      snap.release();
+      lease.release();
     }
   },
 });
@@ -82,14 +83,15 @@ export const distinct = defineCommand({
     const filter = args.query ?? {};
     const parts = args.key.split('.');
     const values: BsonValue[] = [];
-    const snap = services.engine.snapshot();
+    const lease = inv.op.access.acquireView();
+    const snap = lease.view;
     try {
       const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter), natural: hint.natural, allowDiskUse: true });
       for (let row = plan.next(snap); row !== undefined; row = plan.next(snap)) {
         collectValues(row.doc, parts, 0, values);
       }
     } finally {
-      snap.release();
+      lease.release();
     }
     values.sort(compareBson);
     const unique: BsonValue[] = [];

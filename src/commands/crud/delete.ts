@@ -9,6 +9,7 @@ import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import { checkCollation, checkLetVariables, resolveHint, targetCollection } from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
+import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete } from './write-exec.js';
 
 const statementFields = new Set(['q', 'limit', 'hint', 'collation']);
@@ -34,10 +35,15 @@ function parseDeleteStatement(raw: BsonValue): DeleteStatement {
   return { q, limit, hint: raw['hint'] };
 }
 
+const deleteCodec: StatementResultCodec<number> = {
+  encode: (n) => ({ n: new Int32(n) }),
+  decode: (d) => numericValue(d['n']) ?? 0,
+};
+
 export const deleteCommand = defineCommand({
   name: 'delete',
-  args: { deletes: t.array, ordered: t.bool, let: t.document },
-  traits: { isWrite: true, counter: 'delete', allowedInTransaction: true, apiVersion1: true },
+  args: { deletes: t.array, ordered: t.bool, let: t.document, stmtIds: t.array },
+  traits: { isWrite: true, retryableWrite: true, counter: 'delete', allowedInTransaction: true, apiVersion1: true },
   run: async (inv) => {
     const { services, args, db, op } = inv;
     const name = targetCollection(inv, { allowSystem: false });
@@ -54,7 +60,7 @@ export const deleteCommand = defineCommand({
     for (const st of statements) resolveHint(coll, st.hint);
     const outcome = await runWriteBatch(services, op, statements, args.ordered ?? true, (txn, st) =>
       executeDelete(txn, services.catalog, ns, { filter: st.q, matcher: compileQueryFilter(st.q, { variables: args.let }), limit: st.limit }).length,
-    );
+    deleteCodec);
     const n = outcome.results.reduce<number>((s, r) => s + (r ?? 0), 0);
     const reply: BsonDocument = { n: new Int32(n) };
     return finishWriteReply(reply, outcome);

@@ -1,8 +1,8 @@
 // findAndModify: update or remove one document and return it (before or after).
 
 import { Int32 } from 'bson';
-import type { BsonDocument } from '../../bson/types.js';
-import { isPlainDocument } from '../../bson/types.js';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { checkIdValue } from '../../catalog/validate-document.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { compileQueryFilter, compileQueryProjection, compileQuerySort, compileQueryUpdate } from '../../query/language.js';
@@ -10,7 +10,31 @@ import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import { checkCollation, checkLetVariables, resolveHint, targetCollection } from './common.js';
 import { runWriteBatch } from './write-batch.js';
+import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete, executeUpdate } from './write-exec.js';
+
+interface FamResult {
+  readonly n: number;
+  readonly value: BsonDocument | undefined;
+  readonly updatedExisting: boolean | undefined;
+  readonly upserted: BsonValue | undefined;
+}
+
+/** The whole result is kept so a retried findAndModify returns the same document. */
+const famCodec: StatementResultCodec<FamResult> = {
+  encode: (r) => ({
+    n: new Int32(r.n),
+    ...(r.value === undefined ? {} : { value: r.value }),
+    ...(r.updatedExisting === undefined ? {} : { updatedExisting: r.updatedExisting }),
+    ...(r.upserted === undefined ? {} : { upserted: r.upserted }),
+  }),
+  decode: (d) => ({
+    n: numericValue(d['n']) ?? 0,
+    value: isPlainDocument(d['value']) ? d['value'] : undefined,
+    updatedExisting: typeof d['updatedExisting'] === 'boolean' ? d['updatedExisting'] : undefined,
+    upserted: d['upserted'],
+  }),
+};
 
 export const findAndModify = defineCommand({
   name: 'findAndModify',
@@ -29,7 +53,7 @@ export const findAndModify = defineCommand({
     hint: t.any,
     let: t.document,
   },
-  traits: { isWrite: true, counter: 'update', allowedInTransaction: true, apiVersion1: true },
+  traits: { isWrite: true, retryableWrite: true, counter: 'update', allowedInTransaction: true, apiVersion1: true },
   run: async (inv) => {
     const { services, args, db, op } = inv;
     const name = targetCollection(inv, { allowSystem: false });
@@ -61,15 +85,22 @@ export const findAndModify = defineCommand({
       ? compileQueryUpdate(updateSpec as BsonDocument | BsonDocument[], { arrayFilters: arrayFilters as BsonDocument[] | undefined, variables: args.let })
       : undefined;
     const ns = { db, name };
-    const outcome = await runWriteBatch(services, op, [null], true, (txn) => {
-      if (compiled === undefined) {
-        const removed = executeDelete(txn, services.catalog, ns, { filter, matcher, limit: 1, sort });
-        return { n: removed.length, value: removed[0], updatedExisting: undefined, upserted: undefined };
-      }
-      const r = executeUpdate(txn, services.catalog, ns, { filter, matcher, update: compiled, multi: false, upsert: args.upsert === true, sort });
-      const value = r.upsertedId !== undefined ? (args.new === true ? r.after : undefined) : args.new === true ? r.after : r.before;
-      return { n: r.n, value, updatedExisting: r.upsertedId === undefined && r.n > 0, upserted: r.upsertedId };
-    });
+    const outcome = await runWriteBatch(
+      services,
+      op,
+      [null],
+      true,
+      (txn): FamResult => {
+        if (compiled === undefined) {
+          const removed = executeDelete(txn, services.catalog, ns, { filter, matcher, limit: 1, sort });
+          return { n: removed.length, value: removed[0], updatedExisting: undefined, upserted: undefined };
+        }
+        const r = executeUpdate(txn, services.catalog, ns, { filter, matcher, update: compiled, multi: false, upsert: args.upsert === true, sort });
+        const value = r.upsertedId !== undefined ? (args.new === true ? r.after : undefined) : args.new === true ? r.after : r.before;
+        return { n: r.n, value, updatedExisting: r.upsertedId === undefined && r.n > 0, upserted: r.upsertedId };
+      },
+      famCodec,
+    );
     const err = outcome.writeErrors[0];
     if (err !== undefined) {
       const code = Number((err['code'] as Int32).value);

@@ -82,7 +82,8 @@ export const find = defineCommand({
     const output = outputFor(args.returnKey === true, args.showRecordId === true);
     const cursor = new ServerCursor(plan, {
       ns,
-      owner: {},
+      views: () => inv.op.access.acquireView(),
+      owner: { sessionKey: inv.op.session?.session.key },
       ...(output === undefined ? {} : { output }),
       comment: args.comment,
     });
@@ -92,7 +93,7 @@ export const find = defineCommand({
       services.cursors.register(cursor);
       return cursorReply(cursor, ns, [], true);
     }
-    const batch = cursor.nextBatch(services.engine, firstBatchSize === 0 ? undefined : firstBatchSize, () => inv.op.checkDeadline());
+    const batch = cursor.nextBatch(firstBatchSize === 0 ? undefined : firstBatchSize, () => inv.op.checkDeadline());
     if (args.singleBatch === true || cursor.isExhausted) return cursorReply(undefined, ns, batch, true);
     services.cursors.register(cursor);
     return cursorReply(cursor, ns, batch, true);
@@ -140,7 +141,7 @@ export const getMore = defineCommand({
     }
     cursor.inUse = true;
     try {
-      const batch = cursor.nextBatch(services.engine, batchSize, () => inv.op.checkDeadline());
+      const batch = cursor.nextBatch(batchSize, () => inv.op.checkDeadline());
       if (cursor.isExhausted) services.cursors.remove(cursor.id);
       return cursorReply(cursor, ns, batch, false);
     } catch (e) {

@@ -9,12 +9,15 @@ import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import { targetCollection } from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
+import type { StatementResultCodec } from './write-batch.js';
 import { insertOne } from './write-exec.js';
+
+const insertCodec: StatementResultCodec<boolean> = { encode: () => ({}), decode: () => true };
 
 export const insert = defineCommand({
   name: 'insert',
-  args: { documents: t.array, ordered: t.bool, bypassDocumentValidation: t.safeBool },
-  traits: { isWrite: true, counter: 'insert', allowedInTransaction: true, apiVersion1: true },
+  args: { documents: t.array, ordered: t.bool, bypassDocumentValidation: t.safeBool, stmtIds: t.array },
+  traits: { isWrite: true, retryableWrite: true, counter: 'insert', allowedInTransaction: true, apiVersion1: true },
   run: async (inv) => {
     const { services, args, db, op } = inv;
     const name = targetCollection(inv, { allowSystem: false });
@@ -30,7 +33,7 @@ export const insert = defineCommand({
       }
       insertOne(txn, services.catalog, ns, prepareForInsert(raw));
       return true;
-    });
+    }, insertCodec);
     const n = outcome.results.filter((r) => r === true).length;
     const reply: BsonDocument = { n: new Int32(n) };
     return finishWriteReply(reply, outcome);

@@ -2,13 +2,14 @@
 
 import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { isPlainDocument } from '../../bson/types.js';
+import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { compileQueryFilter, compileQueryUpdate } from '../../query/language.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import { checkCollation, checkLetVariables, resolveHint, targetCollection } from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
+import type { StatementResultCodec } from './write-batch.js';
 import { executeUpdate } from './write-exec.js';
 import type { UpdateOutcome } from './write-exec.js';
 
@@ -55,10 +56,15 @@ function parseStatement(raw: BsonValue): ParsedUpdateStatement {
   };
 }
 
+const updateCodec: StatementResultCodec<UpdateOutcome> = {
+  encode: (r) => ({ n: new Int32(r.n), nModified: new Int32(r.nModified), ...(r.upsertedId === undefined ? {} : { upsertedId: r.upsertedId }) }),
+  decode: (d) => ({ n: numericValue(d['n']) ?? 0, nModified: numericValue(d['nModified']) ?? 0, ...(d['upsertedId'] === undefined ? {} : { upsertedId: d['upsertedId'] }) }),
+};
+
 export const update = defineCommand({
   name: 'update',
-  args: { updates: t.array, ordered: t.bool, bypassDocumentValidation: t.safeBool, let: t.document },
-  traits: { isWrite: true, counter: 'update', allowedInTransaction: true, apiVersion1: true },
+  args: { updates: t.array, ordered: t.bool, bypassDocumentValidation: t.safeBool, let: t.document, stmtIds: t.array },
+  traits: { isWrite: true, retryableWrite: true, counter: 'update', allowedInTransaction: true, apiVersion1: true },
   run: async (inv) => {
     const { services, args, db, op } = inv;
     const name = targetCollection(inv, { allowSystem: false });
@@ -68,31 +74,39 @@ export const update = defineCommand({
     checkBatchSize(args.updates.length);
     checkLetVariables(args.let);
     const ns = { db, name };
-    const upserted: BsonDocument[] = [];
     // Statement structure is validated up front, as mongod's IDL does: a malformed statement
     // fails the whole command; execution errors become per-statement writeErrors.
     const statements = args.updates.map(parseStatement);
     const coll = services.catalog.get(db, name);
     for (const st of statements) resolveHint(coll, st.hint);
-    const outcome = await runWriteBatch(services, op, statements, args.ordered ?? true, (txn, stmt, index): UpdateOutcome => {
-      const compiled = compileQueryUpdate(stmt.u, { arrayFilters: stmt.arrayFilters, multi: stmt.multi, variables: args.let });
-      const result = executeUpdate(txn, services.catalog, ns, {
-        filter: stmt.q,
-        matcher: compileQueryFilter(stmt.q, { variables: args.let }),
-        update: compiled,
-        multi: stmt.multi,
-        upsert: stmt.upsert,
-      });
-      if (result.upsertedId !== undefined) upserted.push({ index: new Int32(index), _id: result.upsertedId });
-      return result;
-    });
+    const outcome = await runWriteBatch(
+      services,
+      op,
+      statements,
+      args.ordered ?? true,
+      (txn, stmt): UpdateOutcome => {
+        const compiled = compileQueryUpdate(stmt.u, { arrayFilters: stmt.arrayFilters, multi: stmt.multi, variables: args.let });
+        const r = executeUpdate(txn, services.catalog, ns, {
+          filter: stmt.q,
+          matcher: compileQueryFilter(stmt.q, { variables: args.let }),
+          update: compiled,
+          multi: stmt.multi,
+          upsert: stmt.upsert,
+        });
+        // Only the counts and the upserted _id are kept (and replayed for a retry).
+        return { n: r.n, nModified: r.nModified, ...(r.upsertedId === undefined ? {} : { upsertedId: r.upsertedId }) };
+      },
+      updateCodec,
+    );
     let n = 0;
     let nModified = 0;
-    for (const r of outcome.results) {
-      if (r === undefined) continue;
+    const upserted: BsonDocument[] = [];
+    outcome.results.forEach((r, index) => {
+      if (r === undefined) return;
       n += r.n;
       nModified += r.nModified;
-    }
+      if (r.upsertedId !== undefined) upserted.push({ index: new Int32(index), _id: r.upsertedId });
+    });
     const reply: BsonDocument = { n: new Int32(n), nModified: new Int32(nModified) };
     if (upserted.length > 0) reply['upserted'] = upserted;
     return finishWriteReply(reply, outcome);

@@ -10,6 +10,7 @@ import { limits } from '../../limits.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import { writeConcernError } from '../write-concern.js';
+import { readSessionRecord, readStatementResult, writeSessionRecord, writeStatementResult } from '../../txn/ledger.js';
 
 /** Statements per storage transaction: bounds how long one callback holds the event loop. */
 const statementsPerChunk = 512;
@@ -17,6 +18,8 @@ const statementsPerChunk = 512;
 export interface BatchOutcome<R> {
   readonly results: Array<R | undefined>;
   readonly writeErrors: BsonDocument[];
+  /** Statements of a retried retryable write that had already run (their stored results). */
+  readonly retriedStmtIds: number[];
   readonly wcError: BsonDocument | undefined;
 }
 
@@ -35,43 +38,87 @@ export function writeErrorEntry(index: number, e: CommandError): BsonDocument {
   return entry;
 }
 
+/** How a write command's statement results are kept for retries of a retryable write. */
+export interface StatementResultCodec<R> {
+  encode(result: R): BsonDocument;
+  decode(stored: BsonDocument): R;
+}
+
 export async function runWriteBatch<S, R>(
   services: ServerServices,
   op: OperationContext,
   statements: readonly S[],
   ordered: boolean,
   exec: (txn: WriteTxn, statement: S, index: number) => R,
+  codec?: StatementResultCodec<R>,
 ): Promise<BatchOutcome<R>> {
   const results: Array<R | undefined> = new Array<R | undefined>(statements.length);
   const writeErrors: BsonDocument[] = [];
+  const retriedStmtIds: number[] = [];
+  const binding = op.session;
+  const retry = binding !== undefined && binding.retryableWrite && binding.txnNumber !== undefined && codec !== undefined ? { binding, txnNumber: binding.txnNumber, codec } : undefined;
+  const oplog = services.oplog;
   let stop = false;
   for (let start = 0; start < statements.length && !stop; start += statementsPerChunk) {
     op.checkDeadline();
     const end = Math.min(start + statementsPerChunk, statements.length);
-    await services.engine.write(
-      (txn) => {
-        for (let i = start; i < end; i++) {
-          try {
-            results[i] = exec(txn, statements[i] as S, i);
-          } catch (e) {
-            if (!isCommandError(e)) throw e;
-            writeErrors.push(writeErrorEntry(i, e));
-            if (ordered) {
-              stop = true;
-              return;
-            }
+    // The callback may run more than once (a plain write that met a transaction's lock is
+    // run again after it ends): it only fills locals, merged once it has committed.
+    const chunk = await op.access.write((txn) => {
+      const done: Array<[number, R]> = [];
+      const errors: BsonDocument[] = [];
+      const retried: number[] = [];
+      let halted = false;
+      const key = retry?.binding.session.keyBytes;
+      if (retry !== undefined && key !== undefined) {
+        const rec = readSessionRecord(txn, key);
+        if (rec === undefined || rec.txnNumber < retry.txnNumber) {
+          writeSessionRecord(txn, key, { txnNumber: retry.txnNumber, state: 'retryable' }, rec?.txnNumber ?? -1);
+        }
+      }
+      for (let i = start; i < end; i++) {
+        const stmtId = retry?.binding.stmtIdFor(i) ?? i;
+        if (retry !== undefined && key !== undefined) {
+          const prior = readStatementResult(txn, key, retry.txnNumber, stmtId);
+          if (prior !== undefined) {
+            done.push([i, retry.codec.decode(prior)]);
+            retried.push(stmtId);
+            continue;
           }
         }
-      },
-      { durable: op.writeConcern.durable },
-    );
+        try {
+          if (retry !== undefined && oplog !== undefined) {
+            oplog.statement = { lsid: retry.binding.session.lsid, txnNumber: retry.txnNumber, stmtId };
+          }
+          const r = exec(txn, statements[i] as S, i);
+          if (retry !== undefined && key !== undefined) writeStatementResult(txn, key, retry.txnNumber, stmtId, retry.codec.encode(r));
+          done.push([i, r]);
+        } catch (e) {
+          if (!isCommandError(e)) throw e;
+          errors.push(writeErrorEntry(i, e));
+          if (ordered) {
+            halted = true;
+            break;
+          }
+        } finally {
+          if (oplog !== undefined) oplog.statement = undefined;
+        }
+      }
+      return { done, errors, retried, halted };
+    });
+    for (const [i, r] of chunk.done) results[i] = r;
+    writeErrors.push(...chunk.errors);
+    retriedStmtIds.push(...chunk.retried);
+    stop = chunk.halted;
   }
-  return { results, writeErrors, wcError: writeConcernError(op.writeConcern, services.config.replSet) };
+  services.oplog?.notify();
+  return { results, writeErrors, retriedStmtIds, wcError: writeConcernError(op.writeConcern, services.config.replSet) };
 }
 
 /** Attach writeErrors / writeConcernError to a write command's reply. */
 export function finishWriteReply(reply: BsonDocument, outcome: BatchOutcome<unknown>): BsonDocument {
   if (outcome.writeErrors.length > 0) reply['writeErrors'] = outcome.writeErrors;
+  if (outcome.retriedStmtIds.length > 0) reply['retriedStmtIds'] = outcome.retriedStmtIds.map((n) => new Int32(n));
   if (outcome.wcError !== undefined) reply['writeConcernError'] = outcome.wcError;
   return reply;
 }

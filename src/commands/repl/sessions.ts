@@ -1,38 +1,37 @@
-// Logical session commands. Sessions own cursors: ending or killing a session closes them.
-// (Transactions and retryable writes come with the replica-set issue.)
+// Logical session commands. Ending or killing a session aborts its open transaction and
+// closes its cursors.
 
-import { Binary, Int32 } from 'bson';
 import { UUID } from 'bson';
-import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { isPlainDocument } from '../../bson/types.js';
+import { Int32 } from 'bson';
+import type { BsonValue } from '../../bson/types.js';
 import { limits } from '../../limits.js';
-
+import { parseLsid } from '../../txn/sessions.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 
 /** The key a session is known by: the hex of its lsid.id UUID. */
 export function sessionKeyOf(lsid: BsonValue | undefined): string | undefined {
-  if (!isPlainDocument(lsid)) return undefined;
-  const id = lsid['id'];
-  if (!(id instanceof Binary)) return undefined;
-  return Buffer.from(id.buffer.subarray(0, id.position)).toString('hex');
+  try {
+    return lsid === undefined ? undefined : parseLsid(lsid).key;
+  } catch {
+    return undefined;
+  }
 }
 
-function killSessions(services: ServerServices, list: readonly BsonValue[]): void {
+function endListed(services: ServerServices, list: BsonValue): void {
+  if (!Array.isArray(list)) return;
   for (const lsid of list) {
     const key = sessionKeyOf(lsid);
-    if (key !== undefined) services.cursors.killForSession(key);
+    if (key === undefined) continue;
+    if (!services.sessions.end(key)) services.cursors.killForSession(key);
   }
 }
 
 export const startSession = defineCommand({
   name: 'startSession',
   args: {},
-  run: () => ({
-    id: { id: new UUID() },
-    timeoutMinutes: new Int32(limits.logicalSessionTimeoutMinutes),
-  }),
+  run: () => ({ id: { id: new UUID() }, timeoutMinutes: new Int32(limits.logicalSessionTimeoutMinutes) }),
 });
 
 export const endSessions = defineCommand({
@@ -40,7 +39,7 @@ export const endSessions = defineCommand({
   args: {},
   traits: { apiVersion1: true },
   run: ({ services, target }) => {
-    if (Array.isArray(target)) killSessions(services, target);
+    endListed(services, target);
     return {};
   },
 });
@@ -49,19 +48,24 @@ export const killSessionsCommand = defineCommand({
   name: 'killSessions',
   args: {},
   run: ({ services, target }) => {
-    if (Array.isArray(target)) killSessions(services, target);
+    endListed(services, target);
     return {};
   },
 });
 
+/** Marks sessions as used so they do not expire. */
 export const refreshSessions = defineCommand({
   name: 'refreshSessions',
   args: {},
   traits: { apiVersion1: true },
-  run: () => ({}),
+  run: ({ services, target }) => {
+    if (Array.isArray(target)) for (const lsid of target) if (sessionKeyOf(lsid) !== undefined) services.sessions.acquire(lsid);
+    return {};
+  },
 });
 
-function killAll(services: ServerServices): BsonDocument {
+function killAll(services: ServerServices): Record<string, never> {
+  services.sessions.endAll();
   for (const c of [...services.cursors.all()]) {
     if (c.options.owner.sessionKey !== undefined) services.cursors.remove(c.id);
   }

@@ -6,7 +6,7 @@ import { calculateObjectSize } from 'bson';
 import type { BsonDocument } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
-import type { StorageEngine } from '../../storage/engine.js';
+import type { ViewLease } from '../../txn/access.js';
 import type { PlanStage, Row } from './stages.js';
 import { randomBytes } from 'node:crypto';
 
@@ -18,6 +18,8 @@ export interface CursorOwner {
 
 export interface CursorOptions {
   readonly ns: string;
+  /** Where each batch reads from: a fresh snapshot, or the owning transaction's view. */
+  readonly views: () => ViewLease;
   readonly owner: CursorOwner;
   /** Maps a produced row to the document sent to the client. */
   readonly output?: (row: Row) => BsonDocument;
@@ -58,11 +60,12 @@ export class ServerCursor {
    * Pull up to `batchSize` documents (0 or undefined: no count limit) and at most ~16 MiB.
    * Runs on one snapshot. Leaves `isExhausted` true when the plan has nothing more.
    */
-  nextBatch(engine: StorageEngine, batchSize: number | undefined, deadline?: () => void): BsonDocument[] {
+  nextBatch(batchSize: number | undefined, deadline?: () => void): BsonDocument[] {
     const out: BsonDocument[] = [];
     let bytes = 0;
     const max = batchSize === undefined || batchSize <= 0 ? Infinity : batchSize;
-    const snap = engine.snapshot();
+    const lease = this.options.views();
+    const snap = lease.view;
     try {
       while (out.length < max) {
         const row = this.stash ?? (this.exhausted ? undefined : this.plan.next(snap));
@@ -88,7 +91,7 @@ export class ServerCursor {
         else this.stash = peek;
       }
     } finally {
-      snap.release();
+      lease.release();
     }
     this.nReturned += out.length;
     this.lastUsedMs = Date.now();

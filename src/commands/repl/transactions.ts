@@ -1,0 +1,53 @@
+// commitTransaction and abortTransaction.
+
+import { CommandError, ErrorCode } from '../../errors.js';
+import { writeSessionRecord, readSessionRecord } from '../../txn/ledger.js';
+import { t } from '../args.js';
+import { defineCommand } from '../registry.js';
+import type { CommandDefinition } from '../registry.js';
+import { writeConcernError } from '../write-concern.js';
+
+export const commitTransaction = defineCommand({
+  name: 'commitTransaction',
+  args: { commitTimestamp: t.ignored, recoveryToken: t.ignored },
+  traits: { adminOnly: true, apiVersion1: true },
+  run: async ({ services, op }) => {
+    const txn = op.access.transaction;
+    const binding = op.session;
+    if (txn === undefined || binding === undefined) {
+      throw new CommandError(ErrorCode.InvalidOptions, 'commitTransaction must be run within a transaction');
+    }
+    if (txn.state === 'inProgress') {
+      const session = binding.session;
+      await txn.commit(services.engine, op.writeConcern.durable, (raw) => {
+        const prev = readSessionRecord(raw, session.keyBytes);
+        writeSessionRecord(raw, session.keyBytes, { txnNumber: txn.txnNumber, state: 'committed' }, prev?.txnNumber ?? -1);
+        services.oplog?.logTransaction(raw, txn.oplogOps, session.lsid, txn.txnNumber);
+      });
+      services.oplog?.notify();
+    } else if (op.writeConcern.durable) {
+      // A retried commit: the first one may not have waited for durability.
+      await services.engine.flush();
+    }
+    const wce = writeConcernError(op.writeConcern, services.config.replSet);
+    return wce === undefined ? {} : { writeConcernError: wce };
+  },
+});
+
+export const abortTransaction = defineCommand({
+  name: 'abortTransaction',
+  args: { recoveryToken: t.ignored },
+  traits: { adminOnly: true, apiVersion1: true },
+  run: ({ services, op }) => {
+    const txn = op.access.transaction;
+    if (txn === undefined) throw new CommandError(ErrorCode.InvalidOptions, 'abortTransaction must be run within a transaction');
+    if (txn.state === 'committed') {
+      throw new CommandError(ErrorCode.TransactionCommitted, `Transaction with { txnNumber: ${txn.txnNumber} } has been committed.`);
+    }
+    txn.abort();
+    const wce = writeConcernError(op.writeConcern, services.config.replSet);
+    return wce === undefined ? {} : { writeConcernError: wce };
+  },
+});
+
+export const transactionCommands: CommandDefinition[] = [commitTransaction, abortTransaction];

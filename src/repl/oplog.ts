@@ -1,0 +1,155 @@
+// The oplog: one entry per change, written inside the same storage transaction as the change
+// (the catalog calls this observer from its write path), keyed by its cluster timestamp.
+// Because storage write callbacks run one at a time in commit order, timestamps are issued
+// in commit order too: the oplog is a totally ordered history. Statements of a
+// multi-document transaction are collected and written at commit as one applyOps entry.
+//
+// Entries follow mongod's shape: {op, ns, ui, o, o2?, ts, t, v, wall, lsid?, txnNumber?,
+// stmtId?}. Update entries use `o: {$v: 2, diff: {u: {<dotted path>: value}, d: {<path>: false}}}`
+// (flat dotted paths rather than mongod's nested diff sections), replacements store the
+// new document with `o2: {_id}`.
+
+import { Binary, Int32, Long, Timestamp } from 'bson';
+import { encodeDocument, decodeDocument } from '../bson/codec.js';
+import { getOwn } from '../bson/document.js';
+import type { BsonDocument } from '../bson/types.js';
+import type { Collection } from '../catalog/collection.js';
+import type { OpObserver, UpdateDescription } from '../catalog/observer.js';
+import type { ReadView, WriteTxn } from '../storage/engine.js';
+import { TransactionView } from '../txn/transaction.js';
+import type { ClusterClock } from './clock.js';
+
+export const oplogTable = 'oplog';
+
+export function encodeTimestampKey(ts: Timestamp): Buffer {
+  const b = Buffer.allocUnsafe(8);
+  b.writeUInt32BE(ts.t >>> 0, 0);
+  b.writeUInt32BE(ts.i >>> 0, 4);
+  return b;
+}
+
+export function decodeTimestampKey(key: Uint8Array): Timestamp {
+  const b = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+  return new Timestamp({ t: b.readUInt32BE(0), i: b.readUInt32BE(4) });
+}
+
+/** The session fields a retryable write's entries carry. */
+export interface StatementInfo {
+  readonly lsid: BsonDocument;
+  readonly txnNumber: number;
+  readonly stmtId: number;
+}
+
+export class Oplog implements OpObserver {
+  /** Set around each statement of a retryable write, so its entries carry lsid/txnNumber/stmtId. */
+  statement: StatementInfo | undefined;
+  /** Listeners told after a write that added entries commits (change streams wake on it). */
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly clock: ClusterClock) {}
+
+  /** The timestamp of the newest entry, for restoring the clock at start-up. */
+  static lastTimestamp(view: ReadView): Timestamp | undefined {
+    const last = view.scan(oplogTable, { reverse: true }).next();
+    return last.done === true ? undefined : decodeTimestampKey(last.value.key);
+  }
+
+  *entries(view: ReadView, after?: Timestamp): Generator<BsonDocument> {
+    const range = after === undefined ? {} : { start: encodeTimestampKey(after), startInclusive: false };
+    for (const e of view.scan(oplogTable, range)) yield decodeDocument(e.value);
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  notify(): void {
+    for (const l of this.listeners) l();
+  }
+
+  private uuidOf(coll: Collection): Binary {
+    return new Binary(Buffer.from(coll.meta.uuid, 'hex'), Binary.SUBTYPE_UUID);
+  }
+
+  private log(txn: WriteTxn, entry: BsonDocument): void {
+    if (txn instanceof TransactionView) {
+      txn.transaction.oplogOps.push(entry);
+      return;
+    }
+    const ts = this.clock.tick();
+    const full: BsonDocument = { ...entry, ts, t: Long.fromInt(1), v: Long.fromInt(2), wall: new Date() };
+    const st = this.statement;
+    if (st !== undefined && entry['op'] !== 'c') {
+      full['lsid'] = st.lsid;
+      full['txnNumber'] = Long.fromNumber(st.txnNumber);
+      full['stmtId'] = new Int32(st.stmtId);
+    }
+    txn.put(oplogTable, encodeTimestampKey(ts), encodeDocument(full));
+  }
+
+  /** A multi-document transaction commits: its operations as one applyOps entry. */
+  logTransaction(txn: WriteTxn, ops: readonly BsonDocument[], lsid: BsonDocument, txnNumber: number): void {
+    if (ops.length === 0) return;
+    const ts = this.clock.tick();
+    const entry: BsonDocument = {
+      op: 'c',
+      ns: 'admin.$cmd',
+      o: { applyOps: [...ops] },
+      ts,
+      t: Long.fromInt(1),
+      v: Long.fromInt(2),
+      wall: new Date(),
+      lsid,
+      txnNumber: Long.fromNumber(txnNumber),
+      stmtId: new Int32(0),
+      prevOpTime: { ts: new Timestamp({ t: 0, i: 0 }), t: Long.fromInt(-1) },
+    };
+    txn.put(oplogTable, encodeTimestampKey(ts), encodeDocument(entry));
+  }
+
+  onInsert(txn: WriteTxn, coll: Collection, doc: BsonDocument): void {
+    this.log(txn, { op: 'i', ns: coll.ns, ui: this.uuidOf(coll), o: doc, o2: { _id: getOwn(doc, '_id') ?? null } });
+  }
+
+  onUpdate(txn: WriteTxn, coll: Collection, _before: BsonDocument, after: BsonDocument, d: UpdateDescription | undefined): void {
+    const o2 = { _id: getOwn(after, '_id') ?? null };
+    if (d === undefined) {
+      this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o: after, o2 });
+      return;
+    }
+    const diff: BsonDocument = {};
+    if (Object.keys(d.updatedFields).length > 0) diff['u'] = d.updatedFields;
+    if (d.removedFields.length > 0) diff['d'] = Object.fromEntries(d.removedFields.map((f) => [f, false]));
+    this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o: { $v: new Int32(2), diff }, o2 });
+  }
+
+  onDelete(txn: WriteTxn, coll: Collection, doc: BsonDocument): void {
+    this.log(txn, { op: 'd', ns: coll.ns, ui: this.uuidOf(coll), o: { _id: getOwn(doc, '_id') ?? null } });
+  }
+
+  onCreateCollection(txn: WriteTxn, coll: Collection): void {
+    this.log(txn, { op: 'c', ns: `${coll.meta.db}.$cmd`, ui: this.uuidOf(coll), o: { create: coll.meta.name, ...coll.meta.options } });
+  }
+
+  onDropCollection(txn: WriteTxn, coll: Collection): void {
+    this.log(txn, { op: 'c', ns: `${coll.meta.db}.$cmd`, ui: this.uuidOf(coll), o: { drop: coll.meta.name } });
+  }
+
+  onRenameCollection(txn: WriteTxn, from: { db: string; name: string }, coll: Collection): void {
+    this.log(txn, {
+      op: 'c',
+      ns: `${from.db}.$cmd`,
+      ui: this.uuidOf(coll),
+      o: { renameCollection: `${from.db}.${from.name}`, to: coll.ns, stayTemp: false },
+    });
+  }
+
+  onCreateIndex(txn: WriteTxn, coll: Collection, spec: BsonDocument): void {
+    this.log(txn, { op: 'c', ns: `${coll.meta.db}.$cmd`, ui: this.uuidOf(coll), o: { createIndexes: coll.meta.name, ...spec } });
+  }
+
+  onDropIndex(txn: WriteTxn, coll: Collection, spec: BsonDocument): void {
+    this.log(txn, { op: 'c', ns: `${coll.meta.db}.$cmd`, ui: this.uuidOf(coll), o: { dropIndexes: coll.meta.name, index: spec['name'] ?? null }, o2: spec });
+  }
+}

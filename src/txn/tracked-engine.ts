@@ -1,0 +1,123 @@
+// The storage engine as the server uses it: every write transaction is watched for keys that
+// open multi-document transactions hold (a plain write then waits for the holder and runs
+// again, as mongod's writeConflictRetry does) and records the keys it writes for conflict
+// checks; and it can register rollback actions for in-memory state (the catalog mirror)
+// that must be undone when its callback throws.
+
+import type { Bytes, EngineStats, ScanOptions, Snapshot, StorageEngine, WriteOptions, WriteTxn, Entry } from '../storage/engine.js';
+import { CommandError, ErrorCode } from '../errors.js';
+import type { ConflictTracker } from './conflicts.js';
+import { WriteConflictRetry } from './conflicts.js';
+
+/** How long a plain write waits for a transaction holding its document before giving up. */
+const plainWriteWaitMsMax = 65_000;
+
+class TrackedTxn implements WriteTxn {
+  readonly undo: Array<() => void> = [];
+
+  constructor(
+    private readonly inner: WriteTxn,
+    private readonly tracker: ConflictTracker,
+    private readonly checkLocks: boolean,
+  ) {}
+
+  get seq(): number {
+    return this.inner.seq;
+  }
+  get(table: string, key: Bytes): Bytes | undefined {
+    return this.inner.get(table, key);
+  }
+  scan(table: string, options?: ScanOptions): IterableIterator<Entry> {
+    return this.inner.scan(table, options);
+  }
+  count(table: string): number {
+    return this.inner.count(table);
+  }
+  put(table: string, key: Bytes, value: Bytes): void {
+    if (this.checkLocks) this.tracker.checkPlainWrite(table, key);
+    this.inner.put(table, key, value);
+    this.tracker.recordWrite(table, key, this.inner.seq);
+  }
+  delete(table: string, key: Bytes): boolean {
+    if (this.checkLocks) this.tracker.checkPlainWrite(table, key);
+    const existed = this.inner.delete(table, key);
+    if (existed) this.tracker.recordWrite(table, key, this.inner.seq);
+    return existed;
+  }
+  clearTable(table: string): void {
+    if (this.checkLocks) this.tracker.checkPlainClear(table);
+    this.inner.clearTable(table);
+    this.tracker.recordClear(table, this.inner.seq);
+  }
+  onRollback(undo: () => void): void {
+    this.undo.push(undo);
+  }
+}
+
+export class TrackedEngine implements StorageEngine {
+  constructor(
+    readonly inner: StorageEngine,
+    readonly tracker: ConflictTracker,
+  ) {}
+
+  get name(): 'memory' | 'lmdb' {
+    return this.inner.name;
+  }
+  get persistent(): boolean {
+    return this.inner.persistent;
+  }
+  get maxKeyBytes(): number {
+    return this.inner.maxKeyBytes;
+  }
+  get committedSeq(): number {
+    return this.inner.committedSeq;
+  }
+  snapshot(): Snapshot {
+    return this.inner.snapshot();
+  }
+  flush(): Promise<void> {
+    return this.inner.flush();
+  }
+  stats(): EngineStats {
+    return this.inner.stats();
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  /** A plain write: waits and retries while an open transaction holds a key it touches. */
+  async write<T>(fn: (txn: WriteTxn) => T, options: WriteOptions): Promise<T> {
+    const deadline = Date.now() + plainWriteWaitMsMax;
+    for (;;) {
+      try {
+        return await this.run(fn, options, true);
+      } catch (e) {
+        if (!(e instanceof WriteConflictRetry)) throw e;
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) {
+          throw new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit waiting for a transaction to finish');
+        }
+        await Promise.race([e.holder.ended, new Promise((r) => setTimeout(r, Math.min(remaining, 1000)).unref())]);
+      }
+    }
+  }
+
+  /** The commit of a multi-document transaction: its own locks do not block it. */
+  writeUnchecked<T>(fn: (txn: WriteTxn) => T, options: WriteOptions): Promise<T> {
+    return this.run(fn, options, false);
+  }
+
+  private async run<T>(fn: (txn: WriteTxn) => T, options: WriteOptions, checkLocks: boolean): Promise<T> {
+    const result = await this.inner.write((raw) => {
+      const txn = new TrackedTxn(raw, this.tracker, checkLocks);
+      try {
+        return fn(txn);
+      } catch (e) {
+        for (let i = txn.undo.length - 1; i >= 0; i--) txn.undo[i]?.();
+        throw e;
+      }
+    }, options);
+    this.tracker.maybePrune(this.inner.committedSeq);
+    return result;
+  }
+}
