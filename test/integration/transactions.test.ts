@@ -74,7 +74,7 @@ describe('transactions', () => {
     await assert.rejects(coll.insertOne({ _id: 1 }, { session: s1 }), (e: unknown) => {
       assert.ok(e instanceof MongoServerError);
       assert.equal(e.code, 112);
-      assert.equal(e.codeName, 'WriteConflict');
+      assert.equal(e.codeName, 'WriteConflict', e.message);
       assert.ok(e.hasErrorLabel('TransientTransactionError'));
       return true;
     });

@@ -94,7 +94,9 @@ export async function runWriteBatch<S, R>(
           if (retry !== undefined && key !== undefined) writeStatementResult(txn, key, retry.txnNumber, stmtId, retry.codec.encode(r));
           done.push([i, r]);
         } catch (e) {
-          if (!isCommandError(e)) throw e;
+          // In a transaction a failed statement fails the command (and aborts the transaction),
+          // as in mongod: there are no partial writeErrors inside a transaction.
+          if (!isCommandError(e) || op.access.transaction !== undefined) throw e;
           errors.push(writeErrorEntry(i, e));
           if (ordered) {
             halted = true;
