@@ -10,7 +10,7 @@ import { getOwn, hasOwn, setOwn } from '../bson/document.js';
 import { isArray, isPlainDocument } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { ErrorCode, fail } from '../errors.js';
-import { binaryEqual, binaryEqualDocuments, upsertSeed } from '../update/index.js';
+import { applyPipelineOutput, binaryEqual, upsertSeed } from '../update/index.js';
 import type { ApplyContext, CompiledUpdate, UpdateResult, UpsertContext } from '../update/index.js';
 import { defineConstant, evaluateOn, newEnv, newScope, parseExpression, rootContext, validateNameForUserWrite } from './expressions/index.js';
 import type { ExpressionEnv, VariableScope } from './expressions/index.js';
@@ -87,12 +87,17 @@ function diff(before: BsonDocument, after: BsonDocument, prefix: string, updated
   for (const k of Object.keys(before)) if (!hasOwn(after, k)) removed.push(prefix + k);
 }
 
-function result(before: BsonDocument, after: BsonDocument): UpdateResult {
-  if (binaryEqualDocuments(before, after)) return { doc: before, modified: false, updatedFields: {}, removedFields: [], truncatedArrays: [] };
+/**
+ * The pipeline's output applied as mongod applies it (the stored `_id` kept when the output
+ * has none, `_id` first, storage checks), with the changed paths.
+ */
+function result(before: BsonDocument, output: BsonDocument, ctx: ApplyContext): UpdateResult {
+  const applied = applyPipelineOutput(before, output, ctx);
+  if (!applied.modified) return applied;
   const updatedFields: BsonDocument = {};
   const removedFields: string[] = [];
-  diff(before, after, '', updatedFields, removedFields);
-  return { doc: after, modified: true, updatedFields, removedFields, truncatedArrays: [] };
+  diff(before, applied.doc, '', updatedFields, removedFields);
+  return { doc: applied.doc, modified: true, updatedFields, removedFields, truncatedArrays: [] };
 }
 
 /**
@@ -104,8 +109,8 @@ export function compileUpdatePipeline(pipeline: readonly BsonDocument[], options
   return {
     type: 'pipeline',
     needsPositional: false,
-    apply(doc: BsonDocument, _ctx: ApplyContext): UpdateResult {
-      return result(doc, compiled.apply(doc));
+    apply(doc: BsonDocument, ctx: ApplyContext): UpdateResult {
+      return result(doc, compiled.apply(doc), ctx);
     },
     upsert(filter: BsonDocument, ctx: UpsertContext): UpdateResult {
       const seed = upsertSeed(filter);

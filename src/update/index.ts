@@ -6,6 +6,7 @@ export { upsertSeed } from './upsert-seed.js';
 export type { UpsertSeedOptions } from './upsert-seed.js';
 export { binaryEqual, binaryEqualDocuments } from './binary-equal.js';
 export { assertUpdatedDocumentSize, assertUpsertDocumentSize } from './finish.js';
+export { applyPipelineOutput } from './replacement.js';
 export type {
   ApplyContext,
   CompileUpdateOptions,

@@ -35,13 +35,16 @@ function fillZeroTimestamps(replacement: BsonDocument, next: () => Timestamp): B
   return out;
 }
 
-/** Replace `original` by `replacement`; undefined when that changes nothing. */
-function replace(original: BsonDocument, replacement: BsonDocument, validateForStorage: boolean): BsonDocument | undefined {
+/**
+ * Replace `original` by `replacement`; undefined when that changes nothing. Top-level '$'
+ * names are refused unless `allowTopLevelDollar` (a pipeline's output may hold them).
+ */
+function replace(original: BsonDocument, replacement: BsonDocument, validateForStorage: boolean, allowTopLevelDollar = false): BsonDocument | undefined {
   if (binaryEqualDocuments(original, replacement)) return undefined;
   const out: BsonDocument = {};
   if (!hasOwn(replacement, '_id') && hasOwn(original, '_id')) setOwn(out, '_id', original['_id'] as BsonValue);
   for (const k of Object.keys(replacement)) setOwn(out, k, replacement[k] as BsonValue);
-  if (validateForStorage) scanDocument(out, { checkTopLevelDollar: true });
+  if (validateForStorage) scanDocument(out, { checkTopLevelDollar: !allowTopLevelDollar });
   // `_id` is immutable: once present it may neither disappear nor change value.
   const hadId = hasOwn(original, '_id');
   if (hasOwn(out, '_id') && isArray(out['_id'])) {
@@ -60,6 +63,18 @@ function replace(original: BsonDocument, replacement: BsonDocument, validateForS
     );
   }
   return out;
+}
+
+/**
+ * The output of a pipeline-style update applied to the stored document, as mongod's
+ * PipelineExecutor does it (ObjectReplaceExecutor::applyReplacementUpdate, top-level '$'
+ * names allowed): the stored `_id` stays (first) when the output has none, may not change
+ * when it has one, and the update is a no-op only when the output equals the stored document
+ * byte for byte. The caller adds the changed paths.
+ */
+export function applyPipelineOutput(original: BsonDocument, output: BsonDocument, ctx: ApplyContext): UpdateResult {
+  const out = replace(original, output, !ctx.isInsert, true);
+  return out === undefined ? unchanged(original) : finishUpdated(out, undefined, ctx.checkSize !== false);
 }
 
 export class ReplacementUpdate implements CompiledUpdate {

@@ -54,3 +54,37 @@ test('update pipeline: only reshaping stages are allowed', () => {
     (e: unknown) => e instanceof CommandError && e.code === 72 && e.message === '$group is not allowed to be used within an update',
   );
 });
+
+// mongod applies a pipeline's output as a replacement (PipelineExecutor →
+// ObjectReplaceExecutor::applyReplacementUpdate): the stored _id stays when the output has none.
+test('update pipeline: $replaceRoot without _id keeps the stored _id first (spec crud/updateOne-pipeline.json)', () => {
+  const u = compileUpdatePipeline([{ $replaceRoot: { newRoot: '$t' } }, { $addFields: { foo: i(1) } }]);
+  const r = u.apply({ _id: i(1), x: i(1), y: i(1), t: { u: { v: i(1) } } }, ctx);
+  assert.equal(r.modified, true);
+  assert.deepEqual(r.doc, { _id: i(1), u: { v: i(1) }, foo: i(1) });
+  assert.deepEqual(Object.keys(r.doc), ['_id', 'u', 'foo']);
+});
+
+test('update pipeline: an output with _id elsewhere is stored with _id first', () => {
+  const u = compileUpdatePipeline([{ $replaceWith: { v: i(2), _id: '$_id' } }]);
+  const r = u.apply({ _id: i(1), a: i(1) }, ctx);
+  assert.deepEqual(Object.keys(r.doc), ['_id', 'v']);
+});
+
+test('update pipeline: changing _id fails as a replacement does (66)', () => {
+  const u = compileUpdatePipeline([{ $set: { _id: i(2) } }]);
+  assert.throws(
+    () => u.apply({ _id: i(1), a: i(1) }, ctx),
+    (e: unknown) =>
+      e instanceof CommandError && e.code === 66 && e.message === "After applying the update, the (immutable) field '_id' was found to have been altered to _id: 2",
+  );
+});
+
+test('update pipeline: the output is checked for storage, top-level $ names allowed', () => {
+  const u = compileUpdatePipeline([{ $replaceWith: { $literal: { _id: i(1), $a: i(1) } } }]);
+  assert.deepEqual(u.apply({ _id: i(1) }, ctx).doc, { _id: i(1), $a: i(1) });
+  const deep = compileUpdatePipeline([{ $replaceWith: { $literal: { _id: i(1), a: { $b: i(1) }, c: { _id: { $x: i(1) } } } } }]);
+  assert.equal(deep.apply({ _id: i(1) }, ctx).modified, true);
+  const arrayId = compileUpdatePipeline([{ $set: { _id: [i(1)] } }]);
+  assert.throws(() => arrayId.apply({ _id: i(1) }, ctx), (e: unknown) => e instanceof CommandError && e.code === 53);
+});
