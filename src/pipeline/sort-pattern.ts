@@ -56,17 +56,20 @@ export function parseSortPattern(spec: BsonDocument): SortPattern {
   return { parts: resolved, spec, fields };
 }
 
-/** The sort keys of a value for a pattern: one per part (non-documents have only null keys). */
+/**
+ * The sort keys of a value for a pattern: one per part (non-documents have only null keys).
+ * A key may be `undefined` (an empty array), which sorts below null: keep it as it is.
+ */
 export function sortKeysOf(value: BsonValue, pattern: SortPattern): BsonValue[] {
-  const fieldKeys = pattern.fields !== undefined && isPlainDocument(value) ? pattern.fields.keyOf(value) : [];
+  const fieldKeys = pattern.fields !== undefined && isPlainDocument(value) ? pattern.fields.keyOf(value) : undefined;
   let k = 0;
-  return pattern.parts.map((p) => (p.meta !== undefined ? null : (fieldKeys[k++] ?? null)));
+  return pattern.parts.map((p) => (p.meta !== undefined || fieldKeys === undefined ? null : (fieldKeys[k++] as BsonValue)));
 }
 
 /** Compares precomputed key arrays by the pattern's directions. */
 export function compareSortKeys(a: readonly BsonValue[], b: readonly BsonValue[], pattern: SortPattern): number {
   for (let i = 0; i < pattern.parts.length; i++) {
-    const c = compareBson(a[i] ?? null, b[i] ?? null);
+    const c = compareBson(a[i] as BsonValue, b[i] as BsonValue);
     if (c !== 0) return (pattern.parts[i] as SortPart).ascending ? c : -c;
   }
   return 0;

@@ -146,3 +146,20 @@ test('$skip then $limit, $limit then $skip', () => {
   assert.deepEqual(run([{ $skip: i(1) }, { $limit: i(2) }], docs).map((d) => (d['n'] as Int32).value), [2, 3]);
   assert.deepEqual(run([{ $limit: i(3) }, { $skip: i(1) }], docs).map((d) => (d['n'] as Int32).value), [2, 3]);
 });
+
+// The manual's Comparison/Sort Order: "A comparison of an empty array ... considers the empty
+// array as less than a null value or a missing field value"; mongod's $sort takes its keys from
+// the same SortKeyGenerator as find (an empty array's key is undefined).
+test('$sort: an empty array sorts below null and missing, and last when descending', () => {
+  const docs = (): BsonDocument[] => [{ _id: i(1), a: null }, { _id: i(2), a: [] }, { _id: i(3), a: i(0) }, { _id: i(4) }];
+  assert.deepEqual(run([{ $sort: { a: i(1) } }], docs()).map((d) => (d['_id'] as Int32).value), [2, 1, 4, 3]);
+  assert.deepEqual(run([{ $sort: { a: i(-1) } }], docs()).map((d) => (d['_id'] as Int32).value), [3, 1, 4, 2]);
+});
+
+test('$top and $bottom order an empty array below null', () => {
+  const out = run(
+    [{ $group: { _id: null, top: { $top: { sortBy: { a: i(1) }, output: '$_id' } }, bottom: { $bottom: { sortBy: { a: i(1) }, output: '$_id' } } } }],
+    [{ _id: i(1), a: null }, { _id: i(2), a: [] }, { _id: i(3), a: i(0) }],
+  );
+  assert.deepEqual(out, [{ _id: null, top: i(2), bottom: i(3) }]);
+});
