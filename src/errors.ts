@@ -107,6 +107,7 @@ export const ErrorCode = {
   APIVersionError: 322,
   InvalidOptionsForAPIVersion: 325,
   FailPointEnabled: 192,
+  SnapshotUnavailable: 246,
   NotARetryableWriteCommand: 50768,
   UnsupportedOpQueryCommand: 352,
   AmbiguousIndexKeyPattern: 181,

@@ -13,6 +13,8 @@ import type { WriteConcern } from './write-concern.js';
 import type { DataAccess } from '../txn/access.js';
 import type { SessionCatalog, Session } from '../txn/sessions.js';
 import type { TrackedEngine } from '../txn/tracked-engine.js';
+import type { SnapshotHistory } from '../txn/snapshot-history.js';
+import type { Timestamp } from 'bson';
 
 export interface ServerConfig {
   readonly port: number;
@@ -44,6 +46,8 @@ export interface ServerServices {
   /** The storage engine, wrapped for transaction conflict tracking. */
   readonly engine: TrackedEngine;
   readonly sessions: SessionCatalog;
+  /** Labelled snapshots for readConcern snapshot outside transactions. */
+  readonly snapshots: SnapshotHistory;
   readonly catalog: Catalog;
   readonly cursors: CursorManager;
   readonly logger: Logger;
@@ -79,6 +83,8 @@ export interface OperationContext {
   readonly access: DataAccess;
   /** The logical session and txnNumber the command carries. */
   readonly session: SessionBinding | undefined;
+  /** For a snapshot read: the cluster time its data reflects (returned as atClusterTime). */
+  readonly atClusterTime: Timestamp | undefined;
   /** Throw MaxTimeMSExpired once the deadline has passed. */
   checkDeadline(): void;
 }
@@ -99,6 +105,7 @@ export function makeOperationContext(
   comment: unknown,
   access: DataAccess,
   session: SessionBinding | undefined,
+  atClusterTime?: Timestamp,
 ): OperationContext {
   return {
     deadlineMs,
@@ -106,6 +113,7 @@ export function makeOperationContext(
     comment,
     access,
     session,
+    atClusterTime,
     checkDeadline() {
       if (deadlineMs !== undefined && Date.now() > deadlineMs) {
         throw new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit');

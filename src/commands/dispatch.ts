@@ -17,6 +17,7 @@ import type { CommandRegistry } from './registry.js';
 import { checkWriteConcernAllowed, parseWriteConcern } from './write-concern.js';
 import { bindSession, commitOrAbort } from './session-binding.js';
 import { errorLabelsFor } from './error-labels.js';
+import { CloseConnectionSignal } from './signals.js';
 
 export interface DispatchResult {
   readonly reply: BsonDocument;
@@ -148,33 +149,33 @@ export class Dispatcher {
       const ct = args.$clusterTime['clusterTime'];
       if (ct instanceof Timestamp) services.clock.advanceTo(ct);
     }
-    const bound = bindSession(services, def, name, body, args, wc);
-    const op = makeOperationContext(maxTimeMS === undefined ? undefined : Date.now() + maxTimeMS, wc, args.comment, bound.access, bound.binding);
-    let result: BsonDocument;
+    // failCommand acts before the session is checked out, as in mongod: an injected error
+    // does not touch the transaction (its labels are still computed from the session fields).
+    const fp = services.failPoints.failCommand(name, connection.appName);
     let failWriteConcern: BsonValue | undefined;
-    try {
-      const fp = services.failPoints.failCommand(name, connection.appName);
-      if (fp !== undefined) {
-        if (fp['closeConnection'] === true) {
-          if (bound.transaction !== undefined && !commitOrAbort.has(name)) bound.transaction.abort();
-          return { reply: {}, closeConnection: true };
-        }
-        if (fp['blockConnection'] === true) {
-          const ms = Math.min(numericValue(fp['blockTimeMS']) ?? 0, limits.failPointBlockTimeMsMax);
-          await sleep(ms);
-        }
-        const code = numericValue(fp['errorCode']);
-        if (code !== undefined) {
-          const labels = fp['errorLabels'];
-          throw new FailPointError(code, `Failing command ${name} due to failCommand failpoint`, Array.isArray(labels) ? labels.filter((l): l is string => typeof l === 'string') : undefined);
-        }
-        failWriteConcern = fp['writeConcernError'];
+    if (fp !== undefined) {
+      if (fp['closeConnection'] === true) return { reply: {}, closeConnection: true };
+      if (fp['blockConnection'] === true) {
+        const ms = Math.min(numericValue(fp['blockTimeMS']) ?? 0, limits.failPointBlockTimeMsMax);
+        await sleep(ms);
       }
+      const code = numericValue(fp['errorCode']);
+      if (code !== undefined) {
+        const labels = fp['errorLabels'];
+        throw new FailPointError(code, `Failing command ${name} due to failCommand failpoint`, Array.isArray(labels) ? labels.filter((l): l is string => typeof l === 'string') : undefined);
+      }
+      failWriteConcern = fp['writeConcernError'];
+    }
+    const bound = bindSession(services, def, name, body, args, wc);
+    const op = makeOperationContext(maxTimeMS === undefined ? undefined : Date.now() + maxTimeMS, wc, args.comment, bound.access, bound.binding, bound.atClusterTime);
+    let result: BsonDocument;
+    try {
       if (bound.transaction !== undefined) bound.transaction.statements++;
       result = await def.run({ services, connection, db: dbValue, target: body[name], body, args, op, name });
     } catch (e) {
       // A failed statement aborts its transaction, as in mongod: nothing of it may commit.
       if (bound.transaction !== undefined && !commitOrAbort.has(name)) bound.transaction.abort();
+      if (e instanceof CloseConnectionSignal) return { reply: {}, closeConnection: true };
       throw e;
     }
     const reply: BsonDocument = { ...result };

@@ -9,6 +9,8 @@ import type { ConnectionState, OperationContext, ServerServices } from './contex
 export interface CommandTraits {
   /** Writes data: counted in opcounters and subject to write concern. */
   readonly isWrite?: boolean;
+  /** Accepts readConcern {level: "snapshot"} outside a transaction. */
+  readonly snapshotReads?: boolean;
   /** Accepts a txnNumber outside a transaction: a retryable write. */
   readonly retryableWrite?: boolean;
   /** May run inside a multi-document transaction. */

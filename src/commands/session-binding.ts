@@ -6,7 +6,8 @@
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { isPlainDocument, numericValue } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
-import { engineAccess, transactionAccess } from '../txn/access.js';
+import { engineAccess, snapshotAccess, transactionAccess } from '../txn/access.js';
+import { Timestamp } from 'bson';
 import type { DataAccess } from '../txn/access.js';
 import { readSessionRecord } from '../txn/ledger.js';
 import type { Session } from '../txn/sessions.js';
@@ -26,6 +27,43 @@ export interface Bound {
   readonly access: DataAccess;
   /** The transaction this command runs in (autocommit: false). */
   readonly transaction: Transaction | undefined;
+  /** A snapshot read outside a transaction: the cluster time it reads at. */
+  readonly atClusterTime?: Timestamp;
+}
+
+const readConcernLevels = new Set(['local', 'available', 'majority', 'linearizable', 'snapshot']);
+
+/**
+ * Read concern outside transactions: validates it, honours afterClusterTime (every write this
+ * node acknowledged is already visible, so the clock only moves forward) and pins snapshot
+ * reads to a labelled snapshot.
+ */
+function readConcernAccess(services: ServerServices, def: CommandDefinition, name: string, rc: BsonDocument | undefined): { access?: DataAccess; atClusterTime?: Timestamp } {
+  if (rc === undefined) return {};
+  const level = rc['level'];
+  if (level !== undefined && (typeof level !== 'string' || !readConcernLevels.has(level))) {
+    throw new CommandError(ErrorCode.FailedToParse, `Invalid readConcern level: ${String(level)}`);
+  }
+  const at = rc['atClusterTime'];
+  const after = rc['afterClusterTime'];
+  if (at !== undefined && level !== 'snapshot') {
+    throw new CommandError(ErrorCode.InvalidOptions, 'atClusterTime is only allowed with readConcern level snapshot');
+  }
+  if (at !== undefined && after !== undefined) {
+    throw new CommandError(ErrorCode.InvalidOptions, 'Specifying a timestamp for readConcern snapshot in a causally consistent session is not allowed');
+  }
+  if (after instanceof Timestamp) services.clock.advanceTo(after);
+  if (level !== 'snapshot') return {};
+  if (def.traits?.snapshotReads !== true) {
+    throw new CommandError(ErrorCode.InvalidOptions, `Command ${name} does not support { readConcern: { level: "snapshot" } }`);
+  }
+  if (services.config.replSet === '') {
+    throw new CommandError(ErrorCode.NotAReplicaSet, 'readConcern level snapshot is only supported on a replica set');
+  }
+  if (at !== undefined && !(at instanceof Timestamp)) throw new CommandError(ErrorCode.TypeMismatch, 'atClusterTime must be a Timestamp');
+  if (at instanceof Timestamp) return { access: snapshotAccess(services.snapshots.at(at)), atClusterTime: at };
+  const { ts, snapshot } = services.snapshots.latest();
+  return { access: snapshotAccess(snapshot), atClusterTime: ts };
 }
 
 function loadDurableState(services: ServerServices, session: Session): void {
@@ -55,14 +93,16 @@ export function bindSession(
   args: GenericArgs,
   wc: WriteConcern,
 ): Bound {
-  const plain = engineAccess(services.engine, wc.durable);
   const { lsid, txnNumber, autocommit, startTransaction } = args;
+  const rc = autocommit === undefined ? readConcernAccess(services, def, name, args.readConcern) : {};
+  const plain = rc.access ?? engineAccess(services.engine, wc.durable);
+  const snapshotFields = rc.atClusterTime === undefined ? {} : { atClusterTime: rc.atClusterTime };
   if (lsid === undefined) {
     if (txnNumber !== undefined) throw new CommandError(ErrorCode.InvalidOptions, 'Transaction number requires a session ID to also be specified');
     if (autocommit !== undefined || startTransaction !== undefined) {
       throw new CommandError(ErrorCode.InvalidOptions, "'autocommit' and 'startTransaction' require a session ID and a transaction number");
     }
-    return { binding: undefined, access: plain, transaction: undefined };
+    return { binding: undefined, access: plain, transaction: undefined, ...snapshotFields };
   }
   const session = services.sessions.acquire(lsid);
   loadDurableState(services, session);
@@ -78,7 +118,7 @@ export function bindSession(
     stmtIdFor: stmtIdsOf(body, args),
     retryableWrite,
   });
-  if (txnNumber === undefined) return { binding: binding(false), access: plain, transaction: undefined };
+  if (txnNumber === undefined) return { binding: binding(false), access: plain, transaction: undefined, ...snapshotFields };
   if (txnNumber < 0) throw new CommandError(ErrorCode.BadValue, 'A negative transaction number is not allowed');
 
   if (autocommit === undefined) {

@@ -15,7 +15,7 @@ import { getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import type { Collection } from '../catalog/collection.js';
 import type { OpObserver, UpdateDescription } from '../catalog/observer.js';
-import type { ReadView, WriteTxn } from '../storage/engine.js';
+import type { ReadView, Snapshot, WriteTxn } from '../storage/engine.js';
 import { TransactionView } from '../txn/transaction.js';
 import type { ClusterClock } from './clock.js';
 
@@ -52,6 +52,17 @@ export class Oplog implements OpObserver {
   static lastTimestamp(view: ReadView): Timestamp | undefined {
     const last = view.scan(oplogTable, { reverse: true }).next();
     return last.done === true ? undefined : decodeTimestampKey(last.value.key);
+  }
+
+  /** Whether any entry has a timestamp in (from, to]. */
+  static changedBetween(engine: { snapshot(): Snapshot }, from: Timestamp, to: Timestamp): boolean {
+    const snap = engine.snapshot();
+    try {
+      const first = snap.scan(oplogTable, { start: encodeTimestampKey(from), startInclusive: false, end: encodeTimestampKey(to), endInclusive: true }).next();
+      return first.done !== true;
+    } finally {
+      snap.release();
+    }
   }
 
   *entries(view: ReadView, after?: Timestamp): Generator<BsonDocument> {

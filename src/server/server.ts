@@ -21,6 +21,7 @@ import type { StorageEngine } from '../storage/engine.js';
 import { openEngine } from '../storage/open.js';
 import { ConflictTracker } from '../txn/conflicts.js';
 import { SessionCatalog } from '../txn/sessions.js';
+import { SnapshotHistory } from '../txn/snapshot-history.js';
 import { TrackedEngine } from '../txn/tracked-engine.js';
 import { numericValue } from '../bson/types.js';
 import { Connection } from './connection.js';
@@ -110,12 +111,14 @@ export class Server {
       snap.release();
       const clock = new ClusterClock(lastTs);
       const oplog = replSet === '' ? undefined : new Oplog(clock);
+      const snapshots = new SnapshotHistory(engine, () => clock.now(), (from, to) => Oplog.changedBetween(engine, from, to));
       if (oplog !== undefined) catalog.observer = oplog;
       const sessions = new SessionCatalog({ onSessionGone: (s) => cursors.killForSession(s.key) });
       const services: ServerServices = {
         config,
         engine,
         sessions,
+        snapshots,
         catalog,
         cursors,
         logger,
@@ -184,6 +187,7 @@ export class Server {
     logger.info('CONTROL', 23138, 'Shutting down');
     if (this.reaper !== undefined) clearInterval(this.reaper);
     this.services.sessions.endAll();
+    this.services.snapshots.releaseAll();
     const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
     for (const c of [...this.connections]) c.close('server shutting down');
     await closed;

@@ -31,6 +31,15 @@ export function engineAccess(engine: StorageEngine, durable: boolean): DataAcces
   };
 }
 
+/** Reads pinned to one snapshot (a snapshot read outside a transaction); no writes. */
+export function snapshotAccess(snapshot: ReadView): DataAccess {
+  return {
+    transaction: undefined,
+    acquireView: () => ({ view: snapshot, release: () => undefined }),
+    write: () => Promise.reject(new Error('writes are not allowed with readConcern snapshot')),
+  };
+}
+
 export function transactionAccess(transaction: Transaction): DataAccess {
   return {
     transaction,

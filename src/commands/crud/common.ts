@@ -2,6 +2,7 @@
 // cursor replies, and the storage write with the operation's write concern.
 
 import { Binary, Long } from 'bson';
+import type { Timestamp } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import type { Collection } from '../../catalog/collection.js';
@@ -41,9 +42,11 @@ export function requireNonNegative(command: string, field: string, v: number | u
   return v;
 }
 
-export function cursorReply(cursor: ServerCursor | undefined, ns: string, batch: BsonDocument[], first: boolean): BsonDocument {
+export function cursorReply(cursor: ServerCursor | undefined, ns: string, batch: BsonDocument[], first: boolean, atClusterTime?: Timestamp): BsonDocument {
   const id = cursor === undefined || cursor.isExhausted ? Long.ZERO : cursor.id;
-  return { cursor: { [first ? 'firstBatch' : 'nextBatch']: batch, id, ns } };
+  const c: BsonDocument = { [first ? 'firstBatch' : 'nextBatch']: batch, id, ns };
+  if (atClusterTime !== undefined) c['atClusterTime'] = atClusterTime;
+  return { cursor: c };
 }
 
 /**

@@ -10,6 +10,8 @@ import { limits } from '../../limits.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import { writeConcernError } from '../write-concern.js';
+import { CloseConnectionSignal } from '../signals.js';
+import { numericValue } from '../../bson/types.js';
 import { readSessionRecord, readStatementResult, writeSessionRecord, writeStatementResult } from '../../txn/ledger.js';
 
 /** Statements per storage transaction: bounds how long one callback holds the event loop. */
@@ -58,6 +60,10 @@ export async function runWriteBatch<S, R>(
   const binding = op.session;
   const retry = binding !== undefined && binding.retryableWrite && binding.txnNumber !== undefined && codec !== undefined ? { binding, txnNumber: binding.txnNumber, codec } : undefined;
   const oplog = services.oplog;
+  // onPrimaryTransactionalWrite (test failpoint): drop the connection before the write
+  // commits (failBeforeCommitExceptionCode) or right after it, so drivers retry.
+  const fp = retry !== undefined ? services.failPoints.check('onPrimaryTransactionalWrite') : undefined;
+  if (fp !== undefined && numericValue(fp['failBeforeCommitExceptionCode']) !== undefined) throw new CloseConnectionSignal();
   let stop = false;
   for (let start = 0; start < statements.length && !stop; start += statementsPerChunk) {
     op.checkDeadline();
@@ -114,6 +120,7 @@ export async function runWriteBatch<S, R>(
     stop = chunk.halted;
   }
   services.oplog?.notify();
+  if (fp !== undefined && fp['closeConnection'] !== false) throw new CloseConnectionSignal();
   return { results, writeErrors, retriedStmtIds, wcError: writeConcernError(op.writeConcern, services.config.replSet) };
 }
 
