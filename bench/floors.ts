@@ -1,0 +1,356 @@
+// Harness 3, floors: what nothing above SecantusDB can beat on this machine, measured in
+// the same run as the workloads they bound.
+//
+//   - a driver `ping` to a fresh secantusd: the smallest OP_MSG round trip through the
+//     official driver (the floor of a point read);
+//   - a bare TCP round trip to a tiny echo process: the kernel and event loops alone;
+//   - raw LMDB through the `lmdb` package, opened with the engine's own settings
+//     (overlappingSync off, binary keys and values, no cache, no compression): puts of the
+//     compare dataset's BSON in transactions of the size the server uses for an insertMany,
+//     overwrites and deletes of half of it, random gets and whole scans from a read
+//     transaction;
+//   - BSON encode and decode of the same documents, with the server's decode options.
+//
+// The compare harness divides each workload's time by a floor composed from these.
+
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import * as net from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { deserialize, serialize } from 'bson';
+import { open as openLmdb } from 'lmdb';
+import type { RootDatabase } from 'lmdb';
+import { MongoClient } from 'mongodb';
+import { decodeOptions } from '../src/bson/codec.js';
+import type { BenchConfig } from './lib/config.js';
+import { makeTempDir, removeTempDir, trackChild } from './lib/cleanup.js';
+import { repoRoot, startDaemon } from './lib/daemon.js';
+import { makeDataset } from './lib/dataset.js';
+import { markdownTable } from './lib/markdown.js';
+import { formatDuration, formatRate, median, perSecond, spread } from './lib/stats.js';
+import type { Progress } from './lib/progress.js';
+
+/** A measured figure: every run's value and their median. */
+export interface Sample {
+  readonly median: number;
+  readonly spread: number;
+  readonly samples: readonly number[];
+}
+
+export function sample(values: readonly number[]): Sample {
+  return { median: median(values), spread: spread(values), samples: values };
+}
+
+export interface Floors {
+  readonly docs: number;
+  /** Documents per write transaction: the server's statements per storage transaction. */
+  readonly txnDocs: number;
+  readonly avgDocBytes: number;
+  readonly roundTrips: number;
+  /** Per round trip, ms. */
+  readonly pingMs: Sample;
+  readonly socketRttMs: Sample;
+  /** Whole dataset, ms. */
+  readonly bsonEncodeMs: Sample;
+  readonly bsonDecodeMs: Sample;
+  readonly lmdbPutMs: Sample;
+  /** Half of the dataset (the documents update_many / delete_many touch), ms. */
+  readonly lmdbOverwriteHalfMs: Sample;
+  readonly lmdbDeleteHalfMs: Sample;
+  /** Per random get, ms. */
+  readonly lmdbGetMs: Sample;
+  /** Whole dataset, ms. */
+  readonly lmdbScanMs: Sample;
+  readonly lmdbScanDecodeMs: Sample;
+}
+
+/**
+ * The server's statements per storage transaction (write-batch.ts keeps it module-private).
+ * Read from the source so that the floor follows the server if it changes; the fallback is
+ * the value when this harness was written.
+ */
+export function serverTxnDocs(): number {
+  try {
+    const src = readFileSync(join(repoRoot, 'src/commands/crud/write-batch.ts'), 'utf8');
+    const m = /const statementsPerChunk = ([\d_]+);/.exec(src);
+    if (m !== null) return Number((m[1] as string).replace(/_/g, ''));
+  } catch {
+    // Fall through to the known value.
+  }
+  return 512;
+}
+
+type Db = RootDatabase<Buffer, Buffer>;
+
+/** Keys as the engine lays them out: a one-byte table prefix, then an 8-byte record id. */
+function recordKey(n: number): Buffer {
+  const k = Buffer.allocUnsafe(9);
+  k[0] = 0x10;
+  k.writeUInt32BE(Math.floor(n / 0x1_0000_0000), 1);
+  k.writeUInt32BE(n >>> 0, 5);
+  return k;
+}
+
+function openRaw(path: string): Db {
+  // The engine's settings (src/storage/lmdb/lmdb-engine.ts), so the floor differs from our
+  // engine only by what our layers do.
+  return openLmdb<Buffer, Buffer>({ path, noSubdir: false, keyEncoding: 'binary', encoding: 'binary', overlappingSync: false, maxReaders: 1024, compression: false, cache: false });
+}
+
+async function timeAsync(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+function timeSync(fn: () => unknown): number {
+  const t = performance.now();
+  fn();
+  return performance.now() - t;
+}
+
+/** Durable writes of `indexes` in awaited transactions of `perTxn`, one after another. */
+async function inTxns(db: Db, indexes: readonly number[], perTxn: number, body: (i: number) => void): Promise<number> {
+  return timeAsync(async () => {
+    for (let s = 0; s < indexes.length; s += perTxn) {
+      const end = Math.min(indexes.length, s + perTxn);
+      await db.transaction(() => {
+        for (let k = s; k < end; k++) body(indexes[k] as number);
+      });
+    }
+  });
+}
+
+interface LmdbRun {
+  put: number;
+  overwriteHalf: number;
+  deleteHalf: number;
+  getEach: number;
+  scan: number;
+  scanDecode: number;
+}
+
+async function lmdbRun(values: readonly Buffer[], txnDocs: number, gets: number): Promise<LmdbRun> {
+  const dir = makeTempDir('lmdb-floor');
+  const db = openRaw(dir);
+  try {
+    const all = values.map((_, i) => i);
+    const put = await inTxns(db, all, txnDocs, (i) => db.putSync(recordKey(i), values[i] as Buffer));
+
+    // Reads from an explicit read transaction, as the engine's snapshots do.
+    const txn = db.useReadTransaction();
+    let getEach: number;
+    let scan: number;
+    let scanDecode: number;
+    try {
+      let x = 12345;
+      let found = 0;
+      const g = timeSync(() => {
+        for (let r = 0; r < gets; r++) {
+          x = (x * 1103515245 + 12345) & 0x7fffffff;
+          if (db.get(recordKey(x % values.length), { transaction: txn }) !== undefined) found++;
+        }
+      });
+      if (found !== gets) throw new Error(`floors: ${gets - found} gets missed`);
+      getEach = g / gets;
+      const range = { start: recordKey(0), end: recordKey(values.length), transaction: txn };
+      let n = 0;
+      scan = timeSync(() => {
+        for (const e of db.getRange(range)) if (e.value.length > 0) n++;
+      });
+      let decoded = 0;
+      scanDecode = timeSync(() => {
+        for (const e of db.getRange(range)) if (deserialize(e.value, decodeOptions)['_id'] !== undefined) decoded++;
+      });
+      if (n !== values.length || decoded !== values.length) throw new Error(`floors: scan saw ${n}/${decoded} of ${values.length}`);
+    } finally {
+      txn.done();
+    }
+    const even = all.filter((i) => i % 2 === 0);
+    const odd = all.filter((i) => i % 2 === 1);
+    const overwriteHalf = await inTxns(db, even, txnDocs, (i) => db.putSync(recordKey(i), values[i] as Buffer));
+    const deleteHalf = await inTxns(db, odd, txnDocs, (i) => db.removeSync(recordKey(i)));
+    return { put, overwriteHalf, deleteHalf, getEach, scan, scanDecode };
+  } finally {
+    await db.close();
+    removeTempDir(dir);
+  }
+}
+
+/** A one-file TCP echo server in its own process (like the daemon, across a process boundary). */
+const echoSource = `
+const net = require('node:net');
+const s = net.createServer((c) => { c.setNoDelay(true); c.on('data', (d) => c.write(d)); c.on('error', () => {}); });
+s.listen(0, '127.0.0.1', () => process.stdout.write(s.address().port + '\\n'));
+// Exit when the harness goes away, whatever the reason: its end of stdin closes.
+process.stdin.on('end', () => process.exit(0));
+process.stdin.on('error', () => process.exit(0));
+process.stdin.resume();
+`;
+
+interface Echo {
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+async function startEcho(): Promise<Echo> {
+  const child = trackChild(spawn(process.execPath, ['-e', echoSource], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('echo server did not start within 10 s')), 10_000);
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (l) => {
+      clearTimeout(timer);
+      resolve(Number(l));
+    });
+    void exited.then(() => reject(new Error('echo server exited early')));
+  });
+  return {
+    port,
+    stop: async () => {
+      child.stdin?.end();
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** Sequential round trips of a 64-byte message (about a small OP_MSG), ms each. */
+async function socketRoundTrips(port: number, count: number): Promise<number> {
+  const socket = net.connect({ port, host: '127.0.0.1', noDelay: true });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  const msg = Buffer.alloc(64, 7);
+  let want = 0;
+  let wake: (() => void) | undefined;
+  socket.on('data', (d: Buffer) => {
+    want -= d.length;
+    if (want <= 0 && wake !== undefined) {
+      const w = wake;
+      wake = undefined;
+      w();
+    }
+  });
+  try {
+    const once = (): Promise<void> =>
+      new Promise<void>((resolve) => {
+        want = msg.length;
+        wake = resolve;
+        socket.write(msg);
+      });
+    for (let i = 0; i < Math.min(50, count); i++) await once(); // warm up the path
+    const t = performance.now();
+    for (let i = 0; i < count; i++) await once();
+    return (performance.now() - t) / count;
+  } finally {
+    socket.destroy();
+  }
+}
+
+/** Sequential driver pings, ms each, after a warm-up (connection pool, handshake). */
+export async function pingRoundTrips(client: MongoClient, count: number): Promise<number> {
+  const admin = client.db('admin');
+  for (let i = 0; i < Math.min(50, count); i++) await admin.command({ ping: 1 });
+  const t = performance.now();
+  for (let i = 0; i < count; i++) await admin.command({ ping: 1 });
+  return (performance.now() - t) / count;
+}
+
+export async function measureFloors(config: BenchConfig, progress: Progress): Promise<Floors> {
+  const { docs, runs, pointReads } = config.sizes;
+  const txnDocs = serverTxnDocs();
+  const dataset = makeDataset(docs);
+  const values = dataset.map((d) => Buffer.from(serialize(d)));
+  const avgDocBytes = Math.round(values.reduce((s, v) => s + v.length, 0) / values.length);
+
+  const acc = { ping: [] as number[], socket: [] as number[], enc: [] as number[], dec: [] as number[], put: [] as number[], over: [] as number[], del: [] as number[], get: [] as number[], scan: [] as number[], scanDec: [] as number[] };
+  progress.start('floors', runs * 4);
+  const daemon = await startDaemon({ engine: 'memory' });
+  const echo = await startEcho();
+  const client = new MongoClient(daemon.uri, { serverSelectionTimeoutMS: 10_000 });
+  try {
+    await client.connect();
+    // Warm-up (JIT on both sides of the socket); the compare harness warms its servers too.
+    progress.status('warm-up');
+    await pingRoundTrips(client, pointReads * 3);
+    await socketRoundTrips(echo.port, pointReads);
+    for (let r = 0; r < runs; r++) {
+      progress.status('round trips');
+      acc.ping.push(await pingRoundTrips(client, pointReads));
+      acc.socket.push(await socketRoundTrips(echo.port, pointReads));
+      progress.tick('bson');
+      acc.enc.push(timeSync(() => dataset.forEach((d) => serialize(d))));
+      acc.dec.push(timeSync(() => values.forEach((v) => deserialize(v, decodeOptions))));
+      progress.tick('lmdb');
+      const l = await lmdbRun(values, txnDocs, pointReads);
+      acc.put.push(l.put);
+      acc.over.push(l.overwriteHalf);
+      acc.del.push(l.deleteHalf);
+      acc.get.push(l.getEach);
+      acc.scan.push(l.scan);
+      acc.scanDec.push(l.scanDecode);
+      progress.tick();
+      progress.tick();
+    }
+  } finally {
+    progress.stop();
+    await client.close().catch(() => undefined);
+    await echo.stop();
+    await daemon.stop();
+  }
+  return {
+    docs,
+    txnDocs,
+    avgDocBytes,
+    roundTrips: pointReads,
+    pingMs: sample(acc.ping),
+    socketRttMs: sample(acc.socket),
+    bsonEncodeMs: sample(acc.enc),
+    bsonDecodeMs: sample(acc.dec),
+    lmdbPutMs: sample(acc.put),
+    lmdbOverwriteHalfMs: sample(acc.over),
+    lmdbDeleteHalfMs: sample(acc.del),
+    lmdbGetMs: sample(acc.get),
+    lmdbScanMs: sample(acc.scan),
+    lmdbScanDecodeMs: sample(acc.scanDec),
+  };
+}
+
+export interface FloorRow {
+  readonly name: string;
+  readonly what: string;
+  readonly sample: Sample;
+  /** Operations the sample's time covers (1 for per-op figures). */
+  readonly ops: number;
+}
+
+export function floorRows(f: Floors): FloorRow[] {
+  const half = Math.ceil(f.docs / 2);
+  return [
+    { name: 'driver ping round trip', what: 'OP_MSG ping to a fresh secantusd (memory), official driver, sequential', sample: f.pingMs, ops: 1 },
+    { name: 'bare socket round trip', what: '64 bytes to a TCP echo process on 127.0.0.1, sequential', sample: f.socketRttMs, ops: 1 },
+    { name: `LMDB put ${f.docs.toLocaleString('en-US')} docs`, what: `durable, ${f.txnDocs} docs per transaction, awaited in turn`, sample: f.lmdbPutMs, ops: f.docs },
+    { name: `LMDB overwrite ${half.toLocaleString('en-US')} docs`, what: `durable, ${f.txnDocs} per transaction (update_many's writes)`, sample: f.lmdbOverwriteHalfMs, ops: half },
+    { name: `LMDB delete ${(f.docs - half).toLocaleString('en-US')} docs`, what: `durable, ${f.txnDocs} per transaction (delete_many's writes)`, sample: f.lmdbDeleteHalfMs, ops: f.docs - half },
+    { name: 'LMDB get (random)', what: 'one key from a read transaction', sample: f.lmdbGetMs, ops: 1 },
+    { name: `LMDB scan ${f.docs.toLocaleString('en-US')} docs`, what: 'whole table, read transaction', sample: f.lmdbScanMs, ops: f.docs },
+    { name: `LMDB scan + BSON decode ${f.docs.toLocaleString('en-US')}`, what: "scan, each value decoded with the server's options", sample: f.lmdbScanDecodeMs, ops: f.docs },
+    { name: `BSON encode ${f.docs.toLocaleString('en-US')} docs`, what: 'bson serialize', sample: f.bsonEncodeMs, ops: f.docs },
+    { name: `BSON decode ${f.docs.toLocaleString('en-US')} docs`, what: "bson deserialize, the server's options (promoteValues off)", sample: f.bsonDecodeMs, ops: f.docs },
+  ];
+}
+
+export function floorsTable(f: Floors): string {
+  const rows = floorRows(f).map((r) => [
+    r.name,
+    formatDuration(r.sample.median),
+    `±${Math.round(r.sample.spread * 100)}%`,
+    r.ops === 1 ? formatRate(perSecond(1, r.sample.median)) : formatRate(perSecond(r.ops, r.sample.median)),
+    formatDuration(r.sample.median / r.ops),
+    r.what,
+  ]);
+  return markdownTable(['floor', 'time (median)', '±', 'per second', 'per op / doc', 'what'], rows, ['left', 'right', 'right', 'right', 'right', 'left']);
+}
