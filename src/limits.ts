@@ -48,6 +48,17 @@ export const limits = {
    * key size (1978 bytes with the RecordId suffix), and applies to every engine alike.
    */
   indexKeyBytesMax: 1960,
+  /**
+   * Query planning: when several indexes could answer a query, each candidate plan runs a
+   * trial of at most this many units of work (keys + documents examined) ...
+   */
+  planTrialWorksMax: 1_000,
+  /** ... or until it has produced this many documents (mongod's first batch). */
+  planTrialResultsMax: 101,
+  /** Byte ranges one index scan may explode its point bounds into ($in × $in × ...). */
+  indexScanRangesMax: 10_000,
+  /** Oplog size before the oldest entries are pruned (mongod sizes it from the disk). */
+  oplogSizeBytesDefault: 256 * 1024 * 1024,
   /** Indexes per collection, _id included. */
   indexesPerCollectionMax: 64,
   /** Longest regular expression pattern in bytes (PCRE's limit in mongod). */

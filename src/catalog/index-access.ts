@@ -1,16 +1,41 @@
-// One index of a collection: key generation from documents, uniqueness checks, and entry
-// upkeep in the index's storage table.
+// One index of a collection: key generation from documents, uniqueness checks, entry upkeep
+// in the index's storage table, and the per-index state the planner needs (multikey paths,
+// long keys).
 //
-// Entry layout: a unique index maps `key → RecordId`, so a point lookup is one get and a
-// duplicate is found by one get; a non-unique index maps `key ‖ RecordId → ''`, so equal
-// keys from different documents are distinct entries ordered by RecordId.
+// Entry layout: a unique index maps `key → RecordId ‖ typeInfo`, so a point lookup and a
+// duplicate check are one get; a non-unique index maps `key ‖ RecordId → typeInfo`, so equal
+// keys of different documents are distinct entries ordered by RecordId. `typeInfo`
+// (keystring's encodeTypeInfo, usually empty) lets a covered query decode the key's values
+// with their exact BSON types.
+//
+// Long keys. An encoded key longer than limits.indexKeyBytesMax is stored truncated: its
+// first `truncatedPrefixBytes` bytes, then 16 bytes of SHA-256 over the whole key, which makes
+// it exactly indexKeyBytesMax + 1 bytes long — longer than any key stored as it is, so the
+// two kinds never collide and a scan tells them apart by length. Equal keys truncate equally
+// (so unique indexes still catch duplicates, with a 2^-128 chance of a false one); the
+// truncated key keeps its place in the order up to its prefix only, so once an index holds a
+// truncated key (recorded in its state) scans widen their byte ranges to the prefix length,
+// pass truncated entries on to the FETCH stage (which re-checks the whole filter against the
+// document), and the planner neither sorts nor covers with that index. Nothing is refused.
+//
+// Index state: the multikey paths (mongod's MultikeyPaths: per field, the path components
+// where an array was expanded) and whether a truncated key was ever stored. It only grows,
+// lives under the reserved key 0x00 of the index table (no encoded key starts with 0x00),
+// and is updated in the same transaction as the entries that make it grow, so any snapshot
+// sees a state that holds for the entries it sees.
 
-import { encodeKey } from '../bson/keystring.js';
+import { createHash } from 'node:crypto';
+import { Int32 } from 'bson';
+import { decodeDocument, encodeDocument } from '../bson/codec.js';
+import { encodeKeyAndTypeInfo, keyPrefixUpperBound } from '../bson/keystring.js';
+import type { KeyDirection } from '../bson/keystring.js';
 import { formatBson } from '../bson/format.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { documentFrom } from '../bson/document.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import { limits } from '../limits.js';
+import { compileFilter } from '../query/match/index.js';
+import type { Matcher } from '../query/match/index.js';
 import type { ReadView, WriteTxn } from '../storage/engine.js';
 import type { CollectionMeta, IndexMeta } from './collection.js';
 import { generateIndexKeys, parseKeyPattern } from './index-keys.js';
@@ -21,8 +46,12 @@ import type { RecordId } from './record-id.js';
 export interface IndexKey {
   /** The key's values, one per key-pattern field. */
   readonly values: readonly BsonValue[];
-  /** The encoded key (without RecordId suffix). */
+  /** The stored key (without RecordId suffix): the encoded key, or its truncated form. */
   readonly bytes: Uint8Array;
+  /** encodeTypeInfo of the values (stored as the entry's value). */
+  readonly typeInfo: Uint8Array;
+  /** True when `bytes` is the truncated form of a key longer than indexKeyBytesMax. */
+  readonly truncated: boolean;
 }
 
 export interface KeyDiff {
@@ -30,63 +59,125 @@ export interface KeyDiff {
   readonly removed: readonly IndexKey[];
 }
 
+/** What the planner must know about an index's contents as of a snapshot. */
+export interface IndexState {
+  /** Per key-pattern field, the multikey path components (empty: not multikey). */
+  readonly multikeyPaths: readonly (readonly number[])[];
+  /** Whether some entry was ever stored with a truncated key. */
+  readonly hasTruncatedKeys: boolean;
+}
+
+/** One entry as a scan sees it. */
+export interface IndexEntry {
+  /** The stored key without its RecordId suffix. */
+  readonly key: Uint8Array;
+  /** The whole stored key (with the suffix in a non-unique index): a resume position. */
+  readonly storedKey: Uint8Array;
+  readonly recordId: RecordId;
+  readonly typeInfo: Uint8Array;
+  readonly truncated: boolean;
+}
+
+/** Reserved key of the index state; every encoded key starts with a tag byte >= 0x08. */
+const stateKey = new Uint8Array([0x00]);
+/** Scans start here so that they never meet the state entry. */
+export const firstEntryKey = new Uint8Array([0x01]);
+const hashBytes = 16;
+/** Bytes of the encoded key a truncated key keeps. */
+export const truncatedPrefixBytes = limits.indexKeyBytesMax + 1 - hashBytes;
+const truncatedKeyBytes = limits.indexKeyBytesMax + 1;
+const recordIdBytes = 8;
+
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.compare(a, b) === 0;
+}
+
+/** The multikey paths of the document a key list came from (set by keysFor and diff). */
+const multikeyOf = new WeakMap<readonly IndexKey[], readonly (readonly number[])[]>();
+
+function truncate(encoded: Uint8Array): Uint8Array {
+  const out = new Uint8Array(truncatedKeyBytes);
+  out.set(encoded.subarray(0, truncatedPrefixBytes));
+  out.set(createHash('sha256').update(encoded).digest().subarray(0, hashBytes), truncatedPrefixBytes);
+  return out;
+}
+
+function emptyState(n: number): IndexState {
+  return { multikeyPaths: Array.from({ length: n }, () => []), hasTruncatedKeys: false };
 }
 
 export class IndexAccess {
   readonly unique: boolean;
   readonly sparse: boolean;
+  readonly hidden: boolean;
+  readonly isIdIndex: boolean;
   readonly fields: readonly KeyPatternField[];
-  private readonly directions: readonly (1 | -1)[];
+  readonly directions: readonly KeyDirection[];
+  /** The compiled partialFilterExpression, if any. */
+  readonly partialFilter: Matcher | undefined;
 
   constructor(
     readonly meta: IndexMeta,
     private readonly collection: Pick<CollectionMeta, 'db' | 'name'>,
   ) {
-    this.unique = meta.name === '_id_' || meta.spec['unique'] === true;
+    this.isIdIndex = meta.name === '_id_';
+    this.unique = this.isIdIndex || meta.spec['unique'] === true;
     this.sparse = meta.spec['sparse'] === true;
+    this.hidden = meta.spec['hidden'] === true;
     this.fields = parseKeyPattern(meta.key);
     this.directions = this.fields.map((f) => f.direction);
+    const pfe = meta.spec['partialFilterExpression'];
+    this.partialFilter = pfe !== undefined && pfe !== null && typeof pfe === 'object' ? compileFilter(pfe as BsonDocument) : undefined;
   }
 
   get table(): string {
     return this.meta.ident;
   }
 
+  /** The stored form of one key tuple (truncated when too long). */
   encode(values: readonly BsonValue[]): Uint8Array {
-    return encodeKey(values, this.directions);
+    return this.encodeKey(values).bytes;
   }
 
-  /** The keys a document produces in this index (none when sparse and all fields missing). */
+  private encodeKey(values: readonly BsonValue[]): IndexKey {
+    const { key, typeInfo } = encodeKeyAndTypeInfo(values, this.directions);
+    if (key.length <= limits.indexKeyBytesMax) return { values, bytes: key, typeInfo, truncated: false };
+    return { values, bytes: truncate(key), typeInfo, truncated: true };
+  }
+
+  /** The keys a document produces in this index: none when a partial index excludes it or a sparse one skips it. */
   keysFor(doc: BsonDocument, _view: ReadView): IndexKey[] {
-    const tuples = generateIndexKeys(this.fields, doc, { sparse: this.sparse });
+    if (this.partialFilter !== undefined && !this.partialFilter.matches(doc)) return [];
+    const generated = generateIndexKeys(this.fields, doc, { sparse: this.sparse });
     const out: IndexKey[] = [];
-    for (const values of tuples) {
-      const bytes = this.encode(values);
-      if (!out.some((k) => sameBytes(k.bytes, bytes))) out.push({ values, bytes });
+    for (const values of generated.keys) {
+      const key = this.encodeKey(values);
+      if (!out.some((k) => sameBytes(k.bytes, key.bytes))) out.push(key);
     }
+    if (generated.multikeyPaths.some((p) => p.length > 0)) multikeyOf.set(out, generated.multikeyPaths);
     return out;
   }
 
+  /**
+   * Keys to remove and add when a document changes. Undefined when nothing changes, which
+   * includes the state: a document that newly holds an array where the keys stay the same
+   * still gets a (key-less) diff so that addEntries records the multikey path.
+   */
   diff(before: BsonDocument, after: BsonDocument, view: ReadView): KeyDiff | undefined {
     const old = this.keysFor(before, view);
     const now = this.keysFor(after, view);
     const added = now.filter((k) => !old.some((o) => sameBytes(o.bytes, k.bytes)));
     const removed = old.filter((o) => !now.some((k) => sameBytes(o.bytes, k.bytes)));
-    return added.length === 0 && removed.length === 0 ? undefined : { added, removed };
+    const multikey = multikeyOf.get(now);
+    if (multikey !== undefined) multikeyOf.set(added, multikey);
+    if (added.length === 0 && removed.length === 0 && (multikey === undefined || !this.grows(view, multikey, false))) return undefined;
+    return { added, removed };
   }
 
-  /** Throws DuplicateKey or KeyTooLong; writes nothing. */
+  /** Throws DuplicateKey; writes nothing. */
   checkInsert(view: ReadView, keys: readonly IndexKey[], recordId: RecordId, _doc: BsonDocument): void {
+    if (!this.unique) return;
     for (const key of keys) {
-      if (key.bytes.length > limits.indexKeyBytesMax) {
-        throw new CommandError(
-          ErrorCode.KeyTooLong,
-          `index key too large to store: ${key.bytes.length} bytes (max ${limits.indexKeyBytesMax}) in index ${this.meta.name}`,
-        );
-      }
-      if (!this.unique) continue;
       const existing = view.get(this.table, key.bytes);
       if (existing !== undefined && decodeRecordId(existing) !== recordId) throw this.duplicateKey(key);
     }
@@ -103,10 +194,14 @@ export class IndexAccess {
 
   addEntries(txn: WriteTxn, keys: readonly IndexKey[], recordId: RecordId): void {
     const rid = encodeRecordId(recordId);
+    let truncated = false;
     for (const key of keys) {
-      if (this.unique) txn.put(this.table, key.bytes, rid);
-      else txn.put(this.table, Buffer.concat([key.bytes, rid]), emptyValue);
+      truncated ||= key.truncated;
+      if (this.unique) txn.put(this.table, key.bytes, concat(rid, key.typeInfo));
+      else txn.put(this.table, concat(key.bytes, rid), key.typeInfo);
     }
+    const multikey = multikeyOf.get(keys);
+    if (multikey !== undefined || truncated) this.grows(txn, multikey, truncated, txn);
   }
 
   removeEntries(txn: WriteTxn, keys: readonly IndexKey[], recordId: RecordId): void {
@@ -116,7 +211,7 @@ export class IndexAccess {
         const existing = txn.get(this.table, key.bytes);
         if (existing !== undefined && decodeRecordId(existing) === recordId) txn.delete(this.table, key.bytes);
       } else {
-        txn.delete(this.table, Buffer.concat([key.bytes, rid]));
+        txn.delete(this.table, concat(key.bytes, rid));
       }
     }
   }
@@ -126,6 +221,107 @@ export class IndexAccess {
     const v = view.get(this.table, this.encode(values));
     return v === undefined ? undefined : decodeRecordId(v);
   }
+
+  // ---- state --------------------------------------------------------------------------------
+
+  /** The index state as of `view`. */
+  readState(view: ReadView): IndexState {
+    const bytes = view.get(this.table, stateKey);
+    if (bytes === undefined) return emptyState(this.fields.length);
+    const doc = decodeDocument(bytes);
+    const paths = Array.isArray(doc['multikeyPaths']) ? doc['multikeyPaths'] : [];
+    return {
+      multikeyPaths: this.fields.map((_, i) => {
+        const p = paths[i];
+        return Array.isArray(p) ? p.map((c) => Number((c as Int32).valueOf())) : [];
+      }),
+      hasTruncatedKeys: doc['hasTruncatedKeys'] === true,
+    };
+  }
+
+  /**
+   * Whether the state would grow with these multikey paths / a truncated key; with `txn`,
+   * stores the grown state.
+   */
+  private grows(view: ReadView, multikey: readonly (readonly number[])[] | undefined, truncated: boolean, txn?: WriteTxn): boolean {
+    const state = this.readState(view);
+    let changed = truncated && !state.hasTruncatedKeys;
+    const paths = state.multikeyPaths.map((p, i) => {
+      const add = multikey?.[i] ?? [];
+      const missing = add.filter((c) => !p.includes(c));
+      if (missing.length === 0) return [...p];
+      changed = true;
+      return [...p, ...missing].sort((a, b) => a - b);
+    });
+    if (changed && txn !== undefined) {
+      const doc: BsonDocument = {
+        multikeyPaths: paths.map((p) => p.map((c) => new Int32(c))),
+        hasTruncatedKeys: state.hasTruncatedKeys || truncated,
+      };
+      txn.put(this.table, stateKey, encodeDocument(doc));
+    }
+    return changed;
+  }
+
+  // ---- scans --------------------------------------------------------------------------------
+
+  /**
+   * Entries with stored keys in [start, end) (byte order), forward or backward; `after`
+   * resumes strictly past a stored key (before it, backward).
+   */
+  *scan(view: ReadView, range: { start: Uint8Array; end: Uint8Array | undefined }, reverse: boolean, after?: Uint8Array): Generator<IndexEntry> {
+    let start = Buffer.compare(range.start, firstEntryKey) < 0 ? firstEntryKey : range.start;
+    let startInclusive = true;
+    let end = range.end;
+    let endInclusive = false;
+    if (after !== undefined) {
+      if (!reverse && Buffer.compare(after, start) >= 0) {
+        start = after;
+        startInclusive = false;
+      } else if (reverse && (end === undefined || Buffer.compare(after, end) < 0)) {
+        end = after;
+        endInclusive = false;
+      }
+    }
+    if (end !== undefined && Buffer.compare(start, end) >= 0 && !(endInclusive && sameBytes(start, end))) return;
+    const iter = view.scan(this.table, { start, startInclusive, ...(end === undefined ? {} : { end, endInclusive }), reverse });
+    for (const { key, value } of iter) {
+      if (this.unique) {
+        yield {
+          key,
+          storedKey: key,
+          recordId: decodeRecordId(value),
+          typeInfo: value.subarray(recordIdBytes),
+          truncated: key.length === truncatedKeyBytes,
+        };
+      } else {
+        const keyLength = key.length - recordIdBytes;
+        yield {
+          key: key.subarray(0, keyLength),
+          storedKey: key,
+          recordId: decodeRecordId(key.subarray(keyLength)),
+          typeInfo: value,
+          truncated: keyLength === truncatedKeyBytes,
+        };
+      }
+    }
+  }
 }
 
-const emptyValue = new Uint8Array(0);
+/**
+ * Widens a byte range [start, end) so that it also holds the truncated form of every key in
+ * it: both bounds cut to the prefix a truncated key keeps (see the file comment).
+ */
+export function widenForTruncatedKeys(range: { start: Uint8Array; end: Uint8Array | undefined }): { start: Uint8Array; end: Uint8Array | undefined } {
+  const start = range.start.length > truncatedPrefixBytes ? range.start.subarray(0, truncatedPrefixBytes) : range.start;
+  const end = range.end !== undefined && range.end.length > truncatedPrefixBytes ? keyPrefixUpperBound(Uint8Array.from(range.end.subarray(0, truncatedPrefixBytes))) : range.end;
+  return { start, end };
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (b.length === 0) return a;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

@@ -3,7 +3,6 @@
 // through a ServerCursor like find's, batch by batch on fresh snapshots; a pipeline ending in
 // $out or $merge runs to completion and writes in one storage transaction instead.
 
-import { Int32 } from 'bson';
 import type { Timestamp } from 'bson';
 import type { BsonDocument } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
@@ -11,18 +10,19 @@ import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { fullName } from '../../catalog/namespace.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
-import type { StageStats } from '../../query/exec/stages.js';
 import { buildPipeline, defineConstant, evaluateOn, newEnv, newScope, parseExpression, parsePipeline, rootContext, runToArray, validateNameForUserWrite } from '../../pipeline/index.js';
 import type { PipelineContext, Runtime, Stage } from '../../pipeline/index.js';
 import { isWriteStage } from '../../pipeline/stages/write.js';
-import { serverVersion } from '../diag/handshake.js';
+import { explainPlan } from '../../query/planner/explain.js';
+import type { ExplainSections, ExplainVerbosity } from '../../query/planner/explain.js';
+import { explainServerInfo, explainServerParameters } from './explain.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import type { ServerServices } from '../context.js';
 import { checkCollation, cursorReply, resolveHint, targetCollection, writeWithConcern } from './common.js';
 
-const aggregateArgs = {
+export const aggregateArgs = {
   pipeline: t.array,
   cursor: t.document,
   explain: t.bool,
@@ -93,11 +93,15 @@ export const aggregate = defineCommand({
   name: 'aggregate',
   args: aggregateArgs,
   traits: { allowedInTransaction: true, apiVersion1: true },
-  run: async (inv) => {
+  run: (inv) => runAggregate(inv, inv.args.explain === true ? 'queryPlanner' : undefined),
+});
+
+/** Runs an aggregate, or explains it with the given verbosity (the explain command's entry too). */
+export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainVerbosity | undefined): Promise<BsonDocument> {
     const { services, args, db } = inv;
     const collName = targetOf(inv);
     if (args.pipeline === undefined) fail(ErrorCode.Location40414, "BSON field 'aggregate.pipeline' is missing but a required field");
-    const explain = args.explain === true;
+    const explain = verbosity !== undefined;
     if (args.cursor === undefined && !explain) {
       fail(ErrorCode.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument");
     }
@@ -127,7 +131,7 @@ export const aggregate = defineCommand({
     const readStages = writer === undefined ? parsed.stages : parsed.stages.slice(0, -1);
     const built = buildPipeline({ ...parsed, stages: readStages }, { collection: coll }, rt);
 
-    if (explain) return explainReply(inv, ns, built, writer);
+    if (verbosity !== undefined) return explainReply(inv, ns, built, writer, verbosity);
 
     if (writer !== undefined) {
       const lease = inv.op.access.acquireView();
@@ -155,45 +159,32 @@ export const aggregate = defineCommand({
     if (cursor.isExhausted) return cursorReply(undefined, ns, batch, true);
     services.cursors.register(cursor);
     return cursorReply(cursor, ns, batch, true);
-  },
-});
+}
 
 // ---- explain --------------------------------------------------------------------------------
 
-function planToExplain(stats: StageStats): BsonDocument {
-  const out: BsonDocument = { stage: stats.stage, ...(stats.extra ?? {}) };
-  const [child, ...more] = stats.children;
-  if (child !== undefined && more.length === 0) out['inputStage'] = planToExplain(child);
-  else if (child !== undefined) out['inputStages'] = stats.children.map(planToExplain);
-  return out;
-}
-
-function explainReply(inv: AggregateInvocation, ns: string, built: ReturnType<typeof buildPipeline>, writer: Stage | undefined): BsonDocument {
-  // The query part's plan is the bottom of the tree: descend past the pipeline stages.
-  let stats = built.plan.stats;
-  for (let i = 0; i < built.stages.length && stats.children[0] !== undefined; i++) stats = stats.children[0];
-  const queryPlanner: BsonDocument = {
-    namespace: ns,
-    indexFilterSet: false,
-    parsedQuery: built.query.filter,
-    maxIndexedOrSolutionsReached: false,
-    maxIndexedAndSolutionsReached: false,
-    maxScansToExplodeReached: false,
-    winningPlan: planToExplain(stats),
-    rejectedPlans: [],
-  };
+function explainReply(inv: AggregateInvocation, ns: string, built: ReturnType<typeof buildPipeline>, writer: Stage | undefined, verbosity: ExplainVerbosity): BsonDocument {
   const stages = [...built.stages, ...(writer === undefined ? [] : [writer])];
-  const command: BsonDocument = { aggregate: inv.target, pipeline: inv.args.pipeline ?? [], ...(inv.args.allowDiskUse === undefined ? {} : { allowDiskUse: inv.args.allowDiskUse }), $db: inv.db };
-  const serverInfo: BsonDocument = { host: inv.services.config.advertisedHost.split(':')[0] ?? '', port: new Int32(inv.services.config.port), version: serverVersion };
-  if (stages.length === 0) {
-    return { explainVersion: '1', queryPlanner, command, serverInfo, serverParameters: {} };
+  const lease = inv.op.access.acquireView();
+  let sections: ExplainSections;
+  try {
+    // Execution runs the whole pipeline (its query part included); writes never run.
+    sections = explainPlan(built.plan, lease.view, { namespace: ns, verbosity });
+  } finally {
+    lease.release();
   }
+  const command: BsonDocument = { aggregate: inv.target, pipeline: inv.args.pipeline ?? [], ...(inv.args.allowDiskUse === undefined ? {} : { allowDiskUse: inv.args.allowDiskUse }), $db: inv.db };
+  const serverInfo = explainServerInfo(inv.services);
+  const serverParameters = explainServerParameters();
+  if (stages.length === 0) {
+    return { explainVersion: '1', queryPlanner: sections.queryPlanner, ...(sections.executionStats === undefined ? {} : { executionStats: sections.executionStats }), command, serverInfo, serverParameters };
+  }
+  const cursorStage: BsonDocument = { queryPlanner: sections.queryPlanner, ...(sections.executionStats === undefined ? {} : { executionStats: sections.executionStats }) };
   return {
     explainVersion: '1',
-    stages: [{ $cursor: { queryPlanner } }, ...stages.map((s) => s.serialize())],
+    stages: [{ $cursor: cursorStage }, ...stages.map((s) => s.serialize())],
     command,
     serverInfo,
-    serverParameters: {},
+    serverParameters,
   };
 }
-

@@ -11,32 +11,45 @@ import { compileQueryFilter } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
+import type { Invocation } from '../registry.js';
+import type { Collection } from '../../catalog/collection.js';
+import type { PlanStage } from '../../query/exec/stages.js';
 import { checkCollation, resolveHint, targetCollection } from './common.js';
+
+export const countArgs = { query: t.document, limit: t.int64, skip: t.int64, hint: t.any, collation: t.document, fields: t.ignored };
+
+/** A count's plan (undefined: no filter, the record count answers), shared with explain. */
+export function prepareCount(inv: Invocation<typeof countArgs>): { coll: Collection | undefined; plan: PlanStage | undefined; skip: number; limit: number } {
+  const { services, args, db } = inv;
+  const name = targetCollection(inv);
+  checkCollation(args.collation);
+  const skip = args.skip ?? 0;
+  if (skip < 0) throw new CommandError(ErrorCode.Location51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
+  // A negative limit counts like its absolute value (the shell's legacy behaviour).
+  const limit = Math.abs(args.limit ?? 0);
+  const coll = services.catalog.get(db, name);
+  const hint = resolveHint(coll, args.hint);
+  const filter = args.query ?? {};
+  if (coll === undefined || (Object.keys(filter).length === 0 && args.hint === undefined)) return { coll, plan: undefined, skip, limit };
+  // Rows need no document: an index that holds every filtered field counts without FETCH.
+  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter), skip, limit, natural: hint.natural, allowDiskUse: true, hint: args.hint, needsDocument: false });
+  return { coll, plan, skip, limit };
+}
 
 export const count = defineCommand({
   name: 'count',
-  args: { query: t.document, limit: t.int64, skip: t.int64, hint: t.any, collation: t.document, fields: t.ignored },
+  args: countArgs,
   traits: { apiVersion1: false, allowedInTransaction: false },
   run: (inv) => {
-    const { services, args, db } = inv;
-    const name = targetCollection(inv);
-    checkCollation(args.collation);
-    const skip = args.skip ?? 0;
-    if (skip < 0) throw new CommandError(ErrorCode.Location51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
-    // A negative limit counts like its absolute value (the shell's legacy behaviour).
-    const limit = Math.abs(args.limit ?? 0);
-    const coll = services.catalog.get(db, name);
-    const hint = resolveHint(coll, args.hint);
-    const filter = args.query ?? {};
+    const { coll, plan, skip, limit } = prepareCount(inv);
     const lease = inv.op.access.acquireView();
     const snap = lease.view;
     try {
       if (coll === undefined) return { n: new Int32(0) };
-      if (Object.keys(filter).length === 0) {
+      if (plan === undefined) {
         const total = coll.count(snap);
         return { n: new Int32(Math.max(0, limit > 0 ? Math.min(total - skip, limit) : total - skip)) };
       }
-      const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter), skip, limit, natural: hint.natural, allowDiskUse: true });
       let n = 0;
       for (let row = plan.next(snap); row !== undefined; row = plan.next(snap)) {
         n++;
@@ -68,25 +81,32 @@ function collectValues(v: BsonValue, parts: readonly string[], at: number, out: 
   if (next !== undefined) collectValues(next, parts, at + 1, out);
 }
 
+export const distinctArgs = { key: t.string, query: t.document, collation: t.document, hint: t.any };
+
+/** A distinct's plan and key path, shared with explain. */
+export function prepareDistinct(inv: Invocation<typeof distinctArgs>): { plan: PlanStage; parts: string[] } {
+  const { services, args, db } = inv;
+  const name = targetCollection(inv);
+  if (args.key === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'distinct.key' is missing but a required field");
+  if (args.key === '') throw new CommandError(ErrorCode.BadValue, 'FieldPath cannot be constructed with empty string');
+  checkCollation(args.collation);
+  const coll = services.catalog.get(db, name);
+  const hint = resolveHint(coll, args.hint);
+  const filter = args.query ?? {};
+  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter), natural: hint.natural, allowDiskUse: true, hint: args.hint });
+  return { plan, parts: args.key.split('.') };
+}
+
 export const distinct = defineCommand({
   name: 'distinct',
-  args: { key: t.string, query: t.document, collation: t.document, hint: t.any },
-  traits: { allowedInTransaction: true, apiVersion1: true },
+  args: distinctArgs,
+  traits: { allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
   run: (inv) => {
-    const { services, args, db } = inv;
-    const name = targetCollection(inv);
-    if (args.key === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'distinct.key' is missing but a required field");
-    if (args.key === '') throw new CommandError(ErrorCode.BadValue, 'FieldPath cannot be constructed with empty string');
-    checkCollation(args.collation);
-    const coll = services.catalog.get(db, name);
-    const hint = resolveHint(coll, args.hint);
-    const filter = args.query ?? {};
-    const parts = args.key.split('.');
+    const { plan, parts } = prepareDistinct(inv);
     const values: BsonValue[] = [];
     const lease = inv.op.access.acquireView();
     const snap = lease.view;
     try {
-      const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter), natural: hint.natural, allowDiskUse: true });
       for (let row = plan.next(snap); row !== undefined; row = plan.next(snap)) {
         collectValues(row.doc, parts, 0, values);
       }
@@ -99,7 +119,8 @@ export const distinct = defineCommand({
       const last = unique[unique.length - 1];
       if (unique.length === 0 || compareBson(last, v) !== 0) unique.push(v);
     }
-    const reply = { values: unique };
+    const reply: BsonDocument = { values: unique };
+    if (inv.op.atClusterTime !== undefined) reply['atClusterTime'] = inv.op.atClusterTime;
     if (calculateObjectSize(reply) > limits.bsonObjectSizeMax) {
       throw new CommandError(ErrorCode.Location17217, 'distinct too big, 16mb cap');
     }

@@ -5,16 +5,16 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
-import type { Row } from '../../query/exec/stages.js';
+import type { PlanStage, Row } from '../../query/exec/stages.js';
 import { compileQueryFilter, compileQueryProjection, compileQuerySort } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { fullName } from '../../catalog/namespace.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import type { CommandDefinition } from '../registry.js';
+import type { CommandDefinition, Invocation } from '../registry.js';
 import { checkCollation, checkLetVariables, cursorReply, lookupCollection, requireNonNegative, resolveHint, targetCollection } from './common.js';
 
-const findArgs = {
+export const findArgs = {
   filter: t.document,
   sort: t.document,
   projection: t.document,
@@ -41,45 +41,62 @@ const findArgs = {
   $_resumeAfter: t.document,
 };
 
+/** What a find runs: its plan and how rows become the documents sent (shared with explain). */
+export interface PreparedFind {
+  readonly ns: string;
+  readonly plan: PlanStage;
+  readonly output: ((row: Row) => BsonDocument) | undefined;
+  readonly limit: number | undefined;
+  readonly batchSize: number | undefined;
+}
+
+export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
+  const { services, args, db } = inv;
+  const name = targetCollection(inv);
+  const ns = fullName(db, name);
+  const skip = requireNonNegative('find', 'skip', args.skip);
+  const limit = requireNonNegative('find', 'limit', args.limit);
+  const batchSize = requireNonNegative('find', 'batchSize', args.batchSize);
+  checkCollation(args.collation);
+  checkLetVariables(args.let);
+  const coll = lookupCollection(services, db, name);
+  if (args.tailable === true) {
+    throw new CommandError(ErrorCode.BadValue, `error processing query: ${ns} tailable cursor requested on non capped collection`);
+  }
+  if (args.awaitData === true) {
+    throw new CommandError(ErrorCode.FailedToParse, 'Cannot set awaitData without tailable');
+  }
+  const filter = args.filter ?? {};
+  const matcher = compileQueryFilter(filter, { variables: args.let });
+  const sort = compileQuerySort(args.sort);
+  const hint = resolveHint(coll, args.hint);
+  const projection = compileQueryProjection(args.projection);
+  const plan = planQuery(coll, {
+    filter,
+    matcher,
+    sort: sort.comparator,
+    sortSpec: sort.comparator === undefined ? undefined : args.sort,
+    natural: hint.natural ?? sort.natural,
+    skip,
+    limit,
+    projection,
+    projectionSpec: args.projection,
+    allowDiskUse: args.allowDiskUse === true,
+    hint: args.hint,
+    min: args.min,
+    max: args.max,
+    returnKey: args.returnKey === true,
+  });
+  return { ns, plan, output: outputFor(args.returnKey === true, args.showRecordId === true), limit, batchSize };
+}
+
 export const find = defineCommand({
   name: 'find',
   args: findArgs,
   traits: { counter: 'query', allowedInTransaction: true, apiVersion1: true },
   run: (inv) => {
-    const { services, args, db } = inv;
-    const name = targetCollection(inv);
-    const ns = fullName(db, name);
-    const skip = requireNonNegative('find', 'skip', args.skip);
-    const limit = requireNonNegative('find', 'limit', args.limit);
-    const batchSize = requireNonNegative('find', 'batchSize', args.batchSize);
-    checkCollation(args.collation);
-    checkLetVariables(args.let);
-    if (args.min !== undefined || args.max !== undefined) {
-      throw new CommandError(ErrorCode.NotImplemented, 'find with min/max is not supported yet');
-    }
-    const coll = lookupCollection(services, db, name);
-    if (args.tailable === true) {
-      throw new CommandError(ErrorCode.BadValue, `error processing query: ${ns} tailable cursor requested on non capped collection`);
-    }
-    if (args.awaitData === true) {
-      throw new CommandError(ErrorCode.FailedToParse, 'Cannot set awaitData without tailable');
-    }
-    const filter = args.filter ?? {};
-    const matcher = compileQueryFilter(filter, { variables: args.let });
-    const sort = compileQuerySort(args.sort);
-    const hint = resolveHint(coll, args.hint);
-    const projection = compileQueryProjection(args.projection);
-    const plan = planQuery(coll, {
-      filter,
-      matcher,
-      sort: sort.comparator,
-      natural: hint.natural ?? sort.natural,
-      skip,
-      limit,
-      projection,
-      allowDiskUse: args.allowDiskUse === true,
-    });
-    const output = outputFor(args.returnKey === true, args.showRecordId === true);
+    const { services, args } = inv;
+    const { ns, plan, output, limit, batchSize } = prepareFind(inv);
     const cursor = new ServerCursor(plan, {
       ns,
       views: () => inv.op.access.acquireView(),
@@ -91,17 +108,17 @@ export const find = defineCommand({
     if (batchSize === 0 && args.singleBatch !== true) {
       // batchSize 0: open the cursor and return nothing yet.
       services.cursors.register(cursor);
-      return cursorReply(cursor, ns, [], true);
+      return cursorReply(cursor, ns, [], true, inv.op.atClusterTime);
     }
     const batch = cursor.nextBatch(firstBatchSize === 0 ? undefined : firstBatchSize, () => inv.op.checkDeadline());
-    if (args.singleBatch === true || cursor.isExhausted) return cursorReply(undefined, ns, batch, true);
+    if (args.singleBatch === true || cursor.isExhausted) return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);
     services.cursors.register(cursor);
-    return cursorReply(cursor, ns, batch, true);
+    return cursorReply(cursor, ns, batch, true, inv.op.atClusterTime);
   },
 });
 
 function outputFor(returnKey: boolean, showRecordId: boolean): ((row: Row) => BsonDocument) | undefined {
-  if (returnKey) return () => ({});
+  if (returnKey) return (row) => row.indexKey ?? {};
   if (showRecordId) {
     return (row) => (row.recordId === undefined ? row.doc : { ...row.doc, $recordId: Long.fromNumber(row.recordId) });
   }

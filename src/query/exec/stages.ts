@@ -27,6 +27,8 @@ export interface Row {
   readonly doc: BsonDocument;
   readonly recordId?: RecordId;
   readonly details?: MatchDetailsSink;
+  /** The index key the row was found by (index plans), for returnKey. */
+  readonly indexKey?: BsonDocument;
 }
 
 export interface StageStats {

@@ -1,26 +1,75 @@
-// Query planning: turns a parsed find-like request into a tree of plan stages. For now it
-// knows two access paths — a point lookup on the _id index when the filter pins `_id` to
-// one value, and a collection scan — followed by sort, skip, limit and projection.
+// Query planning: a parsed find-like request → a tree of plan stages.
+//
+// Access paths, in order of preference:
+// - $natural (sort or hint): COLLSCAN in record order;
+// - IDHACK: the filter pins `_id` to one value;
+// - index plans: every usable index whose first field the filter bounds (or that provides the
+//   requested sort) becomes a candidate IXSCAN → FETCH (or a covered IXSCAN when the key holds
+//   all the query reads), and a top-level $or whose every branch has an index becomes
+//   OR → FETCH. One candidate is used as is; several run a short trial on the query's first
+//   snapshot (mongod's multi-planner, simplified): a plan that finishes wins by the work it
+//   took, otherwise the most productive one (documents per unit of work); ties go to the plan
+//   that provides the sort, then to more equality-bound fields, then to unique indexes;
+// - COLLSCAN when no index applies.
+// Then SORT (unless the index gives the order), SKIP, LIMIT and the projection.
+//
+// Planning is lazy: the plan is chosen on the first pull, with that pull's snapshot, because
+// the choice depends on the indexes' state (multikey paths, long keys) and on the trial, both
+// of which need a view. `prepareQueryPlan` does it ahead of time for explain.
+//
+// Correctness never depends on the bounds being tight: FETCH re-applies the whole filter, so
+// bounds only have to hold every key of every matching document (see bounds.ts). What the
+// plan does rely on — intersecting bounds on one field, compound bounds, sorting by an index,
+// covering — is allowed only when the index's multikey paths and long keys permit it, as
+// mongod's planner decides with MultikeyPaths.
 
+import { BSONRegExp, Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { isPlainDocument } from '../../bson/types.js';
+import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
+import { encodeKey } from '../../bson/keystring.js';
 import type { Collection } from '../../catalog/collection.js';
+import type { IndexAccess, IndexState } from '../../catalog/index-access.js';
+import { firstEntryKey } from '../../catalog/index-access.js';
+import { CommandError, ErrorCode } from '../../errors.js';
+import { limits } from '../../limits.js';
+import type { ReadView } from '../../storage/engine.js';
 import { CollScanStage, IdLookupStage, LimitStage, RowsStage, SkipStage, SortStage, TransformStage } from '../exec/stages.js';
-import type { DocumentFilter, PlanStage, RowComparator, RowTransform } from '../exec/stages.js';
-import { BSONRegExp } from 'bson';
+import type { DocumentFilter, PlanStage, Row, RowComparator, RowTransform, StageStats } from '../exec/stages.js';
+import { IndexScanStage, OrStage, byteIntervals, planRanges } from '../exec/index-scan.js';
+import type { KeySource } from '../exec/index-scan.js';
+import { CoveredRowsStage, FetchStage } from '../exec/fetch.js';
+import type { MatchNode, PathNode } from '../match/index.js';
+import { compileProjection } from '../projection/index.js';
+import { allowsNullish, fullInterval, intersect, intervalStrings, isFullRange, isPoint, leafBounds, mayMatchMissing } from './bounds.js';
+import type { Interval, LeafBounds } from './bounds.js';
+import { serializeFilter } from './explain.js';
+import { compareBson } from '../../bson/compare.js';
 
 export interface QueryRequest {
   readonly filter: BsonDocument;
+  /** The compiled filter; a matcher from src/query/match carries the parsed tree the planner reads. */
   readonly matcher: DocumentFilter | undefined;
   readonly sort?: RowComparator | undefined;
+  /** The sort specification ({a: 1, b: -1}): lets an index provide the order. */
+  readonly sortSpec?: BsonDocument | undefined;
   /** `$natural` sort or hint direction. */
   readonly natural?: 1 | -1 | undefined;
   readonly skip?: number | undefined;
   /** Positive limit; undefined or 0 for none. */
   readonly limit?: number | undefined;
   readonly projection?: RowTransform | undefined;
+  /** The projection specification: lets a covered plan skip FETCH. */
+  readonly projectionSpec?: BsonDocument | undefined;
   readonly allowDiskUse: boolean;
+  /** An index name or key pattern ($natural hints come as `natural`). */
+  readonly hint?: BsonValue | undefined;
+  readonly min?: BsonDocument | undefined;
+  readonly max?: BsonDocument | undefined;
+  /** Rows carry the index key they were found by (find's returnKey). */
+  readonly returnKey?: boolean | undefined;
+  /** False when rows need no document (count): a covered plan then skips FETCH. */
+  readonly needsDocument?: boolean | undefined;
 }
 
 /** The value `_id` is pinned to by the filter, if the filter is an _id equality. */
@@ -45,20 +94,708 @@ export function pinnedId(filter: BsonDocument): BsonValue | undefined {
   return id;
 }
 
-export function planQuery(coll: Collection | undefined, req: QueryRequest): PlanStage {
-  let stage: PlanStage;
-  if (coll === undefined) {
-    stage = new RowsStage([], 'EOF');
+// ---- hints and min/max -------------------------------------------------------------------------
+
+function plannerError(code: number, message: string): CommandError {
+  return new CommandError(code, `error processing query: planner returned error :: caused by :: ${message}`);
+}
+
+function sameKeyPattern(a: BsonDocument, b: BsonDocument): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k, i) => {
+    if (k !== kb[i]) return false;
+    const x = a[k] as BsonValue;
+    const y = b[k] as BsonValue;
+    const nx = numericValue(x);
+    const ny = numericValue(y);
+    return nx !== undefined && ny !== undefined ? nx === ny : compareBson(x, y) === 0;
+  });
+}
+
+/** The index a hint names (by name or key pattern), as mongod's planner resolves it. */
+export function hintedIndex(coll: Collection, hint: BsonValue | undefined): IndexAccess | undefined {
+  if (hint === undefined || hint === null) return undefined;
+  const visible = coll.indexes.filter((i) => !i.hidden);
+  if (typeof hint === 'string') {
+    const found = visible.find((i) => i.meta.name === hint);
+    if (found === undefined) throw plannerError(ErrorCode.BadValue, 'hint provided does not correspond to an existing index');
+    return found;
+  }
+  if (isPlainDocument(hint)) {
+    if (Object.keys(hint).length === 0 || Object.keys(hint)[0] === '$natural') return undefined;
+    const found = visible.filter((i) => sameKeyPattern(i.meta.key, hint));
+    if (found.length === 0) throw plannerError(ErrorCode.BadValue, 'hint provided does not correspond to an existing index');
+    if (found.length > 1) {
+      throw plannerError(ErrorCode.IndexNotFound, `Hint matched multiple indexes, must hint by index name. Matched: ${found[0]?.meta.name} and ${found[1]?.meta.name}`);
+    }
+    return found[0];
+  }
+  return undefined;
+}
+
+interface MinMaxRange {
+  readonly start: Uint8Array;
+  readonly end: Uint8Array | undefined;
+}
+
+function minMaxRange(index: IndexAccess | undefined, min: BsonDocument | undefined, max: BsonDocument | undefined): MinMaxRange | undefined {
+  const hasMin = min !== undefined && Object.keys(min).length > 0;
+  const hasMax = max !== undefined && Object.keys(max).length > 0;
+  if (!hasMin && !hasMax) return undefined;
+  if (index === undefined) throw plannerError(ErrorCode.Location51173, 'When using min()/max() a hint of which index to use must be provided');
+  const paths = index.fields.map((f) => f.path);
+  const compatible = (b: BsonDocument | undefined): boolean => {
+    if (b === undefined || Object.keys(b).length === 0) return true;
+    const keys = Object.keys(b);
+    return keys.length === paths.length && keys.every((k, i) => k === paths[i]);
+  };
+  if (!compatible(min) || !compatible(max)) throw plannerError(ErrorCode.Location51174, 'The index chosen is not compatible with min/max');
+  const start = hasMin ? encodeKey(Object.values(min), index.directions) : firstEntryKey;
+  const end = hasMax ? encodeKey(Object.values(max), index.directions) : undefined;
+  if (hasMin && hasMax && end !== undefined && Buffer.compare(start, end) >= 0) {
+    throw plannerError(ErrorCode.Location51175, 'The value provided for min() does not come before the value provided for max() in the hinted index');
+  }
+  return { start, end };
+}
+
+// ---- predicates ---------------------------------------------------------------------------------
+
+interface Predicate {
+  readonly path: string;
+  readonly node: MatchNode;
+  readonly bounds: LeafBounds;
+  /** Set for predicates inside an $elemMatch on an array at path component `prefixLength - 1`. */
+  readonly group?: { readonly id: number; readonly prefixLength: number };
+}
+
+function treeOf(matcher: DocumentFilter | undefined): MatchNode | undefined {
+  if (matcher === undefined) return undefined;
+  const tree = (matcher as { tree?: MatchNode }).tree;
+  return tree;
+}
+
+/** The conjuncts of a tree (a top-level AND flattened). */
+function conjuncts(node: MatchNode | undefined): MatchNode[] {
+  if (node === undefined) return [];
+  if (node.kind === 'and') return node.children.flatMap((c) => conjuncts(c));
+  if (node.kind === 'alwaysTrue') return [];
+  return [node];
+}
+
+function nodePath(node: MatchNode): string | undefined {
+  if ('path' in node) return (node as PathNode).path;
+  if (node.kind === 'not' && 'path' in node.child) return (node.child as PathNode).path;
+  return undefined;
+}
+
+function collectPredicates(tree: MatchNode | undefined): Predicate[] {
+  const out: Predicate[] = [];
+  let groups = 0;
+  const visit = (node: MatchNode, prefix: string, group: Predicate['group']): void => {
+    if (node.kind === 'and') {
+      for (const c of node.children) visit(c, prefix, group);
+      return;
+    }
+    if (node.kind === 'elemMatchObject') {
+      const path = prefix + node.path;
+      visit(node.child, `${path}.`, { id: ++groups, prefixLength: path.split('.').length });
+      return;
+    }
+    const path = nodePath(node);
+    if (path === undefined || path === '') return;
+    if (group !== undefined && /^\d+$/.test(path.split('.')[0] ?? '')) return;
+    const bounds = leafBounds(node);
+    if (bounds === undefined) return;
+    out.push({ path: prefix + path, node, bounds, ...(group === undefined ? {} : { group }) });
+  };
+  if (tree !== undefined) visit(tree, '', undefined);
+  return out;
+}
+
+// ---- one index ------------------------------------------------------------------------------------
+
+interface FieldBounds {
+  readonly intervals: Interval[];
+  /** The predicates these bounds came from (empty: unbounded). */
+  readonly from: readonly Predicate[];
+}
+
+function sharedPrefix(a: readonly string[], b: readonly string[]): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
+}
+
+/** Per-field bounds of an index for the predicates, under the multikey rules. */
+function boundsFor(index: IndexAccess, state: IndexState, preds: readonly Predicate[]): FieldBounds[] {
+  const out: FieldBounds[] = index.fields.map((f, i) => {
+    let mine = preds.filter((p) => p.path === f.path && !(p.bounds.existsOnly === true && !index.sparse));
+    if (mine.length === 0) return { intervals: [fullInterval], from: [] };
+    const mk = state.multikeyPaths[i] ?? [];
+    if (mk.length > 0) mine = mine.filter((p) => p.bounds.excludesNull !== true);
+    if (mine.length === 0) return { intervals: [fullInterval], from: [] };
+    const first = mine[0] as Predicate;
+    if (mk.length === 0) {
+      let acc = first.bounds.intervals;
+      for (const p of mine.slice(1)) acc = intersect(acc, p.bounds.intervals);
+      return { intervals: acc, from: mine };
+    }
+    // Multikey: only predicates of one $elemMatch on the array may be intersected.
+    const g = first.group;
+    if (g !== undefined && mk.every((c) => c < g.prefixLength)) {
+      const same = mine.filter((p) => p.group?.id === g.id);
+      let acc = first.bounds.intervals;
+      for (const p of same.slice(1)) acc = intersect(acc, p.bounds.intervals);
+      return { intervals: acc, from: same };
+    }
+    return { intervals: first.bounds.intervals, from: [first] };
+  });
+  // Compound bounds: a field sharing a multikey path prefix with an earlier bounded field
+  // may not be bounded too (the two values may come from different array elements), unless
+  // both come from one $elemMatch on that array.
+  for (let j = 1; j < out.length; j++) {
+    const bj = out[j] as FieldBounds;
+    if (bj.from.length === 0) continue;
+    const pj = (index.fields[j] as { parts: readonly string[] }).parts;
+    for (let i = 0; i < j; i++) {
+      const bi = out[i] as FieldBounds;
+      if (bi.from.length === 0) continue;
+      const pi = (index.fields[i] as { parts: readonly string[] }).parts;
+      const shared = sharedPrefix(pi, pj);
+      const mkShared = [...(state.multikeyPaths[i] ?? []), ...(state.multikeyPaths[j] ?? [])].filter((c) => c < shared);
+      if (mkShared.length === 0) continue;
+      const gi = bi.from[0]?.group;
+      const gj = bj.from[0]?.group;
+      if (gi !== undefined && gj !== undefined && gi.id === gj.id && mkShared.every((c) => c < gi.prefixLength)) continue;
+      out[j] = { intervals: [fullInterval], from: [] };
+      break;
+    }
+  }
+  return out;
+}
+
+/** Whether `query` predicates imply the index's partialFilterExpression. */
+function impliesPartial(index: IndexAccess, preds: readonly Predicate[]): boolean {
+  const filter = index.partialFilter;
+  if (filter === undefined) return true;
+  const top = preds.filter((p) => p.group === undefined);
+  const implied = (node: MatchNode): boolean => {
+    if (node.kind === 'and') return node.children.every(implied);
+    if (node.kind === 'or') return node.children.some(implied);
+    if (node.kind === 'alwaysTrue') return true;
+    const path = nodePath(node);
+    if (path === undefined) return false;
+    const mine = top.filter((p) => p.path === path);
+    if (node.kind === 'exists') return mine.some((p) => !mayMatchMissing(p.node));
+    if (!['eq', 'lt', 'lte', 'gt', 'gte', 'in'].includes(node.kind) || mayMatchMissing(node)) return false;
+    const want = leafBounds(node);
+    if (want === undefined) return false;
+    return mine.some((p) => {
+      if (mayMatchMissing(p.node) || !['eq', 'lt', 'lte', 'gt', 'gte', 'in'].includes(p.node.kind)) return false;
+      // Every value the query's predicate allows is one the partial filter allows.
+      return sameIntervals(intersect(p.bounds.intervals, want.intervals), p.bounds.intervals);
+    });
+  };
+  return implied(filter.tree);
+}
+
+function sameIntervals(a: readonly Interval[], b: readonly Interval[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((x, i) => {
+      const y = b[i] as Interval;
+      return compareBson(x.low.value, y.low.value) === 0 && compareBson(x.high.value, y.high.value) === 0 && x.low.inclusive === y.low.inclusive && x.high.inclusive === y.high.inclusive;
+    })
+  );
+}
+
+interface SortKey {
+  readonly path: string;
+  readonly direction: 1 | -1;
+}
+
+function parseSortSpec(spec: BsonDocument | undefined): SortKey[] | undefined {
+  if (spec === undefined) return undefined;
+  const keys: SortKey[] = [];
+  for (const [path, v] of Object.entries(spec)) {
+    const n = numericValue(v);
+    if (n === undefined || path === '$natural') return undefined;
+    keys.push({ path, direction: n < 0 ? -1 : 1 });
+  }
+  return keys.length === 0 ? undefined : keys;
+}
+
+/** Whether scanning the index (forward or backward) with these bounds yields the sort order. */
+function sortProvided(index: IndexAccess, state: IndexState, bounds: readonly FieldBounds[], sort: readonly SortKey[]): { reverse: boolean } | undefined {
+  if (state.hasTruncatedKeys) return undefined;
+  let p = 0;
+  let reverse: boolean | undefined;
+  for (const s of sort) {
+    while (p < index.fields.length && index.fields[p]?.path !== s.path && isSinglePoint(bounds[p] as FieldBounds)) p++;
+    const f = index.fields[p];
+    if (f === undefined || f.path !== s.path) return undefined;
+    if ((state.multikeyPaths[p] ?? []).length > 0) return undefined;
+    const r = f.direction !== s.direction;
+    if (reverse !== undefined && reverse !== r) return undefined;
+    reverse = r;
+    p++;
+  }
+  return { reverse: reverse ?? false };
+}
+
+function isSinglePoint(b: FieldBounds): boolean {
+  return b.intervals.length === 1 && isPoint(b.intervals[0] as Interval);
+}
+
+interface Candidate {
+  readonly label: string;
+  readonly index: IndexAccess | undefined;
+  readonly pointPrefix: number;
+  readonly providesSort: boolean;
+  readonly covered: boolean;
+  readonly unique: boolean;
+  readonly order: number;
+  build(): PlanStage;
+}
+
+interface PlanContext {
+  readonly coll: Collection;
+  readonly req: QueryRequest;
+  readonly view: ReadView;
+  readonly tree: MatchNode | undefined;
+  readonly preds: readonly Predicate[];
+  readonly sort: readonly SortKey[] | undefined;
+  readonly parsedQuery: BsonDocument;
+}
+
+function multiKeyPathsDoc(index: IndexAccess, state: IndexState): BsonDocument {
+  const out: BsonDocument = {};
+  index.fields.forEach((f, i) => {
+    out[f.path] = (state.multikeyPaths[i] ?? []).map((c) => f.parts.slice(0, c + 1).join('.'));
+  });
+  return out;
+}
+
+function indexExplain(index: IndexAccess, state: IndexState, reverse: boolean, boundsDoc: BsonDocument): Record<string, BsonValue> {
+  const v = index.meta.spec['v'];
+  return {
+    keyPattern: index.meta.key,
+    indexName: index.meta.name,
+    isMultiKey: state.multikeyPaths.some((p) => p.length > 0),
+    multiKeyPaths: multiKeyPathsDoc(index, state),
+    isUnique: index.unique,
+    isSparse: index.sparse,
+    isPartial: index.partialFilter !== undefined,
+    indexVersion: new Int32(numericValue(v) ?? 2),
+    direction: reverse ? 'backward' : 'forward',
+    indexBounds: boundsDoc,
+  };
+}
+
+/** Builds an IXSCAN over per-field bounds. */
+function indexScan(index: IndexAccess, state: IndexState, bounds: readonly FieldBounds[], reverse: boolean): IndexScanStage {
+  const fields = index.fields.map((f, i) => byteIntervals((bounds[i] as FieldBounds).intervals, f.direction));
+  const plan = planRanges(fields, index.directions);
+  const boundsDoc: BsonDocument = {};
+  index.fields.forEach((f, i) => {
+    boundsDoc[f.path] = intervalStrings((bounds[i] as FieldBounds).intervals, f.direction);
+  });
+  const dedup = state.multikeyPaths.some((p) => p.length > 0);
+  return new IndexScanStage({ index, plan, reverse, dedup, state, explain: indexExplain(index, state, reverse, boundsDoc) });
+}
+
+/** The conjuncts the bounds do not answer exactly (what explain shows as FETCH's filter). */
+function residualFilter(ctx: PlanContext, state: IndexState | undefined, bounds: readonly FieldBounds[] | undefined, index: IndexAccess | undefined): BsonDocument | undefined {
+  const all = conjuncts(ctx.tree);
+  if (all.length === 0) return undefined;
+  const rest = all.filter((node) => {
+    if (index === undefined || bounds === undefined || state === undefined) return true;
+    const path = nodePath(node);
+    const i = index.fields.findIndex((f) => f.path === path);
+    if (i < 0) return true;
+    const b = bounds[i] as FieldBounds;
+    if (!b.from.some((p) => p.node === node)) return true;
+    if ((state.multikeyPaths[i] ?? []).length > 0 || state.hasTruncatedKeys) return true;
+    return !isExact(node);
+  });
+  if (rest.length === 0) return undefined;
+  return serializeFilter(rest.length === 1 ? (rest[0] as MatchNode) : { kind: 'and', children: rest });
+}
+
+/** Predicates whose index bounds hold exactly the keys of matching values. */
+function isExact(node: MatchNode): boolean {
+  const scalar = (v: BsonValue): boolean => v !== null && !Array.isArray(v) && !(v instanceof BSONRegExp);
+  switch (node.kind) {
+    case 'eq':
+    case 'lt':
+    case 'lte':
+    case 'gt':
+    case 'gte':
+      return scalar(node.value);
+    case 'in':
+      return node.regexes.length === 0 && node.values.every(scalar);
+    default:
+      return false;
+  }
+}
+
+/** Whether the index key alone answers the query (no FETCH): see the file comment. */
+function coverable(ctx: PlanContext, index: IndexAccess, state: IndexState, bounds: readonly FieldBounds[], providesSort: boolean): boolean {
+  const { req } = ctx;
+  if (state.hasTruncatedKeys || state.multikeyPaths.some((p) => p.length > 0)) return false;
+  const paths = index.fields.map((f) => f.path);
+  if (paths.some((p) => paths.some((q) => q !== p && q.startsWith(`${p}.`)))) return false;
+  let required: readonly string[];
+  if (req.projectionSpec !== undefined && Object.keys(req.projectionSpec).length > 0) {
+    const projection = compileProjection(req.projectionSpec);
+    if (!projection.isInclusion || projection.hasPositional || projection.requiredFields === undefined) return false;
+    required = projection.requiredFields;
+  } else if (req.needsDocument === false) {
+    required = [];
   } else {
-    const id = req.natural === undefined ? pinnedId(req.filter) : undefined;
-    stage = id !== undefined ? new IdLookupStage(coll, id, req.matcher) : new CollScanStage(coll, req.matcher, req.natural === -1);
+    return false;
   }
-  if (req.sort !== undefined) {
-    const topK = req.limit !== undefined && req.limit > 0 ? (req.skip ?? 0) + req.limit : undefined;
-    stage = new SortStage(stage, req.sort, { ...(topK === undefined ? {} : { limit: topK }), allowDiskUse: req.allowDiskUse });
+  // Every filtered and returned field must be bounded away from null and undefined: a key
+  // null may stand for a missing field, which the rebuilt document could not tell apart.
+  const solid = new Set<string>();
+  index.fields.forEach((f, i) => {
+    const b = bounds[i] as FieldBounds;
+    if (b.from.length > 0 && !allowsNullish(b.intervals)) solid.add(f.path);
+  });
+  for (const node of conjuncts(ctx.tree)) {
+    if (!['eq', 'lt', 'lte', 'gt', 'gte', 'in', 'regex'].includes(node.kind)) return false;
+    const path = nodePath(node);
+    if (path === undefined || !solid.has(path)) return false;
   }
-  if (req.skip !== undefined && req.skip > 0) stage = new SkipStage(stage, req.skip);
-  if (req.limit !== undefined && req.limit > 0) stage = new LimitStage(stage, req.limit);
-  if (req.projection !== undefined) stage = new TransformStage(stage, req.projection);
-  return stage;
+  if (!required.every((p) => solid.has(p))) return false;
+  if (ctx.sort !== undefined && !providesSort && !ctx.sort.every((s) => solid.has(s.path))) return false;
+  return true;
+}
+
+function analyzeIndex(ctx: PlanContext, index: IndexAccess, order: number, hinted: boolean): Candidate | undefined {
+  const state = index.readState(ctx.view);
+  if (!hinted) {
+    if (!impliesPartial(index, ctx.preds)) return undefined;
+  }
+  const bounds = boundsFor(index, state, ctx.preds);
+  const first = bounds[0] as FieldBounds;
+  const bounded = first.from.length > 0 && (!isFullRange(first.intervals) || index.sparse);
+  const sortInfo = ctx.sort === undefined ? undefined : sortProvided(index, state, bounds, ctx.sort);
+  if (!hinted) {
+    if (!bounded && sortInfo === undefined) return undefined;
+    if (index.sparse) {
+      const requiresField = ctx.preds.some((p) => p.group === undefined && index.fields.some((f) => f.path === p.path) && !mayMatchMissing(p.node));
+      if (!requiresField) return undefined;
+    }
+  }
+  let pointPrefix = 0;
+  while (pointPrefix < bounds.length && (bounds[pointPrefix] as FieldBounds).from.length > 0 && (bounds[pointPrefix] as FieldBounds).intervals.every(isPoint)) pointPrefix++;
+  const reverse = sortInfo?.reverse ?? false;
+  const covered = coverable(ctx, index, state, bounds, sortInfo !== undefined);
+  const build = (): PlanStage => {
+    const scan = indexScan(index, state, bounds, reverse);
+    const residual = residualFilter(ctx, state, bounds, index);
+    if (covered) {
+      if (residual !== undefined) (scan.stats.extra as Record<string, BsonValue>)['filter'] = residual;
+      return new CoveredRowsStage(scan, index.fields.map((f) => f.path), index.directions, ctx.req.matcher);
+    }
+    return new FetchStage(scan, ctx.coll, ctx.req.matcher, keyShape(ctx.req, index), residual);
+  };
+  return {
+    label: index.meta.name,
+    index,
+    pointPrefix,
+    providesSort: sortInfo !== undefined,
+    covered,
+    unique: index.unique && pointPrefix === index.fields.length,
+    order,
+    build,
+  };
+}
+
+function keyShape(req: QueryRequest, index: IndexAccess): { paths: readonly string[]; directions: readonly (1 | -1)[] } | undefined {
+  return req.returnKey === true ? { paths: index.fields.map((f) => f.path), directions: index.directions } : undefined;
+}
+
+/** A top-level $or whose every branch can use an index: OR of index scans, then FETCH. */
+function orCandidate(ctx: PlanContext, indexes: readonly IndexAccess[]): Candidate | undefined {
+  const tree = ctx.tree;
+  if (tree === undefined || tree.kind !== 'or' || tree.children.length < 2) return undefined;
+  const builders: Array<() => KeySource> = [];
+  for (const branch of tree.children) {
+    const preds = collectPredicates(branch);
+    let best: { score: number[]; make: () => KeySource } | undefined;
+    for (const index of indexes) {
+      const state = index.readState(ctx.view);
+      if (!impliesPartial(index, preds)) continue;
+      const bounds = boundsFor(index, state, preds);
+      const first = bounds[0] as FieldBounds;
+      if (first.from.length === 0 || (isFullRange(first.intervals) && !index.sparse)) continue;
+      if (index.sparse && !preds.some((p) => p.group === undefined && index.fields.some((f) => f.path === p.path) && !mayMatchMissing(p.node))) continue;
+      let points = 0;
+      while (points < bounds.length && (bounds[points] as FieldBounds).from.length > 0 && (bounds[points] as FieldBounds).intervals.every(isPoint)) points++;
+      const score = [points, index.unique ? 1 : 0, -index.fields.length];
+      if (best === undefined || compareScores(score, best.score) > 0) best = { score, make: () => indexScan(index, state, bounds, false) };
+    }
+    if (best === undefined) return undefined;
+    builders.push(best.make);
+  }
+  return {
+    label: 'OR',
+    index: undefined,
+    pointPrefix: 0,
+    providesSort: false,
+    covered: false,
+    unique: false,
+    order: indexes.length,
+    build: () => new FetchStage(new OrStage(builders.map((b) => b())), ctx.coll, ctx.req.matcher, undefined, ctx.parsedQuery),
+  };
+}
+
+function compareScores(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+// ---- trial -------------------------------------------------------------------------------------
+
+interface TrialResult {
+  readonly candidate: Candidate;
+  readonly stage: PlanStage;
+  readonly eof: boolean;
+  readonly produced: number;
+  readonly cost: number;
+}
+
+function totalExamined(stats: StageStats): number {
+  let n = (stats.keysExamined ?? 0) + (stats.docsExamined ?? 0);
+  for (const c of stats.children) n += totalExamined(c);
+  return n;
+}
+
+function runTrial(candidate: Candidate, view: ReadView): TrialResult {
+  const stage = candidate.build();
+  let produced = 0;
+  let eof = false;
+  for (;;) {
+    if (produced >= limits.planTrialResultsMax || totalExamined(stage.stats) >= limits.planTrialWorksMax) break;
+    const row = stage.next(view);
+    if (row === undefined) {
+      eof = true;
+      break;
+    }
+    produced++;
+  }
+  return { candidate, stage, eof, produced, cost: Math.max(1, totalExamined(stage.stats)) };
+}
+
+function better(a: TrialResult, b: TrialResult, wantSort: boolean): boolean {
+  if (a.eof !== b.eof) return a.eof;
+  if (a.eof && b.eof && a.cost !== b.cost) return a.cost < b.cost;
+  if (!a.eof) {
+    const pa = a.produced / a.cost;
+    const pb = b.produced / b.cost;
+    if (pa !== pb) return pa > pb;
+  }
+  const ka = [wantSort && a.candidate.providesSort ? 1 : 0, a.candidate.pointPrefix, a.candidate.unique ? 1 : 0, a.candidate.covered ? 1 : 0, -a.candidate.order];
+  const kb = [wantSort && b.candidate.providesSort ? 1 : 0, b.candidate.pointPrefix, b.candidate.unique ? 1 : 0, b.candidate.covered ? 1 : 0, -b.candidate.order];
+  return compareScores(ka, kb) > 0;
+}
+
+// ---- the plan ----------------------------------------------------------------------------------
+
+/** What explain shows about the planning of a query. */
+export interface PlanExplain {
+  readonly namespace: string;
+  readonly parsedQuery: BsonDocument;
+  readonly winningPlan: StageStats;
+  /** The other candidates' plans (with their trial statistics). */
+  readonly rejectedPlans: readonly StageStats[];
+  /** Every candidate's trial, the winner first (allPlansExecution). */
+  readonly trials: ReadonlyArray<{ stats: StageStats; produced: number }>;
+}
+
+function projectionStageName(spec: BsonDocument | undefined): string {
+  if (spec === undefined) return 'PROJECTION_DEFAULT';
+  const simple = Object.entries(spec).every(([k, v]) => !k.includes('.') && !k.startsWith('$') && (typeof v === 'boolean' || numericValue(v) !== undefined));
+  return simple ? 'PROJECTION_SIMPLE' : 'PROJECTION_DEFAULT';
+}
+
+const plannedByStats = new WeakMap<StageStats, PlannedQuery>();
+
+export class PlannedQuery implements PlanStage {
+  readonly stats: StageStats;
+  private root: PlanStage | undefined;
+  private explainInfo: PlanExplain | undefined;
+
+  constructor(
+    private readonly coll: Collection,
+    private readonly req: QueryRequest,
+    private readonly hinted: IndexAccess | undefined,
+    private readonly minMax: MinMaxRange | undefined,
+  ) {
+    const self = this;
+    const stats = {
+      get stage(): string {
+        return self.root?.stats.stage ?? 'PLAN';
+      },
+      get nReturned(): number {
+        return self.root?.stats.nReturned ?? 0;
+      },
+      get works(): number {
+        return self.root?.stats.works ?? 0;
+      },
+      get docsExamined(): number | undefined {
+        return self.root?.stats.docsExamined;
+      },
+      get keysExamined(): number | undefined {
+        return self.root?.stats.keysExamined;
+      },
+      get children(): StageStats[] {
+        return self.root?.stats.children ?? [];
+      },
+      get extra(): Record<string, BsonValue> | undefined {
+        return self.root?.stats.extra;
+      },
+    };
+    this.stats = stats as StageStats;
+    plannedByStats.set(this.stats, this);
+  }
+
+  next(view: ReadView): Row | undefined {
+    if (this.root === undefined) this.prepare(view);
+    return (this.root as PlanStage).next(view);
+  }
+
+  /** Chooses the plan (once) on `view`; returns what explain needs. */
+  prepare(view: ReadView): PlanExplain {
+    if (this.explainInfo !== undefined) return this.explainInfo;
+    const { coll, req } = this;
+    const tree = treeOf(req.matcher);
+    const parsedQuery = tree === undefined ? {} : serializeFilter(tree);
+    const ctx: PlanContext = { coll, req, view, tree, preds: collectPredicates(tree), sort: parseSortSpec(req.sortSpec), parsedQuery };
+    let access: PlanStage;
+    let providesSort = false;
+    let covered = false;
+    let rejected: StageStats[] = [];
+    let trials: Array<{ stats: StageStats; produced: number }> = [];
+    const id = req.natural === undefined && this.hinted === undefined && this.minMax === undefined ? pinnedId(req.filter) : undefined;
+    if (req.natural !== undefined) {
+      access = new CollScanStage(coll, req.matcher, req.natural === -1);
+      decorateCollScan(access, ctx);
+    } else if (id !== undefined) {
+      access = new IdLookupStage(coll, id, req.matcher);
+      providesSort = true;
+    } else if (this.minMax !== undefined && this.hinted !== undefined) {
+      access = this.minMaxScan(ctx, this.hinted, this.minMax);
+    } else {
+      const candidates: Candidate[] = [];
+      if (this.hinted !== undefined) {
+        const c = analyzeIndex(ctx, this.hinted, 0, true);
+        if (c !== undefined) candidates.push(c);
+      } else {
+        coll.indexes.forEach((index, i) => {
+          if (index.hidden) return;
+          const c = analyzeIndex(ctx, index, i, false);
+          if (c !== undefined) candidates.push(c);
+        });
+        if (candidates.length === 0) {
+          const or = orCandidate(ctx, coll.indexes.filter((i) => !i.hidden));
+          if (or !== undefined) candidates.push(or);
+        }
+      }
+      if (candidates.length === 0) {
+        access = new CollScanStage(coll, req.matcher, false);
+        decorateCollScan(access, ctx);
+      } else if (candidates.length === 1) {
+        const c = candidates[0] as Candidate;
+        access = c.build();
+        providesSort = c.providesSort;
+        covered = c.covered;
+      } else {
+        const results = candidates.map((c) => runTrial(c, view));
+        let best = results[0] as TrialResult;
+        for (const r of results.slice(1)) if (better(r, best, ctx.sort !== undefined)) best = r;
+        access = best.candidate.build();
+        providesSort = best.candidate.providesSort;
+        covered = best.candidate.covered;
+        rejected = results.filter((r) => r !== best).map((r) => r.stage.stats);
+        trials = [best, ...results.filter((r) => r !== best)].map((r) => ({ stats: r.stage.stats, produced: r.produced }));
+      }
+    }
+    let stage = access;
+    if (req.sort !== undefined && !providesSort) {
+      const topK = req.limit !== undefined && req.limit > 0 ? (req.skip ?? 0) + req.limit : undefined;
+      stage = new SortStage(stage, req.sort, { ...(topK === undefined ? {} : { limit: topK }), allowDiskUse: req.allowDiskUse });
+      if (req.sortSpec !== undefined) {
+        Object.assign(stage.stats, { extra: { sortPattern: req.sortSpec, memLimit: new Int32(limits.sortMemoryBytesMax), ...(topK === undefined ? {} : { limitAmount: new Int32(topK) }), type: 'simple' } });
+      }
+    }
+    if (req.skip !== undefined && req.skip > 0) stage = new SkipStage(stage, req.skip);
+    if (req.limit !== undefined && req.limit > 0) stage = new LimitStage(stage, req.limit);
+    if (req.projection !== undefined) {
+      const name = covered ? 'PROJECTION_COVERED' : projectionStageName(req.projectionSpec);
+      stage = new TransformStage(stage, req.projection, name);
+      if (req.projectionSpec !== undefined) Object.assign(stage.stats, { extra: { transformBy: req.projectionSpec } });
+    }
+    this.root = stage;
+    this.explainInfo = {
+      namespace: coll.ns,
+      parsedQuery,
+      winningPlan: stage.stats,
+      rejectedPlans: rejected,
+      trials: trials.length > 0 ? trials : [{ stats: stage.stats, produced: 0 }],
+    };
+    return this.explainInfo;
+  }
+
+  private minMaxScan(ctx: PlanContext, index: IndexAccess, range: MinMaxRange): PlanStage {
+    const state = index.readState(ctx.view);
+    const boundsDoc: BsonDocument = {};
+    const scan = new IndexScanStage({
+      index,
+      plan: { ranges: [{ start: range.start, end: range.end }], residual: [] },
+      reverse: false,
+      dedup: state.multikeyPaths.some((p) => p.length > 0),
+      state,
+      explain: indexExplain(index, state, false, boundsDoc),
+    });
+    return new FetchStage(scan, ctx.coll, ctx.req.matcher, keyShape(ctx.req, index), residualFilter(ctx, undefined, undefined, undefined));
+  }
+}
+
+function decorateCollScan(stage: PlanStage, ctx: PlanContext): void {
+  const filter = residualFilter(ctx, undefined, undefined, undefined);
+  if (filter !== undefined && stage.stats.extra !== undefined) (stage.stats.extra as Record<string, BsonValue>)['filter'] = filter;
+}
+
+/** The planner's explain information for a plan built by planQuery (planning it on `view` if not yet done). */
+export function prepareQueryPlan(stats: StageStats, view: ReadView): PlanExplain | undefined {
+  const planned = plannedByStats.get(stats);
+  if (planned !== undefined) return planned.prepare(view);
+  for (const c of stats.children) {
+    const found = prepareQueryPlan(c, view);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * The plan for a query: chosen lazily on the first pull (see the file comment). Hints and
+ * min/max are checked now, so their errors reach the command before any document does.
+ */
+export function planQuery(coll: Collection | undefined, req: QueryRequest): PlanStage {
+  if (coll === undefined) {
+    let stage: PlanStage = new RowsStage([], 'EOF');
+    if (req.projection !== undefined) stage = new TransformStage(stage, req.projection);
+    return stage;
+  }
+  const hinted = req.natural === undefined ? hintedIndex(coll, req.hint) : undefined;
+  const minMax = minMaxRange(hinted, req.min, req.max);
+  return new PlannedQuery(coll, req, hinted, minMax);
 }

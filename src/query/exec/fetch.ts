@@ -1,0 +1,114 @@
+// FETCH: index entries → documents, with the query's filter re-applied to each document (the
+// planner's bounds are only a superset of the matching keys). And the covered alternative:
+// documents rebuilt from the index key itself, when the plan proved the key holds every field
+// the filter and the projection read.
+
+import { decodeKey } from '../../bson/keystring.js';
+import type { KeyDirection } from '../../bson/keystring.js';
+import { setOwn, getOwn } from '../../bson/document.js';
+import { asDocument } from '../../bson/types.js';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import type { Collection } from '../../catalog/collection.js';
+import type { IndexEntry } from '../../catalog/index-access.js';
+import type { ReadView } from '../../storage/engine.js';
+import type { KeySource } from './index-scan.js';
+import type { DocumentFilter, MatchDetailsSink, PlanStage, Row, StageStats } from './stages.js';
+
+/** The key of an entry as a document {field: value, ...} (returnKey, covered plans). */
+export function keyDocument(entry: IndexEntry, paths: readonly string[], directions: readonly KeyDirection[]): BsonDocument {
+  const out: BsonDocument = {};
+  if (entry.truncated) return out;
+  const values = decodeKey(entry.key, directions, entry.typeInfo);
+  paths.forEach((p, i) => setOwn(out, p, values[i] as BsonValue));
+  return out;
+}
+
+export class FetchStage implements PlanStage {
+  readonly stats: StageStats;
+
+  constructor(
+    private readonly child: KeySource,
+    private readonly coll: Collection,
+    private readonly filter: DocumentFilter | undefined,
+    /** With returnKey: the key pattern's paths and directions, to attach each row's key. */
+    private readonly keyShape?: { paths: readonly string[]; directions: readonly KeyDirection[] },
+    filterExplain?: BsonDocument,
+  ) {
+    this.stats = {
+      stage: 'FETCH',
+      nReturned: 0,
+      works: 0,
+      docsExamined: 0,
+      children: [child.stats],
+      extra: filterExplain === undefined ? {} : { filter: filterExplain },
+    };
+  }
+
+  next(view: ReadView): Row | undefined {
+    for (;;) {
+      const e = this.child.nextEntry(view);
+      if (e === undefined) return undefined;
+      this.stats.works++;
+      const rec = this.coll.getRecord(view, e.recordId);
+      if (rec === undefined) continue;
+      this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
+      const details: MatchDetailsSink = {};
+      if (this.filter !== undefined && !this.filter.matches(rec.doc, details)) continue;
+      this.stats.nReturned++;
+      const row: Row = { doc: rec.doc, recordId: rec.recordId, details };
+      return this.keyShape === undefined ? row : { ...row, indexKey: keyDocument(e, this.keyShape.paths, this.keyShape.directions) };
+    }
+  }
+}
+
+/** Sets a dotted path in a document built from key values (paths never conflict here). */
+function setPath(doc: BsonDocument, path: string, value: BsonValue): void {
+  const parts = path.split('.');
+  let cur = doc;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const name = parts[i] as string;
+    let next = asDocument(getOwn(cur, name));
+    if (next === undefined) {
+      next = {};
+      setOwn(cur, name, next);
+    }
+    cur = next;
+  }
+  setOwn(cur, parts[parts.length - 1] as string, value);
+}
+
+/**
+ * The rows of a covered plan: each entry's key values rebuilt into a document holding just
+ * the indexed fields, filtered. Invisible in explain: it reports the index scan's statistics
+ * (the scan carries the filter there, as mongod's covered IXSCAN does).
+ */
+export class CoveredRowsStage implements PlanStage {
+  readonly stats: StageStats;
+
+  constructor(
+    private readonly child: KeySource,
+    private readonly paths: readonly string[],
+    private readonly directions: readonly KeyDirection[],
+    private readonly filter: DocumentFilter | undefined,
+  ) {
+    this.stats = child.stats;
+  }
+
+  next(view: ReadView): Row | undefined {
+    for (;;) {
+      const e = this.child.nextEntry(view);
+      if (e === undefined) return undefined;
+      const values = decodeKey(e.key, this.directions, e.typeInfo);
+      const doc: BsonDocument = {};
+      this.paths.forEach((p, i) => setPath(doc, p, values[i] as BsonValue));
+      const details: MatchDetailsSink = {};
+      if (this.filter !== undefined && !this.filter.matches(doc, details)) {
+        this.stats.nReturned--;
+        continue;
+      }
+      const key: BsonDocument = {};
+      this.paths.forEach((p, i) => setOwn(key, p, values[i] as BsonValue));
+      return { doc, recordId: e.recordId, details, indexKey: key };
+    }
+  }
+}

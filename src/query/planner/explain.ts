@@ -1,0 +1,234 @@
+// Explain output in mongod's shape: the parsed filter as mongod serialises its
+// MatchExpression tree ({a: {$eq: 1}}, {$and: [...]}), and plan-stage trees for
+// queryPlanner.winningPlan (stage, its parameters, inputStage/inputStages) and for
+// executionStats.executionStages (the same plus the runtime counters).
+
+import { Double, Int32, Long } from 'bson';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { BSONRegExp } from '../../bson/types.js';
+import { createHash } from 'node:crypto';
+import type { MatchNode } from '../match/index.js';
+import type { PlanStage, StageStats } from '../exec/stages.js';
+import type { ReadView } from '../../storage/engine.js';
+import { prepareQueryPlan } from './planner.js';
+
+function leaf(path: string, op: string, value: BsonValue): BsonDocument {
+  const inner: BsonDocument = {};
+  inner[op] = value;
+  const out: BsonDocument = {};
+  out[path] = inner;
+  return out;
+}
+
+/** A MatchNode tree back as a filter document, in mongod's normalised form. */
+export function serializeFilter(node: MatchNode): BsonDocument {
+  switch (node.kind) {
+    case 'eq':
+    case 'lt':
+    case 'lte':
+    case 'gt':
+    case 'gte':
+      return leaf(node.path, `$${node.kind}`, node.value);
+    case 'in':
+      return leaf(node.path, '$in', [...node.values, ...node.regexes.map((r) => new BSONRegExp(r.pattern, r.flags))]);
+    case 'regex': {
+      const inner: BsonDocument = { $regex: node.pattern };
+      if (node.flags !== '') inner['$options'] = node.flags;
+      const out: BsonDocument = {};
+      out[node.path] = inner;
+      return out;
+    }
+    case 'exists':
+      return leaf(node.path, '$exists', true);
+    case 'type':
+      return leaf(node.path, '$type', [...(node.types.allNumbers ? ['number'] : []), ...node.types.types]);
+    case 'size':
+      return leaf(node.path, '$size', new Int32(node.size));
+    case 'mod':
+      return leaf(node.path, '$mod', [Long.fromBigInt(node.divisor), Long.fromBigInt(node.remainder)]);
+    case 'bitsAllSet':
+    case 'bitsAllClear':
+    case 'bitsAnySet':
+    case 'bitsAnyClear':
+      return leaf(node.path, `$${node.kind}`, node.positions.map((p) => new Int32(p)));
+    case 'elemMatchObject':
+      return leaf(node.path, '$elemMatch', serializeFilter(node.child));
+    case 'elemMatchValue': {
+      const inner: BsonDocument = {};
+      for (const c of node.children) {
+        const d = serializeFilter(c);
+        const v = d[''];
+        if (v !== undefined && typeof v === 'object' && v !== null) Object.assign(inner, v);
+      }
+      return leaf(node.path, '$elemMatch', inner);
+    }
+    case 'geo':
+      return leaf(node.path, node.operator, {});
+    case 'and':
+      return node.children.length === 0 ? {} : { $and: node.children.map(serializeFilter) };
+    case 'or':
+      return { $or: node.children.map(serializeFilter) };
+    case 'nor':
+      return { $nor: node.children.map(serializeFilter) };
+    case 'not': {
+      const child = serializeFilter(node.child);
+      const [path] = Object.keys(child);
+      if (path !== undefined && !path.startsWith('$') && 'path' in node.child) {
+        return leaf(path, '$not', child[path] as BsonValue);
+      }
+      return { $nor: [child] };
+    }
+    case 'alwaysTrue':
+      return { $alwaysTrue: new Int32(1) };
+    case 'alwaysFalse':
+      return { $alwaysFalse: new Int32(1) };
+    case 'expr':
+      return { $expr: node.expr };
+    case 'jsonSchema':
+      return { $jsonSchema: node.schema };
+    case 'sampleRate':
+      return { $sampleRate: new Double(node.rate) };
+  }
+}
+
+/** Parameters only the execution statistics show. */
+const runtimeOnly = new Set(['seeks', 'dupsTested', 'dupsDropped']);
+
+export type ExplainMode = 'queryPlanner' | 'executionStats';
+
+/** A stage tree as explain shows it. */
+export function explainStage(stats: StageStats, mode: ExplainMode): BsonDocument {
+  const out: BsonDocument = { stage: stats.stage };
+  const extra = stats.extra ?? {};
+  if (mode === 'executionStats') {
+    const works = stats.works;
+    out['nReturned'] = new Int32(stats.nReturned);
+    out['executionTimeMillisEstimate'] = new Int32(0);
+    out['works'] = new Int32(Math.max(works, stats.nReturned) + 1);
+    out['advanced'] = new Int32(stats.nReturned);
+    out['needTime'] = new Int32(Math.max(0, works - stats.nReturned));
+    out['needYield'] = new Int32(0);
+    out['saveState'] = new Int32(0);
+    out['restoreState'] = new Int32(0);
+    out['isEOF'] = new Int32(1);
+  }
+  for (const [k, v] of Object.entries(extra)) {
+    if (mode === 'queryPlanner' && runtimeOnly.has(k)) continue;
+    out[k] = v;
+  }
+  if (mode === 'executionStats') {
+    if (stats.keysExamined !== undefined) out['keysExamined'] = new Int32(stats.keysExamined);
+    if (stats.docsExamined !== undefined) out['docsExamined'] = new Int32(stats.docsExamined);
+    if (stats.stage === 'FETCH') out['alreadyHasObj'] = new Int32(0);
+  }
+  const [child, ...more] = stats.children;
+  if (child !== undefined && more.length === 0) out['inputStage'] = explainStage(child, mode);
+  else if (child !== undefined) out['inputStages'] = stats.children.map((c) => explainStage(c, mode));
+  return out;
+}
+
+/** Totals over a stage tree: keys and documents examined. */
+export function examinedTotals(stats: StageStats): { keys: number; docs: number } {
+  let keys = stats.keysExamined ?? 0;
+  let docs = stats.docsExamined ?? 0;
+  for (const c of stats.children) {
+    const t = examinedTotals(c);
+    keys += t.keys;
+    docs += t.docs;
+  }
+  return { keys, docs };
+}
+
+// ---- explain sections ------------------------------------------------------------------------------
+
+export type ExplainVerbosity = 'queryPlanner' | 'executionStats' | 'allPlansExecution';
+
+export interface ExplainSections {
+  readonly queryPlanner: BsonDocument;
+  readonly executionStats?: BsonDocument;
+}
+
+export interface ExplainOptions {
+  readonly namespace: string;
+  readonly verbosity: ExplainVerbosity;
+  /** Runs the query to its end (default: pull every row of the plan on the view). */
+  readonly execute?: () => void;
+  /** Puts the query's plan under the command's own stage (COUNT, UPDATE, DELETE). */
+  readonly wrap?: (root: StageStats) => StageStats;
+  /** Extra parameters of the wrapping stage, known only after execution (nCounted, nWouldModify). */
+  readonly afterExecution?: (root: StageStats) => void;
+}
+
+/** A stage tree node of our own (COUNT, UPDATE, DELETE) over a plan. */
+export function wrapperStage(stage: string, child: StageStats, extra: Record<string, BsonValue> = {}): StageStats {
+  return { stage, nReturned: 0, works: child.works, children: [child], extra };
+}
+
+/**
+ * queryPlanner and executionStats for a plan made by planQuery (planned on `view` if it has
+ * not run yet). Execution runs on the same view, so what is counted is what was planned.
+ */
+export function explainPlan(plan: PlanStage, view: ReadView, options: ExplainOptions): ExplainSections {
+  const info = prepareQueryPlan(plan.stats, view);
+  const started = Date.now();
+  const executed = options.verbosity !== 'queryPlanner';
+  if (executed) {
+    if (options.execute !== undefined) options.execute();
+    else for (let row = plan.next(view); row !== undefined; row = plan.next(view)) void row;
+  }
+  const elapsed = Date.now() - started;
+  const rootStats = info?.winningPlan ?? plan.stats;
+  const wrapped = options.wrap === undefined ? rootStats : options.wrap(rootStats);
+  if (executed) options.afterExecution?.(wrapped);
+  const queryPlanner: BsonDocument = {
+    namespace: options.namespace,
+    indexFilterSet: false,
+    parsedQuery: info?.parsedQuery ?? {},
+    queryHash: queryHashOf(info?.parsedQuery ?? {}),
+    planCacheKey: queryHashOf({ key: info?.parsedQuery ?? {}, plan: wrapped.stage }),
+    maxIndexedOrSolutionsReached: false,
+    maxIndexedAndSolutionsReached: false,
+    maxScansToExplodeReached: false,
+    winningPlan: explainStage(wrapped, 'queryPlanner'),
+    rejectedPlans: (info?.rejectedPlans ?? []).map((s) => explainStage(s, 'queryPlanner')),
+  };
+  if (!executed) return { queryPlanner };
+  const totals = examinedTotals(wrapped);
+  const executionStats: BsonDocument = {
+    executionSuccess: true,
+    nReturned: new Int32(rootStats.nReturned),
+    executionTimeMillis: new Int32(elapsed),
+    totalKeysExamined: new Int32(totals.keys),
+    totalDocsExamined: new Int32(totals.docs),
+    executionStages: explainStage(wrapped, 'executionStats'),
+  };
+  if (options.verbosity === 'allPlansExecution') {
+    executionStats['allPlansExecution'] = (info?.trials.length ?? 0) > 1
+      ? (info?.trials ?? []).map((t) => {
+          const tt = examinedTotals(t.stats);
+          return {
+            nReturned: new Int32(t.produced),
+            executionTimeMillisEstimate: new Int32(0),
+            totalKeysExamined: new Int32(tt.keys),
+            totalDocsExamined: new Int32(tt.docs),
+            executionStages: explainStage(t.stats, 'executionStats'),
+          };
+        })
+      : [];
+  }
+  return { queryPlanner, executionStats };
+}
+
+/** mongod reports an 8-hex-digit hash of the query shape; ours hashes the parsed filter's shape. */
+function queryHashOf(shape: BsonValue): string {
+  const text = JSON.stringify(shapeOf(shape));
+  return createHash('sha256').update(text).digest('hex').slice(0, 8).toUpperCase();
+}
+
+function shapeOf(v: BsonValue): unknown {
+  if (Array.isArray(v)) return v.map(shapeOf);
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    return Object.fromEntries(Object.entries(v as BsonDocument).map(([k, x]) => [k, k.startsWith('$') || typeof x === 'object' ? shapeOf(x) : '?']));
+  }
+  return '?';
+}
