@@ -22,7 +22,7 @@ import { markdownTable } from './lib/markdown.js';
 import type { Progress } from './lib/progress.js';
 import { formatDuration, formatRatio, interleavedOrder, median, spread } from './lib/stats.js';
 import { pingRoundTrips } from './floors.js';
-import type { Floors } from './floors.js';
+import type { FloorRun, FloorSampler, Floors } from './floors.js';
 
 export const workloadIds = [
   'ping',
@@ -45,28 +45,28 @@ export type TargetKey = EngineName | 'uri';
 export interface WorkloadSpec {
   readonly id: WorkloadId;
   readonly label: (s: Sizes) => string;
-  /** The floor in ms given the run's floors and the target's own ping; undefined = none. */
-  readonly floor: (f: Floors, pingMs: number, s: Sizes) => number | undefined;
+  /** The floor in ms given one run's floors and the target's own ping; undefined = none. */
+  readonly floor: (f: FloorRun, pingMs: number, s: Sizes) => number | undefined;
   readonly floorText: (f: Floors, s: Sizes) => string;
 }
 
 const k = (n: number): string => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
 /** Scan + decode of `docs` documents, from the whole-dataset figure. */
-const scanDecode = (f: Floors, docs: number): number => (f.lmdbScanDecodeMs.median * docs) / f.docs;
+const scanDecode = (f: FloorRun, docs: number, s: Sizes): number => (f.lmdbScanDecodeMs * docs) / s.docs;
 
 // Table order: the issue's list, then two reference rows (ping, create index).
 export const workloads: readonly WorkloadSpec[] = [
-  { id: 'insert', label: (s) => `insert ${k(s.docs)} (one insertMany)`, floor: (f, p) => f.lmdbPutMs.median + p, floorText: (f) => `ping + LMDB put of the docs, ${f.txnDocs}/txn` },
-  { id: 'rangeIndexed', label: (s) => `find indexed range (${s.rangeDocs} docs)`, floor: (f, p, s) => p + scanDecode(f, s.rangeDocs), floorText: (_, s) => `ping + LMDB scan+decode of ${s.rangeDocs} docs` },
-  { id: 'fullScan', label: (s) => `find full scan (${k(s.docs)} docs)`, floor: (f, p, s) => p + scanDecode(f, s.docs), floorText: () => 'ping + LMDB scan+decode, all docs' },
-  { id: 'filteredScan', label: () => 'find filtered scan (~1%)', floor: (f, p, s) => p + scanDecode(f, s.docs), floorText: () => 'ping + LMDB scan+decode, all docs' },
-  { id: 'updateHalf', label: () => 'update_many (half)', floor: (f, p, s) => p + scanDecode(f, s.docs) + f.lmdbOverwriteHalfMs.median, floorText: (f) => `ping + scan+decode + LMDB overwrite of half, ${f.txnDocs}/txn` },
-  { id: 'group', label: () => `aggregate $group (${groupCount} keys)`, floor: (f, p, s) => p + scanDecode(f, s.docs), floorText: () => 'ping + LMDB scan+decode, all docs' },
-  { id: 'multiStage', label: () => 'aggregate multi-stage', floor: (f, p, s) => p + scanDecode(f, s.docs), floorText: () => 'ping + LMDB scan+decode, all docs' },
-  { id: 'deleteHalf', label: () => 'delete_many (half)', floor: (f, p, s) => p + scanDecode(f, s.docs) + f.lmdbDeleteHalfMs.median, floorText: (f) => `ping + scan+decode + LMDB delete of half, ${f.txnDocs}/txn` },
-  { id: 'changeStream', label: (s) => `change-stream drain (${k(s.changeEvents)} events)`, floor: (f, p, s) => p + scanDecode(f, s.changeEvents), floorText: (_, s) => `ping + LMDB scan+decode of ${s.changeEvents} docs` },
+  { id: 'insert', label: (s) => `insert ${k(s.docs)} (one insertMany)`, floor: (f, p) => f.lmdbPutMs + p, floorText: (f) => `ping + LMDB put of the docs, ${f.txnDocs}/txn` },
+  { id: 'rangeIndexed', label: (s) => `find indexed range (${s.rangeDocs} docs)`, floor: (f, p, s) => p + scanDecode(f, s.rangeDocs, s), floorText: (_, s) => `ping + LMDB scan+decode of ${s.rangeDocs} docs` },
+  { id: 'fullScan', label: (s) => `find full scan (${k(s.docs)} docs)`, floor: (f, p, s) => p + scanDecode(f, s.docs, s), floorText: () => 'ping + LMDB scan+decode, all docs' },
+  { id: 'filteredScan', label: () => 'find filtered scan (~1%)', floor: (f, p, s) => p + scanDecode(f, s.docs, s), floorText: () => 'ping + LMDB scan+decode, all docs' },
+  { id: 'updateHalf', label: () => 'update_many (half)', floor: (f, p, s) => p + scanDecode(f, s.docs, s) + f.lmdbOverwriteHalfMs, floorText: (f) => `ping + scan+decode + LMDB overwrite of half, ${f.txnDocs}/txn` },
+  { id: 'group', label: () => `aggregate $group (${groupCount} keys)`, floor: (f, p, s) => p + scanDecode(f, s.docs, s), floorText: () => 'ping + LMDB scan+decode, all docs' },
+  { id: 'multiStage', label: () => 'aggregate multi-stage', floor: (f, p, s) => p + scanDecode(f, s.docs, s), floorText: () => 'ping + LMDB scan+decode, all docs' },
+  { id: 'deleteHalf', label: () => 'delete_many (half)', floor: (f, p, s) => p + scanDecode(f, s.docs, s) + f.lmdbDeleteHalfMs, floorText: (f) => `ping + scan+decode + LMDB delete of half, ${f.txnDocs}/txn` },
+  { id: 'changeStream', label: (s) => `change-stream drain (${k(s.changeEvents)} events)`, floor: (f, p, s) => p + scanDecode(f, s.changeEvents, s), floorText: (_, s) => `ping + LMDB scan+decode of ${s.changeEvents} docs` },
   { id: 'pointRead', label: () => 'point read by _id (findOne)', floor: (_, p) => p, floorText: () => 'ping, same server' },
-  { id: 'ping', label: () => 'ping (driver round trip)', floor: (f) => f.socketRttMs.median, floorText: () => 'bare socket round trip' },
+  { id: 'ping', label: () => 'ping (driver round trip)', floor: (f) => f.socketRttMs, floorText: () => 'bare socket round trip' },
   { id: 'createIndex', label: () => 'create index {i: 1}', floor: () => undefined, floorText: () => '— (no floor defined)' },
 ];
 
@@ -276,7 +276,17 @@ export interface WorkloadSummary {
 }
 
 export type TargetFigure =
-  | { readonly medianMs: number; readonly spread: number; readonly samples: readonly number[]; readonly floorMs: number | undefined; readonly ratio: number | undefined; readonly wrong: readonly string[] }
+  | {
+      readonly medianMs: number;
+      readonly spread: number;
+      readonly samples: readonly number[];
+      /** The floor from the median floors and this target's median ping. */
+      readonly floorMs: number | undefined;
+      /** Median of the per-run ratios. */
+      readonly ratio: number | undefined;
+      readonly ratioSamples: readonly number[];
+      readonly wrong: readonly string[];
+    }
   | { readonly notRun: string };
 
 export interface CompareResult {
@@ -287,7 +297,7 @@ export interface CompareResult {
   readonly targetChecks: readonly string[];
 }
 
-export async function runCompare(config: BenchConfig, floors: Floors, progress: Progress): Promise<CompareResult> {
+export async function runCompare(config: BenchConfig, sampler: FloorSampler, progress: Progress): Promise<CompareResult> {
   const s = config.sizes;
   const dataset = makeDataset(s.docs);
   const warmSizes: Sizes = { ...s, docs: Math.min(s.docs / 4, 1000), pointReads: Math.min(s.pointReads, 300), rangeQueries: Math.min(s.rangeQueries, 5), changeEvents: Math.min(s.changeEvents, 100) };
@@ -304,6 +314,9 @@ export async function runCompare(config: BenchConfig, floors: Floors, progress: 
   progress.start('compare', s.runs * live.length);
   try {
     for (let r = 0; r < s.runs; r++) {
+      // One floor sample per run, paired with this run's workloads (see FloorSampler).
+      progress.status(`run ${r + 1}: floors`);
+      await sampler.sample();
       for (const t of interleavedOrder(live, r)) {
         progress.status(`run ${r + 1}: ${t.label}`);
         const dbName = `secantus_bench_${process.pid}_${r}`;
@@ -330,7 +343,7 @@ export async function runCompare(config: BenchConfig, floors: Floors, progress: 
   } finally {
     progress.stop();
   }
-  return summarise(config, floors, targets, runs);
+  return summarise(config, sampler.floors(), targets, runs);
 }
 
 export function summarise(config: BenchConfig, floors: Floors, targets: readonly TargetSummary[], runs: Record<TargetKey, TargetRun[]>): CompareResult {
@@ -353,13 +366,25 @@ export function summarise(config: BenchConfig, floors: Floors, targets: readonly
         figures[t.key] = { notRun: `not run: ${reasons[0] ?? 'no result'}` };
         continue;
       }
-      const ping = pingOf(t.key) ?? floors.pingMs.median;
-      const floorMs = w.floor(floors, ping, s);
+      const ping = pingOf(t.key) ?? floors.medians.pingMs;
+      const floorMs = w.floor(floors.medians, ping, s);
       const m = median(times);
       const wrongs = runs[t.key].flatMap((r) => r.wrong.filter((x) => x.startsWith(`${w.id}:`)));
-      figures[t.key] = { medianMs: m, spread: spread(times), samples: times, floorMs, ratio: floorMs === undefined ? undefined : m / floorMs, wrong: [...new Set(wrongs)] };
+      // The ratio is the median of per-run ratios: run r's time over the floor sampled at the
+      // start of run r (with run r's own ping), so load that comes and goes cancels out.
+      const ratios: number[] = [];
+      runs[t.key].forEach((run, r) => {
+        const o = run.results[w.id];
+        const fr = floors.runs[r];
+        const p = run.results.ping;
+        if (o === undefined || !('ms' in o) || fr === undefined) return;
+        const fl = w.floor(fr, p !== undefined && 'ms' in p ? p.ms : fr.pingMs, s);
+        if (fl !== undefined && fl > 0) ratios.push(o.ms / fl);
+      });
+      const ratio = ratios.length > 0 ? median(ratios) : floorMs === undefined ? undefined : m / floorMs;
+      figures[t.key] = { medianMs: m, spread: spread(times), samples: times, floorMs, ratio, ratioSamples: ratios, wrong: [...new Set(wrongs)] };
     }
-    return { id: w.id, label: w.label(s), floorText: w.floorText(floors, s), floorMs: w.floor(floors, floors.pingMs.median, s), targets: figures };
+    return { id: w.id, label: w.label(s), floorText: w.floorText(floors, s), floorMs: w.floor(floors.medians, floors.medians.pingMs, s), targets: figures };
   });
   const indexUse: Partial<Record<TargetKey, string>> = {};
   for (const t of targets) {
@@ -410,7 +435,7 @@ export function compareTable(result: CompareResult): string {
 
 export function compareNotes(result: CompareResult, floors: Floors): string {
   const lines: string[] = [];
-  lines.push('Floors (the "floor" column uses the floors harness\'s ping; each target\'s ratio uses the ping measured against that target in the same runs):');
+  lines.push('Floors. Ratios are medians of per-run ratios: each run starts with a fresh floor sample, and each target\'s floor uses the ping measured against that target in that run. The floor column shows the median floors with the floor harness\'s ping.');
   for (const w of result.workloads) lines.push(`- ${w.label}: ${w.floorText}`);
   lines.push('');
   lines.push(`Per call for ping, point read and indexed range (${result.sizes.pointReads} / ${result.sizes.rangeQueries} sequential calls per run); per operation for the rest. ${result.sizes.runs} runs, a fresh server and data directory per run and target; documents average ${floors.avgDocBytes} bytes of BSON.`);

@@ -26,6 +26,7 @@ import { decodeOptions } from '../src/bson/codec.js';
 import type { BenchConfig } from './lib/config.js';
 import { makeTempDir, removeTempDir, trackChild } from './lib/cleanup.js';
 import { repoRoot, startDaemon } from './lib/daemon.js';
+import type { Daemon } from './lib/daemon.js';
 import { makeDataset } from './lib/dataset.js';
 import { markdownTable } from './lib/markdown.js';
 import { formatDuration, formatRate, median, perSecond, spread } from './lib/stats.js';
@@ -63,6 +64,10 @@ export interface Floors {
   /** Whole dataset, ms. */
   readonly lmdbScanMs: Sample;
   readonly lmdbScanDecodeMs: Sample;
+  /** Each figure's median, as one FloorRun (what the floor columns print). */
+  readonly medians: FloorRun;
+  /** The samples in the order they were taken (compare pairs run r with sample r). */
+  readonly runs: readonly FloorRun[];
 }
 
 /**
@@ -259,64 +264,131 @@ export async function pingRoundTrips(client: MongoClient, count: number): Promis
   return (performance.now() - t) / count;
 }
 
-export async function measureFloors(config: BenchConfig, progress: Progress): Promise<Floors> {
-  const { docs, runs, pointReads } = config.sizes;
-  const txnDocs = serverTxnDocs();
-  const dataset = makeDataset(docs);
-  const values = dataset.map((d) => Buffer.from(serialize(d)));
-  const avgDocBytes = Math.round(values.reduce((s, v) => s + v.length, 0) / values.length);
+/** One run's floors, plain figures in ms (per round trip / per get; whole set otherwise). */
+export interface FloorRun {
+  readonly pingMs: number;
+  readonly socketRttMs: number;
+  readonly bsonEncodeMs: number;
+  readonly bsonDecodeMs: number;
+  readonly lmdbPutMs: number;
+  readonly lmdbOverwriteHalfMs: number;
+  readonly lmdbDeleteHalfMs: number;
+  readonly lmdbGetMs: number;
+  readonly lmdbScanMs: number;
+  readonly lmdbScanDecodeMs: number;
+}
 
-  const acc = { ping: [] as number[], socket: [] as number[], enc: [] as number[], dec: [] as number[], put: [] as number[], over: [] as number[], del: [] as number[], get: [] as number[], scan: [] as number[], scanDec: [] as number[] };
-  progress.start('floors', runs * 4);
-  const daemon = await startDaemon({ engine: 'memory' });
-  const echo = await startEcho();
-  const client = new MongoClient(daemon.uri, { serverSelectionTimeoutMS: 10_000 });
+const floorKeys = ['pingMs', 'socketRttMs', 'bsonEncodeMs', 'bsonDecodeMs', 'lmdbPutMs', 'lmdbOverwriteHalfMs', 'lmdbDeleteHalfMs', 'lmdbGetMs', 'lmdbScanMs', 'lmdbScanDecodeMs'] as const;
+
+/**
+ * Measures one set of floors at a time. The compare harness takes one sample at the start
+ * of each of its runs, so every workload figure has a floor measured minutes from it at
+ * most: on a shared machine whose load changes, a ratio of paired samples holds up where
+ * a ratio to floors measured once at the start would not.
+ */
+export class FloorSampler {
+  private readonly runs: FloorRun[] = [];
+
+  private constructor(
+    private readonly config: BenchConfig,
+    private readonly dataset: ReturnType<typeof makeDataset>,
+    private readonly values: readonly Buffer[],
+    private readonly txnDocs: number,
+    private readonly daemon: Daemon,
+    private readonly echo: Echo,
+    private readonly client: MongoClient,
+  ) {}
+
+  static async start(config: BenchConfig): Promise<FloorSampler> {
+    const dataset = makeDataset(config.sizes.docs);
+    const values = dataset.map((d) => Buffer.from(serialize(d)));
+    const daemon = await startDaemon({ engine: 'memory' });
+    let echo: Echo | undefined;
+    try {
+      echo = await startEcho();
+      const client = new MongoClient(daemon.uri, { serverSelectionTimeoutMS: 10_000, socketTimeoutMS: 60_000 });
+      await client.connect();
+      // Warm-up (JIT on both sides of the socket); the compare harness warms its servers too.
+      await pingRoundTrips(client, config.sizes.pointReads * 3);
+      await socketRoundTrips(echo.port, config.sizes.pointReads);
+      return new FloorSampler(config, dataset, values, serverTxnDocs(), daemon, echo, client);
+    } catch (e) {
+      await echo?.stop();
+      await daemon.stop();
+      throw e;
+    }
+  }
+
+  /** One set of floors. */
+  async sample(): Promise<FloorRun> {
+    const { pointReads } = this.config.sizes;
+    const pingMs = await pingRoundTrips(this.client, pointReads);
+    const socketRttMs = await socketRoundTrips(this.echo.port, pointReads);
+    const bsonEncodeMs = timeSync(() => this.dataset.forEach((d) => serialize(d)));
+    const bsonDecodeMs = timeSync(() => this.values.forEach((v) => deserialize(v, decodeOptions)));
+    const l = await lmdbRun(this.values, this.txnDocs, pointReads);
+    const run: FloorRun = {
+      pingMs,
+      socketRttMs,
+      bsonEncodeMs,
+      bsonDecodeMs,
+      lmdbPutMs: l.put,
+      lmdbOverwriteHalfMs: l.overwriteHalf,
+      lmdbDeleteHalfMs: l.deleteHalf,
+      lmdbGetMs: l.getEach,
+      lmdbScanMs: l.scan,
+      lmdbScanDecodeMs: l.scanDecode,
+    };
+    this.runs.push(run);
+    return run;
+  }
+
+  /** Every sample so far, summarised. */
+  floors(): Floors {
+    if (this.runs.length === 0) throw new Error('floors: no sample taken');
+    const pick = (k: (typeof floorKeys)[number]): Sample => sample(this.runs.map((r) => r[k]));
+    const medians = Object.fromEntries(floorKeys.map((k) => [k, median(this.runs.map((r) => r[k]))])) as unknown as FloorRun;
+    return {
+      docs: this.values.length,
+      txnDocs: this.txnDocs,
+      avgDocBytes: Math.round(this.values.reduce((s, v) => s + v.length, 0) / Math.max(1, this.values.length)),
+      roundTrips: this.config.sizes.pointReads,
+      pingMs: pick('pingMs'),
+      socketRttMs: pick('socketRttMs'),
+      bsonEncodeMs: pick('bsonEncodeMs'),
+      bsonDecodeMs: pick('bsonDecodeMs'),
+      lmdbPutMs: pick('lmdbPutMs'),
+      lmdbOverwriteHalfMs: pick('lmdbOverwriteHalfMs'),
+      lmdbDeleteHalfMs: pick('lmdbDeleteHalfMs'),
+      lmdbGetMs: pick('lmdbGetMs'),
+      lmdbScanMs: pick('lmdbScanMs'),
+      lmdbScanDecodeMs: pick('lmdbScanDecodeMs'),
+      medians,
+      runs: [...this.runs],
+    };
+  }
+
+  async stop(): Promise<void> {
+    await this.client.close().catch(() => undefined);
+    await this.echo.stop();
+    await this.daemon.stop();
+  }
+}
+
+/** The floors harness alone: `runs` samples in a row. */
+export async function measureFloors(config: BenchConfig, progress: Progress): Promise<Floors> {
+  progress.start('floors', config.sizes.runs);
+  const sampler = await FloorSampler.start(config);
   try {
-    await client.connect();
-    // Warm-up (JIT on both sides of the socket); the compare harness warms its servers too.
-    progress.status('warm-up');
-    await pingRoundTrips(client, pointReads * 3);
-    await socketRoundTrips(echo.port, pointReads);
-    for (let r = 0; r < runs; r++) {
-      progress.status('round trips');
-      acc.ping.push(await pingRoundTrips(client, pointReads));
-      acc.socket.push(await socketRoundTrips(echo.port, pointReads));
-      progress.tick('bson');
-      acc.enc.push(timeSync(() => dataset.forEach((d) => serialize(d))));
-      acc.dec.push(timeSync(() => values.forEach((v) => deserialize(v, decodeOptions))));
-      progress.tick('lmdb');
-      const l = await lmdbRun(values, txnDocs, pointReads);
-      acc.put.push(l.put);
-      acc.over.push(l.overwriteHalf);
-      acc.del.push(l.deleteHalf);
-      acc.get.push(l.getEach);
-      acc.scan.push(l.scan);
-      acc.scanDec.push(l.scanDecode);
-      progress.tick();
+    for (let r = 0; r < config.sizes.runs; r++) {
+      await sampler.sample();
       progress.tick();
     }
+    return sampler.floors();
   } finally {
     progress.stop();
-    await client.close().catch(() => undefined);
-    await echo.stop();
-    await daemon.stop();
+    await sampler.stop();
   }
-  return {
-    docs,
-    txnDocs,
-    avgDocBytes,
-    roundTrips: pointReads,
-    pingMs: sample(acc.ping),
-    socketRttMs: sample(acc.socket),
-    bsonEncodeMs: sample(acc.enc),
-    bsonDecodeMs: sample(acc.dec),
-    lmdbPutMs: sample(acc.put),
-    lmdbOverwriteHalfMs: sample(acc.over),
-    lmdbDeleteHalfMs: sample(acc.del),
-    lmdbGetMs: sample(acc.get),
-    lmdbScanMs: sample(acc.scan),
-    lmdbScanDecodeMs: sample(acc.scanDec),
-  };
 }
 
 export interface FloorRow {

@@ -16,7 +16,7 @@ import { howToRead, machineInfo } from './lib/machine.js';
 import type { MachineInfo } from './lib/machine.js';
 import { Progress } from './lib/progress.js';
 import { formatDuration, formatRatio } from './lib/stats.js';
-import { floorRows, floorsTable, measureFloors } from './floors.js';
+import { FloorSampler, floorRows, floorsTable, measureFloors } from './floors.js';
 import type { Floors } from './floors.js';
 import { compareNotes, compareTable, runCompare } from './compare.js';
 import type { CompareResult } from './compare.js';
@@ -31,14 +31,13 @@ function stamp(m: MachineInfo, quick: boolean): string {
   return `${m.cores} cores, Node ${m.node}, commit ${m.commit}${m.srcDirty ? '+dirty' : ''}${quick ? ', --quick' : ''}`;
 }
 
-function reportFloors(config: BenchConfig, m: MachineInfo, build: BuildState, f: Floors, write: boolean): void {
+function reportFloors(config: BenchConfig, m: MachineInfo, build: BuildState, f: Floors): void {
   say('## Floors');
   say();
   say(`What nothing above SecantusDB can beat on this machine: ${f.docs.toLocaleString('en-US')} documents of ${f.avgDocBytes} bytes average BSON, ${f.roundTrips} sequential round trips, median of ${f.pingMs.samples.length} runs.`);
   say();
   say(floorsTable(f));
   say();
-  if (!write) return;
   const rows = floorRows(f);
   writeJson(resultPath(config, 'floors'), { harness: 'floors', machine: m, build, sizes: config.sizes, floors: f });
   writeSvg(
@@ -132,13 +131,20 @@ async function main(): Promise<number> {
   say();
 
   const wants = (h: string): boolean => (config.harnesses as readonly string[]).includes(h);
-  let floors: Floors | undefined;
-  // compare divides by floors of the same run, so it measures them even when not asked to report them.
-  if (wants('floors') || wants('compare')) {
-    floors = await measureFloors(config, progress);
-    if (wants('floors')) reportFloors(config, m, build, floors, true);
+  if (wants('compare')) {
+    // Floors are sampled inside compare, one sample at the start of each run (paired ratios).
+    const sampler = await FloorSampler.start(config);
+    try {
+      const result = await runCompare(config, sampler, progress);
+      const floors = sampler.floors();
+      if (wants('floors')) reportFloors(config, m, build, floors);
+      reportCompare(config, m, build, floors, result);
+    } finally {
+      await sampler.stop();
+    }
+  } else if (wants('floors')) {
+    reportFloors(config, m, build, await measureFloors(config, progress));
   }
-  if (wants('compare') && floors !== undefined) reportCompare(config, m, build, floors, await runCompare(config, floors, progress));
   if (wants('concurrency')) reportConcurrency(config, m, build, await runConcurrency(config, progress));
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   say(`Finished in ${seconds} s; load average ${(loadavg()[0] ?? 0).toFixed(2)} at the end (${m.loadAverage1m} at the start).`);
