@@ -19,6 +19,8 @@ export interface ProfileNode {
   readonly id: number;
   readonly callFrame: CallFrame;
   readonly children?: readonly number[];
+  /** Samples per source line (1-based) while this node was on top of the stack. */
+  readonly positionTicks?: readonly { readonly line: number; readonly ticks: number }[];
 }
 
 /** The subset of V8's CPU profile format this reads. */
@@ -38,6 +40,8 @@ export interface FunctionCost {
   readonly area: string;
   readonly selfMs: number;
   readonly totalMs: number;
+  /** The lines (1-based, in the file V8 ran) holding most of the self samples, with their share. */
+  readonly hotLines: readonly { readonly line: number; readonly share: number }[];
 }
 
 export interface ProfileSummary {
@@ -98,6 +102,14 @@ export function summariseProfile(profile: CpuProfile, top = 20): ProfileSummary 
   const total = new Map<string, number>();
   const frames = new Map<string, CallFrame>();
   const areas = new Map<string, number>();
+  const lines = new Map<string, Map<number, number>>();
+  for (const n of profile.nodes) {
+    if (n.positionTicks === undefined) continue;
+    const k = keyOf(n.callFrame);
+    const m = lines.get(k) ?? new Map<number, number>();
+    for (const t of n.positionTicks) m.set(t.line, (m.get(t.line) ?? 0) + t.ticks);
+    lines.set(k, m);
+  }
   let sampledUs = 0;
   let idleUs = 0;
   for (let i = 0; i < samples.length; i++) {
@@ -135,7 +147,10 @@ export function summariseProfile(profile: CpuProfile, top = 20): ProfileSummary 
   }
   const cost = (k: string): FunctionCost => {
     const f = frames.get(k) as CallFrame;
-    return { name: f.functionName || '(anonymous)', where: shortWhere(f.url, f.lineNumber), area: areaOf(f), selfMs: (self.get(k) ?? 0) / 1000, totalMs: (total.get(k) ?? 0) / 1000 };
+    const ticks = [...(lines.get(k) ?? new Map<number, number>()).entries()].sort((a, b) => b[1] - a[1]);
+    const sum = ticks.reduce((acc, [, t]) => acc + t, 0);
+    const hotLines = ticks.slice(0, 3).map(([line, t]) => ({ line, share: sum > 0 ? t / sum : 0 }));
+    return { name: f.functionName || '(anonymous)', where: shortWhere(f.url, f.lineNumber), area: areaOf(f), selfMs: (self.get(k) ?? 0) / 1000, totalMs: (total.get(k) ?? 0) / 1000, hotLines };
   };
   const bySelf = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k]) => cost(k));
   // Total time: skip the frames every stack has (module bodies, processTicksAndRejections)
@@ -162,7 +177,11 @@ export function formatSummary(s: ProfileSummary): string {
   if (small > 0) lines.push(`  ${pct(small).padStart(6)}  ${small.toFixed(0).padStart(7)} ms  (areas under 0.5% each)`);
   lines.push('');
   lines.push('top functions by self time:');
-  for (const f of s.bySelf) lines.push(`  ${pct(f.selfMs).padStart(6)}  ${f.selfMs.toFixed(0).padStart(7)} ms  ${f.name}  ${f.where}`);
+  for (const f of s.bySelf) {
+    // Self time of a function includes whatever V8 inlined into it: the hot lines say which statement.
+    const hot = f.hotLines.filter((h) => h.share >= 0.1).map((h) => `${h.line} (${Math.round(h.share * 100)}%)`);
+    lines.push(`  ${pct(f.selfMs).padStart(6)}  ${f.selfMs.toFixed(0).padStart(7)} ms  ${f.name}  ${f.where}${hot.length > 0 ? `  hot lines: ${hot.join(', ')}` : ''}`);
+  }
   lines.push('');
   lines.push('top functions by total time (inclusive):');
   for (const f of s.byTotal) lines.push(`  ${pct(f.totalMs).padStart(6)}  ${f.totalMs.toFixed(0).padStart(7)} ms  ${f.name}  ${f.where}`);

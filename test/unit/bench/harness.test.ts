@@ -94,7 +94,7 @@ test('summariseProfile: self and inclusive time, recursion counted once, idle ap
       { id: 1, callFrame: frame('(root)', ''), children: [2, 5] },
       { id: 2, callFrame: frame('outer'), children: [3] },
       { id: 3, callFrame: frame('outer'), children: [4] }, // recursion
-      { id: 4, callFrame: frame('serialize', 'file:///repo/node_modules/bson/lib/bson.mjs', 9) },
+      { id: 4, callFrame: frame('serialize', 'file:///repo/node_modules/bson/lib/bson.mjs', 9), positionTicks: [{ line: 12, ticks: 3 }, { line: 15, ticks: 1 }] },
       { id: 5, callFrame: frame('(idle)', '') },
     ],
     samples: [4, 4, 3, 5],
@@ -105,6 +105,7 @@ test('summariseProfile: self and inclusive time, recursion counted once, idle ap
   assert.equal(s.idleMs, 5);
   assert.deepEqual(s.bySelf.map((f) => [f.name, f.selfMs]), [['outer', 4], ['serialize', 3]]);
   assert.equal(s.bySelf[1]?.where, 'bson/lib/bson.mjs:10');
+  assert.deepEqual(s.bySelf[1]?.hotLines, [{ line: 12, share: 0.75 }, { line: 15, share: 0.25 }]);
   const outer = s.byTotal.find((f) => f.name === 'outer');
   assert.equal(outer?.totalMs, 7, 'recursive frames count a sample once');
   assert.deepEqual(
