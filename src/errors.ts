@@ -124,6 +124,8 @@ export const ErrorCode = {
   IndexBuildAborted: 276,
   Location40415: 40415,
   Location40571: 40571,
+  Location40573: 40573,
+  Location40674: 40674,
   Location51024: 51024,
   Location17217: 17217,
   Location40414: 40414,

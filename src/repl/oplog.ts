@@ -13,6 +13,7 @@ import { Binary, Int32, Long, Timestamp } from 'bson';
 import { encodeDocument, decodeDocument } from '../bson/codec.js';
 import { getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
+import { isPlainDocument } from '../bson/types.js';
 import type { Collection } from '../catalog/collection.js';
 import type { OpObserver, UpdateDescription } from '../catalog/observer.js';
 import type { ReadView, Snapshot, WriteTxn } from '../storage/engine.js';
@@ -31,6 +32,17 @@ export function encodeTimestampKey(ts: Timestamp): Buffer {
 export function decodeTimestampKey(key: Uint8Array): Timestamp {
   const b = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
   return new Timestamp({ t: b.readUInt32BE(0), i: b.readUInt32BE(4) });
+}
+
+/**
+ * Pre- and post-images for change streams (fullDocumentBeforeChange, fullDocument
+ * 'whenAvailable'/'required'), kept in the entry itself when the collection has
+ * changeStreamPreAndPostImages enabled; mongod keeps them in config.system.preimages.
+ */
+function imagesOf(coll: Collection, before: BsonDocument, after: BsonDocument | undefined): BsonDocument {
+  const opt = coll.meta.options['changeStreamPreAndPostImages'];
+  if (!isPlainDocument(opt) || opt['enabled'] !== true) return {};
+  return after === undefined ? { preImage: before } : { preImage: before, postImage: after };
 }
 
 /** The session fields a retryable write's entries carry. */
@@ -123,20 +135,26 @@ export class Oplog implements OpObserver {
     this.log(txn, { op: 'i', ns: coll.ns, ui: this.uuidOf(coll), o: doc, o2: { _id: getOwn(doc, '_id') ?? null } });
   }
 
-  onUpdate(txn: WriteTxn, coll: Collection, _before: BsonDocument, after: BsonDocument, d: UpdateDescription | undefined): void {
+  onUpdate(txn: WriteTxn, coll: Collection, before: BsonDocument, after: BsonDocument, d: UpdateDescription | undefined): void {
     const o2 = { _id: getOwn(after, '_id') ?? null };
     if (d === undefined) {
-      this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o: after, o2 });
+      this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o: after, o2, ...imagesOf(coll, before, after) });
       return;
     }
     const diff: BsonDocument = {};
     if (Object.keys(d.updatedFields).length > 0) diff['u'] = d.updatedFields;
     if (d.removedFields.length > 0) diff['d'] = Object.fromEntries(d.removedFields.map((f) => [f, false]));
-    this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o: { $v: new Int32(2), diff }, o2 });
+    if (d.truncatedArrays.length > 0) diff['t'] = [...d.truncatedArrays];
+    this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o: { $v: new Int32(2), diff }, o2, ...imagesOf(coll, before, after) });
   }
 
   onDelete(txn: WriteTxn, coll: Collection, doc: BsonDocument): void {
-    this.log(txn, { op: 'd', ns: coll.ns, ui: this.uuidOf(coll), o: { _id: getOwn(doc, '_id') ?? null } });
+    this.log(txn, { op: 'd', ns: coll.ns, ui: this.uuidOf(coll), o: { _id: getOwn(doc, '_id') ?? null }, ...imagesOf(coll, doc, undefined) });
+  }
+
+  /** dropDatabase, after the drops of its collections (change streams: dropDatabase event). */
+  logDropDatabase(txn: WriteTxn, db: string): void {
+    this.log(txn, { op: 'c', ns: `${db}.$cmd`, o: { dropDatabase: new Int32(1) } });
   }
 
   onCreateCollection(txn: WriteTxn, coll: Collection): void {

@@ -401,7 +401,7 @@ describe('aggregate: command errors', () => {
     await expectCode(c.aggregate([{ $sort: { a: 2 } }]).toArray(), 15975);
     await expectCode(c.aggregate([{ $match: 1 }]).toArray(), 15959);
     await expectCode(c.aggregate([{ $project: { a: { $foo: 1 } } }]).toArray(), 168);
-    await expectCode(c.aggregate([{ $changeStream: {} }]).toArray(), 238);
+    await expectCode(c.aggregate([{ $changeStream: { bogus: 1 } }]).toArray(), 40415);
     await expectCode(c.aggregate(Array.from({ length: 1001 }, () => ({ $match: {} }))).toArray(), 7749501);
   });
 

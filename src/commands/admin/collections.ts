@@ -116,11 +116,13 @@ export const dropDatabase = defineCommand({
       (txn) => {
         const colls = services.catalog.collections(db);
         for (const c of colls) services.catalog.drop(txn, c);
+        if (colls.length > 0) services.oplog?.logDropDatabase(txn, db);
         return colls;
       },
       { durable: op.writeConcern.durable },
     );
     for (const c of dropped) services.cursors.killForNamespace(c.ns);
+    services.oplog?.notify();
     return withWriteConcernError(services, op.writeConcern, dropped.length > 0 ? { dropped: db } : {});
   },
 });

@@ -21,6 +21,7 @@ import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import type { ServerServices } from '../context.js';
 import { checkCollation, cursorReply, resolveHint, targetCollection, writeWithConcern } from './common.js';
+import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream.js';
 
 export const aggregateArgs = {
   pipeline: t.array,
@@ -107,6 +108,7 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
     }
     const batchSize = parseCursorOption(args.cursor);
     checkCollation(args.collation);
+    if (!explain && isChangeStreamPipeline(args.pipeline)) return runChangeStreamAggregate(inv, collName, batchSize);
     const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
     const allowDiskUse = args.allowDiskUse === true;
     const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services) });

@@ -13,6 +13,7 @@ import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
 import { checkCollation, checkLetVariables, cursorReply, lookupCollection, requireNonNegative, resolveHint, targetCollection } from './common.js';
+import { ChangeStreamCursor, changeStreamGetMore, failPointLabels } from './change-stream.js';
 
 export const findArgs = {
   filter: t.document,
@@ -127,7 +128,7 @@ function outputFor(returnKey: boolean, showRecordId: boolean): ((row: Row) => Bs
 
 export const getMore = defineCommand({
   name: 'getMore',
-  args: { collection: t.string, batchSize: t.int64, term: t.ignored, lastKnownCommittedOpTime: t.ignored, maxTimeMS: t.any },
+  args: { collection: t.string, batchSize: t.int64, term: t.ignored, lastKnownCommittedOpTime: t.ignored, maxTimeMS: t.any, maxAwaitTimeMS: t.any },
   traits: { counter: 'getmore', allowedInTransaction: true, apiVersion1: true },
   run: async (inv) => {
     const { services, args, db, target } = inv;
@@ -154,10 +155,12 @@ export const getMore = defineCommand({
     const fp = services.failPoints.check('failGetMoreAfterCursorCheckout');
     if (fp !== undefined) {
       const code = fp['errorCode'];
-      throw new CommandError(typeof code === 'object' && code !== null ? Number(code.valueOf()) : ErrorCode.InternalError, 'Failing getMore due to failGetMoreAfterCursorCheckout failpoint');
+      const labels = failPointLabels(cursor, fp);
+      throw new CommandError(typeof code === 'object' && code !== null ? Number(code.valueOf()) : ErrorCode.InternalError, 'Failing getMore due to failGetMoreAfterCursorCheckout failpoint', { labels });
     }
     cursor.inUse = true;
     try {
+      if (cursor instanceof ChangeStreamCursor) return await changeStreamGetMore(cursor, ns, batchSize, args.maxAwaitTimeMS, inv.op);
       const batch = cursor.nextBatch(batchSize, () => inv.op.checkDeadline());
       if (cursor.isExhausted) services.cursors.remove(cursor.id);
       return cursorReply(cursor, ns, batch, false);

@@ -4,6 +4,7 @@
 
 import { $bucket } from './bucket.js';
 import { $bucketAuto } from './bucket-auto.js';
+import { $changeStream } from './change-stream.js';
 import { $densify } from './densify.js';
 import { $facet } from './facet.js';
 import { $fill } from './fill.js';
@@ -65,13 +66,13 @@ const all: readonly StageDefinition[] = [
   $setWindowFields,
   $densify,
   $fill,
+  $changeStream,
 ];
 
 export const stageDefinitions: ReadonlyMap<string, StageDefinition> = new Map(all.map((d) => [d.name, d]));
 
 /** Stages of mongod 7.0 that need subsystems this server does not have yet (other issues). */
 export const unsupportedStages: ReadonlyMap<string, string> = new Map([
-  ['$changeStream', '$changeStream is not supported yet'],
   ['$currentOp', '$currentOp is not supported yet'],
   ['$listSessions', '$listSessions is not supported yet'],
   ['$listSearchIndexes', '$listSearchIndexes is not supported'],

@@ -81,7 +81,7 @@ const errors: Array<[string, BsonValue[], number]> = [
   ['$merge bad whenMatched', [{ $merge: { into: 'x', whenMatched: 'nope' } }], 2],
   ['$merge let without pipeline', [{ $merge: { into: 'x', let: {} } }], 51199],
   ['$documents not first', [{ $match: {} }, { $documents: [] }], 40602],
-  ['$changeStream', [{ $changeStream: {} }], 238],
+  ['$changeStream unknown option', [{ $changeStream: { bogus: i(1) } }], 40415],
   ['$setWindowFields unknown function', [{ $setWindowFields: { output: { a: { $foo: {} } } } }], 9],
   ['$setWindowFields rank without sortBy', [{ $setWindowFields: { output: { a: { $rank: {} } } } }], 9],
   ['$densify missing range', [{ $densify: { field: 'a' } }], 40414],

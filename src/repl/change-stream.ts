@@ -1,0 +1,262 @@
+// Change streams: turning oplog entries into change events (mongod's
+// DocumentSourceChangeStreamTransform and friends), and where in the oplog a stream starts.
+//
+// A stream reads the oplog after a position. Each oplog entry yields zero or more events; the
+// operations of a committed transaction (one applyOps entry) yield their events together, in
+// order, each with its index in the transaction, so a resume token names an event uniquely by
+// (clusterTime, txnOpIndex). Aborted transactions never reach the oplog.
+
+import { Timestamp } from 'bson';
+import type { Binary } from 'bson';
+import type { BsonDocument, BsonValue } from '../bson/types.js';
+import { isArray, isPlainDocument, numericValue } from '../bson/types.js';
+import { getOwn } from '../bson/document.js';
+import { ErrorCode, fail } from '../errors.js';
+import { encodeResumeToken, tokenTypeEvent, tokenTypeHighWaterMark } from './resume-token.js';
+import type { ResumeTokenData } from './resume-token.js';
+
+export type FullDocumentMode = 'default' | 'updateLookup' | 'whenAvailable' | 'required';
+export type BeforeChangeMode = 'off' | 'whenAvailable' | 'required';
+
+export interface ChangeStreamTarget {
+  /** undefined: the whole cluster. */
+  readonly db: string | undefined;
+  /** undefined: the whole database (or cluster). */
+  readonly coll: string | undefined;
+}
+
+export interface ChangeStreamOptions extends ChangeStreamTarget {
+  readonly fullDocument: FullDocumentMode;
+  readonly fullDocumentBeforeChange: BeforeChangeMode;
+  readonly showExpandedEvents: boolean;
+}
+
+/** Where reading starts: entries after `after`, minus events at `skip.ts` up to `skip.index`. */
+export interface StreamPosition {
+  after: Timestamp;
+  skip?: { readonly ts: Timestamp; readonly index: number } | undefined;
+}
+
+export interface ChangeEvent {
+  readonly doc: BsonDocument;
+  readonly token: BsonDocument;
+  /** The stream ends after this event (an invalidate). */
+  readonly invalidates: boolean;
+}
+
+/** Current version of a document, for fullDocument: 'updateLookup'. */
+export type DocumentLookup = (db: string, coll: string, documentKey: BsonDocument) => BsonDocument | null;
+
+export function previousTimestamp(ts: Timestamp): Timestamp {
+  if (ts.i > 0) return new Timestamp({ t: ts.t, i: ts.i - 1 });
+  if (ts.t === 0) return ts;
+  return new Timestamp({ t: ts.t - 1, i: 0xffffffff });
+}
+
+export function compareTimestamps(a: Timestamp, b: Timestamp): number {
+  return a.t !== b.t ? (a.t < b.t ? -1 : 1) : a.i !== b.i ? (a.i < b.i ? -1 : 1) : 0;
+}
+
+/** The position right after a resume token (resumeAfter / startAfter). */
+export function positionAfterToken(tok: ResumeTokenData): StreamPosition {
+  if (tok.tokenType === tokenTypeHighWaterMark) return { after: tok.clusterTime };
+  return { after: previousTimestamp(tok.clusterTime), skip: { ts: tok.clusterTime, index: tok.txnOpIndex } };
+}
+
+const internalDbs = new Set(['admin', 'config', 'local']);
+
+function splitNs(ns: string): { db: string; coll: string } {
+  const dot = ns.indexOf('.');
+  return dot < 0 ? { db: ns, coll: '' } : { db: ns.slice(0, dot), coll: ns.slice(dot + 1) };
+}
+
+export class ChangeEventBuilder {
+  constructor(
+    private readonly opts: ChangeStreamOptions,
+    private readonly lookup: DocumentLookup,
+  ) {}
+
+  private dbMatches(db: string): boolean {
+    if (this.opts.db === undefined) return !internalDbs.has(db);
+    return db === this.opts.db;
+  }
+
+  /** Whether a collection's data changes are part of the stream. */
+  private collMatches(db: string, coll: string): boolean {
+    if (!this.dbMatches(db)) return false;
+    if (this.opts.coll !== undefined) return coll === this.opts.coll;
+    return !coll.startsWith('system.');
+  }
+
+  /** All events of one oplog entry, after `skip` is applied. */
+  eventsOf(entry: BsonDocument, skip: StreamPosition['skip']): ChangeEvent[] {
+    const ts = entry['ts'];
+    if (!(ts instanceof Timestamp)) return [];
+    const wall = entry['wall'] instanceof Date ? entry['wall'] : new Date(0);
+    const skipIndex = skip !== undefined && compareTimestamps(skip.ts, ts) === 0 ? skip.index : -1;
+    const o = entry['o'];
+    const out: ChangeEvent[] = [];
+    if (entry['op'] === 'c' && isPlainDocument(o) && isArray(o['applyOps'])) {
+      const session: BsonDocument = {};
+      if (entry['lsid'] !== undefined) session['lsid'] = entry['lsid'];
+      if (entry['txnNumber'] !== undefined) session['txnNumber'] = entry['txnNumber'];
+      o['applyOps'].forEach((op, index) => {
+        if (index <= skipIndex || !isPlainDocument(op)) return;
+        out.push(...this.eventsOfOp(op, ts, wall, index, session));
+      });
+      return out;
+    }
+    if (skipIndex >= 0) return [];
+    // lsid/txnNumber show only on events of multi-document transactions, as in mongod.
+    return this.eventsOfOp(entry, ts, wall, 0, {});
+  }
+
+  private token(ts: Timestamp, index: number, ui: BsonValue | undefined, id: BsonDocument, fromInvalidate = false): BsonDocument {
+    const uuid = ui !== undefined && typeof ui === 'object' && ui !== null && (ui as { _bsontype?: string })._bsontype === 'Binary' ? (ui as Binary) : undefined;
+    return encodeResumeToken({ clusterTime: ts, tokenType: tokenTypeEvent, txnOpIndex: index, fromInvalidate, uuid, eventIdentifier: id });
+  }
+
+  private eventsOfOp(op: BsonDocument, ts: Timestamp, wall: Date, index: number, session: BsonDocument): ChangeEvent[] {
+    const kind = op['op'];
+    const ns = typeof op['ns'] === 'string' ? op['ns'] : '';
+    const o = isPlainDocument(op['o']) ? op['o'] : {};
+    const ui = op['ui'];
+    const head = (operationType: string, id: BsonDocument, fromInvalidate = false): BsonDocument => ({
+      _id: this.token(ts, index, ui, id, fromInvalidate),
+      operationType,
+      clusterTime: ts,
+      wallTime: wall,
+    });
+    const expanded = (d: BsonDocument): void => {
+      if (this.opts.showExpandedEvents && ui !== undefined) d['collectionUUID'] = ui;
+    };
+    if (kind === 'i' || kind === 'u' || kind === 'd') {
+      const { db, coll } = splitNs(ns);
+      if (!this.collMatches(db, coll)) return [];
+      const nsDoc = { db, coll };
+      const o2 = isPlainDocument(op['o2']) ? op['o2'] : undefined;
+      if (kind === 'i') {
+        const documentKey = o2 ?? { _id: getOwn(o, '_id') ?? null };
+        const d = head('insert', { operationType: 'insert', documentKey });
+        expanded(d);
+        Object.assign(d, { fullDocument: o, ns: nsDoc, documentKey }, session);
+        return [{ doc: d, token: d['_id'] as BsonDocument, invalidates: false }];
+      }
+      if (kind === 'd') {
+        const documentKey = o;
+        const d = head('delete', { operationType: 'delete', documentKey });
+        expanded(d);
+        Object.assign(d, { ns: nsDoc, documentKey }, session);
+        this.addBeforeChange(d, op);
+        return [{ doc: d, token: d['_id'] as BsonDocument, invalidates: false }];
+      }
+      const documentKey = o2 ?? { _id: getOwn(o, '_id') ?? null };
+      const diff = numericValue(getOwn(o, '$v')) === 2 && isPlainDocument(getOwn(o, 'diff')) ? (getOwn(o, 'diff') as BsonDocument) : undefined;
+      if (diff === undefined) {
+        const d = head('replace', { operationType: 'replace', documentKey });
+        expanded(d);
+        Object.assign(d, { fullDocument: o, ns: nsDoc, documentKey }, session);
+        this.addBeforeChange(d, op);
+        return [{ doc: d, token: d['_id'] as BsonDocument, invalidates: false }];
+      }
+      const updatedFields = isPlainDocument(diff['u']) ? diff['u'] : {};
+      const removedFields = isPlainDocument(diff['d']) ? Object.keys(diff['d']) : [];
+      const truncatedArrays = isArray(diff['t']) ? diff['t'] : [];
+      const d = head('update', { operationType: 'update', documentKey });
+      expanded(d);
+      Object.assign(d, { ns: nsDoc, documentKey, updateDescription: { updatedFields, removedFields, truncatedArrays } }, session);
+      if (this.opts.fullDocument === 'updateLookup') {
+        d['fullDocument'] = this.lookup(db, coll, documentKey);
+      } else if (this.opts.fullDocument === 'whenAvailable' || this.opts.fullDocument === 'required') {
+        const post = op['postImage'];
+        if (isPlainDocument(post)) d['fullDocument'] = post;
+        else if (this.opts.fullDocument === 'whenAvailable') d['fullDocument'] = null;
+        else fail(ErrorCode.NoMatchingDocument, `Change stream was configured to require a post-image for all update, delete and replace events, but the post-image was not found for event: ${JSON.stringify({ db, coll })}`);
+      }
+      this.addBeforeChange(d, op);
+      return [{ doc: d, token: d['_id'] as BsonDocument, invalidates: false }];
+    }
+    if (kind !== 'c') return [];
+    const { db } = splitNs(ns);
+    const out: ChangeEvent[] = [];
+    const invalidate = (): void => {
+      const d = head('invalidate', { operationType: 'invalidate' }, true);
+      out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: true });
+    };
+    if (typeof o['drop'] === 'string') {
+      const coll = o['drop'];
+      if (!this.collMatches(db, coll)) return [];
+      const d = head('drop', { operationType: 'drop' });
+      expanded(d);
+      Object.assign(d, { ns: { db, coll } }, session);
+      out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: false });
+      if (this.opts.coll !== undefined) invalidate();
+      return out;
+    }
+    if (typeof o['renameCollection'] === 'string' && typeof o['to'] === 'string') {
+      const from = splitNs(o['renameCollection']);
+      const to = splitNs(o['to']);
+      const fromMatches = this.collMatches(from.db, from.coll);
+      if (!fromMatches && !(this.opts.coll === undefined && this.collMatches(to.db, to.coll))) return [];
+      const d = head('rename', { operationType: 'rename', ns: { db: from.db, coll: from.coll } });
+      expanded(d);
+      Object.assign(d, { ns: from, to }, session);
+      if (this.opts.showExpandedEvents) d['operationDescription'] = { to };
+      out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: false });
+      if (this.opts.coll !== undefined && fromMatches) invalidate();
+      return out;
+    }
+    if (o['dropDatabase'] !== undefined) {
+      if (this.opts.coll !== undefined || !this.dbMatches(db)) return [];
+      const d = head('dropDatabase', { operationType: 'dropDatabase' });
+      Object.assign(d, { ns: { db } }, session);
+      out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: false });
+      if (this.opts.db !== undefined) invalidate();
+      return out;
+    }
+    if (!this.opts.showExpandedEvents) return [];
+    if (typeof o['create'] === 'string' && this.collMatches(db, o['create'])) {
+      const { create, ...rest } = o;
+      const d = head('create', { operationType: 'create' });
+      expanded(d);
+      Object.assign(d, { ns: { db, coll: create }, nsType: rest['viewOn'] !== undefined ? 'view' : 'collection', operationDescription: { idIndex: { v: 2, key: { _id: 1 }, name: '_id_' }, ...rest } }, session);
+      if (rest['viewOn'] !== undefined) d['operationDescription'] = rest;
+      out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: false });
+      return out;
+    }
+    if (typeof o['createIndexes'] === 'string' && this.collMatches(db, o['createIndexes'])) {
+      const { createIndexes, ...spec } = o;
+      const d = head('createIndexes', { operationType: 'createIndexes' });
+      expanded(d);
+      Object.assign(d, { ns: { db, coll: createIndexes }, operationDescription: { indexes: [spec] } }, session);
+      out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: false });
+      return out;
+    }
+    if (typeof o['dropIndexes'] === 'string' && this.collMatches(db, o['dropIndexes'])) {
+      const spec = isPlainDocument(op['o2']) ? op['o2'] : { name: o['index'] ?? null };
+      const d = head('dropIndexes', { operationType: 'dropIndexes' });
+      expanded(d);
+      Object.assign(d, { ns: { db, coll: o['dropIndexes'] }, operationDescription: { indexes: [spec] } }, session);
+      out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: false });
+      return out;
+    }
+    if (typeof o['collMod'] === 'string' && this.collMatches(db, o['collMod'])) {
+      const { collMod, ...rest } = o;
+      const d = head('modify', { operationType: 'modify' });
+      expanded(d);
+      Object.assign(d, { ns: { db, coll: collMod }, operationDescription: rest }, session);
+      out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: false });
+      return out;
+    }
+    return [];
+  }
+
+  private addBeforeChange(d: BsonDocument, op: BsonDocument): void {
+    const mode = this.opts.fullDocumentBeforeChange;
+    if (mode === 'off') return;
+    const pre = op['preImage'];
+    if (isPlainDocument(pre)) d['fullDocumentBeforeChange'] = pre;
+    else if (mode === 'whenAvailable') d['fullDocumentBeforeChange'] = null;
+    else fail(ErrorCode.NoMatchingDocument, `Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for the event with clusterTime ${String(d['clusterTime'])}`);
+  }
+}
