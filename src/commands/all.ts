@@ -16,6 +16,7 @@ import { collectionCommands } from './admin/collections.js';
 import { indexCommands } from './admin/indexes.js';
 import { sessionCommands } from './repl/sessions.js';
 import { transactionCommands } from './repl/transactions.js';
+import { replSetCommands } from './repl/replset.js';
 import { configureFailPoint } from './testing/configure-failpoint.js';
 
 export const allCommands: readonly CommandDefinition[] = [
@@ -34,6 +35,7 @@ export const allCommands: readonly CommandDefinition[] = [
   ...indexCommands,
   ...sessionCommands,
   ...transactionCommands,
+  ...replSetCommands,
   configureFailPoint,
 ];
 

@@ -11,9 +11,10 @@ import { validateDatabaseName } from '../catalog/namespace.js';
 import { CommandError, ErrorCode, isCommandError } from '../errors.js';
 import { limits } from '../limits.js';
 import { parseArgs } from './args.js';
+import type { GenericArgs } from './args.js';
 import type { ConnectionState, ServerServices } from './context.js';
 import { makeOperationContext } from './context.js';
-import type { CommandRegistry } from './registry.js';
+import type { CommandDefinition, CommandRegistry } from './registry.js';
 import { checkWriteConcernAllowed, parseWriteConcern } from './write-concern.js';
 import { bindSession, commitOrAbort } from './session-binding.js';
 import { errorLabelsFor } from './error-labels.js';
@@ -64,6 +65,20 @@ export function errorReply(e: CommandError): BsonDocument {
   if (e.info !== undefined) for (const [k, v] of Object.entries(e.info)) reply[k] = v as BsonValue;
   if (e.labels.size > 0) reply['errorLabels'] = [...e.labels];
   return reply;
+}
+
+/** Stable API parameters: version "1" only; apiStrict refuses commands outside API Version 1. */
+function checkApiVersion(name: string, def: CommandDefinition, args: GenericArgs): void {
+  if (args.apiVersion === undefined) {
+    if (args.apiStrict !== undefined || args.apiDeprecationErrors !== undefined) {
+      throw new CommandError(ErrorCode.InvalidOptions, 'Parameters apiStrict and apiDeprecationErrors require apiVersion to be specified');
+    }
+    return;
+  }
+  if (args.apiVersion !== '1') throw new CommandError(ErrorCode.APIVersionError, 'API version must be "1"');
+  if (args.apiStrict === true && def.traits?.apiVersion1 !== true) {
+    throw new CommandError(ErrorCode.APIStrictError, `Provided apiStrict:true, but the command ${name} is not in API Version 1`);
+  }
 }
 
 export class Dispatcher {
@@ -142,6 +157,7 @@ export class Dispatcher {
     }
 
     const args = parseArgs(name, body, def.args, name, def.strict ?? true);
+    checkApiVersion(name, def, args);
     const wc = parseWriteConcern(args.writeConcern);
     checkWriteConcernAllowed(wc, services.config.replSet);
     const maxTimeMS = parseMaxTimeMS(args.maxTimeMS);

@@ -19,6 +19,7 @@ import type { OpObserver, UpdateDescription } from '../catalog/observer.js';
 import type { ReadView, Snapshot, WriteTxn } from '../storage/engine.js';
 import { TransactionView } from '../txn/transaction.js';
 import type { ClusterClock } from './clock.js';
+import { limits } from '../limits.js';
 
 export const oplogTable = 'oplog';
 
@@ -57,8 +58,50 @@ export class Oplog implements OpObserver {
   statement: StatementInfo | undefined;
   /** Listeners told after a write that added entries commits (change streams wake on it). */
   private readonly listeners = new Set<() => void>();
+  /** Key and size of every retained entry, oldest first: pruning needs no reads. */
+  private readonly retained: Array<{ key: Buffer; bytes: number }> = [];
+  private retainedBytes = 0;
+  private pruning = false;
 
-  constructor(private readonly clock: ClusterClock) {}
+  constructor(
+    private readonly clock: ClusterClock,
+    /** Entries are pruned, oldest first, once they take more than this many bytes. */
+    private readonly maxBytes: number = limits.oplogSizeBytesDefault,
+  ) {}
+
+  /** Learn the sizes of the entries already stored (start-up). */
+  load(view: ReadView): void {
+    for (const e of view.scan(oplogTable)) this.track(Buffer.from(e.key), e.value.length);
+  }
+
+  private track(key: Buffer, bytes: number): void {
+    this.retained.push({ key, bytes });
+    this.retainedBytes += bytes;
+  }
+
+  /** Delete the oldest entries beyond the size budget, in small write transactions. */
+  async prune(engine: { write<T>(fn: (txn: WriteTxn) => T, options: { durable: boolean }): Promise<T> }): Promise<void> {
+    if (this.pruning || this.retainedBytes <= this.maxBytes) return;
+    this.pruning = true;
+    try {
+      const target = Math.floor(this.maxBytes * 0.9);
+      while (this.retainedBytes > target && this.retained.length > 1) {
+        const batch = this.retained.splice(0, Math.min(1000, this.retained.length - 1));
+        for (const e of batch) this.retainedBytes -= e.bytes;
+        await engine.write((txn) => {
+          for (const e of batch) txn.delete(oplogTable, e.key);
+        }, { durable: false });
+      }
+    } finally {
+      this.pruning = false;
+    }
+  }
+
+  /** The timestamp of the oldest retained entry (change streams: history lost before it). */
+  oldestTimestamp(): Timestamp | undefined {
+    const first = this.retained[0];
+    return first === undefined ? undefined : decodeTimestampKey(first.key);
+  }
 
   /** The timestamp of the newest entry, for restoring the clock at start-up. */
   static lastTimestamp(view: ReadView): Timestamp | undefined {
@@ -108,7 +151,14 @@ export class Oplog implements OpObserver {
       full['txnNumber'] = Long.fromNumber(st.txnNumber);
       full['stmtId'] = new Int32(st.stmtId);
     }
-    txn.put(oplogTable, encodeTimestampKey(ts), encodeDocument(full));
+    this.put(txn, ts, full);
+  }
+
+  private put(txn: WriteTxn, ts: Timestamp, entry: BsonDocument): void {
+    const key = encodeTimestampKey(ts);
+    const bytes = encodeDocument(entry);
+    txn.put(oplogTable, key, bytes);
+    this.track(key, bytes.length);
   }
 
   /** A multi-document transaction commits: its operations as one applyOps entry. */
@@ -128,7 +178,7 @@ export class Oplog implements OpObserver {
       stmtId: new Int32(0),
       prevOpTime: { ts: new Timestamp({ t: 0, i: 0 }), t: Long.fromInt(-1) },
     };
-    txn.put(oplogTable, encodeTimestampKey(ts), encodeDocument(entry));
+    this.put(txn, ts, entry);
   }
 
   onInsert(txn: WriteTxn, coll: Collection, doc: BsonDocument): void {

@@ -93,7 +93,7 @@ function clusterTimeOf(services: ServerServices): Timestamp | undefined {
 export const aggregate = defineCommand({
   name: 'aggregate',
   args: aggregateArgs,
-  traits: { allowedInTransaction: true, apiVersion1: true },
+  traits: { allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
   run: (inv) => runAggregate(inv, inv.args.explain === true ? 'queryPlanner' : undefined),
 });
 
@@ -153,14 +153,14 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
     if (batchSize === 0) {
       services.cursors.register(cursor);
       rt.interrupt = () => undefined;
-      return cursorReply(cursor, ns, [], true);
+      return cursorReply(cursor, ns, [], true, inv.op.atClusterTime);
     }
     const batch = cursor.nextBatch(batchSize ?? limits.firstBatchDocsDefault, () => inv.op.checkDeadline());
     // maxTimeMS bounds this command only; getMore batches carry their own deadline.
     rt.interrupt = () => undefined;
-    if (cursor.isExhausted) return cursorReply(undefined, ns, batch, true);
+    if (cursor.isExhausted) return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);
     services.cursors.register(cursor);
-    return cursorReply(cursor, ns, batch, true);
+    return cursorReply(cursor, ns, batch, true, inv.op.atClusterTime);
 }
 
 // ---- explain --------------------------------------------------------------------------------

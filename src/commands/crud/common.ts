@@ -112,3 +112,14 @@ function sameKeyPattern(a: BsonDocument, b: BsonDocument): boolean {
   if (ka.length !== kb.length) return false;
   return ka.every((k, i) => k === kb[i] && Number(String(a[k])) === Number(String(b[k])));
 }
+
+/**
+ * A transaction about to create a collection implicitly (insert, upsert) creates it first in
+ * its own committed write, outside the transaction. Creating it inside would make the
+ * in-memory catalog show other operations a collection that the transaction's abort then
+ * takes away, with their writes in it.
+ */
+export async function ensureCollectionOutsideTransaction(services: ServerServices, op: OperationContext, db: string, name: string): Promise<void> {
+  if (op.access.transaction === undefined || services.catalog.get(db, name) !== undefined) return;
+  await services.engine.write((txn) => services.catalog.getOrCreate(txn, db, name), { durable: true });
+}

@@ -39,7 +39,7 @@ export function prepareCount(inv: Invocation<typeof countArgs>): { coll: Collect
 export const count = defineCommand({
   name: 'count',
   args: countArgs,
-  traits: { apiVersion1: false, allowedInTransaction: false },
+  traits: { apiVersion1: true, allowedInTransaction: false },
   run: (inv) => {
     const { coll, plan, skip, limit } = prepareCount(inv);
     const lease = inv.op.access.acquireView();
@@ -100,7 +100,7 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): { plan: P
 export const distinct = defineCommand({
   name: 'distinct',
   args: distinctArgs,
-  traits: { allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
+  traits: { allowedInTransaction: true, snapshotReads: true, apiVersion1: false },
   run: (inv) => {
     const { plan, parts } = prepareDistinct(inv);
     const values: BsonValue[] = [];

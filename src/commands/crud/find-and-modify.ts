@@ -8,7 +8,7 @@ import { CommandError, ErrorCode } from '../../errors.js';
 import { compileQueryFilter, compileQueryProjection, compileQuerySort, compileQueryUpdate } from '../../query/language.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { checkCollation, checkLetVariables, resolveHint, targetCollection } from './common.js';
+import { checkCollation, checkLetVariables, ensureCollectionOutsideTransaction, resolveHint, targetCollection } from './common.js';
 import { runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete, executeUpdate } from './write-exec.js';
@@ -85,6 +85,7 @@ export const findAndModify = defineCommand({
       ? compileQueryUpdate(updateSpec as BsonDocument | BsonDocument[], { arrayFilters: arrayFilters as BsonDocument[] | undefined, variables: args.let })
       : undefined;
     const ns = { db, name };
+    if (args.upsert === true) await ensureCollectionOutsideTransaction(services, op, db, name);
     const outcome = await runWriteBatch(
       services,
       op,

@@ -94,7 +94,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
 export const find = defineCommand({
   name: 'find',
   args: findArgs,
-  traits: { counter: 'query', allowedInTransaction: true, apiVersion1: true },
+  traits: { counter: 'query', allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
   run: (inv) => {
     const { services, args } = inv;
     const { ns, plan, output, limit, batchSize } = prepareFind(inv);

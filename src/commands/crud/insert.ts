@@ -7,7 +7,7 @@ import { prepareForInsert } from '../../catalog/validate-document.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { targetCollection } from './common.js';
+import { ensureCollectionOutsideTransaction, targetCollection } from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { insertOne } from './write-exec.js';
@@ -27,6 +27,7 @@ export const insert = defineCommand({
     const docs = args.documents;
     checkBatchSize(docs.length);
     const ns = { db, name };
+    await ensureCollectionOutsideTransaction(services, op, db, name);
     const outcome = await runWriteBatch(services, op, docs, args.ordered ?? true, (txn, raw) => {
       if (!isPlainDocument(raw)) {
         throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'insert.documents' contains an element that is not an object`);

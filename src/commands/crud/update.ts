@@ -7,7 +7,7 @@ import { CommandError, ErrorCode } from '../../errors.js';
 import { compileQueryFilter, compileQueryUpdate } from '../../query/language.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { checkCollation, checkLetVariables, resolveHint, targetCollection } from './common.js';
+import { checkCollation, checkLetVariables, ensureCollectionOutsideTransaction, resolveHint, targetCollection } from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeUpdate } from './write-exec.js';
@@ -77,6 +77,7 @@ export const update = defineCommand({
     // Statement structure is validated up front, as mongod's IDL does: a malformed statement
     // fails the whole command; execution errors become per-statement writeErrors.
     const statements = args.updates.map(parseStatement);
+    if (statements.some((s) => s.upsert)) await ensureCollectionOutsideTransaction(services, op, db, name);
     const coll = services.catalog.get(db, name);
     for (const st of statements) resolveHint(coll, st.hint);
     const outcome = await runWriteBatch(

@@ -60,11 +60,8 @@ export async function runWriteBatch<S, R>(
   const binding = op.session;
   const retry = binding !== undefined && binding.retryableWrite && binding.txnNumber !== undefined && codec !== undefined ? { binding, txnNumber: binding.txnNumber, codec } : undefined;
   const oplog = services.oplog;
-  // onPrimaryTransactionalWrite (test failpoint): drop the connection before the write
-  // commits (failBeforeCommitExceptionCode) or right after it, so drivers retry.
-  const fp = retry !== undefined ? services.failPoints.check('onPrimaryTransactionalWrite') : undefined;
-  if (fp !== undefined && numericValue(fp['failBeforeCommitExceptionCode']) !== undefined) throw new CloseConnectionSignal();
   let stop = false;
+  let closeConnection = false;
   for (let start = 0; start < statements.length && !stop; start += statementsPerChunk) {
     op.checkDeadline();
     const end = Math.min(start + statementsPerChunk, statements.length);
@@ -75,6 +72,7 @@ export async function runWriteBatch<S, R>(
       const errors: BsonDocument[] = [];
       const retried: number[] = [];
       let halted = false;
+      let close = false;
       const key = retry?.binding.session.keyBytes;
       if (retry !== undefined && key !== undefined) {
         const rec = readSessionRecord(txn, key);
@@ -92,6 +90,15 @@ export async function runWriteBatch<S, R>(
             continue;
           }
         }
+        // onPrimaryTransactionalWrite (test failpoint), per executed statement of a retryable
+        // write: the connection drops before the statement commits (failBeforeCommitExceptionCode)
+        // or right after it; statements before it commit, the rest are left for the retry.
+        const fp = retry !== undefined ? services.failPoints.check('onPrimaryTransactionalWrite') : undefined;
+        if (fp !== undefined) {
+          close = fp['closeConnection'] !== false || numericValue(fp['failBeforeCommitExceptionCode']) !== undefined;
+          halted = true;
+          if (numericValue(fp['failBeforeCommitExceptionCode']) !== undefined) break;
+        }
         try {
           if (retry !== undefined && oplog !== undefined) {
             oplog.statement = { lsid: retry.binding.session.lsid, txnNumber: retry.txnNumber, stmtId };
@@ -99,12 +106,13 @@ export async function runWriteBatch<S, R>(
           const r = exec(txn, statements[i] as S, i);
           if (retry !== undefined && key !== undefined) writeStatementResult(txn, key, retry.txnNumber, stmtId, retry.codec.encode(r));
           done.push([i, r]);
+          if (halted) break;
         } catch (e) {
           // In a transaction a failed statement fails the command (and aborts the transaction),
           // as in mongod: there are no partial writeErrors inside a transaction.
           if (!isCommandError(e) || op.access.transaction !== undefined) throw e;
           errors.push(writeErrorEntry(i, e));
-          if (ordered) {
+          if (ordered || close) {
             halted = true;
             break;
           }
@@ -112,15 +120,19 @@ export async function runWriteBatch<S, R>(
           if (oplog !== undefined) oplog.statement = undefined;
         }
       }
-      return { done, errors, retried, halted };
+      return { done, errors, retried, halted, close };
     });
     for (const [i, r] of chunk.done) results[i] = r;
     writeErrors.push(...chunk.errors);
     retriedStmtIds.push(...chunk.retried);
     stop = chunk.halted;
+    closeConnection = chunk.close;
   }
   services.oplog?.notify();
-  if (fp !== undefined && fp['closeConnection'] !== false) throw new CloseConnectionSignal();
+  services.oplog?.prune(services.engine).catch((e: unknown) => {
+    services.logger.error('REPL', 21800, 'Oplog pruning failed', { error: e instanceof Error ? e.message : String(e) });
+  });
+  if (closeConnection) throw new CloseConnectionSignal();
   return { results, writeErrors, retriedStmtIds, wcError: writeConcernError(op.writeConcern, services.config.replSet) };
 }
 
