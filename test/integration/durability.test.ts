@@ -74,7 +74,9 @@ describe('durability (daemon on LMDB)', () => {
           }
         }
       });
-      await new Promise((r) => setTimeout(r, 1500));
+      // Kill mid-stream once enough writes were acknowledged (bounded wait: the machine may be loaded).
+      const waitUntil = Date.now() + 15_000;
+      while (acked.size < 200 && Date.now() < waitUntil) await new Promise((r) => setTimeout(r, 50));
       d.proc.kill('SIGKILL');
       stop = true;
       await Promise.all(loops);
