@@ -11,12 +11,12 @@ import { chartPath, parseArgs, resultPath, usage, UsageError, writeJson } from '
 import type { BenchConfig } from './lib/config.js';
 import { ensureBuilt } from './lib/daemon.js';
 import type { BuildState } from './lib/daemon.js';
-import { horizontalBarsSvg, scalingSvg, writeSvg } from './lib/chart.js';
+import { writeSvg } from './lib/chart.js';
+import { compareChart, concurrencyChart, floorsChart } from './charts.js';
 import { howToRead, machineInfo } from './lib/machine.js';
 import type { MachineInfo } from './lib/machine.js';
 import { Progress } from './lib/progress.js';
-import { formatDuration, formatRatio } from './lib/stats.js';
-import { FloorSampler, floorRows, floorsTable, measureFloors } from './floors.js';
+import { FloorSampler, floorsTable, measureFloors } from './floors.js';
 import type { Floors } from './floors.js';
 import { compareNotes, compareTable, runCompare } from './compare.js';
 import type { CompareResult } from './compare.js';
@@ -27,10 +27,6 @@ function say(text = ''): void {
   process.stdout.write(`${text}\n`);
 }
 
-function stamp(m: MachineInfo, quick: boolean): string {
-  return `${m.cores} cores, Node ${m.node}, commit ${m.commit}${m.srcDirty ? '+dirty' : ''}${quick ? ', --quick' : ''}`;
-}
-
 function reportFloors(config: BenchConfig, m: MachineInfo, build: BuildState, f: Floors): void {
   say('## Floors');
   say();
@@ -38,20 +34,8 @@ function reportFloors(config: BenchConfig, m: MachineInfo, build: BuildState, f:
   say();
   say(floorsTable(f));
   say();
-  const rows = floorRows(f);
   writeJson(resultPath(config, 'floors'), { harness: 'floors', machine: m, build, sizes: config.sizes, floors: f });
-  writeSvg(
-    chartPath(config, 'floors'),
-    horizontalBarsSvg({
-      title: 'SecantusDB benchmark floors — cost per operation or per document',
-      subtitle: `${stamp(m, config.quick)} · median of ${f.pingMs.samples.length} runs · log scale`,
-      categories: rows.map((r) => r.name),
-      series: [{ name: 'µs per op / doc', values: rows.map((r) => (r.sample.median / r.ops) * 1000) }],
-      axisName: 'µs (log scale)',
-      log: true,
-      valueLabel: (v) => formatDuration(v / 1000),
-    }),
-  );
+  writeSvg(chartPath(config, 'floors'), floorsChart(m, config.quick, f));
 }
 
 function reportCompare(config: BenchConfig, m: MachineInfo, build: BuildState, f: Floors, r: CompareResult): void {
@@ -62,26 +46,7 @@ function reportCompare(config: BenchConfig, m: MachineInfo, build: BuildState, f
   say(compareNotes(r, f));
   say();
   writeJson(resultPath(config, 'compare'), { harness: 'compare', machine: m, build, sizes: config.sizes, floors: f, result: r });
-  const live = r.targets.filter((t) => t.notRun === undefined);
-  writeSvg(
-    chartPath(config, 'compare'),
-    horizontalBarsSvg({
-      title: 'SecantusDB vs its floors — each workload\'s time ÷ the time nothing above SecantusDB can beat',
-      subtitle: `${stamp(m, config.quick)} · ${r.sizes.docs.toLocaleString('en-US')} docs · median of ${r.sizes.runs} runs · log scale, 1× = floor`,
-      categories: r.workloads.map((w) => w.label),
-      series: live.map((t) => ({
-        name: t.label,
-        values: r.workloads.map((w) => {
-          const fig = w.targets[t.key];
-          return fig !== undefined && 'ratio' in fig && fig.ratio !== undefined ? fig.ratio : null;
-        }),
-      })),
-      axisName: '× floor (log scale)',
-      log: true,
-      referenceAt: { value: 1, label: 'floor' },
-      valueLabel: formatRatio,
-    }),
-  );
+  writeSvg(chartPath(config, 'compare'), compareChart(m, config.quick, r));
 }
 
 function reportConcurrency(config: BenchConfig, m: MachineInfo, build: BuildState, r: ConcurrencyResult): void {
@@ -95,18 +60,7 @@ function reportConcurrency(config: BenchConfig, m: MachineInfo, build: BuildStat
   say(`- Writers, daemon and harness share this machine's ${m.cores} cores: past ${m.cores} busy processes the curve measures CPU sharing as much as group commit.`);
   say();
   writeJson(resultPath(config, 'concurrency'), { harness: 'concurrency', machine: m, build, sizes: config.sizes, result: r });
-  writeSvg(
-    chartPath(config, 'concurrency'),
-    scalingSvg({
-      title: 'SecantusDB durable insert throughput as writer processes are added',
-      subtitle: `${stamp(m, config.quick)} · ${r.batchDocs} × ${Math.round(r.docBytes / 1024)} KiB docs per insertMany · ${r.durationMs / 1000} s per row · median of ${config.sizes.concurrencyRuns}`,
-      xs: r.writers,
-      series: r.modes
-        .filter((mode) => mode.notRun === undefined)
-        .map((mode) => ({ name: mode.name, values: r.writers.map((n) => r.rows.find((x) => x.mode === mode.name && x.writers === n)?.docsPerSec ?? null) })),
-      rateName: 'docs/s, all writers',
-    }),
-  );
+  writeSvg(chartPath(config, 'concurrency'), concurrencyChart(m, config.quick, config.sizes, r));
 }
 
 async function main(): Promise<number> {

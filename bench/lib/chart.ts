@@ -71,7 +71,7 @@ export function horizontalBarsSvg(spec: HorizontalBarsSpec): string {
             silent: true,
             symbol: 'none',
             lineStyle: { color: '#555', type: 'dashed' as const },
-            label: { formatter: spec.referenceAt.label, position: 'end' as const },
+            label: { formatter: spec.referenceAt.label, position: 'start' as const },
             data: [{ xAxis: spec.referenceAt.value }],
           },
         }
@@ -80,7 +80,7 @@ export function horizontalBarsSvg(spec: HorizontalBarsSpec): string {
   return render(
     {
       title: { text: spec.title, subtext: spec.subtitle, left: 'center', textStyle: { fontSize: 15 }, subtextStyle: { fontSize: 11 } },
-      legend: { top: 62, data: spec.series.map((s) => s.name) },
+      legend: { top: 62, itemGap: 28, data: spec.series.map((s) => s.name) },
       grid: { left: 290, right: 70, top: 100, bottom: 44 },
       xAxis: {
         type: spec.log ? 'log' : 'value',
@@ -113,7 +113,7 @@ export function scalingSvg(spec: ScalingSpec): string {
     name: s.name,
     type: 'bar' as const,
     data: s.values.map((v) => v ?? null),
-    label: { show: true, position: 'insideTop' as const, color: '#ffffff', fontSize: 10, formatter: (p: { value?: unknown }): string => (typeof p.value === 'number' ? Math.round(p.value).toLocaleString('en-US') : '') },
+    label: { show: true, position: 'inside' as const, color: '#ffffff', fontSize: 11, formatter: (p: { value?: unknown }): string => (typeof p.value === 'number' ? Math.round(p.value).toLocaleString('en-US') : '') },
   }));
   const lines = spec.series.map((s) => {
     const base = s.values[0];
@@ -128,7 +128,7 @@ export function scalingSvg(spec: ScalingSpec): string {
   return render(
     {
       title: { text: spec.title, subtext: spec.subtitle, left: 'center', textStyle: { fontSize: 15 }, subtextStyle: { fontSize: 11 } },
-      legend: { top: 62 },
+      legend: { top: 62, itemGap: 28 },
       grid: { left: 80, right: 70, top: 100, bottom: 50 },
       xAxis: { type: 'category', name: 'writer processes', nameLocation: 'middle', nameGap: 28, data: spec.xs.map(String) },
       yAxis: [

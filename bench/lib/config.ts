@@ -55,7 +55,7 @@ export const defaultSizes: Sizes = {
 export const quickSizes: Sizes = {
   docs: 1_000,
   runs: 2,
-  pointReads: 100,
+  pointReads: 50,
   rangeQueries: 5,
   rangeDocs: 50,
   changeEvents: 100,
