@@ -97,13 +97,13 @@ export function optimize(stages: readonly Stage[]): Stage[] {
 }
 
 /**
- * The leading stages the cursor's query absorbs: $match*, then $skip/$limit. A leading $sort
- * stays a pipeline stage (its keys are computed once per document there); once the planner can
- * sort with an index, it should move into the query too.
+ * The leading stages the cursor's query absorbs: $match*, then a $sort on fields (the planner
+ * may take the order from an index instead of sorting), then $skip/$limit.
  */
 interface QueryPrefix {
   filter: BsonDocument;
   match: MatchStage | undefined;
+  sort: SortPipelineStage | undefined;
   skip: number;
   limit: number | undefined;
   rest: Stage[];
@@ -115,6 +115,13 @@ function splitQueryPrefix(stages: readonly Stage[]): QueryPrefix {
   while (stages[i] instanceof MatchStage) {
     const m = stages[i] as MatchStage;
     match = match === undefined ? m : match.mergeWith(m);
+    i++;
+  }
+  let sort: SortPipelineStage | undefined;
+  const next = stages[i];
+  if (next instanceof SortPipelineStage && next.pattern.fields !== undefined && next.pattern.parts.every((p) => p.meta === undefined)) {
+    // Its coalesced $limit stays as the next stage, and is absorbed below.
+    sort = next;
     i++;
   }
   let skip = 0;
@@ -132,7 +139,7 @@ function splitQueryPrefix(stages: readonly Stage[]): QueryPrefix {
     } else break;
     i++;
   }
-  return { filter: match?.filter ?? {}, match, skip, limit, rest: stages.slice(i) };
+  return { filter: match?.filter ?? {}, match, sort, skip, limit, rest: stages.slice(i) };
 }
 
 export interface BuiltPipeline {
@@ -157,9 +164,11 @@ export function buildPipeline(parsed: ParsedPipeline, source: { collection: Coll
     return { plan, query: { filter: {}, skip: 0 }, stages };
   }
   const prefix = splitQueryPrefix(stages);
+  const sortFields = prefix.sort?.pattern.fields;
   let plan: PlanStage = planQuery(source.collection, {
     filter: prefix.filter,
     matcher: prefix.match?.matcher,
+    ...(sortFields === undefined ? {} : { sort: (a: BsonDocument, b: BsonDocument) => sortFields.compare(a, b), sortSpec: prefix.sort?.pattern.spec }),
     skip: prefix.skip,
     limit: prefix.limit,
     allowDiskUse: rt.allowDiskUse,

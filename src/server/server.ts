@@ -25,6 +25,8 @@ import { SnapshotHistory } from '../txn/snapshot-history.js';
 import { TrackedEngine } from '../txn/tracked-engine.js';
 import { numericValue } from '../bson/types.js';
 import { Connection } from './connection.js';
+import { createTtlMonitor } from '../commands/admin/indexes.js';
+import type { TtlMonitor } from '../catalog/ttl-monitor.js';
 
 export interface ServerOptions {
   /** TCP port; 0 picks a free one. Default 27017. */
@@ -57,6 +59,7 @@ export class Server {
   private readonly connections = new Set<Connection>();
   private nextConnectionId = 1;
   private reaper: NodeJS.Timeout | undefined;
+  private ttl: TtlMonitor | undefined;
   private stopping: Promise<void> | undefined;
 
   private constructor(
@@ -134,6 +137,8 @@ export class Server {
       const server = new Server(services, listener, new Dispatcher(services, registry));
       listener.on('connection', (socket) => server.accept(socket));
       server.reaper = setInterval(() => server.reap(), limits.cursorReaperIntervalMs);
+      server.ttl = createTtlMonitor(services);
+      server.ttl.start();
       server.reaper.unref();
       logger.info('NETWORK', 23016, 'Waiting for connections', { port, bindIp, storageEngine, replSet });
       return server;
@@ -191,6 +196,7 @@ export class Server {
     const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
     for (const c of [...this.connections]) c.close('server shutting down');
     await closed;
+    await this.ttl?.stop();
     await closeEngine(engine.inner);
     logger.info('CONTROL', 20565, 'Now exiting');
   }

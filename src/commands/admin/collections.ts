@@ -14,6 +14,7 @@ import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { writeConcernError } from '../write-concern.js';
 import { targetCollection } from '../crud/common.js';
+import { modifyIndex } from './indexes.js';
 
 /** create options we store and honour; the others are refused until they work. */
 const notImplementedCreateOptions = ['capped', 'viewOn', 'pipeline', 'timeseries', 'clusteredIndex', 'validator', 'encryptedFields', 'expireAfterSeconds'];
@@ -249,22 +250,25 @@ export const collMod = defineCommand({
   run: async (inv) => {
     const { services, args, db, op } = inv;
     const name = targetCollection(inv);
-    for (const opt of ['validator', 'index', 'viewOn', 'pipeline', 'expireAfterSeconds'] as const) {
+    for (const opt of ['validator', 'viewOn', 'pipeline', 'expireAfterSeconds'] as const) {
       if (args[opt] !== undefined) throw new CommandError(ErrorCode.NotImplemented, `collMod with '${opt}' is not supported yet`);
     }
-    await services.engine.write(
+    const indexReply = await services.engine.write(
       (txn) => {
-        const coll = services.catalog.get(db, name);
-        if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
+        const found = services.catalog.get(db, name);
+        if (found === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
+        const changed = args.index === undefined ? {} : modifyIndex(txn, services.catalog, found, args.index);
+        const coll = services.catalog.get(db, name) ?? found;
         const options: BsonDocument = { ...coll.meta.options };
         if (args.changeStreamPreAndPostImages !== undefined) options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
         if (args.validationLevel !== undefined) options['validationLevel'] = args.validationLevel;
         if (args.validationAction !== undefined) options['validationAction'] = args.validationAction;
         services.catalog.updateMeta(txn, coll, { ...coll.meta, options });
+        return changed;
       },
       { durable: op.writeConcern.durable },
     );
-    return withWriteConcernError(services, op.writeConcern, {});
+    return withWriteConcernError(services, op.writeConcern, { ...indexReply });
   },
 });
 

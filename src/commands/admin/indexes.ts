@@ -1,81 +1,355 @@
-// createIndexes, listIndexes, dropIndexes.
+// createIndexes, listIndexes, dropIndexes — with mongod 7.0's rules:
+//
+// - a spec needs `key` and `name` (FailedToParse); key values are non-zero numbers (special
+//   index types such as "2dsphere", "text", "hashed" and "$**" answer NotImplemented);
+//   unknown options are InvalidIndexSpecificationOption (197); errors name the spec
+//   ("Error in specification {...} :: caused by :: ...");
+// - an index's identity (its "signature") is its key pattern plus unique, sparse,
+//   partialFilterExpression and collation: indexes that differ in any of them may coexist.
+//   The same name with another signature is IndexKeySpecsConflict (86); the same signature
+//   with other non-identifying options (expireAfterSeconds, hidden) or another name is
+//   IndexOptionsConflict (85); an identical index is no error ("all indexes already exist");
+// - partialFilterExpression may use only $eq, $lt, $lte, $gt, $gte, $exists: true, $type,
+//   $in, $and and $or, at most 4 levels deep (CannotCreateIndex, 67), and not with sparse;
+// - expireAfterSeconds: a number, not NaN, 0 ≤ n ≤ 2^31-1, on a single-field index (67);
+// - every index of a request is built over the existing documents in one storage write:
+//   a duplicate key (11000, with keyPattern and keyValue) leaves nothing created.
+// collMod's `index` option (hidden, expireAfterSeconds) is at the end of this file.
 
-import { Int32, Long } from 'bson';
+import { Double, Int32, Long } from 'bson';
 import { compareBson } from '../../bson/compare.js';
+import { formatBson } from '../../bson/format.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { isPlainDocument, numericValue } from '../../bson/types.js';
+import { bsonTypeName, isPlainDocument, numericValue } from '../../bson/types.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { Collection, IndexMeta } from '../../catalog/collection.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
+import { compileRestrictedFilter } from '../../query/match/index.js';
+import type { MatchNode } from '../../query/match/index.js';
+import { serializeFilter } from '../../query/planner/explain.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { targetCollection } from '../crud/common.js';
 import { writeConcernError } from '../write-concern.js';
+import type { ServerServices } from '../context.js';
+import { TtlMonitor } from '../../catalog/ttl-monitor.js';
+import { compileQueryFilter } from '../../query/language.js';
+import { executeDelete } from '../crud/write-exec.js';
 
-/** Options an index spec may carry, and what we do with them. */
-const acceptedOptions = new Set(['key', 'name', 'v', 'unique', 'sparse', 'background', 'hidden', 'expireAfterSeconds', 'partialFilterExpression', 'ns']);
-const notImplementedOptions = new Set(['collation', 'weights', 'default_language', 'language_override', 'textIndexVersion', '2dsphereIndexVersion', 'bits', 'min', 'max', 'wildcardProjection', 'bucketSize', 'storageEngine', 'clustered', 'prepareUnique']);
+/** Options an index spec may carry. */
+const acceptedOptions = new Set(['key', 'name', 'v', 'unique', 'sparse', 'background', 'hidden', 'expireAfterSeconds', 'partialFilterExpression', 'ns', 'dropDups']);
+const notImplementedOptions = new Set([
+  'collation',
+  'weights',
+  'default_language',
+  'language_override',
+  'textIndexVersion',
+  '2dsphereIndexVersion',
+  'bits',
+  'min',
+  'max',
+  'wildcardProjection',
+  'bucketSize',
+  'storageEngine',
+  'clustered',
+  'prepareUnique',
+  'coarsestIndexedLevel',
+  'finestIndexedLevel',
+]);
+/** Options that are not part of an index's identity but must match for "identical". */
+const notComparedForEquality = new Set(['key', 'ns', 'name', 'v', 'textIndexVersion', '2dsphereIndexVersion', 'background', 'dropDups', 'collation', 'partialFilterExpression', 'unique', 'sparse', 'wildcardProjection']);
+/** internalPartialFilterExpressionMaxDepth. */
+const partialFilterDepthMax = 4;
 
-function defaultIndexName(key: BsonDocument): string {
-  return Object.entries(key)
-    .map(([k, v]) => `${k}_${typeof v === 'string' ? v : String(numericValue(v) ?? v)}`)
-    .join('_');
+function specError(raw: BsonDocument, code: number, message: string): CommandError {
+  return new CommandError(code, `Error in specification ${formatBson(raw)} :: caused by :: ${message}`);
 }
 
-export function validateIndexSpec(raw: BsonValue): BsonDocument {
-  if (!isPlainDocument(raw)) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'createIndexes.indexes' contains an element that is not an object");
-  const key = raw['key'];
-  if (!isPlainDocument(key)) throw new CommandError(ErrorCode.FailedToParse, "The 'key' field is a required property of an index specification");
+function trueValue(v: BsonValue): boolean {
+  if (v === null || v === undefined || v === false) return false;
+  const n = numericValue(v);
+  return n === undefined ? true : n !== 0;
+}
+
+function checkBoolOption(raw: BsonDocument, option: string): void {
+  const v = raw[option];
+  if (v === undefined) return;
+  if (typeof v === 'boolean' || numericValue(v) !== undefined) return;
+  throw specError(raw, ErrorCode.TypeMismatch, `The field '${option} has value ${option}: ${formatBson(v)}, which is not convertible to bool`);
+}
+
+/** mongod's debugString of a filter node, as CannotCreateIndex messages show it. */
+function debugString(node: MatchNode, level = 0): string {
+  const pad = '    '.repeat(level);
+  const children = (list: readonly MatchNode[]): string => list.map((c) => debugString(c, level + 1)).join('');
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+    case 'nor':
+      return `${pad}$${node.kind}\n${children(node.children)}`;
+    case 'not':
+      return `${pad}$not\n${debugString(node.child, level + 1)}`;
+    case 'exists':
+      return `${pad}${node.path} exists\n`;
+    case 'regex':
+      return `${pad}${node.path} regex /${node.pattern}/${node.flags}\n`;
+    case 'elemMatchObject':
+      return `${pad}${node.path} $elemMatch (obj)\n${debugString(node.child, level + 1)}`;
+    case 'elemMatchValue':
+      return `${pad}${node.path} $elemMatch (value)\n${children(node.children)}`;
+    case 'size':
+      return `${pad}${node.path} $size : ${node.size}\n`;
+    case 'mod':
+      return `${pad}${node.path} mod ${node.divisor} % x == ${node.remainder}\n`;
+    case 'eq':
+    case 'lt':
+    case 'lte':
+    case 'gt':
+    case 'gte':
+      return `${pad}${node.path} $${node.kind} ${formatBson(node.value)}\n`;
+    default:
+      return `${pad}${'path' in node ? `${String(node.path)} ` : ''}$${node.kind}\n`;
+  }
+}
+
+/**
+ * The nesting depth mongod's parser gives a filter document: a document of several
+ * predicates is an AND one level above them (one predicate stands for itself), and every
+ * $and / $or / $nor is a level of its own, even with one clause.
+ */
+function filterDepth(doc: BsonDocument, level: number): number {
+  const preds: Array<[string, BsonValue]> = [];
+  for (const [k, v] of Object.entries(doc)) {
+    if (!k.startsWith('$') && isPlainDocument(v) && Object.keys(v).length > 0 && Object.keys(v).every((o) => o.startsWith('$'))) {
+      for (const [o, x] of Object.entries(v)) preds.push([o, x]);
+    } else preds.push([k, v]);
+  }
+  const at = preds.length > 1 ? level + 1 : level;
+  let max = preds.length > 1 ? level : 0;
+  for (const [k, v] of preds) {
+    max = Math.max(max, at);
+    if ((k === '$and' || k === '$or' || k === '$nor') && Array.isArray(v)) {
+      for (const clause of v) if (isPlainDocument(clause)) max = Math.max(max, filterDepth(clause, at + 1));
+    }
+  }
+  return max;
+}
+
+/** mongod's _checkValidFilterExpressions with the timeseries-metric-indexes rules of 7.0. */
+function checkPartialFilter(node: MatchNode, level: number): string | undefined {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      for (const c of node.children) {
+        const e = checkPartialFilter(c, level + 1);
+        if (e !== undefined) return e;
+      }
+      return undefined;
+    case 'eq':
+    case 'lt':
+    case 'lte':
+    case 'gt':
+    case 'gte':
+    case 'exists':
+    case 'type':
+    case 'in':
+    case 'alwaysTrue':
+      return undefined;
+    default:
+      return `Expression not supported in partial index: ${debugString(node)}`;
+  }
+}
+
+function validatePartialFilter(raw: BsonDocument, pfe: BsonValue): void {
+  if (!isPlainDocument(pfe)) throw specError(raw, ErrorCode.CannotCreateIndex, '"partialFilterExpression" for an index must be a document');
+  let tree: MatchNode;
+  try {
+    tree = compileRestrictedFilter(pfe).tree;
+  } catch (e) {
+    if (e instanceof CommandError) throw new CommandError(e.code, `Error in specification ${formatBson(raw)} :: caused by :: ${e.message}`);
+    throw e;
+  }
+  if (filterDepth(pfe, 0) + 1 > partialFilterDepthMax) {
+    throw specError(raw, ErrorCode.CannotCreateIndex, `partialFilterExpression depth may not exceed ${partialFilterDepthMax}`);
+  }
+  const error = checkPartialFilter(tree, 0);
+  if (error !== undefined) throw specError(raw, ErrorCode.CannotCreateIndex, error);
+}
+
+function validateKeyPattern(raw: BsonDocument, key: BsonDocument): void {
   const fields = Object.entries(key);
-  if (fields.length === 0) throw new CommandError(ErrorCode.CannotCreateIndex, 'Index keys cannot be an empty field.');
+  if (fields.length === 0) throw specError(raw, ErrorCode.CannotCreateIndex, 'Index keys cannot be an empty field.');
   if (fields.length > limits.indexFieldsMax) {
-    throw new CommandError(ErrorCode.CannotCreateIndex, `Index key pattern has ${fields.length} fields; the limit is ${limits.indexFieldsMax}`);
+    throw specError(raw, ErrorCode.CannotCreateIndex, `Index key pattern has ${fields.length} fields; the limit is ${limits.indexFieldsMax}`);
   }
   for (const [field, dir] of fields) {
-    if (field === '') throw new CommandError(ErrorCode.CannotCreateIndex, 'Index keys cannot be an empty field.');
+    if (field === '') throw specError(raw, ErrorCode.CannotCreateIndex, 'Index keys cannot be an empty field.');
     if (typeof dir === 'string') {
-      throw new CommandError(ErrorCode.NotImplemented, `index type '${dir}' is not supported yet`);
+      if (['2d', '2dsphere', 'text', 'hashed', 'geoHaystack', 'columnstore'].includes(dir) || field.endsWith('$**')) {
+        throw new CommandError(ErrorCode.NotImplemented, `index type '${dir}' is not supported yet`);
+      }
+      throw specError(raw, ErrorCode.CannotCreateIndex, `Unknown index plugin '${dir}'`);
     }
+    if (field === '$**' || field.endsWith('.$**')) throw new CommandError(ErrorCode.NotImplemented, 'wildcard indexes are not supported yet');
+    if (field.split('.').some((p) => p === '')) throw specError(raw, ErrorCode.CannotCreateIndex, 'Index keys cannot contain an empty field.');
+    if (field.startsWith('$')) throw specError(raw, ErrorCode.CannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'.");
     const n = numericValue(dir);
     if (n === undefined || n === 0 || Number.isNaN(n)) {
-      throw new CommandError(ErrorCode.CannotCreateIndex, `Values in the index key pattern can only be numbers > 0, numbers < 0, or strings. Found: ${field}: ${String(dir)}`);
+      throw specError(raw, ErrorCode.CannotCreateIndex, `Values in the index key pattern can only be numbers > 0, numbers < 0, or strings. Found: ${field}: ${formatBson(dir)}`);
     }
+  }
+}
+
+/** mongod's validateIndexSpecTTL (createIndexes' validateTTLOptions). */
+function validateTTL(spec: BsonDocument): void {
+  const v = spec['expireAfterSeconds'];
+  if (v === undefined) return;
+  const shown = formatBson(spec);
+  const n = numericValue(v);
+  if (n === undefined) {
+    throw new CommandError(ErrorCode.CannotCreateIndex, `TTL index 'expireAfterSeconds' option must be numeric, but received a type of '${bsonTypeName(v)}'. Index spec: ${shown}`);
+  }
+  if (Number.isNaN(n)) throw new CommandError(ErrorCode.CannotCreateIndex, `TTL index 'expireAfterSeconds' option must not be NaN. Index spec: ${shown}`);
+  if (n > 2147483647 || n < -2147483648) {
+    throw new CommandError(ErrorCode.CannotCreateIndex, `TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer. Index spec: ${shown}`);
+  }
+  if (n < 0) throw new CommandError(ErrorCode.CannotCreateIndex, `TTL index 'expireAfterSeconds' option cannot be less than 0. Index spec: ${shown}`);
+  if (Object.keys(spec['key'] as BsonDocument).length !== 1) {
+    throw new CommandError(ErrorCode.CannotCreateIndex, `TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: ${shown}`);
+  }
+}
+
+/** Parses and validates one spec; returns it as stored ({v, key, name, ...options}). */
+export function validateIndexSpec(raw: BsonValue, position: number): BsonDocument {
+  if (!isPlainDocument(raw)) {
+    throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'createIndexes.indexes.${position}' is the wrong type '${bsonTypeName(raw)}', expected type 'object'`);
   }
   for (const opt of Object.keys(raw)) {
     if (notImplementedOptions.has(opt)) throw new CommandError(ErrorCode.NotImplemented, `index option '${opt}' is not supported yet`);
     if (!acceptedOptions.has(opt)) {
-      throw new CommandError(ErrorCode.InvalidIndexSpecificationOption, `The field '${opt}' is not valid for an index specification. Specification: ${JSON.stringify(raw)}`);
+      throw specError(raw, ErrorCode.InvalidIndexSpecificationOption, `The field '${opt}' is not valid for an index specification. Specification: ${formatBson(raw)}`);
     }
   }
-  if (raw['partialFilterExpression'] !== undefined) {
-    throw new CommandError(ErrorCode.NotImplemented, "index option 'partialFilterExpression' is not supported yet");
+  const key = raw['key'];
+  if (key === undefined) throw specError(raw, ErrorCode.FailedToParse, "The 'key' field is a required property of an index specification");
+  if (!isPlainDocument(key)) throw specError(raw, ErrorCode.TypeMismatch, `The field 'key' must be an object, but got ${bsonTypeName(key)}`);
+  const name = raw['name'];
+  if (name === undefined) throw specError(raw, ErrorCode.FailedToParse, "The 'name' field is a required property of an index specification");
+  if (typeof name !== 'string') throw specError(raw, ErrorCode.TypeMismatch, `The field 'name' must be a string, but got ${bsonTypeName(name)}`);
+  validateKeyPattern(raw, key);
+  if (name === '') throw specError(raw, ErrorCode.CannotCreateIndex, 'index name cannot be empty');
+  if (name.includes('\0')) throw specError(raw, ErrorCode.CannotCreateIndex, 'index name cannot contain NUL bytes');
+  const v = raw['v'];
+  if (v !== undefined) {
+    const n = numericValue(v);
+    if (n !== 1 && n !== 2) throw specError(raw, ErrorCode.CannotCreateIndex, `Invalid index specification ${formatBson(raw)}; cannot create an index with v=${formatBson(v)}`);
   }
-  const name = raw['name'] ?? defaultIndexName(key);
-  if (typeof name !== 'string' || name === '') throw new CommandError(ErrorCode.CannotCreateIndex, 'index name must be a non-empty string');
-  if (name === '*') throw new CommandError(ErrorCode.BadValue, "The index name '*' is not valid.");
-  const isId = fields.length === 1 && fields[0]?.[0] === '_id';
-  if (isId && (raw['unique'] === false || raw['sparse'] === true)) {
-    throw new CommandError(ErrorCode.InvalidIndexSpecificationOption, 'The field \'unique\' or \'sparse\' is not valid for an _id index specification.');
+  for (const opt of ['unique', 'sparse', 'hidden', 'background']) checkBoolOption(raw, opt);
+  const isId = Object.keys(key).length === 1 && Object.keys(key)[0] === '_id' && numericValue(key['_id']) === 1;
+  const shownWithV = formatBson({ ...raw, v: new Int32(2) });
+  if (isId) {
+    for (const opt of Object.keys(raw)) {
+      if (!['key', 'name', 'v', 'ns', 'background'].includes(opt)) {
+        throw new CommandError(ErrorCode.InvalidIndexSpecificationOption, `The field '${opt}' is not valid for an _id index specification. Specification: ${shownWithV}`);
+      }
+    }
+  } else {
+    if (name === '_id_') {
+      throw new CommandError(ErrorCode.BadValue, `The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found ${formatBson(key)}`);
+    }
+    if (name === '*') throw new CommandError(ErrorCode.BadValue, "The index name '*' is not valid.");
+  }
+  const pfe = raw['partialFilterExpression'];
+  if (pfe !== undefined) {
+    if (trueValue(raw['sparse'] ?? false)) throw specError(raw, ErrorCode.CannotCreateIndex, 'cannot mix "partialFilterExpression" and "sparse" options');
+    validatePartialFilter(raw, pfe);
   }
   const spec: BsonDocument = { v: new Int32(2), key, name };
-  for (const [k, v] of Object.entries(raw)) {
-    if (k === 'key' || k === 'name' || k === 'v' || k === 'background' || k === 'ns') continue;
-    spec[k] = v;
+  for (const [k, val] of Object.entries(raw)) {
+    if (k === 'key' || k === 'name' || k === 'v' || k === 'ns') continue;
+    // Stored as booleans, as mongod's IDL coerces them.
+    spec[k] = k === 'unique' || k === 'sparse' || k === 'hidden' || k === 'background' ? trueValue(val) : val;
   }
   return spec;
 }
 
-function comparableOptions(spec: BsonDocument): BsonDocument {
-  const out: BsonDocument = {};
-  for (const k of ['unique', 'sparse', 'expireAfterSeconds', 'partialFilterExpression']) {
-    const v = spec[k];
-    if (v !== undefined && v !== false) out[k] = v;
-  }
-  return out;
+// ---- identity -----------------------------------------------------------------------------------
+
+/** A partial filter in a normal form: nested $and flattened, conjuncts ordered by kind and path. */
+function normalFilter(spec: BsonDocument): BsonDocument | undefined {
+  const pfe = spec['partialFilterExpression'];
+  if (!isPlainDocument(pfe)) return undefined;
+  const flatten = (n: MatchNode): MatchNode[] => (n.kind === 'and' ? n.children.flatMap(flatten) : [n]);
+  const parts = flatten(compileRestrictedFilter(pfe).tree);
+  const keyOf = (n: MatchNode): string => `${n.kind}\u0000${'path' in n ? String(n.path) : ''}`;
+  const sorted = [...parts].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  return { $and: sorted.map(serializeFilter) };
 }
+
+function sameKeyPattern(a: BsonDocument, b: BsonDocument): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && compareBson(a[k] as BsonValue, b[k] as BsonValue) === 0);
+}
+
+type Comparison = 'different' | 'equivalent' | 'identical';
+
+/** mongod's IndexDescriptor::compareIndexOptions. */
+function compareIndexSpecs(candidate: BsonDocument, existing: BsonDocument): Comparison {
+  if (!sameKeyPattern(candidate['key'] as BsonDocument, existing['key'] as BsonDocument)) return 'different';
+  const isId = (s: BsonDocument): boolean => s['name'] === '_id_';
+  if ((isId(candidate) || trueValue(candidate['unique'] ?? false)) !== (isId(existing) || trueValue(existing['unique'] ?? false))) return 'different';
+  if (trueValue(candidate['sparse'] ?? false) !== trueValue(existing['sparse'] ?? false)) return 'different';
+  const fa = normalFilter(candidate);
+  const fb = normalFilter(existing);
+  if ((fa === undefined) !== (fb === undefined)) return 'different';
+  if (fa !== undefined && fb !== undefined && compareBson(fa, fb) !== 0) return 'different';
+  const rest = (s: BsonDocument): Array<[string, BsonValue]> => Object.entries(s).filter(([k]) => !notComparedForEquality.has(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const ra = rest(candidate);
+  const rb = rest(existing);
+  const same = ra.length === rb.length && ra.every(([k, v], i) => rb[i]?.[0] === k && compareBson(v, rb[i]?.[1] as BsonValue) === 0);
+  return same ? 'identical' : 'equivalent';
+}
+
+/**
+ * mongod's _doesSpecConflictWithExisting: 'exists' for an identical index (no error), an
+ * error for a conflict, undefined when the index may be built.
+ */
+function conflictWith(coll: Collection, spec: BsonDocument): 'exists' | undefined {
+  const name = spec['name'] as string;
+  const shown = (s: BsonDocument): string => formatBson(s);
+  const byName = coll.meta.indexes.find((i) => i.name === name);
+  if (byName !== undefined) {
+    const c = compareIndexSpecs(spec, byName.spec);
+    if (c === 'different') {
+      throw new CommandError(
+        ErrorCode.IndexKeySpecsConflict,
+        `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${shown(spec)}, existing index: ${shown(byName.spec)}`,
+      );
+    }
+    if (c === 'equivalent') {
+      throw new CommandError(ErrorCode.IndexOptionsConflict, `An equivalent index already exists with the same name but different options. Requested index: ${shown(spec)}, existing index: ${shown(byName.spec)}`);
+    }
+    return 'exists';
+  }
+  for (const existing of coll.meta.indexes) {
+    const c = compareIndexSpecs(spec, existing.spec);
+    if (c === 'different') continue;
+    if (c === 'equivalent') {
+      throw new CommandError(ErrorCode.IndexOptionsConflict, `An equivalent index already exists with a different name and options. Requested index: ${shown(spec)}, existing index: ${shown(existing.spec)}`);
+    }
+    throw new CommandError(ErrorCode.IndexOptionsConflict, `Index already exists with a different name: ${existing.name}`);
+  }
+  if (coll.indexes.length >= limits.indexesPerCollectionMax) {
+    throw new CommandError(ErrorCode.CannotCreateIndex, `add index fails, too many indexes for ${coll.ns} key:${formatBson(spec['key'] as BsonDocument)}`);
+  }
+  return undefined;
+}
+
+// ---- build ------------------------------------------------------------------------------------
 
 /** Inside a write transaction: add the index and build its entries from existing documents. */
 export function buildIndex(txn: WriteTxn, catalog: Catalog, coll: Collection, spec: BsonDocument): Collection {
@@ -94,7 +368,14 @@ export function buildIndex(txn: WriteTxn, catalog: Catalog, coll: Collection, sp
   if (index === undefined) throw new CommandError(ErrorCode.InternalError, 'index vanished during build');
   for (const rec of updated.scanRecords(txn)) {
     const keys = index.keysFor(rec.doc, txn);
-    index.checkInsert(txn, keys, rec.recordId, rec.doc);
+    try {
+      index.checkInsert(txn, keys, rec.recordId, rec.doc);
+    } catch (e) {
+      if (e instanceof CommandError && e.code === ErrorCode.DuplicateKey) {
+        throw new CommandError(e.code, `Index build failed: ${coll.meta.uuid}: Collection ${coll.ns} ( ${coll.meta.uuid} ) :: caused by :: ${e.message}`, { ...(e.info === undefined ? {} : { info: e.info }) });
+      }
+      throw e;
+    }
     index.addEntries(txn, keys, rec.recordId);
   }
   catalog.observer.onCreateIndex(txn, updated, spec);
@@ -103,71 +384,51 @@ export function buildIndex(txn: WriteTxn, catalog: Catalog, coll: Collection, sp
 
 export const createIndexes = defineCommand({
   name: 'createIndexes',
-  args: { indexes: t.array, commitQuorum: t.any, ignoreUnknownIndexOptions: t.bool, isTimeseriesNamespace: t.ignored },
+  args: { indexes: t.array, commitQuorum: t.any, ignoreUnknownIndexOptions: t.bool, isTimeseriesNamespace: t.ignored, collectionUUID: t.ignored },
   traits: { isWrite: true, allowedInTransaction: true, apiVersion1: true },
   run: async (inv) => {
     const { services, args, db, op } = inv;
     const name = targetCollection(inv, { allowSystem: false });
     if (args.indexes === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'createIndexes.indexes' is missing but a required field");
-    if (args.indexes.length === 0) throw new CommandError(ErrorCode.BadValue, 'Must specify at least one index to create');
-    const specs = args.indexes.map(validateIndexSpec);
-    const result = await services.engine.write(
-      (txn) => {
-        const existed = services.catalog.get(db, name) !== undefined;
-        let coll = services.catalog.getOrCreate(txn, db, name);
-        const before = coll.indexes.length;
-        let created = 0;
-        for (const spec of specs) {
-          const key = spec['key'] as BsonDocument;
-          const sameName = coll.meta.indexes.find((i) => i.name === spec['name']);
-          const sameKey = coll.meta.indexes.find((i) => compareBson(i.key, key) === 0 && sameKeyOrder(i.key, key));
-          if (sameName !== undefined) {
-            if (compareBson(sameName.key, key) !== 0 || !sameKeyOrder(sameName.key, key)) {
-              throw new CommandError(
-                ErrorCode.IndexKeySpecsConflict,
-                `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(sameName.spec)}`,
-              );
-            }
-            if (compareBson(comparableOptions(sameName.spec), comparableOptions(spec)) !== 0) {
-              throw new CommandError(ErrorCode.IndexOptionsConflict, `An equivalent index already exists with the same name but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(sameName.spec)}`);
-            }
-            continue;
-          }
-          if (sameKey !== undefined) {
-            if (compareBson(comparableOptions(sameKey.spec), comparableOptions(spec)) === 0) {
-              throw new CommandError(ErrorCode.IndexOptionsConflict, `Index already exists with a different name: ${sameKey.name}`);
-            }
-            throw new CommandError(ErrorCode.IndexOptionsConflict, `An equivalent index already exists with a different name and options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(sameKey.spec)}`);
-          }
-          if (coll.indexes.length >= limits.indexesPerCollectionMax) {
-            throw new CommandError(ErrorCode.CannotCreateIndex, `add index fails, too many indexes for ${db}.${name} key:${JSON.stringify(key)}`);
-          }
-          coll = buildIndex(txn, services.catalog, coll, spec);
-          created++;
+    const rawSpecs = args.ignoreUnknownIndexOptions === true
+      ? args.indexes.map((s) => (isPlainDocument(s) ? Object.fromEntries(Object.entries(s).filter(([k]) => acceptedOptions.has(k) || notImplementedOptions.has(k))) : s))
+      : args.indexes;
+    const specs = rawSpecs.map((s, i) => validateIndexSpec(s as BsonValue, i));
+    if (specs.length === 0) throw new CommandError(ErrorCode.BadValue, 'Must specify at least one index to create');
+    for (const spec of specs) validateTTL(spec);
+    const inTransaction = op.access.transaction !== undefined;
+    const result = await op.access.write((txn) => {
+      const existing = services.catalog.get(db, name);
+      let coll = services.catalog.getOrCreate(txn, db, name);
+      const before = coll.indexes.length;
+      let created = 0;
+      for (const spec of specs) {
+        if (conflictWith(coll, spec) === 'exists') continue;
+        if (inTransaction && existing !== undefined && existing.count(txn) > 0) {
+          throw new CommandError(ErrorCode.OperationNotSupportedInTransaction, `Cannot create new indexes on existing collection ${db}.${name} in a multi-document transaction.`);
         }
-        return { existed, before, after: coll.indexes.length, created };
-      },
-      { durable: op.writeConcern.durable },
-    );
+        coll = buildIndex(txn, services.catalog, coll, spec);
+        created++;
+      }
+      return { existed: existing !== undefined, before, after: coll.indexes.length, created };
+    });
     const reply: BsonDocument = {
       numIndexesBefore: new Int32(result.before),
       numIndexesAfter: new Int32(result.after),
       createdCollectionAutomatically: !result.existed,
     };
     if (result.created === 0) reply['note'] = 'all indexes already exist';
+    else if (result.created < specs.length) reply['note'] = 'index already exists';
+    if (result.created > 0 && result.existed && services.config.replSet !== '' && !inTransaction) reply['commitQuorum'] = 'votingMembers';
     const wce = writeConcernError(op.writeConcern, services.config.replSet);
     if (wce !== undefined) reply['writeConcernError'] = wce;
     return reply;
   },
 });
 
-function sameKeyOrder(a: BsonDocument, b: BsonDocument): boolean {
-  return Object.keys(a).join('\0') === Object.keys(b).join('\0');
-}
-
 export const listIndexes = defineCommand({
   name: 'listIndexes',
-  args: { cursor: t.document, includeBuildUUIDs: t.ignored, includeIndexBuildInfo: t.ignored },
+  args: { cursor: t.document, includeBuildUUIDs: t.ignored, includeIndexBuildInfo: t.ignored, collectionUUID: t.ignored },
   traits: { allowedInTransaction: false, apiVersion1: true },
   run: (inv) => {
     const { services, db } = inv;
@@ -181,27 +442,31 @@ export const listIndexes = defineCommand({
 export const dropIndexes = defineCommand({
   name: 'dropIndexes',
   aliases: ['deleteIndexes'],
-  args: { index: t.any },
+  args: { index: t.any, collectionUUID: t.ignored },
   traits: { isWrite: true, apiVersion1: true },
   run: async (inv) => {
     const { services, args, db, op } = inv;
     const name = targetCollection(inv);
     const which = args.index;
     if (which === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'dropIndexes.index' is missing but a required field");
-    const nIndexesWas = await services.engine.write(
-      (txn) => {
-        const coll = services.catalog.get(db, name);
-        if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `ns not found ${db}.${name}`);
-        const toDrop = selectIndexes(coll, which);
-        for (const meta of toDrop) txn.clearTable(meta.ident);
-        const keep = coll.meta.indexes.filter((i) => !toDrop.includes(i));
-        const updated = services.catalog.updateMeta(txn, coll, { ...coll.meta, indexes: keep });
-        for (const meta of toDrop) services.catalog.observer.onDropIndex(txn, updated, meta.spec);
-        return coll.indexes.length;
-      },
-      { durable: op.writeConcern.durable },
-    );
-    const reply: BsonDocument = { nIndexesWas: new Int32(nIndexesWas) };
+    if (Array.isArray(which) && !which.every((n) => typeof n === 'string')) {
+      throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'dropIndexes.index' is the wrong type 'array', expected types '[string']");
+    }
+    if (typeof which !== 'string' && !Array.isArray(which) && !isPlainDocument(which)) {
+      throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'dropIndexes.index' is the wrong type '${bsonTypeName(which)}', expected types '[string, object']`);
+    }
+    const outcome = await op.access.write((txn) => {
+      const coll = services.catalog.get(db, name);
+      if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `ns not found ${db}.${name}`);
+      const toDrop = selectIndexes(coll, which);
+      for (const meta of toDrop) txn.clearTable(meta.ident);
+      const keep = coll.meta.indexes.filter((i) => !toDrop.includes(i));
+      const updated = services.catalog.updateMeta(txn, coll, { ...coll.meta, indexes: keep });
+      for (const meta of toDrop) services.catalog.observer.onDropIndex(txn, updated, meta.spec);
+      return coll.indexes.length;
+    });
+    const reply: BsonDocument = { nIndexesWas: new Int32(outcome) };
+    if (which === '*') reply['msg'] = 'non-_id indexes dropped for collection';
     const wce = writeConcernError(op.writeConcern, services.config.replSet);
     if (wce !== undefined) reply['writeConcernError'] = wce;
     return reply;
@@ -210,30 +475,116 @@ export const dropIndexes = defineCommand({
 
 function selectIndexes(coll: Collection, which: BsonValue): IndexMeta[] {
   if (which === '*') return coll.meta.indexes.filter((i) => i.name !== '_id_');
-  const names: IndexMeta[] = [];
   const byName = (n: string): IndexMeta => {
+    if (n === '*') throw new CommandError(ErrorCode.BadValue, "The index name '*' is not valid when dropping a list of indexes");
     if (n === '_id_') throw new CommandError(ErrorCode.InvalidOptions, 'cannot drop _id index');
     const m = coll.meta.indexes.find((i) => i.name === n);
     if (m === undefined) throw new CommandError(ErrorCode.IndexNotFound, `index not found with name [${n}]`);
     return m;
   };
   if (typeof which === 'string') return [byName(which)];
-  if (Array.isArray(which)) {
-    for (const n of which) {
-      if (typeof n !== 'string') throw new CommandError(ErrorCode.TypeMismatch, 'dropIndexes index names must be strings');
-      names.push(byName(n));
+  if (Array.isArray(which)) return which.map((n) => byName(n as string));
+  const key = which as BsonDocument;
+  const matches = coll.meta.indexes.filter((i) => sameKeyPattern(i.key, key));
+  if (matches.length === 0) throw new CommandError(ErrorCode.IndexNotFound, `can't find index with key: ${formatBson(key)}`);
+  if (matches.length > 1) {
+    throw new CommandError(
+      ErrorCode.AmbiguousIndexKeyPattern,
+      `${matches.length} indexes found for key: ${formatBson(key)}, identify by name instead. Conflicting indexes: ${matches.map((m) => formatBson(m.spec)).join(', ')}`,
+    );
+  }
+  const m = matches[0] as IndexMeta;
+  if (m.name === '_id_') throw new CommandError(ErrorCode.InvalidOptions, 'cannot drop _id index');
+  return [m];
+}
+
+// ---- collMod index ------------------------------------------------------------------------------
+
+/**
+ * collMod {index: {name | keyPattern, hidden?, expireAfterSeconds?}}: inside the collMod's write
+ * transaction, changes one index's spec; returns the reply fields (hidden_old/new,
+ * expireAfterSeconds_old/new) for what changed.
+ */
+export function modifyIndex(txn: WriteTxn, catalog: Catalog, coll: Collection, option: BsonDocument): BsonDocument {
+  for (const k of Object.keys(option)) {
+    if (!['name', 'keyPattern', 'hidden', 'expireAfterSeconds', 'prepareUnique', 'unique', 'forceNonUnique'].includes(k)) {
+      throw new CommandError(ErrorCode.Location40415, `BSON field 'collMod.index.${k}' is an unknown field.`);
     }
-    return names;
   }
-  if (isPlainDocument(which)) {
-    const matches = coll.meta.indexes.filter((i) => compareBson(i.key, which) === 0 && sameKeyOrder(i.key, which));
-    if (matches.length === 0) throw new CommandError(ErrorCode.IndexNotFound, `can't find index with key: ${JSON.stringify(which)}`);
-    if (matches.length > 1) throw new CommandError(ErrorCode.AmbiguousIndexKeyPattern, `${matches.length} indexes found for key: ${JSON.stringify(which)}, identify by name instead.`);
-    const m = matches[0] as IndexMeta;
-    if (m.name === '_id_') throw new CommandError(ErrorCode.InvalidOptions, 'cannot drop _id index');
-    return [m];
+  if (option['prepareUnique'] !== undefined || option['unique'] !== undefined || option['forceNonUnique'] !== undefined) {
+    throw new CommandError(ErrorCode.NotImplemented, 'collMod index conversion to unique is not supported yet');
   }
-  throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'dropIndexes.index' is the wrong type");
+  const name = option['name'];
+  const keyPattern = option['keyPattern'];
+  if (name !== undefined && keyPattern !== undefined) throw new CommandError(ErrorCode.InvalidOptions, 'Cannot specify both key pattern and name.');
+  if (name === undefined && keyPattern === undefined) throw new CommandError(ErrorCode.InvalidOptions, 'Must specify either index name or key pattern.');
+  const hidden = option['hidden'];
+  const ttl = option['expireAfterSeconds'];
+  if (hidden === undefined && ttl === undefined) throw new CommandError(ErrorCode.InvalidOptions, 'no expireAfterSeconds or hidden field');
+  let meta: IndexMeta | undefined;
+  if (name !== undefined) {
+    if (typeof name !== 'string') throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'collMod.index.name' is the wrong type, expected type 'string'");
+    meta = coll.meta.indexes.find((i) => i.name === name);
+    if (meta === undefined) throw new CommandError(ErrorCode.IndexNotFound, `cannot find index ${name} for ns ${coll.ns}`);
+  } else {
+    if (!isPlainDocument(keyPattern)) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'collMod.index.keyPattern' is the wrong type, expected type 'object'");
+    const found = coll.meta.indexes.filter((i) => sameKeyPattern(i.key, keyPattern));
+    if (found.length > 1) {
+      throw new CommandError(ErrorCode.AmbiguousIndexKeyPattern, `index keyPattern ${formatBson(keyPattern)} matches ${found.length} indexes, must use index name. Conflicting indexes: ${found.map((f) => formatBson(f.spec)).join(', ')}`);
+    }
+    meta = found[0];
+    if (meta === undefined) throw new CommandError(ErrorCode.IndexNotFound, `cannot find index ${formatBson(keyPattern)} for ns ${coll.ns}`);
+  }
+  const spec: BsonDocument = { ...meta.spec };
+  const reply: BsonDocument = {};
+  if (ttl !== undefined) {
+    const n = numericValue(ttl);
+    if (n === undefined || Number.isNaN(n) || n < 0 || n > 2147483647) {
+      throw new CommandError(ErrorCode.BadValue, "TTL index 'expireAfterSeconds' option must be a number between 0 and 2147483647");
+    }
+    if (meta.name === '_id_') throw new CommandError(ErrorCode.InvalidOptions, 'the _id field does not support TTL indexing');
+    if (Object.keys(meta.key).length !== 1) throw new CommandError(ErrorCode.InvalidOptions, 'TTL indexes are single-field indexes, compound indexes do not support TTL');
+    const old = spec['expireAfterSeconds'];
+    const now = Long.fromNumber(Math.trunc(n));
+    if (old === undefined || numericValue(old) !== Math.trunc(n)) {
+      reply['expireAfterSeconds_old'] = old === undefined ? null : old;
+      reply['expireAfterSeconds_new'] = now;
+      spec['expireAfterSeconds'] = Number.isInteger(n) ? new Int32(n) : new Double(Math.trunc(n));
+    }
+  }
+  if (hidden !== undefined) {
+    if (typeof hidden !== 'boolean') throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'collMod.index.hidden' is the wrong type, expected type 'bool'");
+    if (meta.name === '_id_') throw new CommandError(ErrorCode.BadValue, "can't hide _id index");
+    const old = spec['hidden'] === true;
+    if (old !== hidden) {
+      reply['hidden_old'] = old;
+      reply['hidden_new'] = hidden;
+      if (hidden) spec['hidden'] = true;
+      else delete spec['hidden'];
+    }
+  }
+  if (Object.keys(reply).length > 0) {
+    const target = meta;
+    const indexes = coll.meta.indexes.map((i) => (i === target ? { ...i, spec } : i));
+    catalog.updateMeta(txn, coll, { ...coll.meta, indexes });
+  }
+  return reply;
+}
+
+// ---- TTL ------------------------------------------------------------------------------------------
+
+/** The server's TTL monitor: deletes through the delete command's write path (oplog included). */
+export function createTtlMonitor(services: ServerServices): TtlMonitor {
+  return new TtlMonitor({
+    catalog: services.catalog,
+    parameters: services.parameters,
+    logger: services.logger,
+    deleteMatching: async (db, coll, filter) => {
+      const matcher = compileQueryFilter(filter);
+      const deleted = await services.engine.write((txn) => executeDelete(txn, services.catalog, { db, name: coll }, { filter, matcher, limit: 0 }), { durable: true });
+      return deleted.length;
+    },
+  });
 }
 
 export const indexCommands: CommandDefinition[] = [createIndexes, listIndexes, dropIndexes];
