@@ -23,6 +23,8 @@ export interface SecantusServerOptions {
   /** configureFailPoint and other test commands; default true for the in-process server. */
   readonly enableTestCommands?: boolean;
   readonly logger?: Logger;
+  /** How often idle cursors, sessions and transactions are reaped (ms). Default 15 s. */
+  readonly reaperIntervalMs?: number;
 }
 
 export class SecantusServer implements AsyncDisposable {
@@ -37,6 +39,7 @@ export class SecantusServer implements AsyncDisposable {
       replSet: options.replSet ?? 'rs0',
       enableTestCommands: options.enableTestCommands ?? true,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.reaperIntervalMs === undefined ? {} : { reaperIntervalMs: options.reaperIntervalMs }),
     });
     return new SecantusServer(server);
   }

@@ -41,6 +41,10 @@ export interface ServerOptions {
   readonly replSet?: string;
   /** Allow configureFailPoint and other test commands. Default false. */
   readonly enableTestCommands?: boolean;
+  /** How often idle cursors, sessions and transactions are reaped. Default 15 s. */
+  readonly reaperIntervalMs?: number;
+  /** Oplog size budget in bytes (replica-set mode); oldest entries are pruned beyond it. */
+  readonly oplogSizeBytes?: number;
   /** host:port reported to clients; default bindIp:port (or the hostname when bound to all). */
   readonly advertisedHost?: string;
   readonly logger?: Logger;
@@ -113,7 +117,12 @@ export class Server {
       const lastTs = Oplog.lastTimestamp(snap);
       snap.release();
       const clock = new ClusterClock(lastTs);
-      const oplog = replSet === '' ? undefined : new Oplog(clock);
+      const oplog = replSet === '' ? undefined : new Oplog(clock, options.oplogSizeBytes);
+      if (oplog !== undefined) {
+        const s = engine.snapshot();
+        oplog.load(s);
+        s.release();
+      }
       const snapshots = new SnapshotHistory(engine, () => clock.now(), (from, to) => Oplog.changedBetween(engine, from, to));
       if (oplog !== undefined) catalog.observer = oplog;
       const sessions = new SessionCatalog({ onSessionGone: (s) => cursors.killForSession(s.key) });
@@ -136,7 +145,7 @@ export class Server {
       };
       const server = new Server(services, listener, new Dispatcher(services, registry));
       listener.on('connection', (socket) => server.accept(socket));
-      server.reaper = setInterval(() => server.reap(), limits.cursorReaperIntervalMs);
+      server.reaper = setInterval(() => server.reap(), options.reaperIntervalMs ?? limits.cursorReaperIntervalMs);
       server.ttl = createTtlMonitor(services);
       server.ttl.start();
       server.reaper.unref();

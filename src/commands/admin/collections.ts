@@ -206,7 +206,7 @@ function parseNamespace(v: BsonValue | undefined, field: string): { db: string; 
 export const renameCollection = defineCommand({
   name: 'renameCollection',
   args: { to: t.string, dropTarget: t.any, stayTemp: t.bool },
-  traits: { isWrite: true, adminOnly: true, apiVersion1: true },
+  traits: { isWrite: true, adminOnly: true, apiVersion1: false },
   run: async ({ services, args, target, op }) => {
     const from = parseNamespace(target, 'renameCollection');
     const to = parseNamespace(args.to, 'to');

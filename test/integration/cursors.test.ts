@@ -1,0 +1,65 @@
+// Idle cursors and transactions are reaped; sessions close their cursors.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Int32, Long, MongoServerError, UUID } from 'mongodb';
+import { startTestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { rawCommand } from '../helpers/wire-client.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe('reaping', () => {
+  let ts: TestServer;
+  before(async () => {
+    ts = await startTestServer({ reaperIntervalMs: 50 });
+    await ts.client.db('r').collection('c').insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i })));
+  });
+  after(async () => {
+    await ts.stop();
+  });
+
+  test('a cursor idle past cursorTimeoutMillis is closed: getMore gets CursorNotFound', async () => {
+    const admin = ts.client.db('admin');
+    const before = await admin.command({ getParameter: 1, cursorTimeoutMillis: 1 });
+    await admin.command({ setParameter: 1, cursorTimeoutMillis: Long.fromInt(200) });
+    try {
+      const r = await ts.client.db('r').command({ find: 'c', batchSize: 2 });
+      const id = r['cursor']['id'] as Long;
+      assert.ok(!id.isZero());
+      await sleep(600);
+      await assert.rejects(ts.client.db('r').command({ getMore: id, collection: 'c' }), (e: unknown) => e instanceof MongoServerError && e.code === 43);
+    } finally {
+      await admin.command({ setParameter: 1, cursorTimeoutMillis: before['cursorTimeoutMillis'] });
+    }
+  });
+
+  test('a transaction past transactionLifetimeLimitSeconds is aborted', async () => {
+    const admin = ts.client.db('admin');
+    await admin.command({ setParameter: 1, transactionLifetimeLimitSeconds: new Int32(0) });
+    try {
+      const lsid = { id: new UUID() };
+      const txn = { lsid, txnNumber: Long.fromInt(1), autocommit: false };
+      const start = await rawCommand(ts.server.port, { insert: 'c', documents: [{ _id: 'late' }], ...txn, startTransaction: true, $db: 'r' });
+      assert.equal(start['ok'], 1);
+      await sleep(300);
+      const commit = await rawCommand(ts.server.port, { commitTransaction: 1, ...txn, $db: 'admin' });
+      assert.equal(commit['code'], 251, 'aborted by the reaper');
+      assert.equal(await ts.client.db('r').collection('c').countDocuments({ _id: 'late' }), 0);
+    } finally {
+      await admin.command({ setParameter: 1, transactionLifetimeLimitSeconds: new Int32(60) });
+    }
+  });
+
+  test('endSessions closes the session cursors', async () => {
+    const session = ts.client.startSession();
+    const cursor = ts.client.db('r').collection('c').find({}, { session, batchSize: 2 });
+    await cursor.next();
+    const id = cursor.id;
+    assert.ok(id !== undefined && !id.isZero());
+    await ts.client.db('admin').command({ endSessions: [session.id] });
+    await assert.rejects(ts.client.db('r').command({ getMore: id, collection: 'c' }), (e: unknown) => e instanceof MongoServerError && e.code === 43);
+    await cursor.close().catch(() => undefined);
+    await session.endSession();
+  });
+});
