@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MongoClient, MongoServerError } from 'mongodb';
+import type { Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -48,6 +49,39 @@ describe('concurrency', () => {
     assert.equal(await coll.countDocuments({}), 1);
     const lost = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     assert.equal((lost?.reason as MongoServerError).code, 11000);
+  });
+
+  test('20 connections race on compound, multikey and partial unique indexes: one winner each', async () => {
+    const db = ts.client.db('race');
+    await db.collection('compound').createIndex({ org: 1, user: -1 }, { unique: true });
+    await db.collection('tags').createIndex({ tags: 1 }, { unique: true });
+    await db.collection('partial').createIndex({ email: 1 }, { unique: true, partialFilterExpression: { active: true } });
+    const cases: Array<[string, (i: number) => Document]> = [
+      ['compound', (i) => ({ _id: i, org: 'o', user: 7, note: i })],
+      // Every document shares 'shared' with the others among its own distinct tags.
+      ['tags', (i) => ({ _id: i, tags: [`own${i}`, 'shared', `own${i}`] })],
+      ['partial', (i) => ({ _id: i, email: 'x@example.com', active: true })],
+    ];
+    for (const [name, make] of cases) {
+      const results = await Promise.allSettled(clients.map((c, i) => c.db('race').collection(name).insertOne(make(i))));
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, `${name}: one winner`);
+      for (const r of results) {
+        if (r.status === 'rejected') assert.equal((r.reason as MongoServerError).code, 11000, name);
+      }
+      assert.equal(await db.collection(name).countDocuments({}), 1, `${name}: one document`);
+    }
+    // Documents outside the partial filter never collide.
+    await Promise.all(clients.map((c, i) => c.db('race').collection('partial').insertOne({ _id: 100 + i, email: 'x@example.com', active: false })));
+  });
+
+  test('20 connections update different documents into the same unique key: one winner', async () => {
+    const coll = ts.client.db('race').collection('moves');
+    await coll.createIndex({ slot: 1 }, { unique: true });
+    await coll.insertMany(clients.map((_, i) => ({ _id: i, slot: `free${i}` })));
+    const results = await Promise.allSettled(clients.map((c, i) => c.db('race').collection('moves').updateOne({ _id: i }, { $set: { slot: 'taken' } })));
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+    assert.equal(await coll.countDocuments({ slot: 'taken' }), 1);
+    assert.deepEqual((await coll.find({ slot: 'taken' }).toArray()).length, 1, 'the index and the documents agree');
   });
 
   test('concurrent $inc updates are not lost', async () => {

@@ -11,6 +11,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import type { Collection } from '../../catalog/collection.js';
 import type { IndexEntry } from '../../catalog/index-access.js';
 import type { ReadView } from '../../storage/engine.js';
+import { lazyExtra } from './index-scan.js';
 import type { KeySource } from './index-scan.js';
 import type { DocumentFilter, MatchDetailsSink, PlanStage, Row, StageStats } from './stages.js';
 
@@ -32,7 +33,8 @@ export class FetchStage implements PlanStage {
     private readonly filter: DocumentFilter | undefined,
     /** With returnKey: the key pattern's paths and directions, to attach each row's key. */
     private readonly keyShape?: { paths: readonly string[]; directions: readonly KeyDirection[] },
-    filterExplain?: BsonDocument,
+    /** The filter explain shows (computed when explain asks). */
+    filterExplain?: () => BsonDocument | undefined,
   ) {
     this.stats = {
       stage: 'FETCH',
@@ -40,7 +42,10 @@ export class FetchStage implements PlanStage {
       works: 0,
       docsExamined: 0,
       children: [child.stats],
-      extra: filterExplain === undefined ? {} : { filter: filterExplain },
+      extra: lazyExtra(() => {
+        const filter = filterExplain?.();
+        return filter === undefined ? {} : { filter };
+      }),
     };
   }
 

@@ -159,8 +159,8 @@ export interface IndexScanOptions {
   readonly dedup: boolean;
   /** The index state the plan was made for. */
   readonly state: IndexState;
-  /** keyPattern, indexName, bounds, ... as explain shows them. */
-  readonly explain: Record<string, BsonValue>;
+  /** keyPattern, indexName, bounds, ... as explain shows them (computed when explain asks). */
+  readonly explain: () => Record<string, BsonValue>;
 }
 
 export class IndexScanStage implements KeySource {
@@ -180,8 +180,7 @@ export class IndexScanStage implements KeySource {
   constructor(private readonly options: IndexScanOptions) {
     this.widen = options.state.hasTruncatedKeys;
     this.dedup = options.dedup || this.widen;
-    const extra = options.explain;
-    this.stats = { stage: 'IXSCAN', nReturned: 0, works: 0, keysExamined: 0, children: [], extra };
+    this.stats = { stage: 'IXSCAN', nReturned: 0, works: 0, keysExamined: 0, children: [], extra: lazyExtra(options.explain, () => this.runtimeExtra()) };
   }
 
   private range(): ByteRange | undefined {
@@ -237,7 +236,6 @@ export class IndexScanStage implements KeySource {
       const range = this.range();
       if (range === undefined) {
         this.done = true;
-        this.finishStats();
         return undefined;
       }
       if (this.iter === undefined) {
@@ -269,17 +267,41 @@ export class IndexScanStage implements KeySource {
         this.seen.add(e.recordId);
       }
       this.stats.nReturned++;
-      this.finishStats();
       return e;
     }
   }
 
-  private finishStats(): void {
-    const extra = this.stats.extra as Record<string, BsonValue>;
-    extra['seeks'] = new Int32(this.seeks);
-    extra['dupsTested'] = new Int32(this.dupsTested);
-    extra['dupsDropped'] = new Int32(this.dupsDropped);
+  private runtimeExtra(): Record<string, BsonValue> {
+    return { seeks: new Int32(this.seeks), dupsTested: new Int32(this.dupsTested), dupsDropped: new Int32(this.dupsDropped) };
   }
+}
+
+/**
+ * A stage's explain parameters, built on first read: formatting bounds and filters costs more
+ * than a point query, and only explain reads them. Later assignments (a covered scan's
+ * filter) are kept; the runtime counters are read fresh each time.
+ */
+export function lazyExtra(make: () => Record<string, BsonValue>, runtime?: () => Record<string, BsonValue>): Record<string, BsonValue> {
+  let built: Record<string, BsonValue> | undefined;
+  const assigned: Record<string, BsonValue> = {};
+  const current = (): Record<string, BsonValue> => {
+    built ??= make();
+    return { ...built, ...assigned, ...(runtime?.() ?? {}) };
+  };
+  return new Proxy(assigned, {
+    get: (_t, key) => (typeof key === 'string' ? current()[key] : undefined),
+    set: (_t, key, value: BsonValue) => {
+      if (typeof key === 'string') assigned[key] = value;
+      return true;
+    },
+    has: (_t, key) => typeof key === 'string' && key in current(),
+    ownKeys: () => Object.keys(current()),
+    getOwnPropertyDescriptor: (_t, key) => {
+      if (typeof key !== 'string') return undefined;
+      const all = current();
+      return key in all ? { value: all[key], enumerable: true, configurable: true, writable: true } : undefined;
+    },
+  });
 }
 
 /** OR: the entries of several scans, each RecordId once (mongod's OR stage with dedup). */

@@ -36,7 +36,7 @@ import { limits } from '../../limits.js';
 import type { ReadView } from '../../storage/engine.js';
 import { CollScanStage, IdLookupStage, LimitStage, RowsStage, SkipStage, SortStage, TransformStage } from '../exec/stages.js';
 import type { DocumentFilter, PlanStage, Row, RowComparator, RowTransform, StageStats } from '../exec/stages.js';
-import { IndexScanStage, OrStage, byteIntervals, planRanges } from '../exec/index-scan.js';
+import { IndexScanStage, OrStage, byteIntervals, lazyExtra, planRanges } from '../exec/index-scan.js';
 import type { KeySource } from '../exec/index-scan.js';
 import { CoveredRowsStage, FetchStage } from '../exec/fetch.js';
 import type { MatchNode, PathNode } from '../match/index.js';
@@ -232,6 +232,10 @@ function sharedPrefix(a: readonly string[], b: readonly string[]): number {
 function boundsFor(index: IndexAccess, state: IndexState, preds: readonly Predicate[]): FieldBounds[] {
   const out: FieldBounds[] = index.fields.map((f, i) => {
     let mine = preds.filter((p) => p.path === f.path && !(p.bounds.existsOnly === true && !index.sparse));
+    // A positional path ("a.0") also reaches field "0" of subdocument elements, where it may be
+    // missing (matching null) while the key holds the element at position 0: predicates that
+    // match a missing field cannot bound such a field.
+    if (f.parts.some((part) => /^\d+$/.test(part))) mine = mine.filter((p) => !mayMatchMissing(p.node));
     if (mine.length === 0) return { intervals: [fullInterval], from: [] };
     const mk = state.multikeyPaths[i] ?? [];
     if (mk.length > 0) mine = mine.filter((p) => p.bounds.excludesNull !== true);
@@ -367,7 +371,8 @@ interface PlanContext {
   readonly tree: MatchNode | undefined;
   readonly preds: readonly Predicate[];
   readonly sort: readonly SortKey[] | undefined;
-  readonly parsedQuery: BsonDocument;
+  /** The filter as explain shows it (computed on demand). */
+  readonly parsedQuery: () => BsonDocument;
 }
 
 function multiKeyPathsDoc(index: IndexAccess, state: IndexState): BsonDocument {
@@ -395,15 +400,21 @@ function indexExplain(index: IndexAccess, state: IndexState, reverse: boolean, b
 }
 
 /** Builds an IXSCAN over per-field bounds. */
-function indexScan(index: IndexAccess, state: IndexState, bounds: readonly FieldBounds[], reverse: boolean): IndexScanStage {
+function indexScan(index: IndexAccess, state: IndexState, bounds: readonly FieldBounds[], reverse: boolean, filter?: () => BsonDocument | undefined): IndexScanStage {
   const fields = index.fields.map((f, i) => byteIntervals((bounds[i] as FieldBounds).intervals, f.direction));
   const plan = planRanges(fields, index.directions);
-  const boundsDoc: BsonDocument = {};
-  index.fields.forEach((f, i) => {
-    boundsDoc[f.path] = intervalStrings((bounds[i] as FieldBounds).intervals, f.direction);
-  });
+  const boundsOf = (): BsonDocument => {
+    const doc: BsonDocument = {};
+    index.fields.forEach((f, i) => {
+      doc[f.path] = intervalStrings((bounds[i] as FieldBounds).intervals, f.direction);
+    });
+    return doc;
+  };
   const dedup = state.multikeyPaths.some((p) => p.length > 0);
-  return new IndexScanStage({ index, plan, reverse, dedup, state, explain: indexExplain(index, state, reverse, boundsDoc) });
+  return new IndexScanStage({ index, plan, reverse, dedup, state, explain: () => {
+      const f = filter?.();
+      return { ...indexExplain(index, state, reverse, boundsOf()), ...(f === undefined ? {} : { filter: f }) };
+    } });
 }
 
 /** The conjuncts the bounds do not answer exactly (what explain shows as FETCH's filter). */
@@ -447,6 +458,9 @@ function coverable(ctx: PlanContext, index: IndexAccess, state: IndexState, boun
   if (state.hasTruncatedKeys || state.multikeyPaths.some((p) => p.length > 0)) return false;
   const paths = index.fields.map((f) => f.path);
   if (paths.some((p) => paths.some((q) => q !== p && q.startsWith(`${p}.`)))) return false;
+  // A position ("a.0") reaches into an array without making the index multikey: the key
+  // alone cannot rebuild the document's shape there.
+  if (index.fields.some((f) => f.parts.some((part) => /^\d+$/.test(part)))) return false;
   let required: readonly string[];
   if (req.projectionSpec !== undefined && Object.keys(req.projectionSpec).length > 0) {
     const projection = compileProjection(req.projectionSpec);
@@ -495,13 +509,13 @@ function analyzeIndex(ctx: PlanContext, index: IndexAccess, order: number, hinte
   const reverse = sortInfo?.reverse ?? false;
   const covered = coverable(ctx, index, state, bounds, sortInfo !== undefined);
   const build = (): PlanStage => {
-    const scan = indexScan(index, state, bounds, reverse);
-    const residual = residualFilter(ctx, state, bounds, index);
+    const residual = (): BsonDocument | undefined => residualFilter(ctx, state, bounds, index);
     if (covered) {
-      if (residual !== undefined) (scan.stats.extra as Record<string, BsonValue>)['filter'] = residual;
+      // A covered scan carries the filter itself, as mongod's covered IXSCAN does.
+      const scan = indexScan(index, state, bounds, reverse, residual);
       return new CoveredRowsStage(scan, index.fields.map((f) => f.path), index.directions, ctx.req.matcher);
     }
-    return new FetchStage(scan, ctx.coll, ctx.req.matcher, keyShape(ctx.req, index), residual);
+    return new FetchStage(indexScan(index, state, bounds, reverse), ctx.coll, ctx.req.matcher, keyShape(ctx.req, index), residual);
   };
   return {
     label: index.meta.name,
@@ -550,7 +564,7 @@ function orCandidate(ctx: PlanContext, indexes: readonly IndexAccess[]): Candida
     covered: false,
     unique: false,
     order: indexes.length,
-    build: () => new FetchStage(new OrStage(builders.map((b) => b())), ctx.coll, ctx.req.matcher, undefined, ctx.parsedQuery),
+    build: () => new FetchStage(new OrStage(builders.map((b) => b())), ctx.coll, ctx.req.matcher, undefined, () => ctx.parsedQuery()),
   };
 }
 
@@ -677,7 +691,8 @@ export class PlannedQuery implements PlanStage {
     if (this.explainInfo !== undefined) return this.explainInfo;
     const { coll, req } = this;
     const tree = treeOf(req.matcher);
-    const parsedQuery = tree === undefined ? {} : serializeFilter(tree);
+    let parsed: BsonDocument | undefined;
+    const parsedQuery = (): BsonDocument => (parsed ??= tree === undefined ? {} : serializeFilter(tree));
     const ctx: PlanContext = { coll, req, view, tree, preds: collectPredicates(tree), sort: parseSortSpec(req.sortSpec), parsedQuery };
     let access: PlanStage;
     let providesSort = false;
@@ -746,7 +761,9 @@ export class PlannedQuery implements PlanStage {
     this.root = stage;
     this.explainInfo = {
       namespace: coll.ns,
-      parsedQuery,
+      get parsedQuery(): BsonDocument {
+        return parsedQuery();
+      },
       winningPlan: stage.stats,
       rejectedPlans: rejected,
       trials: trials.length > 0 ? trials : [{ stats: stage.stats, produced: 0 }],
@@ -756,22 +773,28 @@ export class PlannedQuery implements PlanStage {
 
   private minMaxScan(ctx: PlanContext, index: IndexAccess, range: MinMaxRange): PlanStage {
     const state = index.readState(ctx.view);
-    const boundsDoc: BsonDocument = {};
     const scan = new IndexScanStage({
       index,
       plan: { ranges: [{ start: range.start, end: range.end }], residual: [] },
       reverse: false,
       dedup: state.multikeyPaths.some((p) => p.length > 0),
       state,
-      explain: indexExplain(index, state, false, boundsDoc),
+      explain: () => indexExplain(index, state, false, {}),
     });
-    return new FetchStage(scan, ctx.coll, ctx.req.matcher, keyShape(ctx.req, index), residualFilter(ctx, undefined, undefined, undefined));
+    return new FetchStage(scan, ctx.coll, ctx.req.matcher, keyShape(ctx.req, index), () => residualFilter(ctx, undefined, undefined, undefined));
   }
 }
 
 function decorateCollScan(stage: PlanStage, ctx: PlanContext): void {
-  const filter = residualFilter(ctx, undefined, undefined, undefined);
-  if (filter !== undefined && stage.stats.extra !== undefined) (stage.stats.extra as Record<string, BsonValue>)['filter'] = filter;
+  const extra = stage.stats.extra;
+  if (extra === undefined) return;
+  const fixed = { ...extra };
+  Object.assign(stage.stats, {
+    extra: lazyExtra(() => {
+      const filter = residualFilter(ctx, undefined, undefined, undefined);
+      return filter === undefined ? fixed : { ...fixed, filter };
+    }),
+  });
 }
 
 /** The planner's explain information for a plan built by planQuery (planning it on `view` if not yet done). */
