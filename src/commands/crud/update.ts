@@ -13,7 +13,8 @@ import type { StatementResultCodec } from './write-batch.js';
 import { executeUpdate } from './write-exec.js';
 import type { UpdateOutcome } from './write-exec.js';
 
-const statementFields = new Set(['q', 'u', 'upsert', 'multi', 'arrayFilters', 'hint', 'collation', 'c', 'sort', 'upsertSupplied']);
+// MongoDB 7.0 has no `sort` in update statements (8.0 added it): it is an unknown field here.
+const statementFields = new Set(['q', 'u', 'upsert', 'multi', 'arrayFilters', 'hint', 'collation', 'c', 'upsertSupplied']);
 
 export interface ParsedUpdateStatement {
   readonly q: BsonDocument;
