@@ -1,7 +1,7 @@
 // The results must not depend on the plan. Every case of the matcher corpus
 // (test/unit/query/corpus) runs through the real server twice — on a collection without
 // secondary indexes (COLLSCAN) and on a copy with an index on every path the filter names
-// (single-field, ascending and descending, plus compound pairs) — and the two answers must be
+// (single-field, ascending and descending, plus compound keys of the first two) — and the two answers must be
 // the same documents, and those mongod returns. Each index is then forced with a hint, so
 // that the bounds every index would get are checked, not only the plan the planner prefers.
 // The sort corpus does the same for index-provided order.
@@ -96,10 +96,10 @@ describe('filters give the same documents with and without indexes', () => {
       }
       const paths = [...filterPaths(tree)].filter(usablePath);
       const specs: Document[] = [];
-      for (const p of paths) {
-        specs.push({ [p]: 1 }, { [p]: -1 });
-        for (const q of paths) if (q !== p) specs.push({ [p]: 1, [q]: -1 });
-      }
+      for (const p of paths) specs.push({ [p]: 1 }, { [p]: -1 });
+      // Compound keys over the first two paths, each way round.
+      const [p0, p1] = paths;
+      if (p0 !== undefined && p1 !== undefined) specs.push({ [p0]: 1, [p1]: -1 }, { [p1]: 1, [p0]: 1 });
       const names: string[] = [];
       for (const spec of specs) {
         try {

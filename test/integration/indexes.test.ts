@@ -144,6 +144,25 @@ describe('createIndexes', () => {
   });
 });
 
+describe('createIndexes in a transaction', () => {
+  test('only on a collection without documents, as mongod', async () => {
+    await fresh('txfull', [{ _id: 1, a: 1 }]);
+    const session = ts.client.startSession();
+    try {
+      session.startTransaction();
+      await expectCode(db.collection('txfull').createIndex({ a: 1 }, { session }), 263, /Cannot create new indexes on existing collection indexes.txfull in a multi-document transaction/);
+      await session.abortTransaction();
+      session.startTransaction();
+      await db.collection('txnew').createIndex({ a: 1 }, { session });
+      await db.collection('txnew').insertOne({ _id: 1, a: 5 }, { session });
+      await session.commitTransaction();
+    } finally {
+      await session.endSession();
+    }
+    assert.deepEqual((await db.collection('txnew').find({ a: 5 }).hint('a_1').toArray()).map((d) => d['_id']), [1]);
+  });
+});
+
 describe('listIndexes and dropIndexes', () => {
   test('listIndexes shows the specs as given; a missing collection is 26', async () => {
     const c = await fresh('listed');

@@ -396,22 +396,37 @@ export const createIndexes = defineCommand({
     const specs = rawSpecs.map((s, i) => validateIndexSpec(s as BsonValue, i));
     if (specs.length === 0) throw new CommandError(ErrorCode.BadValue, 'Must specify at least one index to create');
     for (const spec of specs) validateTTL(spec);
+    // In a transaction, as mongod: only on a collection without documents (here: none the
+    // transaction sees either). The index itself is created at once, outside the transaction
+    // (as collections are, docs/compatibility.md), so later statements maintain it.
     const inTransaction = op.access.transaction !== undefined;
-    const result = await op.access.write((txn) => {
-      const existing = services.catalog.get(db, name);
-      let coll = services.catalog.getOrCreate(txn, db, name);
-      const before = coll.indexes.length;
-      let created = 0;
-      for (const spec of specs) {
-        if (conflictWith(coll, spec) === 'exists') continue;
-        if (inTransaction && existing !== undefined && existing.count(txn) > 0) {
-          throw new CommandError(ErrorCode.OperationNotSupportedInTransaction, `Cannot create new indexes on existing collection ${db}.${name} in a multi-document transaction.`);
-        }
-        coll = buildIndex(txn, services.catalog, coll, spec);
-        created++;
+    let nonEmptyInTransaction = false;
+    if (inTransaction) {
+      const lease = op.access.acquireView();
+      try {
+        nonEmptyInTransaction = (services.catalog.get(db, name)?.count(lease.view) ?? 0) > 0;
+      } finally {
+        lease.release();
       }
-      return { existed: existing !== undefined, before, after: coll.indexes.length, created };
-    });
+    }
+    const result = await services.engine.write(
+      (txn) => {
+        const existing = services.catalog.get(db, name);
+        let coll = services.catalog.getOrCreate(txn, db, name);
+        const before = coll.indexes.length;
+        let created = 0;
+        for (const spec of specs) {
+          if (conflictWith(coll, spec) === 'exists') continue;
+          if (inTransaction && existing !== undefined && (nonEmptyInTransaction || existing.count(txn) > 0)) {
+            throw new CommandError(ErrorCode.OperationNotSupportedInTransaction, `Cannot create new indexes on existing collection ${db}.${name} in a multi-document transaction.`);
+          }
+          coll = buildIndex(txn, services.catalog, coll, spec);
+          created++;
+        }
+        return { existed: existing !== undefined, before, after: coll.indexes.length, created };
+      },
+      { durable: op.writeConcern.durable },
+    );
     const reply: BsonDocument = {
       numIndexesBefore: new Int32(result.before),
       numIndexesAfter: new Int32(result.after),

@@ -144,7 +144,7 @@ test('property: filters select the same documents whatever the plan', async () =
         await f.engine.close();
       }
     }),
-    { numRuns: 150, seed: 20261130 },
+    { numRuns: 80, seed: 20261130 },
   );
 });
 
@@ -176,6 +176,6 @@ test('property: sorts and covered projections agree with the collection scan', a
         await f.engine.close();
       }
     }),
-    { numRuns: 150, seed: 7 },
+    { numRuns: 80, seed: 7 },
   );
 });
