@@ -282,6 +282,17 @@ describe('keys on writes', () => {
     assert.deepEqual((await c.find({ 'a.b': 1 }).toArray()).map((d) => d['_id']), [1]);
   });
 
+  test('a cursor whose index becomes multikey between batches stops with QueryPlanKilled (175)', async () => {
+    const c = await fresh('killed', Array.from({ length: 10 }, (_, i) => ({ _id: i, a: i })));
+    await c.createIndex({ a: 1 });
+    const cursor = c.find({ a: { $gte: 0 } }, { projection: { _id: 0, a: 1 }, batchSize: 2 });
+    assert.deepEqual(await cursor.next(), { a: 0 });
+    await c.insertOne({ _id: 100, a: [3, 4] });
+    await expectCode(cursor.toArray(), 175, /became multikey/);
+    // A new query plans with the new state (and no longer covers).
+    assert.equal((await c.find({ a: { $gte: 0 } }, { projection: { _id: 0, a: 1 } }).toArray()).length, 11);
+  });
+
   test('keys longer than the key limit are stored, found, sorted and kept unique', async () => {
     const c = await fresh('longkeys');
     await c.createIndex({ s: 1 });
