@@ -68,10 +68,6 @@ const UNIT_ONLY: ReadonlyMap<string, string> = new Map([
  */
 const KNOWN_COMMAND_LAYER_BUGS: ReadonlyMap<string, string> = new Map([
   [
-    'a replacement refuses multi',
-    'update command answers InvalidOptions (72) for the whole command; mongod answers a FailedToParse (9) writeError from UpdateDriver (src/commands/crud/update.ts)',
-  ],
-  [
     'replacement with a top-level DBRef is fine',
     'the command decodes a {$ref, $id}-shaped `u` into a DBRef and refuses it with 9 (src/commands/crud/update.ts, find-and-modify.ts)',
   ],

@@ -43,10 +43,9 @@ function parseStatement(raw: BsonValue): ParsedUpdateStatement {
     throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'update.updates.arrayFilters' is the wrong type, expected type 'array'");
   }
   checkCollation(isPlainDocument(raw['collation']) ? raw['collation'] : undefined);
+  // A replacement with multi: true is refused per statement (a writeError, code 9) by the
+  // update compiler, as mongod does; it is not a malformed command.
   const multi = raw['multi'] === true;
-  if (multi && isPlainDocument(u) && !Object.keys(u).some((k) => k.startsWith('$')) && Object.keys(u).length > 0) {
-    throw new CommandError(ErrorCode.InvalidOptions, 'multi update is not supported for replacement-style update');
-  }
   return {
     q,
     u: u as BsonDocument | BsonDocument[],
