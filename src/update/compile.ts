@@ -6,7 +6,7 @@ import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { ErrorCode, fail } from '../errors.js';
 import { compileArrayFilters } from './array-filters.js';
 import { finishInserted, finishUpdated, unchanged } from './finish.js';
-import { formatDocument, formatElement } from './format.js';
+import { formatDocument, formatElement } from '../bson/format.js';
 import { modifierTable, renameSourcePlaceholder } from './operators/index.js';
 import type { ModifierDefinition, ParseEnv } from './operators/index.js';
 import type { Modifier } from './modifier.js';

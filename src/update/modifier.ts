@@ -8,7 +8,7 @@ import { isArray } from '../bson/types.js';
 import type { BsonArray, BsonDocument, BsonValue } from '../bson/types.js';
 import { setOwn } from '../bson/document.js';
 import { ErrorCode, fail } from '../errors.js';
-import { formatElement } from './format.js';
+import { formatElement } from '../bson/format.js';
 import { parseArrayIndex, parseCreateIndex } from './path.js';
 import { isObjectLike } from './state.js';
 import type { ApplyState, Loc } from './state.js';

@@ -15,7 +15,7 @@ import { isArray } from '../bson/types.js';
 import { ErrorCode, fail } from '../errors.js';
 import { binaryEqualDocuments } from './binary-equal.js';
 import { finishInserted, finishUpdated, timestampSource, unchanged } from './finish.js';
-import { formatDocument, formatElement } from './format.js';
+import { formatDocument, formatElement } from '../bson/format.js';
 import { scanDocument } from './storage-validation.js';
 import type { ApplyContext, CompiledUpdate, UpdateResult, UpsertContext } from './types.js';
 import { upsertSeed } from './upsert-seed.js';

@@ -11,7 +11,7 @@ import { getOwn, hasOwn, setOwn, deleteOwn } from '../bson/document.js';
 import { asDocument, isArray, isPlainDocument } from '../bson/types.js';
 import type { BsonArray, BsonDocument, BsonValue } from '../bson/types.js';
 import type { FilterMatcher, TruncatedArray } from './types.js';
-import { formatElement } from './format.js';
+import { formatElement } from '../bson/format.js';
 import { parseArrayIndex } from './path.js';
 
 export type Container = BsonDocument | BsonArray;

@@ -10,7 +10,7 @@ import { setOwn } from '../bson/document.js';
 import { isArray } from '../bson/types.js';
 import type { BsonArray, BsonDocument, BsonValue } from '../bson/types.js';
 import { ErrorCode, fail, invariant } from '../errors.js';
-import { formatElement } from './format.js';
+import { formatElement } from '../bson/format.js';
 import { applyModifier } from './modifier.js';
 import { compareFieldNames } from './path.js';
 import type { ApplyState, Loc } from './state.js';

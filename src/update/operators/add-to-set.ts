@@ -5,7 +5,7 @@ import { compareBson } from '../../bson/compare.js';
 import { bsonTypeName, isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonArray, BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
-import { formatValue } from '../format.js';
+import { formatValue } from '../../bson/format.js';
 import { defineModifier, noop, ownedArray, updated } from '../modifier.js';
 import type { ModifierDefinition } from './definition.js';
 

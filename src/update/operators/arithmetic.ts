@@ -9,7 +9,7 @@ import type { BsonValue } from '../../bson/types.js';
 import { add, isIdentical, isNumeric, multiply } from '../../bson/numeric.js';
 import type { BsonNumber } from '../../bson/numeric.js';
 import { ErrorCode, fail } from '../../errors.js';
-import { formatElement } from '../format.js';
+import { formatElement } from '../../bson/format.js';
 import { defineModifier, idForMessage, noop, updated } from '../modifier.js';
 import type { Modifier } from '../modifier.js';
 

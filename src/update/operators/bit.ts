@@ -6,7 +6,7 @@ import { bitAnd, bitOr, bitXor, isIdentical, isIntegral } from '../../bson/numer
 import { bsonTypeName, isPlainDocument } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
-import { formatElement } from '../format.js';
+import { formatElement } from '../../bson/format.js';
 import { defineModifier, noop, updated } from '../modifier.js';
 import type { ModifierDefinition } from './definition.js';
 

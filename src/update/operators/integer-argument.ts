@@ -5,7 +5,7 @@ import { Decimal128, Double, Int32, Long } from 'bson';
 import { isNumeric } from '../../bson/numeric.js';
 import { decodeDecimal } from '../../bson/numeric.js';
 import type { BsonValue } from '../../bson/types.js';
-import { formatElement } from '../format.js';
+import { formatElement } from '../../bson/format.js';
 
 export type IntegerParse = { ok: true; value: bigint } | { ok: false; message: string };
 

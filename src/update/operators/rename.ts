@@ -7,7 +7,7 @@
 import { isArray } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
-import { formatElement } from '../format.js';
+import { formatElement } from '../../bson/format.js';
 import { applyToExisting, applyToMissing, defineModifier, idForMessage, updated } from '../modifier.js';
 import type { Modifier } from '../modifier.js';
 import { isArrayFilterPart, isPositionalPart, parseCreateIndex, splitPath } from '../path.js';
