@@ -10,7 +10,8 @@ import { readExpected } from './lib/report.js';
 import { serverAvailable } from './lib/server.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const LIMIT_MS = 170_000;
+// A bound on a hang, not a speed target: ~100 s on an idle 2-core machine, ~3 min when shared.
+const LIMIT_MS = 480_000;
 
 it('tests listed in conformance/expected-pass.txt still pass', { timeout: LIMIT_MS + 10_000 }, async (t) => {
   const listed = await readExpected(join(REPO, 'conformance', 'expected-pass.txt'));

@@ -31,16 +31,19 @@ interface TxnRecord {
   outcome: 'committed' | 'aborted' | 'unknown';
 }
 
-function startDaemon(dbPath: string, port: number): Promise<ChildProcess> {
+/** Start the daemon on a free port (chosen by the kernel) and return it with its port. */
+function startDaemon(dbPath: string): Promise<{ proc: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [daemon, '--port', String(port), '--dbpath', dbPath], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const proc = spawn(process.execPath, [daemon, '--port', '0', '--dbpath', dbPath], { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
     const timer = setTimeout(() => reject(new Error('daemon did not start')), 20_000);
     proc.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
-      if (out.includes('Waiting for connections')) {
+      for (const line of out.split('\n').slice(0, -1)) {
+        if (!line.includes('Waiting for connections')) continue;
         clearTimeout(timer);
-        resolve(proc);
+        resolve({ proc, port: (JSON.parse(line) as { attr: { port: number } }).attr.port });
+        return;
       }
     });
     proc.on('exit', (code) => {
@@ -151,12 +154,12 @@ function check(history: TxnRecord[], finals: Map<string, string[]>): string {
 describe('list-append transactions across SIGKILL restarts (daemon on LMDB)', () => {
   test('no lost writes, aborted reads, intermediate reads or partial transactions', { timeout: 120_000 }, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'secantus-la-'));
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const uri = `mongodb://127.0.0.1:${port}/?directConnection=true`;
+    const uriOf = (port: number): string => `mongodb://127.0.0.1:${port}/?directConnection=true`;
     const history: TxnRecord[] = [];
-    let proc = await startDaemon(dir, port);
+    let { proc, port } = await startDaemon(dir);
     try {
       for (let round = 0; round < 3; round++) {
+        const uri = uriOf(port);
         const deadline = Date.now() + 2500;
         const clients = Array.from({ length: 8 }, (_, i) => runClient(uri, round * 100 + i, history, () => Date.now() > deadline));
         await new Promise((r) => setTimeout(r, 2000));
@@ -164,9 +167,9 @@ describe('list-append transactions across SIGKILL restarts (daemon on LMDB)', ()
         proc.kill('SIGKILL');
         await exited;
         await Promise.all(clients);
-        proc = await startDaemon(dir, port);
+        ({ proc, port } = await startDaemon(dir));
       }
-      const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
+      const client = new MongoClient(uriOf(port), { serverSelectionTimeoutMS: 5000 });
       const finals = new Map<string, string[]>();
       for (const d of await client.db('la').collection<{ _id: string; v: string[] }>('lists').find().toArray()) finals.set(d._id, d.v);
       await client.close();
