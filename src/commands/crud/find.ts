@@ -8,6 +8,7 @@ import { ServerCursor } from '../../query/exec/cursor.js';
 import type { PlanStage, Row } from '../../query/exec/stages.js';
 import { compileQueryFilter, compileQueryProjection, compileQuerySort } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
+import { planOplogQuery } from '../../query/exec/oplog-scan.js';
 import { fullName } from '../../catalog/namespace.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
@@ -72,6 +73,11 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
   const sort = compileQuerySort(args.sort);
   const hint = resolveHint(coll, args.hint);
   const projection = compileQueryProjection(args.projection);
+  if (db === 'local' && name === 'oplog.rs' && services.oplog !== undefined) {
+    // The oplog is a table of its own, not a catalog collection: read it in natural order.
+    const oplogPlan = planOplogQuery({ matcher, sort: sort.comparator, natural: hint.natural ?? sort.natural, skip, limit, projection, allowDiskUse: args.allowDiskUse === true });
+    return { ns, plan: oplogPlan, output: outputFor(false, false), limit, batchSize };
+  }
   const plan = planQuery(coll, {
     filter,
     matcher,

@@ -1,0 +1,73 @@
+// `find` on local.oplog.rs: the oplog table read as a collection, in timestamp (natural)
+// order or reverse, with the usual filter, sort, skip, limit and projection on top.
+
+import { decodeDocument } from '../../bson/codec.js';
+import type { ReadView } from '../../storage/engine.js';
+import { oplogTable } from '../../repl/oplog.js';
+import { LimitStage, SkipStage, SortStage, TransformStage } from './stages.js';
+import type { DocumentFilter, PlanStage, Row, RowComparator, RowTransform, StageStats } from './stages.js';
+
+/** Scans oplog entries; remembers its position so each batch's snapshot re-seeks after it. */
+export class OplogScanStage implements PlanStage {
+  readonly stats: StageStats = { stage: 'COLLSCAN', nReturned: 0, works: 0, docsExamined: 0, children: [] };
+  private boundView: ReadView | undefined;
+  private it: Iterator<{ key: Uint8Array; value: Uint8Array }> | undefined;
+  private last: Uint8Array | undefined;
+  private done = false;
+
+  constructor(
+    private readonly filter: DocumentFilter | undefined,
+    private readonly reverse: boolean,
+  ) {}
+
+  next(view: ReadView): Row | undefined {
+    if (this.done) return undefined;
+    if (view !== this.boundView || this.it === undefined) {
+      this.boundView = view;
+      const after = this.last;
+      const range = after === undefined
+        ? { reverse: this.reverse }
+        : this.reverse
+          ? { reverse: true, end: after, endInclusive: false }
+          : { start: after, startInclusive: false };
+      this.it = view.scan(oplogTable, range);
+    }
+    for (;;) {
+      this.stats.works++;
+      const r = this.it.next();
+      if (r.done === true) {
+        this.done = true;
+        return undefined;
+      }
+      this.last = Buffer.from(r.value.key);
+      this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
+      const doc = decodeDocument(r.value.value);
+      if (this.filter === undefined || this.filter.matches(doc)) {
+        this.stats.nReturned++;
+        return { doc };
+      }
+    }
+  }
+}
+
+export interface OplogQuery {
+  readonly matcher: DocumentFilter | undefined;
+  readonly sort?: RowComparator | undefined;
+  readonly natural?: 1 | -1 | undefined;
+  readonly skip?: number | undefined;
+  readonly limit?: number | undefined;
+  readonly projection?: RowTransform | undefined;
+  readonly allowDiskUse: boolean;
+}
+
+export function planOplogQuery(q: OplogQuery): PlanStage {
+  let stage: PlanStage = new OplogScanStage(q.matcher, q.natural === -1);
+  if (q.sort !== undefined) {
+    const topK = q.limit !== undefined && q.limit > 0 ? (q.skip ?? 0) + q.limit : undefined;
+    stage = new SortStage(stage, q.sort, { ...(topK === undefined ? {} : { limit: topK }), allowDiskUse: q.allowDiskUse });
+  }
+  if (q.skip !== undefined && q.skip > 0) stage = new SkipStage(stage, q.skip);
+  if (q.limit !== undefined && q.limit > 0) stage = new LimitStage(stage, q.limit);
+  if (q.projection !== undefined) stage = new TransformStage(stage, q.projection);
+  return stage;
+}
