@@ -57,6 +57,8 @@ export const limits = {
   planTrialResultsMax: 101,
   /** Byte ranges one index scan may explode its point bounds into ($in × $in × ...). */
   indexScanRangesMax: 10_000,
+  /** At shutdown, how long a running request may take to finish and reply. */
+  shutdownRequestWaitMs: 5_000,
   /** Oplog size before the oldest entries are pruned (mongod sizes it from the disk). */
   oplogSizeBytesDefault: 256 * 1024 * 1024,
   /** Indexes per collection, _id included. */

@@ -62,19 +62,35 @@ export class Connection {
     void this.drain();
   }
 
-  private async drain(): Promise<void> {
-    if (this.busy) return;
+  private inFlight: Promise<void> = Promise.resolve();
+
+  private drain(): Promise<void> {
+    if (this.busy) return this.inFlight;
     this.busy = true;
     this.socket.pause();
-    try {
-      while (this.queue.length > 0 && !this.closed) {
-        const frame = this.queue.shift() as Buffer;
-        await this.handle(frame);
+    this.inFlight = (async () => {
+      try {
+        while (this.queue.length > 0 && !this.closed) {
+          const frame = this.queue.shift() as Buffer;
+          await this.handle(frame);
+        }
+      } finally {
+        this.busy = false;
+        if (!this.closed) this.socket.resume();
       }
-    } finally {
-      this.busy = false;
-      if (!this.closed) this.socket.resume();
-    }
+    })();
+    return this.inFlight;
+  }
+
+  /**
+   * Shutdown: stop taking requests on this connection and let the one running finish and
+   * reply (bounded by `waitMs`), then close.
+   */
+  async finishAndClose(waitMs: number): Promise<void> {
+    this.queue = [];
+    this.socket.pause();
+    await Promise.race([this.inFlight, new Promise((r) => setTimeout(r, waitMs).unref())]);
+    this.close('server shutting down');
   }
 
   private async handle(frame: Buffer): Promise<void> {

@@ -200,11 +200,12 @@ export class Server {
     const { logger, engine } = this.services;
     logger.info('CONTROL', 23138, 'Shutting down');
     if (this.reaper !== undefined) clearInterval(this.reaper);
+    const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
+    // In-flight requests finish and reply (bounded), then every connection closes.
+    await Promise.all([...this.connections].map((c) => c.finishAndClose(limits.shutdownRequestWaitMs)));
+    await closed;
     this.services.sessions.endAll();
     this.services.snapshots.releaseAll();
-    const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
-    for (const c of [...this.connections]) c.close('server shutting down');
-    await closed;
     await this.ttl?.stop();
     await closeEngine(engine.inner);
     logger.info('CONTROL', 20565, 'Now exiting');

@@ -173,3 +173,24 @@ describe('in-process server lifecycle', () => {
     await c.close();
   });
 });
+
+describe('shutdown', () => {
+  test('stop() lets a running request finish and reply before closing', async () => {
+    const server = await SecantusServer.start();
+    const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 2000 });
+    await client.connect();
+    // Hold an insert in the server for 300 ms (failCommand blockConnection), then stop.
+    await client.db('admin').command({
+      configureFailPoint: 'failCommand',
+      mode: { times: 1 },
+      data: { failCommands: ['insert'], blockConnection: true, blockTimeMS: 300 },
+    });
+    const insert = client.db('s').collection('c').insertOne({ _id: 1 });
+    await new Promise((r) => setTimeout(r, 100));
+    const stopped = server.stop();
+    const r = await insert;
+    assert.equal(r.insertedId, 1, 'the in-flight write was acknowledged');
+    await stopped;
+    await client.close(true);
+  });
+});
