@@ -216,3 +216,37 @@ describe('retryable writes', () => {
     assert.deepEqual(r['errorLabels'], ['RetryableWriteError']);
   });
 });
+
+describe('malformed session fields', () => {
+  let ts: TestServer;
+  before(async () => {
+    ts = await startTestServer();
+  });
+  after(async () => {
+    await ts.stop();
+  });
+
+  test('each is refused with mongod-style codes and nothing is written', async () => {
+    const port = ts.server.port;
+    const lsid = { id: new UUID() };
+    const cases: Array<[Record<string, unknown>, number]> = [
+      [{ lsid: 'not a document' }, 14],
+      [{ lsid: { id: 'not a uuid' } }, 207],
+      [{ txnNumber: Long.fromInt(1) }, 72], // txnNumber without lsid
+      [{ lsid, txnNumber: Long.fromInt(1), autocommit: true }, 72],
+      [{ lsid, txnNumber: Long.fromInt(1), startTransaction: true }, 72], // no autocommit: false
+      [{ lsid, autocommit: false }, 72], // autocommit without txnNumber
+      [{ lsid, txnNumber: Long.fromInt(-1) }, 2],
+      [{ lsid, txnNumber: Long.fromInt(1), autocommit: false, startTransaction: false }, 72],
+      [{ lsid, txnNumber: Long.fromInt(1), autocommit: false }, 251], // continuing a transaction never started
+      [{ lsid, txnNumber: Long.fromInt(2), autocommit: false, startTransaction: true, writeConcern: { w: 1 } }, 72],
+    ];
+    for (const [fields, code] of cases) {
+      const r = await rawCommand(port, { insert: 'bad', documents: [{ _id: 1 }], ...fields, $db: 'txn' });
+      assert.equal(r['ok'], 0, JSON.stringify(fields));
+      assert.equal(r['code'], code, `${JSON.stringify(fields)}: ${String(r['errmsg'])}`);
+    }
+    assert.equal(await ts.client.db('txn').collection('bad').countDocuments(), 0, 'nothing written');
+    assert.equal((await ts.client.db('admin').command({ ping: 1 }))['ok'], 1, 'the server keeps serving');
+  });
+});
