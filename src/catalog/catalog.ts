@@ -26,13 +26,10 @@ export class Catalog {
   private readonly dbs = new Map<string, Map<string, Collection>>();
   observer: OpObserver = noopObserver;
 
-  private constructor(
-    readonly engine: StorageEngine,
-    private readonly logger: Logger,
-  ) {}
+  private constructor(readonly engine: StorageEngine) {}
 
   static open(engine: StorageEngine, logger: Logger): Catalog {
-    const catalog = new Catalog(engine, logger);
+    const catalog = new Catalog(engine);
     const snap = engine.snapshot();
     try {
       for (const { value } of snap.scan(catalogTable)) {

@@ -13,7 +13,6 @@ export interface ArgType<T> {
   readonly parse: (v: BsonValue) => T | undefined;
 }
 
-const numberValue = numericValue;
 
 const numericNames = ['long', 'int', 'decimal', 'double'] as const;
 
@@ -24,17 +23,17 @@ export const t = {
   /** Boolean that also accepts numbers (IDL "safeBool"). */
   safeBool: {
     expected: ['bool', ...numericNames],
-    parse: (v) => (typeof v === 'boolean' ? v : numberValue(v) !== undefined ? numberValue(v) !== 0 : undefined),
+    parse: (v) => (typeof v === 'boolean' ? v : numericValue(v) !== undefined ? numericValue(v) !== 0 : undefined),
   } as ArgType<boolean>,
   document: { expected: ['object'], parse: (v) => (isPlainDocument(v) ? v : undefined) } as ArgType<BsonDocument>,
   array: { expected: ['array'], parse: (v) => (Array.isArray(v) ? (v as BsonValue[]) : undefined) } as ArgType<BsonValue[]>,
   /** Any number; whole-number checks are the command's (messages differ per field). */
-  number: { expected: numericNames, parse: numberValue } as ArgType<number>,
+  number: { expected: numericNames, parse: numericValue } as ArgType<number>,
   /** A 64-bit integer given as any numeric type with a whole value (IDL "safeInt64"). */
   int64: {
     expected: numericNames,
     parse: (v) => {
-      const n = numberValue(v);
+      const n = numericValue(v);
       return n === undefined ? undefined : Math.trunc(n);
     },
   } as ArgType<number>,

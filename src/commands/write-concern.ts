@@ -3,7 +3,7 @@
 // `w: 0`: no reply at all when the client sent moreToCome.
 
 import { Int32 } from 'bson';
-import type { BsonDocument, BsonValue } from '../bson/types.js';
+import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument, numericValue } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
 
@@ -89,4 +89,11 @@ export function checkWriteConcernAllowed(wc: WriteConcern, replSet: string): voi
   if (replSet === '' && typeof wc.w === 'number' && wc.w > 1) {
     throw new CommandError(ErrorCode.BadValue, "cannot use 'w' > 1 on a standalone");
   }
+}
+
+/** Attach the writeConcernError this deployment gives `wc`, if any, to a reply. */
+export function withWriteConcernError(reply: BsonDocument, wc: WriteConcern, replSet: string): BsonDocument {
+  const wce = writeConcernError(wc, replSet);
+  if (wce !== undefined) reply['writeConcernError'] = wce;
+  return reply;
 }

@@ -12,7 +12,7 @@ import { t } from '../args.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
-import { writeConcernError } from '../write-concern.js';
+import { withWriteConcernError } from '../write-concern.js';
 import { targetCollection } from '../crud/common.js';
 import { modifyIndex } from './indexes.js';
 
@@ -72,7 +72,7 @@ export const create = defineCommand({
       },
       { durable: op.writeConcern.durable },
     );
-    return withWriteConcernError(services, op.writeConcern, {});
+    return withWriteConcernError({}, op.writeConcern, services.config.replSet);
   },
 });
 
@@ -80,11 +80,6 @@ function sameOptions(a: BsonDocument, b: BsonDocument): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function withWriteConcernError(services: ServerServices, wc: Parameters<typeof writeConcernError>[0], reply: BsonDocument): BsonDocument {
-  const wce = writeConcernError(wc, services.config.replSet);
-  if (wce !== undefined) reply['writeConcernError'] = wce;
-  return reply;
-}
 
 export const drop = defineCommand({
   name: 'drop',
@@ -104,7 +99,7 @@ export const drop = defineCommand({
     );
     services.cursors.killForNamespace(`${db}.${name}`);
     const reply: BsonDocument = nIndexesWas === undefined ? {} : { nIndexesWas: new Int32(nIndexesWas), ns: `${db}.${name}` };
-    return withWriteConcernError(services, op.writeConcern, reply);
+    return withWriteConcernError(reply, op.writeConcern, services.config.replSet);
   },
 });
 
@@ -124,7 +119,7 @@ export const dropDatabase = defineCommand({
     );
     for (const c of dropped) services.cursors.killForNamespace(c.ns);
     services.oplog?.notify();
-    return withWriteConcernError(services, op.writeConcern, dropped.length > 0 ? { dropped: db } : {});
+    return withWriteConcernError(dropped.length > 0 ? { dropped: db } : {}, op.writeConcern, services.config.replSet);
   },
 });
 
@@ -229,7 +224,7 @@ export const renameCollection = defineCommand({
       { durable: op.writeConcern.durable },
     );
     services.cursors.killForNamespace(`${from.db}.${from.name}`);
-    return withWriteConcernError(services, op.writeConcern, {});
+    return withWriteConcernError({}, op.writeConcern, services.config.replSet);
   },
 });
 
@@ -268,7 +263,7 @@ export const collMod = defineCommand({
       },
       { durable: op.writeConcern.durable },
     );
-    return withWriteConcernError(services, op.writeConcern, { ...indexReply });
+    return withWriteConcernError({ ...indexReply }, op.writeConcern, services.config.replSet);
   },
 });
 

@@ -33,7 +33,7 @@ import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { targetCollection } from '../crud/common.js';
-import { writeConcernError } from '../write-concern.js';
+import { withWriteConcernError } from '../write-concern.js';
 import type { ServerServices } from '../context.js';
 import { TtlMonitor } from '../../catalog/ttl-monitor.js';
 import { compileQueryFilter } from '../../query/language.js';
@@ -435,9 +435,7 @@ export const createIndexes = defineCommand({
     if (result.created === 0) reply['note'] = 'all indexes already exist';
     else if (result.created < specs.length) reply['note'] = 'index already exists';
     if (result.created > 0 && result.existed && services.config.replSet !== '' && !inTransaction) reply['commitQuorum'] = 'votingMembers';
-    const wce = writeConcernError(op.writeConcern, services.config.replSet);
-    if (wce !== undefined) reply['writeConcernError'] = wce;
-    return reply;
+    return withWriteConcernError(reply, op.writeConcern, services.config.replSet);
   },
 });
 
@@ -482,9 +480,7 @@ export const dropIndexes = defineCommand({
     });
     const reply: BsonDocument = { nIndexesWas: new Int32(outcome) };
     if (which === '*') reply['msg'] = 'non-_id indexes dropped for collection';
-    const wce = writeConcernError(op.writeConcern, services.config.replSet);
-    if (wce !== undefined) reply['writeConcernError'] = wce;
-    return reply;
+    return withWriteConcernError(reply, op.writeConcern, services.config.replSet);
   },
 });
 

@@ -1,7 +1,7 @@
 // find, getMore and killCursors.
 
 import { Long } from 'bson';
-import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import type { BsonDocument } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
@@ -10,7 +10,7 @@ import { compileQueryFilter, compileQueryProjection, compileQuerySort } from '..
 import { planQuery } from '../../query/planner/planner.js';
 import { planOplogQuery } from '../../query/exec/oplog-scan.js';
 import { fullName } from '../../catalog/namespace.js';
-import { t } from '../args.js';
+import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
 import { checkCollation, checkLetVariables, cursorReply, lookupCollection, requireNonNegative, resolveHint, targetCollection } from './common.js';
@@ -179,14 +179,6 @@ export const getMore = defineCommand({
   },
 });
 
-function typeNameOf(v: BsonValue): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'object' && v !== null && '_bsontype' in v) {
-    const tag = String((v as { _bsontype: unknown })._bsontype);
-    return tag === 'Int32' ? 'int' : tag === 'Double' ? 'double' : tag.toLowerCase();
-  }
-  return typeof v;
-}
 
 export const killCursors = defineCommand({
   name: 'killCursors',

@@ -5,7 +5,7 @@ import { writeSessionRecord, readSessionRecord } from '../../txn/ledger.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
-import { writeConcernError } from '../write-concern.js';
+import { withWriteConcernError } from '../write-concern.js';
 
 export const commitTransaction = defineCommand({
   name: 'commitTransaction',
@@ -29,8 +29,7 @@ export const commitTransaction = defineCommand({
       // A retried commit: the first one may not have waited for durability.
       await services.engine.flush();
     }
-    const wce = writeConcernError(op.writeConcern, services.config.replSet);
-    return wce === undefined ? {} : { writeConcernError: wce };
+    return withWriteConcernError({}, op.writeConcern, services.config.replSet);
   },
 });
 
@@ -45,8 +44,7 @@ export const abortTransaction = defineCommand({
       throw new CommandError(ErrorCode.TransactionCommitted, `Transaction with { txnNumber: ${txn.txnNumber} } has been committed.`);
     }
     txn.abort();
-    const wce = writeConcernError(op.writeConcern, services.config.replSet);
-    return wce === undefined ? {} : { writeConcernError: wce };
+    return withWriteConcernError({}, op.writeConcern, services.config.replSet);
   },
 });
 
