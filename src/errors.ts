@@ -181,6 +181,7 @@ export const ErrorCode = {
   Location51075: 51075,
   Location51091: 51091,
   Location51108: 51108,
+  Location51156: 51156,
   Location51246: 51246,
   Location51247: 51247,
   Location51270: 51270,

@@ -66,6 +66,17 @@ export const limits = {
   /** Longest regular expression pattern in bytes (PCRE's limit in mongod). */
   regexPatternLengthBytesMax: 32_764,
   /**
+   * A regex search whose estimated worst case (src/query/match/regex-guard.ts) stays within this
+   * many steps runs on the main thread; any other runs in a worker under regexMatchTimeMsMax.
+   */
+  regexNativeStepsMax: 10_000_000,
+  /** Patterns that may backtrack exponentially run on the main thread only on strings this short. */
+  regexNativeExponentialLengthMax: 16,
+  /** Longest one regex search may run before the operation fails with 51156 (mongod: PCRE's match limit). */
+  regexMatchTimeMsMax: 250,
+  /** How long a new regex worker may take to start. */
+  regexWorkerStartMsMax: 10_000,
+  /**
    * Nesting of aggregation expressions (operators within operators). mongod bounds it only
    * through the BSON depth of the command; ours makes the recursive parser's bound explicit.
    */

@@ -8,6 +8,8 @@ import { BSONRegExp, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { CommandError, fail } from '../../errors.js';
 import { parseRegexFlags, translatePcre } from '../../query/match/regex.js';
+import { guardRegex } from '../../query/match/regex-guard.js';
+import type { GuardedRegex } from '../../query/match/regex-guard.js';
 import { AggCode } from '../error-codes.js';
 import { isNullish, typeName } from '../values.js';
 import { operatorExpression } from './operator.js';
@@ -36,7 +38,7 @@ function parseArgs(name: string, arg: BsonValue, ctx: Parameters<OperatorDefinit
 }
 
 /** Pattern and options from the evaluated 'regex' and 'options' (mongod's _extractRegexAndOptions). */
-function compile(name: string, pattern: Value, options: Value): RegExp | undefined {
+function compile(name: string, pattern: Value, options: Value): GuardedRegex | undefined {
   if (!(isNullish(pattern) || typeof pattern === 'string' || pattern instanceof BSONRegExp)) {
     fail(AggCode.Location51105, `${name} needs 'regex' to be of type string or regex`);
   }
@@ -59,7 +61,7 @@ function compile(name: string, pattern: Value, options: Value): RegExp | undefin
   const parsedFlags = parseRegexFlags(flags, name);
   try {
     const { source: js, ignoreCase } = translatePcre(source, parsedFlags);
-    return new RegExp(js, ignoreCase ? 'giu' : 'gu');
+    return guardRegex(new RegExp(js, ignoreCase ? 'giu' : 'gu'), name);
   } catch (e) {
     const reason = e instanceof CommandError || e instanceof Error ? e.message.replace(/^Regular expression is invalid: /, '').replace(/^Invalid regular expression: /, '') : 'syntax error';
     fail(AggCode.Location51111, `Invalid Regex in ${name}: ${reason}`);
@@ -73,15 +75,15 @@ function codePointLength(s: string): number {
 }
 
 /** One match from UTF-16 offset `from`, as {match, idx, captures}. */
-function matchAt(re: RegExp, input: string, from: number): { doc: BsonDocument; index: number; length: number } | undefined {
-  re.lastIndex = from;
-  const m = re.exec(input);
+function matchAt(re: GuardedRegex, input: string, from: number): { doc: BsonDocument; index: number; length: number } | undefined {
+  const m = re.exec(input, from);
   if (m === null) return undefined;
-  const captures = m.slice(1).map((c) => (c === undefined ? null : c));
+  const whole = m.groups[0] ?? '';
+  const captures = m.groups.slice(1).map((c) => (c === undefined ? null : c));
   return {
-    doc: { match: m[0], idx: new Int32(codePointLength(input.slice(0, m.index))), captures },
+    doc: { match: whole, idx: new Int32(codePointLength(input.slice(0, m.index))), captures },
     index: m.index,
-    length: m[0].length,
+    length: whole.length,
   };
 }
 
@@ -101,10 +103,7 @@ function regexOperator(name: string, mode: Mode): OperatorDefinition {
         if (!(isNullish(text) || typeof text === 'string')) fail(AggCode.Location51104, `${name} needs 'input' to be of type string`);
         const re = fixed !== undefined ? fixed.re : compile(name, regex.evaluate(frame), options?.evaluate(frame) ?? null);
         if (typeof text !== 'string' || re === undefined) return mode === 'match' ? false : mode === 'find' ? null : [];
-        if (mode === 'match') {
-          re.lastIndex = 0;
-          return re.test(text);
-        }
+        if (mode === 'match') return re.test(text);
         if (mode === 'find') return matchAt(re, text, 0)?.doc ?? null;
         const out: BsonDocument[] = [];
         let pos = 0;

@@ -12,15 +12,16 @@
 // - `\A \z \Z \h \v \R \Q..\E \x{...}` and POSIX classes `[[:alpha:]]` are rewritten;
 // - the `x` flag's whitespace and `#` comments are stripped here (JS has no `x`).
 //
-// Cost: JS regexes backtrack like PCRE does, and Node offers no match-time limit, so a
-// pathological pattern can take exponential time on a long string. We cap the pattern length
-// (limits.regexPatternLengthBytesMax, PCRE's own limit in mongod); bounding the running time
-// needs a deadline hook on the match, which is future work (MatchOptions has no deadline yet).
+// Cost: JS regexes backtrack like PCRE does and cannot be interrupted; the pattern length is
+// capped (limits.regexPatternLengthBytesMax, PCRE's own limit in mongod) and every search runs
+// through regex-guard.ts, which bounds its running time.
 
 import { BSONRegExp, BSONSymbol } from '../../bson/types.js';
 import type { PathValue } from '../../bson/path.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
+import { guardRegex } from './regex-guard.js';
+import type { GuardedRegex } from './regex-guard.js';
 
 const VALID_FLAGS = 'imsux';
 
@@ -49,7 +50,7 @@ export function parseRegexFlags(options: string, opName = ''): RegexFlags {
  * Compiles a pattern and its options as mongod's RegexMatchExpression does: flags first
  * (51108), then the embedded-NUL check (BadValue), then the pattern itself (51091).
  */
-export function compileRegex(pattern: string, options: string): RegExp {
+export function compileRegex(pattern: string, options: string, opName = '$regex'): GuardedRegex {
   const flags = parseRegexFlags(options);
   if (pattern.includes('\0')) fail(ErrorCode.BadValue, 'Regular expression cannot contain an embedded null byte');
   if (Buffer.byteLength(pattern, 'utf8') > limits.regexPatternLengthBytesMax) {
@@ -57,7 +58,7 @@ export function compileRegex(pattern: string, options: string): RegExp {
   }
   const { source, ignoreCase } = translatePcre(pattern, flags);
   try {
-    return new RegExp(source, ignoreCase ? 'iu' : 'u');
+    return guardRegex(new RegExp(source, ignoreCase ? 'iu' : 'u'), opName);
   } catch (e) {
     invalid(e instanceof Error ? e.message.replace(/^Invalid regular expression: /, '') : 'syntax error');
   }

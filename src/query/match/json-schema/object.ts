@@ -7,6 +7,7 @@ import { isArray, isPlainDocument } from '../../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../../bson/types.js';
 import { integerOrFail, parseIntegerToNonNegativeLong } from '../numbers.js';
 import { compileRegex } from '../regex.js';
+import type { GuardedRegex } from '../regex-guard.js';
 import type { SchemaCompiler } from './array.js';
 import { failedToParse, field, objectOf, restrict, typeMismatch, typeNameOf } from './shared.js';
 import type { Check } from './shared.js';
@@ -52,14 +53,14 @@ function allowedPropertiesCheck(
   compile: SchemaCompiler,
 ): ObjectCheck {
   const listed = new Set(isPlainDocument(propertiesArg) ? Object.keys(propertiesArg) : []);
-  const patterns: Array<{ re: RegExp; check: Check }> = [];
+  const patterns: Array<{ re: GuardedRegex; check: Check }> = [];
   if (patternArg !== undefined) {
     if (!isPlainDocument(patternArg)) typeMismatch("$jsonSchema keyword 'patternProperties' must be an object");
     for (const [source, schema] of Object.entries(patternArg)) {
       if (!isPlainDocument(schema)) {
         typeMismatch(`$jsonSchema keyword 'patternProperties' has property '${source}' which is not an object`);
       }
-      patterns.push({ re: compileRegex(source, ''), check: compile(schema, false) });
+      patterns.push({ re: compileRegex(source, '', '$jsonSchema'), check: compile(schema, false) });
     }
   }
   let otherwise: Check = () => true;

@@ -53,7 +53,7 @@ export function scalarKeywords(get: (k: string) => BsonValue | undefined, root: 
   const pattern = get('pattern');
   if (pattern !== undefined) {
     if (typeof pattern !== 'string') typeMismatch("$jsonSchema keyword 'pattern' must be a string");
-    const re = compileRegex(pattern, '');
+    const re = compileRegex(pattern, '', '$jsonSchema');
     checks.push(restrict('string', (v) => re.test(v as string)));
   }
   const maxLength = get('maxLength');
