@@ -45,15 +45,22 @@ interface Parsed {
   readonly ps: readonly number[];
 }
 
-function parseArgs(name: '$percentile' | '$median', arg: BsonValue, ctx: ParseContext): Parsed {
-  if (!isPlainDocument(arg)) fail(AggCode.Location7436200, `specification must be an object; found ${name}: ${formatValue(arg)}`);
+/** mongod's codes for a specification that is not an object, by operator and form. */
+const NOT_OBJECT_CODES = {
+  accumulator: { $percentile: AggCode.Location7429703, $median: AggCode.Location7436100 },
+  expression: { $percentile: AggCode.Location7436200, $median: AggCode.Location7436201 },
+} as const;
+
+function parseArgs(name: '$percentile' | '$median', form: 'accumulator' | 'expression', arg: BsonValue, ctx: ParseContext): Parsed {
+  if (!isPlainDocument(arg)) fail(NOT_OBJECT_CODES[form][name], `specification must be an object; found ${name}: ${formatValue(arg)}`);
   const spec = arg as BsonDocument;
   for (const k of Object.keys(spec)) {
     if (k !== 'input' && k !== 'method' && !(name === '$percentile' && k === 'p')) fail(ErrorCode.Location40415, `BSON field '${name}.${k}' is an unknown field.`);
   }
   if (spec['input'] === undefined) fail(ErrorCode.Location40414, `BSON field '${name}.input' is missing but a required field`);
   if (spec['method'] === undefined) fail(ErrorCode.Location40414, `BSON field '${name}.method' is missing but a required field`);
-  if (spec['method'] !== 'approximate') fail(AggCode.Location7436201, `Currently only 'approximate' can be used as percentile 'method'`);
+  // 'method' is an IDL enum (7.0 knows only 'approximate'): an unknown value is BadValue.
+  if (spec['method'] !== 'approximate') fail(ErrorCode.BadValue, `Enumeration value '${formatValue(spec['method'] ?? null)}' for field '${name}.method' is not a valid value.`);
   let ps: number[] = [0.5];
   if (name === '$percentile') {
     const p = spec['p'];
@@ -70,7 +77,7 @@ function accumulator(name: '$percentile' | '$median'): AccumulatorDefinition {
   return {
     name,
     parse(arg, ctx) {
-      const { input, ps } = parseArgs(name, arg, ctx);
+      const { input, ps } = parseArgs(name, 'accumulator', arg, ctx);
       return { name, argument: input, create: () => new PercentileAccumulator(ps, name === '$median') };
     },
   };
@@ -80,7 +87,7 @@ function expression(name: '$percentile' | '$median'): OperatorDefinition {
   return {
     name,
     parse(arg, ctx) {
-      const { input, ps } = parseArgs(name, arg, ctx);
+      const { input, ps } = parseArgs(name, 'expression', arg, ctx);
       const evaluate = (frame: Frame): Value => {
         const acc = new PercentileAccumulator(ps, name === '$median');
         const v = input.evaluate(frame);

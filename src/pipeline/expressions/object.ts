@@ -48,12 +48,27 @@ const $arrayToObject = unaryOperator('$arrayToObject', (input) => {
   return out;
 });
 
-/** The 'field' argument of $getField/$setField: a constant string (not a field path). */
+/**
+ * Whether an expression spec is a constant as written (mongod's ExpressionConstant before
+ * optimize()): a literal, or $const/$literal. An operator that would fold to a constant, an
+ * object or an array expression is not.
+ */
+function isLiteralSpec(spec: BsonValue): boolean {
+  if (typeof spec === 'string') return !spec.startsWith('$');
+  if (isArray(spec)) return false;
+  if (isPlainDocument(spec)) {
+    const keys = Object.keys(spec);
+    return keys.length === 1 && (keys[0] === '$const' || keys[0] === '$literal');
+  }
+  return true;
+}
+
+/** The 'field' argument of $getField/$setField: a string constant as written (not a field path). */
 function constantField(name: string, field: Expression, pathCode: number, constCode: number, typeCode: number, spec: BsonValue): string {
   if (typeof spec === 'string' && spec.startsWith('$')) {
     fail(pathCode, `'${spec}' is a field path reference which is not allowed in this context. Did you mean {$literal: '${spec}'}?`);
   }
-  if (field.kind !== 'constant') fail(constCode, `${name} requires 'field' to evaluate to a constant, but got a non-constant argument`);
+  if (!isLiteralSpec(spec) || field.kind !== 'constant') fail(constCode, `${name} requires 'field' to evaluate to a constant, but got a non-constant argument`);
   const v = field.value ?? null;
   if (typeof v !== 'string') fail(typeCode, `${name} requires 'field' to evaluate to type String, but got ${typeName(v)}`);
   return v;

@@ -19,32 +19,46 @@ type D34 = InstanceType<typeof D34>;
 interface Domain {
   readonly lo: number;
   readonly hi: number;
-  /** Whether each bound is included. */
-  readonly loIn: boolean;
-  readonly hiIn: boolean;
+  /** Whether the bounds are included ([lo,hi]) or not ((lo,hi)). */
+  readonly inclusive: boolean;
 }
 
-const ANY: Domain = { lo: -Infinity, hi: Infinity, loIn: false, hiIn: false };
-
-function interval(d: Domain): string {
-  const b = (x: number): string => (x === Infinity ? 'inf' : x === -Infinity ? '-inf' : String(x));
-  return `${d.loIn ? '[' : '('}${b(d.lo)},${b(d.hi)}${d.hiIn ? ']' : ')'}`;
+/** std::ostream's rendering of a bound (a double): "inf", "-inf", "1". */
+function bound(x: number): string {
+  return x === Infinity ? 'inf' : x === -Infinity ? '-inf' : formatDoubleG(x);
 }
 
-function inDomain(x: number, d: Domain): boolean {
-  if (Number.isNaN(x)) return true;
-  return (d.loIn ? x >= d.lo : x > d.lo) && (d.hiIn ? x <= d.hi : x < d.hi);
+function inDomain(x: D34, d: Domain): boolean {
+  const lo = x.comparedTo(d.lo);
+  const hi = x.comparedTo(d.hi);
+  return d.inclusive ? lo >= 0 && hi <= 0 : lo > 0 && hi < 0;
 }
 
-function trig(name: string, dbl: (x: number) => number, dec: (x: D34) => D34, domain: Domain = ANY): OperatorDefinition {
+/**
+ * mongod's ExpressionBoundedTrigonometric / ExpressionUnboundedTrigonometric: a NaN input is
+ * returned unchanged, a bounded function refuses inputs outside its domain (compared in the
+ * input's own type, so a decimal just above 1 is outside [-1,1]), int and long compute in double.
+ */
+function trig(name: string, dbl: (x: number) => number, dec: (x: D34) => D34, domain?: Domain): OperatorDefinition {
   return unaryOperator(name, (v) => {
     if (isNullish(v)) return null;
     if (!num.isNumeric(v)) fail(AggCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
+    if (v instanceof Decimal128) {
+      const x = new D34(v.toString());
+      if (x.isNaN()) return v;
+      if (domain !== undefined && !inDomain(x, domain)) outOfDomain(name, v.toString(), domain);
+      return Decimal128.fromString(dec(x).toString());
+    }
     const x = num.toDouble(v);
-    if (!inDomain(x, domain)) fail(AggCode.Location50989, `cannot apply ${name} to ${formatDoubleG(x)}, value must be in ${interval(domain)}`);
-    if (v instanceof Decimal128) return Decimal128.fromString(dec(new D34(v.toString())).toString());
+    if (Number.isNaN(x)) return v;
+    if (domain !== undefined && !inDomain(new D34(x), domain)) outOfDomain(name, formatDoubleG(x), domain);
     return new Double(dbl(x));
   });
+}
+
+function outOfDomain(name: string, input: string, d: Domain): never {
+  const [open, close] = d.inclusive ? ['[', ']'] : ['(', ')'];
+  fail(AggCode.Location50989, `cannot apply ${name} to ${input}, value must in ${open}${bound(d.lo)},${bound(d.hi)}${close}`);
 }
 
 const PI = new D34('3.141592653589793238462643383279503');
@@ -63,20 +77,39 @@ function $atan2(): OperatorDefinition {
   });
 }
 
+/** π/180 and 180/π: in double from the double π, in decimal from π at 34 digits (mongod's constants). */
+const DOUBLE_PI_OVER_180 = Math.PI / 180;
+const DOUBLE_180_OVER_PI = 180 / Math.PI;
+const DECIMAL_PI_OVER_180 = PI.dividedBy(180);
+const DECIMAL_180_OVER_PI = new D34(180).dividedBy(PI);
+
+/** $degreesToRadians / $radiansToDegrees: one multiplication by the constant, no bounds. */
+function angleConversion(name: string, doubleFactor: number, decimalFactor: D34): OperatorDefinition {
+  return unaryOperator(name, (v) => {
+    if (isNullish(v)) return null;
+    if (!num.isNumeric(v)) fail(AggCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
+    if (v instanceof Decimal128) return Decimal128.fromString(new D34(v.toString()).times(decimalFactor).toString());
+    return new Double(num.toDouble(v) * doubleFactor);
+  });
+}
+
+const ALL_REALS: Domain = { lo: -Infinity, hi: Infinity, inclusive: false };
+const UNIT: Domain = { lo: -1, hi: 1, inclusive: true };
+
 export const trigonometryOperators: readonly OperatorDefinition[] = [
-  trig('$sin', Math.sin, (x) => x.sin(), { lo: -Infinity, hi: Infinity, loIn: false, hiIn: false }),
-  trig('$cos', Math.cos, (x) => x.cos(), { lo: -Infinity, hi: Infinity, loIn: false, hiIn: false }),
-  trig('$tan', Math.tan, (x) => x.tan(), { lo: -Infinity, hi: Infinity, loIn: false, hiIn: false }),
-  trig('$asin', Math.asin, (x) => x.asin(), { lo: -1, hi: 1, loIn: true, hiIn: true }),
-  trig('$acos', Math.acos, (x) => x.acos(), { lo: -1, hi: 1, loIn: true, hiIn: true }),
+  trig('$sin', Math.sin, (x) => x.sin(), ALL_REALS),
+  trig('$cos', Math.cos, (x) => x.cos(), ALL_REALS),
+  trig('$tan', Math.tan, (x) => x.tan(), ALL_REALS),
+  trig('$asin', Math.asin, (x) => x.asin(), UNIT),
+  trig('$acos', Math.acos, (x) => x.acos(), UNIT),
   trig('$atan', Math.atan, (x) => x.atan()),
   $atan2(),
   trig('$sinh', Math.sinh, (x) => x.sinh()),
   trig('$cosh', Math.cosh, (x) => x.cosh()),
   trig('$tanh', Math.tanh, (x) => x.tanh()),
   trig('$asinh', Math.asinh, (x) => x.asinh()),
-  trig('$acosh', Math.acosh, (x) => x.acosh(), { lo: 1, hi: Infinity, loIn: true, hiIn: true }),
-  trig('$atanh', Math.atanh, (x) => x.atanh(), { lo: -1, hi: 1, loIn: true, hiIn: true }),
-  trig('$degreesToRadians', (x) => (x * Math.PI) / 180, (x) => x.times(PI).dividedBy(180)),
-  trig('$radiansToDegrees', (x) => (x * 180) / Math.PI, (x) => x.times(180).dividedBy(PI)),
+  trig('$acosh', Math.acosh, (x) => x.acosh(), { lo: 1, hi: Infinity, inclusive: true }),
+  trig('$atanh', Math.atanh, (x) => x.atanh(), UNIT),
+  angleConversion('$degreesToRadians', DOUBLE_PI_OVER_180, DECIMAL_PI_OVER_180),
+  angleConversion('$radiansToDegrees', DOUBLE_180_OVER_PI, DECIMAL_180_OVER_PI),
 ];

@@ -95,6 +95,9 @@ export function convertValue(v: Exclude<Value, null | undefined>, to: Target): V
     if (typeof v === 'string' || from === 'objectId' || from === 'object' || from === 'array' || from === 'binData' || from === 'regex' || from === 'dbPointer' || from === 'javascript' || from === 'symbol' || from === 'javascriptWithScope' || from === 'timestamp' || from === 'minKey' || from === 'maxKey') return true;
     unsupported();
   }
+  // A Timestamp is a Long subclass in the bson package; mongod converts it only to bool (above)
+  // and to date (its seconds), never as a number.
+  if (v instanceof Timestamp) return to === 'date' ? new Date(v.t * 1000) : unsupported();
   switch (to) {
     case 'double':
       if (v instanceof Double) return v;
@@ -156,7 +159,6 @@ export function convertValue(v: Exclude<Value, null | undefined>, to: Target): V
       if (v instanceof Decimal128) return new Date(Number(decimalToInteger(v, 64)));
       if (typeof v === 'string') return new Date(parseDateString(v, UTC));
       if (v instanceof ObjectId) return new Date(v.getTimestamp().getTime());
-      if (v instanceof Timestamp) return new Date(v.t * 1000);
       return unsupported();
     case 'objectId':
       if (v instanceof ObjectId) return v;

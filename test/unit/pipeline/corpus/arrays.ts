@@ -119,7 +119,7 @@ export const arrays: Family = {
     { name: '$setIsSubset non-array', expr: { $setIsSubset: [[int(1)], int(1)] }, code: 17042, source: 'expression.cpp' },
     { name: '$allElementsTrue non-array', expr: { $allElementsTrue: [int(1)] }, code: 17040, source: 'expression.cpp' },
     { name: '$percentile p out of range', expr: { $percentile: { input: [int(1)], p: [dbl(1.5)], method: 'approximate' } }, code: 7750301, source: 'accumulator_percentile.cpp' },
-    { name: '$median bad method', expr: { $median: { input: [int(1)], method: 'exact' } }, code: 7436201, source: 'accumulator_percentile.cpp' },
+    { name: '$median bad method', expr: { $median: { input: [int(1)], method: 'exact' } }, code: 2, source: "accumulator_percentile.idl: 'method' is an enum (7.0: approximate only); IDL enum errors are BadValue" },
     { name: '$firstN missing n', expr: { $firstN: { input: [] } }, code: 5787906, source: 'accumulator_multi.cpp' },
     { name: '$firstN n not positive', expr: { $firstN: { n: int(0), input: [] } }, code: 5787908, source: 'accumulator_multi.cpp' },
     { name: '$firstN input not array', expr: { $firstN: { n: int(1), input: int(1) } }, code: 5788200, source: 'accumulator_multi.cpp' },

@@ -24,6 +24,10 @@ export interface ValueCase {
   /** The expected value with its exact BSON type, or MISSING. */
   readonly expected: Value;
   readonly source: string;
+  /** Why the case runs only in the unit harness (the driver cannot send or see it). */
+  readonly unitOnly?: string;
+  /** Why the case runs only through the server (it needs what only a server has). */
+  readonly driverOnly?: string;
 }
 
 export interface ErrorCase {
@@ -33,6 +37,8 @@ export interface ErrorCase {
   readonly code: number;
   readonly message?: string;
   readonly source: string;
+  readonly unitOnly?: string;
+  readonly driverOnly?: string;
 }
 
 export interface Family {
