@@ -186,13 +186,15 @@ function pad(n: number, width: number): string {
   return n < 0 ? `-${s}` : s;
 }
 
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const;
+
 /** mongod's TimeZone::validateToStringFormat (18535, 18536). */
 export function validateFormat(format: string): void {
   for (let i = 0; i < format.length; i++) {
     if (format[i] !== '%') continue;
     if (i + 1 >= format.length) fail(AggCode.Location18535, "Unmatched '%' at end of format string");
     const c = format[i + 1] as string;
-    if (!'dGHjLmMSwuUVYzZ%'.includes(c)) fail(AggCode.Location18536, `Invalid format character '%${c}' in format string`);
+    if (!'bBdGHjLmMSwuUVYzZ%'.includes(c)) fail(AggCode.Location18536, `Invalid format character '%${c}' in format string`);
     i++;
   }
 }
@@ -223,6 +225,12 @@ export function formatDate(format: string, ms: number, tz: TimeZone): string {
         break;
       case 'm':
         out += pad(p.month, 2);
+        break;
+      case 'b': // 7.0: English month names in title case
+        out += (MONTH_NAMES[p.month - 1] ?? '').slice(0, 3);
+        break;
+      case 'B':
+        out += MONTH_NAMES[p.month - 1] ?? '';
         break;
       case 'd':
         out += pad(p.day, 2);

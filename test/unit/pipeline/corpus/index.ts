@@ -7,6 +7,7 @@ import { arithmetic } from './arithmetic.js';
 import { arrays } from './arrays.js';
 import { bitwise } from './bitwise.js';
 import { conditional } from './conditional.js';
+import { dateArithmetic } from './date-arithmetic.js';
 import { dates } from './dates.js';
 import { logic } from './logic.js';
 import { misc } from './misc.js';
@@ -32,5 +33,6 @@ export const expressionFamilies: Readonly<Record<string, Family>> = {
   accumulators,
   types,
   dates,
+  dateArithmetic,
   misc,
 };
