@@ -187,6 +187,11 @@ export const ErrorCode = {
   Location51270: 51270,
   Location5729100: 5729100,
   Location6108304: 6108304,
+  // Command `let` variables and update statement constants (`c`).
+  Location4738901: 4738901,
+  Location4890500: 4890500,
+  Location17275: 17275,
+  Location51198: 51198,
   // Indexes and the planner: key generation, min/max, hints.
   Location16746: 16746,
   Location51173: 51173,

@@ -12,7 +12,8 @@ import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { ErrorCode, fail } from '../errors.js';
 import { applyPipelineOutput, binaryEqual, upsertSeed } from '../update/index.js';
 import type { ApplyContext, CompiledUpdate, UpdateResult, UpsertContext } from '../update/index.js';
-import { defineConstant, evaluateOn, newEnv, newScope, parseExpression, rootContext, validateNameForUserWrite } from './expressions/index.js';
+import { defineLetVariables } from './context.js';
+import { newEnv, newScope } from './expressions/index.js';
 import type { ExpressionEnv, VariableScope } from './expressions/index.js';
 import { parsePipeline } from './pipeline.js';
 import { DocumentsStage } from './stages/base.js';
@@ -42,13 +43,7 @@ export interface DocumentPipeline {
 export function parseDocumentPipeline(pipeline: readonly BsonValue[], options: UpdatePipelineOptions = {}): DocumentPipeline {
   const env = options.env ?? newEnv();
   const scope = options.scope ?? newScope(undefined);
-  if (options.variables !== undefined) {
-    const ctx = rootContext(env, scope);
-    for (const [name, spec] of Object.entries(options.variables)) {
-      validateNameForUserWrite(name);
-      defineConstant(scope, name, evaluateOn(parseExpression(spec, ctx), {}, env.frame));
-    }
-  }
+  if (options.variables !== undefined) defineLetVariables(env, scope, options.variables);
   const pctx: PipelineContext = { env, scope, db: '', collection: undefined, allowDiskUse: false, subPipelineDepth: 0, inFacet: false, inLookup: false, forUpdate: true };
   for (const spec of pipeline) {
     if (!isPlainDocument(spec)) fail(ErrorCode.FailedToParse, 'Each element of the \'pipeline\' array must be an object');

@@ -10,8 +10,8 @@ import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { fullName } from '../../catalog/namespace.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
-import { buildPipeline, defineConstant, evaluateOn, newEnv, newScope, parseExpression, parsePipeline, rootContext, runToArray, validateNameForUserWrite } from '../../pipeline/index.js';
-import type { PipelineContext, Runtime, Stage } from '../../pipeline/index.js';
+import { buildPipeline, defineLetVariables, newEnv, newScope, parsePipeline, runToArray } from '../../pipeline/index.js';
+import type { ExpressionEnv, PipelineContext, Runtime, Stage, VariableScope } from '../../pipeline/index.js';
 import { isWriteStage } from '../../pipeline/stages/write.js';
 import { explainPlan } from '../../query/planner/explain.js';
 import type { ExplainSections, ExplainVerbosity } from '../../query/planner/explain.js';
@@ -20,7 +20,7 @@ import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import type { ServerServices } from '../context.js';
-import { checkCollation, cursorReply, resolveHint, targetCollection, writeWithConcern } from './common.js';
+import { checkCollation, clusterTimeOf, cursorReply, resolveHint, targetCollection, writeWithConcern } from './common.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream.js';
 
 export const aggregateArgs = {
@@ -74,20 +74,10 @@ function targetOf(inv: AggregateInvocation): string | undefined {
 }
 
 /** The command's `let`: each variable an expression evaluated once, before the pipeline runs. */
-function letScope(letVars: BsonDocument | undefined, ctx: { env: ReturnType<typeof newEnv> }): ReturnType<typeof newScope> {
+function letScope(letVars: BsonDocument | undefined, env: ExpressionEnv): VariableScope {
   const scope = newScope(undefined);
-  if (letVars === undefined) return scope;
-  const parseCtx = rootContext(ctx.env, scope);
-  for (const [name, spec] of Object.entries(letVars)) {
-    validateNameForUserWrite(name);
-    const value = evaluateOn(parseExpression(spec, parseCtx), {}, ctx.env.frame);
-    defineConstant(scope, name, value);
-  }
+  if (letVars !== undefined) defineLetVariables(env, scope, letVars);
   return scope;
-}
-
-function clusterTimeOf(services: ServerServices): Timestamp | undefined {
-  return services.config.replSet === '' ? undefined : services.clock.now();
 }
 
 export const aggregate = defineCommand({
@@ -112,7 +102,7 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
     const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
     const allowDiskUse = args.allowDiskUse === true;
     const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services) });
-    const scope = letScope(args.let, { env });
+    const scope = letScope(args.let, env);
     const ctx: PipelineContext = { env, scope, db, collection: collName, allowDiskUse, subPipelineDepth: 0, inFacet: false, inLookup: false, session: args.lsid };
     const parsed = parsePipeline(args.pipeline, ctx);
     const first = parsed.stages[0];

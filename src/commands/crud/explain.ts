@@ -8,7 +8,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { PlanStage, StageStats } from '../../query/exec/stages.js';
-import { compileQueryFilter, compileQuerySort, compileQueryUpdate } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter, compileQuerySort, compileQueryUpdate } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { explainPlan, wrapperStage } from '../../query/planner/explain.js';
 import type { ExplainSections, ExplainVerbosity } from '../../query/planner/explain.js';
@@ -21,7 +21,7 @@ import { serverVersion } from '../diag/handshake.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import { aggregateArgs, runAggregate } from './aggregate.js';
-import { checkCollation, resolveHint, targetCollection } from './common.js';
+import { checkCollation, clusterTimeOf, resolveHint, targetCollection } from './common.js';
 import { countArgs, prepareCount, prepareDistinct, distinctArgs } from './count-distinct.js';
 import { findArgs, prepareFind } from './find.js';
 
@@ -111,9 +111,13 @@ function explainWrite(
   const db = inv.db;
   const collName = typeof body[name] === 'string' ? (body[name] as string) : targetCollection({ ...inv, target: body[name] });
   const coll = inv.services.catalog.get(db, collName);
-  const matcher = compileQueryFilter(stmt.filter, { variables: isPlainDocument(body['let']) ? body['let'] : undefined });
+  const expressions = commandExpressions({ let: isPlainDocument(body['let']) ? body['let'] : undefined, clusterTime: clusterTimeOf(inv.services) });
+  const matcher = compileQueryFilter(stmt.filter, { expressions });
   const sort = compileQuerySort(stmt.sort);
-  const update = stmt.update === undefined ? undefined : compileQueryUpdate(stmt.update, { ...(stmt.arrayFilters === undefined ? {} : { arrayFilters: stmt.arrayFilters }), multi: !stmt.limitOne });
+  const update =
+    stmt.update === undefined
+      ? undefined
+      : compileQueryUpdate(stmt.update, { ...(stmt.arrayFilters === undefined ? {} : { arrayFilters: stmt.arrayFilters }), multi: !stmt.limitOne, expressions });
   const hint = resolveHint(coll, stmt.hint);
   const plan = planQuery(coll, {
     filter: stmt.filter,

@@ -6,14 +6,14 @@ import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
 import type { PlanStage, Row } from '../../query/exec/stages.js';
-import { compileQueryFilter, compileQueryProjection, compileQuerySort } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter, compileQueryProjection, compileQuerySort } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { planOplogQuery } from '../../query/exec/oplog-scan.js';
 import { fullName } from '../../catalog/namespace.js';
 import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
-import { checkCollation, checkLetVariables, cursorReply, lookupCollection, requireNonNegative, resolveHint, targetCollection } from './common.js';
+import { checkCollation, clusterTimeOf, cursorReply, lookupCollection, requireNonNegative, resolveHint, targetCollection } from './common.js';
 import { ChangeStreamCursor, changeStreamGetMore, failPointLabels } from './change-stream.js';
 
 export const findArgs = {
@@ -60,7 +60,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
   const limit = requireNonNegative('find', 'limit', args.limit);
   const batchSize = requireNonNegative('find', 'batchSize', args.batchSize);
   checkCollation(args.collation);
-  checkLetVariables(args.let);
+  const expressions = commandExpressions({ let: args.let, clusterTime: clusterTimeOf(services) });
   const coll = lookupCollection(services, db, name);
   if (args.tailable === true) {
     throw new CommandError(ErrorCode.BadValue, `error processing query: ${ns} tailable cursor requested on non capped collection`);
@@ -69,13 +69,13 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     throw new CommandError(ErrorCode.FailedToParse, 'Cannot set awaitData without tailable');
   }
   const filter = args.filter ?? {};
-  const matcher = compileQueryFilter(filter, { variables: args.let });
+  const matcher = compileQueryFilter(filter, { expressions });
   const sort = compileQuerySort(args.sort);
   const hint = resolveHint(coll, args.hint);
-  const projection = compileQueryProjection(args.projection);
+  const projection = compileQueryProjection(args.projection, { expressions });
   if (db === 'local' && name === 'oplog.rs' && services.oplog !== undefined) {
     // The oplog is a table of its own, not a catalog collection: read it in natural order.
-    const oplogPlan = planOplogQuery({ matcher, sort: sort.comparator, natural: hint.natural ?? sort.natural, skip, limit, projection, allowDiskUse: args.allowDiskUse === true });
+    const oplogPlan = planOplogQuery({ matcher, sort: sort.comparator, natural: hint.natural ?? sort.natural, skip, limit, projection: projection?.transform, allowDiskUse: args.allowDiskUse === true });
     return { ns, plan: oplogPlan, output: outputFor(false, false), limit, batchSize };
   }
   const plan = planQuery(coll, {
@@ -86,8 +86,9 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     natural: hint.natural ?? sort.natural,
     skip,
     limit,
-    projection,
+    projection: projection?.transform,
     projectionSpec: args.projection,
+    projectionFields: projection?.coveredFields,
     allowDiskUse: args.allowDiskUse === true,
     hint: args.hint,
     min: args.min,

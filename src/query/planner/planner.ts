@@ -40,7 +40,6 @@ import { IndexScanStage, OrStage, byteIntervals, lazyExtra, planRanges } from '.
 import type { KeySource } from '../exec/index-scan.js';
 import { CoveredRowsStage, FetchStage } from '../exec/fetch.js';
 import type { MatchNode, PathNode } from '../match/index.js';
-import { compileProjection } from '../projection/index.js';
 import { allowsNullish, fullInterval, intersect, intervalStrings, isFullRange, isPoint, leafBounds, mayMatchMissing } from './bounds.js';
 import type { Interval, LeafBounds } from './bounds.js';
 import { serializeFilter } from './explain.js';
@@ -59,8 +58,14 @@ export interface QueryRequest {
   /** Positive limit; undefined or 0 for none. */
   readonly limit?: number | undefined;
   readonly projection?: RowTransform | undefined;
-  /** The projection specification: lets a covered plan skip FETCH. */
+  /** The projection specification (explain's transformBy and stage name). */
   readonly projectionSpec?: BsonDocument | undefined;
+  /**
+   * The dotted paths the projection reads when an index key alone could answer it; undefined
+   * when it needs the document (language.ts's QueryProjection.coveredFields). With a
+   * projection and no such paths, a plan is never covered.
+   */
+  readonly projectionFields?: readonly string[] | undefined;
   readonly allowDiskUse: boolean;
   /** An index name or key pattern ($natural hints come as `natural`). */
   readonly hint?: BsonValue | undefined;
@@ -463,9 +468,8 @@ function coverable(ctx: PlanContext, index: IndexAccess, state: IndexState, boun
   if (index.fields.some((f) => f.parts.some((part) => /^\d+$/.test(part)))) return false;
   let required: readonly string[];
   if (req.projectionSpec !== undefined && Object.keys(req.projectionSpec).length > 0) {
-    const projection = compileProjection(req.projectionSpec);
-    if (!projection.isInclusion || projection.hasPositional || projection.requiredFields === undefined) return false;
-    required = projection.requiredFields;
+    if (req.projectionFields === undefined) return false;
+    required = req.projectionFields;
   } else if (req.needsDocument === false) {
     required = [];
   } else {

@@ -8,6 +8,7 @@ import { arrays } from './arrays.js';
 import { bitwise } from './bitwise.js';
 import { conditional } from './conditional.js';
 import { dateArithmetic } from './date-arithmetic.js';
+import { conversions } from './conversions.js';
 import { dates } from './dates.js';
 import { logic } from './logic.js';
 import { misc } from './misc.js';
@@ -32,6 +33,7 @@ export const expressionFamilies: Readonly<Record<string, Family>> = {
   objects,
   accumulators,
   types,
+  conversions,
   dates,
   dateArithmetic,
   misc,

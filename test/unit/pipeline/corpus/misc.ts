@@ -54,6 +54,7 @@ export const misc: Family = {
     { name: '$topN is not an expression in 7.0', expr: { $topN: { n: int(1), input: [int(1)] } }, code: 168, source: 'jstests/aggregation/expressions/topN.js needs fcv 8.3' },
     { name: '$bottomN is not an expression in 7.0', expr: { $bottomN: { n: int(1), input: [int(1)] } }, code: 168, source: 'jstests/aggregation/expressions/bottomN.js needs fcv 8.3' },
     { name: '$push is an accumulator only', expr: { $push: int(1) }, code: 168, source: 'expression.cpp parseExpression' },
+    { name: '$toHashedIndexKey is refused', expr: { $toHashedIndexKey: 'x' }, code: 238, message: '$toHashedIndexKey is not supported', source: 'docs/compatibility.md: no hashed indexes (mongod 7.0 knows the operator)' },
     { name: '$toUUID is 8.0', expr: { $toUUID: 'x' }, code: 168, source: 'expression.cpp parseExpression (7.0)' },
   ],
 };
