@@ -1,23 +1,59 @@
-// The query language as the commands use it: filter, sort and projection compiled once per
-// request into the closures the plan stages call per document.
+// The query language as the commands use it: filter, sort, projection and update compiled once
+// per request into the closures the plan stages call per document. This is where the query
+// layer meets the aggregation layer: `$expr` in filters, expressions in projections and
+// pipeline updates all read one command's variables (QueryExpressions: `let`, an update
+// statement's `c`, $$NOW, $$CLUSTER_TIME).
 
 import type { BsonDocument } from '../bson/types.js';
+import { ErrorCode, fail } from '../errors.js';
 import { compileFilter, compileRestrictedFilter } from './match/index.js';
-import { compileUpdatePipeline, queryExprCompiler } from '../pipeline/index.js';
+import { compileUpdatePipeline, queryExpressions } from '../pipeline/index.js';
+import type { QueryExpressions, QueryVariablesOptions } from '../pipeline/index.js';
 import { compileUpdate } from '../update/index.js';
 import type { CompiledUpdate } from '../update/index.js';
 import { compileProjection } from './projection/index.js';
 import { compileSort } from './sort.js';
 import type { DocumentFilter, RowComparator, RowTransform } from './exec/stages.js';
 
+export type { QueryExpressions, QueryVariablesOptions } from '../pipeline/index.js';
+
+/**
+ * The expressions of one command (or one update statement): its `let` variables are
+ * evaluated here, once, with mongod's errors for bad ones (FailedToParse, 4738901, 4890500,
+ * 17276), whether or not anything reads them.
+ */
+export function commandExpressions(options: QueryVariablesOptions = {}): QueryExpressions {
+  return queryExpressions(options);
+}
+
+/**
+ * An update statement's expressions with its constants (`c`) bound over the command's; only a
+ * pipeline update takes constants (mongod's UpdateDriver: 51198).
+ */
+export function updateStatementExpressions(
+  command: QueryExpressions,
+  update: BsonDocument | BsonDocument[],
+  constants: BsonDocument | undefined,
+): QueryExpressions {
+  if (constants === undefined) return command;
+  if (!Array.isArray(update)) fail(ErrorCode.Location51198, 'Constant values may only be specified for pipeline updates');
+  return command.withConstants(constants);
+}
+
 export interface FilterOptions {
-  /** `let` variables of the command, visible to `$expr`. */
+  /** The command's expressions (variables for `$expr`); by default, `variables` alone. */
+  readonly expressions?: QueryExpressions | undefined;
+  /** `let` variables of the command, visible to `$expr` (when `expressions` is not given). */
   readonly variables?: BsonDocument | undefined;
+}
+
+function expressionsOf(options: FilterOptions): QueryExpressions {
+  return options.expressions ?? queryExpressions({ let: options.variables });
 }
 
 /** A compiled filter; undefined for the empty filter (everything matches). */
 export function compileQueryFilter(filter: BsonDocument, options: FilterOptions = {}): DocumentFilter | undefined {
-  const matcher = compileFilter(filter, { compileExpr: queryExprCompiler(options.variables) });
+  const matcher = compileFilter(filter, { compileExpr: expressionsOf(options).compileExpr });
   return Object.keys(filter).length === 0 ? undefined : matcher;
 }
 
@@ -33,29 +69,49 @@ export function compileQuerySort(spec: BsonDocument | undefined): CompiledSort {
   return { comparator: (a, b) => sort.compare(a, b) };
 }
 
-export function compileQueryProjection(spec: BsonDocument | undefined): RowTransform | undefined {
-  if (spec === undefined || Object.keys(spec).length === 0) return undefined;
-  const projection = compileProjection(spec);
-  return (row) => projection.apply(row.doc, row.details);
+export interface QueryProjection {
+  readonly transform: RowTransform;
+  /**
+   * The dotted paths the projection reads when an index key alone could answer it (an
+   * inclusion of stored fields); undefined when it needs the document: exclusions, the
+   * positional `$`, and computed fields (expressions are never covered here).
+   */
+  readonly coveredFields: readonly string[] | undefined;
 }
 
-export interface UpdateOptions {
+/**
+ * A find (or findAndModify `fields`) projection; aggregation expressions in it read the
+ * command's variables. Undefined for no projection.
+ */
+export function compileQueryProjection(spec: BsonDocument | undefined, options: FilterOptions = {}): QueryProjection | undefined {
+  if (spec === undefined || Object.keys(spec).length === 0) return undefined;
+  const expressions = expressionsOf(options);
+  const projection = compileProjection(spec, { expressions: { compile: (e) => expressions.compileValue(e), isExpressionName: (n) => expressions.isExpressionName(n) } });
+  return {
+    transform: (row) => projection.apply(row.doc, row.details),
+    coveredFields: projection.isInclusion && !projection.hasPositional ? projection.requiredFields : undefined,
+  };
+}
+
+export interface UpdateOptions extends FilterOptions {
   readonly arrayFilters?: readonly BsonDocument[] | undefined;
   /** The statement's multi flag (replacements refuse it). */
   readonly multi?: boolean;
-  /** `let` variables of the command, visible to pipeline updates. */
-  readonly variables?: BsonDocument | undefined;
 }
 
 /**
  * An update (operators, replacement or pipeline) compiled once per statement. arrayFilters
- * and $pull conditions are parsed as mongod does, with $expr, $where and $text banned.
+ * and $pull conditions are parsed as mongod does, with $expr, $where and $text banned; a
+ * pipeline reads the command's variables.
  */
 export function compileQueryUpdate(spec: BsonDocument | BsonDocument[], options: UpdateOptions = {}): CompiledUpdate {
   return compileUpdate(spec, {
     ...(options.arrayFilters === undefined ? {} : { arrayFilters: options.arrayFilters }),
     compileFilter: (f) => compileRestrictedFilter(f),
     multi: options.multi ?? false,
-    compilePipeline: (pipeline) => compileUpdatePipeline(pipeline, { variables: options.variables }),
+    compilePipeline: (pipeline) => {
+      const { env, scope } = expressionsOf(options);
+      return compileUpdatePipeline(pipeline, { env, scope });
+    },
   });
 }

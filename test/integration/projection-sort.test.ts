@@ -11,7 +11,9 @@
 //   ties in insertion order).
 // - Specifications the driver refuses on the client (it checks sort directions itself) are
 //   sent as a plain `find` command through the same driver, so the server still answers
-//   them; cases that describe a layer without the server's hooks are skipped with the reason.
+//   them. Error cases whose answer changes with the aggregation expression layer (expressions
+//   are computed, find's $slice falls back to the $slice expression) are checked against what
+//   mongod answers with it (the corpus's `withExpressions`).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,17 +22,9 @@ import { MongoServerError } from 'mongodb';
 import type { Db, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { projectionCases, projectionErrorCases } from '../unit/query/corpus/projection.js';
+import { DEFAULT_ERROR_INPUT, projectionCases, projectionErrorCases } from '../unit/query/corpus/projection.js';
 import { sortCases, sortErrorCases } from '../unit/query/corpus/sort.js';
 import { bs, doc } from '../unit/query/corpus/values.js';
-
-/** Cases whose expectation is about the unit without the server's hooks around it. */
-const UNIT_ONLY_REASON =
-  'the expectation (NotImplemented) is the projection layer without its expression hook, not mongod (which computes the expression); the server does not wire that hook yet either (docs/compatibility.md, Projection)';
-const UNIT_ONLY: ReadonlyMap<string, string> = new Map([
-  ['expression without the aggregation hook', UNIT_ONLY_REASON],
-  ['field path literal without the hook', UNIT_ONLY_REASON],
-]);
 
 let ts: TestServer;
 let db: Db;
@@ -101,7 +95,7 @@ describe('projection corpus through the driver', () => {
   before(async () => {
     await Promise.all([
       ...cases.map(({ c, collection }) => db.collection(collection).insertOne(doc(c.input))),
-      ...errors.map(({ c, collection }) => db.collection(collection).insertOne(doc(c.input ?? { _id: 1, a: [1, 2, 3], b: [4, 5, 6], x: [1, 2], y: [1, 2] }))),
+      ...errors.map(({ c, collection }) => db.collection(collection).insertOne(doc(c.input ?? DEFAULT_ERROR_INPUT))),
     ]);
   });
 
@@ -117,10 +111,19 @@ describe('projection corpus through the driver', () => {
     });
   }
 
+  // The server has the expression layer: where the corpus says what mongod answers with it, that stands.
   for (const { c, collection } of errors) {
-    const skip = UNIT_ONLY.get(c.name);
-    test(`projection error: ${c.name}`, skip === undefined ? {} : { skip }, async () => {
-      await expectServerError(find(collection, { filter: doc(c.filter ?? {}), projection: doc(c.projection) }), c.code, c.source);
+    const withExpressions = c.withExpressions;
+    test(`projection error: ${c.name}`, async () => {
+      const run = find(collection, { filter: doc(c.filter ?? {}), projection: doc(c.projection) });
+      if (withExpressions !== undefined && 'expected' in withExpressions) {
+        const got = await run;
+        assert.equal(got.length, 1, `returned ${show(got)} (${c.source})`);
+        assert.ok(bytes(got[0] as Document).equals(bytes(doc(withExpressions.expected))), `${show(got)} vs ${show(withExpressions.expected)} (${c.source})`);
+        ran.projection++;
+        return;
+      }
+      await expectServerError(run, withExpressions?.code ?? c.code, c.source);
       ran.projectionErrors++;
     });
   }

@@ -66,20 +66,16 @@ export function lookupCollection(services: ServerServices, db: string, name: str
   return services.catalog.get(db, name);
 }
 
+/** $$CLUSTER_TIME for expressions: the cluster time of a replica set member; a standalone has none. */
+export function clusterTimeOf(services: ServerServices): Timestamp | undefined {
+  return services.config.replSet === '' ? undefined : services.clock.now();
+}
+
 /** Reject collation until collation support exists; the simple collation is a no-op. */
 export function checkCollation(collation: BsonDocument | undefined): void {
   if (collation === undefined) return;
   if (collation['locale'] === 'simple') return;
   throw new CommandError(ErrorCode.NotImplemented, 'collation is not supported yet (only {locale: "simple"})');
-}
-
-export function checkLetVariables(letVars: BsonDocument | undefined): void {
-  if (letVars === undefined) return;
-  for (const k of Object.keys(letVars)) {
-    if (!/^[a-z\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*$/.test(k)) {
-      throw new CommandError(ErrorCode.FailedToParse, `'${k}' starts with an invalid character for a user variable name`);
-    }
-  }
 }
 
 /** hint: a key pattern document or an index name; `$natural` is handled by callers. */

@@ -7,14 +7,14 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { asDocument, isArray } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { compileQueryFilter } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import type { Collection } from '../../catalog/collection.js';
 import type { PlanStage } from '../../query/exec/stages.js';
-import { checkCollation, resolveHint, targetCollection } from './common.js';
+import { checkCollation, clusterTimeOf, resolveHint, targetCollection } from './common.js';
 
 export const countArgs = { query: t.document, limit: t.int64, skip: t.int64, hint: t.any, collation: t.document, fields: t.ignored };
 
@@ -32,7 +32,7 @@ export function prepareCount(inv: Invocation<typeof countArgs>): { coll: Collect
   const filter = args.query ?? {};
   if (coll === undefined || (Object.keys(filter).length === 0 && args.hint === undefined)) return { coll, plan: undefined, skip, limit };
   // Rows need no document: an index that holds every filtered field counts without FETCH.
-  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter), skip, limit, natural: hint.natural, allowDiskUse: true, hint: args.hint, needsDocument: false });
+  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter, { expressions: commandExpressions({ clusterTime: clusterTimeOf(services) }) }), skip, limit, natural: hint.natural, allowDiskUse: true, hint: args.hint, needsDocument: false });
   return { coll, plan, skip, limit };
 }
 
@@ -93,7 +93,7 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): { plan: P
   const coll = services.catalog.get(db, name);
   const hint = resolveHint(coll, args.hint);
   const filter = args.query ?? {};
-  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter), natural: hint.natural, allowDiskUse: true, hint: args.hint });
+  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter, { expressions: commandExpressions({ clusterTime: clusterTimeOf(services) }) }), natural: hint.natural, allowDiskUse: true, hint: args.hint });
   return { plan, parts: args.key.split('.') };
 }
 

@@ -4,10 +4,10 @@ import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
-import { compileQueryFilter } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter } from '../../query/language.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { checkCollation, checkLetVariables, resolveHint, targetCollection } from './common.js';
+import { checkCollation, clusterTimeOf, resolveHint, targetCollection } from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete } from './write-exec.js';
@@ -51,16 +51,18 @@ export const deleteCommand = defineCommand({
       throw new CommandError(ErrorCode.Location40414, "BSON field 'delete.deletes' is missing but a required field");
     }
     checkBatchSize(args.deletes.length);
-    checkLetVariables(args.let);
     const ns = { db, name };
     // Statement structure is validated up front, as mongod's IDL does: a malformed statement
     // fails the whole command; execution errors become per-statement writeErrors.
     const statements = args.deletes.map(parseDeleteStatement);
     const coll = services.catalog.get(db, name);
     for (const st of statements) resolveHint(coll, st.hint);
-    const outcome = await runWriteBatch(services, op, statements, args.ordered ?? true, (txn, st) =>
-      executeDelete(txn, services.catalog, ns, { filter: st.q, matcher: compileQueryFilter(st.q, { variables: args.let }), limit: st.limit }).length,
-    deleteCodec);
+    const clusterTime = clusterTimeOf(services);
+    // Each statement gets its own expression context (its own $$NOW), as mongod's do.
+    const outcome = await runWriteBatch(services, op, statements, args.ordered ?? true, (txn, st) => {
+      const expressions = commandExpressions({ let: args.let, clusterTime });
+      return executeDelete(txn, services.catalog, ns, { filter: st.q, matcher: compileQueryFilter(st.q, { expressions }), limit: st.limit }).length;
+    }, deleteCodec);
     const n = outcome.results.reduce<number>((s, r) => s + (r ?? 0), 0);
     const reply: BsonDocument = { n: new Int32(n) };
     return finishWriteReply(reply, outcome);

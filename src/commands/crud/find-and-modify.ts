@@ -5,10 +5,10 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { checkIdValue } from '../../catalog/validate-document.js';
 import { CommandError, ErrorCode } from '../../errors.js';
-import { compileQueryFilter, compileQueryProjection, compileQuerySort, compileQueryUpdate } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter, compileQueryProjection, compileQuerySort, compileQueryUpdate } from '../../query/language.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { checkCollation, checkLetVariables, ensureCollectionOutsideTransaction, resolveHint, targetCollection } from './common.js';
+import { checkCollation, clusterTimeOf, ensureCollectionOutsideTransaction, resolveHint, targetCollection } from './common.js';
 import { runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete, executeUpdate } from './write-exec.js';
@@ -71,18 +71,18 @@ export const findAndModify = defineCommand({
       throw new CommandError(ErrorCode.FailedToParse, 'Update argument must be either an object or an array');
     }
     checkCollation(args.collation);
-    checkLetVariables(args.let);
+    const expressions = commandExpressions({ let: args.let, clusterTime: clusterTimeOf(services) });
     const filter = args.query ?? {};
-    const matcher = compileQueryFilter(filter, { variables: args.let });
+    const matcher = compileQueryFilter(filter, { expressions });
     const sort = compileQuerySort(args.sort).comparator;
-    const projection = compileQueryProjection(args.fields);
+    const projection = compileQueryProjection(args.fields, { expressions });
     resolveHint(services.catalog.get(db, name), args.hint);
     const arrayFilters = args.arrayFilters;
     if (arrayFilters !== undefined && !arrayFilters.every(isPlainDocument)) {
       throw new CommandError(ErrorCode.TypeMismatch, 'arrayFilters must be an array of objects');
     }
     const compiled = hasUpdate
-      ? compileQueryUpdate(updateSpec as BsonDocument | BsonDocument[], { arrayFilters: arrayFilters as BsonDocument[] | undefined, variables: args.let })
+      ? compileQueryUpdate(updateSpec as BsonDocument | BsonDocument[], { arrayFilters: arrayFilters as BsonDocument[] | undefined, expressions })
       : undefined;
     const ns = { db, name };
     if (args.upsert === true) await ensureCollectionOutsideTransaction(services, op, db, name);
@@ -117,7 +117,7 @@ export const findAndModify = defineCommand({
       checkIdValue(r.upserted);
       lastErrorObject['upserted'] = r.upserted;
     }
-    const value = r.value === undefined ? null : projection === undefined ? r.value : projection({ doc: r.value });
+    const value = r.value === undefined ? null : projection === undefined ? r.value : projection.transform({ doc: r.value });
     const reply: BsonDocument = { lastErrorObject, value };
     if (outcome.wcError !== undefined) reply['writeConcernError'] = outcome.wcError;
     return reply;

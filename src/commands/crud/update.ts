@@ -4,10 +4,10 @@ import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
-import { compileQueryFilter, compileQueryUpdate } from '../../query/language.js';
-import { t } from '../args.js';
+import { commandExpressions, compileQueryFilter, compileQueryUpdate, updateStatementExpressions } from '../../query/language.js';
+import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { checkCollation, checkLetVariables, ensureCollectionOutsideTransaction, resolveHint, targetCollection } from './common.js';
+import { checkCollation, clusterTimeOf, ensureCollectionOutsideTransaction, resolveHint, targetCollection } from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeUpdate } from './write-exec.js';
@@ -23,6 +23,8 @@ export interface ParsedUpdateStatement {
   readonly multi: boolean;
   readonly arrayFilters: BsonDocument[] | undefined;
   readonly hint: BsonValue | undefined;
+  /** Constants for a pipeline update (`c`). */
+  readonly c: BsonDocument | undefined;
 }
 
 function parseStatement(raw: BsonValue): ParsedUpdateStatement {
@@ -42,6 +44,10 @@ function parseStatement(raw: BsonValue): ParsedUpdateStatement {
   if (arrayFilters !== undefined && (!Array.isArray(arrayFilters) || !arrayFilters.every(isPlainDocument))) {
     throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'update.updates.arrayFilters' is the wrong type, expected type 'array'");
   }
+  const c = raw['c'];
+  if (c !== undefined && !isPlainDocument(c)) {
+    throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'update.updates.c' is the wrong type '${typeNameOf(c)}', expected type 'object'`);
+  }
   checkCollation(isPlainDocument(raw['collation']) ? raw['collation'] : undefined);
   // A replacement with multi: true is refused per statement (a writeError, code 9) by the
   // update compiler, as mongod does; it is not a malformed command.
@@ -53,6 +59,7 @@ function parseStatement(raw: BsonValue): ParsedUpdateStatement {
     multi,
     arrayFilters: arrayFilters as BsonDocument[] | undefined,
     hint: raw['hint'],
+    c,
   };
 }
 
@@ -72,7 +79,6 @@ export const update = defineCommand({
       throw new CommandError(ErrorCode.Location40414, "BSON field 'update.updates' is missing but a required field");
     }
     checkBatchSize(args.updates.length);
-    checkLetVariables(args.let);
     const ns = { db, name };
     // Statement structure is validated up front, as mongod's IDL does: a malformed statement
     // fails the whole command; execution errors become per-statement writeErrors.
@@ -80,16 +86,20 @@ export const update = defineCommand({
     if (statements.some((s) => s.upsert)) await ensureCollectionOutsideTransaction(services, op, db, name);
     const coll = services.catalog.get(db, name);
     for (const st of statements) resolveHint(coll, st.hint);
+    const clusterTime = clusterTimeOf(services);
     const outcome = await runWriteBatch(
       services,
       op,
       statements,
       args.ordered ?? true,
       (txn, stmt): UpdateOutcome => {
-        const compiled = compileQueryUpdate(stmt.u, { arrayFilters: stmt.arrayFilters, multi: stmt.multi, variables: args.let });
+        // One expression context per statement, as mongod's: `let`, then the statement's `c`
+        // (pipelines only), shared by the update and the filter, parsed in that order.
+        const expressions = updateStatementExpressions(commandExpressions({ let: args.let, clusterTime }), stmt.u, stmt.c);
+        const compiled = compileQueryUpdate(stmt.u, { arrayFilters: stmt.arrayFilters, multi: stmt.multi, expressions });
         const r = executeUpdate(txn, services.catalog, ns, {
           filter: stmt.q,
-          matcher: compileQueryFilter(stmt.q, { variables: args.let }),
+          matcher: compileQueryFilter(stmt.q, { expressions }),
           update: compiled,
           multi: stmt.multi,
           upsert: stmt.upsert,

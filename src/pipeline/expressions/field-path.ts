@@ -2,9 +2,10 @@
 //
 // Aggregation traverses arrays differently from find: "$a.b" on {a: [{b: 1}, {c: 2}, {b: [3]}]}
 // is [1, [3]] — the path is applied to every document element of an array, elements where it
-// reaches nothing are dropped, non-documents are skipped, and nested arrays are walked again
-// (mongod's ExpressionFieldPath::evaluatePath / evaluatePathArray). A numeric component is a
-// field name, never an array index.
+// reaches nothing are dropped, and non-documents are skipped, nested arrays included: "$x.y" on
+// {x: [[{y: 1}], {y: 2}]} is [2] (mongod's ExpressionFieldPath::evaluatePath /
+// evaluatePathArray; jstests/core/query/project/computed_projections.js). A numeric component
+// is a field name, never an array index.
 
 import { getField } from '../../bson/path.js';
 import { asDocument, isArray } from '../../bson/types.js';
@@ -62,11 +63,7 @@ export function evaluatePath(doc: BsonDocument, parts: readonly string[], from: 
 function evaluatePathArray(arr: BsonArray, parts: readonly string[], from: number): BsonValue[] {
   const out: BsonValue[] = [];
   for (const el of arr) {
-    if (isArray(el)) {
-      out.push(evaluatePathArray(el, parts, from));
-      continue;
-    }
-    const sub = asDocument(el);
+    const sub = isArray(el) ? undefined : asDocument(el);
     if (sub === undefined) continue;
     const v = evaluatePath(sub, parts, from);
     if (v !== MISSING) out.push(v);

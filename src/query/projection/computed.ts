@@ -1,6 +1,6 @@
 // Literal values and aggregation expressions in a find projection ({x: "text"}, {x: "$a"},
 // {x: {$add: [...]}}). Literals that contain no expression are constants; everything else is
-// compiled by the hook the aggregation layer provides (ProjectionOptions.compileExpression),
+// compiled by the hook the aggregation layer provides (ProjectionOptions.expressions),
 // and without it answers NotImplemented.
 
 import type { PathValue } from '../../bson/path.js';
@@ -10,14 +10,22 @@ import { ErrorCode, fail } from '../../errors.js';
 import type { Matcher } from '../match/index.js';
 import type { ComputedValue } from './tree.js';
 
-/** Compiles an aggregation expression; the function returns MISSING to leave a field out. */
-export type ExpressionCompiler = (expr: BsonValue) => (doc: BsonDocument) => PathValue;
+/**
+ * The aggregation layer's side of find projections (the query layer cannot import it): how to
+ * compile an expression and which '$' names are expression operators.
+ */
+export interface ExpressionHook {
+  /** Compiles an aggregation expression; the function returns MISSING to leave a field out. */
+  compile(expr: BsonValue): (doc: BsonDocument) => PathValue;
+  /** Whether `name` is an expression operator, as mongod's Expression::isExpressionName. */
+  isExpressionName(name: string): boolean;
+}
 
 export interface ProjectionOptions {
   /** The find filter, for positional projections ("a.$"); without it they use the caller's match details. */
-  readonly matcher?: Matcher | undefined;
-  /** Compiles aggregation expressions; without it only constant literals are accepted. */
-  readonly compileExpression?: ExpressionCompiler | undefined;
+  readonly matcher?: Pick<Matcher, 'matches'> | undefined;
+  /** Aggregation expressions; without it only constant literals are accepted (NotImplemented otherwise). */
+  readonly expressions?: ExpressionHook | undefined;
 }
 
 /**
@@ -41,7 +49,7 @@ export function compileComputed(value: BsonValue, options: ProjectionOptions, op
     return () => constant;
   }
   if (!operatorDocument && isLiteralConstant(value)) return () => value;
-  const compile = options.compileExpression;
-  if (compile === undefined) fail(ErrorCode.NotImplemented, 'aggregation expressions in find projections are not implemented yet');
-  return compile(value);
+  const hook = options.expressions;
+  if (hook === undefined) fail(ErrorCode.NotImplemented, 'aggregation expressions in find projections are not implemented yet');
+  return hook.compile(value);
 }

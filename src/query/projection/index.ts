@@ -5,7 +5,7 @@
 //
 // Inclusion/exclusion, nested and dotted paths through arrays, literals, $slice, $elemMatch and
 // the positional `$` behave as in mongod 7.0; aggregation expressions go through the
-// `compileExpression` hook; $meta answers NotImplemented (no text search yet).
+// `expressions` hook; $meta answers NotImplemented (no text search yet).
 
 import type { BsonDocument } from '../../bson/types.js';
 import type { MatchDetails } from '../match/index.js';
@@ -18,7 +18,7 @@ import type { ProjectionOptions } from './computed.js';
 import { applyPositional, applySlice } from './slice.js';
 import type { ProjectionNode, ProjectionType } from './tree.js';
 
-export type { ExpressionCompiler, ProjectionOptions } from './computed.js';
+export type { ExpressionHook, ProjectionOptions } from './computed.js';
 export type { ProjectionType } from './tree.js';
 
 export interface Projection {

@@ -6,7 +6,7 @@
 import { BSONRegExp, asDocument, bsonTypeName, isArray, isNumeric } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { formatBson } from '../../bson/format.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { CommandError, ErrorCode, fail } from '../../errors.js';
 import { compileRestrictedFilter } from '../match/index.js';
 import type { Matcher } from '../match/index.js';
 import { trueValue } from '../match/operators/element/exists.js';
@@ -213,8 +213,9 @@ function parseSubObject(ctx: Context, name: string, obj: BsonDocument, parentPat
   const keys = Object.keys(obj);
   const first = keys[0];
   if (keys.length === 1 && first !== undefined && first.startsWith('$')) {
-    parseOperator(ctx, name, parts, first, obj[first] as BsonValue, parentPath, parent);
-    return;
+    if (parseOperator(ctx, name, parts, first, obj[first] as BsonValue, parentPath, parent)) return;
+    // Not an operator: a sub-projection of a DBRef field ({a: {$id: 1}}), or a mistake.
+    if (!isValidFieldPath(first)) fail(ErrorCode.Location31325, `Unknown expression ${first}`);
   }
   if (keys.length === 0) {
     fail(ErrorCode.Location51270, `An empty sub-projection is not a valid value. Found empty object at path ${[...parentPath, ...parts].join('.')}`);
@@ -225,6 +226,10 @@ function parseSubObject(ctx: Context, name: string, obj: BsonDocument, parentPat
   }
 }
 
+/**
+ * A one-field object whose name starts with '$': a find-only operator or an aggregation
+ * expression. Returns false when it is neither (mongod then reads it as a sub-projection).
+ */
 function parseOperator(
   ctx: Context,
   name: string,
@@ -233,11 +238,30 @@ function parseOperator(
   arg: BsonValue,
   parentPath: readonly string[],
   parent: PathNode,
-): void {
-  if (op === '$slice') return parseSlice(ctx, parts, arg, parentPath, parent);
-  if (op === '$elemMatch') return parseElemMatchProjection(ctx, name, parts, arg, parentPath, parent);
-  if (op === '$meta') fail(ErrorCode.NotImplemented, '$meta projections are not implemented yet (no text search)');
-  parseOperatorAsExpression(ctx, parts, op, arg, parent);
+): boolean {
+  if (op === '$slice') {
+    parseSlice(ctx, parts, arg, parentPath, parent);
+  } else if (op === '$elemMatch') {
+    parseElemMatchProjection(ctx, name, parts, arg, parentPath, parent);
+  } else if (op === '$meta') {
+    fail(ErrorCode.NotImplemented, '$meta projections are not implemented yet (no text search)');
+  } else {
+    const hook = ctx.options.expressions;
+    // Without the aggregation layer every other operator is taken for an expression (NotImplemented).
+    if (hook !== undefined && !hook.isExpressionName(op)) return false;
+    parseOperatorAsExpression(ctx, parts, op, arg, parent);
+  }
+  return true;
+}
+
+function isValidFieldPath(path: string): boolean {
+  try {
+    validateFieldPath(path);
+    return true;
+  } catch (e) {
+    if (e instanceof CommandError) return false;
+    throw e;
+  }
 }
 
 function numberInt(v: BsonValue): number {
@@ -247,13 +271,31 @@ function numberInt(v: BsonValue): number {
   return Math.trunc(n);
 }
 
-function parseSlice(
-  ctx: Context,
-  parts: string[],
-  arg: BsonValue,
-  parentPath: readonly string[],
-  parent: PathNode,
-): void {
+/**
+ * find's $slice (a number, or [skip, limit]). When the argument fits neither, mongod tries the
+ * aggregation $slice expression, and if that fails too, reports both (its code is the
+ * expression's); without the expression hook the find error stands.
+ */
+function parseSlice(ctx: Context, parts: string[], arg: BsonValue, parentPath: readonly string[], parent: PathNode): void {
+  try {
+    parseFindSlice(ctx, parts, arg, parentPath, parent);
+    return;
+  } catch (findError) {
+    if (!(findError instanceof CommandError) || ctx.options.expressions === undefined) throw findError;
+    try {
+      parseOperatorAsExpression(ctx, parts, '$slice', arg, parent);
+    } catch (exprError) {
+      if (!(exprError instanceof CommandError)) throw exprError;
+      throw new CommandError(
+        exprError.code,
+        `Invalid $slice syntax. The given syntax ${formatBson({ $slice: arg } as BsonDocument)} did not match the find() syntax because :: ` +
+          `${findError.codeName}: ${findError.message} :: The given syntax did not match the expression $slice syntax. :: caused by :: ${exprError.message}`,
+      );
+    }
+  }
+}
+
+function parseFindSlice(ctx: Context, parts: string[], arg: BsonValue, parentPath: readonly string[], parent: PathNode): void {
   let leaf: Extract<ProjectionLeaf, { kind: 'slice' }>;
   if (isNumeric(arg)) {
     leaf = { kind: 'slice', skip: undefined, limit: numberInt(arg) };
@@ -265,9 +307,7 @@ function parseSlice(
     if (numberInt(limit) <= 0) fail(ErrorCode.Location31259, `$slice limit must be positive, got ${numberInt(limit)}`);
     leaf = { kind: 'slice', skip: numberInt(skip), limit: numberInt(limit) };
   } else {
-    // mongod then tries the aggregation $slice; with the expression hook we do the same.
-    if (ctx.options.compileExpression === undefined) fail(ErrorCode.Location31273, '$slice only supports numbers and [skip, limit] arrays');
-    return parseOperatorAsExpression(ctx, parts, '$slice', arg, parent);
+    fail(ErrorCode.Location31273, '$slice only supports numbers and [skip, limit] arrays');
   }
   addNodeAtPath(parent, parts, leaf);
   ctx.slices.push({ path: [...parentPath, ...parts], skip: leaf.skip, limit: leaf.limit });

@@ -166,7 +166,8 @@ test('property: sorts and covered projections agree with the collection scan', a
         const field = Object.keys(raw)[0] ?? 'c';
         if (!field.startsWith('$')) {
           const projectionSpec: BsonDocument = { _id: new Int32(0), [field]: new Int32(1) };
-          const preq: QueryRequest = { filter: raw, matcher, projection: compileQueryProjection(projectionSpec), projectionSpec, allowDiskUse: true };
+          const projection = compileQueryProjection(projectionSpec);
+          const preq: QueryRequest = { filter: raw, matcher, projection: projection?.transform, projectionSpec, projectionFields: projection?.coveredFields, allowDiskUse: true };
           const key = (docs2: BsonDocument[]): string[] => docs2.map((d) => JSON.stringify(d)).sort();
           const plain = run(f, f.plain, preq);
           const indexed = run(f, f.indexed, preq);

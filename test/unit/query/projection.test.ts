@@ -8,7 +8,9 @@ import type { BsonDocument } from '../../../src/bson/types.js';
 import { CommandError } from '../../../src/errors.js';
 import { compileFilter } from '../../../src/query/match/index.js';
 import { compileProjection } from '../../../src/query/projection/index.js';
-import { projectionCases, projectionErrorCases } from './corpus/projection.js';
+import type { ExpressionHook } from '../../../src/query/projection/index.js';
+import { queryExpressions } from '../../../src/pipeline/index.js';
+import { DEFAULT_ERROR_INPUT, projectionCases, projectionErrorCases } from './corpus/projection.js';
 import { doc } from './corpus/values.js';
 
 /** Same fields in the same order with equal values (compareBson compares names and order). */
@@ -25,6 +27,12 @@ for (const c of projectionCases) {
   });
 }
 
+/** The aggregation layer's hook, as the server wires it (src/query/language.ts). */
+function realHook(): ExpressionHook {
+  const expressions = queryExpressions();
+  return { compile: (e) => expressions.compileValue(e), isExpressionName: (n) => expressions.isExpressionName(n) };
+}
+
 for (const c of projectionErrorCases) {
   test(`projection error: ${c.name}`, () => {
     assert.throws(
@@ -37,6 +45,27 @@ for (const c of projectionErrorCases) {
       `expected code ${c.code} (${c.source})`,
     );
   });
+  const withExpressions = c.withExpressions;
+  if (withExpressions === undefined) continue;
+  test(`projection error, with the expression layer: ${c.name}`, () => {
+    const run = (): BsonDocument => {
+      const matcher = compileFilter(doc(c.filter ?? {}));
+      return compileProjection(doc(c.projection), { matcher, expressions: realHook() }).apply(doc(c.input ?? DEFAULT_ERROR_INPUT));
+    };
+    if ('code' in withExpressions) {
+      assert.throws(run, (e: unknown) => e instanceof CommandError && e.code === withExpressions.code, `expected code ${withExpressions.code} (${c.source})`);
+    } else {
+      assertSameDocument(run(), doc(withExpressions.expected), c.source);
+    }
+  });
+}
+
+// Every projection the layer answers alone gives the same document with expressions available.
+for (const c of projectionCases) {
+  test(`projection, with the expression layer: ${c.name}`, () => {
+    const projection = compileProjection(doc(c.projection), { matcher: compileFilter(doc(c.filter ?? {})), expressions: realHook() });
+    assertSameDocument(projection.apply(doc(c.input)), doc(c.expected), c.source);
+  });
 }
 
 test('projection: positional without the filter uses the caller\'s match details', () => {
@@ -48,9 +77,12 @@ test('projection: positional without the filter uses the caller\'s match details
 test('projection: expressions go through the hook, literals do not need it', () => {
   const calls: unknown[] = [];
   const p = compileProjection(doc({ a: 1, total: { $add: ['$a', 1] }, tag: 'x' }), {
-    compileExpression: (expr) => {
-      calls.push(expr);
-      return () => 'computed';
+    expressions: {
+      compile: (expr) => {
+        calls.push(expr);
+        return () => 'computed';
+      },
+      isExpressionName: (name) => name === '$add',
     },
   });
   assertSameDocument(p.apply(doc({ _id: 1, a: 2, b: 3 })), doc({ _id: 1, a: 2, total: 'computed', tag: 'x' }), 'hook');

@@ -24,7 +24,15 @@ export interface ProjectionErrorCase {
   readonly input?: Doc;
   readonly code: number;
   readonly source: string;
+  /**
+   * What mongod answers where the aggregation expression layer is present (the server), when
+   * that differs from the projection layer alone: `code` is then the layer without it.
+   */
+  readonly withExpressions?: { readonly code: number } | { readonly expected: Doc };
 }
+
+/** The input of error cases that give none. */
+export const DEFAULT_ERROR_INPUT: Doc = { _id: 1, a: [1, 2, 3], b: [4, 5, 6], x: [1, 2], y: [1, 2] };
 
 const SEMANTICS = 'mongodb/mongo jstests/core/query/project/projection_semantics.js';
 const SLICE = 'mongodb/mongo jstests/core/query/project/slice1.js';
@@ -168,6 +176,16 @@ function e(name: string, projection: Doc, code: number, source = PARSER, filter?
   return { name, projection, code, source, ...(filter === undefined ? {} : { filter }), ...(input === undefined ? {} : { input }) };
 }
 
+/**
+ * A case whose answer changes with the expression layer: find's $slice falls back to the
+ * $slice expression (whose own parse or run error then stands), and expressions are computed.
+ */
+function withExpr(c: ProjectionErrorCase, withExpressions: ProjectionErrorCase['withExpressions'], source = c.source): ProjectionErrorCase {
+  return { ...c, source, ...(withExpressions === undefined ? {} : { withExpressions }) };
+}
+
+const SLICE_FALLBACK = 'mongod projection_parser.cpp parseSubObjectAsExpression ($slice: find syntax, then the expression) and expression.cpp ExpressionSlice (28667 arity, 28724 first argument not an array)';
+
 export const projectionErrorCases: ProjectionErrorCase[] = [
   e('exclusion in an inclusion', { a: 1, b: 0 }, ErrorCode.Location31254),
   e('inclusion in an exclusion', { a: 0, b: 1 }, ErrorCode.Location31253),
@@ -189,14 +207,14 @@ export const projectionErrorCases: ProjectionErrorCase[] = [
   e('$elemMatch of a number', { a: { $elemMatch: 1 } }, ErrorCode.Location31274),
   e('$elemMatch on a nested field', { 'a.b': { $elemMatch: { c: 1 } } }, ErrorCode.Location31275),
   e('$elemMatch with $expr', { a: { $elemMatch: { $expr: 1 } } }, ErrorCode.BadValue),
-  e('$slice of a string', { a: { $slice: 'x' } }, ErrorCode.Location31273),
-  e('$slice of three numbers', { a: { $slice: [1, 2, 3] } }, ErrorCode.Location31272),
-  e('$slice skip not a number', { a: { $slice: ['a', 1] } }, ErrorCode.Location31257),
-  e('$slice limit not a number', { a: { $slice: [1, 'a'] } }, ErrorCode.Location31258),
-  e('$slice limit zero', { a: { $slice: [1, 0] } }, ErrorCode.Location31259),
+  withExpr(e('$slice of a string', { a: { $slice: 'x' } }, ErrorCode.Location31273), { code: 28667 }, SLICE_FALLBACK),
+  withExpr(e('$slice of three numbers', { a: { $slice: [1, 2, 3] } }, ErrorCode.Location31272), { code: 28724 }, SLICE_FALLBACK),
+  withExpr(e('$slice skip not a number', { a: { $slice: ['a', 1] } }, ErrorCode.Location31257), { code: 28724 }, SLICE_FALLBACK),
+  withExpr(e('$slice limit not a number', { a: { $slice: [1, 'a'] } }, ErrorCode.Location31258), { code: 28724 }, SLICE_FALLBACK),
+  withExpr(e('$slice limit zero', { a: { $slice: [1, 0] } }, ErrorCode.Location31259), { code: 28724 }, SLICE_FALLBACK),
   e('expression in an exclusion', { a: 0, b: { $add: [1, 2] } }, ErrorCode.Location31252),
-  e('expression without the aggregation hook', { b: { $add: [1, 2] } }, ErrorCode.NotImplemented),
-  e('field path literal without the hook', { b: '$a' }, ErrorCode.NotImplemented),
+  withExpr(e('expression without the aggregation hook', { b: { $add: [1, 2] } }, ErrorCode.NotImplemented), { expected: { _id: 1, b: 3 } }, 'jstests/core/query/project/computed_projections.js (expressions computed in find)'),
+  withExpr(e('field path literal without the hook', { b: '$a' }, ErrorCode.NotImplemented), { expected: { _id: 1, b: [1, 2, 3] } }, 'jstests/core/query/project/computed_projections.js ("Single-level path")'),
   e('$meta', { s: { $meta: 'textScore' } }, ErrorCode.NotImplemented),
   e('empty sub-projection', { a: {} }, ErrorCode.Location51270),
   e('empty field name', { '': 1 }, ErrorCode.Location40352),
@@ -204,4 +222,6 @@ export const projectionErrorCases: ProjectionErrorCase[] = [
   e('trailing dot', { 'a.': 1 }, ErrorCode.Location40353),
   e('$-prefixed field', { $a: 1 }, ErrorCode.Location16410),
   e('positional with a literal', { 'a.$': 'x' }, ErrorCode.Location31308, PARSER, { a: 1 }),
+  withExpr(e('unknown operator', { b: { $foo: 1 } }, ErrorCode.NotImplemented), { code: ErrorCode.Location31325 }, 'mongod projection_parser.cpp parseSubObject (31325 when the name is neither an expression nor a field path)'),
+  withExpr(e('exclusion after an expression', { b: { $add: [1, 2] }, a: 0 }, ErrorCode.NotImplemented), { code: ErrorCode.Location31254 }),
 ];
