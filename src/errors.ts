@@ -88,6 +88,7 @@ export const ErrorCode = {
   ChangeStreamFatalError: 280,
   ChangeStreamHistoryLost: 286,
   QueryExceededMemoryLimitNoDiskUseAllowed: 292,
+  OutOfDiskSpace: 14031,
   PreparedTransactionInProgress: 267,
   IncompleteTransactionHistory: 217,
   NotWritablePrimary: 10107,

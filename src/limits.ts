@@ -35,7 +35,10 @@ export const limits = {
   databaseNameLengthBytesMax: 63,
   /** Stages in one aggregation pipeline. */
   pipelineStagesMax: 1000,
-  /** Memory a blocking sort may use without allowDiskUse. */
+  /**
+   * Memory a blocking sort may hold before it spills (or, without allowDiskUse, fails with
+   * 292): the default of the internalQueryMaxBlockingSortMemoryUsageBytes parameter.
+   */
   sortMemoryBytesMax: 100 * 1024 * 1024,
   /** Logical sessions kept at once. */
   logicalSessionsMax: 1_000_000,
@@ -83,8 +86,23 @@ export const limits = {
   expressionDepthMax: 180,
   /** Sub-pipelines nested in one another ($lookup, $facet, $unionWith), mongod's kMaxSubPipelineDepth. */
   subPipelineDepthMax: 20,
-  /** Memory $group may hold without allowDiskUse (internalDocumentSourceGroupMaxMemoryBytes). */
+  /** Memory $group may hold before it spills, or fails without allowDiskUse (internalDocumentSourceGroupMaxMemoryBytes). */
   groupMemoryBytesMax: 100 * 1024 * 1024,
+  /**
+   * Bytes of spill files (sorted runs of $sort, $group and find's blocking sort) the server
+   * keeps at once, over every operation; past it a spilling operation fails with
+   * OutOfDiskSpace (14031) rather than filling the disk.
+   */
+  spillBytesMax: 64 * 1024 * 1024 * 1024,
+  /** Read buffer of one sorted run while runs are merged. */
+  spillReadBufferBytes: 16 * 1024,
+  /**
+   * Runs merged at once. Fewer runs than this merge in one pass; more merge in passes of this
+   * many, so merge memory stays about spillMergeFanInMax x spillReadBufferBytes whatever the input.
+   */
+  spillMergeFanInMax: 64,
+  /** Runs merged at once even when the memory limit is tiny (a smaller fan-in only adds passes). */
+  spillMergeFanInMin: 8,
   /** Bytes one $push/$addToSet/$topN... accumulator may hold (internalQueryMaxPushBytes and kin). */
   accumulatorMemoryBytesMax: 100 * 1024 * 1024,
   /** Bytes of documents a $facet sub-pipeline may produce (internalQueryFacetBufferSizeBytes). */

@@ -15,6 +15,7 @@ import type { SessionCatalog, Session } from '../txn/sessions.js';
 import type { TrackedEngine } from '../txn/tracked-engine.js';
 import type { SnapshotHistory } from '../txn/snapshot-history.js';
 import type { Timestamp } from 'bson';
+import type { SpillArea } from '../pipeline/spill/area.js';
 
 export interface ServerConfig {
   readonly port: number;
@@ -62,6 +63,8 @@ export interface ServerServices {
   commandNames(): string[];
   /** Server parameters (getParameter / setParameter). */
   readonly parameters: Map<string, unknown>;
+  /** Where blocking stages spill to disk (src/pipeline/spill). */
+  readonly spill: SpillArea;
 }
 
 export interface ConnectionState {

@@ -6,6 +6,7 @@ import { Binary } from 'bson';
 import { isPlainDocument } from '../bson/types.js';
 import type { BsonValue } from '../bson/types.js';
 import type { Value } from './expressions/types.js';
+import type { SpillScope } from './spill/area.js';
 
 const BASE = 16;
 
@@ -23,4 +24,19 @@ export function approximateValueSize(v: Value): number {
   }
   if (v instanceof Binary) return BASE + v.position;
   return BASE;
+}
+
+/**
+ * The memory limits of one operation's blocking stages and where they may spill: the
+ * server parameters as they were when the command started (setParameter changes later
+ * commands, not a running one). Without a policy, stages use the defaults in limits.ts and
+ * keep in memory whatever allowDiskUse permits.
+ */
+export interface MemoryPolicy {
+  /** internalQueryMaxBlockingSortMemoryUsageBytes: $sort and find's blocking SORT. */
+  readonly sortBytesMax: number;
+  /** internalDocumentSourceGroupMaxMemoryBytes: $group, $bucket, $sortByCount. */
+  readonly groupBytesMax: number;
+  /** The operation's spill files; undefined where nothing may be written (stages stay in memory). */
+  readonly spill: SpillScope | undefined;
 }

@@ -148,34 +148,59 @@ export interface BuiltPipeline {
   readonly query: { filter: BsonDocument; skip: number; limit?: number };
   /** The stages after the query, for explain. */
   readonly stages: readonly Stage[];
+  /** The plan stage each of `stages` became, for explain's execution statistics. */
+  readonly attached: readonly PlanStage[];
+}
+
+/** The collection a pipeline reads, and the aggregate's hint for the query that reads it. */
+export interface CollectionSource {
+  readonly collection: Collection | undefined;
+  /** An index name or key pattern; the planner uses that index for the leading $match/$sort. */
+  readonly hint?: BsonValue | undefined;
+  /** A {$natural: ±1} hint: a collection scan in that direction. */
+  readonly natural?: 1 | -1 | undefined;
+}
+
+function attachAll(stages: readonly Stage[], plan: PlanStage, rt: Runtime): { plan: PlanStage; attached: PlanStage[] } {
+  const attached: PlanStage[] = [];
+  for (const s of stages) {
+    plan = s.attach(plan, rt);
+    attached.push(plan);
+  }
+  return { plan, attached };
 }
 
 /**
  * Builds the plan of a pipeline over a collection (or over given input documents for
  * sub-pipelines): the absorbed prefix runs in the planner's stages, the rest on top.
  */
-export function buildPipeline(parsed: ParsedPipeline, source: { collection: Collection | undefined } | { documents: readonly BsonDocument[] }, rt: Runtime): BuiltPipeline {
+export function buildPipeline(parsed: ParsedPipeline, source: CollectionSource | { documents: readonly BsonDocument[] }, rt: Runtime): BuiltPipeline {
   const stages = optimize(parsed.stages);
   const first = stages[0];
   if (first?.constraints?.first === true || !('collection' in source)) {
     // A source stage ($documents, $collStats...) or a sub-pipeline over given documents.
-    let plan: PlanStage = 'documents' in source ? new DocumentsStage(source.documents) : new DocumentsStage([], 'EOF');
-    for (const s of stages) plan = s.attach(plan, rt);
-    return { plan, query: { filter: {}, skip: 0 }, stages };
+    const input: PlanStage = 'documents' in source ? new DocumentsStage(source.documents) : new DocumentsStage([], 'EOF');
+    const { plan, attached } = attachAll(stages, input, rt);
+    return { plan, query: { filter: {}, skip: 0 }, stages, attached };
   }
   const prefix = splitQueryPrefix(stages);
   const sortFields = prefix.sort?.pattern.fields;
-  let plan: PlanStage = planQuery(source.collection, {
+  const query: PlanStage = planQuery(source.collection, {
     filter: prefix.filter,
     matcher: prefix.match?.matcher,
     ...(sortFields === undefined ? {} : { sort: (a: BsonDocument, b: BsonDocument) => sortFields.compare(a, b), sortSpec: prefix.sort?.pattern.spec }),
     skip: prefix.skip,
     limit: prefix.limit,
     allowDiskUse: rt.allowDiskUse,
+    memory: rt.memory,
+    interrupt: () => rt.interrupt(),
+    hint: source.hint,
+    natural: source.natural,
   });
-  for (const s of prefix.rest) plan = s.attach(plan, rt);
+  const { plan, attached } = attachAll(prefix.rest, query, rt);
   return {
     plan,
+    attached,
     query: {
       filter: prefix.filter,
       skip: prefix.skip,

@@ -15,6 +15,7 @@ import { limits } from '../limits.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { CursorManager } from '../query/exec/cursor.js';
+import { SpillArea } from '../pipeline/spill/area.js';
 import { ClusterClock } from '../repl/clock.js';
 import { Oplog } from '../repl/oplog.js';
 import type { StorageEngine } from '../storage/engine.js';
@@ -125,6 +126,9 @@ export class Server {
       }
       const snapshots = new SnapshotHistory(engine, () => clock.now(), (from, to) => Oplog.changedBetween(engine, from, to));
       if (oplog !== undefined) catalog.observer = oplog;
+      // Spill files left by a crash belong to no operation any more.
+      const spill = SpillArea.forServer(options.dbPath);
+      spill.wipe();
       const sessions = new SessionCatalog({ onSessionGone: (s) => cursors.killForSession(s.key) });
       const services: ServerServices = {
         config,
@@ -142,6 +146,7 @@ export class Server {
         connections: { current: 0, totalCreated: 0 },
         commandNames: () => registry.names(),
         parameters: defaultParameters({ enableTestCommands }),
+        spill,
       };
       const server = new Server(services, listener, new Dispatcher(services, registry));
       listener.on('connection', (socket) => server.accept(socket));
@@ -205,6 +210,8 @@ export class Server {
     await Promise.all([...this.connections].map((c) => c.finishAndClose(limits.shutdownRequestWaitMs)));
     await closed;
     this.services.sessions.endAll();
+    this.services.cursors.closeAll();
+    this.services.spill.close();
     this.services.snapshots.releaseAll();
     await this.ttl?.stop();
     await closeEngine(engine.inner);

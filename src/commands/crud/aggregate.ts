@@ -4,12 +4,14 @@
 // $out or $merge runs to completion and writes in one storage transaction instead.
 
 import type { Timestamp } from 'bson';
+import { Long } from 'bson';
 import type { BsonDocument } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { fullName } from '../../catalog/namespace.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
+import type { PlanStage } from '../../query/exec/stages.js';
 import { buildPipeline, defineLetVariables, newEnv, newScope, parsePipeline, runToArray } from '../../pipeline/index.js';
 import type { ExpressionEnv, PipelineContext, Runtime, Stage, VariableScope } from '../../pipeline/index.js';
 import { isWriteStage } from '../../pipeline/stages/write.js';
@@ -22,6 +24,7 @@ import type { Invocation } from '../registry.js';
 import type { ServerServices } from '../context.js';
 import { checkCollation, clusterTimeOf, cursorReply, resolveHint, targetCollection, writeWithConcern } from './common.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream.js';
+import { diskUseFor } from './disk-use.js';
 
 export const aggregateArgs = {
   pipeline: t.array,
@@ -100,7 +103,8 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
     checkCollation(args.collation);
     if (!explain && isChangeStreamPipeline(args.pipeline)) return runChangeStreamAggregate(inv, collName, batchSize);
     const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
-    const allowDiskUse = args.allowDiskUse === true;
+    const disk = diskUseFor(services, args.allowDiskUse);
+    const allowDiskUse = disk.allowDiskUse;
     const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services) });
     const scope = letScope(args.let, env);
     const ctx: PipelineContext = { env, scope, db, collection: collName, allowDiskUse, subPipelineDepth: 0, inFacet: false, inLookup: false, session: args.lsid };
@@ -110,8 +114,8 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
       fail(ErrorCode.InvalidNamespace, `{aggregate: 1} is not valid for '${first?.name ?? '[]'}'; a collection is required.`);
     }
     const coll = collName === undefined ? undefined : services.catalog.get(db, collName);
-    resolveHint(coll, args.hint);
-    const rt: Runtime = { catalog: services.catalog, db, frame: env.frame, allowDiskUse, interrupt: () => inv.op.checkDeadline() };
+    const hint = resolveHint(coll, args.hint);
+    const rt: Runtime = { catalog: services.catalog, db, frame: env.frame, allowDiskUse, memory: disk.memory, interrupt: () => inv.op.checkDeadline() };
     const last = parsed.stages[parsed.stages.length - 1];
     const writer = last !== undefined && isWriteStage(last) ? last : undefined;
     if (writer !== undefined && args.autocommit === false) {
@@ -121,9 +125,15 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
       fail(ErrorCode.InvalidOptions, `${writer.name} cannot be used with a 'linearizable' read concern level`);
     }
     const readStages = writer === undefined ? parsed.stages : parsed.stages.slice(0, -1);
-    const built = buildPipeline({ ...parsed, stages: readStages }, { collection: coll }, rt);
+    const built = buildPipeline({ ...parsed, stages: readStages }, { collection: coll, hint: args.hint, natural: hint.natural }, rt);
 
-    if (verbosity !== undefined) return explainReply(inv, ns, built, writer, verbosity);
+    if (verbosity !== undefined) {
+      try {
+        return explainReply(inv, ns, built, writer, verbosity);
+      } finally {
+        disk.release();
+      }
+    }
 
     if (writer !== undefined) {
       const lease = inv.op.access.acquireView();
@@ -132,6 +142,7 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
         docs = runToArray(built.plan, lease.view, rt);
       } finally {
         lease.release();
+        disk.release();
       }
       const { wcError } = await writeWithConcern(services, inv.op, (txn) => writer.executeWrite(txn, docs, rt, { bypassDocumentValidation: args.bypassDocumentValidation === true }));
       const reply = cursorReply(undefined, ns, [], true);
@@ -139,7 +150,7 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
       return reply;
     }
 
-    const cursor = new ServerCursor(built.plan, { ns, owner: { sessionKey: inv.op.session?.session.key }, comment: args.comment, views: () => inv.op.access.acquireView() });
+    const cursor = new ServerCursor(built.plan, { ns, owner: { sessionKey: inv.op.session?.session.key }, comment: args.comment, views: () => inv.op.access.acquireView(), onClose: disk.release });
     if (batchSize === 0) {
       services.cursors.register(cursor);
       rt.interrupt = () => undefined;
@@ -154,6 +165,16 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
 }
 
 // ---- explain --------------------------------------------------------------------------------
+
+/**
+ * One pipeline stage in explain: the stage as written, and with execution statistics its
+ * nReturned plus what the stage reports (usedDisk and spills for $sort and $group).
+ */
+function explainStageEntry(stage: Stage, attached: PlanStage | undefined, verbosity: ExplainVerbosity): BsonDocument {
+  const entry = stage.serialize();
+  if (verbosity === 'queryPlanner' || attached === undefined) return entry;
+  return { ...entry, ...(attached.stats.extra ?? {}), nReturned: Long.fromNumber(attached.stats.nReturned), executionTimeMillisEstimate: Long.ZERO };
+}
 
 function explainReply(inv: AggregateInvocation, ns: string, built: ReturnType<typeof buildPipeline>, writer: Stage | undefined, verbosity: ExplainVerbosity): BsonDocument {
   const stages = [...built.stages, ...(writer === undefined ? [] : [writer])];
@@ -174,7 +195,7 @@ function explainReply(inv: AggregateInvocation, ns: string, built: ReturnType<ty
   const cursorStage: BsonDocument = { queryPlanner: sections.queryPlanner, ...(sections.executionStats === undefined ? {} : { executionStats: sections.executionStats }) };
   return {
     explainVersion: '1',
-    stages: [{ $cursor: cursorStage }, ...stages.map((s) => s.serialize())],
+    stages: [{ $cursor: cursorStage }, ...stages.map((s, i) => explainStageEntry(s, built.attached[i], verbosity))],
     command,
     serverInfo,
     serverParameters,

@@ -182,10 +182,14 @@ export const explain = defineCommand({
       case 'find': {
         const fi = innerInvocation(inv, body, name, findArgs);
         const prepared = prepareFind(fi);
-        const sections = withView(inv, (view) =>
-          explainPlan(prepared.plan, view, { namespace: prepared.ns, verbosity }),
-        );
-        return reply(inv, sections, command);
+        try {
+          const sections = withView(inv, (view) =>
+            explainPlan(prepared.plan, view, { namespace: prepared.ns, verbosity }),
+          );
+          return reply(inv, sections, command);
+        } finally {
+          prepared.release();
+        }
       }
       case 'count': {
         const ci = innerInvocation(inv, body, name, countArgs);

@@ -15,6 +15,7 @@ import { defineCommand } from '../registry.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
 import { checkCollation, clusterTimeOf, cursorReply, lookupCollection, requireNonNegative, resolveHint, targetCollection } from './common.js';
 import { ChangeStreamCursor, changeStreamGetMore, failPointLabels } from './change-stream.js';
+import { diskUseFor } from './disk-use.js';
 
 export const findArgs = {
   filter: t.document,
@@ -50,6 +51,8 @@ export interface PreparedFind {
   readonly output: ((row: Row) => BsonDocument) | undefined;
   readonly limit: number | undefined;
   readonly batchSize: number | undefined;
+  /** Deletes the spill files of a blocking sort (the cursor's onClose). */
+  readonly release: () => void;
 }
 
 export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
@@ -72,11 +75,12 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
   const matcher = compileQueryFilter(filter, { expressions });
   const sort = compileQuerySort(args.sort);
   const hint = resolveHint(coll, args.hint);
+  const disk = diskUseFor(services, args.allowDiskUse);
   const projection = compileQueryProjection(args.projection, { expressions });
   if (db === 'local' && name === 'oplog.rs' && services.oplog !== undefined) {
     // The oplog is a table of its own, not a catalog collection: read it in natural order.
     const oplogPlan = planOplogQuery({ matcher, sort: sort.comparator, natural: hint.natural ?? sort.natural, skip, limit, projection: projection?.transform, allowDiskUse: args.allowDiskUse === true });
-    return { ns, plan: oplogPlan, output: outputFor(false, false), limit, batchSize };
+    return { ns, plan: oplogPlan, output: outputFor(false, false), limit, batchSize, release: () => undefined };
   }
   const plan = planQuery(coll, {
     filter,
@@ -89,13 +93,15 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     projection: projection?.transform,
     projectionSpec: args.projection,
     projectionFields: projection?.coveredFields,
-    allowDiskUse: args.allowDiskUse === true,
+    allowDiskUse: disk.allowDiskUse,
+    memory: disk.memory,
+    interrupt: () => inv.op.checkDeadline(),
     hint: args.hint,
     min: args.min,
     max: args.max,
     returnKey: args.returnKey === true,
   });
-  return { ns, plan, output: outputFor(args.returnKey === true, args.showRecordId === true), limit, batchSize };
+  return { ns, plan, output: outputFor(args.returnKey === true, args.showRecordId === true), limit, batchSize, release: disk.release };
 }
 
 export const find = defineCommand({
@@ -104,9 +110,10 @@ export const find = defineCommand({
   traits: { counter: 'query', allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
   run: (inv) => {
     const { services, args } = inv;
-    const { ns, plan, output, limit, batchSize } = prepareFind(inv);
+    const { ns, plan, output, limit, batchSize, release } = prepareFind(inv);
     const cursor = new ServerCursor(plan, {
       ns,
+      onClose: release,
       views: () => inv.op.access.acquireView(),
       owner: { sessionKey: inv.op.session?.session.key },
       ...(output === undefined ? {} : { output }),
@@ -119,7 +126,10 @@ export const find = defineCommand({
       return cursorReply(cursor, ns, [], true, inv.op.atClusterTime);
     }
     const batch = cursor.nextBatch(firstBatchSize === 0 ? undefined : firstBatchSize, () => inv.op.checkDeadline());
-    if (args.singleBatch === true || cursor.isExhausted) return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);
+    if (args.singleBatch === true || cursor.isExhausted) {
+      cursor.close();
+      return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);
+    }
     services.cursors.register(cursor);
     return cursorReply(cursor, ns, batch, true, inv.op.atClusterTime);
   },

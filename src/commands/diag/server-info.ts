@@ -5,7 +5,7 @@
 import * as os from 'node:os';
 import { Double, Int32, Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { isPlainDocument } from '../../bson/types.js';
+import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { t } from '../args.js';
@@ -40,6 +40,27 @@ export const buildInfo = defineCommand({
 
 export const ping = defineCommand({ name: 'ping', args: {}, traits: { apiVersion1: true }, run: () => ({}) });
 
+/**
+ * Typed parameters of the memory limits and disk use of blocking stages (mongod's
+ * query_knobs.idl): each normalises a value given to setParameter or refuses it with BadValue.
+ * Commands read them when they start (src/commands/crud/disk-use.ts).
+ */
+const memoryParameters = new Map<string, (name: string, v: unknown) => BsonValue>([
+  ['internalQueryMaxBlockingSortMemoryUsageBytes', (name, v) => int(byteCount(name, v, 2 ** 31 - 1))],
+  ['internalDocumentSourceGroupMaxMemoryBytes', (name, v) => Long.fromNumber(byteCount(name, v, Number.MAX_SAFE_INTEGER, 1))],
+  ['allowDiskUseByDefault', (name, v) => {
+    if (typeof v !== 'boolean') throw new CommandError(ErrorCode.BadValue, `Invalid value for parameter ${name}: expected a boolean`);
+    return v;
+  }],
+]);
+
+function byteCount(name: string, v: unknown, max: number, min = 0): number {
+  const n = numericValue(v as BsonValue);
+  if (n === undefined || !Number.isInteger(n)) throw new CommandError(ErrorCode.BadValue, `Invalid value for parameter ${name}: expected an integer`);
+  if (n < min || n > max) throw new CommandError(ErrorCode.BadValue, `Invalid value for parameter ${name}: ${n} is out of range [${min}, ${max}]`);
+  return n;
+}
+
 /** Server parameters reported by getParameter and changed by setParameter. */
 export function defaultParameters(services: { enableTestCommands: boolean }): Map<string, unknown> {
   return new Map<string, unknown>([
@@ -52,7 +73,9 @@ export function defaultParameters(services: { enableTestCommands: boolean }): Ma
     ['cursorTimeoutMillis', Long.fromNumber(limits.cursorIdleTimeoutMs)],
     ['logicalSessionRefreshMillis', int(300000)],
     ['localLogicalSessionTimeoutMinutes', int(limits.logicalSessionTimeoutMinutes)],
-    ['internalQueryMaxBlockingSortMemoryUsageBytes', Long.fromNumber(limits.sortMemoryBytesMax)],
+    ['internalQueryMaxBlockingSortMemoryUsageBytes', int(limits.sortMemoryBytesMax)],
+    ['internalDocumentSourceGroupMaxMemoryBytes', Long.fromNumber(limits.groupMemoryBytesMax)],
+    ['allowDiskUseByDefault', true],
     ['authenticationMechanisms', ['SCRAM-SHA-1', 'SCRAM-SHA-256']],
     ['requireApiVersion', false],
     ['notablescan', false],
@@ -61,7 +84,17 @@ export function defaultParameters(services: { enableTestCommands: boolean }): Ma
   ]);
 }
 
-const settable = new Set(['ttlMonitorSleepSecs', 'ttlMonitorEnabled', 'transactionLifetimeLimitSeconds', 'cursorTimeoutMillis', 'notablescan', 'logLevel', 'quiet', 'maxTransactionLockRequestTimeoutMillis']);
+const settable = new Set([
+  'ttlMonitorSleepSecs',
+  'ttlMonitorEnabled',
+  'transactionLifetimeLimitSeconds',
+  'cursorTimeoutMillis',
+  'notablescan',
+  'logLevel',
+  'quiet',
+  'maxTransactionLockRequestTimeoutMillis',
+  ...memoryParameters.keys(),
+]);
 
 export const getParameter = defineCommand({
   name: 'getParameter',
@@ -96,7 +129,7 @@ export const setParameter = defineCommand({
       if (key === 'setParameter' || key.startsWith('$') || key === 'comment' || key === 'lsid' || key === '$clusterTime') continue;
       if (!settable.has(key)) continue;
       reply['was'] = services.parameters.get(key) as BsonValue;
-      services.parameters.set(key, value);
+      services.parameters.set(key, memoryParameters.get(key)?.(key, value) ?? value);
       n++;
     }
     if (n === 0) throw new CommandError(ErrorCode.InvalidOptions, 'no option found to set, use help:true to see options');

@@ -1,12 +1,12 @@
 // $group: documents grouped by the value of `_id` (an expression; missing counts as null),
 // each output field an accumulator. Groups are compared with the aggregation equality (1 and
 // 1.0 are one group; the first key seen is the one output). Output order is first-seen order
-// (mongod promises none). Without allowDiskUse the groups' memory is bounded by
-// limits.groupMemoryBytesMax (292); with it, we keep grouping in memory.
+// (mongod promises none). The groups' memory is bounded by internalDocumentSourceGroupMaxMemoryBytes:
+// past it a group spills to disk (see groupStream) or, without disk use, fails with 292.
 
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
-import { setOwn } from '../../bson/document.js';
+import { getOwn, setOwn } from '../../bson/document.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { accumulators } from '../accumulators/index.js';
@@ -15,9 +15,15 @@ import { expressionContext } from '../context.js';
 import { AggCode } from '../error-codes.js';
 import { approximateValueSize } from '../memory.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
-import type { Expression, ParseContext } from '../expressions/types.js';
+import type { Expression, ParseContext, Value } from '../expressions/types.js';
 import { ValueMap } from '../value-map.js';
-import { BlockingStage } from './base.js';
+import { StreamingBlockingStage } from '../spill/stream-stage.js';
+import { ExternalSorter } from '../spill/sorter.js';
+import type { RecordCodec, SortedStream } from '../spill/sorter.js';
+import type { SpillScope } from '../spill/area.js';
+import { decodeDocument, encodeDocument } from '../../bson/codec.js';
+import { compareBson } from '../../bson/compare.js';
+import { Int32, Long } from 'bson';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
 export interface AccumulatedField {
@@ -63,16 +69,58 @@ interface GroupState {
   readonly accs: Accumulator[];
 }
 
-/** Runs a group over documents: the shared engine of $group, $bucket and $sortByCount. */
-export function groupDocuments(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: Runtime, stageName: string): BsonDocument[] {
+/** One input spilled by a $group that ran out of memory: its group key and accumulator arguments. */
+interface GroupInput {
+  readonly key: BsonValue;
+  readonly args: Value[];
+}
+
+/** Spill records: {k: key, n: number of arguments, a: {<i>: argument}}, a missing argument left out. */
+const groupInputCodec: RecordCodec<GroupInput> = {
+  encode(input) {
+    const a: BsonDocument = {};
+    input.args.forEach((v, i) => {
+      if (v !== MISSING) a[String(i)] = v;
+    });
+    return encodeDocument({ k: input.key, n: new Int32(input.args.length), a });
+  },
+  decode(bytes) {
+    const rec = decodeDocument(bytes);
+    const a = rec['a'] as BsonDocument;
+    const args: Value[] = [];
+    for (let i = 0; i < Number(rec['n']); i++) args.push(getOwn(a, String(i)) ?? MISSING);
+    return { key: rec['k'] as BsonValue, args };
+  },
+};
+
+/**
+ * Runs a group over documents: the shared engine of $group, $bucket and $sortByCount.
+ *
+ * Groups are kept in memory until they pass the group memory limit. Then, if disk use is
+ * allowed, the groups held so far are frozen and every later input goes, as its group key and
+ * accumulator arguments, into an external sort by group key (../spill/sorter.ts). The output
+ * merges the frozen groups, in key order, with the sorted inputs: each group's accumulators see
+ * its inputs in their original order, so $first, $push and $sum give what they give in memory.
+ * A group that spilled comes out in group-key order; otherwise in first-seen order.
+ */
+export function groupStream(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: Runtime, stageName: string, stats: { usedDisk: boolean; spills: number } = { usedDisk: false, spills: 0 }): SortedStream<BsonDocument> {
   const frame = rt.frame;
   const groups = new ValueMap<GroupState>();
+  const bytesMax = rt.memory?.groupBytesMax ?? limits.groupMemoryBytesMax;
+  const spill = rt.memory?.spill;
+  let sorter: ExternalSorter<GroupInput> | undefined;
   let bytes = 0;
   let n = 0;
   for (const doc of docs) {
+    if ((++n & 1023) === 0) rt.interrupt();
     frame.vars[ROOT_SLOT] = doc;
     const k = spec.id.evaluate(frame);
     const key: BsonValue = k === MISSING ? null : k;
+    if (sorter !== undefined) {
+      frame.vars[ROOT_SLOT] = doc;
+      sorter.add({ key, args: spec.fields.map((f) => f.spec.argument.evaluate(frame)) });
+      continue;
+    }
     let state = groups.get(key);
     if (state === undefined) {
       state = { accs: spec.fields.map((f) => createAccumulator(f.spec, key, rt)) };
@@ -87,16 +135,89 @@ export function groupDocuments(docs: Iterable<BsonDocument>, spec: GroupSpec, rt
       acc.process((spec.fields[i] as AccumulatedField).spec.argument.evaluate(frame));
       bytes += acc.bytes - before;
     }
-    if (bytes > limits.groupMemoryBytesMax && !rt.allowDiskUse) {
-      fail(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed, `Exceeded memory limit for ${stageName}, but didn't allow external sort. Pass allowDiskUse:true to opt in.`);
+    if (bytes > bytesMax) {
+      if (!rt.allowDiskUse) {
+        fail(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed, `Exceeded memory limit for ${stageName}, but didn't allow external sort. Pass allowDiskUse:true to opt in.`);
+      }
+      if (spill !== undefined) sorter = groupInputSorter(bytesMax, spill, rt);
     }
-    if ((++n & 1023) === 0) rt.interrupt();
   }
-  return groups.entries().map(({ key, value }) => {
+  const output = (key: BsonValue, state: GroupState): BsonDocument => {
     const out: BsonDocument = { _id: key };
-    spec.fields.forEach((f, i) => setOwn(out, f.name, valueOf(value.accs[i] as Accumulator)));
+    spec.fields.forEach((f, i) => setOwn(out, f.name, valueOf(state.accs[i] as Accumulator)));
     return out;
+  };
+  if (sorter === undefined) {
+    const entries = groups.entries();
+    let i = 0;
+    return {
+      next: () => {
+        const e = entries[i++];
+        return e === undefined ? undefined : output(e.key, e.value);
+      },
+      close: () => {
+        i = entries.length;
+      },
+    };
+  }
+  const frozen = [...groups.entries()].sort((a, b) => compareBson(a.key, b.key));
+  const inputs = sorter.finish();
+  stats.usedDisk = sorter.usedDisk;
+  stats.spills = sorter.stats.spills;
+  let i = 0;
+  let head = inputs.next();
+  return {
+    next: () => {
+      const held = frozen[i];
+      if (held === undefined && head === undefined) return undefined;
+      let key: BsonValue;
+      let state: GroupState;
+      if (held !== undefined && (head === undefined || compareBson(held.key, head.key) <= 0)) {
+        key = held.key;
+        state = held.value;
+        i++;
+      } else {
+        key = (head as GroupInput).key;
+        state = { accs: spec.fields.map((f) => createAccumulator(f.spec, key, rt)) };
+      }
+      let m = 0;
+      for (; head !== undefined && compareBson(head.key, key) === 0; head = inputs.next()) {
+        const args = head.args;
+        state.accs.forEach((acc, j) => {
+          if (acc.needsInput) acc.process(args[j] as Value);
+        });
+        if ((++m & 1023) === 0) rt.interrupt();
+      }
+      return output(key, state);
+    },
+    close: () => {
+      i = frozen.length;
+      head = undefined;
+      inputs.close();
+    },
+  };
+}
+
+/** The external sort of a spilling group's inputs, by group key (stable: input order within a key). */
+function groupInputSorter(bytesMax: number, spill: SpillScope, rt: Runtime): ExternalSorter<GroupInput> {
+  return new ExternalSorter<GroupInput>({
+    compare: (a, b) => compareBson(a.key, b.key),
+    sizeOf: (input) => input.args.reduce<number>((n, v) => n + approximateValueSize(v), approximateValueSize(input.key)),
+    codec: groupInputCodec,
+    memoryBytesMax: bytesMax,
+    allowDiskUse: true,
+    spill,
+    interrupt: () => rt.interrupt(),
+    exceeded: () => fail(ErrorCode.InternalError, 'a spilling $group ran out of memory'),
   });
+}
+
+/** Runs a group to the end and returns its output (for stages whose output is small: $bucket). */
+export function groupDocuments(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: Runtime, stageName: string): BsonDocument[] {
+  const stream = groupStream(docs, spec, rt, stageName);
+  const out: BsonDocument[] = [];
+  for (let d = stream.next(); d !== undefined; d = stream.next()) out.push(d);
+  return out;
 }
 
 function valueOf(acc: Accumulator): BsonValue {
@@ -104,7 +225,11 @@ function valueOf(acc: Accumulator): BsonValue {
   return v === MISSING ? null : v;
 }
 
-/** Creates an accumulator, evaluating its initializer (`n`) against {_id: <group key>}. */
+/**
+ * Creates an accumulator, evaluating its initializer (`n`) against the group key when the key
+ * is a document (`_id: {g: "$g"}` makes `$g` visible), else against an empty document
+ * (mongod's GroupProcessorBase::findOrCreateGroup).
+ */
 export function createAccumulator(spec: AccumulatorSpec, key: BsonValue, rt: Runtime): Accumulator {
   if (spec.initializer === undefined) return spec.create(null);
   rt.frame.vars[ROOT_SLOT] = { _id: key };
@@ -121,7 +246,9 @@ export class GroupStage implements Stage {
     return { $group: this.spec };
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
-    return new BlockingStage('$group', input, (docs) => groupDocuments(docs, this.group, rt, '$group'));
+    const stats = { usedDisk: false, spills: 0 };
+    const explain = (): Record<string, BsonValue> => ({ usedDisk: stats.usedDisk, spills: Long.fromNumber(stats.spills) });
+    return new StreamingBlockingStage('$group', input, (docs) => groupStream(docs, this.group, rt, '$group', stats), explain);
   }
 }
 

@@ -1,51 +1,58 @@
 // $sort: a blocking sort by a sort pattern (../sort-pattern.ts), stable, with sort keys computed
 // once per document. Followed by a $limit it keeps only the top k (mongod's sort+limit
-// coalescing). Without allowDiskUse its memory is bounded by limits.sortMemoryBytesMax
-// (QueryExceededMemoryLimitNoDiskUseAllowed, 292); with it, we keep sorting in memory.
+// coalescing). Past the sort memory limit (internalQueryMaxBlockingSortMemoryUsageBytes) it
+// spills sorted runs to disk and merges them as the cursor is pulled (../spill/sorter.ts);
+// without disk use it fails with QueryExceededMemoryLimitNoDiskUseAllowed (292).
 
 import { Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
+import { decodeDocument, encodeDocument } from '../../bson/codec.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { AggCode } from '../error-codes.js';
 import { approximateValueSize } from '../memory.js';
 import { compareSortKeys, parseSortPattern, serializeSortPattern, sortKeysOf } from '../sort-pattern.js';
 import type { SortPattern } from '../sort-pattern.js';
-import { BlockingStage } from './base.js';
+import { ExternalSorter } from '../spill/sorter.js';
+import type { SortedStream } from '../spill/sorter.js';
+import { StreamingBlockingStage } from '../spill/stream-stage.js';
 import type { Runtime, Stage, StageDefinition } from './types.js';
 
 interface Keyed {
   readonly doc: BsonDocument;
   readonly keys: BsonValue[];
-  readonly seq: number;
 }
 
-/** Sorts documents by a pattern, keeping at most `limit`; enforces the memory limit. */
-export function sortDocuments(docs: Iterable<BsonDocument>, pattern: SortPattern, limit: number | undefined, rt: Runtime): BsonDocument[] {
-  const cmp = (a: Keyed, b: Keyed): number => compareSortKeys(a.keys, b.keys, pattern) || a.seq - b.seq;
-  let rows: Keyed[] = [];
-  let bytes = 0;
-  let seq = 0;
+/** A sorter of documents by a pattern, keeping at most `limit`, under the operation's memory policy. */
+export function documentSorter(pattern: SortPattern, limit: number | undefined, rt: Runtime): ExternalSorter<Keyed> {
+  return new ExternalSorter<Keyed>({
+    compare: (a, b) => compareSortKeys(a.keys, b.keys, pattern),
+    sizeOf: (k) => approximateValueSize(k.doc),
+    // Spilled runs hold the documents; their keys are computed again as they are read.
+    codec: { encode: (k) => encodeDocument(k.doc), decode: (bytes) => keyed(decodeDocument(bytes), pattern) },
+    memoryBytesMax: rt.memory?.sortBytesMax ?? limits.sortMemoryBytesMax,
+    limit,
+    allowDiskUse: rt.allowDiskUse,
+    spill: rt.memory?.spill,
+    interrupt: () => rt.interrupt(),
+    exceeded: (max) => fail(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed, `Sort exceeded memory limit of ${max} bytes, but did not opt in to external sorting.`),
+  });
+}
+
+function keyed(doc: BsonDocument, pattern: SortPattern): Keyed {
+  return { doc, keys: sortKeysOf(doc, pattern) };
+}
+
+/** Sorts documents through `sorter`; the result streams (from disk if the sorter spilled). */
+export function sortDocuments(docs: Iterable<BsonDocument>, pattern: SortPattern, sorter: ExternalSorter<Keyed>, rt: Runtime): SortedStream<BsonDocument> {
+  let n = 0;
   for (const doc of docs) {
-    rows.push({ doc, keys: sortKeysOf(doc, pattern), seq: seq++ });
-    bytes += approximateValueSize(doc);
-    if (limit !== undefined && rows.length > 2 * limit + 64) {
-      rows.sort(cmp);
-      rows = rows.slice(0, limit);
-      bytes = rows.reduce((n, r) => n + approximateValueSize(r.doc), 0);
-    }
-    if (bytes > limits.sortMemoryBytesMax && !rt.allowDiskUse) {
-      fail(
-        ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed,
-        `Sort exceeded memory limit of ${limits.sortMemoryBytesMax} bytes, but did not opt in to external sorting. Aborting operation. Pass allowDiskUse:true to opt in.`,
-      );
-    }
-    if ((seq & 1023) === 0) rt.interrupt();
+    sorter.add(keyed(doc, pattern));
+    if ((++n & 1023) === 0) rt.interrupt();
   }
-  rows.sort(cmp);
-  if (limit !== undefined && rows.length > limit) rows.length = limit;
-  return rows.map((r) => r.doc);
+  const sorted = sorter.finish();
+  return { next: () => sorted.next()?.doc, close: () => sorted.close() };
 }
 
 export class SortPipelineStage implements Stage {
@@ -63,7 +70,14 @@ export class SortPipelineStage implements Stage {
     return new SortPipelineStage(this.pattern, this.limit === undefined ? limit : Math.min(this.limit, limit));
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
-    return new BlockingStage('$sort', input, (docs) => sortDocuments(docs, this.pattern, this.limit, rt));
+    const sorter = documentSorter(this.pattern, this.limit, rt);
+    // What mongod's $sort reports in executionStats.
+    const stats = (): Record<string, BsonValue> => ({
+      totalDataSizeSortedBytesEstimate: Long.fromNumber(sorter.stats.totalDataSizeSorted),
+      usedDisk: sorter.usedDisk,
+      spills: Long.fromNumber(sorter.stats.spills),
+    });
+    return new StreamingBlockingStage('$sort', input, (docs) => sortDocuments(docs, this.pattern, sorter, rt), stats);
   }
 }
 

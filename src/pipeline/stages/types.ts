@@ -9,6 +9,7 @@ import type { Collection } from '../../catalog/collection.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import { invariant } from '../../errors.js';
 import type { ExpressionEnv, Frame, VariableScope } from '../expressions/types.js';
+import type { MemoryPolicy } from '../memory.js';
 
 /** Where a stage may stand (mongod's StageConstraints::PositionRequirement and friends). */
 export interface StageConstraints {
@@ -33,6 +34,8 @@ export interface Runtime {
   readonly db: string;
   readonly frame: Frame;
   readonly allowDiskUse: boolean;
+  /** Memory limits of blocking stages and where they spill (default: limits.ts, no spilling). */
+  readonly memory?: MemoryPolicy | undefined;
   /** Throws MaxTimeMSExpired (or similar) when the operation must stop; called in long loops. */
   interrupt: () => void;
 }

@@ -28,6 +28,8 @@ export interface CursorOptions {
   /** A batch's cap on documents when getMore gives no batchSize. */
   readonly defaultBatchSize?: number;
   readonly comment?: unknown;
+  /** Frees what the plan holds beyond memory (spill files): called once, when the cursor is exhausted or closed. */
+  readonly onClose?: () => void;
 }
 
 export class ServerCursor {
@@ -39,6 +41,7 @@ export class ServerCursor {
   killed = false;
   private stash: Row | undefined;
   private exhausted = false;
+  private released = false;
   nReturned = 0;
 
   constructor(
@@ -90,12 +93,29 @@ export class ServerCursor {
         if (peek === undefined) this.exhausted = true;
         else this.stash = peek;
       }
+    } catch (e) {
+      // A failed batch ends the cursor (getMore drops it; find/aggregate never register it).
+      this.releaseResources();
+      throw e;
     } finally {
       lease.release();
     }
+    if (this.isExhausted) this.releaseResources();
     this.nReturned += out.length;
     this.lastUsedMs = Date.now();
     return out;
+  }
+
+  /** Marks the cursor killed and frees its resources (killCursors, reaping, session end, shutdown). */
+  close(): void {
+    this.killed = true;
+    this.releaseResources();
+  }
+
+  private releaseResources(): void {
+    if (this.released) return;
+    this.released = true;
+    this.options.onClose?.();
   }
 }
 
@@ -130,7 +150,7 @@ export class CursorManager {
   remove(id: Long): boolean {
     const c = this.cursors.get(id.toString());
     if (c === undefined) return false;
-    c.killed = true;
+    c.close();
     return this.cursors.delete(id.toString());
   }
 
@@ -139,7 +159,7 @@ export class CursorManager {
     let n = 0;
     for (const [key, c] of this.cursors) {
       if (!c.inUse && nowMs - c.lastUsedMs > idleTimeoutMs) {
-        c.killed = true;
+        c.close();
         this.cursors.delete(key);
         n++;
       }
@@ -152,7 +172,7 @@ export class CursorManager {
     let n = 0;
     for (const [key, c] of this.cursors) {
       if (c.options.owner.sessionKey === sessionKey) {
-        c.killed = true;
+        c.close();
         this.cursors.delete(key);
         n++;
       }
@@ -168,6 +188,12 @@ export class CursorManager {
         this.cursors.delete(key);
       }
     }
+  }
+
+  /** Close every cursor (shutdown). */
+  closeAll(): void {
+    for (const c of this.cursors.values()) c.close();
+    this.cursors.clear();
   }
 
   all(): IterableIterator<ServerCursor> {

@@ -5,13 +5,17 @@
 // yield: a document changed between batches may be seen in its new version or not at all,
 // never twice at the same position.
 
-import { Int32 } from 'bson';
+import { Int32, Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import type { ReadView } from '../../storage/engine.js';
 import type { Collection, StoredRecord } from '../../catalog/collection.js';
 import type { RecordId } from '../../catalog/record-id.js';
+import { decodeDocument, encodeDocument } from '../../bson/codec.js';
+import type { MemoryPolicy } from '../../pipeline/memory.js';
+import { ExternalSorter } from '../../pipeline/spill/sorter.js';
+import type { RecordCodec, SortedStream, SorterStats } from '../../pipeline/spill/sorter.js';
 
 /** What a filter stage needs from a compiled filter; details carry the positional match. */
 export interface DocumentFilter {
@@ -145,61 +149,103 @@ export class RowsStage implements PlanStage {
 
 export type RowComparator = (a: BsonDocument, b: BsonDocument) => number;
 
+export interface SortStageOptions {
+  readonly limit?: number;
+  readonly allowDiskUse: boolean;
+  /** Memory limit and spill files; without one, the default limit and no spilling. */
+  readonly memory?: MemoryPolicy | undefined;
+  readonly interrupt?: (() => void) | undefined;
+}
+
 /**
- * Blocking sort. Reads its whole input on the first pull, bounded by the sort memory limit
- * unless disk use is allowed (we then keep sorting in memory: see docs/compatibility.md).
- * With a limit it keeps only the top k rows (mongod's SORT with limit).
+ * Blocking sort (mongod's SORT): reads its whole input on the first pull. Past the sort memory
+ * limit it spills sorted runs to disk when allowed and merges them as it is pulled (see
+ * src/pipeline/spill/sorter.ts); without allowDiskUse it fails with 292. With a limit it keeps
+ * only the top k rows. Its explain shows memLimit, and after execution totalDataSizeSorted,
+ * usedDisk and spills.
  */
 export class SortStage implements PlanStage {
   readonly stats: StageStats;
-  private sorted: Row[] | undefined;
-  private i = 0;
+  private sorted: SortedStream<Row> | undefined;
+  private sorter: ExternalSorter<Row> | undefined;
+  private readonly memLimit: number;
 
   constructor(
     private readonly child: PlanStage,
     private readonly compare: RowComparator,
-    private readonly options: { limit?: number; allowDiskUse: boolean },
+    private readonly options: SortStageOptions,
   ) {
+    this.memLimit = options.memory?.sortBytesMax ?? limits.sortMemoryBytesMax;
     this.stats = newStats('SORT', [child]);
+  }
+
+  /** Execution statistics of the sorter (undefined before the first pull). */
+  get sorterStats(): SorterStats | undefined {
+    return this.sorter?.stats;
+  }
+
+  get memoryLimitBytes(): number {
+    return this.memLimit;
   }
 
   next(view: ReadView): Row | undefined {
     if (this.sorted === undefined) this.sorted = this.load(view);
-    const row = this.sorted[this.i];
+    const row = this.sorted.next();
     if (row === undefined) return undefined;
-    this.i++;
     this.stats.works++;
     this.stats.nReturned++;
     return row;
   }
 
-  private load(view: ReadView): Row[] {
-    const rows: Array<{ row: Row; seq: number }> = [];
-    const limit = this.options.limit;
-    let bytes = 0;
-    let seq = 0;
-    const cmp = (a: { row: Row; seq: number }, b: { row: Row; seq: number }): number =>
-      this.compare(a.row.doc, b.row.doc) || a.seq - b.seq;
-    for (let row = this.child.next(view); row !== undefined; row = this.child.next(view)) {
-      rows.push({ row, seq: seq++ });
-      bytes += approximateSize(row.doc);
-      if (limit !== undefined && limit > 0 && rows.length > 2 * limit + 64) {
-        rows.sort(cmp);
-        rows.length = limit;
-        bytes = rows.reduce((n, r) => n + approximateSize(r.row.doc), 0);
-      }
-      if (bytes > limits.sortMemoryBytesMax && !this.options.allowDiskUse) {
+  private load(view: ReadView): SortedStream<Row> {
+    const { limit, allowDiskUse, memory, interrupt } = this.options;
+    const sorter = new ExternalSorter<Row>({
+      compare: (a, b) => this.compare(a.doc, b.doc),
+      sizeOf: (row) => approximateSize(row.doc),
+      codec: rowCodec,
+      memoryBytesMax: this.memLimit,
+      limit: limit !== undefined && limit > 0 ? limit : undefined,
+      allowDiskUse,
+      spill: memory?.spill,
+      interrupt,
+      exceeded: (max) => {
         throw new CommandError(
           ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed,
-          `Sort exceeded memory limit of ${limits.sortMemoryBytesMax} bytes, but did not opt in to external sorting.`,
+          `Sort exceeded memory limit of ${max} bytes, but did not opt in to external sorting.`,
         );
-      }
+      },
+    });
+    this.sorter = sorter;
+    let n = 0;
+    for (let row = this.child.next(view); row !== undefined; row = this.child.next(view)) {
+      sorter.add(row);
+      if ((++n & 1023) === 0) interrupt?.();
     }
-    rows.sort(cmp);
-    if (limit !== undefined && limit > 0 && rows.length > limit) rows.length = limit;
-    return rows.map((r) => r.row);
+    return sorter.finish();
   }
 }
+
+/** A row in a spill file: the document and what the row carries besides it. */
+const rowCodec: RecordCodec<Row> = {
+  encode(row) {
+    const rec: BsonDocument = { d: row.doc };
+    if (row.recordId !== undefined) rec['r'] = Long.fromNumber(row.recordId);
+    if (row.indexKey !== undefined) rec['k'] = row.indexKey;
+    if (row.details?.elemMatchKey !== undefined) rec['e'] = row.details.elemMatchKey;
+    return encodeDocument(rec);
+  },
+  decode(bytes) {
+    const rec = decodeDocument(bytes);
+    const r = rec['r'];
+    const e = rec['e'];
+    return {
+      doc: rec['d'] as BsonDocument,
+      ...(r instanceof Long ? { recordId: r.toNumber() } : {}),
+      ...(rec['k'] === undefined ? {} : { indexKey: rec['k'] as BsonDocument }),
+      details: typeof e === 'string' ? { elemMatchKey: e } : {},
+    };
+  },
+};
 
 export class SkipStage implements PlanStage {
   readonly stats: StageStats;

@@ -92,7 +92,7 @@ export function serializeFilter(node: MatchNode): BsonDocument {
 }
 
 /** Parameters only the execution statistics show. */
-const runtimeOnly = new Set(['seeks', 'dupsTested', 'dupsDropped']);
+const runtimeOnly = new Set(['seeks', 'dupsTested', 'dupsDropped', 'totalDataSizeSorted', 'usedDisk', 'spills']);
 
 export type ExplainMode = 'queryPlanner' | 'executionStats';
 

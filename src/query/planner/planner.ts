@@ -23,7 +23,7 @@
 // covering — is allowed only when the index's multikey paths and long keys permit it, as
 // mongod's planner decides with MultikeyPaths.
 
-import { BSONRegExp, Int32 } from 'bson';
+import { BSONRegExp, Int32, Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
@@ -44,6 +44,7 @@ import { allowsNullish, fullInterval, intersect, intervalStrings, isFullRange, i
 import type { Interval, LeafBounds } from './bounds.js';
 import { serializeFilter } from './explain.js';
 import { compareBson } from '../../bson/compare.js';
+import type { MemoryPolicy } from '../../pipeline/memory.js';
 
 export interface QueryRequest {
   readonly filter: BsonDocument;
@@ -75,6 +76,10 @@ export interface QueryRequest {
   readonly returnKey?: boolean | undefined;
   /** False when rows need no document (count): a covered plan then skips FETCH. */
   readonly needsDocument?: boolean | undefined;
+  /** Memory limit of a blocking sort and where it spills (default: limits.ts, no spilling). */
+  readonly memory?: MemoryPolicy | undefined;
+  /** Checks the operation's deadline during a long blocking sort. */
+  readonly interrupt?: (() => void) | undefined;
 }
 
 /** The value `_id` is pinned to by the filter, if the filter is an _id equality. */
@@ -750,10 +755,9 @@ export class PlannedQuery implements PlanStage {
     let stage = access;
     if (req.sort !== undefined && !providesSort) {
       const topK = req.limit !== undefined && req.limit > 0 ? (req.skip ?? 0) + req.limit : undefined;
-      stage = new SortStage(stage, req.sort, { ...(topK === undefined ? {} : { limit: topK }), allowDiskUse: req.allowDiskUse });
-      if (req.sortSpec !== undefined) {
-        Object.assign(stage.stats, { extra: { sortPattern: req.sortSpec, memLimit: new Int32(limits.sortMemoryBytesMax), ...(topK === undefined ? {} : { limitAmount: new Int32(topK) }), type: 'simple' } });
-      }
+      const sort = new SortStage(stage, req.sort, { ...(topK === undefined ? {} : { limit: topK }), allowDiskUse: req.allowDiskUse, memory: req.memory, interrupt: req.interrupt });
+      if (req.sortSpec !== undefined) Object.assign(sort.stats, { extra: sortExplain(sort, req.sortSpec, topK) });
+      stage = sort;
     }
     if (req.skip !== undefined && req.skip > 0) stage = new SkipStage(stage, req.skip);
     if (req.limit !== undefined && req.limit > 0) stage = new LimitStage(stage, req.limit);
@@ -787,6 +791,16 @@ export class PlannedQuery implements PlanStage {
     });
     return new FetchStage(scan, ctx.coll, ctx.req.matcher, keyShape(ctx.req, index), () => residualFilter(ctx, undefined, undefined, undefined));
   }
+}
+
+/** SORT's explain parameters; the runtime ones (filtered out of queryPlanner) read the sorter as they are shown. */
+function sortExplain(sort: SortStage, sortSpec: BsonDocument, topK: number | undefined): Record<string, BsonValue> {
+  const extra: Record<string, BsonValue> = { sortPattern: sortSpec, memLimit: new Int32(sort.memoryLimitBytes), ...(topK === undefined ? {} : { limitAmount: new Int32(topK) }), type: 'simple' };
+  return Object.defineProperties(extra, {
+    totalDataSizeSorted: { enumerable: true, get: () => Long.fromNumber(sort.sorterStats?.totalDataSizeSorted ?? 0) },
+    usedDisk: { enumerable: true, get: () => (sort.sorterStats?.spills ?? 0) > 0 },
+    spills: { enumerable: true, get: () => Long.fromNumber(sort.sorterStats?.spills ?? 0) },
+  });
 }
 
 function decorateCollScan(stage: PlanStage, ctx: PlanContext): void {
