@@ -1,7 +1,14 @@
 // Decoding and encoding documents with the options that keep BSON types distinct.
+//
+// DBRef-shaped documents stay plain documents. The `bson` package decodes any subdocument
+// with a string `$ref` and an `$id` into its DBRef class, which keeps neither the field order
+// ({$id, $ref} and {a, $ref, $id} come back as {$ref, $id, …}) nor a `$ref` with one dot
+// (split into $db and collection). To MongoDB such a document is an ordinary document, so a
+// decoded DBRef is rebuilt from the bytes, in their order.
 
-import { calculateObjectSize, deserialize, serialize } from 'bson';
-import type { BsonDocument } from './types.js';
+import { DBRef, calculateObjectSize, deserialize, serialize } from 'bson';
+import { setOwn } from './document.js';
+import type { BsonDocument, BsonValue } from './types.js';
 
 /** int32/int64/double/decimal stay as Int32/Long/Double/Decimal128; regexes as BSONRegExp. */
 export const decodeOptions = {
@@ -14,7 +21,8 @@ export const decodeOptions = {
 } as const;
 
 export function decodeDocument(bytes: Uint8Array): BsonDocument {
-  return deserialize(bytes, decodeOptions) as BsonDocument;
+  const doc = deserialize(bytes, decodeOptions) as BsonDocument;
+  return mayHoldDbRef(bytes) ? (restoreDocument(doc, bytes, 0) as BsonDocument) : doc;
 }
 
 export function encodeDocument(doc: BsonDocument): Uint8Array {
@@ -23,4 +31,97 @@ export function encodeDocument(doc: BsonDocument): Uint8Array {
 
 export function bsonSize(doc: BsonDocument): number {
   return calculateObjectSize(doc, { ignoreUndefined: false, serializeFunctions: false });
+}
+
+// ---- DBRef-shaped documents ---------------------------------------------------------------------
+
+/** A string element named "$ref": the package makes a DBRef only of a document holding one. */
+const STRING_REF_ELEMENT = Buffer.from([0x02, 0x24, 0x72, 0x65, 0x66, 0x00]);
+
+function mayHoldDbRef(bytes: Uint8Array): boolean {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(STRING_REF_ELEMENT) >= 0;
+}
+
+const OBJECT = 0x03;
+const ARRAY = 0x04;
+
+function int32At(bytes: Uint8Array, at: number): number {
+  return (bytes[at] as number) | ((bytes[at + 1] as number) << 8) | ((bytes[at + 2] as number) << 16) | ((bytes[at + 3] as number) << 24);
+}
+
+function cstringEnd(bytes: Uint8Array, at: number): number {
+  let end = at;
+  while (bytes[end] !== 0) end++;
+  return end;
+}
+
+/** Bytes of an element's value (the package has validated the document already). */
+function valueSize(type: number, bytes: Uint8Array, at: number): number {
+  switch (type) {
+    case 0x01: // double
+    case 0x09: // date
+    case 0x11: // timestamp
+    case 0x12: // int64
+      return 8;
+    case 0x02: // string
+    case 0x0d: // JavaScript code
+    case 0x0e: // symbol
+      return 4 + int32At(bytes, at);
+    case OBJECT:
+    case ARRAY:
+    case 0x0f: // code with scope
+      return int32At(bytes, at);
+    case 0x05: // binary
+      return 5 + int32At(bytes, at);
+    case 0x07: // ObjectId
+      return 12;
+    case 0x08: // bool
+      return 1;
+    case 0x0b: {
+      // regex: pattern and options, two C strings
+      const patternEnd = cstringEnd(bytes, at);
+      return cstringEnd(bytes, patternEnd + 1) + 1 - at;
+    }
+    case 0x0c: // DBPointer: string + ObjectId
+      return 4 + int32At(bytes, at) + 12;
+    case 0x10: // int32
+      return 4;
+    case 0x13: // decimal128
+      return 16;
+    default: // undefined, null, MinKey, MaxKey
+      return 0;
+  }
+}
+
+function stringAt(bytes: Uint8Array, at: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + at + 4, int32At(bytes, at) - 1).toString('utf8');
+}
+
+/**
+ * The decoded value of the embedded document (or array) at `start`, with every DBRef in it
+ * (and itself) made a plain document again. Plain documents and arrays are fixed in place.
+ */
+function restoreDocument(decoded: unknown, bytes: Uint8Array, start: number): BsonValue {
+  const end = start + int32At(bytes, start) - 1;
+  const ref = decoded instanceof DBRef ? decoded : undefined;
+  const out = ref === undefined ? (decoded as BsonDocument | BsonValue[]) : ({} as BsonDocument);
+  let at = start + 4;
+  let index = 0;
+  while (at < end) {
+    const type = bytes[at] as number;
+    const nameEnd = cstringEnd(bytes, at + 1);
+    const name = Buffer.from(bytes.buffer, bytes.byteOffset + at + 1, nameEnd - at - 1).toString('utf8');
+    const valueAt = nameEnd + 1;
+    if (ref !== undefined) {
+      // $ref and $db are read from the bytes: the class splits a "db.collection" $ref.
+      const value = name === '$ref' || name === '$db' ? stringAt(bytes, valueAt) : name === '$id' ? ref.oid : (ref.fields[name] as BsonValue);
+      setOwn(out as BsonDocument, name, type === OBJECT || type === ARRAY ? restoreDocument(value, bytes, valueAt) : value);
+    } else if (type === OBJECT || type === ARRAY) {
+      if (Array.isArray(out)) out[index] = restoreDocument(out[index], bytes, valueAt);
+      else setOwn(out, name, restoreDocument(out[name], bytes, valueAt));
+    }
+    at = valueAt + valueSize(type, bytes, valueAt);
+    index++;
+  }
+  return out as BsonValue;
 }

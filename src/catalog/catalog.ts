@@ -110,22 +110,30 @@ export class Catalog {
 
   /** Within a write transaction: remove a collection and all its data. */
   drop(txn: WriteTxn, coll: Collection): void {
+    this.observer.onDropCollection(txn, coll);
+    this.remove(txn, coll);
+  }
+
+  private remove(txn: WriteTxn, coll: Collection): void {
     txn.clearTable(coll.recordTable);
     for (const index of coll.meta.indexes) txn.clearTable(index.ident);
     txn.delete(catalogTable, Buffer.from(coll.meta.uuid, 'hex'));
-    this.observer.onDropCollection(txn, coll);
     this.detach(coll);
     txn.onRollback?.(() => this.attach(coll));
   }
 
-  /** Within a write transaction: rename (same or other database); the UUID stays. */
-  rename(txn: WriteTxn, coll: Collection, toDb: string, toName: string): Collection {
+  /**
+   * Within a write transaction: rename (same or other database); the UUID stays. `dropTarget`,
+   * the collection at the new name, is dropped as part of the rename (one oplog entry, as mongod).
+   */
+  rename(txn: WriteTxn, coll: Collection, toDb: string, toName: string, dropTarget?: Collection): Collection {
+    if (dropTarget !== undefined) this.remove(txn, dropTarget);
     const from = { db: coll.meta.db, name: coll.meta.name };
     const meta: CollectionMeta = { ...coll.meta, db: toDb, name: toName };
     this.persist(txn, meta);
     this.detach(coll);
     const renamed = new Collection(meta, txn, coll);
-    this.observer.onRenameCollection(txn, from, renamed);
+    this.observer.onRenameCollection(txn, from, renamed, dropTarget);
     this.attach(renamed);
     txn.onRollback?.(() => {
       this.detach(renamed);

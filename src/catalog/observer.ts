@@ -6,20 +6,23 @@ import type { BsonDocument } from '../bson/types.js';
 import type { WriteTxn } from '../storage/engine.js';
 import type { Collection } from './collection.js';
 
-export interface UpdateDescription {
-  readonly updatedFields: BsonDocument;
-  readonly removedFields: readonly string[];
-  readonly truncatedArrays: readonly BsonDocument[];
-}
-
 export interface OpObserver {
   onInsert(txn: WriteTxn, coll: Collection, doc: BsonDocument): void;
-  /** `description` is absent for replacements. */
-  onUpdate(txn: WriteTxn, coll: Collection, before: BsonDocument, after: BsonDocument, description: UpdateDescription | undefined): void;
+  /**
+   * `diff` is the update's `$v: 2` oplog diff (src/update/diff.ts); undefined when the change is
+   * logged as a whole-document replacement.
+   */
+  onUpdate(txn: WriteTxn, coll: Collection, before: BsonDocument, after: BsonDocument, diff: BsonDocument | undefined): void;
   onDelete(txn: WriteTxn, coll: Collection, doc: BsonDocument): void;
   onCreateCollection(txn: WriteTxn, coll: Collection): void;
   onDropCollection(txn: WriteTxn, coll: Collection): void;
-  onRenameCollection(txn: WriteTxn, from: { db: string; name: string }, coll: Collection): void;
+  /** `dropTarget`: the collection that had the new name, dropped by the rename. */
+  onRenameCollection(txn: WriteTxn, from: { db: string; name: string }, coll: Collection, dropTarget: Collection | undefined): void;
+  /**
+   * collMod: `command` the collMod's changes as logged ({collMod: name, …}), `oldOptions` the
+   * collection's options before, `oldIndexOptions` the changed index's options before.
+   */
+  onCollMod(txn: WriteTxn, coll: Collection, command: BsonDocument, oldOptions: BsonDocument, oldIndexOptions: BsonDocument | undefined): void;
   onCreateIndex(txn: WriteTxn, coll: Collection, spec: BsonDocument): void;
   onDropIndex(txn: WriteTxn, coll: Collection, spec: BsonDocument): void;
 }
@@ -31,6 +34,7 @@ export const noopObserver: OpObserver = {
   onCreateCollection: () => undefined,
   onDropCollection: () => undefined,
   onRenameCollection: () => undefined,
+  onCollMod: () => undefined,
   onCreateIndex: () => undefined,
   onDropIndex: () => undefined,
 };

@@ -2,15 +2,15 @@
 // through $addFields/$set, $project, $unset, $replaceRoot/$replaceWith stages. The update
 // layer calls this through its `compilePipeline` hook (CompileUpdateOptions).
 //
-// The result reports the fields that changed, computed by comparing the document before and
-// after (mongod diffs the documents the same way for its oplog and change events).
+// The result's oplog diff is computed by comparing the document before and after, as mongod
+// does (src/update/diff.ts computeDiff): a diff too large to pay off makes a replacement.
 
 import { ObjectId } from 'bson';
 import { getOwn, hasOwn, setOwn } from '../bson/document.js';
 import { isArray, isPlainDocument } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { ErrorCode, fail } from '../errors.js';
-import { applyPipelineOutput, binaryEqual, upsertSeed } from '../update/index.js';
+import { applyPipelineOutput, computeDiff, upsertSeed } from '../update/index.js';
 import type { ApplyContext, CompiledUpdate, UpdateResult, UpsertContext } from '../update/index.js';
 import { defineLetVariables } from './context.js';
 import { newEnv, newScope } from './expressions/index.js';
@@ -64,35 +64,23 @@ export function parseDocumentPipeline(pipeline: readonly BsonValue[], options: U
   };
 }
 
-/** Fields set or changed (dotted paths into subdocuments) and fields removed. */
-function diff(before: BsonDocument, after: BsonDocument, prefix: string, updated: BsonDocument, removed: string[]): void {
-  for (const [k, v] of Object.entries(after)) {
-    const path = prefix + k;
-    if (!hasOwn(before, k)) {
-      setOwn(updated, path, v);
-      continue;
-    }
-    const old = getOwn(before, k) as BsonValue;
-    if (isPlainDocument(old) && isPlainDocument(v) && Object.keys(old)[0] === Object.keys(v)[0]) {
-      diff(old, v, `${path}.`, updated, removed);
-    } else if (!binaryEqual(old, v) || (isArray(old) && isArray(v) && !binaryEqual(old, v))) {
-      setOwn(updated, path, v);
-    }
-  }
-  for (const k of Object.keys(before)) if (!hasOwn(after, k)) removed.push(prefix + k);
-}
-
 /**
  * The pipeline's output applied as mongod applies it (the stored `_id` kept when the output
- * has none, `_id` first, storage checks), with the changed paths.
+ * has none, `_id` first, storage checks), with the diff from the stored document (computed on
+ * first read: only the oplog asks).
  */
 function result(before: BsonDocument, output: BsonDocument, ctx: ApplyContext): UpdateResult {
   const applied = applyPipelineOutput(before, output, ctx);
   if (!applied.modified) return applied;
-  const updatedFields: BsonDocument = {};
-  const removedFields: string[] = [];
-  diff(before, applied.doc, '', updatedFields, removedFields);
-  return { doc: applied.doc, modified: true, updatedFields, removedFields, truncatedArrays: [] };
+  let diff: { value: BsonDocument | undefined } | undefined;
+  return {
+    doc: applied.doc,
+    modified: true,
+    get diff(): BsonDocument | undefined {
+      diff ??= { value: computeDiff(before, applied.doc) };
+      return diff.value;
+    },
+  };
 }
 
 /**
@@ -114,7 +102,7 @@ export function compileUpdatePipeline(pipeline: readonly BsonDocument[], options
       const id = hasOwn(after, '_id') ? getOwn(after, '_id') : hasOwn(seed, '_id') ? getOwn(seed, '_id') : (ctx.generateId?.() ?? new ObjectId());
       const doc: BsonDocument = { _id: id ?? null };
       for (const [k, v] of Object.entries(after)) if (k !== '_id') setOwn(doc, k, v);
-      return { doc, modified: true, updatedFields: {}, removedFields: [], truncatedArrays: [] };
+      return { doc, modified: true, diff: undefined };
     },
   };
 }

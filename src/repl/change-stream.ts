@@ -13,6 +13,7 @@ import { isArray, isPlainDocument, numericValue } from '../bson/types.js';
 import { getOwn } from '../bson/document.js';
 import { ErrorCode, fail } from '../errors.js';
 import { encodeResumeToken, tokenTypeEvent, tokenTypeHighWaterMark } from './resume-token.js';
+import { describeDiff } from './update-description.js';
 import type { ResumeTokenData } from './resume-token.js';
 
 export type FullDocumentMode = 'default' | 'updateLookup' | 'whenAvailable' | 'required';
@@ -29,6 +30,8 @@ export interface ChangeStreamOptions extends ChangeStreamTarget {
   readonly fullDocument: FullDocumentMode;
   readonly fullDocumentBeforeChange: BeforeChangeMode;
   readonly showExpandedEvents: boolean;
+  /** Update events carry the oplog entry's `o` as rawUpdateDescription instead of updateDescription. */
+  readonly showRawUpdateDescription: boolean;
 }
 
 /** Where reading starts: entries after `after`, minus events at `skip.ts` up to `skip.index`. */
@@ -159,12 +162,18 @@ export class ChangeEventBuilder {
         this.addBeforeChange(d, op);
         return [{ doc: d, token: d['_id'] as BsonDocument, invalidates: false }];
       }
-      const updatedFields = isPlainDocument(diff['u']) ? diff['u'] : {};
-      const removedFields = isPlainDocument(diff['d']) ? Object.keys(diff['d']) : [];
-      const truncatedArrays = isArray(diff['t']) ? diff['t'] : [];
       const d = head('update', { operationType: 'update', documentKey });
       expanded(d);
-      Object.assign(d, { ns: nsDoc, documentKey, updateDescription: { updatedFields, removedFields, truncatedArrays } }, session);
+      Object.assign(d, { ns: nsDoc, documentKey }, session);
+      if (this.opts.showRawUpdateDescription) {
+        d['rawUpdateDescription'] = o;
+      } else {
+        const { updatedFields, removedFields, truncatedArrays, disambiguatedPaths } = describeDiff(diff);
+        const description: BsonDocument = { updatedFields, removedFields, truncatedArrays };
+        // With showExpandedEvents mongod always includes it, empty when no path is ambiguous.
+        if (this.opts.showExpandedEvents) description['disambiguatedPaths'] = disambiguatedPaths;
+        d['updateDescription'] = description;
+      }
       if (this.opts.fullDocument === 'updateLookup') {
         d['fullDocument'] = this.lookup(db, coll, documentKey);
       } else if (this.opts.fullDocument === 'whenAvailable' || this.opts.fullDocument === 'required') {
@@ -196,14 +205,18 @@ export class ChangeEventBuilder {
     if (typeof o['renameCollection'] === 'string' && typeof o['to'] === 'string') {
       const from = splitNs(o['renameCollection']);
       const to = splitNs(o['to']);
-      const fromMatches = this.collMatches(from.db, from.coll);
-      if (!fromMatches && !(this.opts.coll === undefined && this.collMatches(to.db, to.coll))) return [];
+      // Streams on either namespace see the rename; a collection stream on either is invalidated.
+      if (!this.collMatches(from.db, from.coll) && !this.collMatches(to.db, to.coll)) return [];
       const d = head('rename', { operationType: 'rename', ns: { db: from.db, coll: from.coll } });
       expanded(d);
       Object.assign(d, { ns: from, to }, session);
-      if (this.opts.showExpandedEvents) d['operationDescription'] = { to };
+      if (this.opts.showExpandedEvents) {
+        // The entry's fields but the source and stayTemp, `to` as a namespace document (dropTarget: the UUID dropped).
+        const { renameCollection: _from, stayTemp: _stayTemp, ...rest } = o;
+        d['operationDescription'] = { ...rest, to };
+      }
       out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: false });
-      if (this.opts.coll !== undefined && fromMatches) invalidate();
+      if (this.opts.coll !== undefined) invalidate();
       return out;
     }
     if (o['dropDatabase'] !== undefined) {
@@ -242,9 +255,12 @@ export class ChangeEventBuilder {
     }
     if (typeof o['collMod'] === 'string' && this.collMatches(db, o['collMod'])) {
       const { collMod, ...rest } = o;
+      const o2 = isPlainDocument(op['o2']) ? op['o2'] : {};
+      const stateBeforeChange: BsonDocument = { collectionOptions: o2['collectionOptions_old'] ?? null };
+      if (o2['indexOptions_old'] !== undefined) stateBeforeChange['indexOptions'] = o2['indexOptions_old'];
       const d = head('modify', { operationType: 'modify' });
       expanded(d);
-      Object.assign(d, { ns: { db, coll: collMod }, operationDescription: rest }, session);
+      Object.assign(d, { ns: { db, coll: collMod }, operationDescription: rest, stateBeforeChange }, session);
       out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: false });
       return out;
     }

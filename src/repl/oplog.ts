@@ -5,9 +5,10 @@
 // multi-document transaction are collected and written at commit as one applyOps entry.
 //
 // Entries follow mongod's shape: {op, ns, ui, o, o2?, ts, t, v, wall, lsid?, txnNumber?,
-// stmtId?}. Update entries use `o: {$v: 2, diff: {u: {<dotted path>: value}, d: {<path>: false}}}`
-// (flat dotted paths rather than mongod's nested diff sections), replacements store the
-// new document with `o2: {_id}`.
+// stmtId?}. Update entries use `o: {$v: 2, diff}` with mongod's nested diff (src/update/diff.ts),
+// replacements store the new document; both with `o2: {_id}`. Entries written before the diff
+// was nested have flat dotted paths in `u` and `d`: change streams still read them
+// (src/repl/update-description.ts).
 
 import { Binary, Int32, Long, Timestamp } from 'bson';
 import { encodeDocument, decodeDocument } from '../bson/codec.js';
@@ -15,7 +16,7 @@ import { getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
 import type { Collection } from '../catalog/collection.js';
-import type { OpObserver, UpdateDescription } from '../catalog/observer.js';
+import type { OpObserver } from '../catalog/observer.js';
 import type { ReadView, Snapshot, WriteTxn } from '../storage/engine.js';
 import { TransactionView } from '../txn/transaction.js';
 import type { ClusterClock } from './clock.js';
@@ -185,17 +186,10 @@ export class Oplog implements OpObserver {
     this.log(txn, { op: 'i', ns: coll.ns, ui: this.uuidOf(coll), o: doc, o2: { _id: getOwn(doc, '_id') ?? null } });
   }
 
-  onUpdate(txn: WriteTxn, coll: Collection, before: BsonDocument, after: BsonDocument, d: UpdateDescription | undefined): void {
+  onUpdate(txn: WriteTxn, coll: Collection, before: BsonDocument, after: BsonDocument, diff: BsonDocument | undefined): void {
     const o2 = { _id: getOwn(after, '_id') ?? null };
-    if (d === undefined) {
-      this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o: after, o2, ...imagesOf(coll, before, after) });
-      return;
-    }
-    const diff: BsonDocument = {};
-    if (Object.keys(d.updatedFields).length > 0) diff['u'] = d.updatedFields;
-    if (d.removedFields.length > 0) diff['d'] = Object.fromEntries(d.removedFields.map((f) => [f, false]));
-    if (d.truncatedArrays.length > 0) diff['t'] = [...d.truncatedArrays];
-    this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o: { $v: new Int32(2), diff }, o2, ...imagesOf(coll, before, after) });
+    const o = diff === undefined ? after : { $v: new Int32(2), diff };
+    this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o, o2, ...imagesOf(coll, before, after) });
   }
 
   onDelete(txn: WriteTxn, coll: Collection, doc: BsonDocument): void {
@@ -215,13 +209,16 @@ export class Oplog implements OpObserver {
     this.log(txn, { op: 'c', ns: `${coll.meta.db}.$cmd`, ui: this.uuidOf(coll), o: { drop: coll.meta.name } });
   }
 
-  onRenameCollection(txn: WriteTxn, from: { db: string; name: string }, coll: Collection): void {
-    this.log(txn, {
-      op: 'c',
-      ns: `${from.db}.$cmd`,
-      ui: this.uuidOf(coll),
-      o: { renameCollection: `${from.db}.${from.name}`, to: coll.ns, stayTemp: false },
-    });
+  onRenameCollection(txn: WriteTxn, from: { db: string; name: string }, coll: Collection, dropTarget: Collection | undefined): void {
+    const o: BsonDocument = { renameCollection: `${from.db}.${from.name}`, to: coll.ns, stayTemp: false };
+    if (dropTarget !== undefined) o['dropTarget'] = this.uuidOf(dropTarget);
+    this.log(txn, { op: 'c', ns: `${from.db}.$cmd`, ui: this.uuidOf(coll), o });
+  }
+
+  onCollMod(txn: WriteTxn, coll: Collection, command: BsonDocument, oldOptions: BsonDocument, oldIndexOptions: BsonDocument | undefined): void {
+    const o2: BsonDocument = { collectionOptions_old: { uuid: this.uuidOf(coll), ...oldOptions } };
+    if (oldIndexOptions !== undefined) o2['indexOptions_old'] = oldIndexOptions;
+    this.log(txn, { op: 'c', ns: `${coll.meta.db}.$cmd`, ui: this.uuidOf(coll), o: command, o2 });
   }
 
   onCreateIndex(txn: WriteTxn, coll: Collection, spec: BsonDocument): void {

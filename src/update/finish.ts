@@ -13,7 +13,7 @@ import type { UpdateResult, UpsertContext } from './types.js';
 import { moveIdFirst } from './upsert-seed.js';
 
 export function unchanged(doc: BsonDocument): UpdateResult {
-  return { doc, modified: false, updatedFields: {}, removedFields: [], truncatedArrays: [] };
+  return { doc, modified: false, diff: {} };
 }
 
 /** mongod's limit on an updated document (17419), for callers that measure the encoding themselves. */
@@ -34,21 +34,16 @@ export function assertUpsertDocumentSize(bytes: number): void {
 export function finishUpdated(doc: BsonDocument, log: ChangeLog | undefined, checkSize: boolean): UpdateResult {
   const out = moveIdFirst(doc);
   if (checkSize) assertUpdatedDocumentSize(bsonSize(out));
-  // The changed paths are folded only if someone asks (the oplog or a change stream).
-  let updatedFields: BsonDocument | undefined;
-  let removedFields: readonly string[] | undefined;
+  if (log === undefined) return { doc: out, modified: true, diff: undefined };
+  // The diff is built only if someone asks (the oplog).
+  let diff: BsonDocument | undefined;
   return {
     doc: out,
     modified: true,
-    get updatedFields(): BsonDocument {
-      updatedFields ??= log?.updatedFields() ?? {};
-      return updatedFields;
+    get diff(): BsonDocument {
+      diff ??= log.diff(out);
+      return diff;
     },
-    get removedFields(): readonly string[] {
-      removedFields ??= log?.removedFields() ?? [];
-      return removedFields;
-    },
-    truncatedArrays: [],
   };
 }
 
@@ -69,7 +64,7 @@ export function finishInserted(doc: BsonDocument, ctx: UpsertContext): UpdateRes
     fail(ErrorCode.NotSingleValueField, "After applying the update to the document, the field '_id' was found to be an array or array descendant.");
   }
   if (ctx.checkSize !== false) assertUpsertDocumentSize(bsonSize(out));
-  return { doc: out, modified: true, updatedFields: {}, removedFields: [], truncatedArrays: [] };
+  return { doc: out, modified: true, diff: undefined };
 }
 
 /** A timestamp for a top-level Timestamp(0, 0) in a replacement, or for $currentDate. */

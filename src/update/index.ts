@@ -7,13 +7,14 @@ export type { UpsertSeedOptions } from './upsert-seed.js';
 export { binaryEqual, binaryEqualDocuments } from './binary-equal.js';
 export { assertUpdatedDocumentSize, assertUpsertDocumentSize } from './finish.js';
 export { applyPipelineOutput } from './replacement.js';
+export { computeDiff, DiffBuilder } from './diff.js';
+export type { DiffPathPart } from './diff.js';
 export type {
   ApplyContext,
   CompileUpdateOptions,
   CompiledUpdate,
   FilterCompiler,
   FilterMatcher,
-  TruncatedArray,
   UpdateResult,
   UpsertContext,
 } from './types.js';

@@ -104,7 +104,7 @@ function logResult(state: ApplyState, result: ModifyResult, loc: Loc, taken: rea
       break;
     case 'appended': {
       const arr = state.valueAt(loc) as BsonArray;
-      for (let i = result.from; i < arr.length; i++) state.log.set([...taken, String(i)], arr[i] as BsonValue);
+      for (let i = result.from; i < arr.length; i++) state.log.create([...taken, String(i)], arr[i] as BsonValue);
       break;
     }
     case 'noop':
@@ -145,9 +145,9 @@ export function applyToMissing(mod: Modifier, loc: Loc, taken: readonly string[]
     const here = formatElement(String(loc.key), state.valueAt(loc) as BsonValue);
     fail(ErrorCode.ImmutableField, `Updating the path '${taken.join('.')}' to ${here} would modify the immutable field '_id'`);
   }
-  // A new array element may come with null padding: describe the whole array then.
-  if (Array.isArray(created.container)) state.log.set(taken, created.container);
-  else state.log.set(createdPath, state.valueAt(created) as BsonValue);
+  // As mongod, the first created component is logged with what it holds; a new array element's
+  // null padding is not logged (applying the diff pads the array the same way).
+  state.log.create(createdPath, state.valueAt(created) as BsonValue);
   state.modified = true;
 }
 

@@ -10,7 +10,9 @@ import { DBRef, Timestamp } from 'bson';
 import { getOwn, hasOwn, setOwn, deleteOwn } from '../bson/document.js';
 import { asDocument, isArray, isPlainDocument } from '../bson/types.js';
 import type { BsonArray, BsonDocument, BsonValue } from '../bson/types.js';
-import type { FilterMatcher, TruncatedArray } from './types.js';
+import type { FilterMatcher } from './types.js';
+import { DiffBuilder } from './diff.js';
+import type { DiffPathPart } from './diff.js';
 import { formatElement } from '../bson/format.js';
 import { parseArrayIndex } from './path.js';
 
@@ -29,52 +31,60 @@ export function isObjectLike(v: unknown): v is BsonDocument | DBRef {
   return isPlainDocument(v) || v instanceof DBRef;
 }
 
-const REMOVED: unique symbol = Symbol('removed');
-
 /**
- * The dotted paths an update changed, for change streams and the oplog. Entries are only
- * recorded while the update runs; folding them (a path below a recorded one is covered by
- * it, the recorded value being the live subtree) happens when a caller asks.
+ * The changes an update made, for the oplog's `$v: 2` diff (and so change streams). Entries are
+ * only recorded while the update runs; the diff is built when a caller asks.
  */
 export class ChangeLog {
-  private readonly entries: Array<{ readonly path: readonly string[]; readonly value: BsonValue | typeof REMOVED }> = [];
+  private readonly entries: Array<{ readonly path: readonly string[]; readonly kind: 'update' | 'insert' | 'delete'; readonly value?: BsonValue }> = [];
 
+  /** The value at `path` changed (the recorded value is the live subtree). */
   set(path: readonly string[], value: BsonValue): void {
-    this.entries.push({ path, value });
+    this.entries.push({ path, kind: 'update', value });
+  }
+
+  /** `path` (an existing prefix plus its first new component) was created holding `value`. */
+  create(path: readonly string[], value: BsonValue): void {
+    this.entries.push({ path, kind: 'insert', value });
   }
 
   remove(path: readonly string[]): void {
-    this.entries.push({ path, value: REMOVED });
+    this.entries.push({ path, kind: 'delete' });
   }
 
-  updatedFields(): BsonDocument {
-    const updated = new Map<string, BsonValue>();
-    for (const { path, value } of this.entries) {
-      if (value === REMOVED) continue;
-      let prefix = '';
-      let covered = false;
-      for (let i = 0; i < path.length - 1 && !covered; i++) {
-        prefix = i === 0 ? (path[0] as string) : `${prefix}.${path[i] as string}`;
-        covered = updated.has(prefix);
-      }
-      if (covered) continue;
-      const dotted = path.join('.');
-      const below = `${dotted}.`;
-      for (const k of [...updated.keys()]) if (k.startsWith(below)) updated.delete(k);
-      updated.set(dotted, value);
+  /** The diff from the input to `doc`, the updated document: array positions are read from it. */
+  diff(doc: BsonDocument): BsonDocument {
+    const builder = new DiffBuilder();
+    for (const { path, kind, value } of this.entries) {
+      const typed = typedPath(doc, path);
+      if (kind === 'delete') builder.delete(typed);
+      else if (kind === 'insert') builder.insert(typed, value as BsonValue);
+      else builder.update(typed, value as BsonValue);
     }
-    const doc: BsonDocument = {};
-    for (const [k, v] of updated) setOwn(doc, k, v);
-    return doc;
+    return builder.serialize();
   }
+}
 
-  removedFields(): string[] {
-    return this.entries.filter((e) => e.value === REMOVED).map((e) => e.path.join('.'));
+/**
+ * A logged path with its array positions as numbers. An update never changes the shape along a
+ * path it logs (conflicting paths are refused), so the updated document tells which
+ * components went through arrays.
+ */
+function typedPath(doc: BsonDocument, path: readonly string[]): DiffPathPart[] {
+  const out: DiffPathPart[] = [];
+  let cur: BsonValue | undefined = doc;
+  for (const part of path) {
+    if (isArray(cur)) {
+      const idx = Number(part);
+      out.push(idx);
+      cur = cur[idx];
+    } else {
+      out.push(part);
+      const d = asDocument(cur);
+      cur = d === undefined ? undefined : getOwn(d, part);
+    }
   }
-
-  truncatedArrays(): TruncatedArray[] {
-    return [];
-  }
+  return out;
 }
 
 export interface StateOptions {

@@ -56,11 +56,6 @@ export interface UpsertContext {
   readonly checkSize?: boolean;
 }
 
-export interface TruncatedArray {
-  readonly field: string;
-  readonly newSize: number;
-}
-
 export interface UpdateResult {
   /**
    * The document after the update. When `modified` is false this is the input document
@@ -70,12 +65,13 @@ export interface UpdateResult {
   readonly doc: BsonDocument;
   /** False for real no-ops (nModified counts only real changes). */
   readonly modified: boolean;
-  /** Dotted path → new value of every field set or created (change streams' updatedFields). */
-  readonly updatedFields: BsonDocument;
-  /** Dotted paths of fields removed. */
-  readonly removedFields: readonly string[];
-  /** Arrays shortened in place (op-style updates log whole arrays instead, so this is empty). */
-  readonly truncatedArrays: readonly TruncatedArray[];
+  /**
+   * The change as mongod's `$v: 2` oplog diff (src/update/diff.ts), built on first read; from it
+   * change streams derive updateDescription. Undefined when the change is logged as a
+   * whole-document replacement: replacement updates, upserts, and pipeline updates whose diff
+   * would not be smaller than the document (as mongod decides).
+   */
+  readonly diff: BsonDocument | undefined;
 }
 
 export interface CompiledUpdate {

@@ -29,6 +29,7 @@ import assert from 'node:assert/strict';
 import { EJSON, ObjectId, Timestamp } from 'bson';
 import { MongoServerError } from 'mongodb';
 import type { Db, Document } from 'mongodb';
+import { decodeDocument } from '../../src/bson/codec.js';
 import { compareBson } from '../../src/bson/compare.js';
 import type { BsonDocument, BsonValue } from '../../src/bson/types.js';
 import { startTestServer } from '../helpers/server.js';
@@ -66,16 +67,7 @@ const UNIT_ONLY: ReadonlyMap<string, string> = new Map([
  * Cases the server fails outside the query and update layers (the command layer), reported
  * to its owner; they run as TODO so that the run shows them without failing the suite.
  */
-const KNOWN_COMMAND_LAYER_BUGS: ReadonlyMap<string, string> = new Map([
-  [
-    'replacement with a top-level DBRef is fine',
-    'the command decodes a {$ref, $id}-shaped `u` into a DBRef and refuses it with 9 (src/commands/crud/update.ts, find-and-modify.ts)',
-  ],
-  [
-    'replacement with $id before $ref fails',
-    'the command decodes a {$id, $ref}-shaped `u` into a DBRef (losing the field order) and refuses it with 9 (src/commands/crud/update.ts, find-and-modify.ts)',
-  ],
-]);
+const KNOWN_COMMAND_LAYER_BUGS: ReadonlyMap<string, string> = new Map();
 
 function hasUndefined(v: unknown): boolean {
   if (v === undefined) return true;
@@ -221,7 +213,9 @@ async function runUpdate(db: Db, p: Planned): Promise<Outcome> {
 async function runFindAndModify(db: Db, p: Planned): Promise<Outcome> {
   const coll = db.collection(p.collection);
   const upsert = p.c.upsert === true;
-  const common = { upsert, returnDocument: 'after' as const, includeResultMetadata: true as const, promoteValues: false };
+  // Raw replies, decoded by the server's codec: the driver would turn a document holding
+  // $ref and $id into its DBRef class, which reorders the fields.
+  const common = { upsert, returnDocument: 'after' as const, includeResultMetadata: true as const, raw: true };
   try {
     const r = p.replacement
       ? await coll.findOneAndReplace(p.query, p.update as Document, common)
@@ -229,18 +223,23 @@ async function runFindAndModify(db: Db, p: Planned): Promise<Outcome> {
           ...common,
           ...(p.c.arrayFilters === undefined ? {} : { arrayFilters: p.c.arrayFilters.map(shellDoc) as Document[] }),
         });
-    return { returned: r.value, viaCommand: false };
+    return { returned: fromRaw(r.value), viaCommand: false };
   } catch (e) {
     if (!refusedByDriver(e)) return { error: serverError(e), viaCommand: false };
   }
   const command: Document = { findAndModify: p.collection, query: p.query, update: p.update, upsert, new: true };
   if (p.c.arrayFilters !== undefined) command['arrayFilters'] = p.c.arrayFilters.map(shellDoc);
   try {
-    const reply = await db.command(command, { promoteValues: false });
+    const reply = fromRaw(await db.command(command, { raw: true })) ?? {};
     return { returned: (reply['value'] as Document | null) ?? null, viaCommand: true };
   } catch (e) {
     return { error: serverError(e), viaCommand: true };
   }
+}
+
+/** A raw reply or document (a Buffer) decoded as the server decodes documents. */
+function fromRaw(v: unknown): Document | null {
+  return Buffer.isBuffer(v) ? (decodeDocument(v) as Document) : ((v as Document | null | undefined) ?? null);
 }
 
 /** The driver loads the bson package's CommonJS build, this file its ESM build: compare tags, not classes. */
@@ -348,7 +347,8 @@ for (const via of ['update', 'findAndModify'] as const) {
       window.to = Date.now();
       await Promise.all(
         [...byCollection].map(async ([name, ps]) => {
-          const docs = await db.collection(name).find({}, { promoteValues: false }).toArray();
+          const raw: unknown[] = await db.collection(name).find({}, { raw: true }).toArray();
+          const docs = raw.map((d) => fromRaw(d) as Document);
           for (const p of ps) p.after = docs;
         }),
       );

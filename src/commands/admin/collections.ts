@@ -3,7 +3,7 @@
 
 import { Binary, Double, Int32, Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { isPlainDocument } from '../../bson/types.js';
+import { isPlainDocument, numericValue } from '../../bson/types.js';
 import type { Collection } from '../../catalog/collection.js';
 import { validateCollectionName, validateDatabaseName } from '../../catalog/namespace.js';
 import { CommandError, ErrorCode } from '../../errors.js';
@@ -215,11 +215,8 @@ export const renameCollection = defineCommand({
         const source = services.catalog.get(from.db, from.name);
         if (source === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `Source collection ${from.db}.${from.name} does not exist`);
         const existing = services.catalog.get(to.db, to.name);
-        if (existing !== undefined) {
-          if (!dropTarget) throw new CommandError(ErrorCode.NamespaceExists, 'target namespace exists');
-          services.catalog.drop(txn, existing);
-        }
-        services.catalog.rename(txn, source, to.db, to.name);
+        if (existing !== undefined && !dropTarget) throw new CommandError(ErrorCode.NamespaceExists, 'target namespace exists');
+        services.catalog.rename(txn, source, to.db, to.name, existing);
       },
       { durable: op.writeConcern.durable },
     );
@@ -243,7 +240,7 @@ export const collMod = defineCommand({
   },
   traits: { isWrite: true, apiVersion1: true },
   run: async (inv) => {
-    const { services, args, db, op } = inv;
+    const { services, args, db, op, body } = inv;
     const name = targetCollection(inv);
     for (const opt of ['validator', 'viewOn', 'pipeline', 'expireAfterSeconds'] as const) {
       if (args[opt] !== undefined) throw new CommandError(ErrorCode.NotImplemented, `collMod with '${opt}' is not supported yet`);
@@ -252,20 +249,56 @@ export const collMod = defineCommand({
       (txn) => {
         const found = services.catalog.get(db, name);
         if (found === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
-        const changed = args.index === undefined ? {} : modifyIndex(txn, services.catalog, found, args.index);
+        const oldOptions = found.meta.options;
+        const index = args.index === undefined ? undefined : modifyIndex(txn, services.catalog, found, args.index);
         const coll = services.catalog.get(db, name) ?? found;
         const options: BsonDocument = { ...coll.meta.options };
         if (args.changeStreamPreAndPostImages !== undefined) options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
         if (args.validationLevel !== undefined) options['validationLevel'] = args.validationLevel;
         if (args.validationAction !== undefined) options['validationAction'] = args.validationAction;
-        services.catalog.updateMeta(txn, coll, { ...coll.meta, options });
-        return changed;
+        const updated = services.catalog.updateMeta(txn, coll, { ...coll.meta, options });
+        const logged = collModEntry(name, body, index);
+        services.catalog.observer.onCollMod(txn, updated, logged.command, oldOptions, logged.oldIndexOptions);
+        return index?.reply ?? {};
       },
       { durable: op.writeConcern.durable },
     );
     return withWriteConcernError({ ...indexReply }, op.writeConcern, services.config.replSet);
   },
 });
+
+/** collMod's own fields, in the order given: what the oplog entry holds besides `collMod`. */
+const collModFields = new Set(['changeStreamPreAndPostImages', 'validator', 'validationLevel', 'validationAction', 'index', 'expireAfterSeconds', 'viewOn', 'pipeline']);
+
+/**
+ * The oplog entry's `o` for a collMod (mongod's makeCollModCmdObj): the command's fields, with
+ * `index` named by the index's name and holding its new values; and the index's old values.
+ */
+function collModEntry(name: string, body: BsonDocument, index: { name: string; reply: BsonDocument } | undefined): { command: BsonDocument; oldIndexOptions: BsonDocument | undefined } {
+  const command: BsonDocument = { collMod: name };
+  let oldIndexOptions: BsonDocument | undefined;
+  for (const [k, v] of Object.entries(body)) {
+    if (!collModFields.has(k)) continue;
+    if (k !== 'index' || index === undefined) {
+      command[k] = v;
+      continue;
+    }
+    const r = index.reply;
+    const now: BsonDocument = { name: index.name };
+    oldIndexOptions = {};
+    if (r['expireAfterSeconds_new'] !== undefined) {
+      now['expireAfterSeconds'] = r['expireAfterSeconds_new'];
+      const old = numericValue(r['expireAfterSeconds_old']);
+      if (old !== undefined) oldIndexOptions['expireAfterSeconds'] = Long.fromNumber(old);
+    }
+    if (r['hidden_new'] !== undefined) {
+      now['hidden'] = r['hidden_new'];
+      oldIndexOptions['hidden'] = r['hidden_old'] ?? false;
+    }
+    command['index'] = now;
+  }
+  return { command, oldIndexOptions };
+}
 
 export const dbStats = defineCommand({
   name: 'dbStats',

@@ -513,10 +513,10 @@ function selectIndexes(coll: Collection, which: BsonValue): IndexMeta[] {
 
 /**
  * collMod {index: {name | keyPattern, hidden?, expireAfterSeconds?}}: inside the collMod's write
- * transaction, changes one index's spec; returns the reply fields (hidden_old/new,
- * expireAfterSeconds_old/new) for what changed.
+ * transaction, changes one index's spec; returns the index's name and the reply fields
+ * (hidden_old/new, expireAfterSeconds_old/new) for what changed.
  */
-export function modifyIndex(txn: WriteTxn, catalog: Catalog, coll: Collection, option: BsonDocument): BsonDocument {
+export function modifyIndex(txn: WriteTxn, catalog: Catalog, coll: Collection, option: BsonDocument): { name: string; reply: BsonDocument } {
   for (const k of Object.keys(option)) {
     if (!['name', 'keyPattern', 'hidden', 'expireAfterSeconds', 'prepareUnique', 'unique', 'forceNonUnique'].includes(k)) {
       throw new CommandError(ErrorCode.Location40415, `BSON field 'collMod.index.${k}' is an unknown field.`);
@@ -579,7 +579,7 @@ export function modifyIndex(txn: WriteTxn, catalog: Catalog, coll: Collection, o
     const indexes = coll.meta.indexes.map((i) => (i === target ? { ...i, spec } : i));
     catalog.updateMeta(txn, coll, { ...coll.meta, indexes });
   }
-  return reply;
+  return { name: meta.name, reply };
 }
 
 // ---- TTL ------------------------------------------------------------------------------------------

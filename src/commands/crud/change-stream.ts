@@ -54,6 +54,11 @@ export class ChangeStreamCursor extends ServerCursor {
     return this.invalidatedDone;
   }
 
+  /** A drop or rename of the watched collection is an event (then invalidate), not an end. */
+  override get outlivesNamespace(): boolean {
+    return true;
+  }
+
   override nextBatch(batchSize: number | undefined, deadline?: () => void): BsonDocument[] {
     const out: BsonDocument[] = [];
     const max = batchSize === undefined || batchSize <= 0 ? Infinity : batchSize;
@@ -193,7 +198,7 @@ export function runChangeStreamAggregate(inv: { readonly services: ServerService
   } finally {
     lease.release();
   }
-  source.start({ ...target, fullDocument: spec.fullDocument, fullDocumentBeforeChange: spec.fullDocumentBeforeChange, showExpandedEvents: spec.showExpandedEvents }, position);
+  source.start({ ...target, fullDocument: spec.fullDocument, fullDocumentBeforeChange: spec.fullDocumentBeforeChange, showExpandedEvents: spec.showExpandedEvents, showRawUpdateDescription: spec.showRawUpdateDescription }, position);
 
   const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
   const cursor = new ChangeStreamCursor(built.plan, source, oplog, {

@@ -3,7 +3,6 @@
 // so the reads that decide a write (which documents match, whether a key is taken) and the
 // write itself see the same state — no check-then-act across an await.
 
-import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
 import { compareBson } from '../../bson/compare.js';
@@ -15,7 +14,6 @@ import type { DocumentFilter, MatchDetailsSink, RowComparator } from '../../quer
 import { planQuery } from '../../query/planner/planner.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import type { CompiledUpdate } from '../../update/index.js';
-import type { UpdateDescription } from '../../catalog/observer.js';
 
 export interface Namespace {
   readonly db: string;
@@ -96,7 +94,7 @@ export function executeUpdate(txn: WriteTxn, catalog: Catalog, ns: Namespace, sp
     return upsert(txn, catalog, ns, spec, now);
   }
   // Compute every new version first so that a failing document leaves nothing written.
-  const changes: Array<{ record: StoredRecord; after: BsonDocument; description: UpdateDescription | undefined }> = [];
+  const changes: Array<{ record: StoredRecord; after: BsonDocument; diff: BsonDocument | undefined }> = [];
   let first: { before: BsonDocument; after: BsonDocument } | undefined;
   for (const { record, details } of matched) {
     const res = spec.update.apply(record.doc, { positional: positionalOf(details), isInsert: false, now });
@@ -104,16 +102,12 @@ export function executeUpdate(txn: WriteTxn, catalog: Catalog, ns: Namespace, sp
     if (!res.modified) continue;
     checkIdUnchanged(record.doc, res.doc);
     checkStorable(res.doc);
-    const description =
-      spec.update.type === 'replacement'
-        ? undefined
-        : { updatedFields: res.updatedFields, removedFields: res.removedFields, truncatedArrays: res.truncatedArrays.map((t) => ({ field: t.field, newSize: new Int32(t.newSize) })) };
-    changes.push({ record, after: res.doc, description });
+    changes.push({ record, after: res.doc, diff: res.diff });
   }
   const target = coll as Collection;
-  for (const { record, after, description } of changes) {
+  for (const { record, after, diff } of changes) {
     target.update(txn, record, after);
-    catalog.observer.onUpdate(txn, target, record.doc, after, description);
+    catalog.observer.onUpdate(txn, target, record.doc, after, diff);
   }
   return { n: matched.length, nModified: changes.length, ...(first ?? {}) };
 }

@@ -26,11 +26,12 @@ export interface ChangeStreamSpec {
   readonly fullDocumentBeforeChange: BeforeChangeMode;
   readonly allChangesForCluster: boolean;
   readonly showExpandedEvents: boolean;
+  readonly showRawUpdateDescription: boolean;
 }
 
 const fullDocumentModes = new Set(['default', 'updateLookup', 'whenAvailable', 'required']);
 const beforeChangeModes = new Set(['off', 'whenAvailable', 'required']);
-const ignoredOptions = new Set(['allowToRunOnConfigDB', 'allowToRunOnSystemNS', 'showMigrationEvents', 'showSystemEvents', 'showRawUpdateDescription', '$_generateV2ResumeTokens']);
+const ignoredOptions = new Set(['allowToRunOnConfigDB', 'allowToRunOnSystemNS', 'showMigrationEvents', 'showSystemEvents', '$_generateV2ResumeTokens']);
 
 function typeError(field: string, expected: string): never {
   fail(ErrorCode.TypeMismatch, `BSON field '$changeStream.${field}' is the wrong type, expected type '${expected}'`);
@@ -42,6 +43,7 @@ export function parseChangeStreamSpec(arg: BsonValue): ChangeStreamSpec {
   let fullDocumentBeforeChange: BeforeChangeMode = 'off';
   let allChangesForCluster = false;
   let showExpandedEvents = false;
+  let showRawUpdateDescription = false;
   let resumeAfter: BsonValue | undefined;
   let startAfter: BsonValue | undefined;
   let startAtOperationTime: Timestamp | undefined;
@@ -65,6 +67,10 @@ export function parseChangeStreamSpec(arg: BsonValue): ChangeStreamSpec {
         if (typeof v !== 'boolean') typeError(k, 'bool');
         showExpandedEvents = v;
         break;
+      case 'showRawUpdateDescription':
+        if (typeof v !== 'boolean') typeError(k, 'bool');
+        showRawUpdateDescription = v;
+        break;
       case 'resumeAfter':
         if (!isPlainDocument(v)) typeError(k, 'object');
         resumeAfter = v;
@@ -83,7 +89,7 @@ export function parseChangeStreamSpec(arg: BsonValue): ChangeStreamSpec {
   }
   const starts = [resumeAfter, startAfter, startAtOperationTime].filter((x) => x !== undefined).length;
   if (starts > 1) fail(ErrorCode.Location40674, 'Only one type of resume option is allowed, but multiple were found.');
-  return { resumeAfter, startAfter, startAtOperationTime, fullDocument, fullDocumentBeforeChange, allChangesForCluster, showExpandedEvents };
+  return { resumeAfter, startAfter, startAtOperationTime, fullDocument, fullDocumentBeforeChange, allChangesForCluster, showExpandedEvents, showRawUpdateDescription };
 }
 
 /** The source of a change stream pipeline: change events read from the oplog. */

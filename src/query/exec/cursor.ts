@@ -59,6 +59,11 @@ export class ServerCursor {
     return this.exhausted && this.stash === undefined;
   }
 
+  /** Whether dropping or renaming its namespace leaves it open (a change stream reports it). */
+  get outlivesNamespace(): boolean {
+    return false;
+  }
+
   /**
    * Pull up to `batchSize` documents (0 or undefined: no count limit) and at most ~16 MiB.
    * Runs on one snapshot. Leaves `isExhausted` true when the plan has nothing more.
@@ -180,10 +185,10 @@ export class CursorManager {
     return n;
   }
 
-  /** Close every cursor on a namespace (collection dropped or renamed). */
+  /** Close every cursor on a namespace (collection dropped or renamed), but change streams. */
   killForNamespace(ns: string): void {
     for (const [key, c] of this.cursors) {
-      if (c.ns === ns) {
+      if (c.ns === ns && !c.outlivesNamespace) {
         c.killed = true;
         this.cursors.delete(key);
       }

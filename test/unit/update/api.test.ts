@@ -19,56 +19,65 @@ const ctx = { isInsert: false, now: new Date(0) };
 const apply = (doc: unknown, update: unknown, extra: Partial<typeof ctx> & { positional?: number } = {}) =>
   compileUpdate(shellDoc(update), { compileFilter: fakeCompileFilter }).apply(shellDoc(doc), { ...ctx, ...extra });
 
-describe('changed paths (for the oplog and change streams)', () => {
+// Expected diffs: mongod's V2LogBuilder (v2_log_builder.cpp / modifier_node.cpp): a changed
+// value in `u`, a created path in `i` at its first new component, a removed field in `d`,
+// changes inside subdocuments and arrays as nested `s<field>` diffs; array elements are `u<i>`.
+describe('the oplog diff of an update ($v: 2)', () => {
   test('a set field and a created subtree', () => {
     const r = apply({ _id: 1, a: 1 }, { $set: { a: 2, 'b.c': 3 } });
-    assertSameBson(r.updatedFields, shellDoc({ a: 2, b: { c: 3 } }));
-    assert.deepEqual(r.removedFields, []);
+    assertSameBson(r.diff, shellDoc({ u: { a: 2 }, i: { b: { c: 3 } } }));
   });
 
-  test('a created subtree is reported once, at its top', () => {
+  test('a created subtree is logged once, at its top', () => {
     const r = apply({ _id: 1 }, { $set: { 'x.y': 1, 'x.z': 2 } });
-    assertSameBson(r.updatedFields, shellDoc({ x: { y: 1, z: 2 } }));
+    assertSameBson(r.diff, shellDoc({ i: { x: { y: 1, z: 2 } } }));
   });
 
   test('removed fields, and $unset of an array element (set to null)', () => {
     const r = apply({ _id: 1, a: 1, b: [1, 2] }, { $unset: { a: 1, 'b.0': 1 } });
-    assert.deepEqual(r.removedFields, ['a']);
-    assertSameBson(r.updatedFields, shellDoc({ 'b.0': null }));
+    assertSameBson(r.diff, shellDoc({ d: { a: false }, sb: { a: true, u0: null } }));
   });
 
-  test('$push appending reports the new positions', () => {
+  test('$push appending logs the new positions', () => {
     const r = apply({ _id: 1, a: [1] }, { $push: { a: { $each: [2, 3] } } });
-    assertSameBson(r.updatedFields, shellDoc({ 'a.1': 2, 'a.2': 3 }));
+    assertSameBson(r.diff, shellDoc({ sa: { a: true, u1: 2, u2: 3 } }));
   });
 
-  test('$push with $sort reports the whole array', () => {
+  test('$push with $sort logs the whole array', () => {
     const r = apply({ _id: 1, a: [3] }, { $push: { a: { $each: [1], $sort: 1 } } });
-    assertSameBson(r.updatedFields, shellDoc({ a: [1, 3] }));
+    assertSameBson(r.diff, shellDoc({ u: { a: [1, 3] } }));
   });
 
-  test('$rename reports the new field and the removed one', () => {
+  test('$rename logs the removed field and the created one', () => {
     const r = apply({ _id: 1, a: 1 }, { $rename: { a: 'b' } });
-    assertSameBson(r.updatedFields, shellDoc({ b: 1 }));
-    assert.deepEqual(r.removedFields, ['a']);
+    assertSameBson(r.diff, shellDoc({ d: { a: false }, i: { b: 1 } }));
   });
 
-  test('$[] reports each element changed', () => {
+  test('$[] logs each element changed, inside the array diff', () => {
     const r = apply({ _id: 1, a: [{ b: 1 }, { b: 2 }] }, { $inc: { 'a.$[].b': 1 } });
-    assertSameBson(r.updatedFields, shellDoc({ 'a.0.b': 2, 'a.1.b': 3 }));
+    assertSameBson(r.diff, shellDoc({ sa: { a: true, s0: { u: { b: 2 } }, s1: { u: { b: 3 } } } }));
   });
 
-  test('padding an array reports the whole array', () => {
+  test('a numeric field name is a field, an array position an array element', () => {
+    const r = apply({ _id: 1, a: { 1: 1 }, b: [{ 1: 1 }] }, { $set: { 'a.1': 2, 'b.0.1': 2 } });
+    assertSameBson(r.diff, shellDoc({ sa: { u: { 1: 2 } }, sb: { a: true, s0: { u: { 1: 2 } } } }));
+  });
+
+  test('creating past the end of an array logs the new element only (applying it pads)', () => {
     const r = apply({ _id: 1, a: [] }, { $set: { 'a.2': 1 } });
-    assertSameBson(r.updatedFields, shellDoc({ a: [null, null, 1] }));
+    assertSameBson(r.doc, shellDoc({ _id: 1, a: [null, null, 1] }));
+    assertSameBson(r.diff, shellDoc({ sa: { a: true, u2: 1 } }));
   });
 
-  test('no-ops report nothing', () => {
+  test('a created element holding a new subdocument', () => {
+    const r = apply({ _id: 1, a: [] }, { $set: { 'a.0.c': 1 } });
+    assertSameBson(r.diff, shellDoc({ sa: { a: true, u0: { c: 1 } } }));
+  });
+
+  test('a replacement is logged whole (no diff); no-ops are not modified', () => {
+    assert.equal(apply({ _id: 1, a: 1 }, { a: 2 }).diff, undefined);
     const r = apply({ _id: 1, a: 1 }, { $set: { a: 1 }, $unset: { b: 1 } });
     assert.equal(r.modified, false);
-    assertSameBson(r.updatedFields, {});
-    assert.deepEqual(r.removedFields, []);
-    assert.deepEqual(r.truncatedArrays, []);
   });
 });
 

@@ -1,0 +1,56 @@
+// The document codec: DBRef-shaped documents ({$ref, $id, $db}) decode as plain documents with
+// their fields in the order of the bytes (MongoDB preserves field order; to it a DBRef is an
+// ordinary document), wherever they stand: top level, nested, in arrays, inside one another.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BSONRegExp, Binary, Code, DBRef, Int32, ObjectId, serialize } from 'bson';
+import { decodeDocument, encodeDocument } from '../../../src/bson/codec.js';
+import type { BsonDocument } from '../../../src/bson/types.js';
+
+/** Encodes `doc` with the bson package, decodes it with the codec, and re-encodes the result. */
+function roundTrip(doc: BsonDocument): { decoded: BsonDocument; same: boolean } {
+  const bytes = serialize(doc, { checkKeys: false });
+  const decoded = decodeDocument(bytes);
+  return { decoded, same: Buffer.from(encodeDocument(decoded)).equals(Buffer.from(bytes)) };
+}
+
+function noDbRefInstances(v: unknown): boolean {
+  if (v instanceof DBRef) return false;
+  if (Array.isArray(v)) return v.every(noDbRefInstances);
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.values(v).every(noDbRefInstances);
+  return true;
+}
+
+const cases: Array<[string, BsonDocument]> = [
+  ['a well-formed DBRef', { _id: 1, r: { $ref: 'coll', $id: new ObjectId('0123456789abcdef01234567'), $db: 'db' } }],
+  ['$id before $ref', { _id: 1, r: { $id: new Int32(1), $ref: 'x' } }],
+  ['a field before $ref', { _id: 1, r: { a: new Int32(1), $ref: 'x', $id: new Int32(2), b: 'z' } }],
+  ['a $ref with one dot (the DBRef class would split it)', { _id: 1, r: { $ref: 'a.b', $id: new Int32(2) } }],
+  ['$db before $id', { _id: 1, r: { $ref: 'x', $db: 'd', $id: new Int32(2) } }],
+  ['DBRef fields at the top level', { _id: 1, a: 'x', $ref: 'c', $id: new Int32(2) }],
+  ['a document that starts with $ref', { $ref: 'c', $id: new Int32(2), _id: 1 }],
+  ['DBRefs in arrays, in DBRefs and in their $id', { a: [1, { $id: 2, $ref: 'x' }, [{ z: 1, $ref: 'y', $id: { $ref: 'in', $id: 3 } }]], b: { $ref: 'p', $id: 1, sub: { $id: 1, $ref: 'q' } } }],
+  ['__proto__ beside a DBRef', { ['__proto__']: { $id: 1, $ref: 'x' }, k: 1 }],
+  ['other types around it', { re: new BSONRegExp('a.c', 'i'), bin: new Binary(Buffer.from([1, 2, 3]), 0), code: new Code('x'), n: null, r: { $id: 1, $ref: 'x' }, s: 'after' }],
+];
+
+for (const [name, doc] of cases) {
+  test(`codec: ${name} decodes in byte order, as a plain document`, () => {
+    const { decoded, same } = roundTrip(doc);
+    assert.ok(same, `re-encoded bytes differ: ${JSON.stringify(decoded)}`);
+    assert.ok(noDbRefInstances(decoded), 'a DBRef instance is left');
+  });
+}
+
+test('codec: a string "$ref" that is a value, not a DBRef, changes nothing', () => {
+  const { decoded, same } = roundTrip({ _id: 1, s: '\u0002$ref\u0000', t: { a: 1 } });
+  assert.ok(same);
+  assert.equal(decoded['s'], '\u0002$ref\u0000');
+});
+
+test('codec: a $ref that is not a string is no DBRef for the bson package either', () => {
+  const { decoded, same } = roundTrip({ r: { $ref: 1, $id: 2 } });
+  assert.ok(same);
+  assert.deepEqual(Object.keys(decoded['r'] as object), ['$ref', '$id']);
+});
