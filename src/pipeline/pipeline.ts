@@ -60,10 +60,18 @@ export function parsePipeline(pipeline: readonly BsonValue[], ctx: PipelineConte
 function checkPosition(stage: Stage, index: number, length: number, ctx: PipelineContext): void {
   const c = stage.constraints;
   if (c === undefined) return;
-  if (c.first === true && index !== 0) fail(AggCode.Location40602, `${stage.name} is only valid as the first stage in a pipeline`);
+  if (c.noCollection === true && index === 0 && ctx.collection !== undefined && ctx.subPipelineDepth === 0) {
+    fail(ErrorCode.InvalidNamespace, `${stage.name} can only be run with {aggregate: 1} or in a sub-pipeline`);
+  }
+  if (c.first === true && index !== 0) {
+    // {aggregate: 1} refuses a pipeline that does not start with a collectionless stage first.
+    if (ctx.collection === undefined && ctx.subPipelineDepth === 0) fail(ErrorCode.InvalidNamespace, `{aggregate: 1} is not valid for a pipeline whose first stage is not a collectionless stage; ${stage.name} must come first`);
+    fail(AggCode.Location40602, `${stage.name} is only valid as the first stage in a pipeline`);
+  }
   if (c.last === true && index !== length - 1) fail(AggCode.Location40601, `${stage.name} can only be the final stage in the pipeline`);
   if (c.notInFacet === true && ctx.inFacet) fail(AggCode.Location40600, `${stage.name} is not allowed to be used within a $facet stage`);
-  if (c.writes === true && ctx.inLookup) fail(AggCode.Location51047, `${stage.name} is not allowed within a $lookup's sub-pipeline`);
+  if (c.notInLookup === true && ctx.inLookup) fail(AggCode.Location51047, `${stage.name} is not allowed within a $lookup's sub-pipeline`);
+  if (c.notInLookup === true && ctx.inUnionWith === true) fail(AggCode.Location31441, `${stage.name} is not allowed within a $unionWith's sub-pipeline`);
   if (c.writes === true && ctx.inFacet) fail(AggCode.Location40600, `${stage.name} is not allowed to be used within a $facet stage`);
 }
 

@@ -4,7 +4,7 @@
 // one's its largest value; with a `granularity` the bounds are rounded to a preferred-number
 // series (mongod's GranularityRounder).
 
-import { Double } from 'bson';
+import type { BsonNumber } from '../../bson/numeric.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import { formatBson } from '../../bson/format.js';
@@ -19,65 +19,19 @@ import type { Expression } from '../expressions/types.js';
 import { approximateValueSize } from '../memory.js';
 import { compareValues, formatValue, integralValue, isIntegral32, isNumeric, numberOf, typeName } from '../values.js';
 import { BlockingStage } from './base.js';
+import { rounderFor } from './granularity.js';
+import type { Rounder } from './granularity.js';
 import { countField, isGroupByExpression, parseOutputFields } from './bucket.js';
 import { createAccumulator } from './group.js';
 import type { AccumulatedField } from './group.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
-// ---- granularity -----------------------------------------------------------------------------
-
-const SERIES: Record<string, readonly number[]> = {
-  R5: [1.0, 1.6, 2.5, 4.0, 6.3],
-  R10: [1.0, 1.25, 1.6, 2.0, 2.5, 3.15, 4.0, 5.0, 6.3, 8.0],
-  R20: [1.0, 1.12, 1.25, 1.4, 1.6, 1.8, 2.0, 2.24, 2.5, 2.8, 3.15, 3.55, 4.0, 4.5, 5.0, 5.6, 6.3, 7.1, 8.0, 9.0],
-  '1-2-5': [1, 2, 5],
-  E6: [1.0, 1.5, 2.2, 3.3, 4.7, 6.8],
-  E12: [1.0, 1.2, 1.5, 1.8, 2.2, 2.7, 3.3, 3.9, 4.7, 5.6, 6.8, 8.2],
-  E24: [1.0, 1.1, 1.2, 1.3, 1.5, 1.6, 1.8, 2.0, 2.2, 2.4, 2.7, 3.0, 3.3, 3.6, 3.9, 4.3, 4.7, 5.1, 5.6, 6.2, 6.8, 7.5, 8.2, 9.1],
-};
-const UNSUPPORTED_SERIES = new Set(['R40', 'R80', 'E48', 'E96', 'E192']);
-
-interface Rounder {
-  up(x: number): number;
-  down(x: number): number;
-}
-
-function seriesRounder(base: readonly number[]): Rounder {
-  // The series repeated over powers of ten; `up` is strictly greater, `down` strictly less.
-  const candidates = (x: number): number[] => {
-    const e = Math.floor(Math.log10(x));
-    const out: number[] = [];
-    for (let k = e - 1; k <= e + 1; k++) for (const b of base) out.push(Number((b * 10 ** k).toPrecision(12)));
-    return out.sort((a, b) => a - b);
-  };
-  return {
-    up: (x) => (x === 0 ? 0 : (candidates(x).find((c) => c > x) ?? x)),
-    down: (x) => (x === 0 ? 0 : ([...candidates(x)].reverse().find((c) => c < x) ?? 0)),
-  };
-}
-
-const powersOf2: Rounder = {
-  up: (x) => (x === 0 ? 0 : 2 ** (Math.floor(Math.log2(x)) + 1)),
-  down: (x) => {
-    if (x === 0) return 0;
-    const p = 2 ** Math.floor(Math.log2(x));
-    return p === x ? p / 2 : p;
-  },
-};
-
-function rounderFor(name: string): Rounder {
-  if (name === 'POWERSOF2') return powersOf2;
-  const series = SERIES[name];
-  if (series !== undefined) return seriesRounder(series);
-  if (UNSUPPORTED_SERIES.has(name)) fail(ErrorCode.NotImplemented, `$bucketAuto granularity ${name} is not supported yet`);
-  fail(AggCode.Location40257, `Rounding granularity not recognized: ${name}`);
-}
-
-function roundValue(v: BsonValue, r: Rounder, dir: 'up' | 'down'): BsonValue {
+/** mongod's extractKey checks: granularity needs non-negative numbers (40258, 40259, 40260). */
+function checkGranularityKey(v: BsonValue): void {
   if (!isNumeric(v)) fail(AggCode.Location40258, `$bucketAuto can specify a 'granularity' with numeric boundaries only, but found a value with type: ${typeName(v)}`);
   const x = numberOf(v);
-  if (x < 0 || Number.isNaN(x)) fail(AggCode.Location40260, `A granularity can only be used with positive numbers, but found ${formatValue(v)}`);
-  return new Double(dir === 'up' ? r.up(x) : r.down(x));
+  if (Number.isNaN(x)) fail(AggCode.Location40259, "$bucketAuto can specify a 'granularity' with numeric boundaries only, but found a NaN");
+  if (x < 0) fail(AggCode.Location40260, "$bucketAuto can specify a 'granularity' with non-negative numbers only, but found a negative number");
 }
 
 // ---- the stage ------------------------------------------------------------------------------------
@@ -116,12 +70,11 @@ class BucketAutoStage implements Stage {
         fail(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed, `$bucketAuto exceeded memory limit of ${limits.blockingStageMemoryBytesMax} bytes, but did not opt in to external sorting.`);
       }
     }
-    if (this.rounder !== undefined) for (const k of keyed) roundValue(k.key, this.rounder, 'up');
+    if (this.rounder !== undefined) for (const k of keyed) checkGranularityKey(k.key);
     keyed.sort((a, b) => compareValues(a.key, b.key) || a.seq - b.seq);
     const approx = Math.max(1, Math.round(keyed.length / this.buckets));
     const out: Bucket[] = [];
     const add = (b: Bucket, item: { key: BsonValue; doc: BsonDocument }): void => {
-      frame.vars[ROOT_SLOT] = item.doc;
       b.max = item.key;
       this.output.forEach((f, i) => {
         const acc = b.accs[i] as Accumulator;
@@ -129,33 +82,34 @@ class BucketAutoStage implements Stage {
         if (acc.needsInput) acc.process(f.spec.argument.evaluate(frame));
       });
     };
+    const rounder = this.rounder;
+    const keyAt = (k: number): BsonValue => (keyed[k] as { key: BsonValue }).key;
     let i = 0;
+    let previousMax: BsonValue | undefined;
+    // mongod's DocumentSourceBucketAuto::populateNextBucket and adjustBoundariesAndGetMinForNextBucket.
     for (let n = 0; n < this.buckets && i < keyed.length; n++) {
       const last = n === this.buckets - 1;
       const first = keyed[i++] as { key: BsonValue; doc: BsonDocument };
       const bucket: Bucket = { min: first.key, max: first.key, accs: this.output.map((f) => createAccumulator(f.spec, null, rt)) };
-      if (this.rounder !== undefined) {
-        bucket.min = roundValue(first.key, this.rounder, 'down');
-        const prev = out[out.length - 1];
-        if (prev !== undefined && compareValues(prev.max, bucket.min) > 0) bucket.min = prev.max;
-      }
+      // With a granularity, a bucket starts where the previous one ended.
+      if (rounder !== undefined) bucket.min = previousMax ?? rounder.down(first.key as BsonNumber);
       add(bucket, first);
-      let count = 1;
-      while ((last || count < approx) && i < keyed.length) {
-        add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
-        count++;
+      for (let count = 1; (last || count < approx) && i < keyed.length; count++) add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
+      if (rounder !== undefined) {
+        const boundary = rounder.up(bucket.max as BsonNumber);
+        // Values below the rounded boundary (or equal to the maximum) join this bucket.
+        while (i < keyed.length && (compareValues(boundary, keyAt(i)) > 0 || compareValues(bucket.max, keyAt(i)) === 0)) add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
+        // A boundary of zero would make the next bucket's minimum inclusive twice.
+        bucket.max = numberOf(boundary as BsonNumber) === 0 && i < keyed.length ? rounder.down(keyAt(i) as BsonNumber) : boundary;
+      } else {
+        // Equal values stay together; a bucket ends where the next one starts.
+        while (i < keyed.length && compareValues(keyAt(i), bucket.max) === 0) add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
+        if (i < keyed.length) bucket.max = keyAt(i);
       }
-      // Equal values stay together.
-      while (i < keyed.length && compareValues((keyed[i] as { key: BsonValue }).key, bucket.max) === 0) add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
-      if (this.rounder !== undefined) {
-        const rounded = roundValue(bucket.max, this.rounder, 'up');
-        while (i < keyed.length && compareValues((keyed[i] as { key: BsonValue }).key, rounded) < 0) add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
-        bucket.max = rounded;
-      }
+      previousMax = bucket.max;
       out.push(bucket);
       if ((n & 63) === 0) rt.interrupt();
     }
-    if (this.rounder === undefined) for (let b = 0; b < out.length - 1; b++) (out[b] as Bucket).max = (out[b + 1] as Bucket).min;
     return out.map((b) => {
       const doc: BsonDocument = { _id: { min: b.min, max: b.max } };
       this.output.forEach((f, k) => {

@@ -8,13 +8,13 @@ import { expressionContext } from '../context.js';
 import { AggCode } from '../error-codes.js';
 import { ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
-import { typeName } from '../values.js';
+import { formatValue, typeName } from '../values.js';
 import { DocumentsStage } from './base.js';
 import type { Runtime, Stage, StageDefinition } from './types.js';
 
 class DocumentsSourceStage implements Stage {
   readonly name = '$documents';
-  readonly constraints = { first: true, collectionless: true } as const;
+  readonly constraints = { first: true, collectionless: true, noCollection: true } as const;
   constructor(
     private readonly spec: BsonValue,
     private readonly expr: Expression,
@@ -26,8 +26,9 @@ class DocumentsSourceStage implements Stage {
     rt.frame.vars[ROOT_SLOT] = {};
     const v = this.expr.evaluate(rt.frame);
     if (!isArray(v)) fail(AggCode.Location5858203, 'an array is expected');
+    // mongod turns $documents into $project + $unwind + $replaceRoot, whence 40228.
     const docs = v.map((d) => {
-      if (!isPlainDocument(d)) fail(ErrorCode.TypeMismatch, `$documents expected all elements to be objects, but found ${typeName(d)}`);
+      if (!isPlainDocument(d)) fail(AggCode.Location40228, `'newRoot' expression must evaluate to an object, but resulting value was: ${formatValue(d)}. Type of resulting value: '${typeName(d)}'.`);
       return d;
     });
     return new DocumentsStage(docs, '$documents');

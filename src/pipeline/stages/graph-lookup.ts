@@ -7,6 +7,7 @@
 import { Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
+import { forEachPathValue } from '../../bson/path.js';
 import { formatBson } from '../../bson/format.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
@@ -24,7 +25,7 @@ import { runToArray } from '../pipeline.js';
 import { isNumeric, numberOf, typeName } from '../values.js';
 import { ValueMap } from '../value-map.js';
 import { FlatMapStage } from './base.js';
-import { localValues, setAtPath } from './lookup.js';
+import { setAtPath } from './lookup.js';
 import { collectionOf } from './types.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
@@ -37,6 +38,18 @@ interface GraphSpec {
   readonly maxDepth: number | undefined;
   readonly depthField: readonly string[] | undefined;
   readonly restrict: { filter: BsonDocument; matcher: Matcher } | undefined;
+}
+
+/**
+ * The documents whose connectToField equals a frontier value. A null value matches only a
+ * present null, not a missing field (jstests/aggregation/sources/graphLookup/missing_fields.js),
+ * unlike find's {$eq: null}.
+ */
+function frontierFilter(field: string, values: readonly BsonValue[]): BsonDocument {
+  const present = values.filter((v) => v !== null && v !== undefined);
+  const byValue: BsonDocument = { [field]: { $in: present } };
+  if (present.length === values.length) return byValue;
+  return { $or: [byValue, { $and: [{ [field]: { $eq: null } }, { [field]: { $exists: true } }] }] };
 }
 
 class GraphLookupStage implements Stage {
@@ -65,7 +78,7 @@ class GraphLookupStage implements Stage {
       const values = frontier.filter((v) => queried.get(v) === undefined);
       for (const v of values) queried.set(v, true);
       if (values.length === 0) break;
-      const eq = { [g.connectTo]: { $in: values } };
+      const eq = frontierFilter(g.connectTo, values);
       const filter = g.restrict === undefined ? eq : { $and: [eq, g.restrict.filter] };
       const found = runToArray(planQuery(coll, { filter, matcher: compileFilter(filter), allowDiskUse: true }), view, rt);
       frontier = [];
@@ -76,7 +89,11 @@ class GraphLookupStage implements Stage {
         visited.set(id, out);
         bytes += approximateValueSize(out);
         if (bytes > limits.graphLookupMemoryBytesMax) fail(ErrorCode.ExceededMemoryLimit, `$graphLookup reached maximum memory consumption`);
-        for (const v of localValues(d, g.connectFrom)) frontier.push(v);
+        forEachPathValue(d, g.connectFrom, 'omitArray', (v) => {
+          // A missing connectFromField adds nothing (mongod's extractAllElementsAlongPath).
+          if (v !== MISSING) frontier.push(v);
+          return false;
+        });
       }
       rt.interrupt();
     }

@@ -232,7 +232,7 @@ function valueOf(acc: Accumulator): BsonValue {
  */
 export function createAccumulator(spec: AccumulatorSpec, key: BsonValue, rt: Runtime): Accumulator {
   if (spec.initializer === undefined) return spec.create(null);
-  rt.frame.vars[ROOT_SLOT] = { _id: key };
+  rt.frame.vars[ROOT_SLOT] = isPlainDocument(key) ? key : {};
   return spec.create(spec.initializer.evaluate(rt.frame));
 }
 

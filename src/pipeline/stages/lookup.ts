@@ -12,7 +12,7 @@ import { ErrorCode, fail } from '../../errors.js';
 import { compileFilter } from '../../query/match/index.js';
 import { planQuery } from '../../query/planner/planner.js';
 import type { ReadView } from '../../storage/engine.js';
-import { expressionContext } from '../context.js';
+import { compileMatch, expressionContext } from '../context.js';
 import { defineVariable, newScope, validateNameForUserWrite } from '../expressions/variables.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
@@ -21,6 +21,7 @@ import type { ParsedPipeline } from '../pipeline.js';
 import { runToArray } from '../pipeline.js';
 import { typeName } from '../values.js';
 import { FlatMapStage } from './base.js';
+import { MatchStage } from './match.js';
 import { childContext, parseSubPipeline, pipelineArray, runSubPipeline } from './sub-pipeline.js';
 import { collectionOf } from './types.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
@@ -76,6 +77,15 @@ class LookupStage implements Stage {
     rt.frame.vars[ROOT_SLOT] = doc;
     for (const v of this.letVars) rt.frame.vars[v.slot] = v.expr.evaluate(rt.frame);
     let matched: BsonDocument[] | undefined;
+    if (this.equality !== undefined && this.from === undefined && this.pipeline !== undefined) {
+      // No `from`: the sub-pipeline starts with $documents, and the join's equality filters
+      // what it produces, right after it.
+      const filter = equalityFilter(this.equality.foreign, localValues(doc, this.equality.local));
+      const ctx = this.pipeline.ctx;
+      const stages = [...this.pipeline.stages];
+      stages.splice(1, 0, new MatchStage(filter, compileMatch(filter, ctx), ctx));
+      return runSubPipeline({ stages, ctx }, { collection: undefined }, view, rt);
+    }
     if (this.equality !== undefined) {
       if (coll === undefined) return [];
       const filter = equalityFilter(this.equality.foreign, localValues(doc, this.equality.local));

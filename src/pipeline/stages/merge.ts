@@ -144,6 +144,13 @@ function withId(after: BsonDocument, before: BsonDocument): BsonDocument {
   return out;
 }
 
+/** The whenMatched/whenNotMatched pairs mongod supports (51181 for the others). */
+const SUPPORTED_MODES = new Set([
+  'replace/insert', 'replace/discard', 'replace/fail',
+  'merge/insert', 'merge/discard', 'merge/fail',
+  'keepExisting/insert', 'fail/insert',
+  'pipeline/insert', 'pipeline/discard', 'pipeline/fail',
+]);
 const MATCHED = new Set(['replace', 'keepExisting', 'merge', 'fail']);
 const NOT_MATCHED = new Set(['insert', 'discard', 'fail']);
 
@@ -193,8 +200,13 @@ export const $merge: StageDefinition = {
       }
     }
     if (coll === undefined) fail(ErrorCode.Location40414, "BSON field '$merge.into' is missing but a required field");
+    if (!SUPPORTED_MODES.has(`${whenMatched}/${whenNotMatched}`)) {
+      fail(AggCode.Location51181, `Combination of $merge modes 'whenMatched: ${whenMatched}' and 'whenNotMatched: ${whenNotMatched}' is not supported`);
+    }
+    if (coll.startsWith('system.')) fail(AggCode.Location31319, `Cannot $merge to special collection: ${coll}`);
     validateCollectionName(db, coll, { allowSystem: false });
     if (letSpec !== undefined && whenMatched !== 'pipeline') fail(AggCode.Location51199, `Cannot use 'let' variables with 'whenMatched: ${whenMatched}' mode`);
+    if (letSpec?.['new'] !== undefined && letSpec['new'] !== '$$ROOT') fail(AggCode.Location51273, "'let' may not define a value for the reserved 'new' variable other than '$$ROOT'");
     // The pipeline sees $$new (the incoming document) and the `let` variables.
     const scope = newScope(ctx.scope);
     const outer = rootContext(ctx.env, ctx.scope);

@@ -68,6 +68,7 @@ export const $out: StageDefinition = {
     } else {
       fail(AggCode.Location16990, `$out only supports a string or object argument, but found ${typeName(arg)}`);
     }
+    if (coll.startsWith('system.')) fail(AggCode.Location17385, `Can't $out to special collection: ${coll}`);
     validateCollectionName(db, coll, { allowSystem: false });
     return new OutStage(db, coll);
   },

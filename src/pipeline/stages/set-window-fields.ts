@@ -10,6 +10,7 @@ import { compareBson } from '../../bson/compare.js';
 import * as num from '../../bson/numeric.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
+import { AggCode } from '../error-codes.js';
 import { expressionContext } from '../context.js';
 import { dateAdd, isTimeUnit, UTC } from '../dates.js';
 import type { TimeUnit } from '../dates.js';
@@ -26,6 +27,8 @@ import type { Bound, Partition, WindowFunction, WindowSpec } from '../window/fun
 import { BlockingStage } from './base.js';
 import { setAtPath } from './lookup.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
+
+const PARTITION_ARRAY = 'An expression used to partition cannot evaluate to value of type array';
 
 interface OutputField {
   readonly path: readonly string[];
@@ -123,6 +126,8 @@ class SetWindowFieldsStage implements Stage {
       frame.vars[ROOT_SLOT] = doc;
       const pk = this.partitionBy === undefined ? null : this.partitionBy.evaluate(frame);
       const key = pk === MISSING ? null : pk;
+      // $sort has multikey semantics for arrays, so partitioning by one is refused.
+      if (isArray(key)) fail(ErrorCode.TypeMismatch, PARTITION_ARRAY);
       let list = partitions.get(key);
       if (list === undefined) {
         list = [];
@@ -165,7 +170,10 @@ export const $setWindowFields: StageDefinition = {
     let sortBy: SortPattern | undefined;
     let output: BsonDocument | undefined;
     for (const [k, v] of Object.entries(arg)) {
-      if (k === 'partitionBy') partitionBy = ectx.parse(v);
+      if (k === 'partitionBy') {
+        partitionBy = ectx.parse(v);
+        if (partitionBy.kind === 'constant' && isArray(partitionBy.value)) fail(ErrorCode.TypeMismatch, PARTITION_ARRAY);
+      }
       else if (k === 'sortBy') {
         if (!isPlainDocument(v)) fail(ErrorCode.TypeMismatch, `BSON field '$setWindowFields.sortBy' is the wrong type '${typeName(v)}', expected type 'object'`);
         sortBy = parseSortPattern(v);
@@ -193,15 +201,16 @@ export const $setWindowFields: StageDefinition = {
       }
       if (fnName === undefined) fail(ErrorCode.FailedToParse, `Expected a $-prefixed window function, ${field}`);
       const fn = parseWindowFunction(fnName, fnArg, ectx);
-      if (window !== undefined && !fn.acceptsWindow) fail(ErrorCode.FailedToParse, `${fnName} does not accept a 'window' field`);
+      if (window !== undefined && !fn.acceptsWindow) fail(fn.rankLike === true ? AggCode.Location5371601 : ErrorCode.FailedToParse, `${fnName} does not accept a 'window' field`);
+      if (window === undefined && fn.needsWindow === true) fail(ErrorCode.FailedToParse, `${fnName} requires explicit window bounds`);
       if (fn.needsSortBy && (sortBy === undefined || sortBy.parts.length !== 1)) {
-        fail(ErrorCode.FailedToParse, `${fnName} must be specified with a top level sortBy expression with exactly one element`);
+        fail(fn.rankLike === true ? AggCode.Location5371602 : ErrorCode.FailedToParse, `${fnName} must be specified with a top level sortBy expression with exactly one element`);
       }
       if (window?.type === 'range' && (sortBy === undefined || sortBy.parts.length !== 1)) {
-        fail(ErrorCode.FailedToParse, 'Range-based window requires sortBy a single field');
+        fail(AggCode.Location5339902, 'Range-based window require sortBy a single field');
       }
       if (window?.type === 'documents' && (window.lower.kind !== 'unbounded' || window.upper.kind !== 'unbounded') && sortBy === undefined) {
-        fail(ErrorCode.FailedToParse, 'Document-based bounds require a sortBy');
+        fail(AggCode.Location5339901, 'Document-based bounds require a sortBy');
       }
       return { path, fn, window };
     });

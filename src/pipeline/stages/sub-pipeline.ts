@@ -14,7 +14,7 @@ import { typeName } from '../values.js';
 import type { PipelineContext, Runtime } from './types.js';
 import type { VariableScope } from '../expressions/types.js';
 
-export function childContext(ctx: PipelineContext, options: { inFacet?: boolean; inLookup?: boolean; collection?: string | undefined; scope?: VariableScope }): PipelineContext {
+export function childContext(ctx: PipelineContext, options: { inFacet?: boolean; inLookup?: boolean; inUnionWith?: boolean; collection?: string | undefined; scope?: VariableScope }): PipelineContext {
   const depth = ctx.subPipelineDepth + 1;
   if (depth > limits.subPipelineDepthMax) {
     fail(ErrorCode.MaxSubPipelineDepthExceeded, `Maximum number of nested sub-pipelines exceeded. Limit is ${limits.subPipelineDepthMax}`);
@@ -24,6 +24,7 @@ export function childContext(ctx: PipelineContext, options: { inFacet?: boolean;
     subPipelineDepth: depth,
     inFacet: ctx.inFacet || options.inFacet === true,
     inLookup: ctx.inLookup || options.inLookup === true,
+    inUnionWith: ctx.inUnionWith === true || options.inUnionWith === true,
     collection: options.collection,
     scope: options.scope ?? ctx.scope,
   };

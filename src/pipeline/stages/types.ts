@@ -21,9 +21,11 @@ export interface StageConstraints {
   readonly writes?: boolean;
   /** Allowed in {aggregate: 1} without a collection ($documents, $currentOp, ...). */
   readonly collectionless?: boolean;
+  /** Refused at the head of a collection's pipeline (InvalidNamespace): $documents. */
+  readonly noCollection?: boolean;
   /** Refused inside $facet (40600). */
   readonly notInFacet?: boolean;
-  /** Refused inside $lookup/$unionWith sub-pipelines (51047). */
+  /** Refused inside $lookup (51047) and $unionWith (31441) sub-pipelines. */
   readonly notInLookup?: boolean;
 }
 
@@ -53,6 +55,8 @@ export interface PipelineContext {
   readonly subPipelineDepth: number;
   readonly inFacet: boolean;
   readonly inLookup: boolean;
+  /** Inside a $unionWith sub-pipeline (its own code, 31441, for refused stages). */
+  readonly inUnionWith?: boolean;
   /** Set while parsing a pipeline-style update (only a few stages are allowed). */
   readonly forUpdate?: boolean;
   /** The command's logical session id ({id: UUID}), for $listLocalSessions. */

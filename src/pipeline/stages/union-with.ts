@@ -77,11 +77,11 @@ export const $unionWith: StageDefinition = {
         }
       }
       const startsWithDocuments = isPlainDocument(pipelineSpec[0]) && Object.keys(pipelineSpec[0])[0] === '$documents';
-      if (coll === undefined && !startsWithDocuments) fail(ErrorCode.Location40414, "BSON field '$unionWith.coll' is missing but a required field");
+      if (coll === undefined && !startsWithDocuments) fail(ErrorCode.FailedToParse, '$unionWith stage without explicit collection must have a pipeline with $documents as first stage');
     } else {
       fail(ErrorCode.FailedToParse, `the $unionWith stage specification must be an object or string, but found ${typeName(arg)}`);
     }
-    const sub = childContext(ctx, { inLookup: true, collection: coll });
+    const sub = childContext(ctx, { inUnionWith: true, collection: coll });
     return new UnionWithStage(arg, coll, parseSubPipeline(pipelineSpec, sub));
   },
 };

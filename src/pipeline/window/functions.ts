@@ -4,7 +4,7 @@
 // $integral, $covariancePop/Samp). Each one computes the output for one position given the
 // partition's evaluated inputs.
 
-import { Double, Int32 } from 'bson';
+import { Decimal128, Double, Int32 } from 'bson';
 import * as num from '../../bson/numeric.js';
 import { compareBson } from '../../bson/compare.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
@@ -44,6 +44,10 @@ export interface WindowFunction {
   readonly acceptsWindow: boolean;
   /** True when the function needs a sortBy ($rank, $shift, $derivative...). */
   readonly needsSortBy: boolean;
+  /** $rank, $denseRank, $documentNumber: mongod's own codes for a window (5371601) or a bad sortBy (5371602). */
+  readonly rankLike?: boolean;
+  /** $derivative needs an explicit window. */
+  readonly needsWindow?: boolean;
 }
 
 function evaluateAll(expr: Expression, p: Partition, frame: Frame): Value[] {
@@ -95,6 +99,7 @@ function rankFunction(kind: 'rank' | 'denseRank' | 'documentNumber'): WindowFunc
   return {
     acceptsWindow: false,
     needsSortBy: true,
+    rankLike: true,
     compute(p) {
       const out: Value[] = [];
       let rank = 0;
@@ -177,18 +182,27 @@ function linearFillFunction(input: Expression): WindowFunction {
   };
 }
 
-function expMovingAvgFunction(input: Expression, alpha: number): WindowFunction {
+/**
+ * $expMovingAvg, computed in decimal128 as mongod's AccumulatorExpMovingAvg does (the result a
+ * double unless an input was a decimal); non-numeric inputs leave the average as it was.
+ */
+function expMovingAvgFunction(input: Expression, alpha: Decimal128): WindowFunction {
+  const complement = num.subtract(Decimal128.fromString('1'), alpha) as Decimal128;
   return {
     acceptsWindow: false,
     needsSortBy: true,
     compute(p, frame) {
       const values = evaluateAll(input, p, frame);
-      let avg: number | undefined;
+      let avg: Decimal128 | undefined;
+      let decimal = false;
       return values.map((v) => {
-        if (!num.isNumeric(v)) return avg === undefined ? null : new Double(avg);
-        const x = num.toDouble(v);
-        avg = avg === undefined ? x : x * alpha + avg * (1 - alpha);
-        return new Double(avg);
+        if (num.isNumeric(v)) {
+          if (v instanceof Decimal128) decimal = true;
+          const x = num.toDecimal(v);
+          avg = avg === undefined ? x : (num.add(num.multiply(x, alpha) as Decimal128, num.multiply(avg, complement) as Decimal128) as Decimal128);
+        }
+        if (avg === undefined) return null;
+        return decimal ? avg : new Double(num.toDouble(avg));
       });
     },
   };
@@ -202,7 +216,17 @@ function calculusFunction(kind: 'derivative' | 'integral', input: Expression, un
   return {
     acceptsWindow: true,
     needsSortBy: true,
+    needsWindow: kind === 'derivative',
     compute(p, frame, bounds) {
+      // A unit needs dates to sort by, and dates need a unit (mongod's run-time checks).
+      for (const x of p.sortValues) {
+        if (unit !== undefined && !(x instanceof Date)) {
+          fail(kind === 'derivative' ? AggCode.Location5624900 : AggCode.Location5423901, `$${kind} with unit expects the sortBy field to be a Date`);
+        }
+        if (unit === undefined && x instanceof Date) {
+          fail(kind === 'derivative' ? AggCode.Location5624901 : AggCode.Location5423902, `$${kind} where the sortBy is a Date requires an 'unit'`);
+        }
+      }
       const ys = evaluateAll(input, p, frame);
       return p.docs.map((_, i) => {
         const b = bounds(i);
@@ -279,6 +303,15 @@ const ACCUMULATOR_FUNCTIONS = new Set([
   '$firstN', '$lastN', '$maxN', '$minN', '$top', '$bottom', '$topN', '$bottomN', '$mergeObjects', '$percentile', '$median',
 ]);
 
+/** The functions that exist only as window functions (parseWindowFunction's switch). */
+const WINDOW_ONLY_FUNCTIONS = [
+  '$count', '$rank', '$denseRank', '$documentNumber', '$shift', '$locf', '$linearFill', '$expMovingAvg',
+  '$derivative', '$integral', '$covariancePop', '$covarianceSamp',
+] as const;
+
+/** Every name $setWindowFields accepts as a window function (for docs and completeness tests). */
+export const windowFunctionNames: readonly string[] = [...ACCUMULATOR_FUNCTIONS, ...WINDOW_ONLY_FUNCTIONS];
+
 /** Parses `{$fn: arg}` of a $setWindowFields output field. */
 export function parseWindowFunction(name: string, arg: BsonValue, ctx: ParseContext): WindowFunction {
   if (ACCUMULATOR_FUNCTIONS.has(name)) {
@@ -315,14 +348,15 @@ export function parseWindowFunction(name: string, arg: BsonValue, ctx: ParseCont
     case '$expMovingAvg': {
       const a = objectArg(name, arg);
       if (a['input'] === undefined) fail(ErrorCode.FailedToParse, "$expMovingAvg requires an 'input' expression");
-      let alpha: number;
+      let alpha: Decimal128;
       if (a['N'] !== undefined && a['alpha'] === undefined) {
         const n = integralValue(a['N']);
         if (n === undefined || n <= 0n) fail(ErrorCode.FailedToParse, "'N' field must be an integer greater than zero");
-        alpha = 2 / (Number(n) + 1);
+        alpha = num.divide(Decimal128.fromString('2'), Decimal128.fromString(String(n + 1n))) as Decimal128;
       } else if (a['alpha'] !== undefined && a['N'] === undefined) {
-        alpha = num.isNumeric(a['alpha']) ? num.toDouble(a['alpha']) : NaN;
-        if (!(alpha > 0 && alpha < 1)) fail(ErrorCode.FailedToParse, "'alpha' must be between 0 and 1 (exclusive)");
+        const x = num.isNumeric(a['alpha']) ? num.toDouble(a['alpha']) : NaN;
+        if (!(x > 0 && x < 1)) fail(ErrorCode.FailedToParse, "'alpha' must be between 0 and 1 (exclusive)");
+        alpha = num.toDecimal(a['alpha'] as num.BsonNumber);
       } else {
         fail(ErrorCode.FailedToParse, "$expMovingAvg requires exactly one of 'N' and 'alpha'");
       }

@@ -83,7 +83,7 @@ const errors: Array<[string, BsonValue[], number]> = [
   ['$documents not first', [{ $match: {} }, { $documents: [] }], 40602],
   ['$changeStream unknown option', [{ $changeStream: { bogus: i(1) } }], 40415],
   ['$setWindowFields unknown function', [{ $setWindowFields: { output: { a: { $foo: {} } } } }], 9],
-  ['$setWindowFields rank without sortBy', [{ $setWindowFields: { output: { a: { $rank: {} } } } }], 9],
+  ['$setWindowFields rank without sortBy', [{ $setWindowFields: { output: { a: { $rank: {} } } } }], 5371602],
   ['$densify missing range', [{ $densify: { field: 'a' } }], 40414],
   ['$fill missing output', [{ $fill: {} }], 40414],
 ];

@@ -1,0 +1,131 @@
+// Source stages reporting on the server ($collStats $indexStats $listLocalSessions, and the
+// refused $currentOp $listSessions...), $changeStream's parse errors, and the rules of a
+// pipeline as a whole: stage shape, unknown names, length, positions, nesting.
+
+import assert from 'node:assert/strict';
+import { Timestamp } from 'bson';
+import type { Document } from 'mongodb';
+import { jstest, manual, mongodSource } from './types.js';
+import type { StageCase } from './types.js';
+
+const five: Document[] = [1, 2, 3, 4, 5].map((n) => ({ _id: n, a: n }));
+
+const collStats: StageCase[] = [
+  {
+    name: '$collStats count',
+    source: manual('operator/aggregation/collStats') + ' (count Field)',
+    docs: five,
+    pipeline: [{ $collStats: { count: {} } }],
+    check: (out) => {
+      assert.equal(out.length, 1);
+      assert.equal(Number(out[0]?.['count']), 5);
+      assert.equal(typeof out[0]?.['ns'], 'string');
+      assert.ok(out[0]?.['localTime'] instanceof Date);
+    },
+  },
+  {
+    name: '$collStats storageStats',
+    source: manual('operator/aggregation/collStats') + ' (storageStats Document)',
+    docs: five,
+    pipeline: [{ $collStats: { storageStats: {} } }],
+    check: (out) => {
+      assert.equal(out.length, 1);
+      const s = out[0]?.['storageStats'] as Document;
+      assert.equal(Number(s['count']), 5);
+      assert.equal(Number(s['nindexes']), 1);
+    },
+  },
+  {
+    name: '$collStats count of a missing collection',
+    source: jstest('aggregation/sources/collStats/count.js'),
+    collections: { other: [{ _id: 1 }] },
+    pipeline: [{ $collStats: { count: {} } }],
+    error: 73,
+  },
+  { name: '$collStats not an object', source: mongodSource('pipeline/document_source_coll_stats.cpp'), docs: five, pipeline: [{ $collStats: 1 }], error: 5447000 },
+  { name: '$collStats unknown field', source: mongodSource('pipeline/document_source_coll_stats.idl'), docs: five, pipeline: [{ $collStats: { x: {} } }], error: 40415 },
+  { name: '$collStats not first', source: mongodSource('pipeline/document_source_coll_stats.h') + ' (PositionRequirement::kFirst)', docs: five, pipeline: [{ $match: {} }, { $collStats: {} }], error: 40602 },
+];
+
+const indexStats: StageCase[] = [
+  {
+    name: '$indexStats lists every index',
+    source: manual('operator/aggregation/indexStats'),
+    docs: five,
+    indexes: [{ collection: 'input', key: { a: 1 } }],
+    pipeline: [{ $indexStats: {} }, { $project: { _id: 0, name: 1, key: 1 } }, { $sort: { name: 1 } }],
+    expected: [
+      { name: '_id_', key: { _id: 1 } },
+      { name: 'a_1', key: { a: 1 } },
+    ],
+  },
+  { name: '$indexStats with an argument', source: mongodSource('pipeline/document_source_index_stats.cpp'), docs: five, pipeline: [{ $indexStats: { a: 1 } }], error: 28803 },
+  { name: '$indexStats not first', source: mongodSource('pipeline/document_source_index_stats.h') + ' (PositionRequirement::kFirst)', docs: five, pipeline: [{ $match: {} }, { $indexStats: {} }], error: 40602 },
+];
+
+const sessions: StageCase[] = [
+  {
+    name: '$listLocalSessions lists session documents',
+    source: manual('operator/aggregation/listLocalSessions'),
+    pipeline: [{ $listLocalSessions: {} }],
+    check: (out) => {
+      for (const s of out) assert.ok(s['_id'] !== undefined && (s['_id'] as Document)['id'] !== undefined, 'a session document has _id.id');
+    },
+  },
+  { name: '$listLocalSessions not an object', source: mongodSource('pipeline/document_source_list_local_sessions.cpp'), pipeline: [{ $listLocalSessions: 1 }], error: 14 },
+  { name: '$listLocalSessions unknown field', source: mongodSource('db/list_sessions.idl'), pipeline: [{ $listLocalSessions: { x: 1 } }], error: 40415 },
+  { name: '$listSessions is refused', source: 'docs/compatibility.md (Aggregation: $listSessions answers NotImplemented)', pipeline: [{ $listSessions: {} }], error: 238 },
+  { name: '$currentOp is refused', source: 'docs/compatibility.md (Aggregation: $currentOp answers NotImplemented)', pipeline: [{ $currentOp: {} }], error: 238 },
+];
+
+/** Stages of mongod this server refuses, as docs/compatibility.md lists them. */
+const refused: StageCase[] = ['$listSearchIndexes', '$search', '$searchMeta', '$vectorSearch', '$geoNear', '$planCacheStats', '$listSampledQueries', '$shardedDataDistribution', '$queryStats', '$changeStreamSplitLargeEvent'].map((name) => ({
+  name: `${name} is refused`,
+  source: 'docs/compatibility.md (Aggregation: refused stages answer NotImplemented)',
+  docs: five,
+  pipeline: [{ [name]: {} }],
+  error: 238,
+}));
+
+const changeStream: StageCase[] = [
+  { name: '$changeStream unknown option', source: mongodSource('pipeline/document_source_change_stream.idl'), docs: five, pipeline: [{ $changeStream: { bogus: 1 } }], error: 40415 },
+  { name: '$changeStream fullDocument of another type', source: mongodSource('pipeline/document_source_change_stream.idl'), docs: five, pipeline: [{ $changeStream: { fullDocument: 1 } }], error: 14 },
+  { name: '$changeStream unknown fullDocument mode', source: mongodSource('pipeline/document_source_change_stream.idl'), docs: five, pipeline: [{ $changeStream: { fullDocument: 'x' } }], error: 2 },
+  { name: '$changeStream not first', source: jstest('aggregation/sources/changeStream/required_as_first_stage.js'), docs: five, pipeline: [{ $match: {} }, { $changeStream: {} }], error: 40602 },
+  { name: '$changeStream in $facet', source: jstest('aggregation/sources/changeStream/required_as_first_stage.js'), docs: five, pipeline: [{ $facet: { a: [{ $changeStream: {} }] } }], error: 40600 },
+  { name: '$changeStream in a $lookup pipeline', source: jstest('aggregation/sources/changeStream/required_as_first_stage.js'), docs: five, pipeline: [{ $lookup: { from: 'x', as: 'y', pipeline: [{ $changeStream: {} }] } }], error: 51047 },
+  { name: '$changeStream two resume options', source: mongodSource('pipeline/document_source_change_stream.cpp') + ' (40674)', docs: five, pipeline: [{ $changeStream: { resumeAfter: { _data: 'x' }, startAtOperationTime: new Timestamp({ t: 1, i: 1 }) } }], error: 40674 },
+];
+
+const pipelineRules: StageCase[] = [
+  {
+    name: 'an empty pipeline returns the collection',
+    source: manual('command/aggregate'),
+    docs: five,
+    pipeline: [],
+    expected: five,
+  },
+  {
+    name: '1000 stages are allowed',
+    source: mongodSource('query/query_knobs.idl') + ' (internalPipelineLengthLimit 1000)',
+    docs: five,
+    pipeline: Array.from({ length: 1000 }, () => ({ $skip: 0 })),
+    expected: five,
+  },
+  { name: '1001 stages are too many', source: mongodSource('pipeline/pipeline.cpp') + ' (7749501, 7.0)', docs: five, pipeline: Array.from({ length: 1001 }, () => ({ $skip: 0 })), error: 7749501 },
+  { name: 'a stage with two names', source: mongodSource('pipeline/document_source.cpp') + ' (40323)', docs: five, pipeline: [{ $match: {}, $skip: 1 }], error: 40323 },
+  { name: 'an empty stage document', source: mongodSource('pipeline/document_source.cpp') + ' (40323)', docs: five, pipeline: [{}], error: 40323 },
+  { name: 'an unknown stage name', source: mongodSource('pipeline/document_source.cpp') + ' (40324)', docs: five, pipeline: [{ $foo: {} }], error: 40324 },
+  { name: 'a stage name without $', source: mongodSource('pipeline/document_source.cpp') + ' (40324)', docs: five, pipeline: [{ match: {} }], error: 40324 },
+  { name: 'an undefined variable', source: mongodSource('pipeline/variables.cpp') + ' (17276)', docs: five, pipeline: [{ $project: { v: '$$nope' } }], error: 17276 },
+  { name: '{aggregate: 1} with a collection stage first', source: jstest('aggregation/sources/documents.js'), pipeline: [{ $match: {} }], error: 73 },
+  {
+    name: 'stages inside $facet may read its input twice',
+    source: manual('operator/aggregation/facet') + ' (each sub-pipeline receives the same input)',
+    docs: five,
+    pipeline: [{ $facet: { a: [{ $count: 'n' }], b: [{ $count: 'n' }] } }],
+    expected: [{ a: [{ n: 5 }], b: [{ n: 5 }] }],
+  },
+];
+
+export const systemCases: readonly StageCase[] = [...collStats, ...indexStats, ...sessions, ...refused, ...changeStream, ...pipelineRules];
