@@ -77,6 +77,11 @@ export class ExternalSorter<T> {
     this.stats.totalDataSizeSorted += size;
     if (limit !== undefined && this.items.length > 2 * limit + 64) this.truncate(limit);
     if (this.bytes <= memoryBytesMax) return;
+    // Over the limit: a top-k sort first drops what cannot make the top k, as mongod's does.
+    if (limit !== undefined && this.items.length > limit) {
+      this.truncate(limit);
+      if (this.bytes <= memoryBytesMax) return;
+    }
     if (!this.options.allowDiskUse) this.options.exceeded(memoryBytesMax);
     if (this.options.spill !== undefined) this.spillItems(this.options.spill);
   }
