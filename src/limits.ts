@@ -15,8 +15,11 @@ export const limits = {
   writeBatchSizeMax: 100_000,
   /** Deepest nesting of documents and arrays mongod accepts in stored documents. */
   bsonDepthMax: 100,
-  /** Deepest nesting accepted in a command body (filters, pipelines) before parsing. */
-  commandDepthMax: 180,
+  /**
+   * mongod's maxBSONDepth: a document or array inside more than this many others in a command
+   * body is refused before parsing (Overflow, "BSONObj exceeded maximum nested object depth").
+   */
+  commandDepthMax: 200,
   /** Default number of documents in a cursor's first batch. */
   firstBatchDocsDefault: 101,
   /** Bytes of documents in one reply batch (the reply itself may go a little beyond). */

@@ -66,8 +66,9 @@ export function checkStorable(doc: BsonDocument): void {
  * absent), then the other fields in their order. Throws with mongod's code if not storable.
  */
 export function prepareForInsert(doc: BsonDocument): BsonDocument {
+  // mongod's insert wording (fixDocumentForInsert); updates say "Document exceeds maximum nesting depth".
   if (nestingDepthExceeds(doc, limits.bsonDepthMax)) {
-    throw new CommandError(ErrorCode.Overflow, `Document exceeds maximum nesting depth of ${limits.bsonDepthMax}`);
+    throw new CommandError(ErrorCode.Overflow, `cannot insert document because it exceeds ${limits.bsonDepthMax} levels of nesting`);
   }
   let out: BsonDocument;
   if (hasOwn(doc, '_id')) {

@@ -8,6 +8,7 @@ import { Binary } from 'bson';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { isPlainDocument, numericValue } from '../bson/types.js';
 import { validateDatabaseName } from '../catalog/namespace.js';
+import { nestingDepthExceeds } from '../catalog/validate-document.js';
 import { CommandError, ErrorCode, isCommandError } from '../errors.js';
 import { limits } from '../limits.js';
 import { parseArgs } from './args.js';
@@ -38,18 +39,6 @@ function parseMaxTimeMS(v: BsonValue | undefined): number | undefined {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Depth of nesting of a command body; refused past the command limit before any parsing. */
-function depthExceeds(v: BsonValue, max: number): boolean {
-  const stack: Array<[BsonValue, number]> = [[v, 1]];
-  while (stack.length > 0) {
-    const [x, d] = stack.pop() as [BsonValue, number];
-    if (d > max) return true;
-    if (Array.isArray(x)) for (const e of x) stack.push([e, d + 1]);
-    else if (isPlainDocument(x)) for (const e of Object.values(x)) stack.push([e, d + 1]);
-  }
-  return false;
-}
 
 /** An error injected by failCommand; its errorLabels, when given, replace computed ones. */
 export class FailPointError extends CommandError {
@@ -146,8 +135,10 @@ export class Dispatcher {
       throw new CommandError(ErrorCode.Location40571, 'OP_MSG requests require a $db argument');
     }
     validateDatabaseName(dbValue);
-    if (depthExceeds(body, limits.commandDepthMax)) {
-      throw new CommandError(ErrorCode.Overflow, `command nested deeper than ${limits.commandDepthMax} levels`);
+    // As mongod's message validation (bson_validate.cpp): a document or array inside more than
+    // maxBSONDepth others is refused before any parsing.
+    if (nestingDepthExceeds(body, limits.commandDepthMax + 1)) {
+      throw new CommandError(ErrorCode.Overflow, `BSONObj exceeded maximum nested object depth: ${limits.commandDepthMax}`);
     }
     if (def.traits?.testOnly === true && !services.config.enableTestCommands) {
       throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name}'`);

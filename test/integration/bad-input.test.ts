@@ -167,6 +167,31 @@ describe('bad input', () => {
     await othersUnaffected();
   });
 
+  test('a document nested deeper than 100 levels is refused with mongod\'s insert wording', async () => {
+    let deep: Document = { leaf: 1 };
+    for (let i = 0; i < 120; i++) deep = { d: deep };
+    const r = await ts.client.db('safe').command({ insert: 'c', documents: [{ _id: 'deep2', deep }] });
+    assert.equal(r['writeErrors'][0]['errmsg'], 'cannot insert document because it exceeds 100 levels of nesting');
+  });
+
+  test('a command is refused as mongod validates messages: a document or array inside more than 200 others (maxBSONDepth)', async () => {
+    // The find body is level 1 and its filter level 2: a filter of n nested documents reaches level n + 1.
+    const filterOfDepth = (n: number): Document => {
+      let f: Document = { a: 1 };
+      for (let i = 1; i < n; i++) f = { a: f };
+      return f;
+    };
+    const ok = await ts.client.db('safe').command({ find: 'c', filter: filterOfDepth(200) });
+    assert.equal(ok['ok'], 1);
+    await assert.rejects(ts.client.db('safe').command({ find: 'c', filter: filterOfDepth(201) }), (e: unknown) => {
+      assert.ok(e instanceof MongoServerError);
+      assert.equal(e.code, 15);
+      assert.equal(e.message, 'BSONObj exceeded maximum nested object depth: 200');
+      return true;
+    });
+    await othersUnaffected();
+  });
+
   test('a command nested past the command depth limit is refused, not a crash', async () => {
     let deep: Document = { a: 1 };
     for (let i = 0; i < 190; i++) deep = { $and: [deep] };

@@ -40,12 +40,7 @@ const UNIT_ONLY_ERRORS: ReadonlyMap<string, string> = new Map([
  * Cases the server fails outside the matcher (the command layer), reported to its owner; they
  * run as TODO so that the run shows them without failing the suite.
  */
-const KNOWN_COMMAND_LAYER_BUGS: ReadonlyMap<string, string> = new Map([
-  [
-    'nesting deeper than a command may',
-    'the dispatcher refuses the command first with Overflow (15) as mongod does, but with its own message instead of "BSONObj exceeded maximum nested object depth: …" (src/commands/dispatch.ts)',
-  ],
-]);
+const KNOWN_COMMAND_LAYER_BUGS: ReadonlyMap<string, string> = new Map();
 
 function hasUndefined(v: unknown): boolean {
   if (v === undefined) return true;
