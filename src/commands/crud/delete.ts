@@ -61,7 +61,7 @@ export const deleteCommand = defineCommand({
     // Each statement gets its own expression context (its own $$NOW), as mongod's do.
     const outcome = await runWriteBatch(services, op, statements, args.ordered ?? true, (txn, st) => {
       const expressions = commandExpressions({ let: args.let, clusterTime });
-      return executeDelete(txn, services.catalog, ns, { filter: st.q, matcher: compileQueryFilter(st.q, { expressions }), limit: st.limit }).length;
+      return executeDelete(txn, services.catalog, ns, { filter: st.q, matcher: compileQueryFilter(st.q, { expressions }), limit: st.limit, hint: st.hint }).length;
     }, deleteCodec);
     const n = outcome.results.reduce<number>((s, r) => s + (r ?? 0), 0);
     const reply: BsonDocument = { n: new Int32(n) };

@@ -93,10 +93,10 @@ export const findAndModify = defineCommand({
       true,
       (txn): FamResult => {
         if (compiled === undefined) {
-          const removed = executeDelete(txn, services.catalog, ns, { filter, matcher, limit: 1, sort });
+          const removed = executeDelete(txn, services.catalog, ns, { filter, matcher, limit: 1, sort, hint: args.hint });
           return { n: removed.length, value: removed[0], updatedExisting: undefined, upserted: undefined };
         }
-        const r = executeUpdate(txn, services.catalog, ns, { filter, matcher, update: compiled, multi: false, upsert: args.upsert === true, sort });
+        const r = executeUpdate(txn, services.catalog, ns, { filter, matcher, update: compiled, multi: false, upsert: args.upsert === true, sort, hint: args.hint });
         const value = r.upsertedId !== undefined ? (args.new === true ? r.after : undefined) : args.new === true ? r.after : r.before;
         return { n: r.n, value, updatedExisting: r.upsertedId === undefined && r.n > 0, upserted: r.upsertedId };
       },

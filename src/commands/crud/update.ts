@@ -103,6 +103,7 @@ export const update = defineCommand({
           update: compiled,
           multi: stmt.multi,
           upsert: stmt.upsert,
+          hint: stmt.hint,
         });
         // Only the counts and the upserted _id are kept (and replayed for a retry).
         return { n: r.n, nModified: r.nModified, ...(r.upsertedId === undefined ? {} : { upsertedId: r.upsertedId }) };

@@ -12,6 +12,7 @@ import { checkIdValue, checkStorable, prepareForInsert } from '../../catalog/val
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { DocumentFilter, MatchDetailsSink, RowComparator } from '../../query/exec/stages.js';
 import { planQuery } from '../../query/planner/planner.js';
+import { resolveHint } from './common.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import type { CompiledUpdate } from '../../update/index.js';
 
@@ -39,7 +40,7 @@ export function selectRecords(
   coll: Collection,
   filter: BsonDocument,
   matcher: DocumentFilter | undefined,
-  options: { limit?: number; sort?: RowComparator },
+  options: { limit?: number; sort?: RowComparator; hint?: BsonValue },
 ): MatchedRecord[] {
   const plan = planQuery(coll, {
     filter,
@@ -47,6 +48,9 @@ export function selectRecords(
     sort: options.sort,
     limit: options.limit,
     allowDiskUse: true,
+    // The statement's hint picks the index (or {$natural: ±1} a collection scan), as for find.
+    hint: options.hint,
+    natural: resolveHint(undefined, options.hint).natural,
   });
   const out: MatchedRecord[] = [];
   for (let row = plan.next(txn); row !== undefined; row = plan.next(txn)) {
@@ -63,6 +67,8 @@ export interface UpdateSpec {
   readonly multi: boolean;
   readonly upsert: boolean;
   readonly sort?: RowComparator | undefined;
+  /** The statement's hint: an index name or key pattern, or {$natural: ±1}. */
+  readonly hint?: BsonValue | undefined;
 }
 
 export interface UpdateOutcome {
@@ -88,7 +94,7 @@ export function executeUpdate(txn: WriteTxn, catalog: Catalog, ns: Namespace, sp
   const matched =
     coll === undefined
       ? []
-      : selectRecords(txn, coll, spec.filter, spec.matcher, { ...(spec.multi ? {} : { limit: 1 }), ...(spec.sort ? { sort: spec.sort } : {}) });
+      : selectRecords(txn, coll, spec.filter, spec.matcher, { ...(spec.multi ? {} : { limit: 1 }), ...(spec.sort ? { sort: spec.sort } : {}), hint: spec.hint });
   if (matched.length === 0) {
     if (!spec.upsert) return { n: 0, nModified: 0 };
     return upsert(txn, catalog, ns, spec, now);
@@ -135,13 +141,14 @@ export function executeDelete(
   txn: WriteTxn,
   catalog: Catalog,
   ns: Namespace,
-  spec: { filter: BsonDocument; matcher: DocumentFilter | undefined; limit: number; sort?: RowComparator | undefined },
+  spec: { filter: BsonDocument; matcher: DocumentFilter | undefined; limit: number; sort?: RowComparator | undefined; hint?: BsonValue | undefined },
 ): BsonDocument[] {
   const coll = catalog.get(ns.db, ns.name);
   if (coll === undefined) return [];
   const matched = selectRecords(txn, coll, spec.filter, spec.matcher, {
     ...(spec.limit > 0 ? { limit: spec.limit } : {}),
     ...(spec.sort ? { sort: spec.sort } : {}),
+    hint: spec.hint,
   });
   for (const { record } of matched) {
     coll.remove(txn, record);
