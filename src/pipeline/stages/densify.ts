@@ -9,6 +9,7 @@ import { isArray, isPlainDocument } from '../../bson/types.js';
 import { compareBson } from '../../bson/compare.js';
 import * as num from '../../bson/numeric.js';
 import { ErrorCode, fail } from '../../errors.js';
+import { AggCode } from '../error-codes.js';
 import { dateAdd, isTimeUnit, UTC } from '../dates.js';
 import type { TimeUnit } from '../dates.js';
 import { parseFieldPath } from '../expressions/field-path.js';
@@ -151,7 +152,11 @@ export const $densify: StageDefinition = {
     }
     if (field === undefined) fail(ErrorCode.Location40414, "BSON field '$densify.field' is missing but a required field");
     if (range === undefined) fail(ErrorCode.Location40414, "BSON field '$densify.range' is missing but a required field");
-    if (field.startsWith('$')) fail(ErrorCode.FailedToParse, "Cannot densify field that starts with '$'");
+    // Codes from jstests/aggregation/sources/densify/libs/parse_util.js.
+    if (field.startsWith('$')) fail(AggCode.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.");
+    for (const f of partitionFields) {
+      if (f.startsWith('$')) fail(AggCode.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.");
+    }
     let step: num.BsonNumber | undefined;
     let unit: TimeUnit | undefined;
     let bounds: Bounds | undefined;
@@ -160,20 +165,32 @@ export const $densify: StageDefinition = {
         if (!num.isNumeric(v)) fail(ErrorCode.TypeMismatch, "BSON field '$densify.range.step' must be numeric");
         step = v;
       } else if (k === 'unit') {
-        if (typeof v !== 'string' || !isTimeUnit(v)) fail(ErrorCode.FailedToParse, `unknown time unit value: ${String(v)}`);
+        if (typeof v !== 'string') fail(ErrorCode.TypeMismatch, `BSON field '$densify.range.unit' is the wrong type '${typeName(v)}', expected type 'string'`);
+        if (!isTimeUnit(v)) fail(ErrorCode.FailedToParse, `unknown time unit value: ${v}`);
         unit = v;
       } else if (k === 'bounds') {
         if (v === 'full' || v === 'partition') bounds = v;
-        else if (isArray(v) && v.length === 2) bounds = [v[0] ?? null, v[1] ?? null];
-        else fail(ErrorCode.FailedToParse, "Bounds must be 'full', 'partition', or an array of two values");
+        else if (isArray(v)) {
+          if (v.length !== 2) fail(AggCode.Location5733403, 'a bounding array in a range statement must have exactly two elements');
+          bounds = [v[0] ?? null, v[1] ?? null];
+        } else fail(ErrorCode.FailedToParse, "Bounds must be 'full', 'partition', or an array of two values");
       } else fail(ErrorCode.Location40415, `BSON field '$densify.range.${k}' is an unknown field.`);
     }
     if (step === undefined) fail(ErrorCode.Location40414, "BSON field '$densify.range.step' is missing but a required field");
     if (bounds === undefined) fail(ErrorCode.Location40414, "BSON field '$densify.range.bounds' is missing but a required field");
-    if (num.toDouble(step) <= 0) fail(ErrorCode.FailedToParse, 'The step parameter in a range statement must be a strictly positive numeric value');
-    if (unit !== undefined && integralValue(step) === undefined) fail(ErrorCode.FailedToParse, 'The step parameter in a range statement must be a whole number when densifying a date range');
-    if (bounds === 'partition' && partitionFields.length === 0) fail(ErrorCode.FailedToParse, "One cannot specify the bounds as 'partition' without specifying a non-empty array of partitionByFields.");
-    if (isArray(bounds) && compareBson(bounds[0], bounds[1]) > 0) fail(ErrorCode.FailedToParse, 'A bounding array in a range statement must have the lower bound before the upper bound');
+    if (num.toDouble(step) <= 0) fail(AggCode.Location5733401, 'the step parameter in a range statement must be a strictly positive numeric value');
+    if (bounds === 'partition' && partitionFields.length === 0) {
+      fail(AggCode.Location5733408, "one may not specify the bounds as 'partition' without specifying a non-empty array of partitionByFields. You may have meant to specify 'full' bounds.");
+    }
+    if (isArray(bounds)) {
+      const [lo, hi] = bounds;
+      if (num.isNumeric(lo) && hi instanceof Date) fail(AggCode.Location5733406, 'a bounding array must contain either both dates or both numeric types');
+      if (!((lo instanceof Date && hi instanceof Date) || (num.isNumeric(lo) && num.isNumeric(hi))) || compareBson(lo, hi) > 0) {
+        fail(AggCode.Location5733402, "the bounds in a range statement must be the string 'full', 'partition', or an ascending array of two numbers or two dates");
+      }
+      if (num.isNumeric(lo) && unit !== undefined) fail(AggCode.Location5733409, 'numeric bounds may not have unit parameter');
+    }
+    if (unit !== undefined && integralValue(step) === undefined) fail(AggCode.Location6586400, 'The step parameter in a range satement must be a whole number when densifying a date range');
     return new DensifyStage(arg, { field: parseFieldPath(field), partitionFields: partitionFields.map(parseFieldPath), step, unit, bounds });
   },
 };

@@ -6,6 +6,7 @@
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
+import { AggCode } from '../error-codes.js';
 import { typeName } from '../values.js';
 import { $addFields } from './add-fields.js';
 import { $setWindowFields } from './set-window-fields.js';
@@ -33,12 +34,15 @@ export const $fill: StageDefinition = {
       } else fail(ErrorCode.Location40415, `BSON field '$fill.${k}' is an unknown field.`);
     }
     if (output === undefined) fail(ErrorCode.Location40414, "BSON field '$fill.output' is missing but a required field");
-    if (partitionBy !== undefined && partitionByFields !== undefined) fail(ErrorCode.FailedToParse, "Only one of 'partitionBy' and 'partitionByFields' can be specified for '$fill'");
+    // Codes from jstests/aggregation/sources/fill/fill_parse.js.
+    if (Object.keys(output).length === 0) fail(AggCode.Location6050203, "$fill 'output' field must contain at least one item");
+    if (partitionBy !== undefined && partitionByFields !== undefined) fail(AggCode.Location6050204, "Only one of 'partitionBy' and 'partitionByFields' can be specified for '$fill'");
     const windowOutput: BsonDocument = {};
     const valueOutput: BsonDocument = {};
     for (const [field, spec] of Object.entries(output)) {
-      if (!isPlainDocument(spec)) fail(ErrorCode.TypeMismatch, `BSON field '$fill.output.${field}' is the wrong type '${typeName(spec)}', expected type 'object'`);
+      if (!isPlainDocument(spec)) fail(AggCode.Location6050200, `All output fields of $fill must be specified as objects, '${field}' is a ${typeName(spec)}`);
       const keys = Object.keys(spec);
+      for (const k of keys) if (k !== 'value' && k !== 'method') fail(ErrorCode.Location40415, `BSON field '$fill.output.${field}.${k}' is an unknown field.`);
       if (keys.length !== 1 || (keys[0] !== 'value' && keys[0] !== 'method')) fail(ErrorCode.FailedToParse, "Exactly one of 'value' and 'method' must be specified for each output field of $fill");
       if (keys[0] === 'value') {
         valueOutput[field] = { $ifNull: [`$${field}`, spec['value'] ?? null] };
@@ -46,9 +50,9 @@ export const $fill: StageDefinition = {
         const method = spec['method'];
         if (method === 'locf') windowOutput[field] = { $locf: `$${field}` };
         else if (method === 'linear') {
-          if (sortBy === undefined) fail(ErrorCode.FailedToParse, "'sortBy' is required for $fill with method 'linear'");
+          if (sortBy === undefined) fail(AggCode.Location605001, "'sortBy' is required for $fill with method 'linear'");
           windowOutput[field] = { $linearFill: `$${field}` };
-        } else fail(ErrorCode.FailedToParse, `Method must be either 'locf' or 'linear', found ${String(method)}`);
+        } else fail(AggCode.Location6050202, `Method must be either 'locf' or 'linear', found ${String(method)}`);
       }
     }
     const stages: Stage[] = [];

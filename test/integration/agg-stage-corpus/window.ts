@@ -522,6 +522,23 @@ const densify: StageCase[] = [
   },
   { name: '$densify without field', source: mongodSource('pipeline/document_source_densify.idl'), docs: [{ _id: 1 }], pipeline: [{ $densify: { range: { step: 1, bounds: 'full' } } }], error: 40414 },
   { name: '$densify without range', source: mongodSource('pipeline/document_source_densify.idl'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a' } }], error: 40414 },
+  { name: '$densify without bounds', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', range: { step: 1.0 } } }], error: 40414 },
+  { name: '$densify field not a string', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 1.0, range: { step: 1.0, bounds: 'full' } } }], error: 14 },
+  { name: '$densify step not a number', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', range: { step: 'invalid', bounds: 'full' } } }], error: 14 },
+  { name: '$densify partitionByFields not an array', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', partitionByFields: 'incorrect', range: { step: 1.0, bounds: 'full' } } }], error: 14 },
+  { name: '$densify unit not a string', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', range: { step: 1.0, bounds: [date('2020-01-01T00:00:00Z'), date('2020-01-02T00:00:00Z')], unit: 1000 } } }], error: 14 },
+  { name: '$densify one bound', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', range: { step: 1.0, bounds: [date('2020-01-01T00:00:00Z')], unit: 'second' } } }], error: 5733403 },
+  { name: '$densify three bounds', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', range: { step: 1.0, bounds: [0, 1, 2] } } }], error: 5733403 },
+  { name: '$densify negative step', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', range: { step: -1.0, bounds: [0, 1] } } }], error: 5733401 },
+  { name: '$densify $-prefixed field', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: '$a', range: { step: 1.0, bounds: [0, 1] } } }], error: 16410 },
+  { name: '$densify $-prefixed partition field', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', partitionByFields: ['$b'], range: { step: 1.0, bounds: [0, 1] } } }], error: 16410 },
+  { name: '$densify partition bounds without partitionByFields', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', partitionByFields: [], range: { step: 1.0, bounds: 'partition' } } }], error: 5733408 },
+  { name: '$densify descending bounds', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', range: { step: 1.0, bounds: [2, 1] } } }], error: 5733402 },
+  { name: '$densify descending date bounds', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', range: { step: 1.0, bounds: [date('2020-01-01T00:00:00Z'), date('2019-01-01T00:00:00Z')], unit: 'second' } } }], error: 5733402 },
+  { name: '$densify unit with numeric bounds', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', range: { step: 1.0, bounds: [1, 2], unit: 'second' } } }], error: 5733409 },
+  { name: '$densify a number then a date', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', range: { step: 1.0, bounds: [1, date('2020-01-01T00:00:00Z')] } } }], error: 5733406 },
+  { name: '$densify a date then a number', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', range: { step: 1.0, bounds: [date('2020-01-01T00:00:00Z'), 1], unit: 'second' } } }], error: 5733402 },
+  { name: '$densify fractional step over dates', source: jstest('aggregation/sources/densify/libs/parse_util.js'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', range: { step: 1.1, bounds: [date('2020-01-01T00:00:00Z'), date('2020-01-03T00:00:00Z')], unit: 'second' } } }], error: 6586400 },
   { name: '$densify unknown field', source: mongodSource('pipeline/document_source_densify.idl'), docs: [{ _id: 1 }], pipeline: [{ $densify: { field: 'a', range: { step: 1, bounds: 'full' }, x: 1 } }], error: 40415 },
 ];
 
@@ -576,6 +593,13 @@ const fill: StageCase[] = [
   },
   { name: '$fill without output', source: mongodSource('pipeline/document_source_fill.idl'), docs: [{ _id: 1 }], pipeline: [{ $fill: { sortBy: { a: 1 } } }], error: 40414 },
   { name: '$fill unknown field', source: mongodSource('pipeline/document_source_fill.idl'), docs: [{ _id: 1 }], pipeline: [{ $fill: { output: { a: { value: 1 } }, x: 1 } }], error: 40415 },
+  { name: '$fill not an object', source: jstest('aggregation/sources/fill/fill_parse.js'), docs: [{ _id: 1 }], pipeline: [{ $fill: 'test' }], error: 9 },
+  { name: '$fill empty output', source: jstest('aggregation/sources/fill/fill_parse.js'), docs: [{ _id: 1 }], pipeline: [{ $fill: { output: {} } }], error: 6050203 },
+  { name: '$fill unknown method', source: jstest('aggregation/sources/fill/fill_parse.js'), docs: [{ _id: 1 }], pipeline: [{ $fill: { output: { test: { method: 'random' } } } }], error: 6050202 },
+  { name: '$fill output field not an object', source: jstest('aggregation/sources/fill/fill_parse.js'), docs: [{ _id: 1 }], pipeline: [{ $fill: { output: { test: 'random' } } }], error: 6050200 },
+  { name: '$fill output field with an unknown key', source: jstest('aggregation/sources/fill/fill_parse.js'), docs: [{ _id: 1 }], pipeline: [{ $fill: { output: { test: { method: 'locf', second: 'locf' } } } }], error: 40415 },
+  { name: '$fill partitionBy and partitionByFields', source: jstest('aggregation/sources/fill/fill_parse.js'), docs: [{ _id: 1 }], pipeline: [{ $fill: { output: { test: { method: 'locf' } }, partitionBy: { test: '$test' }, partitionByFields: ['$test'] } }], error: 6050204 },
+  { name: '$fill linear without sortBy', source: jstest('aggregation/sources/fill/fill_parse.js'), docs: [{ _id: 1 }], pipeline: [{ $fill: { output: { test: { method: 'linear' } }, partitionBy: { part: '$part', partTwo: '$partTwo' } } }], error: 605001 },
 ];
 
 void l;

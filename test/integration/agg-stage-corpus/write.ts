@@ -57,6 +57,39 @@ const out: StageCase[] = [
   { name: '$out object without coll', source: mongodSource('pipeline/document_source_out.idl'), docs: [{ _id: 1 }], pipeline: [{ $out: { db: 'x' } }], error: 40414 },
 ];
 
+const specDocs: Document[] = [
+  { _id: 1, x: 11 },
+  { _id: 2, x: 22 },
+  { _id: 3, x: 33 },
+];
+
+const fromCrudSpec: StageCase[] = [
+  {
+    name: '$out after $sort and $match',
+    source: 'crud spec unified/crud/aggregate-out.json (Aggregate with $out)',
+    docs: specDocs,
+    pipeline: [{ $sort: { x: 1 } }, { $match: { _id: { $gt: 1 } } }, { $out: 'other_test_collection' }],
+    expected: [],
+    after: { collection: 'other_test_collection', docs: [specDocs[1] as Document, specDocs[2] as Document] },
+  },
+  {
+    name: '$merge after $sort and $match',
+    source: 'crud spec unified/crud/aggregate-merge.json (Aggregate with $merge)',
+    docs: specDocs,
+    pipeline: [{ $sort: { x: 1 } }, { $match: { _id: { $gt: 1 } } }, { $merge: { into: 'other_test_collection' } }],
+    expected: [],
+    after: { collection: 'other_test_collection', docs: [specDocs[1] as Document, specDocs[2] as Document] },
+  },
+  {
+    name: '$merge of $documents with whenMatched fail: DuplicateKey',
+    source: 'crud spec unified/crud/aggregate-merge-errorResponse.json',
+    collections: { test: [{ _id: 1, x: 1 }, { _id: 2, x: 1 }] },
+    pipeline: [{ $documents: [{ _id: 2, x: 1 }] }, { $merge: { into: 'test', whenMatched: 'fail' } }],
+    error: 11000,
+    after: { collection: 'test', docs: [{ _id: 1, x: 1 }, { _id: 2, x: 1 }] },
+  },
+];
+
 const merge: StageCase[] = [
   {
     name: '$merge default: merge matched documents, insert the others',
@@ -193,4 +226,4 @@ const merge: StageCase[] = [
   { name: '$merge not last', source: mongodSource('pipeline/pipeline.cpp') + ' (40601)', docs: [{ _id: 1 }], pipeline: [{ $merge: 'x' }, { $match: {} }], error: 40601 },
 ];
 
-export const writeCases: readonly StageCase[] = [...out, ...merge];
+export const writeCases: readonly StageCase[] = [...out, ...merge, ...fromCrudSpec];
