@@ -77,19 +77,33 @@ export interface QueryProjection {
    * positional `$`, and computed fields (expressions are never covered here).
    */
   readonly coveredFields: readonly string[] | undefined;
+  /** Whether it uses the positional `$` (which needs the filter's match). */
+  readonly positional: boolean;
+}
+
+export interface ProjectionOptions extends FilterOptions {
+  /**
+   * The filter, matched again on the projected document for a positional `$` (findAndModify);
+   * without it the position comes from the row's match details (find).
+   */
+  readonly matcher?: DocumentFilter | undefined;
 }
 
 /**
  * A find (or findAndModify `fields`) projection; aggregation expressions in it read the
  * command's variables. Undefined for no projection.
  */
-export function compileQueryProjection(spec: BsonDocument | undefined, options: FilterOptions = {}): QueryProjection | undefined {
+export function compileQueryProjection(spec: BsonDocument | undefined, options: ProjectionOptions = {}): QueryProjection | undefined {
   if (spec === undefined || Object.keys(spec).length === 0) return undefined;
   const expressions = expressionsOf(options);
-  const projection = compileProjection(spec, { expressions: { compile: (e) => expressions.compileValue(e), isExpressionName: (n) => expressions.isExpressionName(n) } });
+  const projection = compileProjection(spec, {
+    matcher: options.matcher,
+    expressions: { compile: (e) => expressions.compileValue(e), isExpressionName: (n) => expressions.isExpressionName(n) },
+  });
   return {
     transform: (row) => projection.apply(row.doc, row.details),
     coveredFields: projection.isInclusion && !projection.hasPositional ? projection.requiredFields : undefined,
+    positional: projection.hasPositional,
   };
 }
 

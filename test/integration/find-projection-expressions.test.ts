@@ -387,3 +387,34 @@ describe('find projection expressions: let variables (command_let_variables.js)'
     assert.deepEqual(r['value'], { total: 16 });
   });
 });
+
+// jstests/core/query/find_and_modify/find_and_modify_positional_new_remove.js
+describe('findAndModify fields: the positional $', () => {
+  const people = [
+    { name: 'john', value: 1 },
+    { name: 'jess', value: 2 },
+    { name: 'jeff', value: 3 },
+  ];
+
+  test('takes the position the query matched in the document found (remove, new: false)', async () => {
+    await fresh('fampos', [{ _id: 42, a: [1, 2] }]);
+    const removed = await db.command({ findAndModify: 'fampos', query: { a: 2 }, fields: { 'a.$': 1 }, remove: true });
+    assert.deepEqual(removed['value'], { _id: 42, a: [2] });
+    await fresh('fampos', [{ _id: 42, b: people }]);
+    const old = await db.command({ findAndModify: 'fampos', query: { b: { $elemMatch: { name: 'john', value: { $lt: 2 } } } }, fields: { _id: 0, 'b.$': 1 }, update: { $set: { name: 'james' } }, new: false });
+    assert.deepEqual(old['value'], { b: [{ name: 'john', value: 1 }] });
+  });
+
+  test('cannot be used with new: true (BadValue), and nothing is written', async () => {
+    const c = await fresh('fampos', [{ _id: 42, a: [1, 2] }]);
+    const e = await expectCode(db.command({ findAndModify: 'fampos', query: { a: 2 }, fields: { 'a.$': 1 }, update: { $set: { 'b.kind': 'xyz' } }, new: true }), 2);
+    assert.equal(e.message, 'cannot use a positional projection and return the new document');
+    assert.deepEqual(await c.findOne({ _id: 42 }), { _id: 42, a: [1, 2] });
+  });
+
+  test('$elemMatch in fields reads the document returned, the new one included', async () => {
+    await fresh('fampos', [{ _id: 1, a: [{ x: 1, y: 1 }, { x: 1, y: 2 }] }]);
+    const r = await db.command({ findAndModify: 'fampos', query: { _id: 1 }, fields: { a: { $elemMatch: { x: 1 } } }, update: { $pop: { a: -1 } }, new: true });
+    assert.deepEqual(r['value'], { _id: 1, a: [{ x: 1, y: 2 }] });
+  });
+});

@@ -75,7 +75,12 @@ export const findAndModify = defineCommand({
     const filter = args.query ?? {};
     const matcher = compileQueryFilter(filter, { expressions });
     const sort = compileQuerySort(args.sort).comparator;
-    const projection = compileQueryProjection(args.fields, { expressions });
+    // A positional projection takes the position the query matched in the document returned:
+    // the one found (remove, new: false); the new one may no longer match (mongod: BadValue).
+    const projection = compileQueryProjection(args.fields, { expressions, matcher });
+    if (projection?.positional === true && hasUpdate && args.new === true) {
+      throw new CommandError(ErrorCode.BadValue, 'cannot use a positional projection and return the new document');
+    }
     resolveHint(services.catalog.get(db, name), args.hint);
     const arrayFilters = args.arrayFilters;
     if (arrayFilters !== undefined && !arrayFilters.every(isPlainDocument)) {
