@@ -132,10 +132,16 @@ export const $graphLookup: StageDefinition = {
         restrict = { filter: v, matcher: compileRestrictedFilter(v) };
         continue;
       }
-      if (k === 'from' || k === 'as' || k === 'connectFromField' || k === 'depthField' || k === 'connectToField') {
+      if (k === 'from') {
+        // Codes from jstests/aggregation/sources/graphLookup/error.js.
+        if (typeof v !== 'string') fail(ErrorCode.FailedToParse, `from must be a string, found ${typeName(v)}`);
+        if (v === '') fail(ErrorCode.InvalidNamespace, `invalid $graphLookup namespace: ${ctx.db}.`);
+        from = v;
+        continue;
+      }
+      if (k === 'as' || k === 'connectFromField' || k === 'depthField' || k === 'connectToField') {
         if (typeof v !== 'string') fail(AggCode.Location40103, `expected string as argument for ${k}, found: ${formatBson(v)}`);
-        if (k === 'from') from = v;
-        else if (k === 'as') as = v;
+        if (k === 'as') as = v;
         else if (k === 'connectFromField') connectFromField = v;
         else if (k === 'connectToField') connectToField = v;
         else depthField = v;
