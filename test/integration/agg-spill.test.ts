@@ -176,6 +176,8 @@ describe('blocking stages under small memory limits', () => {
     assert.ok(Number(sort['spills']) > 1);
     assert.equal(Number(sort['memLimit']), 32 * 1024);
     assert.ok(Number(sort['totalDataSizeSorted']) > 32 * 1024);
+    assert.equal(Number(find['serverParameters']['internalQueryMaxBlockingSortMemoryUsageBytes']), 32 * 1024);
+    assert.equal(Number(find['serverParameters']['internalDocumentSourceGroupMaxMemoryBytes']), 32 * 1024);
     const small = await coll.find({ _id: { $lt: 10 } }, { sort: { k: 1 } }).explain('executionStats');
     assert.equal(small['executionStats']['executionStages']['usedDisk'], false);
     const planner = await coll.find({}, { sort: { k: 1 } }).explain('queryPlanner');
@@ -189,6 +191,7 @@ describe('blocking stages under small memory limits', () => {
     assert.ok(Number($sort?.['spills']) > 0);
     assert.equal($group?.['usedDisk'], true);
     assert.equal(Number($group?.['nReturned']), new Set(docs.map((d) => d.k)).size);
+    assert.equal(Number(agg['serverParameters']['internalQueryMaxBlockingSortMemoryUsageBytes']), 32 * 1024);
   });
 
   test('spill files are removed when a cursor is exhausted or killed, or the server stops', async () => {

@@ -188,7 +188,7 @@ function explainReply(inv: AggregateInvocation, ns: string, built: ReturnType<ty
   }
   const command: BsonDocument = { aggregate: inv.target, pipeline: inv.args.pipeline ?? [], ...(inv.args.allowDiskUse === undefined ? {} : { allowDiskUse: inv.args.allowDiskUse }), $db: inv.db };
   const serverInfo = explainServerInfo(inv.services);
-  const serverParameters = explainServerParameters();
+  const serverParameters = explainServerParameters(inv.services.parameters);
   if (stages.length === 0) {
     return { explainVersion: '1', queryPlanner: sections.queryPlanner, ...(sections.executionStats === undefined ? {} : { executionStats: sections.executionStats }), command, serverInfo, serverParameters };
   }

@@ -44,15 +44,16 @@ export function explainServerInfo(services: ServerServices): BsonDocument {
   };
 }
 
-/** The limits mongod lists under serverParameters. */
-export function explainServerParameters(): BsonDocument {
+/** The limits mongod lists under serverParameters (the settable ones as currently set). */
+export function explainServerParameters(parameters: ReadonlyMap<string, unknown>): BsonDocument {
   const mb100 = new Int32(100 * 1024 * 1024);
+  const current = (name: string): BsonValue => (parameters.get(name) as BsonValue | undefined) ?? mb100;
   return {
     internalQueryFacetBufferSizeBytes: mb100,
     internalQueryFacetMaxOutputDocSizeBytes: mb100,
     internalLookupStageIntermediateDocumentMaxSizeBytes: mb100,
-    internalDocumentSourceGroupMaxMemoryBytes: mb100,
-    internalQueryMaxBlockingSortMemoryUsageBytes: mb100,
+    internalDocumentSourceGroupMaxMemoryBytes: current('internalDocumentSourceGroupMaxMemoryBytes'),
+    internalQueryMaxBlockingSortMemoryUsageBytes: current('internalQueryMaxBlockingSortMemoryUsageBytes'),
     internalQueryProhibitBlockingMergeOnMongoS: new Int32(0),
     internalQueryMaxAddToSetBytes: mb100,
     internalDocumentSourceSetWindowFieldsMaxMemoryBytes: mb100,
@@ -83,7 +84,7 @@ function reply(inv: Invocation<ArgSpec>, sections: ExplainSections, command: Bso
     ...(sections.executionStats === undefined ? {} : { executionStats: sections.executionStats }),
     command,
     serverInfo: explainServerInfo(inv.services),
-    serverParameters: explainServerParameters(),
+    serverParameters: explainServerParameters(inv.services.parameters),
   };
 }
 
