@@ -174,6 +174,7 @@ export const ErrorCode = {
   Location31287: 31287,
   Location31308: 31308,
   Location31310: 31310,
+  Location31324: 31324,
   Location31325: 31325,
   Location40352: 40352,
   Location40353: 40353,

@@ -106,6 +106,11 @@ function constantsScope(scope: VariableScope, constants: BsonDocument): Variable
   return child;
 }
 
+/** Whether `name` is an expression operator, known or refused ($function), as Expression::isExpressionName. */
+export function isExpressionName(name: string): boolean {
+  return operators.has(name) || refusedOperators.has(name);
+}
+
 export interface QueryVariablesOptions {
   /** The command's `let`. */
   readonly let?: BsonDocument | undefined;
@@ -147,7 +152,7 @@ function expressionsOver(env: ExpressionEnv, scope: VariableScope): QueryExpress
       const expr = parseExpression(spec, rootContext(env, scope));
       return (doc) => evaluateOn(expr, doc, env.frame);
     },
-    isExpressionName: (name) => operators.has(name) || refusedOperators.has(name),
+    isExpressionName,
     withConstants: (constants) => expressionsOver(env, constantsScope(scope, constants)),
   };
 }

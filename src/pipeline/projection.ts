@@ -16,6 +16,8 @@ import { isArray, isPlainDocument } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { CommandError, ErrorCode, fail } from '../errors.js';
 import { AggCode } from './error-codes.js';
+import { formatBson } from '../bson/format.js';
+import { isExpressionName } from './context.js';
 import { parseFieldPath } from './expressions/field-path.js';
 import { MISSING, ROOT_SLOT } from './expressions/types.js';
 import type { Expression, Frame, ParseContext, Value } from './expressions/types.js';
@@ -114,8 +116,31 @@ function setKind(b: Builder, kind: 'inclusion' | 'exclusion', path: string): voi
   }
 }
 
+/** "a.$", "a.$.b" or "$": find's positional projection, which no aggregation stage takes. */
+function isPositional(field: string): boolean {
+  return field === '$' || field.endsWith('.$') || field.includes('.$.');
+}
+
+/**
+ * A one-field object named with '$' is an expression when the name is an operator; $elemMatch
+ * is find-only, and another name is a sub-projection if it is a field name ($id, $ref, $db),
+ * else unknown (mongod's projection_parser.cpp parseSubObject).
+ */
+function isProjectionExpression(value: BsonDocument): boolean {
+  const keys = Object.keys(value);
+  const first = keys[0];
+  if (keys.length !== 1 || first === undefined || !first.startsWith('$')) return false;
+  if (first === '$elemMatch') fail(ErrorCode.InvalidPipelineOperator, 'Cannot use $elemMatch in this context');
+  if (isExpressionName(first)) return true;
+  if (!DBREF_FIELDS.has(first)) fail(ErrorCode.Location31325, `Unknown expression ${first}`);
+  return false;
+}
+
+const DBREF_FIELDS = new Set(['$id', '$ref', '$db']);
+
 function walkSpec(b: Builder, spec: BsonDocument, prefix: string[]): void {
   for (const [field, value] of Object.entries(spec)) {
+    if (isPositional(field)) fail(ErrorCode.Location31324, 'Cannot use positional projection in aggregation projection');
     const parts = [...prefix, ...parseFieldPath(field)];
     const path = parts.join('.');
     const flag = flagOf(value);
@@ -129,13 +154,18 @@ function walkSpec(b: Builder, spec: BsonDocument, prefix: string[]): void {
       addLeaf(b.root, parts, path);
       continue;
     }
-    if (isPlainDocument(value) && !isExpressionObject(value)) {
+    if (isPlainDocument(value) && !isProjectionExpression(value)) {
       if (Object.keys(value).length === 0) fail(ErrorCode.Location51270, `An empty sub-projection is not a valid value. Found empty object at path`);
       walkSpec(b, value, parts);
       continue;
     }
-    // A computed field: allowed in an inclusion projection only ($meta aside).
-    if (b.kind === 'exclusion') fail(ErrorCode.Location31252, 'Cannot use expression other than $meta in exclusion projection');
+    // A computed field: allowed in an inclusion projection only ($meta aside). A literal or a
+    // field path is 31310 there, an operator 31252 (projection_parser.cpp parseLiteral and
+    // attemptToParseGenericExpression).
+    if (b.kind === 'exclusion') {
+      if (!isPlainDocument(value)) fail(ErrorCode.Location31310, `Cannot use an expression ${field}: ${formatBson(value)} in an exclusion projection`);
+      fail(ErrorCode.Location31252, 'Cannot use expression other than $meta in exclusion projection');
+    }
     if (path === '_id') b.idComputed = true;
     b.kind = 'inclusion';
     addComputed(b.root, parts, value, b.ctx, false);

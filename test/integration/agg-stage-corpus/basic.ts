@@ -143,10 +143,13 @@ const project: StageCase[] = [
   { name: '$project empty', source: mongodSource('query/projection_parser.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: {} }], error: 51272 },
   { name: '$project exclusion in inclusion', source: mongodSource('query/projection_parser.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: 1, b: 0 } }], error: 31254 },
   { name: '$project inclusion in exclusion', source: mongodSource('query/projection_parser.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: 0, b: 1 } }], error: 31253 },
-  { name: '$project computed in exclusion', source: mongodSource('query/projection_parser.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: 0, b: '$x' } }], error: 31252 },
+  { name: '$project computed in exclusion', source: mongodSource('query/projection_parser.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: 0, b: { $add: ['$x', 1] } } }], error: 31252 },
+  { name: '$project field path in exclusion', source: mongodSource('query/projection_parser.cpp (parseLiteral)'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: 0, b: '$x' } }], error: 31310 },
   { name: '$project path collision', source: mongodSource('query/projection_parser.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: 1, 'a.b': 1 } }], error: 31249 },
   { name: '$project not an object', source: mongodSource('pipeline/document_source_project.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: 1 }], error: 15969 },
-  { name: '$project unknown expression', source: mongodSource('pipeline/expression.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: { $foo: 1 } } }], error: 168 },
+  { name: '$project unknown expression', source: mongodSource('query/projection_parser.cpp (parseSubObject: neither an expression nor a field name)'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: { $foo: 1 } } }], error: 31325 },
+  { name: '$project positional', source: mongodSource('query/projection_parser.cpp (parseElement)'), docs: [{ _id: 1, a: [1] }], pipeline: [{ $project: { 'a.$': 1 } }], error: 31324 },
+  { name: '$project $elemMatch', source: mongodSource('query/projection_parser.cpp (parseSubObjectAsExpression)'), docs: [{ _id: 1, a: [1] }], pipeline: [{ $project: { a: { $elemMatch: { $gt: 0 } } } }], error: 168 },
 ];
 
 const scores: Document[] = [
