@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Decimal128, EJSON, Int32, Long } from 'bson';
 import type { Collection, Db, Document } from 'mongodb';
-import { MongoServerError } from 'mongodb';
+import { expectServerCode, freshCollection } from '../helpers/driver.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -26,23 +26,8 @@ after(async () => {
   await ts?.stop();
 });
 
-async function fresh(name: string, docs: Document[]): Promise<Collection<Document>> {
-  const c = db.collection(name);
-  await c.deleteMany({});
-  if (docs.length > 0) await c.insertMany(docs);
-  return c;
-}
-
-async function expectCode(p: Promise<unknown>, code: number): Promise<MongoServerError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof MongoServerError, `not a server error: ${String(e)}`);
-    assert.equal(e.code, code, e.message);
-    return e;
-  }
-  assert.fail(`expected error ${code}`);
-}
+const fresh = (name: string, docs: Document[]): Promise<Collection<Document>> => freshCollection(db, name, docs);
+const expectCode = expectServerCode;
 
 const show = (v: unknown): string => EJSON.stringify(v as Document, { relaxed: false });
 
