@@ -189,7 +189,7 @@ export class CursorManager {
   killForNamespace(ns: string): void {
     for (const [key, c] of this.cursors) {
       if (c.ns === ns && !c.outlivesNamespace) {
-        c.killed = true;
+        c.close();
         this.cursors.delete(key);
       }
     }
