@@ -10,7 +10,8 @@ import { $facet } from './facet.js';
 import { $fill } from './fill.js';
 import { $graphLookup } from './graph-lookup.js';
 import { $group } from './group.js';
-import { $listLocalSessions } from './list-local-sessions.js';
+import { $listLocalSessions, $listSessions } from './list-sessions.js';
+import { $currentOp } from './current-op.js';
 import { $lookup } from './lookup.js';
 import { $merge } from './merge.js';
 import { $setWindowFields } from './set-window-fields.js';
@@ -63,6 +64,8 @@ const all: readonly StageDefinition[] = [
   $collStats,
   $indexStats,
   $listLocalSessions,
+  $listSessions,
+  $currentOp,
   $setWindowFields,
   $densify,
   $fill,
@@ -73,8 +76,6 @@ export const stageDefinitions: ReadonlyMap<string, StageDefinition> = new Map(al
 
 /** Stages of mongod 7.0 that need subsystems this server does not have yet (other issues). */
 export const unsupportedStages: ReadonlyMap<string, string> = new Map([
-  ['$currentOp', '$currentOp is not supported yet'],
-  ['$listSessions', '$listSessions is not supported yet'],
   ['$listSearchIndexes', '$listSearchIndexes is not supported'],
   ['$search', '$search requires Atlas Search, which is not supported'],
   ['$searchMeta', '$searchMeta requires Atlas Search, which is not supported'],

@@ -61,6 +61,35 @@ export interface PipelineContext {
   readonly forUpdate?: boolean;
   /** The command's logical session id ({id: UUID}), for $listLocalSessions. */
   readonly session?: BsonDocument | undefined;
+  /** What the server reports about itself ($currentOp, $listSessions); absent outside commands. */
+  readonly server?: ServerIntrospection | undefined;
+}
+
+/** $currentOp's options, defaults applied (mongod's DocumentSourceCurrentOp modes). */
+export interface CurrentOpOptions {
+  readonly allUsers: boolean;
+  readonly idleConnections: boolean;
+  readonly idleCursors: boolean;
+  readonly idleSessions: boolean;
+  readonly localOps: boolean;
+  /** Commands over 1000 bytes shown as {$truncated: "..."} (the currentOp command's form). */
+  readonly truncateOps: boolean;
+  readonly backtrace: boolean;
+}
+
+/** A logical session in the server's cache. */
+export interface SessionRecord {
+  /** The lsid ({id: UUID}). */
+  readonly lsid: BsonDocument;
+  readonly lastUse: Date;
+}
+
+/** The server's view of itself, for the stages that report on it. */
+export interface ServerIntrospection {
+  /** One document per operation in progress (and idle connection / cursor / session, as asked). */
+  currentOps(options: CurrentOpOptions): BsonDocument[];
+  /** The logical sessions the server knows. */
+  sessions(): SessionRecord[];
 }
 
 export interface Stage {

@@ -1,6 +1,8 @@
-// Source stages reporting on the server ($collStats $indexStats $listLocalSessions, and the
-// refused $currentOp $listSessions...), $changeStream's parse errors, and the rules of a
-// pipeline as a whole: stage shape, unknown names, length, positions, nesting.
+// Source stages reporting on the server ($collStats $indexStats $listLocalSessions, the parse
+// and namespace errors of $currentOp and $listSessions — their output is checked on admin and
+// config by test/integration/current-op.test.ts — and the refused stages), $changeStream's
+// parse errors, and the rules of a pipeline as a whole: stage shape, unknown names, length,
+// positions, nesting.
 
 import assert from 'node:assert/strict';
 import { Timestamp } from 'bson';
@@ -81,8 +83,34 @@ const sessions: StageCase[] = [
   },
   { name: '$listLocalSessions not an object', source: mongodSource('pipeline/document_source_list_local_sessions.cpp'), pipeline: [{ $listLocalSessions: 1 }], error: 14 },
   { name: '$listLocalSessions unknown field', source: mongodSource('db/list_sessions.idl'), pipeline: [{ $listLocalSessions: { x: 1 } }], error: 40415 },
-  { name: '$listSessions is refused', source: 'docs/compatibility.md (Aggregation: $listSessions answers NotImplemented)', pipeline: [{ $listSessions: {} }], error: 238 },
-  { name: '$currentOp is refused', source: 'docs/compatibility.md (Aggregation: $currentOp answers NotImplemented)', pipeline: [{ $currentOp: {} }], error: 238 },
+  { name: '$listLocalSessions allUsers of another type', source: mongodSource('pipeline/document_source_list_sessions.idl'), pipeline: [{ $listLocalSessions: { allUsers: 1 } }], error: 14 },
+  { name: '$listLocalSessions users not an array', source: mongodSource('pipeline/document_source_list_sessions.idl'), pipeline: [{ $listLocalSessions: { users: {} } }], error: 14 },
+  { name: '$listLocalSessions a user without db', source: mongodSource('pipeline/document_source_list_sessions.idl') + ' (ListSessionsUser: user, db required)', pipeline: [{ $listLocalSessions: { users: [{ user: 'u' }] } }], error: 40414 },
+  { name: '$listLocalSessions a user with an unknown field', source: mongodSource('pipeline/document_source_list_sessions.idl') + ' (ListSessionsUser is strict)', pipeline: [{ $listLocalSessions: { users: [{ user: 'u', db: 'd', x: 1 }] } }], error: 40415 },
+  { name: '$listLocalSessions allUsers with users', source: mongodSource('pipeline/document_source_list_local_sessions.cpp') + ' (listSessionsParseSpec: UnsupportedFormat)', pipeline: [{ $listLocalSessions: { allUsers: true, users: [{ user: 'u', db: 'd' }] } }], error: 12 },
+  {
+    name: '$listLocalSessions allUsers with an empty users list',
+    source: mongodSource('pipeline/document_source_list_local_sessions.cpp') + ' (listSessionsParseSpec refuses allUsers with a non-empty users list only)',
+    pipeline: [{ $listLocalSessions: { allUsers: true, users: [] } }, { $limit: 1 }, { $project: { _id: 0, seen: { $literal: true } } }],
+    expected: [{ seen: true }],
+  },
+  {
+    name: '$listLocalSessions for a user who has no session',
+    source: mongodSource('pipeline/document_source_list_local_sessions.cpp') + ' (the users filter keeps the sessions whose uid is the digest of one of the users; the unauthenticated client is none of them)',
+    pipeline: [{ $listLocalSessions: { users: [{ user: 'nobody', db: 'admin' }] } }],
+    expected: [],
+  },
+  { name: '$listLocalSessions not first', source: mongodSource('pipeline/document_source_list_local_sessions.h') + ' (PositionRequirement::kFirst)', docs: five, pipeline: [{ $match: {} }, { $listLocalSessions: {} }], error: 40602 },
+  { name: '$listSessions outside config.system.sessions', source: mongodSource('pipeline/document_source_list_sessions.cpp') + ' (InvalidNamespace)', pipeline: [{ $listSessions: {} }], error: 73 },
+  { name: '$listSessions on a collection', source: mongodSource('pipeline/document_source_list_sessions.cpp') + ' (InvalidNamespace)', docs: five, pipeline: [{ $listSessions: {} }], error: 73 },
+  { name: '$listSessions not an object', source: mongodSource('pipeline/document_source_list_sessions.cpp') + ' (the lite parse checks the spec before the namespace)', pipeline: [{ $listSessions: 1 }], error: 14 },
+  { name: '$listSessions unknown field', source: mongodSource('pipeline/document_source_list_sessions.idl') + ' (the lite parse checks the spec before the namespace)', pipeline: [{ $listSessions: { x: 1 } }], error: 40415 },
+  { name: '$listSessions allUsers with users', source: mongodSource('pipeline/document_source_list_local_sessions.cpp') + ' (listSessionsParseSpec: UnsupportedFormat)', pipeline: [{ $listSessions: { allUsers: true, users: [{ user: 'u', db: 'd' }] } }], error: 12 },
+  { name: '$currentOp outside admin', source: mongodSource('pipeline/document_source_current_op.cpp') + ' (InvalidNamespace)', pipeline: [{ $currentOp: {} }], error: 73 },
+  { name: '$currentOp on a collection', source: mongodSource('pipeline/document_source_current_op.cpp') + ' (InvalidNamespace)', docs: five, pipeline: [{ $currentOp: {} }], error: 73 },
+  { name: '$currentOp not an object', source: mongodSource('pipeline/document_source_current_op.cpp') + ' (LiteParsed::parse: TypeMismatch)', pipeline: [{ $currentOp: 1 }], error: 14 },
+  { name: '$currentOp allUsers of another type', source: mongodSource('pipeline/document_source_current_op.cpp') + ' (LiteParsed::parse checks allUsers before the namespace)', pipeline: [{ $currentOp: { allUsers: 1 } }], error: 14 },
+  { name: '$currentOp other options after the namespace', source: mongodSource('pipeline/document_source_current_op.cpp') + ' (createFromBson checks the namespace first)', pipeline: [{ $currentOp: { idleConnections: 1 } }], error: 73 },
 ];
 
 /** Stages of mongod this server refuses, as docs/compatibility.md lists them. */
