@@ -156,11 +156,3 @@ function expressionsOver(env: ExpressionEnv, scope: VariableScope): QueryExpress
     withConstants: (constants) => expressionsOver(env, constantsScope(scope, constants)),
   };
 }
-
-/**
- * The `$expr` hook for find-like commands with only their `let` variables (no cluster time);
- * commands that know the cluster time use `queryExpressions`.
- */
-export function queryExprCompiler(variables: BsonDocument | undefined): ExprCompiler {
-  return queryExpressions({ let: variables }).compileExpr;
-}

@@ -3,7 +3,7 @@
 
 export { buildPipeline, parsePipeline, optimize, runToArray } from './pipeline.js';
 export type { BuiltPipeline, ParsedPipeline } from './pipeline.js';
-export { exprCompiler, compileMatch, defineLetVariables, queryExprCompiler, queryExpressions } from './context.js';
+export { exprCompiler, compileMatch, defineLetVariables, queryExpressions } from './context.js';
 export type { QueryExpressions, QueryVariablesOptions } from './context.js';
 export { compileUpdatePipeline } from './update.js';
 export type { UpdatePipelineOptions } from './update.js';
