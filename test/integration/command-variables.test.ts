@@ -172,3 +172,16 @@ describe('$$NOW and $$CLUSTER_TIME', () => {
     }
   });
 });
+
+describe('explain of a write statement', () => {
+  test("binds the command's let and the statement's c", async () => {
+    await fresh('explained', [{ _id: 1, k: 2 }]);
+    const r = await db.command({
+      explain: { update: 'explained', updates: [{ q: { $expr: { $eq: ['$k', '$$want'] } }, u: [{ $set: { v: '$$v' } }], c: { v: 7 } }], let: { want: 2 } },
+      verbosity: 'executionStats',
+    });
+    const stats = r['executionStats'] as Document;
+    assert.equal(stats['nReturned'], 1);
+    assert.deepEqual(await db.collection('explained').findOne({ _id: 1 }), { _id: 1, k: 2 }, 'explain writes nothing');
+  });
+});

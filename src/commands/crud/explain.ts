@@ -8,7 +8,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { PlanStage, StageStats } from '../../query/exec/stages.js';
-import { commandExpressions, compileQueryFilter, compileQuerySort, compileQueryUpdate } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter, compileQuerySort, compileQueryUpdate, updateStatementExpressions } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { explainPlan, wrapperStage } from '../../query/planner/explain.js';
 import type { ExplainSections, ExplainVerbosity } from '../../query/planner/explain.js';
@@ -107,12 +107,23 @@ function explainWrite(
   body: BsonDocument,
   name: string,
   verbosity: ExplainVerbosity,
-  stmt: { filter: BsonDocument; hint: BsonValue; sort?: BsonDocument | undefined; limitOne: boolean; update?: BsonDocument | BsonDocument[] | undefined; upsert: boolean; arrayFilters?: BsonDocument[] | undefined },
+  stmt: {
+    filter: BsonDocument;
+    hint: BsonValue;
+    sort?: BsonDocument | undefined;
+    limitOne: boolean;
+    update?: BsonDocument | BsonDocument[] | undefined;
+    upsert: boolean;
+    arrayFilters?: BsonDocument[] | undefined;
+    /** An update statement's constants (`c`). */
+    constants?: BsonDocument | undefined;
+  },
 ): BsonDocument {
   const db = inv.db;
   const collName = typeof body[name] === 'string' ? (body[name] as string) : targetCollection({ ...inv, target: body[name] });
   const coll = inv.services.catalog.get(db, collName);
-  const expressions = commandExpressions({ let: isPlainDocument(body['let']) ? body['let'] : undefined, clusterTime: clusterTimeOf(inv.services) });
+  const command = commandExpressions({ let: isPlainDocument(body['let']) ? body['let'] : undefined, clusterTime: clusterTimeOf(inv.services) });
+  const expressions = stmt.update === undefined ? command : updateStatementExpressions(command, stmt.update, stmt.constants);
   const matcher = compileQueryFilter(stmt.filter, { expressions });
   const sort = compileQuerySort(stmt.sort);
   const update =
@@ -237,6 +248,7 @@ export const explain = defineCommand({
           update: u as BsonDocument | BsonDocument[],
           upsert: s['upsert'] === true,
           arrayFilters: Array.isArray(s['arrayFilters']) ? (s['arrayFilters'].filter(isPlainDocument) as BsonDocument[]) : undefined,
+          constants: isPlainDocument(s['c']) ? s['c'] : undefined,
         });
       }
       case 'delete': {
