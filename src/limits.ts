@@ -67,6 +67,16 @@ export const limits = {
   shutdownRequestWaitMs: 5_000,
   /** Oplog size before the oldest entries are pruned (mongod sizes it from the disk). */
   oplogSizeBytesDefault: 256 * 1024 * 1024,
+  /**
+   * --oplog-async / --oplog-nonlogged: oplog entries of committed writes waiting for the
+   * drainer. Past it a writer waits until its own entry is written (backpressure), so the
+   * queue holds at most this many plus one write's worth.
+   */
+  oplogPendingEntriesMax: 16_384,
+  /** At clean shutdown, how long the oplog drainer may take to write what is queued. */
+  oplogDrainAtShutdownMs: 30_000,
+  /** The retained oplog is tracked in runs of at most this many entries (pruning unit). */
+  oplogSegmentEntriesMax: 1_024,
   /** Indexes per collection, _id included. */
   indexesPerCollectionMax: 64,
   /** Longest regular expression pattern in bytes (PCRE's limit in mongod). */

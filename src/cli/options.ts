@@ -17,6 +17,10 @@ export interface DaemonOptions {
   logPath: string | undefined;
   quiet: boolean;
   configFile: string | undefined;
+  /** Oplog entries written off the writers' path by a background drainer (docs/architecture.md). */
+  oplogAsync: boolean;
+  /** The oplog in a second storage that commits without fsync (docs/architecture.md). */
+  oplogNonlogged: boolean;
 }
 
 export const defaults: DaemonOptions = {
@@ -29,6 +33,8 @@ export const defaults: DaemonOptions = {
   logPath: undefined,
   quiet: false,
   configFile: undefined,
+  oplogAsync: false,
+  oplogNonlogged: false,
 };
 
 export class OptionsError extends Error {
@@ -50,11 +56,17 @@ export const usage = `Usage: secantusd [options]
   --setParameter <k=v>      server parameter (enableTestCommands=1)
   --logpath <file>          append logs to a file instead of stdout
   --quiet                   log warnings and errors only
+  --oplog-async             write oplog entries off the writers' path (a crash may lose
+                            entries of acknowledged writes: change streams resuming from
+                            before it fail with ChangeStreamHistoryLost)
+  --oplog-nonlogged         keep the oplog in a storage committing without fsync (a machine
+                            crash, not a process crash, may lose its newest entries)
   --version                 print the version and exit
   --help                    print this help and exit
 
 Environment: SECANTUS_PORT, SECANTUS_BIND_IP, SECANTUS_DBPATH, SECANTUS_REPLSET,
-SECANTUS_STORAGE_ENGINE, SECANTUS_CONFIG, SECANTUS_ENABLE_TEST_COMMANDS, SECANTUS_LOGPATH.
+SECANTUS_STORAGE_ENGINE, SECANTUS_CONFIG, SECANTUS_ENABLE_TEST_COMMANDS, SECANTUS_LOGPATH,
+SECANTUS_OPLOG_ASYNC, SECANTUS_OPLOG_NONLOGGED.
 Precedence: flag > environment > config file > default.`;
 
 type Partial_ = Partial<DaemonOptions>;
@@ -114,6 +126,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         setParameter: { type: 'string', multiple: true },
         logpath: { type: 'string' },
         quiet: { type: 'boolean' },
+        'oplog-async': { type: 'boolean' },
+        'oplog-nonlogged': { type: 'boolean' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -133,6 +147,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (v.setParameter !== undefined) Object.assign(out, fromSetParameters(v.setParameter, '--setParameter'));
   if (v.logpath !== undefined) out.logPath = v.logpath;
   if (v.quiet === true) out.quiet = true;
+  if (v['oplog-async'] === true) out.oplogAsync = true;
+  if (v['oplog-nonlogged'] === true) out.oplogNonlogged = true;
   return { options: out, help: v.help === true, version: v.version === true };
 }
 
@@ -158,10 +174,14 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
   if (tc !== undefined) out.enableTestCommands = parseBool(tc, 'SECANTUS_ENABLE_TEST_COMMANDS');
   const logPath = get('SECANTUS_LOGPATH');
   if (logPath !== undefined) out.logPath = logPath;
+  const oplogAsync = get('SECANTUS_OPLOG_ASYNC');
+  if (oplogAsync !== undefined) out.oplogAsync = parseBool(oplogAsync, 'SECANTUS_OPLOG_ASYNC');
+  const oplogNonlogged = get('SECANTUS_OPLOG_NONLOGGED');
+  if (oplogNonlogged !== undefined) out.oplogNonlogged = parseBool(oplogNonlogged, 'SECANTUS_OPLOG_NONLOGGED');
   return out;
 }
 
-const fileKeys = new Set(['port', 'bind_ip', 'dbpath', 'replSet', 'storageEngine', 'logpath', 'quiet', 'setParameter']);
+const fileKeys = new Set(['port', 'bind_ip', 'dbpath', 'replSet', 'storageEngine', 'logpath', 'quiet', 'setParameter', 'oplogAsync', 'oplogNonlogged']);
 
 export function fromConfigFile(path: string): Partial_ {
   let text: string;
@@ -205,6 +225,12 @@ export function fromConfigFile(path: string): Partial_ {
         break;
       case 'quiet':
         out.quiet = parseBool(v, src);
+        break;
+      case 'oplogAsync':
+        out.oplogAsync = parseBool(v, src);
+        break;
+      case 'oplogNonlogged':
+        out.oplogNonlogged = parseBool(v, src);
         break;
       case 'setParameter': {
         if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new OptionsError(`${src} must be a table`);

@@ -19,7 +19,7 @@ function parsedDocument(o: DaemonOptions): BsonDocument {
   const doc: BsonDocument = {
     net: { port: new Int32(o.port), bindIp: o.bindIp },
     storage: { dbPath: o.dbPath, engine: o.storageEngine },
-    replication: { replSet: o.replSet },
+    replication: { replSet: o.replSet, oplogAsync: o.oplogAsync, oplogNonlogged: o.oplogNonlogged },
     setParameter: { enableTestCommands: o.enableTestCommands ? '1' : '0' },
   };
   if (o.configFile !== undefined) doc['config'] = o.configFile;
@@ -60,6 +60,8 @@ async function main(): Promise<number> {
       storageEngine: o.storageEngine,
       replSet: o.replSet,
       enableTestCommands: o.enableTestCommands,
+      oplogAsync: o.oplogAsync,
+      oplogNonlogged: o.oplogNonlogged,
       logger,
       argv: ['secantusd', ...argv],
       parsed: parsedDocument(o),

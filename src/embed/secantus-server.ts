@@ -25,6 +25,13 @@ export interface SecantusServerOptions {
   readonly logger?: Logger;
   /** How often idle cursors, sessions and transactions are reaped (ms). Default 15 s. */
   readonly reaperIntervalMs?: number;
+  /**
+   * Oplog entries written off the writers' path by a background drainer (--oplog-async).
+   * A crash can lose the entries of acknowledged writes (docs/architecture.md). Default false.
+   */
+  readonly oplogAsync?: boolean;
+  /** The oplog in a second storage committing without fsync (--oplog-nonlogged). Default false. */
+  readonly oplogNonlogged?: boolean;
 }
 
 export class SecantusServer implements AsyncDisposable {
@@ -40,6 +47,8 @@ export class SecantusServer implements AsyncDisposable {
       enableTestCommands: options.enableTestCommands ?? true,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       ...(options.reaperIntervalMs === undefined ? {} : { reaperIntervalMs: options.reaperIntervalMs }),
+      ...(options.oplogAsync === undefined ? {} : { oplogAsync: options.oplogAsync }),
+      ...(options.oplogNonlogged === undefined ? {} : { oplogNonlogged: options.oplogNonlogged }),
     });
     return new SecantusServer(server);
   }

@@ -91,6 +91,13 @@ export class ChangeEventBuilder {
     return !coll.startsWith('system.');
   }
 
+  /** Whether an entry with this op and ns yields no event (judged before decoding the rest of it). */
+  skipsEntry(op: string, ns: string): boolean {
+    if (op !== 'i' && op !== 'u' && op !== 'd') return false;
+    const { db, coll } = splitNs(ns);
+    return !this.collMatches(db, coll);
+  }
+
   /** All events of one oplog entry, after `skip` is applied. */
   eventsOf(entry: BsonDocument, skip: StreamPosition['skip']): ChangeEvent[] {
     const ts = entry['ts'];

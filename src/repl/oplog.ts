@@ -1,5 +1,7 @@
 // The oplog: one entry per change, written inside the same storage transaction as the change
 // (the catalog calls this observer from its write path), keyed by its cluster timestamp.
+// (With --oplog-async / --oplog-nonlogged the encoded entry is queued instead and written
+// after the change commits: ./oplog-store.ts.)
 // Because storage write callbacks run one at a time in commit order, timestamps are issued
 // in commit order too: the oplog is a totally ordered history. Statements of a
 // multi-document transaction are collected and written at commit as one applyOps entry.
@@ -17,24 +19,13 @@ import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
 import type { Collection } from '../catalog/collection.js';
 import type { OpObserver } from '../catalog/observer.js';
-import type { ReadView, Snapshot, WriteTxn } from '../storage/engine.js';
+import type { ReadView, WriteTxn } from '../storage/engine.js';
 import { TransactionView } from '../txn/transaction.js';
 import type { ClusterClock } from './clock.js';
-import { limits } from '../limits.js';
+import { decodeTimestampKey, encodeTimestampKey, oplogTable } from './oplog-store.js';
+import type { OplogStore } from './oplog-store.js';
 
-export const oplogTable = 'oplog';
-
-export function encodeTimestampKey(ts: Timestamp): Buffer {
-  const b = Buffer.allocUnsafe(8);
-  b.writeUInt32BE(ts.t >>> 0, 0);
-  b.writeUInt32BE(ts.i >>> 0, 4);
-  return b;
-}
-
-export function decodeTimestampKey(key: Uint8Array): Timestamp {
-  const b = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
-  return new Timestamp({ t: b.readUInt32BE(0), i: b.readUInt32BE(4) });
-}
+export { decodeTimestampKey, encodeTimestampKey, oplogTable };
 
 /**
  * Pre- and post-images for change streams (fullDocumentBeforeChange, fullDocument
@@ -59,66 +50,38 @@ export class Oplog implements OpObserver {
   statement: StatementInfo | undefined;
   /** Listeners told after a write that added entries commits (change streams wake on it). */
   private readonly listeners = new Set<() => void>();
-  /** Key and size of every retained entry, oldest first: pruning needs no reads. */
-  private readonly retained: Array<{ key: Buffer; bytes: number }> = [];
-  private retainedBytes = 0;
-  private pruning = false;
 
   constructor(
     private readonly clock: ClusterClock,
-    /** Entries are pruned, oldest first, once they take more than this many bytes. */
-    private readonly maxBytes: number = limits.oplogSizeBytesDefault,
+    /** Where and when entries are stored, and their retention (./oplog-store.ts). */
+    readonly store: OplogStore,
   ) {}
 
-  /** Learn the sizes of the entries already stored (start-up). */
-  load(view: ReadView): void {
-    for (const e of view.scan(oplogTable)) this.track(Buffer.from(e.key), e.value.length);
-  }
-
-  private track(key: Buffer, bytes: number): void {
-    this.retained.push({ key, bytes });
-    this.retainedBytes += bytes;
-  }
-
   /** Delete the oldest entries beyond the size budget, in small write transactions. */
-  async prune(engine: { write<T>(fn: (txn: WriteTxn) => T, options: { durable: boolean }): Promise<T> }): Promise<void> {
-    if (this.pruning || this.retainedBytes <= this.maxBytes) return;
-    this.pruning = true;
-    try {
-      const target = Math.floor(this.maxBytes * 0.9);
-      while (this.retainedBytes > target && this.retained.length > 1) {
-        const batch = this.retained.splice(0, Math.min(1000, this.retained.length - 1));
-        for (const e of batch) this.retainedBytes -= e.bytes;
-        await engine.write((txn) => {
-          for (const e of batch) txn.delete(oplogTable, e.key);
-        }, { durable: false });
-      }
-    } finally {
-      this.pruning = false;
-    }
+  prune(): Promise<void> {
+    return this.store.prune();
   }
 
-  /** The timestamp of the oldest retained entry (change streams: history lost before it). */
-  oldestTimestamp(): Timestamp | undefined {
-    const first = this.retained[0];
-    return first === undefined ? undefined : decodeTimestampKey(first.key);
-  }
-
-  /** The timestamp of the newest entry, for restoring the clock at start-up. */
+  /** The timestamp of the newest entry in `view`. */
   static lastTimestamp(view: ReadView): Timestamp | undefined {
     const last = view.scan(oplogTable, { reverse: true }).next();
     return last.done === true ? undefined : decodeTimestampKey(last.value.key);
   }
 
-  /** Whether any entry has a timestamp in (from, to]. */
-  static changedBetween(engine: { snapshot(): Snapshot }, from: Timestamp, to: Timestamp): boolean {
-    const snap = engine.snapshot();
-    try {
-      const first = snap.scan(oplogTable, { start: encodeTimestampKey(from), startInclusive: false, end: encodeTimestampKey(to), endInclusive: true }).next();
-      return first.done !== true;
-    } finally {
-      snap.release();
-    }
+  /**
+   * Where a change stream opened now starts: after the newest entry, or, when entries are
+   * written off the writers' path, after the newest timestamp issued (so it never shows a
+   * change older than its start that is still queued).
+   */
+  startPosition(view: ReadView): Timestamp {
+    const latest = Oplog.lastTimestamp(view);
+    if (this.store.deferred || latest === undefined) return this.clock.now();
+    return latest;
+  }
+
+  /** Whether any write committed with a timestamp in (from, to] (snapshot reads). */
+  changedBetween(from: Timestamp, to: Timestamp): boolean {
+    return this.store.changedBetween(from, to);
   }
 
   *entries(view: ReadView, after?: Timestamp): Generator<BsonDocument> {
@@ -156,10 +119,7 @@ export class Oplog implements OpObserver {
   }
 
   private put(txn: WriteTxn, ts: Timestamp, entry: BsonDocument): void {
-    const key = encodeTimestampKey(ts);
-    const bytes = encodeDocument(entry);
-    txn.put(oplogTable, key, bytes);
-    this.track(key, bytes.length);
+    this.store.append(txn, encodeTimestampKey(ts), encodeDocument(entry));
   }
 
   /** A multi-document transaction commits: its operations as one applyOps entry. */

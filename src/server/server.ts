@@ -4,6 +4,7 @@
 
 import * as net from 'node:net';
 import * as os from 'node:os';
+import { join } from 'node:path';
 import { Catalog } from '../catalog/catalog.js';
 import { createRegistry } from '../commands/all.js';
 import type { ConnectionState, OpCounters, ServerConfig, ServerServices } from '../commands/context.js';
@@ -18,8 +19,10 @@ import { CursorManager } from '../query/exec/cursor.js';
 import { SpillArea } from '../pipeline/spill/area.js';
 import { ClusterClock } from '../repl/clock.js';
 import { Oplog } from '../repl/oplog.js';
+import { OplogStore, oplogTable } from '../repl/oplog-store.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { openEngine } from '../storage/open.js';
+import { RoutedEngine } from '../storage/routed-engine.js';
 import { ConflictTracker } from '../txn/conflicts.js';
 import { SessionCatalog } from '../txn/sessions.js';
 import { SnapshotHistory } from '../txn/snapshot-history.js';
@@ -46,6 +49,16 @@ export interface ServerOptions {
   readonly reaperIntervalMs?: number;
   /** Oplog size budget in bytes (replica-set mode); oldest entries are pruned beyond it. */
   readonly oplogSizeBytes?: number;
+  /**
+   * Write oplog entries off the writers' path, by a background drainer (--oplog-async). A
+   * crash can lose the entries of acknowledged writes; docs/architecture.md. Default false.
+   */
+  readonly oplogAsync?: boolean;
+  /**
+   * Keep the oplog in a second storage that commits without fsync (--oplog-nonlogged): for
+   * lmdb an environment in <dbPath>/oplog-nonlogged. Default false.
+   */
+  readonly oplogNonlogged?: boolean;
   /** host:port reported to clients; default bindIp:port (or the hostname when bound to all). */
   readonly advertisedHost?: string;
   readonly logger?: Logger;
@@ -85,11 +98,29 @@ export class Server {
     const logger = options.logger ?? silentLogger;
     const storageEngine = options.storageEngine ?? (options.dbPath !== undefined ? 'lmdb' : 'memory');
     const bindIp = options.bindIp ?? '127.0.0.1';
-    const rawEngine = await openEngine({
+    const replSet = options.replSet ?? 'rs0';
+    const oplogMode = { async: options.oplogAsync ?? false, nonlogged: (options.oplogNonlogged ?? false) && replSet !== '' };
+    const mainEngine = await openEngine({
       engine: storageEngine,
       ...(options.dbPath === undefined ? {} : { path: options.dbPath }),
       logger,
     });
+    let rawEngine: StorageEngine = mainEngine;
+    if (oplogMode.nonlogged) {
+      try {
+        const side = await openEngine({
+          engine: storageEngine,
+          ...(options.dbPath === undefined ? {} : { path: join(options.dbPath, 'oplog-nonlogged') }),
+          noSync: true,
+          logger,
+        });
+        rawEngine = new RoutedEngine(mainEngine, side, [oplogTable]);
+      } catch (e) {
+        await mainEngine.close();
+        throw e;
+      }
+    }
+    const oplogStorage = rawEngine instanceof RoutedEngine ? rawEngine.side : mainEngine;
     const engine = new TrackedEngine(rawEngine, new ConflictTracker());
     let listener: net.Server | undefined;
     try {
@@ -97,7 +128,6 @@ export class Server {
       listener = net.createServer();
       listener.maxConnections = limits.connectionsMax;
       const port = await listen(listener, options.port ?? 27017, bindIp);
-      const replSet = options.replSet ?? 'rs0';
       const enableTestCommands = options.enableTestCommands ?? false;
       const config: ServerConfig = {
         port,
@@ -113,18 +143,23 @@ export class Server {
       const registry = createRegistry();
       const opcounters: OpCounters = { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 };
       const cursors = new CursorManager();
-      // The clock resumes after the newest oplog entry, so timestamps never go backwards.
-      const snap = engine.snapshot();
-      const lastTs = Oplog.lastTimestamp(snap);
-      snap.release();
-      const clock = new ClusterClock(lastTs);
-      const oplog = replSet === '' ? undefined : new Oplog(clock, options.oplogSizeBytes);
-      if (oplog !== undefined) {
-        const s = engine.snapshot();
-        oplog.load(s);
-        s.release();
+      // The clock resumes after the newest timestamp storage knows, so it never goes backwards.
+      const oplogState = OplogStore.readState(mainEngine, oplogStorage);
+      const clock = new ClusterClock(OplogStore.newestTimestamp(oplogState));
+      let oplog: Oplog | undefined;
+      if (replSet !== '') {
+        const store = new OplogStore({
+          main: mainEngine,
+          store: oplogStorage,
+          mode: oplogMode,
+          maxBytes: options.oplogSizeBytes ?? limits.oplogSizeBytesDefault,
+          onWritten: () => oplog?.notify(),
+          logger,
+        });
+        await store.open(oplogState, () => clock.tick());
+        oplog = new Oplog(clock, store);
       }
-      const snapshots = new SnapshotHistory(engine, () => clock.now(), (from, to) => Oplog.changedBetween(engine, from, to));
+      const snapshots = new SnapshotHistory(engine, () => clock.now(), (from, to) => oplog?.changedBetween(from, to) ?? false);
       if (oplog !== undefined) catalog.observer = oplog;
       // Spill files left by a crash belong to no operation any more.
       const spill = SpillArea.forServer(options.dbPath);
@@ -214,6 +249,8 @@ export class Server {
     this.services.spill.close();
     this.services.snapshots.releaseAll();
     await this.ttl?.stop();
+    // Queued oplog entries are written before storage closes (--oplog-async).
+    await this.services.oplog?.store.close();
     await closeEngine(engine.inner);
     logger.info('CONTROL', 20565, 'Now exiting');
   }

@@ -62,6 +62,13 @@ export interface WriteTxn extends ReadView {
    * wrapper (src/txn/tracked-engine.ts) provides it to the catalog.
    */
   onRollback?(undo: () => void): void;
+  /**
+   * Register an action run once the transaction's outcome is known: `true` after it committed
+   * (before its write() promise resolves; a returned promise is awaited first), `false` if it
+   * did not commit. Provided by the server's wrapper (src/txn/tracked-engine.ts), like
+   * onRollback: the oplog queues entries written off the writer's path with it.
+   */
+  onOutcome?(action: (committed: boolean) => Promise<void> | undefined): void;
 }
 
 export interface WriteOptions {

@@ -11,6 +11,12 @@ export interface OpenEngineOptions {
   readonly path?: string;
   /** lmdb: let commits become visible before their fsync (see lmdb-engine.ts). Default false. */
   readonly overlappingSync?: boolean;
+  /**
+   * lmdb: commit without fsync (LMDB's MDB_NOSYNC): a process crash loses nothing committed
+   * (the OS has the pages), a machine crash may lose the latest commits. flush() syncs.
+   * Only for data that may be lost that way (the --oplog-nonlogged oplog). Default false.
+   */
+  readonly noSync?: boolean;
   /** lmdb: most snapshots open at distinct commits at once. Default 1024. */
   readonly maxReaders?: number;
   /** memory: longest key; defaults to what lmdb accepts, so tests meet production's limit. */
@@ -28,6 +34,7 @@ export async function openEngine(options: OpenEngineOptions): Promise<StorageEng
         path: options.path,
         ...(options.overlappingSync === undefined ? {} : { overlappingSync: options.overlappingSync }),
         ...(options.maxReaders === undefined ? {} : { maxReaders: options.maxReaders }),
+        ...(options.noSync === undefined ? {} : { noSync: options.noSync }),
         ...(options.logger === undefined ? {} : { logger: options.logger }),
       });
     }

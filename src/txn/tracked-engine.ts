@@ -14,6 +14,7 @@ const plainWriteWaitMsMax = 65_000;
 
 class TrackedTxn implements WriteTxn {
   readonly undo: Array<() => void> = [];
+  readonly outcome: Array<(committed: boolean) => Promise<void> | undefined> = [];
 
   constructor(
     private readonly inner: WriteTxn,
@@ -51,6 +52,9 @@ class TrackedTxn implements WriteTxn {
   }
   onRollback(undo: () => void): void {
     this.undo.push(undo);
+  }
+  onOutcome(action: (committed: boolean) => Promise<void> | undefined): void {
+    this.outcome.push(action);
   }
 }
 
@@ -108,16 +112,33 @@ export class TrackedEngine implements StorageEngine {
   }
 
   private async run<T>(fn: (txn: WriteTxn) => T, options: WriteOptions, checkLocks: boolean): Promise<T> {
-    const result = await this.inner.write((raw) => {
-      const txn = new TrackedTxn(raw, this.tracker, checkLocks);
-      try {
-        return fn(txn);
-      } catch (e) {
-        for (let i = txn.undo.length - 1; i >= 0; i--) txn.undo[i]?.();
-        throw e;
-      }
-    }, options);
+    // The last callback run is the one that committed (or failed at commit): its outcome
+    // actions run once the commit settles.
+    let ran: TrackedTxn | undefined;
+    let result: T;
+    try {
+      result = await this.inner.write((raw) => {
+        const txn = new TrackedTxn(raw, this.tracker, checkLocks);
+        try {
+          const r = fn(txn);
+          ran = txn;
+          return r;
+        } catch (e) {
+          for (let i = txn.undo.length - 1; i >= 0; i--) txn.undo[i]?.();
+          for (const action of txn.outcome) void action(false);
+          throw e;
+        }
+      }, options);
+    } catch (e) {
+      // The callback returned but the commit failed: nothing of it is stored.
+      if (ran !== undefined) for (const action of ran.outcome) void action(false);
+      throw e;
+    }
     this.tracker.maybePrune(this.inner.committedSeq);
+    if (ran !== undefined && ran.outcome.length > 0) {
+      const waits = ran.outcome.map((action) => action(true)).filter((p): p is Promise<void> => p !== undefined);
+      if (waits.length > 0) await Promise.all(waits);
+    }
     return result;
   }
 }

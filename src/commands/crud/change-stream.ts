@@ -15,7 +15,7 @@ import type { PipelineContext, Runtime } from '../../pipeline/index.js';
 import { ChangeEventSource, ChangeStreamStage } from '../../pipeline/stages/change-stream.js';
 import { compareTimestamps, positionAfterToken, previousTimestamp } from '../../repl/change-stream.js';
 import type { StreamPosition } from '../../repl/change-stream.js';
-import { Oplog, decodeTimestampKey, encodeTimestampKey, oplogTable } from '../../repl/oplog.js';
+import { encodeTimestampKey, oplogTable } from '../../repl/oplog.js';
 import { decodeResumeToken, tokenTypeEvent } from '../../repl/resume-token.js';
 import type { Oplog as OplogType } from '../../repl/oplog.js';
 import type { OperationContext, ServerServices } from '../context.js';
@@ -171,9 +171,8 @@ export function runChangeStreamAggregate(inv: { readonly services: ServerService
   let position: StreamPosition;
   try {
     const view = lease.view;
-    const latest = Oplog.lastTimestamp(view);
-    const firstEntry = view.scan(oplogTable).next();
-    const oldest = firstEntry.done === true ? undefined : decodeTimestampKey(firstEntry.value.key);
+    // History before this is gone: pruned, or lost in a crash with --oplog-async/nonlogged.
+    const oldest = oplog.store.historyStart(view);
     const token = spec.resumeAfter ?? spec.startAfter;
     if (token !== undefined) {
       const tok = decodeResumeToken(token);
@@ -193,7 +192,7 @@ export function runChangeStreamAggregate(inv: { readonly services: ServerService
       }
       position = { after: previousTimestamp(spec.startAtOperationTime) };
     } else {
-      position = { after: latest ?? inv.services.clock.now() };
+      position = { after: oplog.startPosition(view) };
     }
   } finally {
     lease.release();

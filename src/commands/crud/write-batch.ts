@@ -128,8 +128,7 @@ export async function runWriteBatch<S, R>(
     stop = chunk.halted;
     closeConnection = chunk.close;
   }
-  services.oplog?.notify();
-  services.oplog?.prune(services.engine).catch((e: unknown) => {
+  services.oplog?.prune().catch((e: unknown) => {
     services.logger.error('REPL', 21800, 'Oplog pruning failed', { error: e instanceof Error ? e.message : String(e) });
   });
   if (closeConnection) throw new CloseConnectionSignal();

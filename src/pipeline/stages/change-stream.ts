@@ -14,6 +14,7 @@ import type { ReadView } from '../../storage/engine.js';
 import { ChangeEventBuilder, compareTimestamps } from '../../repl/change-stream.js';
 import type { BeforeChangeMode, ChangeEvent, ChangeStreamOptions, FullDocumentMode, StreamPosition } from '../../repl/change-stream.js';
 import { decodeTimestampKey, encodeTimestampKey, oplogTable } from '../../repl/oplog.js';
+import { peekOpAndNs } from '../../repl/oplog-store.js';
 import { highWaterMarkToken } from '../../repl/resume-token.js';
 import type { Runtime, Stage, StageDefinition } from './types.js';
 
@@ -148,7 +149,9 @@ export class ChangeEventSource implements PlanStage {
       }
       this.stats.works++;
       const ts = decodeTimestampKey(r.value.key);
-      const events = this.builder.eventsOf(decodeDocument(r.value.value), this.position.skip);
+      // Entries of collections the stream does not watch are passed over undecoded.
+      const head = peekOpAndNs(r.value.value);
+      const events = head !== undefined && this.builder.skipsEntry(head.op, head.ns) ? [] : this.builder.eventsOf(decodeDocument(r.value.value), this.position.skip);
       this.position.after = ts;
       if (this.position.skip !== undefined && compareTimestamps(ts, this.position.skip.ts) >= 0) this.position.skip = undefined;
       for (const ev of events) {

@@ -47,6 +47,11 @@ export interface LmdbEngineOptions {
    * acknowledged write durable without relying on the package's flush bookkeeping.
    */
   readonly overlappingSync?: boolean;
+  /**
+   * Commit without fsync (MDB_NOSYNC): commits survive a process crash (the pages are in the
+   * OS cache) but not necessarily a machine crash; flush() forces a sync. Default false.
+   */
+  readonly noSync?: boolean;
   /** Concurrent LMDB read transactions (snapshots taken at different commits). */
   readonly maxReaders?: number;
   /** Keys deleted per background transaction when reclaiming cleared tables. */
@@ -186,6 +191,7 @@ export class LmdbEngine implements StorageEngine {
   private readonly logger: Logger;
   private readonly reclaimBatchKeys: number;
   private readonly testHooks: LmdbEngineOptions['testHooks'];
+  private readonly noSync: boolean;
 
   private constructor(
     private readonly db: Db,
@@ -203,6 +209,7 @@ export class LmdbEngine implements StorageEngine {
     this.logger = options.logger ?? silentLogger;
     this.reclaimBatchKeys = options.reclaimBatchKeys ?? 2000;
     this.testHooks = options.testHooks;
+    this.noSync = options.noSync ?? false;
     this.writeBase = {
       get: (table, key) => {
         const id = this.ids.get(table)?.id;
@@ -231,6 +238,7 @@ export class LmdbEngine implements StorageEngine {
         keyEncoding: 'binary',
         encoding: 'binary',
         overlappingSync,
+        noSync: options.noSync ?? false,
         maxReaders: options.maxReaders ?? 1024,
         compression: false,
         cache: false,
@@ -706,6 +714,14 @@ export class LmdbEngine implements StorageEngine {
   async flush(): Promise<void> {
     await Promise.allSettled([...this.pending]);
     if (this.overlappingSync) await this.db.flushed;
+    if (this.noSync) await this.sync();
+  }
+
+  /** Force LMDB to fsync what was committed without it (noSync). */
+  private sync(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      (this.db as unknown as { sync(cb: (error: unknown) => void): void }).sync((error) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()));
+    });
   }
 
   stats(): EngineStats {
@@ -726,6 +742,8 @@ export class LmdbEngine implements StorageEngine {
     if (this.reclaiming !== undefined) await this.reclaiming;
     for (const s of [...this.snapshots]) s.release();
     try {
+      // A clean close leaves nothing unsynced, also for an environment committing without fsync.
+      if (this.noSync && this.failure === undefined) await this.sync();
       await this.db.close();
     } finally {
       this.lock.release();

@@ -55,3 +55,20 @@ test('bad input is an OptionsError with a clear message', () => {
     assert.throws(() => resolveOptions(argv, env), (e: unknown) => e instanceof OptionsError && re.test(e.message), argv.join(' '));
   }
 });
+
+test('--oplog-async and --oplog-nonlogged: flag, SECANTUS_OPLOG_* and TOML keys, default off', () => {
+  assert.equal(defaults.oplogAsync, false);
+  assert.equal(defaults.oplogNonlogged, false);
+  assert.equal(resolveOptions(['--oplog-async'], {}).options.oplogAsync, true);
+  assert.equal(resolveOptions(['--oplog-nonlogged'], {}).options.oplogNonlogged, true);
+  assert.equal(resolveOptions([], { SECANTUS_OPLOG_ASYNC: '1' }).options.oplogAsync, true);
+  assert.equal(resolveOptions([], { SECANTUS_OPLOG_NONLOGGED: 'true' }).options.oplogNonlogged, true);
+  const file = configFile('oplogAsync = true\noplogNonlogged = true\n');
+  const o = resolveOptions(['--config', file], {}).options;
+  assert.deepEqual([o.oplogAsync, o.oplogNonlogged], [true, true]);
+  // Precedence: the environment turns off what the file turned on; a flag turns it on again.
+  assert.equal(resolveOptions(['--config', file], { SECANTUS_OPLOG_ASYNC: '0' }).options.oplogAsync, false);
+  assert.equal(resolveOptions(['--config', file, '--oplog-async'], { SECANTUS_OPLOG_ASYNC: '0' }).options.oplogAsync, true);
+  assert.throws(() => resolveOptions([], { SECANTUS_OPLOG_ASYNC: 'maybe' }), (e: unknown) => e instanceof OptionsError && /SECANTUS_OPLOG_ASYNC/.test(e.message));
+  assert.throws(() => resolveOptions(['--config', configFile('oplogNonlogged = "yes"\n')], {}), (e: unknown) => e instanceof OptionsError && /oplogNonlogged/.test(e.message));
+});
