@@ -130,6 +130,7 @@ export const ErrorCode = {
   Location51024: 51024,
   Location17217: 17217,
   Location40414: 40414,
+  Location26823: 26823,
   Location16410: 16410,
   Location16411: 16411,
   Location16020: 16020,

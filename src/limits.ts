@@ -43,6 +43,8 @@ export const limits = {
    * 292): the default of the internalQueryMaxBlockingSortMemoryUsageBytes parameter.
    */
   sortMemoryBytesMax: 100 * 1024 * 1024,
+  /** The currentOp command shows a longer command document as {$truncated: "<text>"} (mongod's 1000). */
+  currentOpCommandBytesMax: 1000,
   /** Logical sessions kept at once. */
   logicalSessionsMax: 1_000_000,
   /** A logical session expires after this long without use. */

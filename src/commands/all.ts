@@ -18,10 +18,12 @@ import { sessionCommands } from './repl/sessions.js';
 import { transactionCommands } from './repl/transactions.js';
 import { replSetCommands } from './repl/replset.js';
 import { configureFailPoint } from './testing/configure-failpoint.js';
+import { currentOpCommands } from './diag/current-op.js';
 
 export const allCommands: readonly CommandDefinition[] = [
   ...handshakeCommands,
   ...serverInfoCommands,
+  ...currentOpCommands,
   ...findCommands,
   insert,
   update,

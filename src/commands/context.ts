@@ -16,6 +16,8 @@ import type { TrackedEngine } from '../txn/tracked-engine.js';
 import type { SnapshotHistory } from '../txn/snapshot-history.js';
 import type { Timestamp } from 'bson';
 import type { SpillArea } from '../pipeline/spill/area.js';
+import type { OperationRegistry } from './operations.js';
+import { interruptedError } from './operations.js';
 
 export interface ServerConfig {
   readonly port: number;
@@ -65,6 +67,8 @@ export interface ServerServices {
   readonly parameters: Map<string, unknown>;
   /** Where blocking stages spill to disk (src/pipeline/spill). */
   readonly spill: SpillArea;
+  /** The operations in progress and the open connections (currentOp, killOp). */
+  readonly operations: OperationRegistry;
 }
 
 export interface ConnectionState {
@@ -88,7 +92,9 @@ export interface OperationContext {
   readonly session: SessionBinding | undefined;
   /** For a snapshot read: the cluster time its data reflects (returned as atClusterTime). */
   readonly atClusterTime: Timestamp | undefined;
-  /** Throw MaxTimeMSExpired once the deadline has passed. */
+  /** Aborted when killOp kills the operation: waits listen to it and stop early. */
+  readonly signal: AbortSignal;
+  /** Throw Interrupted once the operation was killed, MaxTimeMSExpired once the deadline passed. */
   checkDeadline(): void;
 }
 
@@ -109,6 +115,7 @@ export function makeOperationContext(
   access: DataAccess,
   session: SessionBinding | undefined,
   atClusterTime?: Timestamp,
+  signal: AbortSignal = new AbortController().signal,
 ): OperationContext {
   return {
     deadlineMs,
@@ -117,7 +124,9 @@ export function makeOperationContext(
     access,
     session,
     atClusterTime,
+    signal,
     checkDeadline() {
+      if (signal.aborted) throw interruptedError();
       if (deadlineMs !== undefined && Date.now() > deadlineMs) {
         throw new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit');
       }

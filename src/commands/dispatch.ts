@@ -20,6 +20,8 @@ import { checkWriteConcernAllowed, parseWriteConcern } from './write-concern.js'
 import { bindSession, commitOrAbort } from './session-binding.js';
 import { errorLabelsFor } from './error-labels.js';
 import { CloseConnectionSignal } from './signals.js';
+import { interruptibleSleep } from './operations.js';
+import type { RunningOperation } from './operations.js';
 
 export interface DispatchResult {
   readonly reply: BsonDocument;
@@ -37,8 +39,6 @@ function parseMaxTimeMS(v: BsonValue | undefined): number | undefined {
   if (n > 2147483647) throw new CommandError(ErrorCode.BadValue, `${n} value for maxTimeMS is out of range [0, 2147483647]`);
   return n === 0 ? undefined : n;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** An error injected by failCommand; its errorLabels, when given, replace computed ones. */
 export class FailPointError extends CommandError {
@@ -81,8 +81,10 @@ export class Dispatcher {
     const command = Object.keys(body)[0] ?? '';
     const txnNumber = numericValue(body['txnNumber']);
     const autocommit = typeof body['autocommit'] === 'boolean' ? body['autocommit'] : undefined;
+    const dbName = body['$db'] ?? legacyDb;
+    const running = this.services.operations.begin(connection, body, typeof dbName === 'string' ? dbName : '');
     try {
-      const r = await this.run(connection, body, legacyDb);
+      const r = await this.run(connection, body, legacyDb, running);
       if (r.closeConnection === true) return r;
       reply = r.reply;
       const wce = reply['writeConcernError'];
@@ -97,6 +99,8 @@ export class Dispatcher {
         for (const l of errorLabelsFor({ command, txnNumber, autocommit, code: err.code, wcCode: undefined })) err.addLabel(l);
       }
       reply = errorReply(err);
+    } finally {
+      this.services.operations.end(running);
     }
     this.addClusterTime(reply);
     return { reply };
@@ -122,7 +126,7 @@ export class Dispatcher {
     reply['operationTime'] = now;
   }
 
-  private async run(connection: ConnectionState, body: BsonDocument, legacyDb: string | undefined): Promise<DispatchResult> {
+  private async run(connection: ConnectionState, body: BsonDocument, legacyDb: string | undefined, running: RunningOperation): Promise<DispatchResult> {
     const name = Object.keys(body)[0];
     if (name === undefined) throw new CommandError(ErrorCode.CommandNotFound, "no such command: ''");
     const def = this.registry.get(name);
@@ -164,7 +168,7 @@ export class Dispatcher {
       if (fp['closeConnection'] === true) return { reply: {}, closeConnection: true };
       if (fp['blockConnection'] === true) {
         const ms = Math.min(numericValue(fp['blockTimeMS']) ?? 0, limits.failPointBlockTimeMsMax);
-        await sleep(ms);
+        await interruptibleSleep(ms, running.signal);
       }
       const code = numericValue(fp['errorCode']);
       if (code !== undefined) {
@@ -174,7 +178,8 @@ export class Dispatcher {
       failWriteConcern = fp['writeConcernError'];
     }
     const bound = bindSession(services, def, name, body, args, wc);
-    const op = makeOperationContext(maxTimeMS === undefined ? undefined : Date.now() + maxTimeMS, wc, args.comment, bound.access, bound.binding, bound.atClusterTime);
+    running.session = bound.binding?.session;
+    const op = makeOperationContext(maxTimeMS === undefined ? undefined : Date.now() + maxTimeMS, wc, args.comment, bound.access, bound.binding, bound.atClusterTime, running.signal);
     let result: BsonDocument;
     try {
       if (bound.transaction !== undefined) bound.transaction.statements++;

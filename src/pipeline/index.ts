@@ -9,4 +9,4 @@ export { compileUpdatePipeline } from './update.js';
 export type { UpdatePipelineOptions } from './update.js';
 export { newEnv, newScope, defineConstant, parseExpression, rootContext, evaluateOn, validateNameForUserWrite } from './expressions/index.js';
 export type { Expression, ExpressionEnv, Frame, Value, VariableScope } from './expressions/index.js';
-export type { PipelineContext, Runtime, Stage, StageConstraints } from './stages/types.js';
+export type { CurrentOpOptions, PipelineContext, Runtime, ServerIntrospection, SessionRecord, Stage, StageConstraints } from './stages/types.js';

@@ -50,22 +50,23 @@ export function parsePipeline(pipeline: readonly BsonValue[], ctx: PipelineConte
   const stages: Stage[] = [];
   pipeline.forEach((spec, i) => {
     for (const s of parseStage(spec, ctx)) {
-      checkPosition(s, i, pipeline.length, ctx);
+      checkPosition(s, i, pipeline.length, ctx, stages[0] ?? s);
       stages.push(s);
     }
   });
   return { stages, ctx };
 }
 
-function checkPosition(stage: Stage, index: number, length: number, ctx: PipelineContext): void {
+function checkPosition(stage: Stage, index: number, length: number, ctx: PipelineContext, first: Stage): void {
   const c = stage.constraints;
   if (c === undefined) return;
   if (c.noCollection === true && index === 0 && ctx.collection !== undefined && ctx.subPipelineDepth === 0) {
     fail(ErrorCode.InvalidNamespace, `${stage.name} can only be run with {aggregate: 1} or in a sub-pipeline`);
   }
   if (c.first === true && index !== 0) {
-    // {aggregate: 1} refuses a pipeline that does not start with a collectionless stage first.
-    if (ctx.collection === undefined && ctx.subPipelineDepth === 0) fail(ErrorCode.InvalidNamespace, `{aggregate: 1} is not valid for a pipeline whose first stage is not a collectionless stage; ${stage.name} must come first`);
+    // {aggregate: 1} refuses a pipeline that does not start with a collectionless stage first;
+    // after one, a misplaced first-only stage is 40602 as anywhere.
+    if (ctx.collection === undefined && ctx.subPipelineDepth === 0 && first.constraints?.collectionless !== true) fail(ErrorCode.InvalidNamespace, `{aggregate: 1} is not valid for a pipeline whose first stage is not a collectionless stage; ${stage.name} must come first`);
     fail(AggCode.Location40602, `${stage.name} is only valid as the first stage in a pipeline`);
   }
   if (c.last === true && index !== length - 1) fail(AggCode.Location40601, `${stage.name} can only be the final stage in the pipeline`);

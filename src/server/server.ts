@@ -9,6 +9,7 @@ import { Catalog } from '../catalog/catalog.js';
 import { createRegistry } from '../commands/all.js';
 import type { ConnectionState, OpCounters, ServerConfig, ServerServices } from '../commands/context.js';
 import { Dispatcher } from '../commands/dispatch.js';
+import { OperationRegistry } from '../commands/operations.js';
 import { defaultParameters } from '../commands/diag/server-info.js';
 import { FailPoints } from '../commands/testing/failpoints.js';
 import type { BsonDocument } from '../bson/types.js';
@@ -182,6 +183,7 @@ export class Server {
         commandNames: () => registry.names(),
         parameters: defaultParameters({ enableTestCommands }),
         spill,
+        operations: new OperationRegistry(),
       };
       const server = new Server(services, listener, new Dispatcher(services, registry));
       listener.on('connection', (socket) => server.accept(socket));
@@ -206,9 +208,11 @@ export class Server {
     const id = this.nextConnectionId++;
     const conn = new Connection(socket, id, this.dispatcher, this.services.logger, (c) => {
       this.connections.delete(c);
+      this.services.operations.clientClosed(c.state);
       this.services.connections.current = this.connections.size;
     });
     this.connections.add(conn);
+    this.services.operations.clientOpened(conn.state);
     this.services.connections.current = this.connections.size;
     this.services.connections.totalCreated++;
     this.services.logger.debug('NETWORK', 22943, 'Connection accepted', { remote: conn.state.remote, connectionId: id });

@@ -5,6 +5,7 @@
 // retryable-write ledger and the last txnNumber per session) lives in ./ledger.ts.
 
 import { Binary } from 'bson';
+import { createHash } from 'node:crypto';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
@@ -19,6 +20,8 @@ export class Session {
   transaction: Transaction | undefined;
   /** Whether the durable record was read (txnNumber restored after a restart). */
   loaded = false;
+  /** The connection that last ran a command in it (currentOp reports it for idle sessions). */
+  lastConnectionId: number | undefined;
 
   constructor(
     readonly key: string,
@@ -39,6 +42,21 @@ export function parseLsid(lsid: BsonValue): { key: string; lsid: BsonDocument } 
     throw new CommandError(ErrorCode.InvalidUUID, "BSON field 'lsid.id' must be a UUID");
   }
   return { key: Buffer.from(id.buffer.subarray(0, 16)).toString('hex'), lsid };
+}
+
+/**
+ * mongod's user digest of a session (lsid.uid): SHA-256 of "user@db", or of nothing for the
+ * unauthenticated user — every session here, as this server has no authentication.
+ */
+export function sessionUserDigest(user?: { readonly user: string; readonly db: string }): Buffer {
+  const hash = createHash('sha256');
+  if (user !== undefined) hash.update(`${user.user}@${user.db}`);
+  return hash.digest();
+}
+
+/** An lsid as mongod reports it: its id, and the uid of the (anonymous) user. */
+export function lsidWithUid(lsid: BsonDocument): BsonDocument {
+  return { id: lsid['id'] ?? null, uid: new Binary(sessionUserDigest(), 0) };
 }
 
 export interface SessionHooks {

@@ -25,6 +25,7 @@ import type { ServerServices } from '../context.js';
 import { checkCollation, clusterTimeOf, cursorReply, resolveHint, targetCollection, writeWithConcern } from './common.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream.js';
 import { diskUseFor } from './disk-use.js';
+import { serverIntrospection } from '../diag/current-op.js';
 
 export const aggregateArgs = {
   pipeline: t.array,
@@ -107,7 +108,7 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
     const allowDiskUse = disk.allowDiskUse;
     const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services) });
     const scope = letScope(args.let, env);
-    const ctx: PipelineContext = { env, scope, db, collection: collName, allowDiskUse, subPipelineDepth: 0, inFacet: false, inLookup: false, session: args.lsid };
+    const ctx: PipelineContext = { env, scope, db, collection: collName, allowDiskUse, subPipelineDepth: 0, inFacet: false, inLookup: false, session: args.lsid, server: serverIntrospection(services) };
     const parsed = parsePipeline(args.pipeline, ctx);
     const first = parsed.stages[0];
     if (collName === undefined && first?.constraints?.collectionless !== true) {

@@ -19,6 +19,7 @@ import { encodeTimestampKey, oplogTable } from '../../repl/oplog.js';
 import { decodeResumeToken, tokenTypeEvent } from '../../repl/resume-token.js';
 import type { Oplog as OplogType } from '../../repl/oplog.js';
 import type { OperationContext, ServerServices } from '../context.js';
+import { interruptedError } from '../operations.js';
 import { cursorReply } from './common.js';
 
 /** Stages mongod allows after $changeStream. */
@@ -92,21 +93,27 @@ export class ChangeStreamCursor extends ServerCursor {
     return out;
   }
 
-  /** getMore: a batch, waiting up to `awaitMs` for new oplog entries when there is none. */
-  async awaitBatch(batchSize: number | undefined, awaitMs: number): Promise<BsonDocument[]> {
+  /**
+   * getMore: a batch, waiting up to `awaitMs` for new oplog entries when there is none. A kill
+   * of the operation (killOp, aborting `signal`) ends the wait with Interrupted.
+   */
+  async awaitBatch(batchSize: number | undefined, awaitMs: number, signal?: AbortSignal): Promise<BsonDocument[]> {
     let batch = this.nextBatch(batchSize);
     const until = Date.now() + awaitMs;
     while (batch.length === 0 && !this.isExhausted && !this.killed) {
+      if (signal?.aborted === true) throw interruptedError();
       const remaining = until - Date.now();
       if (remaining <= 0) break;
       await new Promise<void>((resolve) => {
         const done = (): void => {
           clearTimeout(timer);
           off();
+          signal?.removeEventListener('abort', done);
           resolve();
         };
         const timer = setTimeout(done, remaining);
         const off = this.oplog.onChange(done);
+        signal?.addEventListener('abort', done, { once: true });
       });
       if (this.killed) break;
       batch = this.nextBatch(batchSize);
@@ -128,7 +135,7 @@ export async function changeStreamGetMore(cursor: ChangeStreamCursor, ns: string
   if (maxAwaitTimeMS !== undefined && (n === undefined || n < 0)) fail(ErrorCode.BadValue, 'maxAwaitTimeMS must be a non-negative number');
   let awaitMs = n ?? defaultAwaitMs;
   if (op.deadlineMs !== undefined) awaitMs = Math.min(awaitMs, Math.max(0, op.deadlineMs - Date.now() - 5));
-  const batch = await cursor.awaitBatch(batchSize, awaitMs);
+  const batch = await cursor.awaitBatch(batchSize, awaitMs, op.signal);
   return cursor.reply(ns, batch, false);
 }
 

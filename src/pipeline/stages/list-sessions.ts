@@ -8,11 +8,10 @@
 // few minutes (or on refreshLogicalSessionCacheNow); here both stages read the session cache
 // itself, so a session shows at once.
 
-import { Binary } from 'bson';
-import { createHash } from 'node:crypto';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
+import { lsidWithUid, sessionUserDigest } from '../../txn/sessions.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import { typeName } from '../values.js';
 import { ComputedSource } from './computed-source.js';
@@ -20,14 +19,8 @@ import type { PipelineContext, SessionRecord, Stage, StageConstraints, StageDefi
 
 type StageName = '$listSessions' | '$listLocalSessions';
 
-/** mongod's user digest of a session: SHA-256 of "user@db", of nothing for the unauthenticated. */
-function userDigest(user: { user: string; db: string } | undefined): string {
-  const hash = createHash('sha256');
-  if (user !== undefined) hash.update(`${user.user}@${user.db}`);
-  return hash.digest('hex');
-}
-
-const ANONYMOUS_DIGEST = userDigest(undefined);
+const userDigest = (user?: { user: string; db: string }): string => sessionUserDigest(user).toString('hex');
+const ANONYMOUS_DIGEST = userDigest();
 
 interface ListSessionsSpec {
   /** The spec as written (explain). */
@@ -84,8 +77,7 @@ function sessionDocuments(spec: ListSessionsSpec, sessions: readonly SessionReco
   // Without a users list, the caller's own sessions: the anonymous user's, here.
   const wanted = spec.allUsers ? undefined : new Set((spec.users ?? [undefined]).map(userDigest));
   if (wanted !== undefined && !wanted.has(ANONYMOUS_DIGEST)) return [];
-  const uid = new Binary(Buffer.from(ANONYMOUS_DIGEST, 'hex'), 0);
-  return sessions.map((s) => ({ _id: { id: s.lsid['id'] ?? null, uid }, lastUse: s.lastUse }));
+  return sessions.map((s) => ({ _id: lsidWithUid(s.lsid), lastUse: s.lastUse }));
 }
 
 class ListSessionsStage implements Stage {
