@@ -182,6 +182,52 @@ describe('change events', () => {
       assert.ok(entry['o2'].collectionOptions_old.uuid instanceof Binary);
     });
 
+    test('every schema change (and a transaction commit) wakes a getMore waiting with maxAwaitTimeMS', async () => {
+      const changes: Array<[string[], () => Promise<unknown>]> = [
+        [['create'], () => db.createCollection('w')],
+        [['createIndexes'], () => db.collection('w').createIndex({ k: 1 })],
+        [['modify'], () => db.command({ collMod: 'w', validationLevel: 'off' })],
+        [['dropIndexes'], () => db.collection('w').dropIndex('k_1')],
+        [['rename'], () => db.collection('w').rename('w2')],
+        [['drop'], () => db.collection('w2').drop()],
+        [
+          ['insert', 'insert'],
+          async () => {
+            const session = ts.client.startSession();
+            await session.withTransaction(async () => {
+              await coll.insertOne({ _id: 't1' }, { session });
+              await coll.insertOne({ _id: 't2' }, { session });
+            });
+            await session.endSession();
+          },
+        ],
+        // The database's last collection is dropped first.
+        [['drop', 'dropDatabase', 'invalidate'], () => db.dropDatabase()],
+      ];
+      // getMores that wait long: a missed wake-up shows as a 20 s stall.
+      const admin = ts.client.db('cse');
+      const open = await admin.command({ aggregate: 1, pipeline: [{ $changeStream: { showExpandedEvents: true } }], cursor: {} });
+      const id = open['cursor'].id;
+      const pending: Document[] = [];
+      const nextEvent = async (): Promise<Document> => {
+        while (pending.length === 0) {
+          const r = await admin.command({ getMore: id, collection: '$cmd.aggregate', maxAwaitTimeMS: 20_000 });
+          pending.push(...(r['cursor'].nextBatch as Document[]));
+        }
+        return pending.shift() as Document;
+      };
+      for (const [expected, change] of changes) {
+        const waiting = nextEvent();
+        await new Promise((r) => setTimeout(r, 100));
+        const start = Date.now();
+        await change();
+        const ev = await waiting;
+        assert.equal(ev['operationType'], expected[0]);
+        assert.ok(Date.now() - start < 2_000, `${expected[0]} woke the waiting getMore (${Date.now() - start} ms)`);
+        for (const more of expected.slice(1)) assert.equal((await nextEvent())['operationType'], more);
+      }
+    });
+
     test('a collection stream stays open across the drop of its collection (drop, then invalidate)', async () => {
       const client = await ts.newClient({ monitorCommands: true });
       const aggregates: Document[] = [];

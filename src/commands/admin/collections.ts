@@ -118,7 +118,6 @@ export const dropDatabase = defineCommand({
       { durable: op.writeConcern.durable },
     );
     for (const c of dropped) services.cursors.killForNamespace(c.ns);
-    services.oplog?.notify();
     return withWriteConcernError(dropped.length > 0 ? { dropped: db } : {}, op.writeConcern, services.config.replSet);
   },
 });

@@ -24,7 +24,6 @@ export const commitTransaction = defineCommand({
         writeSessionRecord(raw, session.keyBytes, { txnNumber: txn.txnNumber, state: 'committed' }, prev?.txnNumber ?? -1);
         services.oplog?.logTransaction(raw, txn.oplogOps, session.lsid, txn.txnNumber);
       });
-      services.oplog?.notify();
     } else if (op.writeConcern.durable) {
       // A retried commit: the first one may not have waited for durability.
       await services.engine.flush();
