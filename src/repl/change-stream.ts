@@ -95,7 +95,31 @@ export class ChangeEventBuilder {
   skipsEntry(op: string, ns: string): boolean {
     if (op !== 'i' && op !== 'u' && op !== 'd') return false;
     const { db, coll } = splitNs(ns);
-    return !this.collMatches(db, coll);
+    return !this.collMatches(db, coll) && !this.viewDefinitionsMatch(db, coll);
+  }
+
+  /**
+   * Writes to `<db>.system.views` are view definitions: with showExpandedEvents, database and
+   * cluster streams report them as create, modify and drop events on the view (mongod's
+   * ChangeStreamViewDefinitionEventTransformation).
+   */
+  private viewDefinitionsMatch(db: string, coll: string): boolean {
+    return coll === 'system.views' && this.opts.showExpandedEvents && this.opts.coll === undefined && this.dbMatches(db);
+  }
+
+  private viewDefinitionEvent(kind: 'i' | 'u' | 'd', o: BsonDocument, head: (operationType: string, id: BsonDocument) => BsonDocument): ChangeEvent[] {
+    const viewNs = getOwn(o, '_id');
+    if (typeof viewNs !== 'string') return [];
+    const { _id: _view, ...definition } = o;
+    const operationType = kind === 'i' ? 'create' : kind === 'u' ? 'modify' : 'drop';
+    const d = head(operationType, kind === 'd' ? { operationType } : { operationType, operationDescription: definition });
+    d['ns'] = splitNs(viewNs);
+    if (kind !== 'd') d['operationDescription'] = definition;
+    if (kind === 'i') {
+      const on = definition['viewOn'];
+      d['nsType'] = typeof on === 'string' && on.startsWith('system.buckets.') ? 'timeseries' : 'view';
+    }
+    return [{ doc: d, token: d['_id'] as BsonDocument, invalidates: false }];
   }
 
   /** All events of one oplog entry, after `skip` is applied. */
@@ -142,6 +166,7 @@ export class ChangeEventBuilder {
     };
     if (kind === 'i' || kind === 'u' || kind === 'd') {
       const { db, coll } = splitNs(ns);
+      if (this.viewDefinitionsMatch(db, coll)) return this.viewDefinitionEvent(kind, o, head);
       if (!this.collMatches(db, coll)) return [];
       const nsDoc = { db, coll };
       const o2 = isPlainDocument(op['o2']) ? op['o2'] : undefined;
