@@ -116,6 +116,7 @@ export interface OplogState {
   /** Newest timestamp a committed write issued in a deferred mode. */
   readonly issued: Timestamp | undefined;
   readonly historyFrom: Timestamp | undefined;
+  /** Which storage held the oplog last time ('main' | 'nonlogged'); undefined for a new one. */
   readonly location: string | undefined;
 }
 
@@ -182,11 +183,13 @@ export class OplogStore {
     try {
       const lastEntry = s.scan(oplogTable, { reverse: true }).next();
       const loc = m.get(stateTable, locationKey);
+      // Data directories from before the location was recorded kept the oplog in the main storage.
+      const inMain = m.scan(oplogTable).next().done !== true;
       return {
         last: lastEntry.done === true ? undefined : decodeTimestampKey(lastEntry.value.key),
         issued: readTimestamp(m, issuedKey),
         historyFrom: readTimestamp(m, historyFromKey),
-        location: loc === undefined ? undefined : Buffer.from(loc).toString('utf8'),
+        location: loc !== undefined ? Buffer.from(loc).toString('utf8') : inMain ? 'main' : undefined,
       };
     } finally {
       if (s !== m) s.release();
@@ -213,11 +216,16 @@ export class OplogStore {
       s.release();
     }
     this.historyFrom = state.historyFrom;
+    if (state.last === undefined && state.issued === undefined && state.historyFrom === undefined) {
+      // A new replica set starts its oplog with a no-op, as mongod's replSetInitiate does:
+      // the oplog is never empty, so a stream opened before the first write can resume.
+      await this.writeNoop(tick(), 'initiating set');
+    }
     const here = this.mode.nonlogged ? 'nonlogged' : 'main';
     const lost = state.issued !== undefined && (state.last === undefined || later(state.issued, state.last));
-    const moved = (state.location ?? 'main') !== here;
+    const moved = state.location !== undefined && state.location !== here;
     if (!lost && !moved) {
-      if (state.location === undefined && this.deferred) await this.main.write((txn) => txn.put(stateTable, locationKey, Buffer.from(here)), { durable: true });
+      if (state.location === undefined) await this.main.write((txn) => txn.put(stateTable, locationKey, Buffer.from(here)), { durable: true });
       return;
     }
     const ts = tick();
@@ -232,11 +240,16 @@ export class OplogStore {
       // Entries left in the main storage by an earlier mode are not read any more.
       if (moved && this.store !== this.main) txn.clearTable(oplogTable);
     }, { durable: true });
-    const noop = encodeDocument({ op: 'n', ns: '', o: { msg: `change stream history starts here: ${why}` }, ts, t: Long.fromInt(1), v: Long.fromInt(2), wall: new Date() });
+    await this.writeNoop(ts, `change stream history starts here: ${why}`);
+    this.historyFrom = ts;
+  }
+
+  private async writeNoop(ts: Timestamp, msg: string): Promise<void> {
+    const key = encodeTimestampKey(ts);
+    const noop = encodeDocument({ op: 'n', ns: '', o: { msg }, ts, t: Long.fromInt(1), v: Long.fromInt(2), wall: new Date() });
     await this.store.write((txn) => txn.put(oplogTable, key, noop), { durable: true });
     await this.store.flush();
     this.track(key, noop.length);
-    this.historyFrom = ts;
   }
 
   /** The oldest position a change stream may resume from in `view` (undefined: anywhere). */

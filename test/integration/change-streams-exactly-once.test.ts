@@ -16,7 +16,9 @@
 //
 // The same workload with --oplog-async is only stopped cleanly (SIGTERM): with an async
 // oplog a SIGKILL may lose the entries of acknowledged writes (docs/architecture.md), but a
-// clean shutdown drains them, so the stream is complete across a clean restart.
+// clean shutdown drains them, so the stream is complete across a clean restart. What a
+// SIGKILL does there is checked separately: a resume from before it is complete or fails
+// with ChangeStreamHistoryLost, never silently short.
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -372,6 +374,66 @@ async function runWorkload(dir: string, wl: Workload): Promise<string> {
   }
 }
 
+/**
+ * With entries written off the writers' path, a SIGKILL may lose the entries of acknowledged
+ * writes. What must hold: resuming from before the crash either yields every acknowledged
+ * change once, or fails with ChangeStreamHistoryLost (286); never a silent gap.
+ */
+async function killDuringBurst(dir: string, args: readonly string[]): Promise<string> {
+  let d = await startDaemon(dir, args);
+  try {
+    const token = await startToken(d);
+    const c = client(d);
+    const acked: number[] = [];
+    let stop = false;
+    const writers = [0, 1, 2, 3].map(async (w) => {
+      for (let i = 0; !stop; i++) {
+        const id = w * 1_000_000 + i;
+        try {
+          await c.db('ex').collection('a').insertOne({ _id: id });
+          acked.push(id);
+        } catch {
+          return;
+        }
+      }
+    });
+    await waitFor(() => acked.length >= 300, 15_000);
+    await killDaemon(d);
+    stop = true;
+    await Promise.all(writers);
+    await c.close(true).catch(() => undefined);
+    d = await startDaemon(dir, args);
+    const c2 = client(d);
+    try {
+      await c2.db('ex').collection('end').insertOne({ _id: 'end' });
+      const stream = c2.db('ex').watch([], { resumeAfter: token });
+      const seen = new Map<unknown, number>();
+      try {
+        for (;;) {
+          const ev = (await stream.next()) as unknown as Document;
+          if ((ev['ns'] as { coll: string }).coll === 'end') break;
+          const id = (ev['documentKey'] as Document)['_id'];
+          seen.set(id, (seen.get(id) ?? 0) + 1);
+        }
+      } catch (e) {
+        assert.equal((e as { code?: number }).code, 286, `the only acceptable failure is ChangeStreamHistoryLost: ${String(e)}`);
+        const boundary = await c2.db('local').collection('oplog.rs').find({ op: 'n', 'o.msg': /history starts here/ }).toArray();
+        assert.equal(boundary.length, 1, 'the boundary is in the oplog');
+        return `history lost and reported (286) after ${acked.length} acknowledged inserts`;
+      } finally {
+        await stream.close().catch(() => undefined);
+      }
+      for (const id of acked) assert.equal(seen.get(id), 1, `acknowledged insert ${id} appears once`);
+      for (const [id, n] of seen) assert.equal(n, 1, `${String(id)} appears once`);
+      return `complete: ${seen.size} events for ${acked.length} acknowledged inserts`;
+    } finally {
+      await c2.close();
+    }
+  } finally {
+    await killDaemon(d);
+  }
+}
+
 describe('change streams: exactly once across restarts (daemon on LMDB)', () => {
   test('SIGKILL and restart three times: every acknowledged change once, in commit order, nothing aborted', { timeout: 90_000 }, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'secantus-cs1-'));
@@ -381,4 +443,24 @@ describe('change streams: exactly once across restarts (daemon on LMDB)', () => 
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test('--oplog-async, stopped cleanly (SIGTERM) twice: the drain keeps the stream exactly-once', { timeout: 90_000 }, async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'secantus-cs2-'));
+    try {
+      t.diagnostic(await runWorkload(dir, { restarts: 2, signal: 'SIGTERM', args: ['--oplog-async'] }));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  for (const mode of ['--oplog-async', '--oplog-nonlogged']) {
+    test(`${mode}, SIGKILL: a resume from before the crash is complete or fails with 286, never silently short`, { timeout: 60_000 }, async (t) => {
+      const dir = mkdtempSync(join(tmpdir(), 'secantus-cs3-'));
+      try {
+        t.diagnostic(await killDuringBurst(dir, [mode]));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
