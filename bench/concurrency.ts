@@ -169,13 +169,11 @@ async function runRow(config: BenchConfig, mode: Mode, writers: readonly Writer[
 export async function runConcurrency(config: BenchConfig, progress: Progress): Promise<ConcurrencyResult> {
   const s = config.sizes;
   const notes: string[] = [];
-  const asyncFlag = daemonSupportsFlag('--oplog-async');
-  const modes: Mode[] = [
-    { name: 'default (durable)', args: [] },
-    asyncFlag.supported
-      ? { name: '--oplog-async', args: ['--oplog-async'] }
-      : { name: '--oplog-async', args: [], notRun: `not run: secantusd has no --oplog-async yet (${asyncFlag.reason})` },
-  ];
+  const optional = (flag: string): Mode => {
+    const f = daemonSupportsFlag(flag);
+    return f.supported ? { name: flag, args: [flag] } : { name: flag, args: [], notRun: `not run: secantusd has no ${flag} yet (${f.reason})` };
+  };
+  const modes: Mode[] = [{ name: 'default (durable)', args: [] }, optional('--oplog-async'), optional('--oplog-nonlogged')];
   for (const m of modes) if (m.notRun !== undefined) notes.push(`${m.name}: ${m.notRun}`);
   const live = modes.filter((m) => m.notRun === undefined);
   // Every (mode, writers) pair is one configuration; repetitions rotate their order.
