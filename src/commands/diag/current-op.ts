@@ -61,7 +61,7 @@ function transactionReport(services: ServerServices, session: Session): BsonDocu
   if (txn === undefined || txn.state !== 'inProgress') return undefined;
   const parameters: BsonDocument = { txnNumber: Long.fromNumber(txn.txnNumber), autocommit: false };
   if (txn.readConcern !== undefined) parameters['readConcern'] = txn.readConcern;
-  const lifetimeSecs = numericValue(services.parameters.get('transactionLifetimeLimitSeconds') as BsonValue) ?? 60;
+  const lifetimeSecs = numericValue(services.parameters.get('transactionLifetimeLimitSeconds')) ?? 60;
   return {
     parameters,
     readTimestamp: Timestamp.fromNumber(0),
