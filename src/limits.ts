@@ -39,6 +39,12 @@ export const limits = {
   /** Stages in one aggregation pipeline. */
   pipelineStagesMax: 1000,
   /**
+   * Longest chain of views (a view on a view on ...), counted through viewOn and the
+   * collections a view's pipeline reads: creating a longer one, or reading through one, is
+   * ViewDepthLimitExceeded (165), mongod's ViewGraph::kMaxViewDepth.
+   */
+  viewDepthMax: 20,
+  /**
    * Memory a blocking sort may hold before it spills (or, without allowDiskUse, fails with
    * 292): the default of the internalQueryMaxBlockingSortMemoryUsageBytes parameter.
    */

@@ -14,6 +14,7 @@ import { Collection } from './collection.js';
 import type { CollectionMeta, IndexMeta } from './collection.js';
 import type { OpObserver } from './observer.js';
 import { noopObserver } from './observer.js';
+import { lookupView, notACollection, systemViewsName } from './views.js';
 
 const catalogTable = '_catalog';
 
@@ -84,11 +85,16 @@ export class Catalog {
     return this.get(db, name) ?? this.create(txn, db, name, {});
   }
 
-  /** Within a write transaction: create a collection; NamespaceExists if it exists. */
+  /**
+   * Within a write transaction: create a collection; NamespaceExists if it exists, and
+   * CommandNotSupportedOnView where a view has the name (an insert, upsert or $out into a
+   * view must not create a collection beside it).
+   */
   create(txn: WriteTxn, db: string, name: string, opts: CreateCollectionOptions): Collection {
     if (this.get(db, name) !== undefined) {
       throw new CommandError(ErrorCode.NamespaceExists, `Collection ${db}.${name} already exists.`);
     }
+    if (name !== systemViewsName && lookupView(this, txn, db, name) !== undefined) throw notACollection(db, name);
     const uuid = opts.uuid ?? new UUID().toHexString(false);
     const idKey = { _id: new Int32(1) };
     const idIndex: IndexMeta = { name: '_id_', key: idKey, spec: { v: new Int32(2), key: idKey, name: '_id_' }, ident: `i:${uuid}:0` };

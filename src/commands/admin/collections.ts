@@ -15,9 +15,12 @@ import type { CommandDefinition } from '../registry.js';
 import { withWriteConcernError } from '../write-concern.js';
 import { targetCollection } from '../crud/common.js';
 import { modifyIndex } from './indexes.js';
+import { listViews, lookupView, notACollection, removeView } from '../../catalog/views.js';
+import type { ViewDefinition } from '../../catalog/views.js';
+import { checkViewDefinition, checkViewName, createViewIn, modifyViewIn } from './views.js';
 
 /** create options we store and honour; the others are refused until they work. */
-const notImplementedCreateOptions = ['capped', 'viewOn', 'pipeline', 'timeseries', 'clusteredIndex', 'validator', 'encryptedFields', 'expireAfterSeconds'];
+const notImplementedCreateOptions = ['capped', 'timeseries', 'clusteredIndex', 'validator', 'encryptedFields', 'expireAfterSeconds'];
 
 export const create = defineCommand({
   name: 'create',
@@ -46,7 +49,11 @@ export const create = defineCommand({
   traits: { isWrite: true, allowedInTransaction: true, apiVersion1: true },
   run: async (inv) => {
     const { services, args, db, body, op } = inv;
+    if (args.viewOn !== undefined) checkViewName(String(inv.target));
     const name = targetCollection(inv, { allowSystem: false });
+    if (args.pipeline !== undefined && args.viewOn === undefined) {
+      throw new CommandError(ErrorCode.InvalidOptions, "'pipeline' requires 'viewOn' to also be specified");
+    }
     for (const opt of notImplementedCreateOptions) {
       const v = body[opt];
       if (v === undefined || v === false) continue;
@@ -55,6 +62,18 @@ export const create = defineCommand({
     }
     if (args.collation !== undefined && args.collation['locale'] !== 'simple') {
       throw new CommandError(ErrorCode.NotImplemented, 'collections with a collation are not supported yet');
+    }
+    const viewOn = args.viewOn;
+    if (viewOn !== undefined) {
+      if (op.access.transaction !== undefined) {
+        throw new CommandError(ErrorCode.OperationNotSupportedInTransaction, 'Cannot create a view in a multi-document transaction.');
+      }
+      if (isPlainDocument(args.changeStreamPreAndPostImages) && args.changeStreamPreAndPostImages['enabled'] === true) {
+        throw new CommandError(ErrorCode.InvalidOptions, 'option not supported on a view: changeStreamPreAndPostImages');
+      }
+      const pipeline = checkViewDefinition(services, 'create', { db, name, viewOn, pipeline: args.pipeline ?? [] });
+      await services.engine.write((txn) => createViewIn(txn, services, { db, name, viewOn, pipeline }), { durable: op.writeConcern.durable });
+      return withWriteConcernError({}, op.writeConcern, services.config.replSet);
     }
     const options: BsonDocument = {};
     if (args.changeStreamPreAndPostImages !== undefined) options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
@@ -67,6 +86,11 @@ export const create = defineCommand({
           // Creating an existing collection with the same options succeeds, as in mongod 7.0.
           if (sameOptions(existing.meta.options, options)) return;
           throw new CommandError(ErrorCode.NamespaceExists, `Collection ${db}.${name} already exists.`);
+        }
+        const view = lookupView(services.catalog, txn, db, name);
+        if (view !== undefined) {
+          // mongod compares the requested options with the view's: a collection has no viewOn.
+          throw new CommandError(ErrorCode.NamespaceExists, `namespace ${db}.${name} already exists, but is a view on ${db}.${view.viewOn} rather than ${db}.`);
         }
         services.catalog.create(txn, db, name, { options });
       },
@@ -91,14 +115,17 @@ export const drop = defineCommand({
     const nIndexesWas = await services.engine.write(
       (txn) => {
         const coll = services.catalog.get(db, name);
-        if (coll === undefined) return undefined;
+        // A view's drop removes its definition and reports no index count (mongod's _dropView).
+        if (coll === undefined) return removeView(services.catalog, txn, db, name) ? 'view' : undefined;
         services.catalog.drop(txn, coll);
         return coll.indexes.length;
       },
       { durable: op.writeConcern.durable },
     );
-    services.cursors.killForNamespace(`${db}.${name}`);
-    const reply: BsonDocument = nIndexesWas === undefined ? {} : { nIndexesWas: new Int32(nIndexesWas), ns: `${db}.${name}` };
+    // A view's cursors read its underlying collection, which is still there.
+    if (typeof nIndexesWas === 'number') services.cursors.killForNamespace(`${db}.${name}`);
+    const reply: BsonDocument =
+      nIndexesWas === undefined ? {} : nIndexesWas === 'view' ? { ns: `${db}.${name}` } : { nIndexesWas: new Int32(nIndexesWas), ns: `${db}.${name}` };
     return withWriteConcernError(reply, op.writeConcern, services.config.replSet);
   },
 });
@@ -169,18 +196,30 @@ function collectionInfo(coll: Collection): BsonDocument {
   };
 }
 
+/** A view as listCollections reports it (mongod: no uuid, no idIndex, readOnly). */
+function viewInfo(view: ViewDefinition): BsonDocument {
+  return { name: view.name, type: 'view', options: { viewOn: view.viewOn, pipeline: [...view.pipeline] }, info: { readOnly: true } };
+}
+
 export const listCollections = defineCommand({
   name: 'listCollections',
   args: { filter: t.document, nameOnly: t.bool, authorizedCollections: t.bool, cursor: t.document, includePendingDrops: t.ignored },
   traits: { allowedInTransaction: false, apiVersion1: true },
-  run: ({ services, args, db }) => {
+  run: ({ services, args, db, op }) => {
     const matcher = args.filter === undefined ? undefined : compileQueryFilter(args.filter);
     const nameOnly = args.nameOnly === true;
+    const lease = op.access.acquireView();
+    let infos: BsonDocument[];
+    try {
+      infos = [...services.catalog.collections(db).map(collectionInfo), ...listViews(services.catalog, lease.view, db).map(viewInfo)];
+    } finally {
+      lease.release();
+    }
+    infos.sort((a, b) => ((a['name'] as string) < (b['name'] as string) ? -1 : 1));
     const batch: BsonDocument[] = [];
-    for (const coll of services.catalog.collections(db)) {
-      const info = collectionInfo(coll);
+    for (const info of infos) {
       if (matcher !== undefined && !matcher.matches(info)) continue;
-      batch.push(nameOnly ? { name: info['name'] as string, type: 'collection' } : info);
+      batch.push(nameOnly ? { name: info['name'] as string, type: info['type'] as string } : info);
     }
     return { cursor: { id: Long.ZERO, ns: `${db}.$cmd.listCollections`, firstBatch: batch } };
   },
@@ -212,8 +251,14 @@ export const renameCollection = defineCommand({
     await services.engine.write(
       (txn) => {
         const source = services.catalog.get(from.db, from.name);
+        if (source === undefined && lookupView(services.catalog, txn, from.db, from.name) !== undefined) {
+          throw new CommandError(ErrorCode.CommandNotSupportedOnView, `cannot rename view: ${from.db}.${from.name}`);
+        }
         if (source === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `Source collection ${from.db}.${from.name} does not exist`);
         const existing = services.catalog.get(to.db, to.name);
+        if (existing === undefined && lookupView(services.catalog, txn, to.db, to.name) !== undefined) {
+          throw new CommandError(ErrorCode.NamespaceExists, `a view already exists with that name: ${to.db}.${to.name}`);
+        }
         if (existing !== undefined && !dropTarget) throw new CommandError(ErrorCode.NamespaceExists, 'target namespace exists');
         services.catalog.rename(txn, source, to.db, to.name, existing);
       },
@@ -241,13 +286,21 @@ export const collMod = defineCommand({
   run: async (inv) => {
     const { services, args, db, op, body } = inv;
     const name = targetCollection(inv);
-    for (const opt of ['validator', 'viewOn', 'pipeline', 'expireAfterSeconds'] as const) {
-      if (args[opt] !== undefined) throw new CommandError(ErrorCode.NotImplemented, `collMod with '${opt}' is not supported yet`);
-    }
     const indexReply = await services.engine.write(
       (txn) => {
         const found = services.catalog.get(db, name);
-        if (found === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
+        if (found === undefined) {
+          const view = lookupView(services.catalog, txn, db, name);
+          if (view === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
+          modifyViewIn(txn, services, view, body);
+          return {};
+        }
+        for (const opt of ['pipeline', 'viewOn'] as const) {
+          if (args[opt] !== undefined) throw new CommandError(ErrorCode.InvalidOptions, `option only supported on a view: ${opt}`);
+        }
+        for (const opt of ['validator', 'expireAfterSeconds'] as const) {
+          if (args[opt] !== undefined) throw new CommandError(ErrorCode.NotImplemented, `collMod with '${opt}' is not supported yet`);
+        }
         const oldOptions = found.meta.options;
         const index = args.index === undefined ? undefined : modifyIndex(txn, services.catalog, found, args.index);
         const coll = services.catalog.get(db, name) ?? found;
@@ -319,7 +372,7 @@ export const dbStats = defineCommand({
       return {
         db,
         collections: Long.fromNumber(colls.length),
-        views: Long.fromNumber(0),
+        views: Long.fromNumber(listViews(services.catalog, snap, db).length),
         objects: Long.fromNumber(objects),
         avgObjSize: new Double(objects === 0 ? 0 : dataSize / objects),
         dataSize: new Double(dataSize / scale),
@@ -343,9 +396,10 @@ export const collStats = defineCommand({
     const name = targetCollection(inv);
     const scale = args.scale !== undefined && args.scale > 0 ? args.scale : 1;
     const coll = services.catalog.get(db, name);
-    if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `Collection [${db}.${name}] not found.`);
     const snap = services.engine.snapshot();
     try {
+      if (coll === undefined && lookupView(services.catalog, snap, db, name) !== undefined) throw notACollection(db, name);
+      if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `Collection [${db}.${name}] not found.`);
       const s = services.catalog.sizeOf(snap, coll);
       const indexSizes: BsonDocument = {};
       for (const i of coll.indexes) indexSizes[i.meta.name] = new Int32(0);

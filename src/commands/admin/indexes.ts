@@ -32,12 +32,13 @@ import type { WriteTxn } from '../../storage/engine.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
-import { targetCollection } from '../crud/common.js';
+import { targetCollection, viewOf } from '../crud/common.js';
 import { withWriteConcernError } from '../write-concern.js';
 import type { ServerServices } from '../context.js';
 import { TtlMonitor } from '../../catalog/ttl-monitor.js';
 import { compileQueryFilter } from '../../query/language.js';
 import { executeDelete } from '../crud/write-exec.js';
+import { lookupView, notACollection } from '../../catalog/views.js';
 
 /** Options an index spec may carry. */
 const acceptedOptions = new Set(['key', 'name', 'v', 'unique', 'sparse', 'background', 'hidden', 'expireAfterSeconds', 'partialFilterExpression', 'ns', 'dropDups']);
@@ -412,6 +413,9 @@ export const createIndexes = defineCommand({
     const result = await services.engine.write(
       (txn) => {
         const existing = services.catalog.get(db, name);
+        if (existing === undefined && lookupView(services.catalog, txn, db, name) !== undefined) {
+          throw new CommandError(ErrorCode.CommandNotSupportedOnView, 'Cannot create indexes on a view');
+        }
         let coll = services.catalog.getOrCreate(txn, db, name);
         const before = coll.indexes.length;
         let created = 0;
@@ -447,6 +451,7 @@ export const listIndexes = defineCommand({
     const { services, db } = inv;
     const name = targetCollection(inv);
     const coll = services.catalog.get(db, name);
+    if (coll === undefined && viewOf(services, inv.op, db, name) !== undefined) throw notACollection(db, name);
     if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
     return { cursor: { id: Long.ZERO, ns: `${db}.$cmd.listIndexes.${name}`, firstBatch: coll.meta.indexes.map((i) => i.spec) } };
   },
@@ -470,6 +475,9 @@ export const dropIndexes = defineCommand({
     }
     const outcome = await op.access.write((txn) => {
       const coll = services.catalog.get(db, name);
+      if (coll === undefined && lookupView(services.catalog, txn, db, name) !== undefined) {
+        throw new CommandError(ErrorCode.CommandNotSupportedOnView, `Cannot drop indexes on view ${db}.${name}`);
+      }
       if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `ns not found ${db}.${name}`);
       const toDrop = selectIndexes(coll, which);
       for (const meta of toDrop) txn.clearTable(meta.ident);

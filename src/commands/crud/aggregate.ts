@@ -22,8 +22,9 @@ import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import type { ServerServices } from '../context.js';
-import { checkCollation, clusterTimeOf, cursorReply, resolveHint, targetCollection, writeWithConcern } from './common.js';
+import { checkCollation, clusterTimeOf, cursorReply, resolvedViewOf, resolveHint, targetCollection, writeWithConcern } from './common.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream.js';
+import { notACollection } from '../../catalog/views.js';
 import { diskUseFor } from './disk-use.js';
 import { serverIntrospection } from '../diag/current-op.js';
 
@@ -102,19 +103,24 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
     }
     const batchSize = parseCursorOption(args.cursor);
     checkCollation(args.collation);
+    // On a view, the views' pipelines run first, over the collection they end on; the cursor
+    // keeps the view's namespace (mongod's ResolvedView::asExpandedViewAggregation).
+    const resolved = collName === undefined ? undefined : resolvedViewOf(services, inv.op, db, collName);
+    if (resolved !== undefined && collName !== undefined && isChangeStreamPipeline(args.pipeline)) throw notACollection(db, collName);
     if (!explain && isChangeStreamPipeline(args.pipeline)) return runChangeStreamAggregate(inv, collName, batchSize);
     const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
+    const sourceName = resolved?.collection ?? collName;
     const disk = diskUseFor(services, args.allowDiskUse);
     const allowDiskUse = disk.allowDiskUse;
     const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services) });
     const scope = letScope(args.let, env);
-    const ctx: PipelineContext = { env, scope, db, collection: collName, allowDiskUse, subPipelineDepth: 0, inFacet: false, inLookup: false, session: args.lsid, server: serverIntrospection(services) };
-    const parsed = parsePipeline(args.pipeline, ctx);
+    const ctx: PipelineContext = { env, scope, db, collection: sourceName, allowDiskUse, subPipelineDepth: 0, inFacet: false, inLookup: false, session: args.lsid, server: serverIntrospection(services) };
+    const parsed = parsePipeline(resolved === undefined ? args.pipeline : [...resolved.pipeline, ...args.pipeline], ctx);
     const first = parsed.stages[0];
     if (collName === undefined && first?.constraints?.collectionless !== true) {
       fail(ErrorCode.InvalidNamespace, `{aggregate: 1} is not valid for '${first?.name ?? '[]'}'; a collection is required.`);
     }
-    const coll = collName === undefined ? undefined : services.catalog.get(db, collName);
+    const coll = sourceName === undefined ? undefined : services.catalog.get(db, sourceName);
     const hint = resolveHint(coll, args.hint);
     const rt: Runtime = { catalog: services.catalog, db, frame: env.frame, allowDiskUse, memory: disk.memory, interrupt: () => inv.op.checkDeadline() };
     const last = parsed.stages[parsed.stages.length - 1];
@@ -130,7 +136,7 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
 
     if (verbosity !== undefined) {
       try {
-        return explainReply(inv, ns, built, writer, verbosity);
+        return explainReply(inv, sourceName === undefined ? ns : fullName(db, sourceName), built, writer, verbosity);
       } finally {
         disk.release();
       }

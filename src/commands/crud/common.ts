@@ -7,8 +7,10 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import type { Collection } from '../../catalog/collection.js';
 import { validateCollectionName } from '../../catalog/namespace.js';
+import { lookupView, resolveView } from '../../catalog/views.js';
+import type { ResolvedView, ViewDefinition } from '../../catalog/views.js';
 import { CommandError, ErrorCode } from '../../errors.js';
-import type { WriteTxn } from '../../storage/engine.js';
+import type { ReadView, WriteTxn } from '../../storage/engine.js';
 import type { ServerCursor } from '../../query/exec/cursor.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import type { ArgSpec } from '../args.js';
@@ -64,6 +66,33 @@ export async function writeWithConcern<T>(
 
 export function lookupCollection(services: ServerServices, db: string, name: string): Collection | undefined {
   return services.catalog.get(db, name);
+}
+
+/** Runs `fn` on the operation's read view (its transaction's snapshot, or the latest). */
+function atOperationView<T>(op: OperationContext, fn: (view: ReadView) => T): T {
+  const lease = op.access.acquireView();
+  try {
+    return fn(lease.view);
+  } finally {
+    lease.release();
+  }
+}
+
+/** The view `db.name` as the operation sees it. */
+export function viewOf(services: ServerServices, op: OperationContext, db: string, name: string): ViewDefinition | undefined {
+  if (services.catalog.get(db, name) !== undefined) return undefined;
+  return atOperationView(op, (view) => lookupView(services.catalog, view, db, name));
+}
+
+/** Whether a read command (find, count, distinct) names a view: it then runs as an aggregate. */
+export function isViewRead(inv: Invocation<ArgSpec>): boolean {
+  return typeof inv.target === 'string' && viewOf(inv.services, inv.op, inv.db, targetCollection(inv)) !== undefined;
+}
+
+/** What a read of `db.name` runs on when it names a view: the collection and the views' pipeline. */
+export function resolvedViewOf(services: ServerServices, op: OperationContext, db: string, name: string): ResolvedView | undefined {
+  if (services.catalog.get(db, name) !== undefined) return undefined;
+  return atOperationView(op, (view) => resolveView(services.catalog, view, db, name));
 }
 
 /** $$CLUSTER_TIME for expressions: the cluster time of a replica set member; a standalone has none. */

@@ -14,7 +14,8 @@ import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import type { Collection } from '../../catalog/collection.js';
 import type { PlanStage } from '../../query/exec/stages.js';
-import { checkCollation, clusterTimeOf, resolveHint, targetCollection } from './common.js';
+import { checkCollation, clusterTimeOf, isViewRead, resolveHint, targetCollection } from './common.js';
+import { runCountOnView, runDistinctOnView } from './view-reads.js';
 
 export const countArgs = { query: t.document, limit: t.int64, skip: t.int64, hint: t.any, collation: t.document, fields: t.ignored };
 
@@ -41,6 +42,7 @@ export const count = defineCommand({
   args: countArgs,
   traits: { apiVersion1: true, allowedInTransaction: false },
   run: (inv) => {
+    if (isViewRead(inv)) return runCountOnView(inv);
     const { coll, plan, skip, limit } = prepareCount(inv);
     const lease = inv.op.access.acquireView();
     const snap = lease.view;
@@ -102,6 +104,7 @@ export const distinct = defineCommand({
   args: distinctArgs,
   traits: { allowedInTransaction: true, snapshotReads: true, apiVersion1: false },
   run: (inv) => {
+    if (isViewRead(inv)) return runDistinctOnView(inv);
     const { plan, parts } = prepareDistinct(inv);
     const values: BsonValue[] = [];
     const lease = inv.op.access.acquireView();

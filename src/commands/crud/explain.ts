@@ -21,7 +21,8 @@ import { serverVersion } from '../diag/handshake.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import { aggregateArgs, runAggregate } from './aggregate.js';
-import { checkCollation, clusterTimeOf, resolveHint, targetCollection } from './common.js';
+import { checkCollation, clusterTimeOf, isViewRead, resolveHint, targetCollection } from './common.js';
+import { runCountOnView, runDistinctOnView, runFindOnView } from './view-reads.js';
 import { countArgs, prepareCount, prepareDistinct, distinctArgs } from './count-distinct.js';
 import { findArgs, prepareFind } from './find.js';
 
@@ -193,6 +194,7 @@ export const explain = defineCommand({
     switch (name) {
       case 'find': {
         const fi = innerInvocation(inv, body, name, findArgs);
+        if (isViewRead(fi)) return runFindOnView(fi, verbosity);
         const prepared = prepareFind(fi);
         try {
           const sections = withView(inv, (view) =>
@@ -205,6 +207,7 @@ export const explain = defineCommand({
       }
       case 'count': {
         const ci = innerInvocation(inv, body, name, countArgs);
+        if (isViewRead(ci)) return runCountOnView(ci, verbosity);
         const { coll, plan } = prepareCount(ci);
         const ns = fullName(inv.db, targetCollection(ci));
         const query = ci.args.query ?? {};
@@ -227,6 +230,7 @@ export const explain = defineCommand({
       }
       case 'distinct': {
         const di = innerInvocation(inv, body, name, distinctArgs);
+        if (isViewRead(di)) return runDistinctOnView(di, verbosity);
         const { plan } = prepareDistinct(di);
         const ns = fullName(inv.db, targetCollection(di));
         const sections = withView(inv, (view) => explainPlan(plan, view, { namespace: ns, verbosity }));

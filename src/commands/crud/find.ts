@@ -13,9 +13,10 @@ import { fullName } from '../../catalog/namespace.js';
 import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
-import { checkCollation, clusterTimeOf, cursorReply, lookupCollection, requireNonNegative, resolveHint, targetCollection } from './common.js';
+import { checkCollation, clusterTimeOf, cursorReply, isViewRead, lookupCollection, requireNonNegative, resolveHint, targetCollection } from './common.js';
 import { ChangeStreamCursor, changeStreamGetMore, failPointLabels } from './change-stream.js';
 import { diskUseFor } from './disk-use.js';
+import { runFindOnView } from './view-reads.js';
 
 export const findArgs = {
   filter: t.document,
@@ -110,6 +111,7 @@ export const find = defineCommand({
   traits: { counter: 'query', allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
   run: (inv) => {
     const { services, args } = inv;
+    if (isViewRead(inv)) return runFindOnView(inv);
     const { ns, plan, output, limit, batchSize, release } = prepareFind(inv);
     const cursor = new ServerCursor(plan, {
       ns,

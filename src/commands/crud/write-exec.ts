@@ -8,6 +8,7 @@ import { getOwn } from '../../bson/document.js';
 import { compareBson } from '../../bson/compare.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { Collection, StoredRecord } from '../../catalog/collection.js';
+import { lookupView, notACollection } from '../../catalog/views.js';
 import { checkIdValue, checkStorable, prepareForInsert } from '../../catalog/validate-document.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { DocumentFilter, MatchDetailsSink, RowComparator } from '../../query/exec/stages.js';
@@ -87,9 +88,16 @@ function positionalOf(details: MatchDetailsSink): number | undefined {
   return Number.isInteger(n) ? n : undefined;
 }
 
+/** The collection a statement writes; undefined if there is none, CommandNotSupportedOnView for a view. */
+function writableCollection(txn: WriteTxn, catalog: Catalog, ns: Namespace): Collection | undefined {
+  const coll = catalog.get(ns.db, ns.name);
+  if (coll === undefined && lookupView(catalog, txn, ns.db, ns.name) !== undefined) throw notACollection(ns.db, ns.name);
+  return coll;
+}
+
 /** Apply an update statement. Throws a CommandError (nothing written by this statement). */
 export function executeUpdate(txn: WriteTxn, catalog: Catalog, ns: Namespace, spec: UpdateSpec): UpdateOutcome {
-  const coll = catalog.get(ns.db, ns.name);
+  const coll = writableCollection(txn, catalog, ns);
   const now = new Date();
   const matched =
     coll === undefined
@@ -143,7 +151,7 @@ export function executeDelete(
   ns: Namespace,
   spec: { filter: BsonDocument; matcher: DocumentFilter | undefined; limit: number; sort?: RowComparator | undefined; hint?: BsonValue | undefined },
 ): BsonDocument[] {
-  const coll = catalog.get(ns.db, ns.name);
+  const coll = writableCollection(txn, catalog, ns);
   if (coll === undefined) return [];
   const matched = selectRecords(txn, coll, spec.filter, spec.matcher, {
     ...(spec.limit > 0 ? { limit: spec.limit } : {}),

@@ -26,7 +26,9 @@ import { isNumeric, numberOf, typeName } from '../values.js';
 import { ValueMap } from '../value-map.js';
 import { FlatMapStage } from './base.js';
 import { setAtPath } from './lookup.js';
-import { collectionOf } from './types.js';
+import { MatchStage } from './match.js';
+import { foreignResolver, runSubPipeline } from './sub-pipeline.js';
+import type { ForeignSource } from './sub-pipeline.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
 interface GraphSpec {
@@ -57,19 +59,22 @@ class GraphLookupStage implements Stage {
   constructor(
     private readonly spec: BsonDocument,
     private readonly g: GraphSpec,
+    private readonly ctx: PipelineContext,
   ) {}
   serialize(): BsonDocument {
     return { $graphLookup: this.spec };
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
-    return new FlatMapStage('$graphLookup', input, (doc, view) => [setAtPath(doc, this.g.as, this.search(doc, view, rt))]);
+    const foreign = foreignResolver(rt, this.ctx, this.g.from);
+    return new FlatMapStage('$graphLookup', input, (doc, view) => [setAtPath(doc, this.g.as, this.search(doc, view, rt, foreign(view)))]);
   }
-  private search(doc: BsonDocument, view: ReadView, rt: Runtime): BsonValue[] {
+  private search(doc: BsonDocument, view: ReadView, rt: Runtime, foreign: ForeignSource): BsonValue[] {
     const g = this.g;
     rt.frame.vars[ROOT_SLOT] = doc;
     const start = g.startWith.evaluate(rt.frame);
-    const coll = collectionOf(rt, g.from);
+    const coll = foreign.collection;
     if (coll === undefined) return [];
+    const onView = foreign.view;
     let frontier: BsonValue[] = start === MISSING ? [] : isArray(start) ? [...start] : [start];
     const queried = new ValueMap<true>();
     const visited = new ValueMap<BsonDocument>();
@@ -80,7 +85,11 @@ class GraphLookupStage implements Stage {
       if (values.length === 0) break;
       const eq = frontierFilter(g.connectTo, values);
       const filter = g.restrict === undefined ? eq : { $and: [eq, g.restrict.filter] };
-      const found = runToArray(planQuery(coll, { filter, matcher: compileFilter(filter), allowDiskUse: true }), view, rt);
+      // On a view, each step filters what the view's pipeline produces.
+      const found =
+        onView === undefined
+          ? runToArray(planQuery(coll, { filter, matcher: compileFilter(filter), allowDiskUse: true }), view, rt)
+          : runSubPipeline({ stages: [...onView.stages, new MatchStage(filter, compileFilter(filter), onView.ctx)], ctx: onView.ctx }, { collection: coll }, view, rt);
       frontier = [];
       for (const d of found) {
         const id = d['_id'] ?? null;
@@ -162,6 +171,6 @@ export const $graphLookup: StageDefinition = {
       maxDepth,
       depthField: depthField === undefined ? undefined : parseFieldPath(depthField),
       restrict,
-    });
+    }, ctx);
   },
 };

@@ -22,8 +22,8 @@ import { runToArray } from '../pipeline.js';
 import { typeName } from '../values.js';
 import { FlatMapStage } from './base.js';
 import { MatchStage } from './match.js';
-import { childContext, parseSubPipeline, pipelineArray, runSubPipeline } from './sub-pipeline.js';
-import { collectionOf } from './types.js';
+import { childContext, foreignResolver, parseSubPipeline, pipelineArray, runSubPipeline } from './sub-pipeline.js';
+import type { ForeignSource } from './sub-pipeline.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
 /** Every value a path reaches in a document (find semantics); none reached → [null]. */
@@ -65,15 +65,17 @@ class LookupStage implements Stage {
     private readonly equality: { local: readonly string[]; foreign: string } | undefined,
     private readonly letVars: readonly LetVariable[],
     private readonly pipeline: ParsedPipeline | undefined,
+    private readonly ctx: PipelineContext,
   ) {}
   serialize(): BsonDocument {
     return { $lookup: this.spec };
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
-    return new FlatMapStage('$lookup', input, (doc, view) => [setAtPath(doc, this.as, this.join(doc, view, rt))]);
+    const foreign = this.from === undefined ? undefined : foreignResolver(rt, this.ctx, this.from);
+    return new FlatMapStage('$lookup', input, (doc, view) => [setAtPath(doc, this.as, this.join(doc, view, rt, foreign?.(view)))]);
   }
-  private join(doc: BsonDocument, view: ReadView, rt: Runtime): BsonValue[] {
-    const coll = this.from === undefined ? undefined : collectionOf(rt, this.from);
+  private join(doc: BsonDocument, view: ReadView, rt: Runtime, foreign: ForeignSource | undefined): BsonValue[] {
+    const coll = foreign?.collection;
     rt.frame.vars[ROOT_SLOT] = doc;
     for (const v of this.letVars) rt.frame.vars[v.slot] = v.expr.evaluate(rt.frame);
     let matched: BsonDocument[] | undefined;
@@ -86,6 +88,7 @@ class LookupStage implements Stage {
       stages.splice(1, 0, new MatchStage(filter, compileMatch(filter, ctx), ctx));
       return runSubPipeline({ stages, ctx }, { collection: undefined }, view, rt);
     }
+    if (foreign?.view !== undefined) return this.joinView(doc, view, rt, foreign.view, coll);
     if (this.equality !== undefined) {
       if (coll === undefined) return [];
       const filter = equalityFilter(this.equality.foreign, localValues(doc, this.equality.local));
@@ -96,6 +99,17 @@ class LookupStage implements Stage {
     if (this.pipeline === undefined) return [];
     const source = matched !== undefined ? { documents: matched } : { collection: coll };
     return runSubPipeline(this.pipeline, source, view, rt);
+  }
+
+  /** A join with a view: its pipeline, then the join's equality, then the sub-pipeline. */
+  private joinView(doc: BsonDocument, view: ReadView, rt: Runtime, onView: ParsedPipeline, coll: ForeignSource['collection']): BsonValue[] {
+    const stages = [...onView.stages];
+    if (this.equality !== undefined) {
+      const filter = equalityFilter(this.equality.foreign, localValues(doc, this.equality.local));
+      stages.push(new MatchStage(filter, compileMatch(filter, onView.ctx), onView.ctx));
+    }
+    if (this.pipeline !== undefined) stages.push(...this.pipeline.stages);
+    return runSubPipeline({ stages, ctx: this.pipeline?.ctx ?? onView.ctx }, { collection: coll }, view, rt);
   }
 }
 
@@ -154,6 +168,6 @@ export const $lookup: StageDefinition = {
     const pipeline = pipelineSpec === undefined ? undefined : parseSubPipeline(pipelineSpec, sub);
     const equality = localField === undefined || foreignField === undefined ? undefined : { local: parseFieldPath(localField), foreign: foreignField };
     if (foreignField !== undefined) parseFieldPath(foreignField);
-    return new LookupStage(arg, from, asParts, equality, letVars, pipeline);
+    return new LookupStage(arg, from, asParts, equality, letVars, pipeline, ctx);
   },
 };

@@ -12,7 +12,10 @@ import { buildPipeline, parsePipeline, runToArray } from '../pipeline.js';
 import type { ParsedPipeline } from '../pipeline.js';
 import { typeName } from '../values.js';
 import type { PipelineContext, Runtime } from './types.js';
+import { catalogOf } from './types.js';
+import { resolveView } from '../../catalog/views.js';
 import type { VariableScope } from '../expressions/types.js';
+import { newScope } from '../expressions/variables.js';
 
 export function childContext(ctx: PipelineContext, options: { inFacet?: boolean; inLookup?: boolean; inUnionWith?: boolean; collection?: string | undefined; scope?: VariableScope }): PipelineContext {
   const depth = ctx.subPipelineDepth + 1;
@@ -50,4 +53,35 @@ export function runSubPipeline(
 ): BsonDocument[] {
   const built = buildPipeline(parsed, source, rt);
   return runToArray(built.plan, view, rt);
+}
+
+/**
+ * A namespace a stage reads ($lookup's and $graphLookup's `from`, $unionWith's `coll`): a
+ * collection, or a view, whose pipeline (the views' pipelines, innermost first) runs over the
+ * collection it ends on before the stage's own filtering and sub-pipeline.
+ */
+export interface ForeignSource {
+  readonly collection: Collection | undefined;
+  readonly view: ParsedPipeline | undefined;
+}
+
+/**
+ * Resolves `name` on first use and keeps the answer for the rest of the command, as mongod
+ * resolves the views a pipeline involves once, when it is parsed.
+ */
+export function foreignResolver(rt: Runtime, ctx: PipelineContext, name: string): (view: ReadView) => ForeignSource {
+  let resolved: ForeignSource | undefined;
+  return (view) => {
+    if (resolved !== undefined) return resolved;
+    const catalog = catalogOf(rt);
+    const coll = catalog.get(rt.db, name);
+    const onView = coll === undefined ? resolveView(catalog, view, rt.db, name) : undefined;
+    if (onView === undefined) {
+      resolved = { collection: coll, view: undefined };
+    } else {
+      const sub = childContext(ctx, { collection: onView.collection, scope: newScope(undefined) });
+      resolved = { collection: catalog.get(rt.db, onView.collection), view: parsePipeline(onView.pipeline, sub) };
+    }
+    return resolved;
+  };
 }

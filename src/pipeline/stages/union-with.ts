@@ -9,9 +9,8 @@ import type { ReadView } from '../../storage/engine.js';
 import type { ParsedPipeline } from '../pipeline.js';
 import { typeName } from '../values.js';
 import { newStats } from './base.js';
-import { childContext, parseSubPipeline, pipelineArray } from './sub-pipeline.js';
+import { childContext, foreignResolver, parseSubPipeline, pipelineArray } from './sub-pipeline.js';
 import { buildPipeline } from '../pipeline.js';
-import { collectionOf } from './types.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
 class UnionPlan implements PlanStage {
@@ -20,7 +19,7 @@ class UnionPlan implements PlanStage {
   private firstDone = false;
   constructor(
     private readonly input: PlanStage,
-    private readonly make: () => PlanStage,
+    private readonly make: (view: ReadView) => PlanStage,
   ) {
     this.stats = newStats('$unionWith', [input]);
   }
@@ -33,7 +32,7 @@ class UnionPlan implements PlanStage {
       }
       this.firstDone = true;
     }
-    this.second ??= this.make();
+    this.second ??= this.make(view);
     const row = this.second.next(view);
     if (row !== undefined) this.stats.nReturned++;
     return row === undefined ? undefined : { doc: row.doc };
@@ -46,14 +45,18 @@ class UnionWithStage implements Stage {
     private readonly spec: BsonValue,
     private readonly coll: string | undefined,
     private readonly pipeline: ParsedPipeline,
+    private readonly ctx: PipelineContext,
   ) {}
   serialize(): BsonDocument {
     return { $unionWith: this.spec };
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
-    return new UnionPlan(input, () => {
-      const coll = this.coll === undefined ? undefined : collectionOf(rt, this.coll);
-      return buildPipeline(this.pipeline, { collection: coll }, rt).plan;
+    const foreign = this.coll === undefined ? undefined : foreignResolver(rt, this.ctx, this.coll);
+    return new UnionPlan(input, (view) => {
+      const source = foreign?.(view);
+      // On a view, the view's pipeline runs first, then the $unionWith's own.
+      const stages = source?.view === undefined ? this.pipeline.stages : [...source.view.stages, ...this.pipeline.stages];
+      return buildPipeline({ stages, ctx: this.pipeline.ctx }, { collection: source?.collection }, rt).plan;
     });
   }
 }
@@ -82,6 +85,6 @@ export const $unionWith: StageDefinition = {
       fail(ErrorCode.FailedToParse, `the $unionWith stage specification must be an object or string, but found ${typeName(arg)}`);
     }
     const sub = childContext(ctx, { inUnionWith: true, collection: coll });
-    return new UnionWithStage(arg, coll, parseSubPipeline(pipelineSpec, sub));
+    return new UnionWithStage(arg, coll, parseSubPipeline(pipelineSpec, sub), ctx);
   },
 };
