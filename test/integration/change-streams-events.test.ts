@@ -172,6 +172,33 @@ describe('change events', () => {
       await cs.close();
     });
 
+    test('views: create, modify (collMod viewOn/pipeline) and drop, with showExpandedEvents on database streams', async () => {
+      const plain = await opened(db.watch());
+      const cs = await opened(db.watch([], { showExpandedEvents: true }));
+      await db.createCollection('v', { viewOn: 'c', pipeline: [{ $match: { a: 1 } }] });
+      await db.command({ collMod: 'v', viewOn: 'c', pipeline: [] });
+      await db.collection('v').drop();
+      await coll.insertOne({ _id: 'after' });
+
+      const create = await next(cs);
+      assert.equal(create['operationType'], 'create');
+      assert.deepEqual(create['ns'], { db: 'cse', coll: 'v' });
+      assert.equal(create['nsType'], 'view');
+      assert.deepEqual(create['operationDescription'], { viewOn: 'c', pipeline: [{ $match: { a: 1 } }] });
+      const modify = await next(cs);
+      assert.equal(modify['operationType'], 'modify');
+      assert.deepEqual(modify['ns'], { db: 'cse', coll: 'v' });
+      assert.deepEqual(modify['operationDescription'], { viewOn: 'c', pipeline: [] });
+      const drop = await next(cs);
+      assert.equal(drop['operationType'], 'drop');
+      assert.deepEqual(drop['ns'], { db: 'cse', coll: 'v' });
+      assert.equal((await next(cs))['operationType'], 'insert');
+      // Without showExpandedEvents a view's definition changes are not events.
+      assert.equal((await next(plain))['operationType'], 'insert');
+      await plain.close();
+      await cs.close();
+    });
+
     test('collMod writes a command entry to the oplog, with the old options in o2', async () => {
       await db.command({ collMod: 'c', validationAction: 'warn' });
       const entry = await ts.client.db('local').collection('oplog.rs').find({ 'o.collMod': 'c' }).sort({ $natural: -1 }).limit(1).next();
