@@ -317,6 +317,7 @@ export class OplogStore {
       this.drainScheduled = false;
       this.draining ??= this.drain();
     };
+    // (drain() always awaits before its body, so `draining` is set before the body can clear it.)
     if (this.mode.async) setImmediate(start);
     else queueMicrotask(start);
   }
@@ -337,6 +338,7 @@ export class OplogStore {
   }
 
   private async drain(): Promise<void> {
+    await undefined;
     try {
       for (;;) {
         const { batch, through } = this.committedPrefix();

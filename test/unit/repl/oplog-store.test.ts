@@ -10,7 +10,7 @@ import { silentLogger } from '../../../src/log.js';
 import { OplogStore, encodeTimestampKey, oplogTable, peekOpAndNs } from '../../../src/repl/oplog-store.js';
 import type { OplogWriteMode } from '../../../src/repl/oplog-store.js';
 import { MemoryEngine } from '../../../src/storage/memory/memory-engine.js';
-import type { StorageEngine } from '../../../src/storage/engine.js';
+import type { StorageEngine, WriteTxn } from '../../../src/storage/engine.js';
 import { ConflictTracker } from '../../../src/txn/conflicts.js';
 import { TrackedEngine } from '../../../src/txn/tracked-engine.js';
 
@@ -86,6 +86,22 @@ describe('OplogStore, deferred modes', () => {
     const both = [1, 2].map(() => tracked.write((txn) => store.append(txn, entry(2).key, entry(2).bytes), { durable: true }));
     await Promise.all(both);
     assert.deepEqual(keysIn(main), [1, 2]);
+  });
+
+  test('entries committed out of order are drained once the earlier one settles', async () => {
+    const { main, store } = setup({ async: true, nonlogged: false });
+    // Two writers' transactions; the later one reports its commit first.
+    const hooks: Array<(committed: boolean) => Promise<void> | undefined> = [];
+    const txn = (): WriteTxn => ({ put: () => undefined, onOutcome: (h: (committed: boolean) => Promise<void> | undefined) => hooks.push(h) }) as unknown as WriteTxn;
+    store.append(txn(), entry(1).key, entry(1).bytes);
+    store.append(txn(), entry(2).key, entry(2).bytes);
+    void hooks[1]?.(true);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(keysIn(main), [], 'nothing written while the first is undecided');
+    void hooks[0]?.(true);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(keysIn(main), [1, 2]);
+    await store.close();
   });
 
   test('an entry needs a write transaction that reports its outcome', () => {
