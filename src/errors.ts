@@ -75,6 +75,7 @@ export const ErrorCode = {
   ExceededMemoryLimit: 146,
   CursorKilled: 237,
   NotImplemented: 238,
+  IncompatibleCollationVersion: 12,
   SnapshotTooOld: 239,
   NoSuchSession: 206,
   TransactionTooOld: 225,

@@ -8,6 +8,7 @@
 import { Binary, BSONRegExp, Code, Decimal128, Double, Int32, Long, ObjectId, Timestamp } from 'bson';
 import { asDocument, bsonTypeName, canonicalTypeRank } from './types.js';
 import type { BsonDocument, BsonValue } from './types.js';
+import type { Collator } from './collation.js';
 
 export type Ordering = -1 | 0 | 1;
 
@@ -145,7 +146,7 @@ function compareBytes(a: Uint8Array, b: Uint8Array): Ordering {
 }
 
 /** Field-by-field: type rank of the value, then field name, then value. Shorter first. */
-export function compareDocuments(a: BsonDocument, b: BsonDocument): Ordering {
+export function compareDocuments(a: BsonDocument, b: BsonDocument, collator?: Collator): Ordering {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   const n = Math.min(ka.length, kb.length);
@@ -158,27 +159,30 @@ export function compareDocuments(a: BsonDocument, b: BsonDocument): Ordering {
     if (byType !== 0) return byType;
     const byName = compareStrings(fa, fb);
     if (byName !== 0) return byName;
-    const byValue = compareBson(va, vb);
+    const byValue = compareBson(va, vb, collator);
     if (byValue !== 0) return byValue;
   }
   return sign(ka.length - kb.length);
 }
 
-function compareArrays(a: readonly BsonValue[], b: readonly BsonValue[]): Ordering {
+function compareArrays(a: readonly BsonValue[], b: readonly BsonValue[], collator: Collator | undefined): Ordering {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const va = a[i] as BsonValue;
     const vb = b[i] as BsonValue;
     const byType = sign(canonicalTypeRank(va) - canonicalTypeRank(vb));
     if (byType !== 0) return byType;
-    const byValue = compareBson(va, vb);
+    const byValue = compareBson(va, vb, collator);
     if (byValue !== 0) return byValue;
   }
   return sign(a.length - b.length);
 }
 
-/** MongoDB's total order over BSON values. */
-export function compareBson(a: BsonValue, b: BsonValue): Ordering {
+/**
+ * MongoDB's total order over BSON values. With a collator (a non-simple collation), strings
+ * and symbols, also inside documents and arrays, compare by it; field names never do.
+ */
+export function compareBson(a: BsonValue, b: BsonValue, collator?: Collator): Ordering {
   const byType = sign(canonicalTypeRank(a) - canonicalTypeRank(b));
   if (byType !== 0) return byType;
   const type = bsonTypeName(a);
@@ -195,11 +199,11 @@ export function compareBson(a: BsonValue, b: BsonValue): Ordering {
       return compareNumbers(a as Double, b as Double);
     case 'string':
     case 'symbol':
-      return compareStrings(stringOf(a), stringOf(b));
+      return collator === undefined ? compareStrings(stringOf(a), stringOf(b)) : collator.compare(stringOf(a), stringOf(b));
     case 'object':
-      return compareDocuments(asDocument(a) ?? {}, asDocument(b) ?? {});
+      return compareDocuments(asDocument(a) ?? {}, asDocument(b) ?? {}, collator);
     case 'array':
-      return compareArrays(a as BsonValue[], b as BsonValue[]);
+      return compareArrays(a as BsonValue[], b as BsonValue[], collator);
     case 'binData': {
       const x = a as Binary;
       const y = b as Binary;
@@ -243,8 +247,8 @@ function stringOf(v: BsonValue): string {
 }
 
 /** Equality in MongoDB's sense: same value in the total order (1, 1.0 and 1L are equal). */
-export function bsonEquals(a: BsonValue, b: BsonValue): boolean {
-  return compareBson(a, b) === 0;
+export function bsonEquals(a: BsonValue, b: BsonValue, collator?: Collator): boolean {
+  return compareBson(a, b, collator) === 0;
 }
 
 export { Decimal128 };

@@ -39,8 +39,8 @@ export function exprCompiler(env: ExpressionEnv, scope: VariableScope): ExprComp
 }
 
 /** A filter compiled with $expr support over the pipeline's variables. */
-export function compileMatch(filter: BsonDocument, ctx: Pick<PipelineContext, 'env' | 'scope'>): Matcher {
-  return compileFilter(filter, { compileExpr: exprCompiler(ctx.env, ctx.scope) });
+export function compileMatch(filter: BsonDocument, ctx: Pick<PipelineContext, 'env' | 'scope' | 'collator'>): Matcher {
+  return compileFilter(filter, { compileExpr: exprCompiler(ctx.env, ctx.scope), collator: ctx.collator });
 }
 
 // ---- command variables ------------------------------------------------------------------------

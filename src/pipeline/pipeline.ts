@@ -11,6 +11,7 @@ import { ErrorCode, fail } from '../errors.js';
 import { limits } from '../limits.js';
 import type { PlanStage } from '../query/exec/stages.js';
 import { planQuery } from '../query/planner/planner.js';
+import { collatedPattern } from './sort-pattern.js';
 import { AggCode } from './error-codes.js';
 import { DocumentsStage } from './stages/base.js';
 import { stageDefinitions, unsupportedStages } from './stages/index.js';
@@ -193,10 +194,11 @@ export function buildPipeline(parsed: ParsedPipeline, source: CollectionSource |
     return { plan, query: { filter: {}, skip: 0 }, stages, attached };
   }
   const prefix = splitQueryPrefix(stages);
-  const sortFields = prefix.sort?.pattern.fields;
+  const sortFields = prefix.sort === undefined ? undefined : collatedPattern(prefix.sort.pattern, rt.collator).fields;
   const query: PlanStage = planQuery(source.collection, {
     filter: prefix.filter,
     matcher: prefix.match?.matcher,
+    collator: rt.collator,
     ...(sortFields === undefined ? {} : { sort: (a: BsonDocument, b: BsonDocument) => sortFields.compare(a, b), sortSpec: prefix.sort?.pattern.spec }),
     skip: prefix.skip,
     limit: prefix.limit,

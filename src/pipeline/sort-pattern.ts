@@ -7,6 +7,7 @@
 
 import { Int32 } from 'bson';
 import { compareBson } from '../bson/compare.js';
+import type { Collator } from '../bson/collation.js';
 import { formatBson } from '../bson/format.js';
 import { isPlainDocument } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
@@ -27,12 +28,14 @@ export interface SortPattern {
   readonly spec: BsonDocument;
   /** The field parts, compiled by the query layer (undefined when every part is $meta). */
   readonly fields: SortSpec | undefined;
+  /** The collation strings compare by (undefined: binary). */
+  readonly collator?: Collator | undefined;
 }
 
 const META_SORTS = new Set(['textScore', 'randVal', 'geoNearDistance', 'searchScore']);
 
 /** Parses a sort specification with mongod's errors (15974, 15975, 17312, 31138). */
-export function parseSortPattern(spec: BsonDocument): SortPattern {
+export function parseSortPattern(spec: BsonDocument, collator?: Collator): SortPattern {
   const parts: SortPart[] = [];
   const fieldSpec: BsonDocument = {};
   for (const [field, v] of Object.entries(spec)) {
@@ -48,12 +51,12 @@ export function parseSortPattern(spec: BsonDocument): SortPattern {
     fieldSpec[field] = v;
     parts.push({ path: field, ascending: true });
   }
-  const fields = Object.keys(fieldSpec).length === 0 ? undefined : compileSort(fieldSpec);
+  const fields = Object.keys(fieldSpec).length === 0 ? undefined : compileSort(fieldSpec, collator);
   if (fields?.natural !== undefined) fail(ErrorCode.BadValue, '$natural is not a valid sort key in an aggregation pipeline');
   // Directions as the query layer parsed them.
   let k = 0;
   const resolved = parts.map((p) => (p.meta !== undefined ? p : { path: p.path, ascending: (fields?.keys[k++]?.direction ?? 1) === 1 }));
-  return { parts: resolved, spec, fields };
+  return { parts: resolved, spec, fields, collator };
 }
 
 /**
@@ -69,7 +72,7 @@ export function sortKeysOf(value: BsonValue, pattern: SortPattern): BsonValue[] 
 /** Compares precomputed key arrays by the pattern's directions. */
 export function compareSortKeys(a: readonly BsonValue[], b: readonly BsonValue[], pattern: SortPattern): number {
   for (let i = 0; i < pattern.parts.length; i++) {
-    const c = compareBson(a[i] as BsonValue, b[i] as BsonValue);
+    const c = compareBson(a[i] as BsonValue, b[i] as BsonValue, pattern.collator);
     if (c !== 0) return (pattern.parts[i] as SortPart).ascending ? c : -c;
   }
   return 0;
@@ -78,6 +81,11 @@ export function compareSortKeys(a: readonly BsonValue[], b: readonly BsonValue[]
 /** A comparator over values (keys computed on every call: for small inputs such as $sortArray). */
 export function documentComparator(pattern: SortPattern): (a: BsonValue, b: BsonValue) => number {
   return (a, b) => compareSortKeys(sortKeysOf(a, pattern), sortKeysOf(b, pattern), pattern);
+}
+
+/** The pattern under the operation's collation (the stage parses it before the collation is known). */
+export function collatedPattern(pattern: SortPattern, collator: Collator | undefined): SortPattern {
+  return collator === pattern.collator ? pattern : parseSortPattern(pattern.spec, collator);
 }
 
 /** The pattern as mongod serialises it for explain ({a: 1, b: -1}). */

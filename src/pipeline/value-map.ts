@@ -7,12 +7,14 @@ import type { BsonValue } from '../bson/types.js';
 import { isArray, isPlainDocument } from '../bson/types.js';
 import { numericValue } from '../bson/types.js';
 import { compareBson } from '../bson/compare.js';
+import type { Collator } from '../bson/collation.js';
 import { bsonTypeName } from '../bson/types.js';
 
-function canonical(v: BsonValue): string {
-  if (typeof v === 'string') return `s${JSON.stringify(v)}`;
-  if (isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isPlainDocument(v)) return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
+/** The hash of a key; under a collation every string hashes alike (equal strings may differ). */
+function canonical(v: BsonValue, collated: boolean): string {
+  if (typeof v === 'string') return collated ? 's' : `s${JSON.stringify(v)}`;
+  if (isArray(v)) return `[${v.map((x) => canonical(x, collated)).join(',')}]`;
+  if (isPlainDocument(v)) return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${canonical(x, collated)}`).join(',')}}`;
   const n = numericValue(v);
   if (n !== undefined) return `#${Object.is(n, -0) ? 0 : n}`;
   if (v instanceof Date) return `d${v.getTime()}`;
@@ -20,31 +22,54 @@ function canonical(v: BsonValue): string {
   if (t === 'null' || t === 'undefined') return t;
   if (t === 'bool') return `b${String(v)}`;
   if (t === 'objectId') return `o${(v as { toHexString(): string }).toHexString()}`;
+  if (t === 'symbol' && collated) return 's';
   return `t${t}`;
 }
 
+type Entry<T> = { key: BsonValue; value: T };
+
 export class ValueMap<T> {
-  private readonly buckets = new Map<string, Array<{ key: BsonValue; value: T }>>();
-  private readonly ordered: Array<{ key: BsonValue; value: T }> = [];
+  private readonly buckets = new Map<string, Array<Entry<T>>>();
+  private readonly ordered: Array<Entry<T>> = [];
+  /** Under a collation, the string keys in collation order (found by binary search). */
+  private readonly strings: Array<Entry<T>> = [];
+
+  /** With a collator, keys its comparison equates are one key (strings compare by it). */
+  constructor(private readonly collator?: Collator) {}
 
   get size(): number {
     return this.ordered.length;
   }
 
   get(key: BsonValue): T | undefined {
-    const bucket = this.buckets.get(canonical(key));
-    return bucket?.find((e) => compareBson(e.key, key) === 0)?.value;
+    if (this.isCollatedString(key)) {
+      const at = this.stringIndex(key);
+      return at.found ? (this.strings[at.index] as Entry<T>).value : undefined;
+    }
+    const bucket = this.buckets.get(canonical(key, this.collator !== undefined));
+    return bucket?.find((e) => compareBson(e.key, key, this.collator) === 0)?.value;
   }
 
   /** Sets the value for `key`; the first key seen stays the stored key. */
   set(key: BsonValue, value: T): void {
-    const c = canonical(key);
+    if (this.isCollatedString(key)) {
+      const at = this.stringIndex(key);
+      if (at.found) {
+        (this.strings[at.index] as Entry<T>).value = value;
+        return;
+      }
+      const entry = { key, value };
+      this.strings.splice(at.index, 0, entry);
+      this.ordered.push(entry);
+      return;
+    }
+    const c = canonical(key, this.collator !== undefined);
     let bucket = this.buckets.get(c);
     if (bucket === undefined) {
       bucket = [];
       this.buckets.set(c, bucket);
     }
-    const existing = bucket.find((e) => compareBson(e.key, key) === 0);
+    const existing = bucket.find((e) => compareBson(e.key, key, this.collator) === 0);
     if (existing !== undefined) {
       existing.value = value;
       return;
@@ -56,5 +81,22 @@ export class ValueMap<T> {
 
   entries(): ReadonlyArray<{ readonly key: BsonValue; readonly value: T }> {
     return this.ordered;
+  }
+
+  private isCollatedString(key: BsonValue): boolean {
+    return this.collator !== undefined && (typeof key === 'string' || bsonTypeName(key) === 'symbol');
+  }
+
+  private stringIndex(key: BsonValue): { found: boolean; index: number } {
+    let lo = 0;
+    let hi = this.strings.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = compareBson((this.strings[mid] as Entry<T>).key, key, this.collator);
+      if (c === 0) return { found: true, index: mid };
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return { found: false, index: lo };
   }
 }

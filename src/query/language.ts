@@ -5,6 +5,7 @@
 // statement's `c`, $$NOW, $$CLUSTER_TIME).
 
 import type { BsonDocument } from '../bson/types.js';
+import type { Collator } from '../bson/collation.js';
 import { ErrorCode, fail } from '../errors.js';
 import { compileFilter, compileRestrictedFilter } from './match/index.js';
 import { compileUpdatePipeline, queryExpressions } from '../pipeline/index.js';
@@ -45,6 +46,8 @@ export interface FilterOptions {
   readonly expressions?: QueryExpressions | undefined;
   /** `let` variables of the command, visible to `$expr` (when `expressions` is not given). */
   readonly variables?: BsonDocument | undefined;
+  /** The operation's collation (undefined: simple, binary comparison). */
+  readonly collator?: Collator | undefined;
 }
 
 function expressionsOf(options: FilterOptions): QueryExpressions {
@@ -53,7 +56,7 @@ function expressionsOf(options: FilterOptions): QueryExpressions {
 
 /** A compiled filter; undefined for the empty filter (everything matches). */
 export function compileQueryFilter(filter: BsonDocument, options: FilterOptions = {}): DocumentFilter | undefined {
-  const matcher = compileFilter(filter, { compileExpr: expressionsOf(options).compileExpr });
+  const matcher = compileFilter(filter, { compileExpr: expressionsOf(options).compileExpr, collator: options.collator });
   return Object.keys(filter).length === 0 ? undefined : matcher;
 }
 
@@ -62,9 +65,9 @@ export interface CompiledSort {
   readonly natural?: 1 | -1;
 }
 
-export function compileQuerySort(spec: BsonDocument | undefined): CompiledSort {
+export function compileQuerySort(spec: BsonDocument | undefined, collator?: Collator): CompiledSort {
   if (spec === undefined || Object.keys(spec).length === 0) return {};
-  const sort = compileSort(spec);
+  const sort = compileSort(spec, collator);
   if (sort.natural !== undefined) return { natural: sort.natural };
   return { comparator: (a, b) => sort.compare(a, b) };
 }

@@ -19,6 +19,7 @@ import { compareBson } from '../bson/compare.js';
 import { MISSING, getField, isArrayIndexComponent } from '../bson/path.js';
 import { asDocument, isArray, isNumeric } from '../bson/types.js';
 import type { BsonArray, BsonDocument, BsonValue } from '../bson/types.js';
+import type { Collator } from '../bson/collation.js';
 import { formatBson } from '../bson/format.js';
 import { ErrorCode, fail } from '../errors.js';
 import { validateFieldPath } from './projection/field-path.js';
@@ -45,11 +46,11 @@ export interface SortSpec {
 }
 
 /** Parses a sort specification; throws CommandError with mongod's codes for a bad one. */
-export function compileSort(spec: BsonDocument): SortSpec {
+export function compileSort(spec: BsonDocument, collator?: Collator): SortSpec {
   const entries = Object.entries(spec);
   if (entries.some(([k]) => k === '$natural')) return naturalSort(entries);
   const keys = entries.map(([path, value]) => parseSortKey(path, value));
-  return buildSort(keys);
+  return buildSort(keys, collator);
 }
 
 function naturalSort(entries: Array<[string, BsonValue]>): SortSpec {
@@ -86,11 +87,11 @@ function parseMetaSort(meta: BsonDocument): never {
   fail(ErrorCode.Location31138, `Illegal $meta sort: $meta: ${formatBson(kind)}`);
 }
 
-function buildSort(keys: SortKeySpec[]): SortSpec {
+function buildSort(keys: SortKeySpec[], collator?: Collator): SortSpec {
   const directions = keys.map((k) => k.direction);
   const compareKeys = (a: readonly BsonValue[], b: readonly BsonValue[]): number => {
     for (let i = 0; i < directions.length; i++) {
-      const c = compareBson(a[i] as BsonValue, b[i] as BsonValue);
+      const c = compareBson(a[i] as BsonValue, b[i] as BsonValue, collator);
       if (c !== 0) return c * (directions[i] as number);
     }
     return 0;

@@ -416,7 +416,7 @@ describe('aggregate: command errors', () => {
     await expectCode(db.command({ aggregate: 'e', pipeline: [], cursor: { batchSize: -1 } }), 51024);
     await expectCode(db.command({ aggregate: 'e', pipeline: [], cursor: {}, foo: 1 }), 40415);
     await expectCode(db.command({ aggregate: 1, pipeline: [{ $match: {} }], cursor: {} }), 73);
-    await expectCode(db.command({ aggregate: 'e', pipeline: [], cursor: {}, collation: { locale: 'fr' } }), 238);
+    await expectCode(db.command({ aggregate: 'e', pipeline: [], cursor: {}, collation: { locale: 'fr', foo: 1 } }), 40415);
   });
 
   test('runtime errors', async () => {

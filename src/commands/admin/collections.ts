@@ -8,6 +8,7 @@ import type { Collection } from '../../catalog/collection.js';
 import { validateCollectionName, validateDatabaseName } from '../../catalog/namespace.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { compileQueryFilter } from '../../query/language.js';
+import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
@@ -60,8 +61,9 @@ export const create = defineCommand({
       if (opt === 'validator' && isPlainDocument(v) && Object.keys(v).length === 0) continue;
       throw new CommandError(ErrorCode.NotImplemented, `create with '${opt}' is not supported yet`);
     }
-    if (args.collation !== undefined && args.collation['locale'] !== 'simple') {
-      throw new CommandError(ErrorCode.NotImplemented, 'collections with a collation are not supported yet');
+    const collator = args.collation === undefined ? undefined : parseCollation(args.collation);
+    if (collator !== undefined && args.viewOn !== undefined) {
+      throw new CommandError(ErrorCode.NotImplemented, 'views with a collation are not supported yet');
     }
     const viewOn = args.viewOn;
     if (viewOn !== undefined) {
@@ -79,6 +81,8 @@ export const create = defineCommand({
     if (args.changeStreamPreAndPostImages !== undefined) options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
     if (args.validationLevel !== undefined) options['validationLevel'] = args.validationLevel;
     if (args.validationAction !== undefined) options['validationAction'] = args.validationAction;
+    // The default collation of the collection's operations, stored in full as mongod shows it.
+    if (collator !== undefined) options['collation'] = collator.spec;
     await services.engine.write(
       (txn) => {
         const existing = services.catalog.get(db, name);

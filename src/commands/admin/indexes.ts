@@ -38,12 +38,13 @@ import type { ServerServices } from '../context.js';
 import { TtlMonitor } from '../../catalog/ttl-monitor.js';
 import { compileQueryFilter } from '../../query/language.js';
 import { executeDelete } from '../crud/write-exec.js';
+import { collectionCollation } from '../crud/common.js';
+import { parseCollation } from '../../bson/collation.js';
 import { lookupView, notACollection } from '../../catalog/views.js';
 
 /** Options an index spec may carry. */
 const acceptedOptions = new Set(['key', 'name', 'v', 'unique', 'sparse', 'background', 'hidden', 'expireAfterSeconds', 'partialFilterExpression', 'ns', 'dropDups']);
 const notImplementedOptions = new Set([
-  'collation',
   'weights',
   'default_language',
   'language_override',
@@ -223,11 +224,26 @@ function validateTTL(spec: BsonDocument): void {
   }
 }
 
+/**
+ * An index's `collation`, checked as mongod does: the simple collation is the default and is not
+ * stored; any other answers NotImplemented (its keys would be ICU sort keys, which Intl.Collator
+ * cannot produce).
+ */
+function withoutSimpleCollation(raw: BsonDocument): BsonDocument {
+  if (raw['collation'] === undefined) return raw;
+  if (parseCollation(raw['collation']) !== undefined) {
+    throw new CommandError(ErrorCode.NotImplemented, 'indexes with a non-simple collation are not supported (index keys would need ICU sort keys); use {locale: "simple"}');
+  }
+  const { collation: _simple, ...rest } = raw;
+  return rest;
+}
+
 /** Parses and validates one spec; returns it as stored ({v, key, name, ...options}). */
 export function validateIndexSpec(raw: BsonValue, position: number): BsonDocument {
   if (!isPlainDocument(raw)) {
     throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'createIndexes.indexes.${position}' is the wrong type '${bsonTypeName(raw)}', expected type 'object'`);
   }
+  raw = withoutSimpleCollation(raw);
   for (const opt of Object.keys(raw)) {
     if (notImplementedOptions.has(opt)) throw new CommandError(ErrorCode.NotImplemented, `index option '${opt}' is not supported yet`);
     if (!acceptedOptions.has(opt)) {
@@ -394,6 +410,10 @@ export const createIndexes = defineCommand({
     const rawSpecs = args.ignoreUnknownIndexOptions === true
       ? args.indexes.map((s) => (isPlainDocument(s) ? Object.fromEntries(Object.entries(s).filter(([k]) => acceptedOptions.has(k) || notImplementedOptions.has(k))) : s))
       : args.indexes;
+    // mongod gives an index without `collation` the collection's default: one we cannot build.
+    if (collectionCollation(services.catalog.get(db, name)) !== undefined && rawSpecs.some((s) => isPlainDocument(s) && s['collation'] === undefined)) {
+      throw new CommandError(ErrorCode.NotImplemented, 'indexes on a collection with a default collation must give collation {locale: "simple"} (collated indexes are not supported)');
+    }
     const specs = rawSpecs.map((s, i) => validateIndexSpec(s as BsonValue, i));
     if (specs.length === 0) throw new CommandError(ErrorCode.BadValue, 'Must specify at least one index to create');
     for (const spec of specs) validateTTL(spec);

@@ -5,7 +5,9 @@
 
 import type { Timestamp } from 'bson';
 import { Long } from 'bson';
-import type { BsonDocument } from '../../bson/types.js';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { parseCollation } from '../../bson/collation.js';
+import type { Collator } from '../../bson/collation.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
@@ -22,7 +24,7 @@ import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import type { ServerServices } from '../context.js';
-import { checkCollation, clusterTimeOf, cursorReply, resolvedViewOf, resolveHint, targetCollection, writeWithConcern } from './common.js';
+import { clusterTimeOf, resolveCollation, cursorReply, resolvedViewOf, resolveHint, targetCollection, writeWithConcern } from './common.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream.js';
 import { notACollection } from '../../catalog/views.js';
 import { diskUseFor } from './disk-use.js';
@@ -92,6 +94,59 @@ export const aggregate = defineCommand({
   run: (inv) => runAggregate(inv, inv.args.explain === true ? 'queryPlanner' : undefined),
 });
 
+/** Stages whose comparisons follow the collation: $match filters, $sort, $group keys. */
+const COLLATED_STAGES = new Set(['$match', '$sort', '$skip', '$limit', '$count', '$group']);
+/** $group accumulators that compare nothing. */
+const COLLATED_ACCUMULATORS = new Set(['$sum', '$avg', '$first', '$last', '$push', '$count', '$stdDevPop', '$stdDevSamp', '$mergeObjects']);
+
+function containsOperator(v: BsonValue, names: ReadonlySet<string>): boolean {
+  if (Array.isArray(v)) return v.some((x) => containsOperator(x, names));
+  if (!isPlainDocument(v)) return false;
+  return Object.entries(v).some(([k, x]) => names.has(k) || containsOperator(x, names));
+}
+
+/** A group key made of field paths and constants only (an expression could compare strings). */
+function plainGroupKey(v: BsonValue): boolean {
+  if (Array.isArray(v)) return v.every(plainGroupKey);
+  if (isPlainDocument(v)) return Object.entries(v).every(([k, x]) => !k.startsWith('$') && plainGroupKey(x));
+  return true;
+}
+
+/** Whether every comparison of the pipeline follows the collation as mongod's would. */
+function collatedPipelineSupported(pipeline: readonly BsonValue[]): boolean {
+  return pipeline.every((stage) => {
+    if (!isPlainDocument(stage)) return true; // the parser reports it
+    const [name] = Object.keys(stage);
+    if (name === undefined || !COLLATED_STAGES.has(name)) return false;
+    const arg = stage[name] as BsonValue;
+    if (name === '$match') return !containsOperator(arg, new Set(['$expr', '$where']));
+    if (name !== '$group' || !isPlainDocument(arg)) return true;
+    return Object.entries(arg).every(([field, v]) => {
+      if (field === '_id') return plainGroupKey(v);
+      if (!isPlainDocument(v)) return true;
+      return Object.keys(v).every((op) => COLLATED_ACCUMULATORS.has(op)) && !containsOperator(Object.values(v), new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$cmp', '$in', '$setUnion', '$setIntersection', '$setDifference', '$setEquals', '$setIsSubset', '$indexOfArray', '$max', '$min', '$sortArray']));
+    });
+  });
+}
+
+/**
+ * The collation an aggregate runs with: its own, else the collection's default; a view's is the
+ * simple one, which a command may not override (mongod: 167). Pipelines whose comparisons do not
+ * follow a collation yet (expressions, most stages) answer NotImplemented instead of comparing
+ * in binary order.
+ */
+function pipelineCollation(services: ServerServices, db: string, collName: string | undefined, onView: boolean, collation: BsonDocument | undefined, pipeline: readonly BsonValue[]): Collator | undefined {
+  if (onView) {
+    if (collation !== undefined && parseCollation(collation) !== undefined) fail(ErrorCode.OptionNotSupportedOnView, "Cannot override a view's default collation");
+    return undefined;
+  }
+  const collator = resolveCollation(collName === undefined ? undefined : services.catalog.get(db, collName), collation);
+  if (collator !== undefined && !collatedPipelineSupported(pipeline)) {
+    fail(ErrorCode.NotImplemented, 'aggregate with a non-simple collation (given, or the collection default) supports only $match (without $expr), $sort, $skip, $limit, $count and $group by field paths with non-comparing accumulators');
+  }
+  return collator;
+}
+
 /** Runs an aggregate, or explains it with the given verbosity (the explain command's entry too). */
 export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainVerbosity | undefined): Promise<BsonDocument> {
     const { services, args, db } = inv;
@@ -102,7 +157,6 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
       fail(ErrorCode.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument");
     }
     const batchSize = parseCursorOption(args.cursor);
-    checkCollation(args.collation);
     // On a view, the views' pipelines run first, over the collection they end on; the cursor
     // keeps the view's namespace (mongod's ResolvedView::asExpandedViewAggregation).
     const resolved = collName === undefined ? undefined : resolvedViewOf(services, inv.op, db, collName);
@@ -110,11 +164,12 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
     if (!explain && isChangeStreamPipeline(args.pipeline)) return runChangeStreamAggregate(inv, collName, batchSize);
     const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
     const sourceName = resolved?.collection ?? collName;
+    const collator = pipelineCollation(services, db, collName, resolved !== undefined, args.collation, [...(resolved?.pipeline ?? []), ...args.pipeline]);
     const disk = diskUseFor(services, args.allowDiskUse);
     const allowDiskUse = disk.allowDiskUse;
     const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services) });
     const scope = letScope(args.let, env);
-    const ctx: PipelineContext = { env, scope, db, collection: sourceName, allowDiskUse, subPipelineDepth: 0, inFacet: false, inLookup: false, session: args.lsid, server: serverIntrospection(services) };
+    const ctx: PipelineContext = { env, scope, db, collection: sourceName, allowDiskUse, collator, subPipelineDepth: 0, inFacet: false, inLookup: false, session: args.lsid, server: serverIntrospection(services) };
     const parsed = parsePipeline(resolved === undefined ? args.pipeline : [...resolved.pipeline, ...args.pipeline], ctx);
     const first = parsed.stages[0];
     if (collName === undefined && first?.constraints?.collectionless !== true) {
@@ -122,7 +177,7 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
     }
     const coll = sourceName === undefined ? undefined : services.catalog.get(db, sourceName);
     const hint = resolveHint(coll, args.hint);
-    const rt: Runtime = { catalog: services.catalog, db, frame: env.frame, allowDiskUse, memory: disk.memory, interrupt: () => inv.op.checkDeadline() };
+    const rt: Runtime = { catalog: services.catalog, db, frame: env.frame, allowDiskUse, memory: disk.memory, interrupt: () => inv.op.checkDeadline(), collator };
     const last = parsed.stages[parsed.stages.length - 1];
     const writer = last !== undefined && isWriteStage(last) ? last : undefined;
     if (writer !== undefined && args.autocommit === false) {

@@ -5,6 +5,8 @@ import { Binary, Long } from 'bson';
 import type { Timestamp } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
+import { parseCollation } from '../../bson/collation.js';
+import type { Collator } from '../../bson/collation.js';
 import type { Collection } from '../../catalog/collection.js';
 import { validateCollectionName } from '../../catalog/namespace.js';
 import { lookupView, resolveView } from '../../catalog/views.js';
@@ -100,11 +102,28 @@ export function clusterTimeOf(services: ServerServices): Timestamp | undefined {
   return services.config.replSet === '' ? undefined : services.clock.now();
 }
 
-/** Reject collation until collation support exists; the simple collation is a no-op. */
-export function checkCollation(collation: BsonDocument | undefined): void {
-  if (collation === undefined) return;
-  if (collation['locale'] === 'simple') return;
-  throw new CommandError(ErrorCode.NotImplemented, 'collation is not supported yet (only {locale: "simple"})');
+/**
+ * The collation an operation runs with: its own `collation` (checked as mongod does; {locale:
+ * "simple"} is binary comparison), else the collection's default. Undefined means simple.
+ */
+export function resolveCollation(coll: Collection | undefined, collation: BsonDocument | undefined): Collator | undefined {
+  if (collation !== undefined) return parseCollation(collation);
+  return collectionCollation(coll);
+}
+
+const defaultCollators = new WeakMap<BsonDocument, Collator>();
+
+/** A collection's default collation (create's `collation`), parsed once per stored spec. */
+export function collectionCollation(coll: Collection | undefined): Collator | undefined {
+  const spec = coll?.meta.options['collation'];
+  if (!isPlainDocument(spec)) return undefined;
+  let collator = defaultCollators.get(spec);
+  if (collator === undefined) {
+    collator = parseCollation(spec);
+    if (collator === undefined) return undefined;
+    defaultCollators.set(spec, collator);
+  }
+  return collator;
 }
 
 /** hint: a key pattern document or an index name; `$natural` is handled by callers. */

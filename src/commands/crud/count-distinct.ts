@@ -3,6 +3,7 @@
 import { calculateObjectSize, Int32 } from 'bson';
 import { compareBson } from '../../bson/compare.js';
 import { getOwn } from '../../bson/document.js';
+import type { Collator } from '../../bson/collation.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { asDocument, isArray } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
@@ -14,7 +15,7 @@ import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import type { Collection } from '../../catalog/collection.js';
 import type { PlanStage } from '../../query/exec/stages.js';
-import { checkCollation, clusterTimeOf, isViewRead, resolveHint, targetCollection } from './common.js';
+import { clusterTimeOf, resolveCollation, isViewRead, resolveHint, targetCollection } from './common.js';
 import { runCountOnView, runDistinctOnView } from './view-reads.js';
 
 export const countArgs = { query: t.document, limit: t.int64, skip: t.int64, hint: t.any, collation: t.document, fields: t.ignored };
@@ -23,17 +24,17 @@ export const countArgs = { query: t.document, limit: t.int64, skip: t.int64, hin
 export function prepareCount(inv: Invocation<typeof countArgs>): { coll: Collection | undefined; plan: PlanStage | undefined; skip: number; limit: number } {
   const { services, args, db } = inv;
   const name = targetCollection(inv);
-  checkCollation(args.collation);
   const skip = args.skip ?? 0;
   if (skip < 0) throw new CommandError(ErrorCode.Location51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
   // A negative limit counts like its absolute value (the shell's legacy behaviour).
   const limit = Math.abs(args.limit ?? 0);
   const coll = services.catalog.get(db, name);
+  const collator = resolveCollation(coll, args.collation);
   const hint = resolveHint(coll, args.hint);
   const filter = args.query ?? {};
   if (coll === undefined || (Object.keys(filter).length === 0 && args.hint === undefined)) return { coll, plan: undefined, skip, limit };
   // Rows need no document: an index that holds every filtered field counts without FETCH.
-  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter, { expressions: commandExpressions({ clusterTime: clusterTimeOf(services) }) }), skip, limit, natural: hint.natural, allowDiskUse: true, hint: args.hint, needsDocument: false });
+  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter, { expressions: commandExpressions({ clusterTime: clusterTimeOf(services) }), collator }), collator, skip, limit, natural: hint.natural, allowDiskUse: true, hint: args.hint, needsDocument: false });
   return { coll, plan, skip, limit };
 }
 
@@ -86,17 +87,17 @@ function collectValues(v: BsonValue, parts: readonly string[], at: number, out: 
 export const distinctArgs = { key: t.string, query: t.document, collation: t.document, hint: t.any };
 
 /** A distinct's plan and key path, shared with explain. */
-export function prepareDistinct(inv: Invocation<typeof distinctArgs>): { plan: PlanStage; parts: string[] } {
+export function prepareDistinct(inv: Invocation<typeof distinctArgs>): { plan: PlanStage; parts: string[]; collator: Collator | undefined } {
   const { services, args, db } = inv;
   const name = targetCollection(inv);
   if (args.key === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'distinct.key' is missing but a required field");
   if (args.key === '') throw new CommandError(ErrorCode.BadValue, 'FieldPath cannot be constructed with empty string');
-  checkCollation(args.collation);
   const coll = services.catalog.get(db, name);
+  const collator = resolveCollation(coll, args.collation);
   const hint = resolveHint(coll, args.hint);
   const filter = args.query ?? {};
-  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter, { expressions: commandExpressions({ clusterTime: clusterTimeOf(services) }) }), natural: hint.natural, allowDiskUse: true, hint: args.hint });
-  return { plan, parts: args.key.split('.') };
+  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter, { expressions: commandExpressions({ clusterTime: clusterTimeOf(services) }), collator }), collator, natural: hint.natural, allowDiskUse: true, hint: args.hint });
+  return { plan, parts: args.key.split('.'), collator };
 }
 
 export const distinct = defineCommand({
@@ -105,7 +106,7 @@ export const distinct = defineCommand({
   traits: { allowedInTransaction: true, snapshotReads: true, apiVersion1: false },
   run: (inv) => {
     if (isViewRead(inv)) return runDistinctOnView(inv);
-    const { plan, parts } = prepareDistinct(inv);
+    const { plan, parts, collator } = prepareDistinct(inv);
     const values: BsonValue[] = [];
     const lease = inv.op.access.acquireView();
     const snap = lease.view;
@@ -116,11 +117,12 @@ export const distinct = defineCommand({
     } finally {
       lease.release();
     }
-    values.sort(compareBson);
+    // Under a collation, values it equates are one value (the first met in that order).
+    values.sort((a, b) => compareBson(a, b, collator));
     const unique: BsonValue[] = [];
     for (const v of values) {
       const last = unique[unique.length - 1];
-      if (unique.length === 0 || compareBson(last, v) !== 0) unique.push(v);
+      if (unique.length === 0 || compareBson(last, v, collator) !== 0) unique.push(v);
     }
     const reply: BsonDocument = { values: unique };
     if (inv.op.atClusterTime !== undefined) reply['atClusterTime'] = inv.op.atClusterTime;

@@ -5,9 +5,10 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { commandExpressions, compileQueryFilter } from '../../query/language.js';
+import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { checkCollation, clusterTimeOf, resolveHint, targetCollection } from './common.js';
+import { clusterTimeOf, resolveCollation, resolveHint, targetCollection } from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete } from './write-exec.js';
@@ -18,6 +19,8 @@ interface DeleteStatement {
   readonly q: BsonDocument;
   readonly limit: number;
   readonly hint: BsonValue | undefined;
+  /** The statement's collation document, checked up front (undefined: the collection's default). */
+  readonly collation: BsonDocument | undefined;
 }
 
 function parseDeleteStatement(raw: BsonValue): DeleteStatement {
@@ -31,8 +34,9 @@ function parseDeleteStatement(raw: BsonValue): DeleteStatement {
   const limit = numericValue(raw['limit']);
   if (limit === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'delete.deletes.limit' is missing but a required field");
   if (limit !== 0 && limit !== 1) throw new CommandError(ErrorCode.FailedToParse, `The limit field in delete objects must be 0 or 1. Got ${limit}`);
-  checkCollation(isPlainDocument(raw['collation']) ? raw['collation'] : undefined);
-  return { q, limit, hint: raw['hint'] };
+  const collation = raw['collation'];
+  if (collation !== undefined) parseCollation(collation);
+  return { q, limit, hint: raw['hint'], collation: collation as BsonDocument | undefined };
 }
 
 const deleteCodec: StatementResultCodec<number> = {
@@ -61,7 +65,8 @@ export const deleteCommand = defineCommand({
     // Each statement gets its own expression context (its own $$NOW), as mongod's do.
     const outcome = await runWriteBatch(services, op, statements, args.ordered ?? true, (txn, st) => {
       const expressions = commandExpressions({ let: args.let, clusterTime });
-      return executeDelete(txn, services.catalog, ns, { filter: st.q, matcher: compileQueryFilter(st.q, { expressions }), limit: st.limit, hint: st.hint }).length;
+      const collator = resolveCollation(services.catalog.get(db, name), st.collation);
+      return executeDelete(txn, services.catalog, ns, { filter: st.q, matcher: compileQueryFilter(st.q, { expressions, collator }), collator, limit: st.limit, hint: st.hint }).length;
     }, deleteCodec);
     const n = outcome.results.reduce<number>((s, r) => s + (r ?? 0), 0);
     const reply: BsonDocument = { n: new Int32(n) };

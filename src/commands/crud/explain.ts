@@ -21,7 +21,7 @@ import { serverVersion } from '../diag/handshake.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import { aggregateArgs, runAggregate } from './aggregate.js';
-import { checkCollation, clusterTimeOf, isViewRead, resolveHint, targetCollection } from './common.js';
+import { clusterTimeOf, resolveCollation, isViewRead, resolveHint, targetCollection } from './common.js';
 import { runCountOnView, runDistinctOnView, runFindOnView } from './view-reads.js';
 import { countArgs, prepareCount, prepareDistinct, distinctArgs } from './count-distinct.js';
 import { findArgs, prepareFind } from './find.js';
@@ -118,6 +118,7 @@ function explainWrite(
     arrayFilters?: BsonDocument[] | undefined;
     /** An update statement's constants (`c`). */
     constants?: BsonDocument | undefined;
+    collation?: BsonDocument | undefined;
   },
 ): BsonDocument {
   const db = inv.db;
@@ -125,8 +126,9 @@ function explainWrite(
   const coll = inv.services.catalog.get(db, collName);
   const command = commandExpressions({ let: isPlainDocument(body['let']) ? body['let'] : undefined, clusterTime: clusterTimeOf(inv.services) });
   const expressions = stmt.update === undefined ? command : updateStatementExpressions(command, stmt.update, stmt.constants);
-  const matcher = compileQueryFilter(stmt.filter, { expressions });
-  const sort = compileQuerySort(stmt.sort);
+  const collator = resolveCollation(coll, stmt.collation);
+  const matcher = compileQueryFilter(stmt.filter, { expressions, collator });
+  const sort = compileQuerySort(stmt.sort, collator);
   const update =
     stmt.update === undefined
       ? undefined
@@ -135,6 +137,7 @@ function explainWrite(
   const plan = planQuery(coll, {
     filter: stmt.filter,
     matcher,
+    collator,
     sort: sort.comparator,
     sortSpec: sort.comparator === undefined ? undefined : stmt.sort,
     natural: hint.natural ?? sort.natural,
@@ -244,10 +247,10 @@ export const explain = defineCommand({
         const s = singleStatement(body, 'updates', 'update');
         const u = s['u'];
         if (!isPlainDocument(u) && !Array.isArray(u)) throw new CommandError(ErrorCode.FailedToParse, 'Update argument must be either an object or an array');
-        checkCollation(isPlainDocument(s['collation']) ? s['collation'] : undefined);
         return explainWrite(inv, body, name, verbosity, {
           filter: isPlainDocument(s['q']) ? s['q'] : {},
           hint: s['hint'],
+          collation: s['collation'] as BsonDocument | undefined,
           limitOne: s['multi'] !== true,
           update: u as BsonDocument | BsonDocument[],
           upsert: s['upsert'] === true,
@@ -257,10 +260,10 @@ export const explain = defineCommand({
       }
       case 'delete': {
         const s = singleStatement(body, 'deletes', 'delete');
-        checkCollation(isPlainDocument(s['collation']) ? s['collation'] : undefined);
         return explainWrite(inv, body, name, verbosity, {
           filter: isPlainDocument(s['q']) ? s['q'] : {},
           hint: s['hint'],
+          collation: s['collation'] as BsonDocument | undefined,
           limitOne: numericValue(s['limit']) === 1,
           upsert: false,
         });
@@ -276,6 +279,7 @@ export const explain = defineCommand({
           filter: isPlainDocument(body['query']) ? body['query'] : {},
           hint: body['hint'],
           sort: isPlainDocument(body['sort']) ? body['sort'] : undefined,
+          collation: body['collation'] as BsonDocument | undefined,
           limitOne: true,
           update: remove ? undefined : (update as BsonDocument | BsonDocument[]),
           upsert: body['upsert'] === true,

@@ -8,7 +8,7 @@ import { CommandError, ErrorCode } from '../../errors.js';
 import { commandExpressions, compileQueryFilter, compileQueryProjection, compileQuerySort, compileQueryUpdate } from '../../query/language.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { checkCollation, clusterTimeOf, ensureCollectionOutsideTransaction, resolveHint, targetCollection } from './common.js';
+import { clusterTimeOf, resolveCollation, ensureCollectionOutsideTransaction, resolveHint, targetCollection } from './common.js';
 import { runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete, executeUpdate } from './write-exec.js';
@@ -70,11 +70,11 @@ export const findAndModify = defineCommand({
     if (hasUpdate && !isPlainDocument(updateSpec) && !Array.isArray(updateSpec)) {
       throw new CommandError(ErrorCode.FailedToParse, 'Update argument must be either an object or an array');
     }
-    checkCollation(args.collation);
+    const collator = resolveCollation(services.catalog.get(db, name), args.collation);
     const expressions = commandExpressions({ let: args.let, clusterTime: clusterTimeOf(services) });
     const filter = args.query ?? {};
-    const matcher = compileQueryFilter(filter, { expressions });
-    const sort = compileQuerySort(args.sort).comparator;
+    const matcher = compileQueryFilter(filter, { expressions, collator });
+    const sort = compileQuerySort(args.sort, collator).comparator;
     // A positional projection takes the position the query matched in the document returned:
     // the one found (remove, new: false); the new one may no longer match (mongod: BadValue).
     const projection = compileQueryProjection(args.fields, { expressions, matcher });
@@ -98,10 +98,10 @@ export const findAndModify = defineCommand({
       true,
       (txn): FamResult => {
         if (compiled === undefined) {
-          const removed = executeDelete(txn, services.catalog, ns, { filter, matcher, limit: 1, sort, hint: args.hint });
+          const removed = executeDelete(txn, services.catalog, ns, { filter, matcher, limit: 1, sort, hint: args.hint, collator });
           return { n: removed.length, value: removed[0], updatedExisting: undefined, upserted: undefined };
         }
-        const r = executeUpdate(txn, services.catalog, ns, { filter, matcher, update: compiled, multi: false, upsert: args.upsert === true, sort, hint: args.hint });
+        const r = executeUpdate(txn, services.catalog, ns, { filter, matcher, update: compiled, multi: false, upsert: args.upsert === true, sort, hint: args.hint, collator });
         const value = r.upsertedId !== undefined ? (args.new === true ? r.after : undefined) : args.new === true ? r.after : r.before;
         return { n: r.n, value, updatedExisting: r.upsertedId === undefined && r.n > 0, upserted: r.upsertedId };
       },

@@ -13,7 +13,7 @@ import { fullName } from '../../catalog/namespace.js';
 import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
-import { checkCollation, clusterTimeOf, cursorReply, isViewRead, lookupCollection, requireNonNegative, resolveHint, targetCollection } from './common.js';
+import { clusterTimeOf, resolveCollation, cursorReply, isViewRead, lookupCollection, requireNonNegative, resolveHint, targetCollection } from './common.js';
 import { ChangeStreamCursor, changeStreamGetMore, failPointLabels } from './change-stream.js';
 import { diskUseFor } from './disk-use.js';
 import { runFindOnView } from './view-reads.js';
@@ -63,9 +63,9 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
   const skip = requireNonNegative('find', 'skip', args.skip);
   const limit = requireNonNegative('find', 'limit', args.limit);
   const batchSize = requireNonNegative('find', 'batchSize', args.batchSize);
-  checkCollation(args.collation);
   const expressions = commandExpressions({ let: args.let, clusterTime: clusterTimeOf(services) });
   const coll = lookupCollection(services, db, name);
+  const collator = resolveCollation(coll, args.collation);
   if (args.tailable === true) {
     throw new CommandError(ErrorCode.BadValue, `error processing query: ${ns} tailable cursor requested on non capped collection`);
   }
@@ -73,8 +73,8 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     throw new CommandError(ErrorCode.FailedToParse, 'Cannot set awaitData without tailable');
   }
   const filter = args.filter ?? {};
-  const matcher = compileQueryFilter(filter, { expressions });
-  const sort = compileQuerySort(args.sort);
+  const matcher = compileQueryFilter(filter, { expressions, collator });
+  const sort = compileQuerySort(args.sort, collator);
   const hint = resolveHint(coll, args.hint);
   const disk = diskUseFor(services, args.allowDiskUse);
   const projection = compileQueryProjection(args.projection, { expressions });
@@ -86,6 +86,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
   const plan = planQuery(coll, {
     filter,
     matcher,
+    collator,
     sort: sort.comparator,
     sortSpec: sort.comparator === undefined ? undefined : args.sort,
     natural: hint.natural ?? sort.natural,

@@ -4,10 +4,11 @@ import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
+import { parseCollation } from '../../bson/collation.js';
 import { commandExpressions, compileQueryFilter, compileQueryUpdate, updateStatementExpressions } from '../../query/language.js';
 import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { checkCollation, clusterTimeOf, ensureCollectionOutsideTransaction, resolveHint, targetCollection } from './common.js';
+import { clusterTimeOf, resolveCollation, ensureCollectionOutsideTransaction, resolveHint, targetCollection } from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeUpdate } from './write-exec.js';
@@ -23,6 +24,8 @@ export interface ParsedUpdateStatement {
   readonly multi: boolean;
   readonly arrayFilters: BsonDocument[] | undefined;
   readonly hint: BsonValue | undefined;
+  /** The statement's collation document, checked up front (undefined: the collection's default). */
+  readonly collation: BsonDocument | undefined;
   /** Constants for a pipeline update (`c`). */
   readonly c: BsonDocument | undefined;
 }
@@ -48,7 +51,8 @@ function parseStatement(raw: BsonValue): ParsedUpdateStatement {
   if (c !== undefined && !isPlainDocument(c)) {
     throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'update.updates.c' is the wrong type '${typeNameOf(c)}', expected type 'object'`);
   }
-  checkCollation(isPlainDocument(raw['collation']) ? raw['collation'] : undefined);
+  const collation = raw['collation'];
+  if (collation !== undefined) parseCollation(collation);
   // A replacement with multi: true is refused per statement (a writeError, code 9) by the
   // update compiler, as mongod does; it is not a malformed command.
   const multi = raw['multi'] === true;
@@ -59,6 +63,7 @@ function parseStatement(raw: BsonValue): ParsedUpdateStatement {
     multi,
     arrayFilters: arrayFilters as BsonDocument[] | undefined,
     hint: raw['hint'],
+    collation: collation as BsonDocument | undefined,
     c,
   };
 }
@@ -97,9 +102,11 @@ export const update = defineCommand({
         // (pipelines only), shared by the update and the filter, parsed in that order.
         const expressions = updateStatementExpressions(commandExpressions({ let: args.let, clusterTime }), stmt.u, stmt.c);
         const compiled = compileQueryUpdate(stmt.u, { arrayFilters: stmt.arrayFilters, multi: stmt.multi, expressions });
+        const collator = resolveCollation(services.catalog.get(db, name), stmt.collation);
         const r = executeUpdate(txn, services.catalog, ns, {
           filter: stmt.q,
-          matcher: compileQueryFilter(stmt.q, { expressions }),
+          matcher: compileQueryFilter(stmt.q, { expressions, collator }),
+          collator,
           update: compiled,
           multi: stmt.multi,
           upsert: stmt.upsert,

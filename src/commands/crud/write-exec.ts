@@ -13,6 +13,7 @@ import { checkIdValue, checkStorable, prepareForInsert } from '../../catalog/val
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { DocumentFilter, MatchDetailsSink, RowComparator } from '../../query/exec/stages.js';
 import { planQuery } from '../../query/planner/planner.js';
+import type { Collator } from '../../bson/collation.js';
 import { resolveHint } from './common.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import type { CompiledUpdate } from '../../update/index.js';
@@ -41,11 +42,12 @@ export function selectRecords(
   coll: Collection,
   filter: BsonDocument,
   matcher: DocumentFilter | undefined,
-  options: { limit?: number; sort?: RowComparator; hint?: BsonValue },
+  options: { limit?: number; sort?: RowComparator; hint?: BsonValue; collator?: Collator | undefined },
 ): MatchedRecord[] {
   const plan = planQuery(coll, {
     filter,
     matcher,
+    collator: options.collator,
     sort: options.sort,
     limit: options.limit,
     allowDiskUse: true,
@@ -68,6 +70,8 @@ export interface UpdateSpec {
   readonly multi: boolean;
   readonly upsert: boolean;
   readonly sort?: RowComparator | undefined;
+  /** The statement's collation (the matcher and sort already use it; the planner must know). */
+  readonly collator?: Collator | undefined;
   /** The statement's hint: an index name or key pattern, or {$natural: ±1}. */
   readonly hint?: BsonValue | undefined;
 }
@@ -102,7 +106,7 @@ export function executeUpdate(txn: WriteTxn, catalog: Catalog, ns: Namespace, sp
   const matched =
     coll === undefined
       ? []
-      : selectRecords(txn, coll, spec.filter, spec.matcher, { ...(spec.multi ? {} : { limit: 1 }), ...(spec.sort ? { sort: spec.sort } : {}), hint: spec.hint });
+      : selectRecords(txn, coll, spec.filter, spec.matcher, { ...(spec.multi ? {} : { limit: 1 }), ...(spec.sort ? { sort: spec.sort } : {}), hint: spec.hint, collator: spec.collator });
   if (matched.length === 0) {
     if (!spec.upsert) return { n: 0, nModified: 0 };
     return upsert(txn, catalog, ns, spec, now);
@@ -149,7 +153,7 @@ export function executeDelete(
   txn: WriteTxn,
   catalog: Catalog,
   ns: Namespace,
-  spec: { filter: BsonDocument; matcher: DocumentFilter | undefined; limit: number; sort?: RowComparator | undefined; hint?: BsonValue | undefined },
+  spec: { filter: BsonDocument; matcher: DocumentFilter | undefined; limit: number; sort?: RowComparator | undefined; hint?: BsonValue | undefined; collator?: Collator | undefined },
 ): BsonDocument[] {
   const coll = writableCollection(txn, catalog, ns);
   if (coll === undefined) return [];
@@ -157,6 +161,7 @@ export function executeDelete(
     ...(spec.limit > 0 ? { limit: spec.limit } : {}),
     ...(spec.sort ? { sort: spec.sort } : {}),
     hint: spec.hint,
+    collator: spec.collator,
   });
   for (const { record } of matched) {
     coll.remove(txn, record);

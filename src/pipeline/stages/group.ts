@@ -105,7 +105,7 @@ const groupInputCodec: RecordCodec<GroupInput> = {
  */
 export function groupStream(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: Runtime, stageName: string, stats: { usedDisk: boolean; spills: number } = { usedDisk: false, spills: 0 }): SortedStream<BsonDocument> {
   const frame = rt.frame;
-  const groups = new ValueMap<GroupState>();
+  const groups = new ValueMap<GroupState>(rt.collator);
   const bytesMax = rt.memory?.groupBytesMax ?? limits.groupMemoryBytesMax;
   const spill = rt.memory?.spill;
   let sorter: ExternalSorter<GroupInput> | undefined;
@@ -160,7 +160,7 @@ export function groupStream(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: R
       },
     };
   }
-  const frozen = [...groups.entries()].sort((a, b) => compareBson(a.key, b.key));
+  const frozen = [...groups.entries()].sort((a, b) => compareBson(a.key, b.key, rt.collator));
   const inputs = sorter.finish();
   stats.usedDisk = sorter.usedDisk;
   stats.spills = sorter.stats.spills;
@@ -172,7 +172,7 @@ export function groupStream(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: R
       if (held === undefined && head === undefined) return undefined;
       let key: BsonValue;
       let state: GroupState;
-      if (held !== undefined && (head === undefined || compareBson(held.key, head.key) <= 0)) {
+      if (held !== undefined && (head === undefined || compareBson(held.key, head.key, rt.collator) <= 0)) {
         key = held.key;
         state = held.value;
         i++;
@@ -181,7 +181,7 @@ export function groupStream(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: R
         state = { accs: spec.fields.map((f) => createAccumulator(f.spec, key, rt)) };
       }
       let m = 0;
-      for (; head !== undefined && compareBson(head.key, key) === 0; head = inputs.next()) {
+      for (; head !== undefined && compareBson(head.key, key, rt.collator) === 0; head = inputs.next()) {
         const args = head.args;
         state.accs.forEach((acc, j) => {
           if (acc.needsInput) acc.process(args[j] as Value);
@@ -201,7 +201,7 @@ export function groupStream(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: R
 /** The external sort of a spilling group's inputs, by group key (stable: input order within a key). */
 function groupInputSorter(bytesMax: number, spill: SpillScope, rt: Runtime): ExternalSorter<GroupInput> {
   return new ExternalSorter<GroupInput>({
-    compare: (a, b) => compareBson(a.key, b.key),
+    compare: (a, b) => compareBson(a.key, b.key, rt.collator),
     sizeOf: (input) => input.args.reduce<number>((n, v) => n + approximateValueSize(v), approximateValueSize(input.key)),
     codec: groupInputCodec,
     memoryBytesMax: bytesMax,

@@ -12,7 +12,7 @@ import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { AggCode } from '../error-codes.js';
 import { approximateValueSize } from '../memory.js';
-import { compareSortKeys, parseSortPattern, serializeSortPattern, sortKeysOf } from '../sort-pattern.js';
+import { collatedPattern, compareSortKeys, parseSortPattern, serializeSortPattern, sortKeysOf } from '../sort-pattern.js';
 import type { SortPattern } from '../sort-pattern.js';
 import { ExternalSorter } from '../spill/sorter.js';
 import type { SortedStream } from '../spill/sorter.js';
@@ -70,14 +70,15 @@ export class SortPipelineStage implements Stage {
     return new SortPipelineStage(this.pattern, this.limit === undefined ? limit : Math.min(this.limit, limit));
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
-    const sorter = documentSorter(this.pattern, this.limit, rt);
+    const pattern = collatedPattern(this.pattern, rt.collator);
+    const sorter = documentSorter(pattern, this.limit, rt);
     // What mongod's $sort reports in executionStats.
     const stats = (): Record<string, BsonValue> => ({
       totalDataSizeSortedBytesEstimate: Long.fromNumber(sorter.stats.totalDataSizeSorted),
       usedDisk: sorter.usedDisk,
       spills: Long.fromNumber(sorter.stats.spills),
     });
-    return new StreamingBlockingStage('$sort', input, (docs) => sortDocuments(docs, this.pattern, sorter, rt), stats);
+    return new StreamingBlockingStage('$sort', input, (docs) => sortDocuments(docs, pattern, sorter, rt), stats);
   }
 }
 

@@ -3,6 +3,7 @@
 // pull-based PlanStage (the exec layer's operator interface), so a pipeline is a PlanStage
 // tree that a ServerCursor drives batch by batch, each batch on its own storage snapshot.
 
+import type { Collator } from '../../bson/collation.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { Collection } from '../../catalog/collection.js';
@@ -40,6 +41,8 @@ export interface Runtime {
   readonly memory?: MemoryPolicy | undefined;
   /** Throws MaxTimeMSExpired (or similar) when the operation must stop; called in long loops. */
   interrupt: () => void;
+  /** The operation's collation: $sort, $group keys and the collection query compare strings by it. */
+  readonly collator?: Collator | undefined;
 }
 
 /** Parse-time context of a pipeline (the command's, or a sub-pipeline's). */
@@ -51,6 +54,8 @@ export interface PipelineContext {
   /** The collection the pipeline reads; undefined for {aggregate: 1}. */
   readonly collection: string | undefined;
   readonly allowDiskUse: boolean;
+  /** The operation's collation: $match filters compare strings by it. */
+  readonly collator?: Collator | undefined;
   /** 0 for the command's pipeline; +1 inside each $lookup/$facet/$unionWith. */
   readonly subPipelineDepth: number;
   readonly inFacet: boolean;

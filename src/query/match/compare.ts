@@ -12,12 +12,28 @@
 // Within a bracket, compareBson (the total order) decides, so 1 == 1.0 == 1L == 1.0m.
 
 import { compareBson } from '../../bson/compare.js';
+import type { Collator } from '../../bson/collation.js';
 import { Decimal128, Double, MaxKey, MinKey, canonicalTypeRank } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
 import { MISSING } from '../../bson/path.js';
 import type { PathValue } from '../../bson/path.js';
 
 export type ComparisonOp = 'eq' | 'lt' | 'lte' | 'gt' | 'gte';
+
+// The collation of the filter being parsed. Tests are closures built while parsing, so they
+// capture it then; parseFilter sets it for the duration of one (synchronous) parse.
+let parseCollator: Collator | undefined;
+
+/** Runs `fn` (a parse) with the collation its comparisons capture. */
+export function withParseCollator<T>(collator: Collator | undefined, fn: () => T): T {
+  const outer = parseCollator;
+  parseCollator = collator;
+  try {
+    return fn();
+  } finally {
+    parseCollator = outer;
+  }
+}
 
 /** The bracket of a value; a missing field sits with undefined (mongod's EOO rank 0). */
 function rankOf(v: PathValue): number {
@@ -58,6 +74,7 @@ function orderingHolds(op: ComparisonOp, c: number): boolean {
 export function comparisonTest(op: ComparisonOp, rhs: BsonValue): (v: PathValue) => boolean {
   const rhsRank = canonicalTypeRank(rhs);
   const rhsNaN = isNaNValue(rhs);
+  const collator = parseCollator;
   return (v) => {
     const lhsRank = rankOf(v);
     if (lhsRank !== rhsRank) return acrossBrackets(op, lhsRank, rhs, rhsRank);
@@ -65,7 +82,7 @@ export function comparisonTest(op: ComparisonOp, rhs: BsonValue): (v: PathValue)
     if (op !== 'eq' && (rhsNaN || isNaNValue(v))) {
       return (op === 'lte' || op === 'gte') && rhsNaN && isNaNValue(v);
     }
-    return orderingHolds(op, compareBson(v, rhs));
+    return orderingHolds(op, compareBson(v, rhs, collator));
   };
 }
 
@@ -75,22 +92,23 @@ export function comparisonTest(op: ComparisonOp, rhs: BsonValue): (v: PathValue)
  * regex matching.
  */
 export function inTest(values: readonly BsonValue[], regexes: ReadonlyArray<(v: PathValue) => boolean>): (v: PathValue) => boolean {
-  const sorted = [...values].sort(compareBson);
+  const collator = parseCollator;
+  const sorted = [...values].sort((a, b) => compareBson(a, b, collator));
   const hasNull = values.some((x) => x === null);
   return (v) => {
     if (hasNull && (v === MISSING || v === undefined)) return true;
-    if (v !== MISSING && sortedContains(sorted, v)) return true;
+    if (v !== MISSING && sortedContains(sorted, v, collator)) return true;
     for (const r of regexes) if (r(v)) return true;
     return false;
   };
 }
 
-function sortedContains(sorted: readonly BsonValue[], v: BsonValue): boolean {
+function sortedContains(sorted: readonly BsonValue[], v: BsonValue, collator: Collator | undefined): boolean {
   let lo = 0;
   let hi = sorted.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const c = compareBson(sorted[mid] as BsonValue, v);
+    const c = compareBson(sorted[mid] as BsonValue, v, collator);
     if (c === 0) return true;
     if (c < 0) lo = mid + 1;
     else hi = mid - 1;

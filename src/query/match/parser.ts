@@ -9,6 +9,7 @@ import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { isExpressionDocument } from './expression-document.js';
 import { andOf, comparisonNode, regexNode } from './nodes.js';
+import { withParseCollator } from './compare.js';
 import { pathOperators, topLevelOperators } from './operators/index.js';
 import type { SubParser } from './operators/registry.js';
 import type { MatchNode, MatchOptions, ParseContext } from './types.js';
@@ -31,7 +32,7 @@ export interface ParseFilterOptions extends MatchOptions {
 export function parseFilter(filter: BsonDocument, options: ParseFilterOptions = {}): MatchNode {
   checkNestingDepth(filter, limits.commandDepthMax);
   const ctx: ParseContext = { options, level: 'predicateTop', banSpecialFeatures: options.banSpecialFeatures === true };
-  return parseDocument(filter, ctx);
+  return withParseCollator(options.collator, () => parseDocument(filter, ctx));
 }
 
 /**

@@ -6,6 +6,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import type { LeafArrayMode, PathValue } from '../../bson/path.js';
 import type { ComparisonOp } from './compare.js';
 import type { TypeSet } from './type-set.js';
+import type { Collator } from '../../bson/collation.js';
 
 /**
  * What a successful match reports back. `elemMatchKey` is the array position (as a string)
@@ -74,6 +75,8 @@ export type ExprCompiler = (expr: BsonValue) => (doc: BsonDocument) => boolean;
 export interface MatchOptions {
   /** Compiles the argument of `$expr`; without it `$expr` answers NotImplemented (238). */
   compileExpr?: ExprCompiler | undefined;
+  /** The operation's collation: string comparisons ($eq, ranges, $in) use it; regexes do not. */
+  collator?: Collator | undefined;
 }
 
 /**

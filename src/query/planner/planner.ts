@@ -25,7 +25,7 @@
 
 import { BSONRegExp, Int32, Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { isPlainDocument, numericValue } from '../../bson/types.js';
+import { BSONSymbol, isPlainDocument, numericValue } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
 import { encodeKey } from '../../bson/keystring.js';
 import type { Collection } from '../../catalog/collection.js';
@@ -44,12 +44,18 @@ import { allowsNullish, fullInterval, intersect, intervalStrings, isFullRange, i
 import type { Interval, LeafBounds } from './bounds.js';
 import { serializeFilter } from './explain.js';
 import { compareBson } from '../../bson/compare.js';
+import type { Collator } from '../../bson/collation.js';
 import type { MemoryPolicy } from '../../pipeline/memory.js';
 
 export interface QueryRequest {
   readonly filter: BsonDocument;
   /** The compiled filter; a matcher from src/query/match carries the parsed tree the planner reads. */
   readonly matcher: DocumentFilter | undefined;
+  /**
+   * The query's collation (undefined: simple). Indexes hold strings in binary order, so under a
+   * collation they bound no string comparison, provide no order and pin no string _id.
+   */
+  readonly collator?: Collator | undefined;
   readonly sort?: RowComparator | undefined;
   /** The sort specification ({a: 1, b: -1}): lets an index provide the order. */
   readonly sortSpec?: BsonDocument | undefined;
@@ -200,7 +206,29 @@ function nodePath(node: MatchNode): string | undefined {
   return undefined;
 }
 
-function collectPredicates(tree: MatchNode | undefined): Predicate[] {
+/** Values a collation compares differently from an index's binary order: strings, inside documents and arrays too. */
+function collationSensitive(v: BsonValue): boolean {
+  if (typeof v === 'string' || v instanceof BSONSymbol) return true;
+  if (Array.isArray(v)) return v.some(collationSensitive);
+  if (isPlainDocument(v)) return Object.values(v).some(collationSensitive);
+  return false;
+}
+
+/** Whether a predicate compares a value a collation changes ($eq, ranges, $in and their negations). */
+function comparesStrings(node: MatchNode): boolean {
+  if (node.kind === 'eq' || node.kind === 'lt' || node.kind === 'lte' || node.kind === 'gt' || node.kind === 'gte') return collationSensitive(node.value);
+  if (node.kind === 'in') return node.values.some(collationSensitive);
+  if (node.kind === 'not') return comparesStrings(node.child);
+  if (node.kind === 'elemMatchValue') return node.children.some(comparesStrings);
+  return false;
+}
+
+/**
+ * The predicates that may bound an index scan. Under a collation, predicates comparing strings
+ * are left to the filter: index keys hold strings in binary order (mongod only uses an index for
+ * string bounds when its collation is the query's; ours are all simple).
+ */
+function collectPredicates(tree: MatchNode | undefined, collator: Collator | undefined): Predicate[] {
   const out: Predicate[] = [];
   let groups = 0;
   const visit = (node: MatchNode, prefix: string, group: Predicate['group']): void => {
@@ -216,6 +244,7 @@ function collectPredicates(tree: MatchNode | undefined): Predicate[] {
     const path = nodePath(node);
     if (path === undefined || path === '') return;
     if (group !== undefined && /^\d+$/.test(path.split('.')[0] ?? '')) return;
+    if (collator !== undefined && comparesStrings(node)) return;
     const bounds = leafBounds(node);
     if (bounds === undefined) return;
     out.push({ path: prefix + path, node, bounds, ...(group === undefined ? {} : { group }) });
@@ -548,7 +577,7 @@ function orCandidate(ctx: PlanContext, indexes: readonly IndexAccess[]): Candida
   if (tree === undefined || tree.kind !== 'or' || tree.children.length < 2) return undefined;
   const builders: Array<() => KeySource> = [];
   for (const branch of tree.children) {
-    const preds = collectPredicates(branch);
+    const preds = collectPredicates(branch, ctx.req.collator);
     let best: { score: number[]; make: () => KeySource } | undefined;
     for (const index of indexes) {
       const state = index.readState(ctx.view);
@@ -702,13 +731,16 @@ export class PlannedQuery implements PlanStage {
     const tree = treeOf(req.matcher);
     let parsed: BsonDocument | undefined;
     const parsedQuery = (): BsonDocument => (parsed ??= tree === undefined ? {} : serializeFilter(tree));
-    const ctx: PlanContext = { coll, req, view, tree, preds: collectPredicates(tree), sort: parseSortSpec(req.sortSpec), parsedQuery };
+    // Under a collation an index's (binary) order of strings is not the sort's: a blocking sort orders.
+    const sort = req.collator === undefined ? parseSortSpec(req.sortSpec) : undefined;
+    const ctx: PlanContext = { coll, req, view, tree, preds: collectPredicates(tree, req.collator), sort, parsedQuery };
     let access: PlanStage;
     let providesSort = false;
     let covered = false;
     let rejected: StageStats[] = [];
     let trials: Array<{ stats: StageStats; produced: number }> = [];
-    const id = req.natural === undefined && this.hinted === undefined && this.minMax === undefined ? pinnedId(req.filter) : undefined;
+    let id = req.natural === undefined && this.hinted === undefined && this.minMax === undefined ? pinnedId(req.filter) : undefined;
+    if (id !== undefined && req.collator !== undefined && collationSensitive(id)) id = undefined;
     if (req.natural !== undefined) {
       access = new CollScanStage(coll, req.matcher, req.natural === -1);
       decorateCollScan(access, ctx);
