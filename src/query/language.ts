@@ -124,8 +124,9 @@ export interface UpdateOptions extends FilterOptions {
 export function compileQueryUpdate(spec: BsonDocument | BsonDocument[], options: UpdateOptions = {}): CompiledUpdate {
   return compileUpdate(spec, {
     ...(options.arrayFilters === undefined ? {} : { arrayFilters: options.arrayFilters }),
-    compileFilter: (f) => compileRestrictedFilter(f),
+    compileFilter: (f) => compileRestrictedFilter(f, { collator: options.collator }),
     multi: options.multi ?? false,
+    collator: options.collator,
     compilePipeline: (pipeline) => {
       const { env, scope } = expressionsOf(options);
       return compileUpdatePipeline(pipeline, { env, scope });

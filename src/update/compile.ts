@@ -115,7 +115,7 @@ class OperatorUpdate implements CompiledUpdate {
 }
 
 function compileOperators(spec: BsonDocument, arrayFilters: ReadonlyMap<string, FilterMatcher>, options: CompileUpdateOptions): CompiledUpdate {
-  const ctx: ParseContext = { env: { compileFilter: options.compileFilter }, arrayFilters, foundIdentifiers: new Set() };
+  const ctx: ParseContext = { env: { compileFilter: options.compileFilter, collator: options.collator }, arrayFilters, foundIdentifiers: new Set() };
   const root = new ObjectNode();
   let positional = false;
   for (const name of Object.keys(spec)) {

@@ -2,6 +2,7 @@
 
 import type { Timestamp } from 'bson';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
+import type { Collator } from '../bson/collation.js';
 
 /** A compiled query filter, as the matcher (src/query/match) produces one. */
 export interface FilterMatcher {
@@ -25,6 +26,8 @@ export interface CompileUpdateOptions {
   readonly compilePipeline?: (pipeline: readonly BsonDocument[]) => CompiledUpdate;
   /** The statement's `multi` flag: replacement updates refuse it, as mongod does. */
   readonly multi?: boolean;
+  /** The operation's collation for the operators that compare values (see ParseEnv). */
+  readonly collator?: Collator | undefined;
 }
 
 export interface ApplyContext {

@@ -82,6 +82,26 @@ test('update, delete and findAndModify match with the statement collation (crud 
   assert.deepEqual(removed, { _id: 3, x: 'pINg' });
 });
 
+test('update operators compare by the collation: $addToSet, $pull, $pullAll, $min, $max, $push $sort, arrayFilters', async () => {
+  const collation = { locale: 'en', strength: 2 };
+  const c = await fresh('upd_ops', [{ _id: 1, a: ['foo', 'bar'], s: 'b', n: ['10', '9'], t: ['x', 'y'] }]);
+  await c.updateOne({ _id: 1 }, { $addToSet: { a: 'FOO' } }, { collation });
+  assert.deepEqual((await c.findOne({ _id: 1 }))?.['a'], ['foo', 'bar']);
+  await c.updateOne({ _id: 1 }, { $pull: { a: 'BAR' } }, { collation });
+  assert.deepEqual((await c.findOne({ _id: 1 }))?.['a'], ['foo']);
+  await c.updateOne({ _id: 1 }, { $pullAll: { a: ['FOO'] } }, { collation });
+  assert.deepEqual((await c.findOne({ _id: 1 }))?.['a'], []);
+  // 'B' equals 'b' at strength 2: $max keeps the stored value.
+  await c.updateOne({ _id: 1 }, { $max: { s: 'B' } }, { collation });
+  assert.equal((await c.findOne({ _id: 1 }))?.['s'], 'b');
+  await c.updateOne({ _id: 1 }, { $max: { s: 'B' } });
+  assert.equal((await c.findOne({ _id: 1 }))?.['s'], 'b'); // binary: 'B' < 'b'
+  await c.updateOne({ _id: 1 }, { $push: { n: { $each: ['100'], $sort: 1 } } }, { collation: { locale: 'en', numericOrdering: true } });
+  assert.deepEqual((await c.findOne({ _id: 1 }))?.['n'], ['9', '10', '100']);
+  await c.updateOne({ _id: 1 }, { $set: { 't.$[e]': 'z' } }, { collation, arrayFilters: [{ e: 'X' }] });
+  assert.deepEqual((await c.findOne({ _id: 1 }))?.['t'], ['z', 'y']);
+});
+
 test('a collection default collation applies when the operation gives none; {locale: "simple"} overrides it', async () => {
   await db.collection('ci').drop().catch(() => undefined);
   const c = await db.createCollection('ci', { collation: { locale: 'en', strength: 2 } });

@@ -132,7 +132,7 @@ function explainWrite(
   const update =
     stmt.update === undefined
       ? undefined
-      : compileQueryUpdate(stmt.update, { ...(stmt.arrayFilters === undefined ? {} : { arrayFilters: stmt.arrayFilters }), multi: !stmt.limitOne, expressions });
+      : compileQueryUpdate(stmt.update, { ...(stmt.arrayFilters === undefined ? {} : { arrayFilters: stmt.arrayFilters }), multi: !stmt.limitOne, expressions, collator });
   const hint = resolveHint(coll, stmt.hint);
   const plan = planQuery(coll, {
     filter: stmt.filter,

@@ -87,7 +87,7 @@ export const findAndModify = defineCommand({
       throw new CommandError(ErrorCode.TypeMismatch, 'arrayFilters must be an array of objects');
     }
     const compiled = hasUpdate
-      ? compileQueryUpdate(updateSpec as BsonDocument | BsonDocument[], { arrayFilters: arrayFilters as BsonDocument[] | undefined, expressions })
+      ? compileQueryUpdate(updateSpec as BsonDocument | BsonDocument[], { arrayFilters: arrayFilters as BsonDocument[] | undefined, expressions, collator })
       : undefined;
     const ns = { db, name };
     if (args.upsert === true) await ensureCollectionOutsideTransaction(services, op, db, name);

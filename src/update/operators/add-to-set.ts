@@ -2,6 +2,7 @@
 // several with {$each: [...]}, where $each must be the first and only field.
 
 import { compareBson } from '../../bson/compare.js';
+import type { Collator } from '../../bson/collation.js';
 import { bsonTypeName, isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonArray, BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
@@ -9,11 +10,11 @@ import { formatValue } from '../../bson/format.js';
 import { defineModifier, noop, ownedArray, updated } from '../modifier.js';
 import type { ModifierDefinition } from './definition.js';
 
-function contains(values: readonly BsonValue[], v: BsonValue): boolean {
-  return values.some((x) => compareBson(x, v) === 0);
+function contains(values: readonly BsonValue[], v: BsonValue, collator: Collator | undefined): boolean {
+  return values.some((x) => compareBson(x, v, collator) === 0);
 }
 
-function parseElements(value: BsonValue): BsonValue[] {
+function parseElements(value: BsonValue, collator: Collator | undefined): BsonValue[] {
   if (isPlainDocument(value)) {
     const keys = Object.keys(value);
     if (keys[0] === '$each') {
@@ -24,7 +25,7 @@ function parseElements(value: BsonValue): BsonValue[] {
       if (keys.length > 1) fail(ErrorCode.BadValue, `Found unexpected fields after $each in $addToSet: ${formatValue(value)}`);
       // Duplicates within $each are dropped up front, keeping the first of each.
       const unique: BsonValue[] = [];
-      for (const v of each) if (!contains(unique, v)) unique.push(v);
+      for (const v of each) if (!contains(unique, v, collator)) unique.push(v);
       return unique;
     }
   }
@@ -33,8 +34,8 @@ function parseElements(value: BsonValue): BsonValue[] {
 
 export const $addToSet: ModifierDefinition = {
   name: '$addToSet',
-  parse(_path, value) {
-    const elements = parseElements(value);
+  parse(_path, value, env) {
+    const elements = parseElements(value, env.collator);
     return defineModifier({
       name: '$addToSet',
       updateExisting(target) {
@@ -45,7 +46,7 @@ export const $addToSet: ModifierDefinition = {
           );
         }
         const existing = target.value;
-        const toAdd = elements.filter((v) => !contains(existing, v));
+        const toAdd = elements.filter((v) => !contains(existing, v, env.collator));
         if (toAdd.length === 0) return noop;
         ownedArray(target).push(...toAdd);
         return updated;

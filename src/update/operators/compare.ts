@@ -4,15 +4,16 @@
 
 import type { BsonValue } from '../../bson/types.js';
 import { compareBson } from '../../bson/compare.js';
+import type { Collator } from '../../bson/collation.js';
 import { defineModifier, noop, updated } from '../modifier.js';
 import type { Modifier } from '../modifier.js';
 
-export function compareModifier(name: '$min' | '$max', value: BsonValue): Modifier {
+export function compareModifier(name: '$min' | '$max', value: BsonValue, collator?: Collator): Modifier {
   const keepWhen = name === '$max' ? 1 : -1;
   return defineModifier({
     name,
     updateExisting(target) {
-      const c = compareBson(target.value, value);
+      const c = compareBson(target.value, value, collator);
       if (c === 0 || c === keepWhen) return noop;
       target.state.setAt(target.loc, value);
       return updated;

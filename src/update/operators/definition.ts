@@ -3,10 +3,13 @@
 import type { BsonValue } from '../../bson/types.js';
 import type { Modifier } from '../modifier.js';
 import type { FilterCompiler } from '../types.js';
+import type { Collator } from '../../bson/collation.js';
 
 export interface ParseEnv {
   /** The injected matcher, for $pull conditions. */
   readonly compileFilter: FilterCompiler | undefined;
+  /** The operation's collation: $addToSet, $pull, $pullAll, $min, $max and $push's $sort compare strings by it. */
+  readonly collator?: Collator | undefined;
 }
 
 export interface ModifierDefinition {

@@ -5,5 +5,5 @@ import type { ModifierDefinition } from './definition.js';
 
 export const $max: ModifierDefinition = {
   name: '$max',
-  parse: (_path, value) => compareModifier('$max', value),
+  parse: (_path, value, env) => compareModifier('$max', value, env.collator),
 };

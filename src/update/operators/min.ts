@@ -5,5 +5,5 @@ import type { ModifierDefinition } from './definition.js';
 
 export const $min: ModifierDefinition = {
   name: '$min',
-  parse: (_path, value) => compareModifier('$min', value),
+  parse: (_path, value, env) => compareModifier('$min', value, env.collator),
 };

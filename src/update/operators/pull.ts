@@ -49,6 +49,6 @@ export const $pull: ModifierDefinition = {
       const matcher = compile(env, wrap(value));
       return cullingModifier('$pull', (element) => matcher.matches(wrap(element)));
     }
-    return cullingModifier('$pull', (element) => compareBson(element, value) === 0);
+    return cullingModifier('$pull', (element) => compareBson(element, value, env.collator) === 0);
   },
 };

@@ -2,6 +2,7 @@
 // $sort the array and $slice it. A missing field becomes the new array.
 
 import { compareBson } from '../../bson/compare.js';
+import type { Collator } from '../../bson/collation.js';
 import { hasOwn } from '../../bson/document.js';
 import { asDocument, bsonTypeName, isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonArray, BsonDocument, BsonValue } from '../../bson/types.js';
@@ -66,8 +67,8 @@ function extractAtPath(container: BsonDocument | BsonArray, path: string): Looku
 }
 
 /** mongod's PatternElementCmp as a comparator (missing sort fields count as null). */
-export function sortComparator(sort: SortSpec): (a: BsonValue, b: BsonValue) => number {
-  if (sort.whole) return (a, b) => sort.direction * compareBson(a, b);
+export function sortComparator(sort: SortSpec, collator?: Collator): (a: BsonValue, b: BsonValue) => number {
+  if (sort.whole) return (a, b) => sort.direction * compareBson(a, b, collator);
   const keyOf = (v: BsonValue): BsonValue[] => {
     const doc: BsonDocument = isObjectLike(v) ? (asDocument(v) ?? {}) : { '': v };
     return sort.fields.map(([path]) => {
@@ -79,7 +80,7 @@ export function sortComparator(sort: SortSpec): (a: BsonValue, b: BsonValue) => 
     const ka = keyOf(a);
     const kb = keyOf(b);
     for (let i = 0; i < sort.fields.length; i++) {
-      const c = compareBson(ka[i] as BsonValue, kb[i] as BsonValue);
+      const c = compareBson(ka[i] as BsonValue, kb[i] as BsonValue, collator);
       if (c !== 0) return c * (sort.fields[i] as readonly [string, 1 | -1])[1];
     }
     return 0;
@@ -137,7 +138,7 @@ function approximateAbs(v: bigint): bigint {
   return v < 0n ? (v === -(2n ** 63n) ? 2n ** 63n - 1n : -v) : v;
 }
 
-function performPush(arr: BsonArray, spec: PushSpec): ModifyResult {
+function performPush(arr: BsonArray, spec: PushSpec, collator: Collator | undefined): ModifyResult {
   let result: ModifyResult = noop;
   if (spec.values.length > 0) {
     const size = BigInt(arr.length);
@@ -162,7 +163,7 @@ function performPush(arr: BsonArray, spec: PushSpec): ModifyResult {
   if (spec.sort !== undefined) {
     // mongod sorts the children in place and reports a change even if the order was already
     // right. Its std::sort is not stable; ours is, which is one of its possible outcomes.
-    arr.sort(sortComparator(spec.sort));
+    arr.sort(sortComparator(spec.sort, collator));
     result = updated;
   }
   if (spec.slice !== undefined) {
@@ -179,7 +180,7 @@ function performPush(arr: BsonArray, spec: PushSpec): ModifyResult {
 
 export const $push: ModifierDefinition = {
   name: '$push',
-  parse(_path, value) {
+  parse(_path, value, env) {
     const spec = parsePush(value);
     return defineModifier({
       name: '$push',
@@ -190,11 +191,11 @@ export const $push: ModifierDefinition = {
             `The field '${target.path.join('.')}' must be an array but is of type ${bsonTypeName(target.value)} in document {${idForMessage(target.state, 'no id')}}`,
           );
         }
-        return performPush(ownedArray(target), spec);
+        return performPush(ownedArray(target), spec, env.collator);
       },
       valueForNew(state) {
         const arr: BsonArray = [];
-        performPush(arr, spec);
+        performPush(arr, spec, env.collator);
         state.adopt(arr);
         return arr;
       },
