@@ -8,6 +8,7 @@
 import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
+import { sessionKeyOf } from '../txn/sessions.js';
 import type { Session } from '../txn/sessions.js';
 import type { ConnectionState } from './context.js';
 
@@ -68,6 +69,8 @@ export class RunningOperation {
   /** The command as received, secrets redacted. */
   readonly command: BsonDocument;
   readonly lsid: BsonDocument | undefined;
+  /** The key of the logical session the command carries (killSessions finds its ops by it). */
+  readonly sessionKey: string | undefined;
   readonly startedAtMs = Date.now();
   private readonly startedAtNs = process.hrtime.bigint();
   /** The logical session the command runs in, once bound (transaction info, idle sessions). */
@@ -86,6 +89,7 @@ export class RunningOperation {
     this.command = redactCommand(body);
     const lsid = body['lsid'];
     this.lsid = isPlainDocument(lsid) ? lsid : undefined;
+    this.sessionKey = sessionKeyOf(this.lsid);
   }
 
   /** Aborted by killOp; long waits listen to it. */
@@ -160,6 +164,16 @@ export class OperationRegistry {
     if (op === undefined) return false;
     op.kill();
     return true;
+  }
+
+  /**
+   * killSessions and killAllSessions: kills the operations running in the sessions `inSession`
+   * picks (mongod's killSessionsLocalKillOps), except the killing command itself (`self`).
+   */
+  killInSessions(inSession: (key: string) => boolean, self: AbortSignal): void {
+    for (const op of this.running.values()) {
+      if (op.signal !== self && op.sessionKey !== undefined && inSession(op.sessionKey)) op.kill();
+    }
   }
 
   /** The operations in progress, by connection. */

@@ -44,6 +44,15 @@ export function parseLsid(lsid: BsonValue): { key: string; lsid: BsonDocument } 
   return { key: Buffer.from(id.buffer.subarray(0, 16)).toString('hex'), lsid };
 }
 
+/** The key a session is known by (the hex of its lsid.id UUID), or undefined for a malformed lsid. */
+export function sessionKeyOf(lsid: BsonValue | undefined): string | undefined {
+  try {
+    return lsid === undefined ? undefined : parseLsid(lsid).key;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * mongod's user digest of a session (lsid.uid): SHA-256 of "user@db", or of nothing for the
  * unauthenticated user — every session here, as this server has no authentication.

@@ -11,7 +11,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { Int32 } from 'bson';
+import { Int32, UUID } from 'bson';
 import type { Binary, Long } from 'bson';
 import { MongoServerError } from 'mongodb';
 import type { Db, Document, MongoClient } from 'mongodb';
@@ -216,6 +216,44 @@ describe('$currentOp and killOp', () => {
     assert.equal(op['op'], 'getmore');
     assert.equal(op['ns'], 'co.stream');
     await admin.command({ killOp: 1, op: op['opid'] });
+    assert.equal(await codeOf(getMore), 11601);
+    assert.ok(Date.now() - started < 8000, 'the wait ended at the kill');
+  });
+
+  test('killSessions interrupts the running operations of the sessions it lists, not others', async () => {
+    const victim = await ts.newClient({ appName: 'victim-killsessions' });
+    const coll = victim.db('co').collection('ks');
+    await coll.insertOne({ x: 1 });
+    const session = victim.startSession();
+    try {
+      await block(admin, 'find', 'victim-killsessions');
+      const started = Date.now();
+      const find = coll.find({ x: 1 }, { session }).toArray();
+      find.catch(() => undefined);
+      await eventually(async () => (await currentOps(admin, {}, { 'command.find': 'ks' }))[0], 'the find in $currentOp');
+      // A session nobody uses: killing it touches no running operation.
+      await admin.command({ killSessions: [{ id: new UUID() }] });
+      assert.equal((await currentOps(admin, {}, { 'command.find': 'ks' })).length, 1, 'the find still runs');
+      const r = await admin.command({ killSessions: [{ id: session.id?.['id'] }] });
+      assert.equal(r['ok'], 1);
+      assert.equal(await codeOf(find), 11601);
+      assert.ok(Date.now() - started < 8000, 'the find stopped at the kill, not at the end of its 10 s block');
+    } finally {
+      await session.endSession();
+    }
+  });
+
+  test('killAllSessions wakes a change-stream getMore waiting in a session', async () => {
+    const victim = await ts.newClient({ appName: 'victim-killall' });
+    const db = victim.db('co');
+    const opened = await db.command({ aggregate: 'stream2', pipeline: [{ $changeStream: {} }], cursor: {} }, raw);
+    const cursorId = opened['cursor']['id'] as Long;
+    const started = Date.now();
+    const getMore = db.command({ getMore: cursorId, collection: 'stream2', maxAwaitTimeMS: 10_000 });
+    getMore.catch(() => undefined);
+    await eventually(async () => (await currentOps(admin, {}, { 'command.getMore': cursorId }))[0], 'the getMore in $currentOp');
+    const r = await admin.command({ killAllSessions: [] });
+    assert.equal(r['ok'], 1, 'the killing command is not interrupted itself');
     assert.equal(await codeOf(getMore), 11601);
     assert.ok(Date.now() - started < 8000, 'the wait ended at the kill');
   });

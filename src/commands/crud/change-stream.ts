@@ -100,8 +100,9 @@ export class ChangeStreamCursor extends ServerCursor {
   async awaitBatch(batchSize: number | undefined, awaitMs: number, signal?: AbortSignal): Promise<BsonDocument[]> {
     let batch = this.nextBatch(batchSize);
     const until = Date.now() + awaitMs;
+    const interrupted = (): boolean => signal?.aborted === true;
     while (batch.length === 0 && !this.isExhausted && !this.killed) {
-      if (signal?.aborted === true) throw interruptedError();
+      if (interrupted()) throw interruptedError();
       const remaining = until - Date.now();
       if (remaining <= 0) break;
       await new Promise<void>((resolve) => {
@@ -115,6 +116,8 @@ export class ChangeStreamCursor extends ServerCursor {
         const off = this.oplog.onChange(done);
         signal?.addEventListener('abort', done, { once: true });
       });
+      // killSessions kills both the operation and its cursor: the operation's kill wins.
+      if (interrupted()) throw interruptedError();
       if (this.killed) break;
       batch = this.nextBatch(batchSize);
     }

@@ -1,23 +1,14 @@
 // Logical session commands. Ending or killing a session aborts its open transaction and
-// closes its cursors.
+// closes its cursors; killing one also interrupts its running operations.
 
 import { UUID } from 'bson';
 import { Int32 } from 'bson';
 import type { BsonValue } from '../../bson/types.js';
 import { limits } from '../../limits.js';
-import { parseLsid } from '../../txn/sessions.js';
+import { sessionKeyOf } from '../../txn/sessions.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
-
-/** The key a session is known by: the hex of its lsid.id UUID. */
-export function sessionKeyOf(lsid: BsonValue | undefined): string | undefined {
-  try {
-    return lsid === undefined ? undefined : parseLsid(lsid).key;
-  } catch {
-    return undefined;
-  }
-}
 
 function endListed(services: ServerServices, list: BsonValue): void {
   if (!Array.isArray(list)) return;
@@ -26,6 +17,14 @@ function endListed(services: ServerServices, list: BsonValue): void {
     if (key === undefined) continue;
     if (!services.sessions.end(key)) services.cursors.killForSession(key);
   }
+}
+
+/** killSessions also interrupts the listed sessions' running operations, as mongod does. */
+function killListed(services: ServerServices, list: BsonValue, self: AbortSignal): void {
+  if (!Array.isArray(list)) return;
+  const keys = new Set(list.map(sessionKeyOf));
+  services.operations.killInSessions((key) => keys.has(key), self);
+  endListed(services, list);
 }
 
 export const startSession = defineCommand({
@@ -47,8 +46,8 @@ export const endSessions = defineCommand({
 export const killSessionsCommand = defineCommand({
   name: 'killSessions',
   args: {},
-  run: ({ services, target }) => {
-    endListed(services, target);
+  run: ({ services, target, op }) => {
+    killListed(services, target, op.signal);
     return {};
   },
 });
@@ -64,7 +63,8 @@ export const refreshSessions = defineCommand({
   },
 });
 
-function killAll(services: ServerServices): Record<string, never> {
+function killAll(services: ServerServices, self: AbortSignal): Record<string, never> {
+  services.operations.killInSessions(() => true, self);
   services.sessions.endAll();
   for (const c of [...services.cursors.all()]) {
     if (c.options.owner.sessionKey !== undefined) services.cursors.remove(c.id);
@@ -75,13 +75,13 @@ function killAll(services: ServerServices): Record<string, never> {
 export const killAllSessions = defineCommand({
   name: 'killAllSessions',
   args: {},
-  run: ({ services }) => killAll(services),
+  run: ({ services, op }) => killAll(services, op.signal),
 });
 
 export const killAllSessionsByPattern = defineCommand({
   name: 'killAllSessionsByPattern',
   args: {},
-  run: ({ services }) => killAll(services),
+  run: ({ services, op }) => killAll(services, op.signal),
 });
 
 export const sessionCommands: CommandDefinition[] = [
