@@ -101,6 +101,7 @@ export function compileQueryProjection(spec: BsonDocument | undefined, options: 
   const expressions = expressionsOf(options);
   const projection = compileProjection(spec, {
     matcher: options.matcher,
+    collator: options.collator,
     expressions: { compile: (e) => expressions.compileValue(e), isExpressionName: (n) => expressions.isExpressionName(n) },
   });
   return {

@@ -169,6 +169,15 @@ test('a simple-collation index never answers string bounds of a collated query; 
   assert.equal(await byId.countDocuments({ _id: 'ABC' }, { collation }), 1);
 });
 
+test('an $elemMatch projection follows the collation; change streams with one are refused', async () => {
+  const c = await fresh('proj', [{ _id: 1, a: [{ b: 'x' }, { b: 'Y' }] }]);
+  const doc = await c.findOne({ _id: 1 }, { projection: { a: { $elemMatch: { b: 'y' } } }, collation: { locale: 'en', strength: 2 } });
+  assert.deepEqual(doc, { _id: 1, a: [{ b: 'Y' }] });
+  const stream = c.watch([], { collation: { locale: 'en', strength: 2 } });
+  await expectServerCode(stream.tryNext(), 238);
+  await stream.close();
+});
+
 test('indexes: a non-simple collation answers NotImplemented, the simple one is accepted', async () => {
   const c = await fresh('idx_collation', [{ _id: 1, a: 'x' }]);
   await expectServerCode(c.createIndex({ a: 1 }, { collation: { locale: 'en', strength: 2 } }), 238);

@@ -161,6 +161,9 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
     // keeps the view's namespace (mongod's ResolvedView::asExpandedViewAggregation).
     const resolved = collName === undefined ? undefined : resolvedViewOf(services, inv.op, db, collName);
     if (resolved !== undefined && collName !== undefined && isChangeStreamPipeline(args.pipeline)) throw notACollection(db, collName);
+    if (isChangeStreamPipeline(args.pipeline) && args.collation !== undefined && parseCollation(args.collation) !== undefined) {
+      fail(ErrorCode.NotImplemented, 'change streams with a non-simple collation are not supported yet');
+    }
     if (!explain && isChangeStreamPipeline(args.pipeline)) return runChangeStreamAggregate(inv, collName, batchSize);
     const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
     const sourceName = resolved?.collection ?? collName;

@@ -77,7 +77,7 @@ export const findAndModify = defineCommand({
     const sort = compileQuerySort(args.sort, collator).comparator;
     // A positional projection takes the position the query matched in the document returned:
     // the one found (remove, new: false); the new one may no longer match (mongod: BadValue).
-    const projection = compileQueryProjection(args.fields, { expressions, matcher });
+    const projection = compileQueryProjection(args.fields, { expressions, matcher, collator });
     if (projection?.positional === true && hasUpdate && args.new === true) {
       throw new CommandError(ErrorCode.BadValue, 'cannot use a positional projection and return the new document');
     }

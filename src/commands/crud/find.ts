@@ -77,7 +77,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
   const sort = compileQuerySort(args.sort, collator);
   const hint = resolveHint(coll, args.hint);
   const disk = diskUseFor(services, args.allowDiskUse);
-  const projection = compileQueryProjection(args.projection, { expressions });
+  const projection = compileQueryProjection(args.projection, { expressions, collator });
   if (db === 'local' && name === 'oplog.rs' && services.oplog !== undefined) {
     // The oplog is a table of its own, not a catalog collection: read it in natural order.
     const oplogPlan = planOplogQuery({ matcher, sort: sort.comparator, natural: hint.natural ?? sort.natural, skip, limit, projection: projection?.transform, allowDiskUse: args.allowDiskUse === true });

@@ -3,6 +3,7 @@
 // compiled by the hook the aggregation layer provides (ProjectionOptions.expressions),
 // and without it answers NotImplemented.
 
+import type { Collator } from '../../bson/collation.js';
 import type { PathValue } from '../../bson/path.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
@@ -26,6 +27,8 @@ export interface ProjectionOptions {
   readonly matcher?: Pick<Matcher, 'matches'> | undefined;
   /** Aggregation expressions; without it only constant literals are accepted (NotImplemented otherwise). */
   readonly expressions?: ExpressionHook | undefined;
+  /** The operation's collation, for $elemMatch projections. */
+  readonly collator?: Collator | undefined;
 }
 
 /**

@@ -332,7 +332,7 @@ function parseElemMatchProjection(
   if (obj === undefined) fail(ErrorCode.Location31274, `elemMatch: Invalid argument, object required, but got ${bsonTypeName(arg)}`);
   if (ctx.hasPositional) fail(ErrorCode.Location31255, 'Cannot specify positional operator and $elemMatch.');
   if (parts.length !== 1 || parentPath.length !== 0) fail(ErrorCode.Location31275, 'Cannot use $elemMatch projection on a nested field.');
-  const matcher = compileRestrictedFilter({ [name]: { $elemMatch: obj } } as BsonDocument);
+  const matcher = compileRestrictedFilter({ [name]: { $elemMatch: obj } } as BsonDocument, { collator: ctx.options.collator });
   addNodeAtPath(parent, parts, { kind: 'elemMatch', matcher });
   ctx.elemMatches.push({ field: name, matcher });
   ctx.hasElemMatch = true;
