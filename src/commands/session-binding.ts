@@ -150,6 +150,7 @@ export function bindSession(
   if (!commitOrAbort.has(name) && def.traits?.allowedInTransaction !== true) {
     throw new CommandError(ErrorCode.OperationNotSupportedInTransaction, `Cannot run '${name}' in a multi-document transaction.`);
   }
+  if (!commitOrAbort.has(name)) checkTransactionDatabase(body['$db']);
   if (wc.provided && !commitOrAbort.has(name)) {
     throw new CommandError(ErrorCode.InvalidOptions, 'Cannot set write concern after starting a transaction.');
   }
@@ -157,6 +158,12 @@ export function bindSession(
     ? begin(services, session, txnNumber, args.readConcern)
     : continueTransaction(session, txnNumber, name, args.readConcern);
   return { binding: binding(false), access: transactionAccess(transaction), transaction };
+}
+
+/** A replica set member's transactions never touch the local or config database (mongod's canUseTransactions). */
+function checkTransactionDatabase(db: BsonValue | undefined): void {
+  if (db === 'local') throw new CommandError(ErrorCode.OperationNotSupportedInTransaction, "Cannot run command against the 'local' database in a transaction.");
+  if (db === 'config') throw new CommandError(ErrorCode.OperationNotSupportedInTransaction, 'Cannot run command against the config database in a transaction.');
 }
 
 function begin(services: ServerServices, session: Session, txnNumber: number, readConcern: BsonDocument | undefined): Transaction {

@@ -75,6 +75,9 @@ function checkPosition(stage: Stage, index: number, length: number, ctx: Pipelin
   if (c.notInLookup === true && ctx.inLookup) fail(AggCode.Location51047, `${stage.name} is not allowed within a $lookup's sub-pipeline`);
   if (c.notInLookup === true && ctx.inUnionWith === true) fail(AggCode.Location31441, `${stage.name} is not allowed within a $unionWith's sub-pipeline`);
   if (c.writes === true && ctx.inFacet) fail(AggCode.Location40600, `${stage.name} is not allowed to be used within a $facet stage`);
+  if (c.notInTransaction === true && ctx.inTransaction === true) {
+    fail(ErrorCode.OperationNotSupportedInTransaction, `Operation not permitted in transaction :: caused by :: Aggregation stage ${stage.name} cannot run within a multi-document transaction.`);
+  }
 }
 
 /** Peephole optimisations, as mongod's Pipeline::optimizePipeline does. */

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { Int32, UUID } from 'bson';
 import type { Binary, Long } from 'bson';
 import { MongoServerError } from 'mongodb';
-import type { Db, Document, MongoClient } from 'mongodb';
+import type { ClientSession, Db, Document, MongoClient } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -313,6 +313,38 @@ describe('$listSessions', () => {
       assert.deepEqual(await sessions({ users: [{ user: 'someone', db: 'admin' }] }), [], 'no session of that user');
       const local = await client.db('admin').aggregate([{ $listLocalSessions: {} }, { $match: { '_id.id': id } }]).toArray();
       assert.equal(local.length, 1, '$listLocalSessions reads the same cache');
+    } finally {
+      await session.endSession();
+    }
+  });
+
+  test('in a multi-document transaction: $currentOp and $listLocalSessions refuse (263), $listSessions meets the config-database rule', async () => {
+    const admin = client.db('admin');
+    const attempts: Array<[string, (session: ClientSession) => Promise<unknown>, string]> = [
+      ['$currentOp', (session) => admin.aggregate([{ $currentOp: {} }], { session }).toArray(), 'Operation not permitted in transaction :: caused by :: Aggregation stage $currentOp cannot run within a multi-document transaction.'],
+      ['$listLocalSessions', (session) => admin.aggregate([{ $listLocalSessions: {} }], { session }).toArray(), 'Operation not permitted in transaction :: caused by :: Aggregation stage $listLocalSessions cannot run within a multi-document transaction.'],
+      // mongod refuses any command on the config (or local) database in a transaction first.
+      ['$listSessions', (session) => client.db('config').collection('system.sessions').aggregate([{ $listSessions: {} }], { session }).toArray(), 'Cannot run command against the config database in a transaction.'],
+      ['find on local', (session) => client.db('local').collection('oplog.rs').find({}, { session }).toArray(), "Cannot run command against the 'local' database in a transaction."],
+    ];
+    for (const [what, run, message] of attempts) {
+      const session = client.startSession();
+      try {
+        session.startTransaction();
+        const err = await rejection(run(session));
+        assert.equal(err.code, 263, what);
+        assert.equal(err.codeName, 'OperationNotSupportedInTransaction', what);
+        assert.equal(err.message, message, what);
+      } finally {
+        await session.abortTransaction().catch(() => undefined);
+        await session.endSession();
+      }
+    }
+    // Outside a transaction, in the same session, they run.
+    const session = client.startSession();
+    try {
+      assert.ok(Array.isArray(await admin.aggregate([{ $currentOp: {} }], { session }).toArray()));
+      assert.ok(Array.isArray(await admin.aggregate([{ $listLocalSessions: {} }], { session }).toArray()));
     } finally {
       await session.endSession();
     }

@@ -172,7 +172,7 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
     const allowDiskUse = disk.allowDiskUse;
     const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services) });
     const scope = letScope(args.let, env);
-    const ctx: PipelineContext = { env, scope, db, collection: sourceName, allowDiskUse, collator, subPipelineDepth: 0, inFacet: false, inLookup: false, session: args.lsid, server: serverIntrospection(services) };
+    const ctx: PipelineContext = { env, scope, db, collection: sourceName, allowDiskUse, collator, subPipelineDepth: 0, inFacet: false, inLookup: false, inTransaction: args.autocommit === false, session: args.lsid, server: serverIntrospection(services) };
     const parsed = parsePipeline(resolved === undefined ? args.pipeline : [...resolved.pipeline, ...args.pipeline], ctx);
     const first = parsed.stages[0];
     if (collName === undefined && first?.constraints?.collectionless !== true) {

@@ -30,7 +30,7 @@ const liteParsed = new Set(['allUsers', 'localOps']);
 
 class CurrentOpStage implements Stage {
   readonly name = '$currentOp';
-  readonly constraints = { first: true, collectionless: true, notInFacet: true } as const;
+  readonly constraints = { first: true, collectionless: true, notInFacet: true, notInTransaction: true } as const;
   constructor(
     private readonly options: CurrentOpOptions,
     private readonly server: ServerIntrospection | undefined,

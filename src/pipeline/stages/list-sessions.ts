@@ -107,7 +107,7 @@ export const $listLocalSessions: StageDefinition = {
   name: '$listLocalSessions',
   parse(arg, ctx) {
     const spec = parseSpec('$listLocalSessions', arg);
-    return new ListSessionsStage('$listLocalSessions', { first: true, collectionless: true, notInFacet: true }, spec, sessionSource(ctx));
+    return new ListSessionsStage('$listLocalSessions', { first: true, collectionless: true, notInFacet: true, notInTransaction: true }, spec, sessionSource(ctx));
   },
 };
 

@@ -28,6 +28,8 @@ export interface StageConstraints {
   readonly notInFacet?: boolean;
   /** Refused inside $lookup (51047) and $unionWith (31441) sub-pipelines. */
   readonly notInLookup?: boolean;
+  /** Refused in a multi-document transaction (263): $currentOp, $listLocalSessions. */
+  readonly notInTransaction?: boolean;
 }
 
 /** Run-time services of one command: the catalog for foreign reads, the frame, interruption. */
@@ -64,6 +66,8 @@ export interface PipelineContext {
   readonly inUnionWith?: boolean;
   /** Set while parsing a pipeline-style update (only a few stages are allowed). */
   readonly forUpdate?: boolean;
+  /** The command runs in a multi-document transaction (stages with notInTransaction refuse). */
+  readonly inTransaction?: boolean;
   /** The command's logical session id ({id: UUID}), for $listLocalSessions. */
   readonly session?: BsonDocument | undefined;
   /** What the server reports about itself ($currentOp, $listSessions); absent outside commands. */
