@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
-const daemonScript = join(import.meta.dirname, '../../dist/src/cli/secantusd.js');
+export const daemonScript = join(import.meta.dirname, '../../dist/src/cli/secantusd.js');
 
 export interface Daemon {
   readonly proc: ChildProcess;

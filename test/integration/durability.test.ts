@@ -5,50 +5,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-
-const daemon = join(import.meta.dirname, '../../dist/src/cli/secantusd.js');
-
-interface Daemon {
-  readonly proc: ChildProcess;
-  readonly port: number;
-  readonly exited: Promise<number | null>;
-}
-
-/** Start secantusd on a free port and wait for its "Waiting for connections" log line. */
-function startDaemon(dbPath: string, extra: string[] = []): Promise<Daemon> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [daemon, '--port', '0', '--dbpath', dbPath, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`secantusd did not start within 20 s: ${out} ${err}`));
-    }, 20_000);
-    proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-    proc.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const lines = out.split('\n');
-      // Only whole lines: the last element may be a line still being written.
-      for (const line of lines.slice(0, -1)) {
-        if (!line.includes('Waiting for connections')) continue;
-        const entry = JSON.parse(line) as { attr: { port: number } };
-        clearTimeout(timer);
-        resolve({ proc, port: entry.attr.port, exited });
-        return;
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`secantusd exited with ${code}: ${err}`));
-    });
-  });
-}
+import { daemonScript, startDaemon } from '../helpers/daemon.js';
 
 function client(port: number): MongoClient {
   return new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, { serverSelectionTimeoutMS: 5000, retryWrites: false });
@@ -105,7 +66,7 @@ describe('durability (daemon on LMDB)', () => {
       await c.db('keep').collection('c').createIndex({ v: 1 }, { unique: true });
       await c.close();
 
-      const second = spawn(process.execPath, [daemon, '--port', '0', '--dbpath', dir], { stdio: 'ignore' });
+      const second = spawn(process.execPath, [daemonScript, '--port', '0', '--dbpath', dir], { stdio: 'ignore' });
       const guard = setTimeout(() => second.kill('SIGKILL'), 20_000);
       const code = await new Promise<number | null>((r) => second.on('exit', (x) => r(x)));
       clearTimeout(guard);

@@ -14,14 +14,12 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
+import { killDaemon, startDaemon } from '../helpers/daemon.js';
 
-const daemon = join(import.meta.dirname, '../../dist/src/cli/secantusd.js');
 const keys = Array.from({ length: 24 }, (_, i) => `k${i}`);
 
 interface TxnRecord {
@@ -29,28 +27,6 @@ interface TxnRecord {
   readonly appends: string[];
   readonly reads: Array<{ key: string; value: string[] }>;
   outcome: 'committed' | 'aborted' | 'unknown';
-}
-
-/** Start the daemon on a free port (chosen by the kernel) and return it with its port. */
-function startDaemon(dbPath: string): Promise<{ proc: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [daemon, '--port', '0', '--dbpath', dbPath], { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('daemon did not start')), 20_000);
-    proc.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      for (const line of out.split('\n').slice(0, -1)) {
-        if (!line.includes('Waiting for connections')) continue;
-        clearTimeout(timer);
-        resolve({ proc, port: (JSON.parse(line) as { attr: { port: number } }).attr.port });
-        return;
-      }
-    });
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`daemon exited early (${code})`));
-    });
-  });
 }
 
 function pick<T>(list: readonly T[], n: number, rnd: () => number): T[] {
@@ -154,28 +130,24 @@ function check(history: TxnRecord[], finals: Map<string, string[]>): string {
 describe('list-append transactions across SIGKILL restarts (daemon on LMDB)', () => {
   test('no lost writes, aborted reads, intermediate reads or partial transactions', { timeout: 120_000 }, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'secantus-la-'));
-    const uriOf = (port: number): string => `mongodb://127.0.0.1:${port}/?directConnection=true`;
     const history: TxnRecord[] = [];
-    let { proc, port } = await startDaemon(dir);
+    let daemon = await startDaemon(dir);
     try {
       for (let round = 0; round < 3; round++) {
-        const uri = uriOf(port);
         const deadline = Date.now() + 2500;
-        const clients = Array.from({ length: 8 }, (_, i) => runClient(uri, round * 100 + i, history, () => Date.now() > deadline));
+        const clients = Array.from({ length: 8 }, (_, i) => runClient(daemon.uri, round * 100 + i, history, () => Date.now() > deadline));
         await new Promise((r) => setTimeout(r, 2000));
-        const exited = new Promise((r) => proc.once('exit', r));
-        proc.kill('SIGKILL');
-        await exited;
+        await killDaemon(daemon);
         await Promise.all(clients);
-        ({ proc, port } = await startDaemon(dir));
+        daemon = await startDaemon(dir);
       }
-      const client = new MongoClient(uriOf(port), { serverSelectionTimeoutMS: 5000 });
+      const client = new MongoClient(daemon.uri, { serverSelectionTimeoutMS: 5000 });
       const finals = new Map<string, string[]>();
       for (const d of await client.db('la').collection<{ _id: string; v: string[] }>('lists').find().toArray()) finals.set(d._id, d.v);
       await client.close();
       t.diagnostic(check(history, finals));
     } finally {
-      proc.kill('SIGKILL');
+      await killDaemon(daemon);
       rmSync(dir, { recursive: true, force: true });
     }
   });
