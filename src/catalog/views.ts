@@ -27,6 +27,8 @@ export interface ViewDefinition {
   /** The collection or view read, in the same database. */
   readonly viewOn: string;
   readonly pipeline: readonly BsonDocument[];
+  /** The view's default collation (its full specification); absent: the simple collation. */
+  readonly collation?: BsonDocument | undefined;
 }
 
 /** The error every write, index and collection command on a view answers (mongod's wording). */
@@ -39,12 +41,15 @@ function definitionOf(db: string, doc: BsonDocument): ViewDefinition | undefined
   const viewOn = doc['viewOn'];
   const pipeline = doc['pipeline'];
   if (typeof id !== 'string' || !id.startsWith(`${db}.`) || typeof viewOn !== 'string' || !isArray(pipeline)) return undefined;
-  return { db, name: id.slice(db.length + 1), viewOn, pipeline: pipeline.filter(isPlainDocument) };
+  const collation = doc['collation'];
+  return { db, name: id.slice(db.length + 1), viewOn, pipeline: pipeline.filter(isPlainDocument), ...(isPlainDocument(collation) ? { collation } : {}) };
 }
 
 /** The system.views document of a definition (mongod's field order). */
 export function viewDocument(def: ViewDefinition): BsonDocument {
-  return { _id: fullName(def.db, def.name), viewOn: def.viewOn, pipeline: [...def.pipeline] };
+  const doc: BsonDocument = { _id: fullName(def.db, def.name), viewOn: def.viewOn, pipeline: [...def.pipeline] };
+  if (def.collation !== undefined) doc['collation'] = def.collation;
+  return doc;
 }
 
 /** The view `db.name` as of `view`, if there is one. */
@@ -99,6 +104,8 @@ export interface ResolvedView {
   readonly collection: string;
   /** The views' pipelines, innermost view first, to run before the command's own pipeline. */
   readonly pipeline: BsonDocument[];
+  /** The named view's default collation (undefined: simple); the views under it share it. */
+  readonly collation: BsonDocument | undefined;
 }
 
 /**
@@ -108,11 +115,12 @@ export interface ResolvedView {
 export function resolveView(catalog: Catalog, view: ReadView, db: string, name: string): ResolvedView | undefined {
   let current = lookupView(catalog, view, db, name);
   if (current === undefined) return undefined;
+  const collation = current.collation;
   const pipeline: BsonDocument[] = [];
   for (let depth = 0; depth < limits.viewDepthMax; depth++) {
     pipeline.unshift(...current.pipeline);
     const next = lookupView(catalog, view, db, current.viewOn);
-    if (next === undefined) return { collection: current.viewOn, pipeline };
+    if (next === undefined) return { collection: current.viewOn, pipeline, collation };
     current = next;
   }
   throw new CommandError(ErrorCode.ViewDepthLimitExceeded, `View depth too deep or view cycle detected; maximum depth is ${limits.viewDepthMax}`);

@@ -5,6 +5,7 @@
 import { Decimal128, Double, Int32, Long, ObjectId, Timestamp } from 'bson';
 import { compareBson } from '../bson/compare.js';
 import type { Ordering } from '../bson/compare.js';
+import type { Collator } from '../bson/collation.js';
 import { formatBson } from '../bson/format.js';
 import { MISSING } from '../bson/path.js';
 import { bsonTypeName, isPlainDocument } from '../bson/types.js';
@@ -50,8 +51,8 @@ export function toBool(v: Value): boolean {
  * The total order of aggregation values: compareBson, with MISSING ranking with (and equal
  * to) the BSON undefined type, below null, as mongod's Value::compare canonicalises EOO.
  */
-export function compareValues(a: Value, b: Value): Ordering {
-  return compareBson(a === MISSING ? undefined : a, b === MISSING ? undefined : b);
+export function compareValues(a: Value, b: Value, collator?: Collator): Ordering {
+  return compareBson(a === MISSING ? undefined : a, b === MISSING ? undefined : b, collator);
 }
 
 export function valuesEqual(a: Value, b: Value): boolean {

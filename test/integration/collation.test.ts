@@ -141,6 +141,14 @@ test('aggregate: $match, $sort and $group follow the command collation (countDoc
   assert.deepEqual(groups, [{ _id: 'A', n: 2 }, { _id: 'b', n: 2 }, { _id: 'c', n: 1 }]);
   const sorted = await c.aggregate([{ $match: { s: { $lte: 'B' } } }, { $sort: { s: -1, _id: 1 } }], { collation }).toArray();
   assert.deepEqual(ids(sorted), [1, 4, 2, 3]);
+  const set = await c.aggregate([{ $group: { _id: null, set: { $addToSet: '$s' } } }], { collation }).toArray();
+  assert.deepEqual(set, [{ _id: null, set: ['b', 'A', 'c'] }]);
+  // Binary order puts 'B' before 'a'; the collation puts 'a' first.
+  const mm = await fresh('agg_minmax', [{ _id: 1, t: 'a' }, { _id: 2, t: 'B' }]);
+  const [collated] = await mm.aggregate([{ $group: { _id: null, lo: { $min: '$t' }, hi: { $max: '$t' } } }], { collation }).toArray();
+  assert.deepEqual(collated, { _id: null, lo: 'a', hi: 'B' });
+  const [binary] = await mm.aggregate([{ $group: { _id: null, lo: { $min: '$t' }, hi: { $max: '$t' } } }]).toArray();
+  assert.deepEqual(binary, { _id: null, lo: 'B', hi: 'a' });
 });
 
 function stagesOf(plan: Document): string[] {
@@ -176,6 +184,30 @@ test('an $elemMatch projection follows the collation; change streams with one ar
   const stream = c.watch([], { collation: { locale: 'en', strength: 2 } });
   await expectServerCode(stream.tryNext(), 238);
   await stream.close();
+});
+
+test('a view default collation: reads use it, a different one is refused (167), views on it must share it', async () => {
+  const base = await fresh('people', [{ _id: 1, name: 'Ann' }, { _id: 2, name: 'ann' }, { _id: 3, name: 'Bob' }]);
+  assert.ok(base);
+  for (const v of ['people_ci', 'people_ci2', 'people_bin']) await db.collection(v).drop().catch(() => undefined);
+  await db.createCollection('people_ci', { viewOn: 'people', pipeline: [], collation: { locale: 'en', strength: 2 } });
+  const view = db.collection('people_ci');
+  assert.deepEqual(ids(await view.find({ name: 'ANN' }).sort({ _id: 1 }).toArray()), [1, 2]);
+  assert.equal(await view.countDocuments({ name: 'ANN' }), 2);
+  assert.deepEqual(await view.distinct('name', { name: 'ann' }), ['Ann']);
+  // The same collation may be restated; another one (even simple) may not.
+  assert.deepEqual(ids(await view.find({ name: 'BOB' }, { collation: { locale: 'en', strength: 2 } }).toArray()), [3]);
+  await expectServerCode(view.find({}, { collation: { locale: 'simple' } }).toArray(), 167);
+  const [info] = await db.listCollections({ name: 'people_ci' }).toArray();
+  assert.equal(((info?.options as Document)['collation'] as Document)['strength'], 2);
+  await db.createCollection('people_ci2', { viewOn: 'people_ci', pipeline: [], collation: { locale: 'en', strength: 2 } });
+  assert.deepEqual(ids(await db.collection('people_ci2').find({ name: 'bob' }).toArray()), [3]);
+  await expectServerCode(db.createCollection('people_bin', { viewOn: 'people_ci', pipeline: [] }), 167);
+  // A $lookup from a simple-collation pipeline into the view would change its collation.
+  await expectServerCode(base.aggregate([{ $lookup: { from: 'people_ci', pipeline: [], as: 'x' } }]).toArray(), 167);
+  // collMod of the view keeps its collation.
+  await db.command({ collMod: 'people_ci', viewOn: 'people', pipeline: [{ $match: { _id: { $gte: 1 } } }] });
+  assert.deepEqual(ids(await view.find({ name: 'ANN' }).sort({ _id: 1 }).toArray()), [1, 2]);
 });
 
 test('indexes: a non-simple collation answers NotImplemented, the simple one is accepted', async () => {

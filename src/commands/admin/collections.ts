@@ -62,9 +62,6 @@ export const create = defineCommand({
       throw new CommandError(ErrorCode.NotImplemented, `create with '${opt}' is not supported yet`);
     }
     const collator = args.collation === undefined ? undefined : parseCollation(args.collation);
-    if (collator !== undefined && args.viewOn !== undefined) {
-      throw new CommandError(ErrorCode.NotImplemented, 'views with a collation are not supported yet');
-    }
     const viewOn = args.viewOn;
     if (viewOn !== undefined) {
       if (op.access.transaction !== undefined) {
@@ -74,7 +71,7 @@ export const create = defineCommand({
         throw new CommandError(ErrorCode.InvalidOptions, 'option not supported on a view: changeStreamPreAndPostImages');
       }
       const pipeline = checkViewDefinition(services, 'create', { db, name, viewOn, pipeline: args.pipeline ?? [] });
-      await services.engine.write((txn) => createViewIn(txn, services, { db, name, viewOn, pipeline }), { durable: op.writeConcern.durable });
+      await services.engine.write((txn) => createViewIn(txn, services, { db, name, viewOn, pipeline, ...(collator === undefined ? {} : { collation: collator.spec }) }), { durable: op.writeConcern.durable });
       return withWriteConcernError({}, op.writeConcern, services.config.replSet);
     }
     const options: BsonDocument = {};
@@ -202,7 +199,9 @@ function collectionInfo(coll: Collection): BsonDocument {
 
 /** A view as listCollections reports it (mongod: no uuid, no idIndex, readOnly). */
 function viewInfo(view: ViewDefinition): BsonDocument {
-  return { name: view.name, type: 'view', options: { viewOn: view.viewOn, pipeline: [...view.pipeline] }, info: { readOnly: true } };
+  const options: BsonDocument = { viewOn: view.viewOn, pipeline: [...view.pipeline] };
+  if (view.collation !== undefined) options['collation'] = view.collation;
+  return { name: view.name, type: 'view', options, info: { readOnly: true } };
 }
 
 export const listCollections = defineCommand({

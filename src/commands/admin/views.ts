@@ -3,6 +3,7 @@
 
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
+import { formatBson } from '../../bson/format.js';
 import { fullName } from '../../catalog/namespace.js';
 import { checkViewGraph, lookupView, storeView } from '../../catalog/views.js';
 import type { ViewDefinition } from '../../catalog/views.js';
@@ -81,10 +82,26 @@ export function createViewIn(txn: WriteTxn, services: ServerServices, def: ViewD
     if (!samePipeline(existing.pipeline, def.pipeline)) {
       throw new CommandError(ErrorCode.NamespaceExists, `namespace ${ns} already exists, but with pipeline ${JSON.stringify(existing.pipeline)} rather than ${JSON.stringify(def.pipeline)}`);
     }
+    if (!sameCollationSpec(existing.collation, def.collation)) {
+      throw new CommandError(ErrorCode.NamespaceExists, `namespace ${ns} already exists, but with a different collation`);
+    }
     return;
   }
+  checkViewCollation(services, txn, def);
   checkViewGraph(services.catalog, txn, def);
   storeView(services.catalog, txn, def);
+}
+
+function sameCollationSpec(a: BsonDocument | undefined, b: BsonDocument | undefined): boolean {
+  return formatBson(a ?? { locale: 'simple' }) === formatBson(b ?? { locale: 'simple' });
+}
+
+/** A view on a view shares its collation (mongod's ViewCatalog: 167 otherwise). */
+function checkViewCollation(services: ServerServices, txn: WriteTxn, def: ViewDefinition): void {
+  const under = lookupView(services.catalog, txn, def.db, def.viewOn);
+  if (under !== undefined && !sameCollationSpec(under.collation, def.collation)) {
+    throw new CommandError(ErrorCode.OptionNotSupportedOnView, `View ${fullName(def.db, def.name)} has conflicting collation with view ${fullName(def.db, def.viewOn)}`);
+  }
 }
 
 /** collMod options other than viewOn/pipeline, in the order mongod refuses them on a view. */
@@ -101,7 +118,8 @@ export function modifyViewIn(txn: WriteTxn, services: ServerServices, view: View
   const viewOn = typeof body['viewOn'] === 'string' ? body['viewOn'] : view.viewOn;
   const pipelineSpec = Array.isArray(body['pipeline']) ? (body['pipeline'] as BsonValue[]) : view.pipeline;
   const pipeline = checkViewDefinition(services, 'collMod', { db: view.db, name: view.name, viewOn, pipeline: pipelineSpec });
-  const def: ViewDefinition = { db: view.db, name: view.name, viewOn, pipeline };
+  const def: ViewDefinition = { db: view.db, name: view.name, viewOn, pipeline, ...(view.collation === undefined ? {} : { collation: view.collation }) };
+  checkViewCollation(services, txn, def);
   checkViewGraph(services.catalog, txn, def);
   storeView(services.catalog, txn, def);
 }

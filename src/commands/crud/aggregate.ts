@@ -6,7 +6,8 @@
 import type { Timestamp } from 'bson';
 import { Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { parseCollation } from '../../bson/collation.js';
+import { parseCollation, sameCollation } from '../../bson/collation.js';
+import type { ResolvedView } from '../../catalog/views.js';
 import type { Collator } from '../../bson/collation.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
@@ -95,9 +96,9 @@ export const aggregate = defineCommand({
 });
 
 /** Stages whose comparisons follow the collation: $match filters, $sort, $group keys. */
-const COLLATED_STAGES = new Set(['$match', '$sort', '$skip', '$limit', '$count', '$group']);
-/** $group accumulators that compare nothing. */
-const COLLATED_ACCUMULATORS = new Set(['$sum', '$avg', '$first', '$last', '$push', '$count', '$stdDevPop', '$stdDevSamp', '$mergeObjects']);
+const COLLATED_STAGES = new Set(['$match', '$sort', '$skip', '$limit', '$count', '$group', '$unwind']);
+/** $group accumulators that compare nothing, or compare by the collation ($addToSet, $min, $max). */
+const COLLATED_ACCUMULATORS = new Set(['$sum', '$avg', '$first', '$last', '$push', '$count', '$stdDevPop', '$stdDevSamp', '$mergeObjects', '$addToSet', '$min', '$max']);
 
 function containsOperator(v: BsonValue, names: ReadonlySet<string>): boolean {
   if (Array.isArray(v)) return v.some((x) => containsOperator(x, names));
@@ -135,14 +136,16 @@ function collatedPipelineSupported(pipeline: readonly BsonValue[]): boolean {
  * follow a collation yet (expressions, most stages) answer NotImplemented instead of comparing
  * in binary order.
  */
-function pipelineCollation(services: ServerServices, db: string, collName: string | undefined, onView: boolean, collation: BsonDocument | undefined, pipeline: readonly BsonValue[]): Collator | undefined {
-  if (onView) {
-    if (collation !== undefined && parseCollation(collation) !== undefined) fail(ErrorCode.OptionNotSupportedOnView, "Cannot override a view's default collation");
-    return undefined;
+function pipelineCollation(services: ServerServices, db: string, collName: string | undefined, view: ResolvedView | undefined, collation: BsonDocument | undefined, pipeline: readonly BsonValue[]): Collator | undefined {
+  let collator: Collator | undefined;
+  if (view !== undefined) {
+    collator = view.collation === undefined ? undefined : parseCollation(view.collation);
+    if (collation !== undefined && !sameCollation(parseCollation(collation), collator)) fail(ErrorCode.OptionNotSupportedOnView, "Cannot override a view's default collation");
+  } else {
+    collator = resolveCollation(collName === undefined ? undefined : services.catalog.get(db, collName), collation);
   }
-  const collator = resolveCollation(collName === undefined ? undefined : services.catalog.get(db, collName), collation);
   if (collator !== undefined && !collatedPipelineSupported(pipeline)) {
-    fail(ErrorCode.NotImplemented, 'aggregate with a non-simple collation (given, or the collection default) supports only $match (without $expr), $sort, $skip, $limit, $count and $group by field paths with non-comparing accumulators');
+    fail(ErrorCode.NotImplemented, 'aggregate with a non-simple collation (given, or the collection default) supports only $match (without $expr), $sort, $skip, $limit, $count, $unwind and $group by field paths (accumulators without comparing expressions)');
   }
   return collator;
 }
@@ -167,7 +170,7 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
     if (!explain && isChangeStreamPipeline(args.pipeline)) return runChangeStreamAggregate(inv, collName, batchSize);
     const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
     const sourceName = resolved?.collection ?? collName;
-    const collator = pipelineCollation(services, db, collName, resolved !== undefined, args.collation, [...(resolved?.pipeline ?? []), ...args.pipeline]);
+    const collator = pipelineCollation(services, db, collName, resolved, args.collation, [...(resolved?.pipeline ?? []), ...args.pipeline]);
     const disk = diskUseFor(services, args.allowDiskUse);
     const allowDiskUse = disk.allowDiskUse;
     const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services) });

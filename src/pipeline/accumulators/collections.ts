@@ -4,6 +4,8 @@
 // ExceededMemoryLimit (146), whatever allowDiskUse says.
 
 import { compareBson } from '../../bson/compare.js';
+import type { Collator } from '../../bson/collation.js';
+import { ValueMap } from '../value-map.js';
 import type { BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
@@ -43,16 +45,26 @@ export class AddToSetAccumulator implements Accumulator {
   readonly needsInput = true;
   private readonly items: BsonValue[] = [];
   private readonly buckets = new Map<string, BsonValue[]>();
+  /** Under a collation: the values seen, strings equal by it being one (see ValueMap). */
+  private readonly collated: ValueMap<true> | undefined;
   bytes = SCALAR_STATE_BYTES;
+  constructor(collator?: Collator) {
+    this.collated = collator === undefined ? undefined : new ValueMap<true>(collator);
+  }
   process(v: Value): void {
     if (v === MISSING) return;
-    const key = bucketKey(v);
-    const bucket = this.buckets.get(key);
-    if (bucket !== undefined) {
-      if (bucket.some((x) => compareBson(x, v) === 0)) return;
-      bucket.push(v);
+    if (this.collated !== undefined) {
+      if (this.collated.get(v) !== undefined) return;
+      this.collated.set(v, true);
     } else {
-      this.buckets.set(key, [v]);
+      const key = bucketKey(v);
+      const bucket = this.buckets.get(key);
+      if (bucket !== undefined) {
+        if (bucket.some((x) => compareBson(x, v) === 0)) return;
+        bucket.push(v);
+      } else {
+        this.buckets.set(key, [v]);
+      }
     }
     this.items.push(v);
     this.bytes += approximateValueSize(v);
@@ -84,5 +96,5 @@ export function bucketKey(v: BsonValue): string {
 
 export const collectionAccumulators: readonly AccumulatorDefinition[] = [
   simpleAccumulator('$push', () => new PushAccumulator()),
-  simpleAccumulator('$addToSet', () => new AddToSetAccumulator()),
+  simpleAccumulator('$addToSet', (collator) => new AddToSetAccumulator(collator)),
 ];

@@ -15,15 +15,16 @@ import { compareValues, formatValue, isNullish, typeName } from '../values.js';
 import { MISSING } from '../expressions/types.js';
 import type { Value } from '../expressions/types.js';
 import { Summation } from './summation.js';
+import type { Collator } from '../../bson/collation.js';
 import { SCALAR_STATE_BYTES } from './types.js';
 import type { Accumulator, AccumulatorDefinition, AccumulatorSpec } from './types.js';
 
 /** The common shape: `{$op: <expression>}` with a factory for the state. */
-export function simpleAccumulator(name: string, create: () => Accumulator): AccumulatorDefinition {
+export function simpleAccumulator(name: string, create: (collator: Collator | undefined) => Accumulator): AccumulatorDefinition {
   return {
     name,
     parse(arg, ctx): AccumulatorSpec {
-      return { name, argument: ctx.parse(arg), create };
+      return { name, argument: ctx.parse(arg), create: (_initial, collator) => create(collator) };
     },
   };
 }
@@ -56,10 +57,13 @@ export class MinMaxAccumulator implements Accumulator {
   readonly needsInput = true;
   private best: Value = MISSING;
   bytes = SCALAR_STATE_BYTES;
-  constructor(private readonly sense: 1 | -1) {}
+  constructor(
+    private readonly sense: 1 | -1,
+    private readonly collator?: Collator,
+  ) {}
   process(v: Value): void {
     if (isNullish(v)) return;
-    if (this.best === MISSING || compareValues(v, this.best) * this.sense > 0) {
+    if (this.best === MISSING || compareValues(v, this.best, this.collator) * this.sense > 0) {
       this.best = v;
       this.bytes = SCALAR_STATE_BYTES + approximateValueSize(v);
     }
@@ -151,8 +155,8 @@ const $count: AccumulatorDefinition = {
 export const simpleAccumulators: readonly AccumulatorDefinition[] = [
   simpleAccumulator('$sum', () => new SumAccumulator()),
   simpleAccumulator('$avg', () => new AvgAccumulator()),
-  simpleAccumulator('$min', () => new MinMaxAccumulator(-1)),
-  simpleAccumulator('$max', () => new MinMaxAccumulator(1)),
+  simpleAccumulator('$min', (collator) => new MinMaxAccumulator(-1, collator)),
+  simpleAccumulator('$max', (collator) => new MinMaxAccumulator(1, collator)),
   simpleAccumulator('$first', () => new FirstAccumulator()),
   simpleAccumulator('$last', () => new LastAccumulator()),
   simpleAccumulator('$stdDevPop', () => new StdDevAccumulator(false)),

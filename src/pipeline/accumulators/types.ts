@@ -2,6 +2,7 @@
 // the array forms of $sum/$avg/$min/... as expressions (mongod's AccumulatorState).
 
 import type { Expression, ParseContext, Value } from '../expressions/types.js';
+import type { Collator } from '../../bson/collation.js';
 
 export interface Accumulator {
   /** Adds one input value (MISSING included: each accumulator decides what it ignores). */
@@ -21,7 +22,8 @@ export interface AccumulatorSpec {
   readonly initializer?: Expression | undefined;
   /** Evaluated per input document; its value is what `process` receives. */
   readonly argument: Expression;
-  create(initial: Value): Accumulator;
+  /** A fresh state; `collator` is the operation's collation ($addToSet, $min, $max compare by it). */
+  create(initial: Value, collator?: Collator): Accumulator;
 }
 
 export interface AccumulatorDefinition {

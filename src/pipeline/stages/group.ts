@@ -231,9 +231,9 @@ function valueOf(acc: Accumulator): BsonValue {
  * (mongod's GroupProcessorBase::findOrCreateGroup).
  */
 export function createAccumulator(spec: AccumulatorSpec, key: BsonValue, rt: Runtime): Accumulator {
-  if (spec.initializer === undefined) return spec.create(null);
+  if (spec.initializer === undefined) return spec.create(null, rt.collator);
   rt.frame.vars[ROOT_SLOT] = isPlainDocument(key) ? key : {};
-  return spec.create(spec.initializer.evaluate(rt.frame));
+  return spec.create(spec.initializer.evaluate(rt.frame), rt.collator);
 }
 
 export class GroupStage implements Stage {

@@ -14,6 +14,7 @@ import { typeName } from '../values.js';
 import type { PipelineContext, Runtime } from './types.js';
 import { catalogOf } from './types.js';
 import { resolveView } from '../../catalog/views.js';
+import { parseCollation, sameCollation } from '../../bson/collation.js';
 import type { VariableScope } from '../expressions/types.js';
 import { newScope } from '../expressions/variables.js';
 
@@ -79,6 +80,10 @@ export function foreignResolver(rt: Runtime, ctx: PipelineContext, name: string)
     if (onView === undefined) {
       resolved = { collection: coll, view: undefined };
     } else {
+      // The pipeline's collation must be the view's (mongod resolves views under that rule).
+      if (!sameCollation(rt.collator, onView.collation === undefined ? undefined : parseCollation(onView.collation))) {
+        fail(ErrorCode.OptionNotSupportedOnView, "Cannot override a view's default collation");
+      }
       const sub = childContext(ctx, { collection: onView.collection, scope: newScope(undefined) });
       resolved = { collection: catalog.get(rt.db, onView.collection), view: parsePipeline(onView.pipeline, sub) };
     }
