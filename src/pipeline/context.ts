@@ -4,6 +4,7 @@
 // find-like command (`let`, an update statement's `c`, $$NOW, $$CLUSTER_TIME) that its
 // filter, projection and pipeline update share.
 
+import type { Collator } from '../bson/collation.js';
 import type { Timestamp } from 'bson';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { CommandError, ErrorCode, fail } from '../errors.js';
@@ -116,6 +117,8 @@ export interface QueryVariablesOptions {
   readonly let?: BsonDocument | undefined;
   /** $$CLUSTER_TIME; undefined on a standalone, where using it is mongod's 51144. */
   readonly clusterTime?: Timestamp | undefined;
+  /** The operation's collation: `$expr`, projection and pipeline-update expressions compare by it. */
+  readonly collator?: Collator | undefined;
 }
 
 /**
@@ -137,7 +140,7 @@ export interface QueryExpressions {
 }
 
 export function queryExpressions(options: QueryVariablesOptions = {}): QueryExpressions {
-  const env = newEnv({ clusterTime: options.clusterTime });
+  const env = newEnv({ clusterTime: options.clusterTime, collator: options.collator });
   const scope = newScope(undefined);
   if (options.let !== undefined) defineLetVariables(env, scope, options.let);
   return expressionsOver(env, scope);

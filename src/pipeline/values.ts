@@ -55,8 +55,8 @@ export function compareValues(a: Value, b: Value, collator?: Collator): Ordering
   return compareBson(a === MISSING ? undefined : a, b === MISSING ? undefined : b, collator);
 }
 
-export function valuesEqual(a: Value, b: Value): boolean {
-  return compareValues(a, b) === 0;
+export function valuesEqual(a: Value, b: Value, collator?: Collator): boolean {
+  return compareValues(a, b, collator) === 0;
 }
 
 /** A value for error messages, as mongod's Value::toString renders it. */

@@ -124,8 +124,14 @@ test('a collection default collation applies when the operation gives none; {loc
   // the first key it saw.
   const groups = await c.aggregate([{ $match: { name: 'ALICE' } }, { $group: { _id: '$name', n: { $sum: 1 } } }]).toArray();
   assert.deepEqual(groups, [{ _id: 'Alice', n: 2 }]);
-  // Stages and expressions that do not follow a collation yet are refused, not answered in binary order.
-  await expectServerCode(c.aggregate([{ $project: { same: { $eq: ['$name', 'ALICE'] } } }]).toArray(), 238);
+  // Expressions compare by it too ($eq, $in, set operators...), in pipelines and in find's $expr.
+  const same = await c.aggregate([{ $project: { same: { $eq: ['$name', 'ALICE'] }, listed: { $in: ['$name', ['ALICE']] } } }, { $sort: { _id: 1 } }]).toArray();
+  assert.deepEqual(same, [{ _id: 1, same: true, listed: true }, { _id: 2, same: true, listed: true }]);
+  assert.deepEqual(ids(await c.find({ $expr: { $eq: ['$name', 'ALICE'] } }).sort({ _id: 1 }).toArray()), [1, 2]);
+  assert.deepEqual(ids(await c.find({ $expr: { $eq: ['$name', 'ALICE'] } }, { collation: { locale: 'simple' } }).toArray()), []);
+  // Stages and operators that do not follow a collation yet are refused, not answered in binary order.
+  await expectServerCode(c.aggregate([{ $bucketAuto: { groupBy: '$name', buckets: 2 } }]).toArray(), 238);
+  await expectServerCode(c.aggregate([{ $group: { _id: null, top: { $maxN: { input: '$name', n: 1 } } } }]).toArray(), 238);
   // A view has its own (simple) default collation, not its collection's; a command may not override it.
   await db.collection('ci_view').drop().catch(() => undefined);
   await db.createCollection('ci_view', { viewOn: 'ci', pipeline: [] });

@@ -95,22 +95,15 @@ export const aggregate = defineCommand({
   run: (inv) => runAggregate(inv, inv.args.explain === true ? 'queryPlanner' : undefined),
 });
 
-/** Stages whose comparisons follow the collation: $match filters, $sort, $group keys. */
-const COLLATED_STAGES = new Set(['$match', '$sort', '$skip', '$limit', '$count', '$group', '$unwind']);
-/** $group accumulators that compare nothing, or compare by the collation ($addToSet, $min, $max). */
-const COLLATED_ACCUMULATORS = new Set(['$sum', '$avg', '$first', '$last', '$push', '$count', '$stdDevPop', '$stdDevSamp', '$mergeObjects', '$addToSet', '$min', '$max']);
+/** Stages whose comparisons all follow the collation: filters, sorts, group keys, expressions. */
+const COLLATED_STAGES = new Set(['$match', '$sort', '$skip', '$limit', '$count', '$group', '$unwind', '$project', '$addFields', '$set', '$unset', '$replaceRoot', '$replaceWith', '$sortByCount', '$sample', '$redact', '$facet']);
+/** Operators whose order comes from sort patterns that do not take the collation yet. */
+const BINARY_OPERATORS = new Set(['$minN', '$maxN', '$top', '$bottom', '$topN', '$bottomN']);
 
 function containsOperator(v: BsonValue, names: ReadonlySet<string>): boolean {
   if (Array.isArray(v)) return v.some((x) => containsOperator(x, names));
   if (!isPlainDocument(v)) return false;
   return Object.entries(v).some(([k, x]) => names.has(k) || containsOperator(x, names));
-}
-
-/** A group key made of field paths and constants only (an expression could compare strings). */
-function plainGroupKey(v: BsonValue): boolean {
-  if (Array.isArray(v)) return v.every(plainGroupKey);
-  if (isPlainDocument(v)) return Object.entries(v).every(([k, x]) => !k.startsWith('$') && plainGroupKey(x));
-  return true;
 }
 
 /** Whether every comparison of the pipeline follows the collation as mongod's would. */
@@ -120,21 +113,15 @@ function collatedPipelineSupported(pipeline: readonly BsonValue[]): boolean {
     const [name] = Object.keys(stage);
     if (name === undefined || !COLLATED_STAGES.has(name)) return false;
     const arg = stage[name] as BsonValue;
-    if (name === '$match') return !containsOperator(arg, new Set(['$expr', '$where']));
-    if (name !== '$group' || !isPlainDocument(arg)) return true;
-    return Object.entries(arg).every(([field, v]) => {
-      if (field === '_id') return plainGroupKey(v);
-      if (!isPlainDocument(v)) return true;
-      return Object.keys(v).every((op) => COLLATED_ACCUMULATORS.has(op)) && !containsOperator(Object.values(v), new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$cmp', '$in', '$setUnion', '$setIntersection', '$setDifference', '$setEquals', '$setIsSubset', '$indexOfArray', '$max', '$min', '$sortArray']));
-    });
+    if (name === '$facet') return isPlainDocument(arg) && Object.values(arg).every((p) => !Array.isArray(p) || collatedPipelineSupported(p));
+    return !containsOperator(arg, BINARY_OPERATORS);
   });
 }
 
 /**
- * The collation an aggregate runs with: its own, else the collection's default; a view's is the
- * simple one, which a command may not override (mongod: 167). Pipelines whose comparisons do not
- * follow a collation yet (expressions, most stages) answer NotImplemented instead of comparing
- * in binary order.
+ * The collation an aggregate runs with: its own, else the collection's default; on a view, the
+ * view's, which a command may not override (mongod: 167). Pipelines with stages or operators
+ * that do not follow a collation yet answer NotImplemented instead of comparing in binary order.
  */
 function pipelineCollation(services: ServerServices, db: string, collName: string | undefined, view: ResolvedView | undefined, collation: BsonDocument | undefined, pipeline: readonly BsonValue[]): Collator | undefined {
   let collator: Collator | undefined;
@@ -145,7 +132,7 @@ function pipelineCollation(services: ServerServices, db: string, collName: strin
     collator = resolveCollation(collName === undefined ? undefined : services.catalog.get(db, collName), collation);
   }
   if (collator !== undefined && !collatedPipelineSupported(pipeline)) {
-    fail(ErrorCode.NotImplemented, 'aggregate with a non-simple collation (given, or the collection default) supports only $match (without $expr), $sort, $skip, $limit, $count, $unwind and $group by field paths (accumulators without comparing expressions)');
+    fail(ErrorCode.NotImplemented, `aggregate with a non-simple collation (given, or the collection default) supports only the stages ${[...COLLATED_STAGES].join(', ')}, without ${[...BINARY_OPERATORS].join(', ')}`);
   }
   return collator;
 }
@@ -173,7 +160,7 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
     const collator = pipelineCollation(services, db, collName, resolved, args.collation, [...(resolved?.pipeline ?? []), ...args.pipeline]);
     const disk = diskUseFor(services, args.allowDiskUse);
     const allowDiskUse = disk.allowDiskUse;
-    const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services) });
+    const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services), collator });
     const scope = letScope(args.let, env);
     const ctx: PipelineContext = { env, scope, db, collection: sourceName, allowDiskUse, collator, subPipelineDepth: 0, inFacet: false, inLookup: false, inTransaction: args.autocommit === false, session: args.lsid, server: serverIntrospection(services) };
     const parsed = parsePipeline(resolved === undefined ? args.pipeline : [...resolved.pipeline, ...args.pipeline], ctx);

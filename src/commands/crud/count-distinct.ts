@@ -34,7 +34,7 @@ export function prepareCount(inv: Invocation<typeof countArgs>): { coll: Collect
   const filter = args.query ?? {};
   if (coll === undefined || (Object.keys(filter).length === 0 && args.hint === undefined)) return { coll, plan: undefined, skip, limit };
   // Rows need no document: an index that holds every filtered field counts without FETCH.
-  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter, { expressions: commandExpressions({ clusterTime: clusterTimeOf(services) }), collator }), collator, skip, limit, natural: hint.natural, allowDiskUse: true, hint: args.hint, needsDocument: false });
+  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter, { expressions: commandExpressions({ clusterTime: clusterTimeOf(services), collator }), collator }), collator, skip, limit, natural: hint.natural, allowDiskUse: true, hint: args.hint, needsDocument: false });
   return { coll, plan, skip, limit };
 }
 
@@ -96,7 +96,7 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): { plan: P
   const collator = resolveCollation(coll, args.collation);
   const hint = resolveHint(coll, args.hint);
   const filter = args.query ?? {};
-  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter, { expressions: commandExpressions({ clusterTime: clusterTimeOf(services) }), collator }), collator, natural: hint.natural, allowDiskUse: true, hint: args.hint });
+  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter, { expressions: commandExpressions({ clusterTime: clusterTimeOf(services), collator }), collator }), collator, natural: hint.natural, allowDiskUse: true, hint: args.hint });
   return { plan, parts: args.key.split('.'), collator };
 }
 

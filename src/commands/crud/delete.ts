@@ -64,8 +64,8 @@ export const deleteCommand = defineCommand({
     const clusterTime = clusterTimeOf(services);
     // Each statement gets its own expression context (its own $$NOW), as mongod's do.
     const outcome = await runWriteBatch(services, op, statements, args.ordered ?? true, (txn, st) => {
-      const expressions = commandExpressions({ let: args.let, clusterTime });
       const collator = resolveCollation(services.catalog.get(db, name), st.collation);
+      const expressions = commandExpressions({ let: args.let, clusterTime, collator });
       return executeDelete(txn, services.catalog, ns, { filter: st.q, matcher: compileQueryFilter(st.q, { expressions, collator }), collator, limit: st.limit, hint: st.hint }).length;
     }, deleteCodec);
     const n = outcome.results.reduce<number>((s, r) => s + (r ?? 0), 0);

@@ -124,9 +124,9 @@ function explainWrite(
   const db = inv.db;
   const collName = typeof body[name] === 'string' ? (body[name] as string) : targetCollection({ ...inv, target: body[name] });
   const coll = inv.services.catalog.get(db, collName);
-  const command = commandExpressions({ let: isPlainDocument(body['let']) ? body['let'] : undefined, clusterTime: clusterTimeOf(inv.services) });
-  const expressions = stmt.update === undefined ? command : updateStatementExpressions(command, stmt.update, stmt.constants);
   const collator = resolveCollation(coll, stmt.collation);
+  const command = commandExpressions({ let: isPlainDocument(body['let']) ? body['let'] : undefined, clusterTime: clusterTimeOf(inv.services), collator });
+  const expressions = stmt.update === undefined ? command : updateStatementExpressions(command, stmt.update, stmt.constants);
   const matcher = compileQueryFilter(stmt.filter, { expressions, collator });
   const sort = compileQuerySort(stmt.sort, collator);
   const update =

@@ -71,7 +71,7 @@ export const findAndModify = defineCommand({
       throw new CommandError(ErrorCode.FailedToParse, 'Update argument must be either an object or an array');
     }
     const collator = resolveCollation(services.catalog.get(db, name), args.collation);
-    const expressions = commandExpressions({ let: args.let, clusterTime: clusterTimeOf(services) });
+    const expressions = commandExpressions({ let: args.let, clusterTime: clusterTimeOf(services), collator });
     const filter = args.query ?? {};
     const matcher = compileQueryFilter(filter, { expressions, collator });
     const sort = compileQuerySort(args.sort, collator).comparator;

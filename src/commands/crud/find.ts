@@ -63,9 +63,9 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
   const skip = requireNonNegative('find', 'skip', args.skip);
   const limit = requireNonNegative('find', 'limit', args.limit);
   const batchSize = requireNonNegative('find', 'batchSize', args.batchSize);
-  const expressions = commandExpressions({ let: args.let, clusterTime: clusterTimeOf(services) });
   const coll = lookupCollection(services, db, name);
   const collator = resolveCollation(coll, args.collation);
+  const expressions = commandExpressions({ let: args.let, clusterTime: clusterTimeOf(services), collator });
   if (args.tailable === true) {
     throw new CommandError(ErrorCode.BadValue, `error processing query: ${ns} tailable cursor requested on non capped collection`);
   }

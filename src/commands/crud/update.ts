@@ -100,8 +100,8 @@ export const update = defineCommand({
       (txn, stmt): UpdateOutcome => {
         // One expression context per statement, as mongod's: `let`, then the statement's `c`
         // (pipelines only), shared by the update and the filter, parsed in that order.
-        const expressions = updateStatementExpressions(commandExpressions({ let: args.let, clusterTime }), stmt.u, stmt.c);
         const collator = resolveCollation(services.catalog.get(db, name), stmt.collation);
+        const expressions = updateStatementExpressions(commandExpressions({ let: args.let, clusterTime, collator }), stmt.u, stmt.c);
         const compiled = compileQueryUpdate(stmt.u, { arrayFilters: stmt.arrayFilters, multi: stmt.multi, expressions, collator });
         const r = executeUpdate(txn, services.catalog, ns, {
           filter: stmt.q,

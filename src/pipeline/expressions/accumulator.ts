@@ -2,6 +2,7 @@
 // over one array operand or over several operands (mongod's ExpressionFromAccumulator), and
 // $firstN $lastN $maxN $minN over an array ({n, input}).
 
+import type { Collator } from '../../bson/collation.js';
 import { isArray } from '../../bson/types.js';
 import { fail } from '../../errors.js';
 import {
@@ -18,13 +19,14 @@ import { AggCode } from '../error-codes.js';
 import { operatorExpression, parseOperands } from './operator.js';
 import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
 
-function fromAccumulator(name: string, create: () => Accumulator): OperatorDefinition {
+function fromAccumulator(name: string, create: (collator: Collator | undefined) => Accumulator): OperatorDefinition {
   return {
     name,
     parse(arg, ctx) {
       const children = parseOperands(arg, ctx);
+      const collator = ctx.env.collator;
       const evaluate = (frame: Frame): Value => {
-        const acc = create();
+        const acc = create(collator);
         if (children.length === 1) {
           const v = (children[0] as Expression).evaluate(frame);
           if (isArray(v)) for (const x of v) acc.process(x);
@@ -59,8 +61,8 @@ function fromAccumulatorN(name: string, notObjectCode: number, create: (n: numbe
 export const accumulatorOperators: readonly OperatorDefinition[] = [
   fromAccumulator('$sum', () => new SumAccumulator()),
   fromAccumulator('$avg', () => new AvgAccumulator()),
-  fromAccumulator('$min', () => new MinMaxAccumulator(-1)),
-  fromAccumulator('$max', () => new MinMaxAccumulator(1)),
+  fromAccumulator('$min', (collator) => new MinMaxAccumulator(-1, collator)),
+  fromAccumulator('$max', (collator) => new MinMaxAccumulator(1, collator)),
   fromAccumulator('$stdDevPop', () => new StdDevAccumulator(false)),
   fromAccumulator('$stdDevSamp', () => new StdDevAccumulator(true)),
   fromAccumulator('$mergeObjects', () => new MergeObjectsAccumulator()),

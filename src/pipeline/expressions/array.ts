@@ -69,10 +69,10 @@ const $reverseArray = unaryOperator('$reverseArray', (v) => {
   return [...v].reverse();
 });
 
-const $in = naryOperator('$in', 2, ([x, arr]) => {
+const $in = naryOperator('$in', 2, ([x, arr], collator) => {
   const a = arr as Value;
   if (!isArray(a)) fail(AggCode.Location40081, `$in requires an array as a second argument, found: ${typeName(a)}`);
-  return a.some((e) => valuesEqual(x as Value, e));
+  return a.some((e) => valuesEqual(x as Value, e, collator));
 });
 
 function indexArgument(v: Value, what: string): number {
@@ -87,6 +87,7 @@ const $indexOfArray: OperatorDefinition = {
   parse(arg, ctx) {
     const children = parseOperands(arg, ctx);
     checkArity('$indexOfArray', children.length, [2, 4]);
+    const collator = ctx.env.collator;
     const evaluate = (frame: Frame): Value => {
       const arr = (children[0] as Expression).evaluate(frame);
       if (isNullish(arr)) return null;
@@ -94,7 +95,7 @@ const $indexOfArray: OperatorDefinition = {
       const start = children[2] === undefined ? 0 : indexArgument(children[2].evaluate(frame), 'starting index');
       const end = children[3] === undefined ? arr.length : Math.min(arr.length, indexArgument(children[3].evaluate(frame), 'ending index'));
       const target = (children[1] as Expression).evaluate(frame);
-      for (let i = start; i < end; i++) if (valuesEqual(arr[i] as BsonValue, target)) return new Int32(i);
+      for (let i = start; i < end; i++) if (valuesEqual(arr[i] as BsonValue, target, collator)) return new Int32(i);
       return new Int32(-1);
     };
     return operatorExpression('$indexOfArray', children, evaluate);
@@ -347,11 +348,12 @@ const $sortArray: OperatorDefinition = {
       else if (k === 'sortBy') {
         if (isPlainDocument(v)) {
           // Fields of non-document elements are missing (null); documents sort by the pattern.
-          compare = documentComparator(parseSortPattern(v as BsonDocument));
+          compare = documentComparator(parseSortPattern(v as BsonDocument, ctx.env.collator));
         } else if (isNumeric(v)) {
           const d = numberOf(v);
           if (d !== 1 && d !== -1) fail(AggCode.Location2942506, 'The $sort element value must be either 1 or -1');
-          compare = (a, b) => d * compareValues(a, b);
+          const collator = ctx.env.collator;
+          compare = (a, b) => d * compareValues(a, b, collator);
         } else {
           fail(AggCode.Location2942507, 'The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields');
         }

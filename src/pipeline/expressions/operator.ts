@@ -2,6 +2,7 @@
 // messages, constant folding, and the `evaluate all operands, then apply` shape most operators
 // have (mongod's ExpressionNary / ExpressionFixedArity / ExpressionRangedArity).
 
+import type { Collator } from '../../bson/collation.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
@@ -67,7 +68,7 @@ export function checkArity(name: string, n: number, arity: Arity): void {
 export function naryOperator(
   name: string,
   arity: Arity,
-  apply: (values: Value[]) => Value,
+  apply: (values: Value[], collator: Collator | undefined) => Value,
   options: { fold?: boolean } = {},
 ): OperatorDefinition {
   return {
@@ -76,10 +77,11 @@ export function naryOperator(
       const children = parseOperands(arg, ctx);
       checkArity(name, children.length, arity);
       const n = children.length;
+      const collator = ctx.env.collator;
       const evaluate = (frame: Frame): Value => {
         const values = new Array<Value>(n);
         for (let i = 0; i < n; i++) values[i] = (children[i] as Expression).evaluate(frame);
-        return apply(values);
+        return apply(values, collator);
       };
       return operatorExpression(name, children, evaluate, options);
     },

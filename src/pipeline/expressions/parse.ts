@@ -3,6 +3,7 @@
 // operator, any other object is an object expression, an array an array expression, and
 // everything else a constant.
 
+import type { Collator } from '../../bson/collation.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { formatBson } from '../../bson/format.js';
@@ -20,11 +21,13 @@ import type { Expression, ExpressionEnv, Frame, ParseContext, Value, VariableSco
 export interface EnvOptions {
   readonly now?: Date;
   readonly clusterTime?: BsonValue | undefined;
+  /** The operation's collation (comparing expressions use it). */
+  readonly collator?: Collator | undefined;
 }
 
 /** A fresh environment for one command (one $$NOW, one frame). */
 export function newEnv(options: EnvOptions = {}): ExpressionEnv {
-  return { now: options.now ?? new Date(), clusterTime: options.clusterTime, frame: { vars: [undefined] }, nextSlot: 1 };
+  return { now: options.now ?? new Date(), clusterTime: options.clusterTime, frame: { vars: [undefined] }, nextSlot: 1, ...(options.collator === undefined ? {} : { collator: options.collator }) };
 }
 
 /** The top-level parse context of a command, with an optional enclosing scope. */

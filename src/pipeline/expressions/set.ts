@@ -8,24 +8,25 @@ import type { BsonValue } from '../../bson/types.js';
 import { fail } from '../../errors.js';
 import { AggCode } from '../error-codes.js';
 import { compareValues, isNullish, toBool, typeName } from '../values.js';
+import type { Collator } from '../../bson/collation.js';
 import { naryOperator, operatorExpression, parseOperands, unaryOperator } from './operator.js';
 import type { Frame, OperatorDefinition, Value } from './types.js';
 
 /** Sorted, duplicates removed. */
-function toSet(values: readonly BsonValue[]): BsonValue[] {
-  const sorted = [...values].sort(compareValues);
+function toSet(values: readonly BsonValue[], collator: Collator | undefined): BsonValue[] {
+  const sorted = [...values].sort((a, b) => compareValues(a, b, collator));
   const out: BsonValue[] = [];
-  for (const v of sorted) if (out.length === 0 || compareValues(out[out.length - 1] as BsonValue, v) !== 0) out.push(v);
+  for (const v of sorted) if (out.length === 0 || compareValues(out[out.length - 1] as BsonValue, v, collator) !== 0) out.push(v);
   return out;
 }
 
-function has(set: readonly BsonValue[], v: BsonValue): boolean {
+function has(set: readonly BsonValue[], v: BsonValue, collator: Collator | undefined): boolean {
   // Binary search in a sorted set.
   let lo = 0;
   let hi = set.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const c = compareValues(set[mid] as BsonValue, v);
+    const c = compareValues(set[mid] as BsonValue, v, collator);
     if (c === 0) return true;
     if (c < 0) lo = mid + 1;
     else hi = mid - 1;
@@ -37,6 +38,7 @@ const $setUnion: OperatorDefinition = {
   name: '$setUnion',
   parse(arg, ctx) {
     const children = parseOperands(arg, ctx);
+    const collator = ctx.env.collator;
     const evaluate = (frame: Frame): Value => {
       const all: BsonValue[] = [];
       for (const c of children) {
@@ -45,7 +47,7 @@ const $setUnion: OperatorDefinition = {
         if (!isArray(v)) fail(AggCode.Location17043, `All operands of $setUnion must be arrays. One argument is of type: ${typeName(v)}`);
         all.push(...v);
       }
-      return toSet(all);
+      return toSet(all, collator);
     };
     return operatorExpression('$setUnion', children, evaluate);
   },
@@ -55,16 +57,17 @@ const $setIntersection: OperatorDefinition = {
   name: '$setIntersection',
   parse(arg, ctx) {
     const children = parseOperands(arg, ctx);
+    const collator = ctx.env.collator;
     const evaluate = (frame: Frame): Value => {
       let current: BsonValue[] | undefined;
       for (const c of children) {
         const v = c.evaluate(frame);
         if (isNullish(v)) return null;
         if (!isArray(v)) fail(AggCode.Location17047, `All operands of $setIntersection must be arrays. One argument is of type: ${typeName(v)}`);
-        if (current === undefined) current = toSet(v);
+        if (current === undefined) current = toSet(v, collator);
         else if (current.length > 0) {
-          const next = toSet(v);
-          current = current.filter((x) => has(next, x));
+          const next = toSet(v, collator);
+          current = current.filter((x) => has(next, x, collator));
         }
       }
       return current ?? [];
@@ -73,19 +76,19 @@ const $setIntersection: OperatorDefinition = {
   },
 };
 
-const $setDifference = naryOperator('$setDifference', 2, ([a, b]) => {
+const $setDifference = naryOperator('$setDifference', 2, ([a, b], collator) => {
   const lhs = a as Value;
   const rhs = b as Value;
   if (isNullish(lhs) || isNullish(rhs)) return null;
   if (!isArray(lhs)) fail(AggCode.Location17048, `both operands of $setDifference must be arrays. First argument is of type: ${typeName(lhs)}`);
   if (!isArray(rhs)) fail(AggCode.Location17049, `both operands of $setDifference must be arrays. Second argument is of type: ${typeName(rhs)}`);
-  const seen = toSet(rhs);
+  const seen = toSet(rhs, collator);
   const out: BsonValue[] = [];
   for (const v of lhs) {
-    if (has(seen, v)) continue;
+    if (has(seen, v, collator)) continue;
     out.push(v);
     seen.push(v);
-    seen.sort(compareValues);
+    seen.sort((x, y) => compareValues(x, y, collator));
   }
   return out;
 });
@@ -95,15 +98,16 @@ const $setEquals: OperatorDefinition = {
   parse(arg, ctx) {
     const children = parseOperands(arg, ctx);
     if (children.length < 2) fail(AggCode.Location17045, `$setEquals needs at least two arguments had: ${children.length}`);
+    const collator = ctx.env.collator;
     const evaluate = (frame: Frame): Value => {
       let first: BsonValue[] | undefined;
       let result = true;
       children.forEach((c, i) => {
         const v = c.evaluate(frame);
         if (!isArray(v)) fail(AggCode.Location17044, `All operands of $setEquals must be arrays. ${i + 1}-th argument is of type: ${typeName(v)}`);
-        const s = toSet(v);
+        const s = toSet(v, collator);
         if (first === undefined) first = s;
-        else if (result) result = s.length === first.length && s.every((x, k) => compareValues(x, (first as BsonValue[])[k] as BsonValue) === 0);
+        else if (result) result = s.length === first.length && s.every((x, k) => compareValues(x, (first as BsonValue[])[k] as BsonValue, collator) === 0);
       });
       return result;
     };
@@ -111,13 +115,13 @@ const $setEquals: OperatorDefinition = {
   },
 };
 
-const $setIsSubset = naryOperator('$setIsSubset', 2, ([a, b]) => {
+const $setIsSubset = naryOperator('$setIsSubset', 2, ([a, b], collator) => {
   const lhs = a as Value;
   const rhs = b as Value;
   if (!isArray(lhs)) fail(AggCode.Location17046, `both operands of $setIsSubset must be arrays. First argument is of type: ${typeName(lhs)}`);
   if (!isArray(rhs)) fail(AggCode.Location17042, `both operands of $setIsSubset must be arrays. Second argument is of type: ${typeName(rhs)}`);
-  const set = toSet(rhs);
-  return lhs.every((v) => has(set, v));
+  const set = toSet(rhs, collator);
+  return lhs.every((v) => has(set, v, collator));
 });
 
 const $anyElementTrue = unaryOperator('$anyElementTrue', (v) => {

@@ -5,6 +5,7 @@
 // path that reaches nothing produces). MISSING is not null: `$project` omits a missing field,
 // `$type` answers "missing", `$ifNull` treats both as null.
 
+import type { Collator } from '../../bson/collation.js';
 import type { BsonValue } from '../../bson/types.js';
 import { MISSING } from '../../bson/path.js';
 import type { Missing } from '../../bson/path.js';
@@ -71,6 +72,8 @@ export interface ExpressionEnv {
   nextSlot: number;
   /** True while parsing a collection validator or other context where $rand is refused. */
   readonly forbidRandom?: boolean;
+  /** The operation's collation: comparing expressions capture it when parsed. */
+  readonly collator?: Collator | undefined;
 }
 
 export interface ParseContext {
