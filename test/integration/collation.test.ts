@@ -183,6 +183,19 @@ test('a simple-collation index never answers string bounds of a collated query; 
   assert.equal(await byId.countDocuments({ _id: 'ABC' }, { collation }), 1);
 });
 
+test('$lookup and $graphLookup match by the pipeline collation, also past an index on the foreign field', async () => {
+  const orders = await fresh('orders', [{ _id: 1, item: 'ABC' }, { _id: 2, item: 'xyz' }]);
+  const inventory = await fresh('inventory', [{ _id: 10, sku: 'abc' }, { _id: 11, sku: 'Abc' }, { _id: 12, sku: 'XYZ' }]);
+  await inventory.createIndex({ sku: 1 });
+  const collation = { locale: 'en', strength: 2 };
+  const joined = await orders.aggregate([{ $lookup: { from: 'inventory', localField: 'item', foreignField: 'sku', as: 'stock' } }, { $project: { n: { $size: '$stock' } } }, { $sort: { _id: 1 } }], { collation }).toArray();
+  assert.deepEqual(joined, [{ _id: 1, n: 2 }, { _id: 2, n: 1 }]);
+  const binary = await orders.aggregate([{ $lookup: { from: 'inventory', localField: 'item', foreignField: 'sku', as: 'stock' } }, { $project: { n: { $size: '$stock' } } }, { $sort: { _id: 1 } }]).toArray();
+  assert.deepEqual(binary, [{ _id: 1, n: 0 }, { _id: 2, n: 0 }]);
+  const graph = await orders.aggregate([{ $match: { _id: 1 } }, { $graphLookup: { from: 'inventory', startWith: '$item', connectFromField: 'sku', connectToField: 'sku', as: 'g' } }, { $project: { n: { $size: '$g' } } }], { collation }).toArray();
+  assert.deepEqual(graph, [{ _id: 1, n: 2 }]);
+});
+
 test('an $elemMatch projection follows the collation; change streams with one are refused', async () => {
   const c = await fresh('proj', [{ _id: 1, a: [{ b: 'x' }, { b: 'Y' }] }]);
   const doc = await c.findOne({ _id: 1 }, { projection: { a: { $elemMatch: { b: 'y' } } }, collation: { locale: 'en', strength: 2 } });

@@ -96,7 +96,7 @@ export const aggregate = defineCommand({
 });
 
 /** Stages whose comparisons all follow the collation: filters, sorts, group keys, expressions. */
-const COLLATED_STAGES = new Set(['$match', '$sort', '$skip', '$limit', '$count', '$group', '$unwind', '$project', '$addFields', '$set', '$unset', '$replaceRoot', '$replaceWith', '$sortByCount', '$sample', '$redact', '$facet']);
+const COLLATED_STAGES = new Set(['$match', '$sort', '$skip', '$limit', '$count', '$group', '$unwind', '$project', '$addFields', '$set', '$unset', '$replaceRoot', '$replaceWith', '$sortByCount', '$sample', '$redact', '$facet', '$lookup', '$graphLookup', '$unionWith']);
 /** Operators whose order comes from sort patterns that do not take the collation yet. */
 const BINARY_OPERATORS = new Set(['$minN', '$maxN', '$top', '$bottom', '$topN', '$bottomN']);
 
@@ -114,6 +114,8 @@ function collatedPipelineSupported(pipeline: readonly BsonValue[]): boolean {
     if (name === undefined || !COLLATED_STAGES.has(name)) return false;
     const arg = stage[name] as BsonValue;
     if (name === '$facet') return isPlainDocument(arg) && Object.values(arg).every((p) => !Array.isArray(p) || collatedPipelineSupported(p));
+    // Sub-pipelines run with the same collation: their stages must follow it too.
+    if ((name === '$lookup' || name === '$unionWith') && isPlainDocument(arg) && Array.isArray(arg['pipeline']) && !collatedPipelineSupported(arg['pipeline'])) return false;
     return !containsOperator(arg, BINARY_OPERATORS);
   });
 }

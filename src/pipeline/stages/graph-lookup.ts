@@ -88,8 +88,8 @@ class GraphLookupStage implements Stage {
       // On a view, each step filters what the view's pipeline produces.
       const found =
         onView === undefined
-          ? runToArray(planQuery(coll, { filter, matcher: compileFilter(filter), allowDiskUse: true }), view, rt)
-          : runSubPipeline({ stages: [...onView.stages, new MatchStage(filter, compileFilter(filter), onView.ctx)], ctx: onView.ctx }, { collection: coll }, view, rt);
+          ? runToArray(planQuery(coll, { filter, matcher: compileFilter(filter, { collator: rt.collator }), collator: rt.collator, allowDiskUse: true }), view, rt)
+          : runSubPipeline({ stages: [...onView.stages, new MatchStage(filter, compileFilter(filter, { collator: rt.collator }), onView.ctx)], ctx: onView.ctx }, { collection: coll }, view, rt);
       frontier = [];
       for (const d of found) {
         const id = d['_id'] ?? null;

@@ -92,7 +92,8 @@ class LookupStage implements Stage {
     if (this.equality !== undefined) {
       if (coll === undefined) return [];
       const filter = equalityFilter(this.equality.foreign, localValues(doc, this.equality.local));
-      const plan = planQuery(coll, { filter, matcher: compileFilter(filter), allowDiskUse: rt.allowDiskUse });
+      // The join compares by the pipeline's collation (mongod: the foreign collection's default does not apply).
+      const plan = planQuery(coll, { filter, matcher: compileFilter(filter, { collator: rt.collator }), collator: rt.collator, allowDiskUse: rt.allowDiskUse });
       matched = runToArray(plan, view, rt);
       if (this.pipeline === undefined) return matched;
     }
