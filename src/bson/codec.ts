@@ -29,6 +29,40 @@ export function encodeDocument(doc: BsonDocument): Uint8Array {
   return serialize(doc, { checkKeys: false, ignoreUndefined: false, serializeFunctions: false });
 }
 
+/** A field whose value is a document already encoded: its bytes are copied, not encoded again. */
+export interface EncodedField {
+  readonly name: string;
+  readonly document: Uint8Array;
+}
+
+/**
+ * One encoded document holding the fields of each part in turn: the same bytes as
+ * encodeDocument of the parts' fields merged in that order (their names must all differ),
+ * without building the merged object, and without encoding again a document that is already
+ * encoded (an EncodedField, e.g. a record written in the same transaction).
+ */
+export function joinDocuments(parts: ReadonlyArray<Uint8Array | EncodedField>): Buffer {
+  let size = 5;
+  for (const p of parts) size += p instanceof Uint8Array ? p.length - 5 : 2 + Buffer.byteLength(p.name, 'utf8') + p.document.length;
+  const out = Buffer.allocUnsafe(size);
+  out.writeInt32LE(size, 0);
+  let at = 4;
+  for (const p of parts) {
+    if (p instanceof Uint8Array) {
+      out.set(p.subarray(4, p.length - 1), at);
+      at += p.length - 5;
+    } else {
+      out[at++] = OBJECT;
+      at += out.write(p.name, at, 'utf8');
+      out[at++] = 0;
+      out.set(p.document, at);
+      at += p.document.length;
+    }
+  }
+  out[at] = 0;
+  return out;
+}
+
 export function bsonSize(doc: BsonDocument): number {
   return calculateObjectSize(doc, { ignoreUndefined: false, serializeFunctions: false });
 }

@@ -37,6 +37,11 @@ export interface StoredRecord {
   readonly size: number;
 }
 
+/** A record just written: with the bytes stored, which the oplog entry reuses. */
+export interface WrittenRecord extends StoredRecord {
+  readonly bytes: Uint8Array;
+}
+
 export interface ScanRecordsOptions {
   readonly reverse?: boolean;
   /** Resume strictly after (or before, in reverse) this RecordId. */
@@ -76,7 +81,7 @@ export class Collection {
   }
 
   /** Insert a document that already has its `_id`. Checks everything, then writes. */
-  insert(txn: WriteTxn, doc: BsonDocument): StoredRecord {
+  insert(txn: WriteTxn, doc: BsonDocument): WrittenRecord {
     const recordId = this.nextRecordId;
     const keysByIndex = this.indexes.map((index) => index.keysFor(doc, txn));
     this.indexes.forEach((index, i) => index.checkInsert(txn, keysByIndex[i] ?? [], recordId, doc));
@@ -84,11 +89,11 @@ export class Collection {
     this.nextRecordId++;
     txn.put(this.recordTable, encodeRecordId(recordId), bytes);
     this.indexes.forEach((index, i) => index.addEntries(txn, keysByIndex[i] ?? [], recordId));
-    return { recordId, doc, size: bytes.length };
+    return { recordId, doc, size: bytes.length, bytes };
   }
 
   /** Replace a stored document with its new version, keeping index entries in step. */
-  update(txn: WriteTxn, record: StoredRecord, after: BsonDocument): StoredRecord {
+  update(txn: WriteTxn, record: StoredRecord, after: BsonDocument): WrittenRecord {
     const diffs = this.indexes.map((index) => index.diff(record.doc, after, txn));
     this.indexes.forEach((index, i) => {
       const d = diffs[i];
@@ -102,7 +107,7 @@ export class Collection {
       index.removeEntries(txn, d.removed, record.recordId);
       index.addEntries(txn, d.added, record.recordId);
     });
-    return { recordId: record.recordId, doc: after, size: bytes.length };
+    return { recordId: record.recordId, doc: after, size: bytes.length, bytes };
   }
 
   remove(txn: WriteTxn, record: StoredRecord): void {

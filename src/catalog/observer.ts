@@ -7,12 +7,14 @@ import type { WriteTxn } from '../storage/engine.js';
 import type { Collection } from './collection.js';
 
 export interface OpObserver {
-  onInsert(txn: WriteTxn, coll: Collection, doc: BsonDocument): void;
+  /** `encoded`, when given, is exactly encodeDocument(doc) (the record's bytes), for reuse. */
+  onInsert(txn: WriteTxn, coll: Collection, doc: BsonDocument, encoded?: Uint8Array): void;
   /**
    * `diff` is the update's `$v: 2` oplog diff (src/update/diff.ts); undefined when the change is
-   * logged as a whole-document replacement.
+   * logged as a whole-document replacement. `encoded`, when given, is exactly
+   * encodeDocument(after).
    */
-  onUpdate(txn: WriteTxn, coll: Collection, before: BsonDocument, after: BsonDocument, diff: BsonDocument | undefined): void;
+  onUpdate(txn: WriteTxn, coll: Collection, before: BsonDocument, after: BsonDocument, diff: BsonDocument | undefined, encoded?: Uint8Array): void;
   onDelete(txn: WriteTxn, coll: Collection, doc: BsonDocument): void;
   onCreateCollection(txn: WriteTxn, coll: Collection): void;
   onDropCollection(txn: WriteTxn, coll: Collection): void;

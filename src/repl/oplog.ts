@@ -13,7 +13,8 @@
 // (src/repl/update-description.ts).
 
 import { Binary, Int32, Long, Timestamp } from 'bson';
-import { encodeDocument, decodeDocument } from '../bson/codec.js';
+import { decodeDocument, encodeDocument, joinDocuments } from '../bson/codec.js';
+import type { EncodedField } from '../bson/codec.js';
 import { getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
@@ -102,20 +103,27 @@ export class Oplog implements OpObserver {
     return new Binary(Buffer.from(coll.meta.uuid, 'hex'), Binary.SUBTYPE_UUID);
   }
 
-  private log(txn: WriteTxn, entry: BsonDocument): void {
+  /**
+   * Write one entry, `entry` being its fields before the timestamp. `encoded`, when given,
+   * returns those same fields already encoded, in parts (see joinDocuments), so that a
+   * document whose bytes were just stored is copied into the entry rather than encoded again.
+   */
+  private log(txn: WriteTxn, entry: BsonDocument, encoded?: () => Array<Uint8Array | EncodedField>): void {
     if (txn instanceof TransactionView) {
       txn.transaction.oplogOps.push(entry);
       return;
     }
     const ts = this.clock.tick();
-    const full: BsonDocument = { ...entry, ts, t: Long.fromInt(1), v: Long.fromInt(2), wall: new Date() };
+    // The entry's own fields, then {ts, t, v, wall} and a retryable write's session fields:
+    // encoded apart and joined, instead of spreading the entry into a new object.
     const st = this.statement;
-    if (st !== undefined && entry['op'] !== 'c') {
-      full['lsid'] = st.lsid;
-      full['txnNumber'] = Long.fromNumber(st.txnNumber);
-      full['stmtId'] = new Int32(st.stmtId);
-    }
-    this.put(txn, ts, full);
+    const stamp: BsonDocument =
+      st === undefined || entry['op'] === 'c'
+        ? { ts, t: Long.fromInt(1), v: Long.fromInt(2), wall: new Date() }
+        : { ts, t: Long.fromInt(1), v: Long.fromInt(2), wall: new Date(), lsid: st.lsid, txnNumber: Long.fromNumber(st.txnNumber), stmtId: new Int32(st.stmtId) };
+    const parts = encoded === undefined ? [encodeDocument(entry)] : encoded();
+    parts.push(encodeDocument(stamp));
+    this.store.append(txn, encodeTimestampKey(ts), joinDocuments(parts));
   }
 
   private put(txn: WriteTxn, ts: Timestamp, entry: BsonDocument): void {
@@ -142,14 +150,22 @@ export class Oplog implements OpObserver {
     this.put(txn, ts, entry);
   }
 
-  onInsert(txn: WriteTxn, coll: Collection, doc: BsonDocument): void {
-    this.log(txn, { op: 'i', ns: coll.ns, ui: this.uuidOf(coll), o: doc, o2: { _id: getOwn(doc, '_id') ?? null } });
+  onInsert(txn: WriteTxn, coll: Collection, doc: BsonDocument, encoded?: Uint8Array): void {
+    const ui = this.uuidOf(coll);
+    const o2 = { _id: getOwn(doc, '_id') ?? null };
+    const entry = { op: 'i', ns: coll.ns, ui, o: doc, o2 };
+    if (encoded === undefined) return this.log(txn, entry);
+    this.log(txn, entry, () => [encodeDocument({ op: 'i', ns: coll.ns, ui }), { name: 'o', document: encoded }, encodeDocument({ o2 })]);
   }
 
-  onUpdate(txn: WriteTxn, coll: Collection, before: BsonDocument, after: BsonDocument, diff: BsonDocument | undefined): void {
+  onUpdate(txn: WriteTxn, coll: Collection, before: BsonDocument, after: BsonDocument, diff: BsonDocument | undefined, encoded?: Uint8Array): void {
+    const ui = this.uuidOf(coll);
     const o2 = { _id: getOwn(after, '_id') ?? null };
-    const o = diff === undefined ? after : { $v: new Int32(2), diff };
-    this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o, o2, ...imagesOf(coll, before, after) });
+    const images = imagesOf(coll, before, after);
+    if (diff !== undefined) return this.log(txn, { op: 'u', ns: coll.ns, ui, o: { $v: new Int32(2), diff }, o2, ...images });
+    const entry = { op: 'u', ns: coll.ns, ui, o: after, o2, ...images };
+    if (encoded === undefined) return this.log(txn, entry);
+    this.log(txn, entry, () => [encodeDocument({ op: 'u', ns: coll.ns, ui }), { name: 'o', document: encoded }, encodeDocument({ o2, ...images })]);
   }
 
   onDelete(txn: WriteTxn, coll: Collection, doc: BsonDocument): void {

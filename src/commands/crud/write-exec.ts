@@ -27,7 +27,7 @@ export interface Namespace {
 export function insertOne(txn: WriteTxn, catalog: Catalog, ns: Namespace, doc: BsonDocument): StoredRecord {
   const coll = catalog.getOrCreate(txn, ns.db, ns.name);
   const rec = coll.insert(txn, doc);
-  catalog.observer.onInsert(txn, coll, doc);
+  catalog.observer.onInsert(txn, coll, doc, rec.bytes);
   return rec;
 }
 
@@ -124,8 +124,8 @@ export function executeUpdate(txn: WriteTxn, catalog: Catalog, ns: Namespace, sp
   }
   const target = coll as Collection;
   for (const { record, after, diff } of changes) {
-    target.update(txn, record, after);
-    catalog.observer.onUpdate(txn, target, record.doc, after, diff);
+    const written = target.update(txn, record, after);
+    catalog.observer.onUpdate(txn, target, record.doc, after, diff, written.bytes);
   }
   return { n: matched.length, nModified: changes.length, ...(first ?? {}) };
 }

@@ -4,9 +4,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { BSONRegExp, Binary, Code, DBRef, Int32, ObjectId, serialize } from 'bson';
-import { decodeDocument, encodeDocument } from '../../../src/bson/codec.js';
+import { decodeDocument, encodeDocument, joinDocuments } from '../../../src/bson/codec.js';
 import type { BsonDocument } from '../../../src/bson/types.js';
+import { bsonDocumentArb } from './arbitraries.js';
 
 /** Encodes `doc` with the bson package, decodes it with the codec, and re-encodes the result. */
 function roundTrip(doc: BsonDocument): { decoded: BsonDocument; same: boolean } {
@@ -53,4 +55,27 @@ test('codec: a $ref that is not a string is no DBRef for the bson package either
   const { decoded, same } = roundTrip({ r: { $ref: 1, $id: 2 } });
   assert.ok(same);
   assert.deepEqual(Object.keys(decoded['r'] as object), ['$ref', '$id']);
+});
+
+// ---- joining encoded documents (oplog entries reuse the record's bytes) ----------------------
+
+test('codec: joinDocuments writes the BSON of the merged fields, an encoded document as an embedded document', () => {
+  // {a: int32 1} then {é: {}}, by the spec's grammar: int32 size, elements, 0x00; an element is
+  // its type byte, the name as a C string (UTF-8) and the value; int32 0x10, document 0x03.
+  const expected = Buffer.from([0x15, 0, 0, 0, 0x10, 0x61, 0, 1, 0, 0, 0, 0x03, 0xc3, 0xa9, 0, 5, 0, 0, 0, 0, 0]);
+  const joined = joinDocuments([encodeDocument({ a: new Int32(1) }), { name: 'é', document: encodeDocument({}) }]);
+  assert.deepEqual([...joined], [...expected]);
+  assert.deepEqual(decodeDocument(joined), { a: new Int32(1), é: {} });
+  assert.deepEqual([...joinDocuments([])], [5, 0, 0, 0, 0]);
+});
+
+test('codec: joinDocuments of parts equals encodeDocument of the merged document (any documents)', () => {
+  const prefixed = (p: string) => bsonDocumentArb.map((d) => Object.fromEntries(Object.entries(d).map(([k, v]) => [`${p}${k}`, v])) as BsonDocument);
+  fc.assert(
+    fc.property(prefixed('h'), bsonDocumentArb, prefixed('t'), (head, o, tail) => {
+      const joined = joinDocuments([encodeDocument(head), { name: 'o', document: encodeDocument(o) }, encodeDocument(tail)]);
+      assert.deepEqual([...joined], [...encodeDocument({ ...head, o, ...tail })]);
+    }),
+    { numRuns: 300 },
+  );
 });
