@@ -1,5 +1,5 @@
 // Change streams cost bounded server memory: 100 idle streams, each with a getMore waiting
-// for events, and one stream whose consumer stopped reading while 16k writes happen. The
+// for events, and one stream whose consumer stopped reading while 24k writes happen. The
 // server reads the oplog lazily at getMore time, so a paused consumer makes it buffer
 // nothing; the oplog's own bookkeeping must not grow with the number of entries either.
 // Measured on the in-process server (same heap as the test) after forced collections.
@@ -60,7 +60,7 @@ test('100 idle streams and a paused consumer keep server memory bounded while th
     const warmup = 6000;
     await insert(0, warmup);
     const before = await heapUsed();
-    const writes = 16_000;
+    const writes = 24_000;
     await insert(warmup, warmup + writes);
     const after = await heapUsed();
     const oplog = ts.client.db('local').collection('oplog.rs');
@@ -68,10 +68,11 @@ test('100 idle streams and a paused consumer keep server memory bounded while th
     const growth = after - before;
     t.diagnostic(`heap ${(before / MiB).toFixed(1)} → ${(after / MiB).toFixed(1)} MiB (+${(growth / MiB).toFixed(2)}) while the oplog grew by ${writes} entries (${(oplogBytes / MiB).toFixed(1)} MiB in all)`);
     assert.ok(oplogBytes > 3 * MiB, 'the oplog grew by megabytes');
-    // Structural bound: a record per entry (its key and size) would already cost about
-    // 2 MiB for 16k entries, events buffered for the paused stream far more; what remains
-    // (measured: 0.1-0.8 MiB) is mostly code the JIT compiled meanwhile.
-    assert.ok(growth < 1.25 * MiB, `server heap grew by ${(growth / MiB).toFixed(2)} MiB while ${writes} entries were written`);
+    // Structural bound: a record per entry (its key and size, ~130-210 B) would cost 3-5 MiB
+    // for 24k entries, events buffered for the paused stream far more; what remains (measured:
+    // 0.1-0.8 MiB idle, up to 1.3 MiB on a loaded machine) is mostly code the JIT compiled
+    // and getMores in flight at the moment of measuring.
+    assert.ok(growth < 2 * MiB, `server heap grew by ${(growth / MiB).toFixed(2)} MiB while ${writes} entries were written`);
 
     // The paused consumer resumes and gets every event, in order, from the oplog.
     let expect = 0;
