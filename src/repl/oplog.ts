@@ -104,24 +104,40 @@ export class Oplog implements OpObserver {
   }
 
   /**
-   * Write one entry, `entry` being its fields before the timestamp. `encoded`, when given,
-   * returns those same fields already encoded, in parts (see joinDocuments), so that a
-   * document whose bytes were just stored is copied into the entry rather than encoded again.
+   * A collection's {op, ns, ui}, encoded once: the first fields of its insert ('i') and
+   * replacement ('u') entries. (A Collection's namespace and UUID never change: a rename or a
+   * metadata change makes a new one.)
    */
-  private log(txn: WriteTxn, entry: BsonDocument, encoded?: () => Array<Uint8Array | EncodedField>): void {
-    if (txn instanceof TransactionView) {
-      txn.transaction.oplogOps.push(entry);
-      return;
+  private readonly heads = new WeakMap<Collection, { readonly i: Uint8Array; readonly u: Uint8Array }>();
+
+  private headOf(coll: Collection, op: 'i' | 'u'): Uint8Array {
+    let h = this.heads.get(coll);
+    if (h === undefined) {
+      const ui = this.uuidOf(coll);
+      h = { i: encodeDocument({ op: 'i', ns: coll.ns, ui }), u: encodeDocument({ op: 'u', ns: coll.ns, ui }) };
+      this.heads.set(coll, h);
     }
+    return h[op];
+  }
+
+  private log(txn: WriteTxn, entry: BsonDocument): void {
+    if (txn instanceof TransactionView) txn.transaction.oplogOps.push(entry);
+    else this.logEncoded(txn, entry['op'] === 'c', [encodeDocument(entry)]);
+  }
+
+  /**
+   * Write one entry (outside a multi-document transaction): `parts` its fields before the
+   * timestamp, encoded (joinDocuments: a document whose bytes were just stored is copied in,
+   * not encoded again), then {ts, t, v, wall} and, unless `command`, a retryable write's
+   * session fields, encoded apart and joined rather than spread into a new object.
+   */
+  private logEncoded(txn: WriteTxn, command: boolean, parts: Array<Uint8Array | EncodedField>): void {
     const ts = this.clock.tick();
-    // The entry's own fields, then {ts, t, v, wall} and a retryable write's session fields:
-    // encoded apart and joined, instead of spreading the entry into a new object.
     const st = this.statement;
     const stamp: BsonDocument =
-      st === undefined || entry['op'] === 'c'
+      st === undefined || command
         ? { ts, t: Long.fromInt(1), v: Long.fromInt(2), wall: new Date() }
         : { ts, t: Long.fromInt(1), v: Long.fromInt(2), wall: new Date(), lsid: st.lsid, txnNumber: Long.fromNumber(st.txnNumber), stmtId: new Int32(st.stmtId) };
-    const parts = encoded === undefined ? [encodeDocument(entry)] : encoded();
     parts.push(encodeDocument(stamp));
     this.store.append(txn, encodeTimestampKey(ts), joinDocuments(parts));
   }
@@ -151,21 +167,17 @@ export class Oplog implements OpObserver {
   }
 
   onInsert(txn: WriteTxn, coll: Collection, doc: BsonDocument, encoded?: Uint8Array): void {
-    const ui = this.uuidOf(coll);
     const o2 = { _id: getOwn(doc, '_id') ?? null };
-    const entry = { op: 'i', ns: coll.ns, ui, o: doc, o2 };
-    if (encoded === undefined) return this.log(txn, entry);
-    this.log(txn, entry, () => [encodeDocument({ op: 'i', ns: coll.ns, ui }), { name: 'o', document: encoded }, encodeDocument({ o2 })]);
+    if (encoded === undefined || txn instanceof TransactionView) this.log(txn, { op: 'i', ns: coll.ns, ui: this.uuidOf(coll), o: doc, o2 });
+    else this.logEncoded(txn, false, [this.headOf(coll, 'i'), { name: 'o', document: encoded }, encodeDocument({ o2 })]);
   }
 
   onUpdate(txn: WriteTxn, coll: Collection, before: BsonDocument, after: BsonDocument, diff: BsonDocument | undefined, encoded?: Uint8Array): void {
-    const ui = this.uuidOf(coll);
     const o2 = { _id: getOwn(after, '_id') ?? null };
     const images = imagesOf(coll, before, after);
-    if (diff !== undefined) return this.log(txn, { op: 'u', ns: coll.ns, ui, o: { $v: new Int32(2), diff }, o2, ...images });
-    const entry = { op: 'u', ns: coll.ns, ui, o: after, o2, ...images };
-    if (encoded === undefined) return this.log(txn, entry);
-    this.log(txn, entry, () => [encodeDocument({ op: 'u', ns: coll.ns, ui }), { name: 'o', document: encoded }, encodeDocument({ o2, ...images })]);
+    if (diff !== undefined) this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o: { $v: new Int32(2), diff }, o2, ...images });
+    else if (encoded === undefined || txn instanceof TransactionView) this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o: after, o2, ...images });
+    else this.logEncoded(txn, false, [this.headOf(coll, 'u'), { name: 'o', document: encoded }, encodeDocument({ o2, ...images })]);
   }
 
   onDelete(txn: WriteTxn, coll: Collection, doc: BsonDocument): void {
