@@ -14,14 +14,15 @@ import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { withWriteConcernError } from '../write-concern.js';
-import { targetCollection } from '../crud/common.js';
+import { collectionCollation, targetCollection } from '../crud/common.js';
+import { checkValidationEnums, checkValidator } from '../crud/document-validation.js';
 import { modifyIndex } from './indexes.js';
 import { listViews, lookupView, notACollection, removeView } from '../../catalog/views.js';
 import type { ViewDefinition } from '../../catalog/views.js';
 import { checkViewDefinition, checkViewName, createViewIn, modifyViewIn } from './views.js';
 
 /** create options we store and honour; the others are refused until they work. */
-const notImplementedCreateOptions = ['capped', 'timeseries', 'clusteredIndex', 'validator', 'encryptedFields', 'expireAfterSeconds'];
+const notImplementedCreateOptions = ['capped', 'timeseries', 'clusteredIndex', 'encryptedFields', 'expireAfterSeconds'];
 
 export const create = defineCommand({
   name: 'create',
@@ -58,7 +59,6 @@ export const create = defineCommand({
     for (const opt of notImplementedCreateOptions) {
       const v = body[opt];
       if (v === undefined || v === false) continue;
-      if (opt === 'validator' && isPlainDocument(v) && Object.keys(v).length === 0) continue;
       throw new CommandError(ErrorCode.NotImplemented, `create with '${opt}' is not supported yet`);
     }
     const collator = args.collation === undefined ? undefined : parseCollation(args.collation);
@@ -70,11 +70,17 @@ export const create = defineCommand({
       if (isPlainDocument(args.changeStreamPreAndPostImages) && args.changeStreamPreAndPostImages['enabled'] === true) {
         throw new CommandError(ErrorCode.InvalidOptions, 'option not supported on a view: changeStreamPreAndPostImages');
       }
+      if (args.validator !== undefined && Object.keys(args.validator).length > 0) {
+        throw new CommandError(ErrorCode.NotImplemented, "create of a view with 'validator' is not supported yet");
+      }
       const pipeline = checkViewDefinition(services, 'create', { db, name, viewOn, pipeline: args.pipeline ?? [] });
       await services.engine.write((txn) => createViewIn(txn, services, { db, name, viewOn, pipeline, ...(collator === undefined ? {} : { collation: collator.spec }) }), { durable: op.writeConcern.durable });
       return withWriteConcernError({}, op.writeConcern, services.config.replSet);
     }
+    checkValidationEnums('create', args);
+    if (args.validator !== undefined) checkValidator(db, name, args.validator, collator);
     const options: BsonDocument = {};
+    if (args.validator !== undefined && Object.keys(args.validator).length > 0) options['validator'] = args.validator;
     if (args.changeStreamPreAndPostImages !== undefined) options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
     if (args.validationLevel !== undefined) options['validationLevel'] = args.validationLevel;
     if (args.validationAction !== undefined) options['validationAction'] = args.validationAction;
@@ -301,14 +307,19 @@ export const collMod = defineCommand({
         for (const opt of ['pipeline', 'viewOn'] as const) {
           if (args[opt] !== undefined) throw new CommandError(ErrorCode.InvalidOptions, `option only supported on a view: ${opt}`);
         }
-        for (const opt of ['validator', 'expireAfterSeconds'] as const) {
-          if (args[opt] !== undefined) throw new CommandError(ErrorCode.NotImplemented, `collMod with '${opt}' is not supported yet`);
-        }
+        if (args.expireAfterSeconds !== undefined) throw new CommandError(ErrorCode.NotImplemented, "collMod with 'expireAfterSeconds' is not supported yet");
+        checkValidationEnums('collMod', args);
+        if (args.validator !== undefined) checkValidator(db, name, args.validator, collectionCollation(found));
         const oldOptions = found.meta.options;
         const index = args.index === undefined ? undefined : modifyIndex(txn, services.catalog, found, args.index);
         const coll = services.catalog.get(db, name) ?? found;
         const options: BsonDocument = { ...coll.meta.options };
         if (args.changeStreamPreAndPostImages !== undefined) options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
+        // An empty validator removes it, as mongod (which never shows an empty one).
+        if (args.validator !== undefined) {
+          if (Object.keys(args.validator).length > 0) options['validator'] = args.validator;
+          else delete options['validator'];
+        }
         if (args.validationLevel !== undefined) options['validationLevel'] = args.validationLevel;
         if (args.validationAction !== undefined) options['validationAction'] = args.validationAction;
         const updated = services.catalog.updateMeta(txn, coll, { ...coll.meta, options });

@@ -101,7 +101,7 @@ export const findAndModify = defineCommand({
           const removed = executeDelete(txn, services.catalog, ns, { filter, matcher, limit: 1, sort, hint: args.hint, collator });
           return { n: removed.length, value: removed[0], updatedExisting: undefined, upserted: undefined };
         }
-        const r = executeUpdate(txn, services.catalog, ns, { filter, matcher, update: compiled, multi: false, upsert: args.upsert === true, sort, hint: args.hint, collator });
+        const r = executeUpdate(txn, services.catalog, ns, { filter, matcher, update: compiled, multi: false, upsert: args.upsert === true, sort, hint: args.hint, collator, validation: { bypass: args.bypassDocumentValidation === true, logger: services.logger } });
         const value = r.upsertedId !== undefined ? (args.new === true ? r.after : undefined) : args.new === true ? r.after : r.before;
         return { n: r.n, value, updatedExisting: r.upsertedId === undefined && r.n > 0, upserted: r.upsertedId };
       },

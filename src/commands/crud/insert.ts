@@ -28,11 +28,12 @@ export const insert = defineCommand({
     checkBatchSize(docs.length);
     const ns = { db, name };
     await ensureCollectionOutsideTransaction(services, op, db, name);
+    const validation = { bypass: args.bypassDocumentValidation === true, logger: services.logger };
     const outcome = await runWriteBatch(services, op, docs, args.ordered ?? true, (txn, raw) => {
       if (!isPlainDocument(raw)) {
         throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'insert.documents' contains an element that is not an object`);
       }
-      insertOne(txn, services.catalog, ns, prepareForInsert(raw));
+      insertOne(txn, services.catalog, ns, prepareForInsert(raw), validation);
       return true;
     }, insertCodec);
     const n = outcome.results.filter((r) => r === true).length;

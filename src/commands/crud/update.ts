@@ -111,6 +111,7 @@ export const update = defineCommand({
           multi: stmt.multi,
           upsert: stmt.upsert,
           hint: stmt.hint,
+          validation: { bypass: args.bypassDocumentValidation === true, logger: services.logger },
         });
         // Only the counts and the upserted _id are kept (and replayed for a retry).
         return { n: r.n, nModified: r.nModified, ...(r.upsertedId === undefined ? {} : { upsertedId: r.upsertedId }) };

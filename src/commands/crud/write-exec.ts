@@ -15,6 +15,8 @@ import type { DocumentFilter, MatchDetailsSink, RowComparator } from '../../quer
 import { planQuery } from '../../query/planner/planner.js';
 import type { Collator } from '../../bson/collation.js';
 import { resolveHint } from './common.js';
+import { validateForWrite } from './document-validation.js';
+import type { WriteValidation } from './document-validation.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import type { CompiledUpdate } from '../../update/index.js';
 
@@ -23,9 +25,10 @@ export interface Namespace {
   readonly name: string;
 }
 
-/** Insert one document (already prepared) into the collection, creating it if needed. */
-export function insertOne(txn: WriteTxn, catalog: Catalog, ns: Namespace, doc: BsonDocument): StoredRecord {
+/** Insert one document (already prepared) into the collection, creating it if needed; checked by its validator. */
+export function insertOne(txn: WriteTxn, catalog: Catalog, ns: Namespace, doc: BsonDocument, validation?: WriteValidation): StoredRecord {
   const coll = catalog.getOrCreate(txn, ns.db, ns.name);
+  validateForWrite(coll, doc, undefined, validation);
   const rec = coll.insert(txn, doc);
   catalog.observer.onInsert(txn, coll, doc, rec.bytes);
   return rec;
@@ -74,6 +77,8 @@ export interface UpdateSpec {
   readonly collator?: Collator | undefined;
   /** The statement's hint: an index name or key pattern, or {$natural: ±1}. */
   readonly hint?: BsonValue | undefined;
+  /** bypassDocumentValidation, and where 'warn' failures are logged. */
+  readonly validation?: WriteValidation | undefined;
 }
 
 export interface UpdateOutcome {
@@ -120,6 +125,7 @@ export function executeUpdate(txn: WriteTxn, catalog: Catalog, ns: Namespace, sp
     if (!res.modified) continue;
     checkIdUnchanged(record.doc, res.doc);
     checkStorable(res.doc);
+    validateForWrite(coll as Collection, res.doc, record.doc, spec.validation);
     changes.push({ record, after: res.doc, diff: res.diff });
   }
   const target = coll as Collection;
@@ -132,7 +138,7 @@ export function executeUpdate(txn: WriteTxn, catalog: Catalog, ns: Namespace, sp
 
 function upsert(txn: WriteTxn, catalog: Catalog, ns: Namespace, spec: UpdateSpec, now: Date): UpdateOutcome {
   const doc = prepareForInsert(spec.update.upsert(spec.filter, { now }).doc);
-  insertOne(txn, catalog, ns, doc);
+  insertOne(txn, catalog, ns, doc, spec.validation);
   return { n: 1, nModified: 0, upsertedId: getOwn(doc, '_id'), after: doc };
 }
 

@@ -1,0 +1,200 @@
+// Collection document validation, as mongod 7.0: the `validator` (a query filter, $expr and
+// $jsonSchema included; $where, $text and the $near family refused), `validationLevel`
+// (off | strict | moderate) and `validationAction` (error | warn) stored in the collection's
+// options. Every insert and every new version of an updated document is checked unless the
+// command says `bypassDocumentValidation: true`; a failure is DocumentValidationFailure (121)
+// with an `errInfo` in the shape of mongod's doc_validation_error (see generateDetails), or
+// under 'warn' a log line (id 20294) that names the document by its _id only.
+
+import { EJSON, Int32 } from 'bson';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { isArray, isPlainDocument } from '../../bson/types.js';
+import { getOwn } from '../../bson/document.js';
+import type { Collection } from '../../catalog/collection.js';
+import type { Collator } from '../../bson/collation.js';
+import { CommandError, ErrorCode } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { compileQueryFilter } from '../../query/language.js';
+import type { DocumentFilter } from '../../query/exec/stages.js';
+import { collectionCollation } from './common.js';
+
+export const validationLevels = ['off', 'strict', 'moderate'] as const;
+export const validationActions = ['error', 'warn'] as const;
+
+/** How a write statement treats the collection's validator. */
+export interface WriteValidation {
+  /** The command's bypassDocumentValidation. */
+  readonly bypass: boolean;
+  /** Where 'warn' failures are logged. */
+  readonly logger?: Logger | undefined;
+}
+
+/** Checks validationLevel / validationAction as mongod's IDL enums do (BadValue). */
+export function checkValidationEnums(command: string, args: { validationLevel?: string | undefined; validationAction?: string | undefined }): void {
+  const check = (field: string, value: string | undefined, allowed: readonly string[]): void => {
+    if (value !== undefined && !allowed.includes(value)) {
+      throw new CommandError(ErrorCode.BadValue, `Enumeration value '${value}' for field '${command}.${field}' is not a valid value.`);
+    }
+  };
+  check('validationLevel', args.validationLevel, validationLevels);
+  check('validationAction', args.validationAction, validationActions);
+}
+
+const internalDbs = new Set(['admin', 'local', 'config']);
+/** Match operators a validator may not use (mongod parses validators without kText, kGeoNear, kJavascript). */
+const refusedTopLevel: Record<string, string> = {
+  $where: '$where is not allowed in this context',
+  $text: '$text is not allowed in this context',
+};
+const refusedGeo = new Set(['$near', '$nearSphere', '$geoNear']);
+const geoMessage = '$geoNear, $near, and $nearSphere are not allowed in this context';
+
+function failParse(code: number, message: string): never {
+  throw new CommandError(code, `Parsing of collection validator failed :: caused by :: ${message}`);
+}
+
+/** Refuses the operators a validator may not contain, through $and/$or/$nor, $not and $elemMatch. */
+function checkAllowedOperators(filter: BsonDocument): void {
+  for (const [key, value] of Object.entries(filter)) {
+    const refused = refusedTopLevel[key];
+    if (refused !== undefined) failParse(ErrorCode.BadValue, refused);
+    if ((key === '$and' || key === '$or' || key === '$nor') && isArray(value)) {
+      for (const clause of value) if (isPlainDocument(clause)) checkAllowedOperators(clause);
+    } else if (!key.startsWith('$') && isPlainDocument(value)) {
+      checkOperatorDocument(value);
+    }
+  }
+}
+
+function checkOperatorDocument(ops: BsonDocument): void {
+  for (const [op, operand] of Object.entries(ops)) {
+    if (refusedGeo.has(op)) failParse(ErrorCode.BadValue, geoMessage);
+    if (op === '$not' && isPlainDocument(operand)) checkOperatorDocument(operand);
+    if (op === '$elemMatch' && isPlainDocument(operand)) {
+      checkAllowedOperators(operand);
+      checkOperatorDocument(operand);
+    }
+  }
+}
+
+/**
+ * Parses a validator for create / collMod, with mongod's refusals: none on system
+ * collections or the internal databases (InvalidOptions), parse errors prefixed with
+ * "Parsing of collection validator failed". An empty validator is no validator.
+ */
+export function checkValidator(db: string, name: string, validator: BsonDocument, collator: Collator | undefined): void {
+  if (Object.keys(validator).length === 0) return;
+  if (name.startsWith('system.')) {
+    throw new CommandError(ErrorCode.InvalidOptions, `Document validators not allowed on system collection ${db}.${name}`);
+  }
+  if (internalDbs.has(db)) {
+    throw new CommandError(ErrorCode.InvalidOptions, `Document validators are not allowed on collection ${db}.${name} in the ${db} internal database`);
+  }
+  checkAllowedOperators(validator);
+  try {
+    compileQueryFilter(validator, { collator });
+  } catch (e) {
+    if (e instanceof CommandError) failParse(e.code, e.message);
+    throw e;
+  }
+}
+
+interface CompiledValidator {
+  readonly filter: DocumentFilter | undefined;
+  readonly spec: BsonDocument;
+  readonly collator: Collator | undefined;
+}
+
+/** Compiled once per stored options document (a collMod stores a new one). */
+const compiled = new WeakMap<BsonDocument, CompiledValidator>();
+
+function validatorOf(coll: Collection): CompiledValidator | undefined {
+  const options = coll.meta.options;
+  const spec = options['validator'];
+  if (!isPlainDocument(spec) || Object.keys(spec).length === 0) return undefined;
+  let v = compiled.get(options);
+  if (v === undefined) {
+    const collator = collectionCollation(coll);
+    v = { spec, collator, filter: compileQueryFilter(spec, { collator }) };
+    compiled.set(options, v);
+  }
+  return v;
+}
+
+function passes(v: CompiledValidator, doc: BsonDocument): boolean {
+  if (v.filter === undefined) return true;
+  try {
+    return v.filter.matches(doc);
+  } catch {
+    // As mongod: an error while matching (an $expr that throws) is a validation failure.
+    return false;
+  }
+}
+
+/**
+ * Checks a document about to be stored. `before` is the stored version an update replaces
+ * (undefined for an insert or upsert): under 'moderate', a document that already failed is
+ * not checked. Throws DocumentValidationFailure, or logs under 'warn'.
+ */
+export function validateForWrite(coll: Collection, doc: BsonDocument, before: BsonDocument | undefined, validation: WriteValidation | undefined): void {
+  if (validation?.bypass === true) return;
+  const options = coll.meta.options;
+  const level = options['validationLevel'] ?? 'strict';
+  if (level === 'off') return;
+  const v = validatorOf(coll);
+  if (v === undefined || passes(v, doc)) return;
+  if (level === 'moderate' && before !== undefined && !passes(v, before)) return;
+  const errInfo: BsonDocument = { failingDocumentId: getOwn(doc, '_id') ?? null, details: generateDetails(v, doc) };
+  if (options['validationAction'] === 'warn') {
+    // Relaxed extended JSON, as mongod's log; the document by its _id only (no contents).
+    const logged = { failingDocumentId: errInfo['failingDocumentId'], details: { operatorName: (errInfo['details'] as BsonDocument)['operatorName'] } };
+    validation?.logger?.warn('STORAGE', 20294, 'Document would fail validation', {
+      namespace: `${coll.meta.db}.${coll.meta.name}`,
+      document: EJSON.serialize({ _id: getOwn(doc, '_id') }, { relaxed: true }),
+      errInfo: EJSON.serialize(logged, { relaxed: true }),
+    });
+    return;
+  }
+  throw new CommandError(ErrorCode.DocumentValidationFailure, 'Document failed validation', { info: { errInfo } });
+}
+
+/**
+ * The `details` of errInfo, a subset of mongod's doc_validation_error: the failing clause's
+ * operatorName, with specifiedAs for a field's operator or $expr; several top-level clauses
+ * are an implicit $and listing the failing ones as clausesNotSatisfied {index, details}.
+ * Not produced (docs/compatibility.md): $jsonSchema's schemaRulesNotSatisfied, $expr's
+ * expressionResult, the reason / consideredValue of the other operators, and the clauses of
+ * explicit $and / $or / $nor.
+ */
+function generateDetails(v: CompiledValidator, doc: BsonDocument): BsonDocument {
+  const clauses = Object.entries(v.spec);
+  if (clauses.length === 1) {
+    const [key, value] = clauses[0] as [string, BsonValue];
+    return clauseDetails(key, value);
+  }
+  const failing: BsonDocument[] = [];
+  clauses.forEach(([key, value], index) => {
+    let ok = false;
+    try {
+      ok = compileQueryFilter({ [key]: value }, { collator: v.collator })?.matches(doc) ?? true;
+    } catch {
+      ok = false;
+    }
+    if (!ok) failing.push({ index: new Int32(index), details: clauseDetails(key, value) });
+  });
+  return { operatorName: '$and', clausesNotSatisfied: failing };
+}
+
+function clauseDetails(key: string, value: BsonValue): BsonDocument {
+  if (key === '$jsonSchema') return { operatorName: '$jsonSchema' };
+  if (key === '$expr') return { operatorName: '$expr', specifiedAs: { $expr: value }, reason: 'expression did not match' };
+  if (key.startsWith('$')) return { operatorName: key };
+  if (isPlainDocument(value)) {
+    const ops = Object.keys(value);
+    const first = ops[0];
+    if (ops.length === 1 && first !== undefined && first.startsWith('$')) return { operatorName: first, specifiedAs: { [key]: value } };
+    // Several operators on one field are an implicit $and.
+    if (first !== undefined && first.startsWith('$')) return { operatorName: '$and' };
+  }
+  return { operatorName: '$eq', specifiedAs: { [key]: value } };
+}

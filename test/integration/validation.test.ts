@@ -1,0 +1,189 @@
+// Collection document validation through the driver, as mongod 7.0: create / collMod with
+// validator, validationLevel and validationAction; inserts, updates, upserts, pipeline updates
+// and findAndModify checked; DocumentValidationFailure (121) "Document failed validation" with
+// errInfo {failingDocumentId, details: {operatorName, ...}}; 'moderate', 'off', 'warn' (a log
+// line with the _id only); bypassDocumentValidation; bad validators with mongod's codes.
+// Expected values come from MongoDB's schema-validation documentation and mongod's
+// collection_impl.cpp / doc_validation_error.cpp / expression_parser.cpp.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MongoBulkWriteError, MongoServerError } from 'mongodb';
+import type { Db, Document } from 'mongodb';
+import { startTestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { expectServerCode } from '../helpers/driver.js';
+import { Logger } from '../../src/log.js';
+
+const DocumentValidationFailure = 121;
+const BadValue = 2;
+const InvalidOptions = 72;
+
+const schema = { $jsonSchema: { bsonType: 'object', required: ['name'], properties: { name: { bsonType: 'string' } } } };
+
+describe('document validation', () => {
+  let ts: TestServer;
+  let db: Db;
+  const logLines: string[] = [];
+  before(async () => {
+    ts = await startTestServer({ logger: new Logger({ write: (line) => logLines.push(line) }, 'info') });
+    db = ts.client.db('validation_test');
+    await db.dropDatabase();
+  });
+  after(async () => {
+    await ts.stop();
+  });
+
+  async function fresh(name: string, options: Document): Promise<void> {
+    await db.collection(name).drop().catch(() => undefined);
+    await db.command({ create: name, ...options });
+  }
+
+  test('create stores validator, validationLevel and validationAction; listCollections shows them', async () => {
+    await fresh('shown', { validator: schema, validationLevel: 'moderate', validationAction: 'warn' });
+    const [info] = await db.listCollections({ name: 'shown' }).toArray();
+    assert.deepEqual(info?.['options'], { validator: schema, validationLevel: 'moderate', validationAction: 'warn' });
+  });
+
+  test('an insert that fails is 121 with errInfo {failingDocumentId, details}; nothing is stored', async () => {
+    await fresh('ins', { validator: schema });
+    const c = db.collection('ins');
+    const e = await expectServerCode(c.insertOne({ _id: 1, name: 5 } as Document), DocumentValidationFailure);
+    assert.equal(e.message, 'Document failed validation');
+    const errInfo = e.errInfo as Document;
+    assert.equal(errInfo['failingDocumentId'], 1);
+    assert.equal(errInfo['details']['operatorName'], '$jsonSchema');
+    assert.equal(await c.countDocuments(), 0);
+    await c.insertOne({ _id: 2, name: 'ok' });
+    assert.equal(await c.countDocuments(), 1);
+  });
+
+  test('an unordered batch applies the valid statements and reports the invalid one', async () => {
+    await fresh('batch', { validator: { qty: { $gte: 0 } } });
+    const c = db.collection('batch');
+    try {
+      await c.insertMany([{ _id: 1, qty: 1 }, { _id: 2, qty: -1 }, { _id: 3, qty: 3 }], { ordered: false });
+      assert.fail('expected a write error');
+    } catch (e) {
+      assert.ok(e instanceof MongoBulkWriteError);
+      assert.equal(e.writeErrors.length, 1);
+      const we = Array.isArray(e.writeErrors) ? e.writeErrors[0] : undefined;
+      assert.equal(we?.index, 1);
+      assert.equal(we?.code, DocumentValidationFailure);
+      assert.deepEqual(we?.errInfo, { failingDocumentId: 2, details: { operatorName: '$gte', specifiedAs: { qty: { $gte: 0 } } } });
+    }
+    assert.deepEqual(await c.find({}, { sort: { _id: 1 } }).toArray(), [{ _id: 1, qty: 1 }, { _id: 3, qty: 3 }]);
+  });
+
+  test('several top-level clauses are an implicit $and listing the failing ones by index', async () => {
+    await fresh('and', { validator: { a: { $type: 'string' }, b: { $gt: 0 } } });
+    const e = await expectServerCode(db.collection('and').insertOne({ _id: 1, a: 'x', b: -1 }), DocumentValidationFailure);
+    assert.deepEqual(e.errInfo, {
+      failingDocumentId: 1,
+      details: { operatorName: '$and', clausesNotSatisfied: [{ index: 1, details: { operatorName: '$gt', specifiedAs: { b: { $gt: 0 } } } }] },
+    });
+  });
+
+  test('updates, upserts, pipeline updates and findAndModify check the new document', async () => {
+    await fresh('upd', { validator: schema });
+    const c = db.collection('upd');
+    await c.insertOne({ _id: 1, name: 'a' });
+    await expectServerCode(c.updateOne({ _id: 1 }, { $set: { name: 1 } }), DocumentValidationFailure);
+    await expectServerCode(c.updateOne({ _id: 1 }, [{ $unset: 'name' }]), DocumentValidationFailure);
+    await expectServerCode(c.replaceOne({ _id: 1 }, { other: 1 }), DocumentValidationFailure);
+    await expectServerCode(c.updateOne({ _id: 2 }, { $set: { x: 1 } }, { upsert: true }), DocumentValidationFailure);
+    const fam = await expectServerCode(c.findOneAndUpdate({ _id: 1 }, { $set: { name: false } }), DocumentValidationFailure);
+    assert.equal((fam.errInfo as Document)['failingDocumentId'], 1);
+    assert.deepEqual(await c.find().toArray(), [{ _id: 1, name: 'a' }]);
+    await c.updateOne({ _id: 1 }, { $set: { name: 'b' } });
+    assert.deepEqual(await c.findOne({ _id: 1 }), { _id: 1, name: 'b' });
+  });
+
+  test('bypassDocumentValidation skips the check for insert, update and findAndModify', async () => {
+    await fresh('bypass', { validator: schema });
+    const c = db.collection('bypass');
+    await c.insertOne({ _id: 1 }, { bypassDocumentValidation: true });
+    await c.updateOne({ _id: 1 }, { $set: { name: 3 } }, { bypassDocumentValidation: true });
+    await c.findOneAndUpdate({ _id: 1 }, { $set: { n: 1 } }, { bypassDocumentValidation: true });
+    assert.deepEqual(await c.findOne({ _id: 1 }), { _id: 1, name: 3, n: 1 });
+  });
+
+  test("'moderate' does not check updates of documents that already fail; 'strict' does", async () => {
+    await fresh('mod', { validator: schema, validationLevel: 'moderate' });
+    const c = db.collection('mod');
+    await c.insertOne({ _id: 1 }, { bypassDocumentValidation: true });
+    await c.insertOne({ _id: 2, name: 'ok' });
+    await c.updateOne({ _id: 1 }, { $set: { x: 1 } });
+    await expectServerCode(c.updateOne({ _id: 2 }, { $set: { name: 2 } }), DocumentValidationFailure);
+    await expectServerCode(c.insertOne({ _id: 3 }), DocumentValidationFailure);
+    await db.command({ collMod: 'mod', validationLevel: 'strict' });
+    await expectServerCode(c.updateOne({ _id: 1 }, { $set: { x: 2 } }), DocumentValidationFailure);
+    assert.deepEqual(await c.findOne({ _id: 1 }), { _id: 1, x: 1 });
+  });
+
+  test("'off' checks nothing; 'warn' writes and logs the failure naming only the _id", async () => {
+    await fresh('off', { validator: schema, validationLevel: 'off' });
+    await db.collection('off').insertOne({ _id: 1, secret: 'x' });
+    await fresh('warn', { validator: schema, validationAction: 'warn' });
+    logLines.length = 0;
+    await db.collection('warn').insertOne({ _id: 7, hidden: 'do-not-log' });
+    assert.deepEqual(await db.collection('warn').findOne({ _id: 7 }), { _id: 7, hidden: 'do-not-log' });
+    const warned = logLines.map((l) => JSON.parse(l) as Document).filter((l) => l['id'] === 20294);
+    assert.equal(warned.length, 1);
+    assert.equal(warned[0]?.['s'], 'W');
+    assert.equal(warned[0]?.['msg'], 'Document would fail validation');
+    assert.ok(!logLines.join('').includes('do-not-log'));
+    assert.deepEqual(warned[0]?.['attr']['document'], { _id: 7 });
+  });
+
+  test('collMod adds, changes and removes a validator; existing documents are not checked', async () => {
+    await fresh('cm', {});
+    const c = db.collection('cm');
+    await c.insertOne({ _id: 1 });
+    await db.command({ collMod: 'cm', validator: schema, validationAction: 'error' });
+    const [info] = await db.listCollections({ name: 'cm' }).toArray();
+    assert.deepEqual(info?.['options'], { validator: schema, validationAction: 'error' });
+    await expectServerCode(c.insertOne({ _id: 2 }), DocumentValidationFailure);
+    await db.command({ collMod: 'cm', validator: { n: { $exists: true } } });
+    await c.insertOne({ _id: 2, n: 1 });
+    await db.command({ collMod: 'cm', validator: {} });
+    await c.insertOne({ _id: 3 });
+    const [after] = await db.listCollections({ name: 'cm' }).toArray();
+    assert.deepEqual(after?.['options'], { validationAction: 'error' });
+    assert.equal(await c.countDocuments(), 3);
+  });
+
+  test('bad validators and options answer mongod\'s codes', async () => {
+    await db.collection('bad').drop().catch(() => undefined);
+    for (const validator of [{ $where: 'true' }, { $text: { $search: 'x' } }, { loc: { $near: [0, 0] } }, { $or: [{ $where: 'true' }] }]) {
+      const e = await expectServerCode(db.command({ create: 'bad', validator }), BadValue);
+      assert.match(e.message, /^Parsing of collection validator failed :: caused by :: /);
+    }
+    await expectServerCode(db.command({ create: 'bad', validator: { a: { $foo: 1 } } }), BadValue);
+    const level = await expectServerCode(db.command({ create: 'bad', validationLevel: 'sometimes' }), BadValue);
+    assert.equal(level.message, "Enumeration value 'sometimes' for field 'create.validationLevel' is not a valid value.");
+    await expectServerCode(db.command({ create: 'bad', validationAction: 'shout' }), BadValue);
+    assert.equal((await db.listCollections({ name: 'bad' }).toArray()).length, 0);
+    await expectServerCode(ts.client.db('admin').command({ create: 'v', validator: { a: 1 } }), InvalidOptions);
+    await fresh('bad', {});
+    await expectServerCode(db.command({ collMod: 'bad', validator: { $where: 'true' } }), BadValue);
+    await expectServerCode(db.command({ collMod: 'bad', validationLevel: 'x' }), BadValue);
+  });
+
+  test('writes in a transaction are validated the same way', async () => {
+    await fresh('txn', { validator: schema });
+    const session = ts.client.startSession();
+    try {
+      session.startTransaction();
+      const c = db.collection('txn');
+      await c.insertOne({ _id: 1, name: 'ok' }, { session });
+      const e = await c.insertOne({ _id: 2 }, { session }).catch((err: unknown) => err);
+      assert.ok(e instanceof MongoServerError);
+      assert.equal(e.code, DocumentValidationFailure);
+      await session.abortTransaction();
+    } finally {
+      await session.endSession();
+    }
+    assert.equal(await db.collection('txn').countDocuments(), 0);
+  });
+});
