@@ -170,6 +170,20 @@ describe('document validation', () => {
     await expectServerCode(db.command({ collMod: 'bad', validationLevel: 'x' }), BadValue);
   });
 
+  test('$out and $merge targets are validated unless the aggregate bypasses validation', async () => {
+    await fresh('agg_src', {});
+    await db.collection('agg_src').insertMany([{ _id: 1, name: 'a' }, { _id: 2 }]);
+    await fresh('agg_out', { validator: schema });
+    await db.collection('agg_out').insertOne({ _id: 9, name: 'kept' });
+    await expectServerCode(db.collection('agg_src').aggregate([{ $out: 'agg_out' }]).toArray(), DocumentValidationFailure);
+    assert.deepEqual(await db.collection('agg_out').find().toArray(), [{ _id: 9, name: 'kept' }]);
+    await expectServerCode(db.collection('agg_src').aggregate([{ $merge: { into: 'agg_out' } }]).toArray(), DocumentValidationFailure);
+    await db.collection('agg_out').insertOne({ _id: 1, name: 'x' });
+    await expectServerCode(db.collection('agg_src').aggregate([{ $match: { _id: 1 } }, { $project: { name: 1, n: { $literal: 1 } } }, { $set: { name: 5 } }, { $merge: { into: 'agg_out' } }]).toArray(), DocumentValidationFailure);
+    await db.collection('agg_src').aggregate([{ $merge: { into: 'agg_out' } }], { bypassDocumentValidation: true }).toArray();
+    assert.deepEqual(await db.collection('agg_out').find({}, { sort: { _id: 1 } }).toArray(), [{ _id: 1, name: 'a' }, { _id: 2 }, { _id: 9, name: 'kept' }]);
+  });
+
   test('writes in a transaction are validated the same way', async () => {
     await fresh('txn', { validator: schema });
     const session = ts.client.startSession();

@@ -29,6 +29,8 @@ import { clusterTimeOf, resolveCollation, cursorReply, resolvedViewOf, resolveHi
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream.js';
 import { notACollection } from '../../catalog/views.js';
 import { diskUseFor } from './disk-use.js';
+import { validateForWrite } from './document-validation.js';
+import type { Collection } from '../../catalog/collection.js';
 import { serverIntrospection } from '../diag/current-op.js';
 
 export const aggregateArgs = {
@@ -201,7 +203,12 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
         lease.release();
         disk.release();
       }
-      const { wcError } = await writeWithConcern(services, inv.op, (txn) => writer.executeWrite(txn, docs, rt, { bypassDocumentValidation: args.bypassDocumentValidation === true }));
+      const validation = { bypass: args.bypassDocumentValidation === true, logger: services.logger };
+      const writeOptions = {
+        bypassDocumentValidation: validation.bypass,
+        validate: (coll: Collection, doc: BsonDocument, before: BsonDocument | undefined) => validateForWrite(coll, doc, before, validation),
+      };
+      const { wcError } = await writeWithConcern(services, inv.op, (txn) => writer.executeWrite(txn, docs, rt, writeOptions));
       const reply = cursorReply(undefined, ns, [], true);
       if (wcError !== undefined) reply['writeConcernError'] = wcError;
       return reply;

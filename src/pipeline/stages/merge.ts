@@ -53,7 +53,7 @@ class MergeStage implements WriteStage {
   attach(): never {
     fail(ErrorCode.InternalError, '$merge runs through executeWrite');
   }
-  executeWrite(...[txn, docs, rt]: Parameters<WriteStage['executeWrite']>): void {
+  executeWrite(...[txn, docs, rt, options]: Parameters<WriteStage['executeWrite']>): void {
     const m = this.m;
     const catalog = catalogOf(rt);
     const onId = m.on.length === 1 && m.on[0] === '_id';
@@ -77,7 +77,7 @@ class MergeStage implements WriteStage {
       if (match === undefined || coll === undefined) {
         if (m.whenNotMatched === 'discard') continue;
         if (m.whenNotMatched === 'fail') fail(AggCode.Location13113, '$merge could not find a matching document in the target collection for at least one document in the source collection');
-        insertDocument(txn, catalog, m.db, m.coll, doc);
+        insertDocument(txn, catalog, m.db, m.coll, doc, options);
         continue;
       }
       if (found.length > 1 && !onId) fail(AggCode.Location51183, 'Cannot find index to verify that join fields will be unique');
@@ -115,7 +115,7 @@ class MergeStage implements WriteStage {
         }
       }
       checkStorable(after);
-      replaceDocument(txn, catalog, coll, match, after);
+      replaceDocument(txn, catalog, coll, match, after, options);
     }
   }
 }

@@ -26,7 +26,7 @@ class OutStage implements WriteStage {
   attach(): never {
     fail(ErrorCode.InternalError, '$out runs through executeWrite');
   }
-  executeWrite(...[txn, docs, rt]: Parameters<WriteStage['executeWrite']>): void {
+  executeWrite(...[txn, docs, rt, options]: Parameters<WriteStage['executeWrite']>): void {
     const catalog = catalogOf(rt);
     const existing = catalog.get(this.db, this.coll);
     if (existing !== undefined) {
@@ -37,7 +37,7 @@ class OutStage implements WriteStage {
     } else {
       catalog.getOrCreate(txn, this.db, this.coll);
     }
-    for (const doc of docs) insertDocument(txn, catalog, this.db, this.coll, doc);
+    for (const doc of docs) insertDocument(txn, catalog, this.db, this.coll, doc, options);
   }
 }
 

@@ -13,6 +13,8 @@ import type { Runtime, Stage } from './types.js';
 
 export interface WriteOptions {
   readonly bypassDocumentValidation: boolean;
+  /** The target collection's document validation (from the command layer); throws to refuse a document. */
+  readonly validate?: ((coll: Collection, doc: BsonDocument, before: BsonDocument | undefined) => void) | undefined;
 }
 
 export interface WriteStage extends Stage {
@@ -24,15 +26,17 @@ export function isWriteStage(s: Stage): s is WriteStage {
 }
 
 /** Inserts a document as the insert command does (generated _id, storage checks, oplog hook). */
-export function insertDocument(txn: WriteTxn, catalog: Catalog, db: string, name: string, doc: BsonDocument): void {
+export function insertDocument(txn: WriteTxn, catalog: Catalog, db: string, name: string, doc: BsonDocument, options?: WriteOptions): void {
   const coll = catalog.getOrCreate(txn, db, name);
   const prepared = prepareForInsert(doc);
+  options?.validate?.(coll, prepared, undefined);
   coll.insert(txn, prepared);
   catalog.observer.onInsert(txn, coll, prepared);
 }
 
 /** Replaces a stored document (a whole-document update) and tells the observer. */
-export function replaceDocument(txn: WriteTxn, catalog: Catalog, coll: Collection, record: StoredRecord, after: BsonDocument): void {
+export function replaceDocument(txn: WriteTxn, catalog: Catalog, coll: Collection, record: StoredRecord, after: BsonDocument, options?: WriteOptions): void {
+  options?.validate?.(coll, after, record.doc);
   coll.update(txn, record, after);
   catalog.observer.onUpdate(txn, coll, record.doc, after, undefined);
 }
