@@ -104,17 +104,18 @@ export class Oplog implements OpObserver {
   }
 
   /**
-   * A collection's {op, ns, ui}, encoded once: the first fields of its insert ('i') and
-   * replacement ('u') entries. (A Collection's namespace and UUID never change: a rename or a
-   * metadata change makes a new one.)
+   * A collection's {op, ns, ui}, encoded once: the first fields of its insert ('i'), update
+   * ('u') and delete ('d') entries. (A Collection's namespace and UUID never change: a rename
+   * or a metadata change makes a new one.)
    */
-  private readonly heads = new WeakMap<Collection, { readonly i: Uint8Array; readonly u: Uint8Array }>();
+  private readonly heads = new WeakMap<Collection, { readonly i: Uint8Array; readonly u: Uint8Array; readonly d: Uint8Array }>();
 
-  private headOf(coll: Collection, op: 'i' | 'u'): Uint8Array {
+  private headOf(coll: Collection, op: 'i' | 'u' | 'd'): Uint8Array {
     let h = this.heads.get(coll);
     if (h === undefined) {
       const ui = this.uuidOf(coll);
-      h = { i: encodeDocument({ op: 'i', ns: coll.ns, ui }), u: encodeDocument({ op: 'u', ns: coll.ns, ui }) };
+      const ns = coll.ns;
+      h = { i: encodeDocument({ op: 'i', ns, ui }), u: encodeDocument({ op: 'u', ns, ui }), d: encodeDocument({ op: 'd', ns, ui }) };
       this.heads.set(coll, h);
     }
     return h[op];
@@ -168,20 +169,25 @@ export class Oplog implements OpObserver {
 
   onInsert(txn: WriteTxn, coll: Collection, doc: BsonDocument, encoded?: Uint8Array): void {
     const o2 = { _id: getOwn(doc, '_id') ?? null };
-    if (encoded === undefined || txn instanceof TransactionView) this.log(txn, { op: 'i', ns: coll.ns, ui: this.uuidOf(coll), o: doc, o2 });
+    if (txn instanceof TransactionView) this.log(txn, { op: 'i', ns: coll.ns, ui: this.uuidOf(coll), o: doc, o2 });
+    else if (encoded === undefined) this.logEncoded(txn, false, [this.headOf(coll, 'i'), encodeDocument({ o: doc, o2 })]);
     else this.logEncoded(txn, false, [this.headOf(coll, 'i'), { name: 'o', document: encoded }, encodeDocument({ o2 })]);
   }
 
   onUpdate(txn: WriteTxn, coll: Collection, before: BsonDocument, after: BsonDocument, diff: BsonDocument | undefined, encoded?: Uint8Array): void {
     const o2 = { _id: getOwn(after, '_id') ?? null };
     const images = imagesOf(coll, before, after);
-    if (diff !== undefined) this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o: { $v: new Int32(2), diff }, o2, ...images });
-    else if (encoded === undefined || txn instanceof TransactionView) this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o: after, o2, ...images });
+    const o = diff === undefined ? after : { $v: new Int32(2), diff };
+    if (txn instanceof TransactionView) this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o, o2, ...images });
+    else if (diff !== undefined || encoded === undefined) this.logEncoded(txn, false, [this.headOf(coll, 'u'), encodeDocument({ o, o2, ...images })]);
     else this.logEncoded(txn, false, [this.headOf(coll, 'u'), { name: 'o', document: encoded }, encodeDocument({ o2, ...images })]);
   }
 
   onDelete(txn: WriteTxn, coll: Collection, doc: BsonDocument): void {
-    this.log(txn, { op: 'd', ns: coll.ns, ui: this.uuidOf(coll), o: { _id: getOwn(doc, '_id') ?? null }, ...imagesOf(coll, doc, undefined) });
+    const o = { _id: getOwn(doc, '_id') ?? null };
+    const images = imagesOf(coll, doc, undefined);
+    if (txn instanceof TransactionView) this.log(txn, { op: 'd', ns: coll.ns, ui: this.uuidOf(coll), o, ...images });
+    else this.logEncoded(txn, false, [this.headOf(coll, 'd'), encodeDocument({ o, ...images })]);
   }
 
   /** dropDatabase, after the drops of its collections (change streams: dropDatabase event). */
