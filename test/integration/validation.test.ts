@@ -70,7 +70,10 @@ describe('document validation', () => {
       const we = Array.isArray(e.writeErrors) ? e.writeErrors[0] : undefined;
       assert.equal(we?.index, 1);
       assert.equal(we?.code, DocumentValidationFailure);
-      assert.deepEqual(we?.errInfo, { failingDocumentId: 2, details: { operatorName: '$gte', specifiedAs: { qty: { $gte: 0 } } } });
+      assert.deepEqual(we?.errInfo, {
+        failingDocumentId: 2,
+        details: { operatorName: '$gte', specifiedAs: { qty: { $gte: 0 } }, reason: 'comparison failed', consideredValue: -1 },
+      });
     }
     assert.deepEqual(await c.find({}, { sort: { _id: 1 } }).toArray(), [{ _id: 1, qty: 1 }, { _id: 3, qty: 3 }]);
   });
@@ -80,8 +83,26 @@ describe('document validation', () => {
     const e = await expectServerCode(db.collection('and').insertOne({ _id: 1, a: 'x', b: -1 }), DocumentValidationFailure);
     assert.deepEqual(e.errInfo, {
       failingDocumentId: 1,
-      details: { operatorName: '$and', clausesNotSatisfied: [{ index: 1, details: { operatorName: '$gt', specifiedAs: { b: { $gt: 0 } } } }] },
+      details: {
+        operatorName: '$and',
+        clausesNotSatisfied: [{ index: 1, details: { operatorName: '$gt', specifiedAs: { b: { $gt: 0 } }, reason: 'comparison failed', consideredValue: -1 } }],
+      },
     });
+  });
+
+  test("a comparison's details: 'field was missing', and an array's elements as consideredValues", async () => {
+    await fresh('cmp', { validator: { 'a.qty': { $in: [1, 2] } } });
+    const c = db.collection('cmp');
+    const missing = await expectServerCode(c.insertOne({ _id: 1, a: {} }), DocumentValidationFailure);
+    assert.deepEqual(missing.errInfo, { failingDocumentId: 1, details: { operatorName: '$in', specifiedAs: { 'a.qty': { $in: [1, 2] } }, reason: 'field was missing' } });
+    const array = await expectServerCode(c.insertOne({ _id: 2, a: { qty: [3, 4] } }), DocumentValidationFailure);
+    assert.deepEqual(array.errInfo, {
+      failingDocumentId: 2,
+      details: { operatorName: '$in', specifiedAs: { 'a.qty': { $in: [1, 2] } }, reason: 'no matching value found in array', consideredValues: [3, 4] },
+    });
+    await fresh('eq', { validator: { status: 'A' } });
+    const eq = await expectServerCode(db.collection('eq').insertOne({ _id: 3, status: 'B' }), DocumentValidationFailure);
+    assert.deepEqual(eq.errInfo, { failingDocumentId: 3, details: { operatorName: '$eq', specifiedAs: { status: 'A' }, reason: 'comparison failed', consideredValue: 'B' } });
   });
 
   test('updates, upserts, pipeline updates and findAndModify check the new document', async () => {

@@ -160,17 +160,18 @@ export function validateForWrite(coll: Collection, doc: BsonDocument, before: Bs
 
 /**
  * The `details` of errInfo, a subset of mongod's doc_validation_error: the failing clause's
- * operatorName, with specifiedAs for a field's operator or $expr; several top-level clauses
- * are an implicit $and listing the failing ones as clausesNotSatisfied {index, details}.
- * Not produced (docs/compatibility.md): $jsonSchema's schemaRulesNotSatisfied, $expr's
- * expressionResult, the reason / consideredValue of the other operators, and the clauses of
- * explicit $and / $or / $nor.
+ * operatorName, with specifiedAs for a field's operator or $expr (and the reason and
+ * considered values of comparisons and $in); several top-level clauses are an implicit $and
+ * listing the failing ones as clausesNotSatisfied {index, details}. Not produced
+ * (docs/compatibility.md): $jsonSchema's schemaRulesNotSatisfied, $expr's expressionResult,
+ * the reason / considered values of the other operators, and the clauses of explicit
+ * $and / $or / $nor.
  */
 function generateDetails(v: CompiledValidator, doc: BsonDocument): BsonDocument {
   const clauses = Object.entries(v.spec);
   if (clauses.length === 1) {
     const [key, value] = clauses[0] as [string, BsonValue];
-    return clauseDetails(key, value);
+    return clauseDetails(key, value, doc);
   }
   const failing: BsonDocument[] = [];
   clauses.forEach(([key, value], index) => {
@@ -180,21 +181,59 @@ function generateDetails(v: CompiledValidator, doc: BsonDocument): BsonDocument 
     } catch {
       ok = false;
     }
-    if (!ok) failing.push({ index: new Int32(index), details: clauseDetails(key, value) });
+    if (!ok) failing.push({ index: new Int32(index), details: clauseDetails(key, value, doc) });
   });
   return { operatorName: '$and', clausesNotSatisfied: failing };
 }
 
-function clauseDetails(key: string, value: BsonValue): BsonDocument {
+function clauseDetails(key: string, value: BsonValue, doc: BsonDocument): BsonDocument {
   if (key === '$jsonSchema') return { operatorName: '$jsonSchema' };
   if (key === '$expr') return { operatorName: '$expr', specifiedAs: { $expr: value }, reason: 'expression did not match' };
   if (key.startsWith('$')) return { operatorName: key };
   if (isPlainDocument(value)) {
     const ops = Object.keys(value);
     const first = ops[0];
-    if (ops.length === 1 && first !== undefined && first.startsWith('$')) return { operatorName: first, specifiedAs: { [key]: value } };
+    if (ops.length === 1 && first !== undefined && first.startsWith('$')) return pathDetails(first, key, value, doc);
     // Several operators on one field are an implicit $and.
     if (first !== undefined && first.startsWith('$')) return { operatorName: '$and' };
   }
-  return { operatorName: '$eq', specifiedAs: { [key]: value } };
+  return pathDetails('$eq', key, value, doc);
+}
+
+/** The reason a path operator reports when the values at its path fail it (doc_validation_error's generatePathError). */
+const pathReasons: Record<string, string> = {
+  $eq: 'comparison failed',
+  $gt: 'comparison failed',
+  $gte: 'comparison failed',
+  $lt: 'comparison failed',
+  $lte: 'comparison failed',
+  $in: 'no matching value found in array',
+};
+
+/**
+ * A field operator's details: operatorName and specifiedAs, and for the comparisons and $in
+ * the reason with the value(s) considered ('field was missing' when there are none). Paths
+ * through an array get operatorName and specifiedAs only.
+ */
+function pathDetails(op: string, path: string, spec: BsonValue, doc: BsonDocument): BsonDocument {
+  const base: BsonDocument = { operatorName: op, specifiedAs: { [path]: spec } };
+  const reason = pathReasons[op];
+  if (reason === undefined) return base;
+  const values = valuesAt(doc, path);
+  if (values === 'through-array') return base;
+  if (values === undefined) return { ...base, reason: 'field was missing' };
+  // mongod omits the array itself from the values it considers, keeping its elements.
+  return values.length === 1 ? { ...base, reason, consideredValue: values[0] as BsonValue } : { ...base, reason, consideredValues: values };
+}
+
+function valuesAt(doc: BsonDocument, path: string): BsonValue[] | undefined | 'through-array' {
+  let cur: BsonValue = doc;
+  for (const part of path.split('.')) {
+    if (isArray(cur)) return 'through-array';
+    if (!isPlainDocument(cur)) return undefined;
+    const next = getOwn(cur, part);
+    if (next === undefined) return undefined;
+    cur = next;
+  }
+  return isArray(cur) ? [...cur] : [cur];
 }
