@@ -66,6 +66,21 @@ describe('change streams', () => {
     await cs.close();
   });
 
+  test('$merge writes appear as insert events, and as replace events with whenMatched: replace', async () => {
+    const src = db.collection('src');
+    await src.insertMany([{ _id: 1, v: 'a', n: [1, { k: 2 }] }, { _id: 2, v: 'b' }]);
+    await coll.insertOne({ _id: 2, old: true });
+    const cs = coll.watch();
+    await cs.tryNext();
+    await src.aggregate([{ $merge: { into: 'c', whenMatched: 'replace', whenNotMatched: 'insert' } }]).toArray();
+    const events = [await next(cs), await next(cs)].sort((a, b) => a['documentKey']._id - b['documentKey']._id);
+    assert.equal(events[0]?.['operationType'], 'insert');
+    assert.deepEqual(events[0]?.['fullDocument'], { _id: 1, v: 'a', n: [1, { k: 2 }] });
+    assert.equal(events[1]?.['operationType'], 'replace');
+    assert.deepEqual(events[1]?.['fullDocument'], { _id: 2, v: 'b' });
+    await cs.close();
+  });
+
   test('truncatedArrays and updateLookup', async () => {
     await coll.insertOne({ _id: 1, arr: [1, 2, 3, 4] });
     const cs = coll.watch([], { fullDocument: 'updateLookup' });

@@ -30,15 +30,15 @@ export function insertDocument(txn: WriteTxn, catalog: Catalog, db: string, name
   const coll = catalog.getOrCreate(txn, db, name);
   const prepared = prepareForInsert(doc);
   options?.validate?.(coll, prepared, undefined);
-  coll.insert(txn, prepared);
-  catalog.observer.onInsert(txn, coll, prepared);
+  const rec = coll.insert(txn, prepared);
+  catalog.observer.onInsert(txn, coll, prepared, rec.bytes);
 }
 
 /** Replaces a stored document (a whole-document update) and tells the observer. */
 export function replaceDocument(txn: WriteTxn, catalog: Catalog, coll: Collection, record: StoredRecord, after: BsonDocument, options?: WriteOptions): void {
   options?.validate?.(coll, after, record.doc);
-  coll.update(txn, record, after);
-  catalog.observer.onUpdate(txn, coll, record.doc, after, undefined);
+  const written = coll.update(txn, record, after);
+  catalog.observer.onUpdate(txn, coll, record.doc, after, undefined, written.bytes);
 }
 
 /** The stored records a filter selects inside the write transaction. */
