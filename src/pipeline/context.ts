@@ -119,6 +119,8 @@ export interface QueryVariablesOptions {
   readonly clusterTime?: Timestamp | undefined;
   /** The operation's collation: `$expr`, projection and pipeline-update expressions compare by it. */
   readonly collator?: Collator | undefined;
+  /** Parsing a collection validator, where $rand is refused (mongod's 3040500). */
+  readonly forbidRandom?: boolean;
 }
 
 /**
@@ -140,7 +142,7 @@ export interface QueryExpressions {
 }
 
 export function queryExpressions(options: QueryVariablesOptions = {}): QueryExpressions {
-  const env = newEnv({ clusterTime: options.clusterTime, collator: options.collator });
+  const env = newEnv({ clusterTime: options.clusterTime, collator: options.collator, ...(options.forbidRandom === true ? { forbidRandom: true } : {}) });
   const scope = newScope(undefined);
   if (options.let !== undefined) defineLetVariables(env, scope, options.let);
   return expressionsOver(env, scope);

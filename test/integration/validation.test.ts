@@ -181,6 +181,8 @@ describe('document validation', () => {
       assert.match(e.message, /^Parsing of collection validator failed :: caused by :: /);
     }
     await expectServerCode(db.command({ create: 'bad', validator: { a: { $foo: 1 } } }), BadValue);
+    const rand = await expectServerCode(db.command({ create: 'bad', validator: { $expr: { $lt: [{ $rand: {} }, 1] } } }), 3040500);
+    assert.equal(rand.message, 'Parsing of collection validator failed :: caused by :: $rand not allowed inside collection validators');
     const level = await expectServerCode(db.command({ create: 'bad', validationLevel: 'sometimes' }), BadValue);
     assert.equal(level.message, "Enumeration value 'sometimes' for field 'create.validationLevel' is not a valid value.");
     await expectServerCode(db.command({ create: 'bad', validationAction: 'shout' }), BadValue);

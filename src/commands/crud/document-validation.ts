@@ -14,7 +14,7 @@ import type { Collection } from '../../catalog/collection.js';
 import type { Collator } from '../../bson/collation.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { compileQueryFilter } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter } from '../../query/language.js';
 import type { DocumentFilter } from '../../query/exec/stages.js';
 import { collectionCollation } from './common.js';
 
@@ -92,11 +92,15 @@ export function checkValidator(db: string, name: string, validator: BsonDocument
   }
   checkAllowedOperators(validator);
   try {
-    compileQueryFilter(validator, { collator });
+    compileValidator(validator, collator);
   } catch (e) {
     if (e instanceof CommandError) failParse(e.code, e.message);
     throw e;
   }
+}
+
+function compileValidator(validator: BsonDocument, collator: Collator | undefined): DocumentFilter | undefined {
+  return compileQueryFilter(validator, { collator, expressions: commandExpressions({ collator, forbidRandom: true }) });
 }
 
 interface CompiledValidator {
@@ -115,7 +119,7 @@ function validatorOf(coll: Collection): CompiledValidator | undefined {
   let v = compiled.get(options);
   if (v === undefined) {
     const collator = collectionCollation(coll);
-    v = { spec, collator, filter: compileQueryFilter(spec, { collator }) };
+    v = { spec, collator, filter: compileValidator(spec, collator) };
     compiled.set(options, v);
   }
   return v;

@@ -23,11 +23,13 @@ export interface EnvOptions {
   readonly clusterTime?: BsonValue | undefined;
   /** The operation's collation (comparing expressions use it). */
   readonly collator?: Collator | undefined;
+  /** A collection validator's: $rand is refused. */
+  readonly forbidRandom?: boolean;
 }
 
 /** A fresh environment for one command (one $$NOW, one frame). */
 export function newEnv(options: EnvOptions = {}): ExpressionEnv {
-  return { now: options.now ?? new Date(), clusterTime: options.clusterTime, frame: { vars: [undefined] }, nextSlot: 1, ...(options.collator === undefined ? {} : { collator: options.collator }) };
+  return { now: options.now ?? new Date(), clusterTime: options.clusterTime, frame: { vars: [undefined] }, nextSlot: 1, ...(options.collator === undefined ? {} : { collator: options.collator }), ...(options.forbidRandom === true ? { forbidRandom: true } : {}) };
 }
 
 /** The top-level parse context of a command, with an optional enclosing scope. */
