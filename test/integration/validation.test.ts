@@ -174,6 +174,14 @@ describe('document validation', () => {
     assert.equal(await c.countDocuments(), 3);
   });
 
+  test("collMod keeps mongod's option order, so create with the same options still succeeds", async () => {
+    await fresh('order', { collation: { locale: 'en' } });
+    await db.command({ collMod: 'order', validator: { a: 1 } });
+    const [info] = await db.listCollections({ name: 'order' }).toArray();
+    assert.deepEqual(Object.keys(info?.['options'] ?? {}), ['validator', 'collation']);
+    await db.command({ create: 'order', collation: { locale: 'en' }, validator: { a: 1 } });
+  });
+
   test('bad validators and options answer mongod\'s codes', async () => {
     await db.collection('bad').drop().catch(() => undefined);
     for (const validator of [{ $where: 'true' }, { $text: { $search: 'x' } }, { loc: { $near: [0, 0] } }, { $or: [{ $where: 'true' }] }]) {

@@ -80,8 +80,8 @@ export const create = defineCommand({
     checkValidationEnums('create', args);
     if (args.validator !== undefined) checkValidator(db, name, args.validator, collator);
     const options: BsonDocument = {};
-    if (args.validator !== undefined && Object.keys(args.validator).length > 0) options['validator'] = args.validator;
     if (args.changeStreamPreAndPostImages !== undefined) options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
+    if (args.validator !== undefined && Object.keys(args.validator).length > 0) options['validator'] = args.validator;
     if (args.validationLevel !== undefined) options['validationLevel'] = args.validationLevel;
     if (args.validationAction !== undefined) options['validationAction'] = args.validationAction;
     // The default collation of the collection's operations, stored in full as mongod shows it.
@@ -106,6 +106,17 @@ export const create = defineCommand({
     return withWriteConcernError({}, op.writeConcern, services.config.replSet);
   },
 });
+
+/** The order mongod's CollectionOptions serializes the options we store in. */
+const optionsOrder = ['changeStreamPreAndPostImages', 'validator', 'validationLevel', 'validationAction', 'collation'];
+
+/** The options in mongod's order (a collMod that adds one keeps listCollections' order, and create's same-options check). */
+function inOptionsOrder(options: BsonDocument): BsonDocument {
+  const out: BsonDocument = {};
+  for (const k of optionsOrder) if (options[k] !== undefined) out[k] = options[k];
+  for (const [k, v] of Object.entries(options)) if (!optionsOrder.includes(k)) out[k] = v;
+  return out;
+}
 
 function sameOptions(a: BsonDocument, b: BsonDocument): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -322,7 +333,7 @@ export const collMod = defineCommand({
         }
         if (args.validationLevel !== undefined) options['validationLevel'] = args.validationLevel;
         if (args.validationAction !== undefined) options['validationAction'] = args.validationAction;
-        const updated = services.catalog.updateMeta(txn, coll, { ...coll.meta, options });
+        const updated = services.catalog.updateMeta(txn, coll, { ...coll.meta, options: inOptionsOrder(options) });
         const logged = collModEntry(name, body, index);
         services.catalog.observer.onCollMod(txn, updated, logged.command, oldOptions, logged.oldIndexOptions);
         return index?.reply ?? {};
