@@ -7,6 +7,9 @@
 // collection_impl.cpp / doc_validation_error.cpp / expression_parser.cpp.
 
 import { after, before, describe, test } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { MongoBulkWriteError, MongoServerError } from 'mongodb';
 import type { Db, Document } from 'mongodb';
@@ -231,4 +234,25 @@ describe('document validation', () => {
     }
     assert.equal(await db.collection('txn').countDocuments(), 0);
   });
+});
+
+test('a validator survives a restart on lmdb', async () => {
+  const dbPath = mkdtempSync(join(tmpdir(), 'secantus-validation-'));
+  try {
+    let ts = await startTestServer({ dbPath });
+    await ts.client.db('durable').command({ create: 'c', validator: schema, validationLevel: 'moderate' });
+    await ts.stop();
+    ts = await startTestServer({ dbPath });
+    try {
+      const db = ts.client.db('durable');
+      const [info] = await db.listCollections({ name: 'c' }).toArray();
+      assert.deepEqual(info?.['options'], { validator: schema, validationLevel: 'moderate' });
+      await expectServerCode(db.collection('c').insertOne({ _id: 1 }), DocumentValidationFailure);
+      assert.equal(await db.collection('c').countDocuments(), 0);
+    } finally {
+      await ts.stop();
+    }
+  } finally {
+    rmSync(dbPath, { recursive: true, force: true });
+  }
 });
