@@ -108,6 +108,13 @@ describe('document validation', () => {
     assert.deepEqual(eq.errInfo, { failingDocumentId: 3, details: { operatorName: '$eq', specifiedAs: { status: 'A' }, reason: 'comparison failed', consideredValue: 'B' } });
   });
 
+  test("$expr's details: specifiedAs, reason and the expression's value", async () => {
+    const expr = { $eq: ['$total', { $multiply: ['$price', '$qty'] }] };
+    await fresh('expr', { validator: { $expr: expr } });
+    const e = await expectServerCode(db.collection('expr').insertOne({ _id: 1, price: 2, qty: 3, total: 5 }), DocumentValidationFailure);
+    assert.deepEqual(e.errInfo, { failingDocumentId: 1, details: { operatorName: '$expr', specifiedAs: { $expr: expr }, reason: 'expression did not match', expressionResult: false } });
+  });
+
   test('updates, upserts, pipeline updates and findAndModify check the new document', async () => {
     await fresh('upd', { validator: schema });
     const c = db.collection('upd');

@@ -10,6 +10,7 @@ import { EJSON, Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
+import { MISSING } from '../../bson/path.js';
 import type { Collection } from '../../catalog/collection.js';
 import type { Collator } from '../../bson/collation.js';
 import { CommandError, ErrorCode } from '../../errors.js';
@@ -165,17 +166,17 @@ export function validateForWrite(coll: Collection, doc: BsonDocument, before: Bs
 /**
  * The `details` of errInfo, a subset of mongod's doc_validation_error: the failing clause's
  * operatorName, with specifiedAs for a field's operator or $expr (and the reason and
- * considered values of comparisons and $in); several top-level clauses are an implicit $and
- * listing the failing ones as clausesNotSatisfied {index, details}. Not produced
- * (docs/compatibility.md): $jsonSchema's schemaRulesNotSatisfied, $expr's expressionResult,
- * the reason / considered values of the other operators, and the clauses of explicit
- * $and / $or / $nor.
+ * considered values of comparisons and $in, $expr's expressionResult); several top-level
+ * clauses are an implicit $and listing the failing ones as clausesNotSatisfied {index,
+ * details}. Not produced (docs/compatibility.md): $jsonSchema's schemaRulesNotSatisfied, the
+ * details of an $expr that throws, the reason / considered values of the other operators,
+ * and the clauses of explicit $and / $or / $nor.
  */
 function generateDetails(v: CompiledValidator, doc: BsonDocument): BsonDocument {
   const clauses = Object.entries(v.spec);
   if (clauses.length === 1) {
     const [key, value] = clauses[0] as [string, BsonValue];
-    return clauseDetails(key, value, doc);
+    return clauseDetails(key, value, doc, v.collator);
   }
   const failing: BsonDocument[] = [];
   clauses.forEach(([key, value], index) => {
@@ -185,14 +186,14 @@ function generateDetails(v: CompiledValidator, doc: BsonDocument): BsonDocument 
     } catch {
       ok = false;
     }
-    if (!ok) failing.push({ index: new Int32(index), details: clauseDetails(key, value, doc) });
+    if (!ok) failing.push({ index: new Int32(index), details: clauseDetails(key, value, doc, v.collator) });
   });
   return { operatorName: '$and', clausesNotSatisfied: failing };
 }
 
-function clauseDetails(key: string, value: BsonValue, doc: BsonDocument): BsonDocument {
+function clauseDetails(key: string, value: BsonValue, doc: BsonDocument, collator: Collator | undefined): BsonDocument {
   if (key === '$jsonSchema') return { operatorName: '$jsonSchema' };
-  if (key === '$expr') return { operatorName: '$expr', specifiedAs: { $expr: value }, reason: 'expression did not match' };
+  if (key === '$expr') return exprDetails(value, doc, collator);
   if (key.startsWith('$')) return { operatorName: key };
   if (isPlainDocument(value)) {
     const ops = Object.keys(value);
@@ -202,6 +203,18 @@ function clauseDetails(key: string, value: BsonValue, doc: BsonDocument): BsonDo
     if (first !== undefined && first.startsWith('$')) return { operatorName: '$and' };
   }
   return pathDetails('$eq', key, value, doc);
+}
+
+/** $expr's details: the expression's value (none when missing), or that evaluating it failed. */
+function exprDetails(spec: BsonValue, doc: BsonDocument, collator: Collator | undefined): BsonDocument {
+  const base: BsonDocument = { operatorName: '$expr', specifiedAs: { $expr: spec } };
+  let result: BsonValue | typeof MISSING;
+  try {
+    result = commandExpressions({ collator, forbidRandom: true }).compileValue(spec)(doc);
+  } catch {
+    return { ...base, reason: 'failed to evaluate aggregation expression' };
+  }
+  return result === MISSING ? { ...base, reason: 'expression did not match' } : { ...base, reason: 'expression did not match', expressionResult: result };
 }
 
 /** The reason a path operator reports when the values at its path fail it (doc_validation_error's generatePathError). */
