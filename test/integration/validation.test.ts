@@ -115,6 +115,36 @@ describe('document validation', () => {
     assert.deepEqual(e.errInfo, { failingDocumentId: 1, details: { operatorName: '$expr', specifiedAs: { $expr: expr }, reason: 'expression did not match', expressionResult: false } });
   });
 
+  test("$jsonSchema's details: a property of the wrong type, missing required properties", async () => {
+    const typed = { $jsonSchema: { bsonType: 'object', required: ['name'], properties: { name: { bsonType: 'string', description: 'must be a string' } } } };
+    await fresh('schema', { validator: typed });
+    const c = db.collection('schema');
+    const wrongType = await expectServerCode(c.insertOne({ _id: 1, name: 5 }), DocumentValidationFailure);
+    assert.deepEqual(wrongType.errInfo, {
+      failingDocumentId: 1,
+      details: {
+        operatorName: '$jsonSchema',
+        schemaRulesNotSatisfied: [
+          {
+            operatorName: 'properties',
+            propertiesNotSatisfied: [
+              {
+                propertyName: 'name',
+                description: 'must be a string',
+                details: [{ operatorName: 'bsonType', specifiedAs: { bsonType: 'string' }, reason: 'type did not match', consideredValue: 5, consideredType: 'int' }],
+              },
+            ],
+          },
+        ],
+      },
+    });
+    const missing = await expectServerCode(c.insertOne({ _id: 2 }), DocumentValidationFailure);
+    assert.deepEqual(missing.errInfo, {
+      failingDocumentId: 2,
+      details: { operatorName: '$jsonSchema', schemaRulesNotSatisfied: [{ operatorName: 'required', specifiedAs: { required: ['name'] }, missingProperties: ['name'] }] },
+    });
+  });
+
   test('updates, upserts, pipeline updates and findAndModify check the new document', async () => {
     await fresh('upd', { validator: schema });
     const c = db.collection('upd');

@@ -8,7 +8,7 @@
 
 import { EJSON, Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { isArray, isPlainDocument } from '../../bson/types.js';
+import { bsonTypeName, isArray, isPlainDocument } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
 import { MISSING } from '../../bson/path.js';
 import type { Collection } from '../../catalog/collection.js';
@@ -168,9 +168,10 @@ export function validateForWrite(coll: Collection, doc: BsonDocument, before: Bs
  * operatorName, with specifiedAs for a field's operator or $expr (and the reason and
  * considered values of comparisons and $in, $expr's expressionResult); several top-level
  * clauses are an implicit $and listing the failing ones as clausesNotSatisfied {index,
- * details}. Not produced (docs/compatibility.md): $jsonSchema's schemaRulesNotSatisfied, the
- * details of an $expr that throws, the reason / considered values of the other operators,
- * and the clauses of explicit $and / $or / $nor.
+ * details}; $jsonSchema's rules for typed properties and required. Not produced
+ * (docs/compatibility.md): the other $jsonSchema rules, the details of an $expr that throws,
+ * the reason / considered values of the other operators, and the clauses of explicit
+ * $and / $or / $nor.
  */
 function generateDetails(v: CompiledValidator, doc: BsonDocument): BsonDocument {
   const clauses = Object.entries(v.spec);
@@ -192,7 +193,7 @@ function generateDetails(v: CompiledValidator, doc: BsonDocument): BsonDocument 
 }
 
 function clauseDetails(key: string, value: BsonValue, doc: BsonDocument, collator: Collator | undefined): BsonDocument {
-  if (key === '$jsonSchema') return { operatorName: '$jsonSchema' };
+  if (key === '$jsonSchema') return jsonSchemaDetails(value, doc, collator);
   if (key === '$expr') return exprDetails(value, doc, collator);
   if (key.startsWith('$')) return { operatorName: key };
   if (isPlainDocument(value)) {
@@ -203,6 +204,54 @@ function clauseDetails(key: string, value: BsonValue, doc: BsonDocument, collato
     if (first !== undefined && first.startsWith('$')) return { operatorName: '$and' };
   }
   return pathDetails('$eq', key, value, doc);
+}
+
+const schemaTopKeywords = new Set(['bsonType', 'type', 'required', 'properties', 'title', 'description']);
+const schemaPropertyKeywords = new Set(['bsonType', 'type', 'title', 'description']);
+
+/**
+ * $jsonSchema's details for the schemas of documents with typed properties: `properties`
+ * whose subschemas use only bsonType / type (with title / description) and `required`, as
+ * doc_validation_error reports them (a property's failing type, the missing properties). Any
+ * other schema, or one failing both rules (whose order we have not verified), gets
+ * operatorName alone.
+ */
+function jsonSchemaDetails(schema: BsonValue, doc: BsonDocument, collator: Collator | undefined): BsonDocument {
+  const bare: BsonDocument = { operatorName: '$jsonSchema' };
+  if (!isPlainDocument(schema) || !Object.keys(schema).every((k) => schemaTopKeywords.has(k))) return bare;
+  const properties = schema['properties'];
+  if (properties !== undefined && !(isPlainDocument(properties) && Object.values(properties).every((sub) => isPlainDocument(sub) && Object.keys(sub).every((k) => schemaPropertyKeywords.has(k))))) {
+    return bare;
+  }
+  const rules: BsonDocument[] = [];
+  if (isPlainDocument(properties)) {
+    const failing: BsonDocument[] = [];
+    for (const [name, sub] of Object.entries(properties) as Array<[string, BsonDocument]>) {
+      const value = getOwn(doc, name);
+      if (value === undefined) continue;
+      const keyword = sub['bsonType'] !== undefined ? 'bsonType' : sub['type'] !== undefined ? 'type' : undefined;
+      if (keyword === undefined) continue;
+      const test = compileQueryFilter({ $jsonSchema: { properties: { [name]: { [keyword]: sub[keyword] as BsonValue } } } }, { collator });
+      if (test === undefined || test.matches(doc)) continue;
+      const entry: BsonDocument = { propertyName: name };
+      if (sub['title'] !== undefined) entry['title'] = sub['title'];
+      if (sub['description'] !== undefined) entry['description'] = sub['description'];
+      entry['details'] = [{ operatorName: keyword, specifiedAs: { [keyword]: sub[keyword] as BsonValue }, reason: 'type did not match', consideredValue: value, consideredType: bsonTypeName(value) }];
+      failing.push(entry);
+    }
+    if (failing.length > 0) rules.push({ operatorName: 'properties', propertiesNotSatisfied: failing });
+  }
+  const required = schema['required'];
+  if (isArray(required)) {
+    const missing = required.filter((name) => typeof name === 'string' && getOwn(doc, name) === undefined);
+    if (missing.length > 0) rules.push({ operatorName: 'required', specifiedAs: { required }, missingProperties: missing });
+  }
+  if (rules.length !== 1) return bare;
+  const out: BsonDocument = { operatorName: '$jsonSchema' };
+  if (schema['title'] !== undefined) out['title'] = schema['title'];
+  if (schema['description'] !== undefined) out['description'] = schema['description'];
+  out['schemaRulesNotSatisfied'] = rules;
+  return out;
 }
 
 /** $expr's details: the expression's value (none when missing), or that evaluating it failed. */
