@@ -19,8 +19,8 @@ import { commandExpressions, compileQueryFilter } from '../../query/language.js'
 import type { DocumentFilter } from '../../query/exec/stages.js';
 import { collectionCollation } from './common.js';
 
-export const validationLevels = ['off', 'strict', 'moderate'] as const;
-export const validationActions = ['error', 'warn'] as const;
+const validationLevels = ['off', 'strict', 'moderate'] as const;
+const validationActions = ['error', 'warn'] as const;
 
 /** How a write statement treats the collection's validator. */
 export interface WriteValidation {
