@@ -86,7 +86,7 @@ test('resolveView stacks the pipelines innermost first and ends on the collectio
     await write((txn) => {
       storeView(catalog, txn, view('v1', 'coll', [{ $match: { a: one } }]));
       storeView(catalog, txn, view('v2', 'v1', [{ $project: { a: one } }]));
-      assert.deepEqual(resolveView(catalog, txn, 'd', 'v2'), { collection: 'coll', pipeline: [{ $match: { a: one } }, { $project: { a: one } }] });
+      assert.deepEqual(resolveView(catalog, txn, 'd', 'v2'), { collection: 'coll', pipeline: [{ $match: { a: one } }, { $project: { a: one } }], collation: undefined });
       assert.equal(resolveView(catalog, txn, 'd', 'coll'), undefined);
       assert.deepEqual(lookupView(catalog, txn, 'd', 'v1'), view('v1', 'coll', [{ $match: { a: one } }]));
       // Storing again replaces the definition.
