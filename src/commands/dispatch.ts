@@ -56,33 +56,8 @@ export function errorReply(e: CommandError): BsonDocument {
   return reply;
 }
 
-/**
- * Aggregation stages outside API Version 1 (mongod registers them kNeverInVersion1): with
- * apiStrict an aggregate naming one, at any depth, fails as it does at lite-parse time.
- */
-const stagesOutsideApiV1 = new Set([
-  '$currentOp', '$indexStats', '$listLocalSessions', '$listSessions', '$planCacheStats', '$listCatalog',
-  '$search', '$searchMeta', '$vectorSearch', '$listSearchIndexes',
-]);
-
-function checkPipelineInApiV1(pipeline: BsonValue | undefined): void {
-  if (!Array.isArray(pipeline)) return;
-  for (const stage of pipeline) {
-    if (!isPlainDocument(stage)) continue;
-    for (const [name, spec] of Object.entries(stage)) {
-      if (stagesOutsideApiV1.has(name)) {
-        throw new CommandError(ErrorCode.APIStrictError, `${name} is not allowed with 'apiStrict: true' in API Version 1`);
-      }
-      if (!isPlainDocument(spec)) continue;
-      // Sub-pipelines: $lookup, $unionWith (pipeline) and $facet (one per output field).
-      checkPipelineInApiV1(spec['pipeline']);
-      if (name === '$facet') for (const sub of Object.values(spec)) checkPipelineInApiV1(sub);
-    }
-  }
-}
-
 /** Stable API parameters: version "1" only; apiStrict refuses commands outside API Version 1. */
-function checkApiVersion(name: string, def: CommandDefinition, args: GenericArgs, body: BsonDocument): void {
+function checkApiVersion(name: string, def: CommandDefinition, args: GenericArgs): void {
   if (args.apiVersion === undefined) {
     if (args.apiStrict !== undefined || args.apiDeprecationErrors !== undefined) {
       throw new CommandError(ErrorCode.InvalidOptions, 'Parameters apiStrict and apiDeprecationErrors require apiVersion to be specified');
@@ -93,7 +68,6 @@ function checkApiVersion(name: string, def: CommandDefinition, args: GenericArgs
   if (args.apiStrict === true && def.traits?.apiVersion1 !== true) {
     throw new CommandError(ErrorCode.APIStrictError, `Provided apiStrict:true, but the command ${name} is not in API Version 1`);
   }
-  if (args.apiStrict === true && name === 'aggregate') checkPipelineInApiV1(body['pipeline']);
 }
 
 export class Dispatcher {
@@ -178,7 +152,7 @@ export class Dispatcher {
     }
 
     const args = parseArgs(name, body, def.args, name, def.strict ?? true);
-    checkApiVersion(name, def, args, body);
+    checkApiVersion(name, def, args);
     const wc = parseWriteConcern(args.writeConcern);
     checkWriteConcernAllowed(wc, services.config.replSet);
     const maxTimeMS = parseMaxTimeMS(args.maxTimeMS);

@@ -2,6 +2,7 @@
 // hook for find filters, and pipeline-style updates.
 
 export { buildPipeline, parsePipeline, optimize, runToArray } from './pipeline.js';
+export { checkPipelineInApiV1 } from './stages/index.js';
 export type { BuiltPipeline, ParsedPipeline } from './pipeline.js';
 export { exprCompiler, compileMatch, defineLetVariables, queryExpressions } from './context.js';
 export type { QueryExpressions, QueryVariablesOptions } from './context.js';

@@ -15,7 +15,7 @@ import { limits } from '../../limits.js';
 import { fullName } from '../../catalog/namespace.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
 import type { PlanStage } from '../../query/exec/stages.js';
-import { buildPipeline, defineLetVariables, newEnv, newScope, parsePipeline, runToArray } from '../../pipeline/index.js';
+import { buildPipeline, checkPipelineInApiV1, defineLetVariables, newEnv, newScope, parsePipeline, runToArray } from '../../pipeline/index.js';
 import type { ExpressionEnv, PipelineContext, Runtime, Stage, VariableScope } from '../../pipeline/index.js';
 import { isWriteStage } from '../../pipeline/stages/write.js';
 import { explainPlan } from '../../query/planner/explain.js';
@@ -146,6 +146,7 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
     const { services, args, db } = inv;
     const collName = targetOf(inv);
     if (args.pipeline === undefined) fail(ErrorCode.Location40414, "BSON field 'aggregate.pipeline' is missing but a required field");
+    if (args.apiStrict === true) checkPipelineInApiV1(args.pipeline);
     const explain = verbosity !== undefined;
     if (args.cursor === undefined && !explain) {
       fail(ErrorCode.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument");

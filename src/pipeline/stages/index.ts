@@ -33,6 +33,9 @@ import { $sample } from './sample.js';
 import { $sortByCount } from './sort-by-count.js';
 import { $sort } from './sort.js';
 import { $unwind } from './unwind.js';
+import type { BsonValue } from '../../bson/types.js';
+import { isPlainDocument } from '../../bson/types.js';
+import { ErrorCode, fail } from '../../errors.js';
 import type { StageDefinition } from './types.js';
 
 const all: readonly StageDefinition[] = [
@@ -87,3 +90,27 @@ export const unsupportedStages: ReadonlyMap<string, string> = new Map([
   ['$queryStats', '$queryStats is not supported'],
   ['$changeStreamSplitLargeEvent', '$changeStreamSplitLargeEvent is not supported yet'],
 ]);
+
+/** Stages mongod registers as never in API Version 1 (AllowedWithApiStrict::kNeverInVersion1). */
+const stagesOutsideApiV1: ReadonlySet<string> = new Set([
+  '$currentOp', '$indexStats', '$listLocalSessions', '$listSessions', '$planCacheStats', '$listCatalog',
+  '$search', '$searchMeta', '$vectorSearch', '$listSearchIndexes',
+]);
+
+/**
+ * With apiStrict, a pipeline naming a stage outside API Version 1, at any depth ($lookup and
+ * $unionWith pipelines, $facet), fails with APIStrictError as mongod's lite parse does: before
+ * any stage is parsed, so also for stages this server refuses or does not know.
+ */
+export function checkPipelineInApiV1(pipeline: BsonValue | undefined): void {
+  if (!Array.isArray(pipeline)) return;
+  for (const stage of pipeline) {
+    if (!isPlainDocument(stage)) continue;
+    for (const [name, spec] of Object.entries(stage)) {
+      if (stagesOutsideApiV1.has(name)) fail(ErrorCode.APIStrictError, `${name} is not allowed with 'apiStrict: true' in API Version 1`);
+      if (!isPlainDocument(spec)) continue;
+      checkPipelineInApiV1(spec['pipeline']);
+      if (name === '$facet') for (const sub of Object.values(spec)) checkPipelineInApiV1(sub);
+    }
+  }
+}
