@@ -26,7 +26,9 @@ export function floorsChart(m: MachineInfo, quick: boolean, f: Floors): string {
     title: 'SecantusDB benchmark floors — cost per operation or per document',
     subtitle: `${stamp(m, quick)} · median of ${f.pingMs.samples.length} runs · log scale`,
     categories: rows.map((r) => r.name),
-    series: [{ name: 'µs per op / doc', values: rows.map((r) => (r.sample.median / r.ops) * 1000) }],
+    series: [
+      { name: 'µs per op / doc', values: rows.map((r) => (r.sample.median / r.ops) * 1000) },
+    ],
     axisName: 'µs (log scale)',
     log: true,
     valueLabel: (v) => formatDuration(v / 1000),
@@ -38,7 +40,8 @@ export function compareChart(m: MachineInfo, quick: boolean, r: CompareResult): 
   // Rows without a floor (create index) have no ratio to draw.
   const rows = r.workloads.filter((w) => w.floorMs !== undefined);
   return horizontalBarsSvg({
-    title: "SecantusDB vs its floors — each workload's time ÷ the time nothing above SecantusDB can beat",
+    title:
+      "SecantusDB vs its floors — each workload's time ÷ the time nothing above SecantusDB can beat",
     subtitle: `${stamp(m, quick)} · ${r.sizes.docs.toLocaleString('en-US')} docs · median of ${r.sizes.runs} runs · log scale, 1× = floor`,
     categories: rows.map((w) => w.label),
     series: live.map((t) => ({
@@ -55,14 +58,24 @@ export function compareChart(m: MachineInfo, quick: boolean, r: CompareResult): 
   });
 }
 
-export function concurrencyChart(m: MachineInfo, quick: boolean, sizes: Sizes, r: ConcurrencyResult): string {
+export function concurrencyChart(
+  m: MachineInfo,
+  quick: boolean,
+  sizes: Sizes,
+  r: ConcurrencyResult,
+): string {
   return scalingSvg({
     title: 'SecantusDB durable insert throughput as writer processes are added',
     subtitle: `${stamp(m, quick)} · ${r.batchDocs} × ${Math.round(r.docBytes / 1024)} KiB docs per insertMany · ${r.durationMs / 1000} s per row · median of ${sizes.concurrencyRuns}`,
     xs: r.writers,
     series: r.modes
       .filter((mode) => mode.notRun === undefined)
-      .map((mode) => ({ name: mode.name, values: r.writers.map((n) => r.rows.find((x) => x.mode === mode.name && x.writers === n)?.docsPerSec ?? null) })),
+      .map((mode) => ({
+        name: mode.name,
+        values: r.writers.map(
+          (n) => r.rows.find((x) => x.mode === mode.name && x.writers === n)?.docsPerSec ?? null,
+        ),
+      })),
     rateName: 'docs/s, all writers',
   });
 }
@@ -88,12 +101,18 @@ export function redraw(config: BenchConfig): string[] {
   }
   const compare = load(resultPath(config, 'compare'));
   if (compare?.result !== undefined) {
-    writeSvg(chartPath(config, 'compare'), compareChart(compare.machine, config.quick, compare.result as CompareResult));
+    writeSvg(
+      chartPath(config, 'compare'),
+      compareChart(compare.machine, config.quick, compare.result as CompareResult),
+    );
     done.push(chartPath(config, 'compare'));
   }
   const conc = load(resultPath(config, 'concurrency'));
   if (conc?.result !== undefined) {
-    writeSvg(chartPath(config, 'concurrency'), concurrencyChart(conc.machine, config.quick, conc.sizes, conc.result as ConcurrencyResult));
+    writeSvg(
+      chartPath(config, 'concurrency'),
+      concurrencyChart(conc.machine, config.quick, conc.sizes, conc.result as ConcurrencyResult),
+    );
     done.push(chartPath(config, 'concurrency'));
   }
   return done;

@@ -52,22 +52,83 @@ export interface WorkloadSpec {
 
 const k = (n: number): string => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
 /** Scan + decode of `docs` documents, from the whole-dataset figure. */
-const scanDecode = (f: FloorRun, docs: number, s: Sizes): number => (f.lmdbScanDecodeMs * docs) / s.docs;
+const scanDecode = (f: FloorRun, docs: number, s: Sizes): number =>
+  (f.lmdbScanDecodeMs * docs) / s.docs;
 
 // Table order: the issue's list, then two reference rows (ping, create index).
 export const workloads: readonly WorkloadSpec[] = [
-  { id: 'insert', label: (s) => `insert ${k(s.docs)} (one insertMany)`, floor: (f, p) => f.lmdbPutMs + p, floorText: (f) => `ping + LMDB put of the docs, ${f.txnDocs}/txn` },
-  { id: 'rangeIndexed', label: (s) => `find indexed range (${s.rangeDocs} docs)`, floor: (f, p, s) => p + scanDecode(f, s.rangeDocs, s), floorText: (_, s) => `ping + LMDB scan+decode of ${s.rangeDocs} docs` },
-  { id: 'fullScan', label: (s) => `find full scan (${k(s.docs)} docs)`, floor: (f, p, s) => p + scanDecode(f, s.docs, s), floorText: () => 'ping + LMDB scan+decode, all docs' },
-  { id: 'filteredScan', label: () => 'find filtered scan (~1%)', floor: (f, p, s) => p + scanDecode(f, s.docs, s), floorText: () => 'ping + LMDB scan+decode, all docs' },
-  { id: 'updateHalf', label: () => 'update_many (half)', floor: (f, p, s) => p + scanDecode(f, s.docs, s) + f.lmdbOverwriteHalfMs, floorText: (f) => `ping + scan+decode + LMDB overwrite of half, ${f.txnDocs}/txn` },
-  { id: 'group', label: () => `aggregate $group (${groupCount} keys)`, floor: (f, p, s) => p + scanDecode(f, s.docs, s), floorText: () => 'ping + LMDB scan+decode, all docs' },
-  { id: 'multiStage', label: () => 'aggregate multi-stage', floor: (f, p, s) => p + scanDecode(f, s.docs, s), floorText: () => 'ping + LMDB scan+decode, all docs' },
-  { id: 'deleteHalf', label: () => 'delete_many (half)', floor: (f, p, s) => p + scanDecode(f, s.docs, s) + f.lmdbDeleteHalfMs, floorText: (f) => `ping + scan+decode + LMDB delete of half, ${f.txnDocs}/txn` },
-  { id: 'changeStream', label: (s) => `change-stream drain (${k(s.changeEvents)} events)`, floor: (f, p, s) => p + scanDecode(f, s.changeEvents, s), floorText: (_, s) => `ping + LMDB scan+decode of ${s.changeEvents} docs` },
-  { id: 'pointRead', label: () => 'point read by _id (findOne)', floor: (_, p) => p, floorText: () => 'ping, same server' },
-  { id: 'ping', label: () => 'ping (driver round trip)', floor: (f) => f.socketRttMs, floorText: () => 'bare socket round trip' },
-  { id: 'createIndex', label: () => 'create index {i: 1}', floor: () => undefined, floorText: () => '— (no floor defined)' },
+  {
+    id: 'insert',
+    label: (s) => `insert ${k(s.docs)} (one insertMany)`,
+    floor: (f, p) => f.lmdbPutMs + p,
+    floorText: (f) => `ping + LMDB put of the docs, ${f.txnDocs}/txn`,
+  },
+  {
+    id: 'rangeIndexed',
+    label: (s) => `find indexed range (${s.rangeDocs} docs)`,
+    floor: (f, p, s) => p + scanDecode(f, s.rangeDocs, s),
+    floorText: (_, s) => `ping + LMDB scan+decode of ${s.rangeDocs} docs`,
+  },
+  {
+    id: 'fullScan',
+    label: (s) => `find full scan (${k(s.docs)} docs)`,
+    floor: (f, p, s) => p + scanDecode(f, s.docs, s),
+    floorText: () => 'ping + LMDB scan+decode, all docs',
+  },
+  {
+    id: 'filteredScan',
+    label: () => 'find filtered scan (~1%)',
+    floor: (f, p, s) => p + scanDecode(f, s.docs, s),
+    floorText: () => 'ping + LMDB scan+decode, all docs',
+  },
+  {
+    id: 'updateHalf',
+    label: () => 'update_many (half)',
+    floor: (f, p, s) => p + scanDecode(f, s.docs, s) + f.lmdbOverwriteHalfMs,
+    floorText: (f) => `ping + scan+decode + LMDB overwrite of half, ${f.txnDocs}/txn`,
+  },
+  {
+    id: 'group',
+    label: () => `aggregate $group (${groupCount} keys)`,
+    floor: (f, p, s) => p + scanDecode(f, s.docs, s),
+    floorText: () => 'ping + LMDB scan+decode, all docs',
+  },
+  {
+    id: 'multiStage',
+    label: () => 'aggregate multi-stage',
+    floor: (f, p, s) => p + scanDecode(f, s.docs, s),
+    floorText: () => 'ping + LMDB scan+decode, all docs',
+  },
+  {
+    id: 'deleteHalf',
+    label: () => 'delete_many (half)',
+    floor: (f, p, s) => p + scanDecode(f, s.docs, s) + f.lmdbDeleteHalfMs,
+    floorText: (f) => `ping + scan+decode + LMDB delete of half, ${f.txnDocs}/txn`,
+  },
+  {
+    id: 'changeStream',
+    label: (s) => `change-stream drain (${k(s.changeEvents)} events)`,
+    floor: (f, p, s) => p + scanDecode(f, s.changeEvents, s),
+    floorText: (_, s) => `ping + LMDB scan+decode of ${s.changeEvents} docs`,
+  },
+  {
+    id: 'pointRead',
+    label: () => 'point read by _id (findOne)',
+    floor: (_, p) => p,
+    floorText: () => 'ping, same server',
+  },
+  {
+    id: 'ping',
+    label: () => 'ping (driver round trip)',
+    floor: (f) => f.socketRttMs,
+    floorText: () => 'bare socket round trip',
+  },
+  {
+    id: 'createIndex',
+    label: () => 'create index {i: 1}',
+    floor: () => undefined,
+    floorText: () => '— (no floor defined)',
+  },
 ];
 
 export type Outcome = { readonly ms: number } | { readonly notRun: string };
@@ -81,7 +142,8 @@ export interface TargetRun {
 }
 
 function errorText(e: unknown): string {
-  if (e instanceof MongoServerError) return `server answered ${e.codeName ?? ''} (${String(e.code)}): ${e.message}`;
+  if (e instanceof MongoServerError)
+    return `server answered ${e.codeName ?? ''} (${String(e.code)}): ${e.message}`;
   return e instanceof Error ? e.message : String(e);
 }
 
@@ -104,7 +166,9 @@ export const multiStagePipeline: Document[] = [
   { $sort: { n: -1, '_id.g': 1, '_id.t': 1 } },
   { $limit: 20 },
 ];
-export const groupPipeline: Document[] = [{ $group: { _id: '$group', n: { $sum: 1 }, total: { $sum: '$value' } } }];
+export const groupPipeline: Document[] = [
+  { $group: { _id: '$group', n: { $sum: 1 }, total: { $sum: '$value' } } },
+];
 export const filteredScanFilter = { group: 'g7', value: { $gte: 0.5 } };
 
 /** What explain reports for the range query; tries the explain command, then aggregate's explain flag. */
@@ -131,12 +195,22 @@ async function explainRange(db: Db, filter: Document): Promise<string> {
  * One run against one server: every workload in order on a fresh database. Times are in
  * ms per operation ('op') or per sequential call ('each').
  */
-export async function runWorkloads(uri: string, dbName: string, dataset: readonly BenchDoc[], s: Sizes, seed: number): Promise<TargetRun> {
+export async function runWorkloads(
+  uri: string,
+  dbName: string,
+  dataset: readonly BenchDoc[],
+  s: Sizes,
+  seed: number,
+): Promise<TargetRun> {
   const results: Partial<Record<WorkloadId, Outcome>> = {};
   const wrong: string[] = [];
   let indexUse = 'not checked';
   // socketTimeoutMS bounds every wait for a reply (the driver's timeoutMS has no effect in v7).
-  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000, socketTimeoutMS: 120_000, connectTimeoutMS: 10_000 });
+  const client = new MongoClient(uri, {
+    serverSelectionTimeoutMS: 10_000,
+    socketTimeoutMS: 120_000,
+    connectTimeoutMS: 10_000,
+  });
   const rng = new Lcg(seed);
   const n = dataset.length;
   const check = (id: WorkloadId, ok: boolean, text: string): void => {
@@ -172,7 +246,11 @@ export async function runWorkloads(uri: string, dbName: string, dataset: readonl
       const t = performance.now();
       for (const id of ids) if ((await docs.findOne({ _id: id })) !== null) found++;
       const each = (performance.now() - t) / ids.length;
-      check('pointRead', found === ids.length, `${ids.length - found} of ${ids.length} ids not found`);
+      check(
+        'pointRead',
+        found === ids.length,
+        `${ids.length - found} of ${ids.length} ids not found`,
+      );
       return each;
     });
 
@@ -181,7 +259,9 @@ export async function runWorkloads(uri: string, dbName: string, dataset: readonl
       check('fullScan', all.length === n, `${all.length} docs ≠ ${n}`);
     });
 
-    const filteredWant = dataset.filter((d) => d.group === filteredScanFilter.group && d.value >= filteredScanFilter.value.$gte).length;
+    const filteredWant = dataset.filter(
+      (d) => d.group === filteredScanFilter.group && d.value >= filteredScanFilter.value.$gte,
+    ).length;
     await time('filteredScan', async () => {
       const got = await docs.find(filteredScanFilter).toArray();
       check('filteredScan', got.length === filteredWant, `${got.length} docs ≠ ${filteredWant}`);
@@ -205,13 +285,22 @@ export async function runWorkloads(uri: string, dbName: string, dataset: readonl
     const rangeFilter = (a: number): Document => ({ i: { $gte: a, $lt: a + s.rangeDocs } });
     indexUse = await explainRange(db, rangeFilter(0));
     await time('rangeIndexed', async () => {
-      const starts = Array.from({ length: s.rangeQueries }, () => rng.int(Math.max(1, n - s.rangeDocs)));
+      const starts = Array.from({ length: s.rangeQueries }, () =>
+        rng.int(Math.max(1, n - s.rangeDocs)),
+      );
       let bad = 0;
-      for (let q = 0; q < Math.min(5, starts.length); q++) await docs.find(rangeFilter(starts[q] as number)).toArray(); // warm-up
+      for (let q = 0; q < Math.min(5, starts.length); q++)
+        await docs.find(rangeFilter(starts[q] as number)).toArray(); // warm-up
       const t = performance.now();
-      for (const a of starts) if ((await docs.find(rangeFilter(a)).toArray()).length !== Math.min(s.rangeDocs, n - a)) bad++;
+      for (const a of starts)
+        if ((await docs.find(rangeFilter(a)).toArray()).length !== Math.min(s.rangeDocs, n - a))
+          bad++;
       const each = (performance.now() - t) / starts.length;
-      check('rangeIndexed', bad === 0, `${bad} of ${starts.length} ranges returned the wrong count`);
+      check(
+        'rangeIndexed',
+        bad === 0,
+        `${bad} of ${starts.length} ranges returned the wrong count`,
+      );
       return each;
     });
 
@@ -219,13 +308,20 @@ export async function runWorkloads(uri: string, dbName: string, dataset: readonl
 
     const evens = dataset.filter((d) => d.even).length;
     await time('updateHalf', async () => {
-      const r = await docs.updateMany({ even: true }, { $inc: { counter: 1 }, $set: { updated: true } });
+      const r = await docs.updateMany(
+        { even: true },
+        { $inc: { counter: 1 }, $set: { updated: true } },
+      );
       check('updateHalf', r.modifiedCount === evens, `modifiedCount ${r.modifiedCount} ≠ ${evens}`);
     });
 
     await time('deleteHalf', async () => {
       const r = await docs.deleteMany({ even: false });
-      check('deleteHalf', r.deletedCount === n - evens, `deletedCount ${r.deletedCount} ≠ ${n - evens}`);
+      check(
+        'deleteHalf',
+        r.deletedCount === n - evens,
+        `deletedCount ${r.deletedCount} ≠ ${n - evens}`,
+      );
     });
 
     await db.dropDatabase().catch(() => undefined);
@@ -250,7 +346,8 @@ async function drainChangeStream(db: Db, events: number): Promise<number> {
     const deadline = performance.now() + 60_000;
     let seen = 0;
     const t = performance.now();
-    while (seen < events && performance.now() < deadline) if ((await withTimeout(stream.tryNext(), 20_000, 'change stream getMore')) !== null) seen++;
+    while (seen < events && performance.now() < deadline)
+      if ((await withTimeout(stream.tryNext(), 20_000, 'change stream getMore')) !== null) seen++;
     const ms = performance.now() - t;
     if (seen < events) throw new Error(`drained ${seen} of ${events} events in 60 s`);
     return ms;
@@ -297,16 +394,30 @@ export interface CompareResult {
   readonly targetChecks: readonly string[];
 }
 
-export async function runCompare(config: BenchConfig, sampler: FloorSampler, progress: Progress): Promise<CompareResult> {
+export async function runCompare(
+  config: BenchConfig,
+  sampler: FloorSampler,
+  progress: Progress,
+): Promise<CompareResult> {
   const s = config.sizes;
   const dataset = makeDataset(s.docs);
-  const warmSizes: Sizes = { ...s, docs: Math.min(s.docs / 4, 1000), pointReads: Math.min(s.pointReads, 300), rangeQueries: Math.min(s.rangeQueries, 5), changeEvents: Math.min(s.changeEvents, 100) };
+  const warmSizes: Sizes = {
+    ...s,
+    docs: Math.min(s.docs / 4, 1000),
+    pointReads: Math.min(s.pointReads, 300),
+    rangeQueries: Math.min(s.rangeQueries, 5),
+    changeEvents: Math.min(s.changeEvents, 100),
+  };
   const warmDataset = makeDataset(warmSizes.docs, 7);
   const targets: TargetSummary[] = [
     { key: 'lmdb', label: 'SecantusDB lmdb' },
     { key: 'memory', label: 'SecantusDB memory' },
     config.uri === undefined
-      ? { key: 'uri', label: '--uri server', notRun: 'not run: no --uri given (no mongod on this machine)' }
+      ? {
+          key: 'uri',
+          label: '--uri server',
+          notRun: 'not run: no --uri given (no mongod on this machine)',
+        }
       : { key: 'uri', label: `--uri ${config.uri.replace(/\/\/[^@/]*@/, '//')}` },
   ];
   const live = targets.filter((t) => t.notRun === undefined);
@@ -325,7 +436,8 @@ export async function runCompare(config: BenchConfig, sampler: FloorSampler, pro
         // and a floor is a steady-state figure, so the timed run must be steady state too.
         // --quick skips it: a smoke run checks that everything runs, not the figures.
         const measure = async (uri: string): Promise<TargetRun> => {
-          if (!config.quick) await runWorkloads(uri, `${dbName}_warmup`, warmDataset, warmSizes, 500 + r);
+          if (!config.quick)
+            await runWorkloads(uri, `${dbName}_warmup`, warmDataset, warmSizes, 500 + r);
           return runWorkloads(uri, dbName, dataset, s, 1000 + r);
         };
         if (t.key === 'uri') {
@@ -347,10 +459,17 @@ export async function runCompare(config: BenchConfig, sampler: FloorSampler, pro
   return summarise(config, sampler.floors(), targets, runs);
 }
 
-export function summarise(config: BenchConfig, floors: Floors, targets: readonly TargetSummary[], runs: Record<TargetKey, TargetRun[]>): CompareResult {
+export function summarise(
+  config: BenchConfig,
+  floors: Floors,
+  targets: readonly TargetSummary[],
+  runs: Record<TargetKey, TargetRun[]>,
+): CompareResult {
   const s = config.sizes;
   const pingOf = (key: TargetKey): number | undefined => {
-    const v = runs[key].map((r) => r.results.ping).filter((o): o is { ms: number } => o !== undefined && 'ms' in o);
+    const v = runs[key]
+      .map((r) => r.results.ping)
+      .filter((o): o is { ms: number } => o !== undefined && 'ms' in o);
     return v.length === 0 ? undefined : median(v.map((o) => o.ms));
   };
   const summaries: WorkloadSummary[] = workloads.map((w) => {
@@ -360,9 +479,13 @@ export function summarise(config: BenchConfig, floors: Floors, targets: readonly
         figures[t.key] = { notRun: t.notRun };
         continue;
       }
-      const outcomes = runs[t.key].map((r) => r.results[w.id]).filter((o): o is Outcome => o !== undefined);
+      const outcomes = runs[t.key]
+        .map((r) => r.results[w.id])
+        .filter((o): o is Outcome => o !== undefined);
       const times = outcomes.filter((o): o is { ms: number } => 'ms' in o).map((o) => o.ms);
-      const reasons = outcomes.filter((o): o is { notRun: string } => 'notRun' in o).map((o) => o.notRun);
+      const reasons = outcomes
+        .filter((o): o is { notRun: string } => 'notRun' in o)
+        .map((o) => o.notRun);
       if (times.length === 0) {
         figures[t.key] = { notRun: `not run: ${reasons[0] ?? 'no result'}` };
         continue;
@@ -382,20 +505,45 @@ export function summarise(config: BenchConfig, floors: Floors, targets: readonly
         const fl = w.floor(fr, p !== undefined && 'ms' in p ? p.ms : fr.pingMs, s);
         if (fl !== undefined && fl > 0) ratios.push(o.ms / fl);
       });
-      const ratio = ratios.length > 0 ? median(ratios) : floorMs === undefined ? undefined : m / floorMs;
-      figures[t.key] = { medianMs: m, spread: spread(times), samples: times, floorMs, ratio, ratioSamples: ratios, wrong: [...new Set(wrongs)] };
+      const ratio =
+        ratios.length > 0 ? median(ratios) : floorMs === undefined ? undefined : m / floorMs;
+      figures[t.key] = {
+        medianMs: m,
+        spread: spread(times),
+        samples: times,
+        floorMs,
+        ratio,
+        ratioSamples: ratios,
+        wrong: [...new Set(wrongs)],
+      };
     }
-    return { id: w.id, label: w.label(s), floorText: w.floorText(floors, s), floorMs: w.floor(floors.medians, floors.medians.pingMs, s), targets: figures };
+    return {
+      id: w.id,
+      label: w.label(s),
+      floorText: w.floorText(floors, s),
+      floorMs: w.floor(floors.medians, floors.medians.pingMs, s),
+      targets: figures,
+    };
   });
   const indexUse: Partial<Record<TargetKey, string>> = {};
   for (const t of targets) {
     const seen = [...new Set(runs[t.key].map((r) => r.indexUse))];
     if (seen.length > 0) indexUse[t.key] = seen.join(' / ');
   }
-  return { sizes: s, targets, workloads: summaries, indexUse, targetChecks: targetChecks(summaries) };
+  return {
+    sizes: s,
+    targets,
+    workloads: summaries,
+    indexUse,
+    targetChecks: targetChecks(summaries),
+  };
 }
 
-function ratioOf(summaries: readonly WorkloadSummary[], id: WorkloadId, key: TargetKey): number | undefined {
+function ratioOf(
+  summaries: readonly WorkloadSummary[],
+  id: WorkloadId,
+  key: TargetKey,
+): number | undefined {
   const f = summaries.find((w) => w.id === id)?.targets[key];
   return f !== undefined && 'ratio' in f ? f.ratio : undefined;
 }
@@ -405,9 +553,13 @@ function targetChecks(summaries: readonly WorkloadSummary[]): string[] {
   const out: string[] = [];
   const say = (what: string, r: number | undefined, limit: number): void => {
     if (r === undefined) out.push(`${what}: not measured`);
-    else out.push(`${what}: ${formatRatio(r)} — ${r <= limit ? 'met' : 'NOT met'} (target ≤ ${limit}×)`);
+    else
+      out.push(
+        `${what}: ${formatRatio(r)} — ${r <= limit ? 'met' : 'NOT met'} (target ≤ ${limit}×)`,
+      );
   };
-  for (const key of ['lmdb', 'memory'] as const) say(`point read by _id vs ping, ${key}`, ratioOf(summaries, 'pointRead', key), 1.5);
+  for (const key of ['lmdb', 'memory'] as const)
+    say(`point read by _id vs ping, ${key}`, ratioOf(summaries, 'pointRead', key), 1.5);
   const insert = summaries.find((w) => w.id === 'insert')?.targets.lmdb;
   if (insert !== undefined && 'medianMs' in insert && insert.floorMs !== undefined) {
     // The target is against raw LMDB alone; the printed ratio's floor also holds one ping.
@@ -425,7 +577,8 @@ function cellFor(f: TargetFigure | undefined): [string, string] {
 
 export function compareTable(result: CompareResult): string {
   const headers = ['workload', 'floor'];
-  for (const t of result.targets) headers.push(t.key === 'uri' ? '--uri server' : `secantus ${t.key}`, '× floor');
+  for (const t of result.targets)
+    headers.push(t.key === 'uri' ? '--uri server' : `secantus ${t.key}`, '× floor');
   const rows = result.workloads.map((w) => {
     const row = [w.label, w.floorMs === undefined ? '—' : formatDuration(w.floorMs)];
     for (const t of result.targets) row.push(...cellFor(w.targets[t.key]));
@@ -436,19 +589,27 @@ export function compareTable(result: CompareResult): string {
 
 export function compareNotes(result: CompareResult, floors: Floors): string {
   const lines: string[] = [];
-  lines.push('Floors. Ratios are medians of per-run ratios: each run starts with a fresh floor sample, and each target\'s floor uses the ping measured against that target in that run. The floor column shows the median floors with the floor harness\'s ping.');
+  lines.push(
+    "Floors. Ratios are medians of per-run ratios: each run starts with a fresh floor sample, and each target's floor uses the ping measured against that target in that run. The floor column shows the median floors with the floor harness's ping.",
+  );
   for (const w of result.workloads) lines.push(`- ${w.label}: ${w.floorText}`);
   lines.push('');
-  lines.push(`Per call for ping, point read and indexed range (${result.sizes.pointReads} / ${result.sizes.rangeQueries} sequential calls per run); per operation for the rest. ${result.sizes.runs} runs, a fresh server and data directory per run and target; documents average ${floors.avgDocBytes} bytes of BSON.`);
-  for (const [key, text] of Object.entries(result.indexUse)) lines.push(`- indexed range on ${key}: the planner ${text}.`);
+  lines.push(
+    `Per call for ping, point read and indexed range (${result.sizes.pointReads} / ${result.sizes.rangeQueries} sequential calls per run); per operation for the rest. ${result.sizes.runs} runs, a fresh server and data directory per run and target; documents average ${floors.avgDocBytes} bytes of BSON.`,
+  );
+  for (const [key, text] of Object.entries(result.indexUse))
+    lines.push(`- indexed range on ${key}: the planner ${text}.`);
   for (const w of result.workloads) {
     for (const [key, f] of Object.entries(w.targets)) {
-      if (f !== undefined && 'wrong' in f && f.wrong.length > 0) lines.push(`- WRONG RESULT on ${key}, ${w.label}: ${f.wrong.join('; ')}`);
+      if (f !== undefined && 'wrong' in f && f.wrong.length > 0)
+        lines.push(`- WRONG RESULT on ${key}, ${w.label}: ${f.wrong.join('; ')}`);
       // Below 1× the floor is not a bound for this workload: it assumes work the server
       // could skip (a filter need not decode every field of every document), or the ± is
       // larger than the gap. Said rather than hidden.
       if (f !== undefined && 'ratio' in f && f.ratio !== undefined && f.ratio < 1) {
-        lines.push(`- ${w.label} on ${key} is below its floor (${formatRatio(f.ratio)}, ±${Math.round(f.spread * 100)}%): the floor assumes work the server need not do here, or the gap is within the noise.`);
+        lines.push(
+          `- ${w.label} on ${key} is below its floor (${formatRatio(f.ratio)}, ±${Math.round(f.spread * 100)}%): the floor assumes work the server need not do here, or the gap is within the noise.`,
+        );
       }
     }
   }

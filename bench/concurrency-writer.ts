@@ -28,7 +28,13 @@ export type ToWriter = RunMessage | GoMessage | ExitMessage;
 export type FromWriter =
   | { readonly type: 'hello' }
   | { readonly type: 'ready' }
-  | { readonly type: 'done'; readonly docs: number; readonly batches: number; readonly elapsedMs: number; readonly error?: string };
+  | {
+      readonly type: 'done';
+      readonly docs: number;
+      readonly batches: number;
+      readonly elapsedMs: number;
+      readonly error?: string;
+    };
 
 function send(m: FromWriter): void {
   process.send?.(m);
@@ -39,12 +45,19 @@ let pending: RunMessage | undefined;
 let counter = 0;
 
 async function prepare(m: RunMessage): Promise<void> {
-  client = new MongoClient(m.uri, { serverSelectionTimeoutMS: 10_000, socketTimeoutMS: 120_000, maxPoolSize: 2 });
+  client = new MongoClient(m.uri, {
+    serverSelectionTimeoutMS: 10_000,
+    socketTimeoutMS: 120_000,
+    maxPoolSize: 2,
+  });
   await client.connect();
   // Warm-up into a side collection: connection, JIT and the server's first-collection work
   // happen before the clock starts.
   const make = makeLargeDocFactory(m.writer, m.docBytes);
-  await client.db(m.db).collection(`${m.collection}_warmup`).insertMany(Array.from({ length: m.batchDocs }, () => make(counter++)));
+  await client
+    .db(m.db)
+    .collection(`${m.collection}_warmup`)
+    .insertMany(Array.from({ length: m.batchDocs }, () => make(counter++)));
   pending = m;
   send({ type: 'ready' });
 }
@@ -79,7 +92,15 @@ async function stream(m: RunMessage): Promise<void> {
 process.on('message', (raw: unknown) => {
   const m = raw as ToWriter;
   if (m.type === 'run') {
-    prepare(m).catch((e: unknown) => send({ type: 'done', docs: 0, batches: 0, elapsedMs: 0, error: `prepare: ${e instanceof Error ? e.message : String(e)}` }));
+    prepare(m).catch((e: unknown) =>
+      send({
+        type: 'done',
+        docs: 0,
+        batches: 0,
+        elapsedMs: 0,
+        error: `prepare: ${e instanceof Error ? e.message : String(e)}`,
+      }),
+    );
   } else if (m.type === 'go' && pending !== undefined) {
     const run = pending;
     pending = undefined;

@@ -17,7 +17,14 @@ import { trackChild } from './lib/cleanup.js';
 import { daemonSupportsFlag, repoRoot, startDaemon } from './lib/daemon.js';
 import { markdownTable } from './lib/markdown.js';
 import type { Progress } from './lib/progress.js';
-import { findCliff, formatRate, formatRatio, interleavedOrder, median, spread } from './lib/stats.js';
+import {
+  findCliff,
+  formatRate,
+  formatRatio,
+  interleavedOrder,
+  median,
+  spread,
+} from './lib/stats.js';
 import type { FromWriter, RunMessage, ToWriter } from './concurrency-writer.js';
 
 export interface Mode {
@@ -83,9 +90,11 @@ async function startWriter(): Promise<Writer> {
     for (;;) {
       const i = inbox.findIndex((m) => m.type === type || m.type === 'done');
       if (i >= 0) return inbox.splice(i, 1)[0] as FromWriter;
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`writer ${String(child.pid)} exited`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`writer ${String(child.pid)} exited`);
       const left = deadline - performance.now();
-      if (left <= 0) throw new Error(`writer ${String(child.pid)}: no '${type}' within ${timeoutMs} ms`);
+      if (left <= 0)
+        throw new Error(`writer ${String(child.pid)}: no '${type}' within ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         waiter = () => {
@@ -114,7 +123,11 @@ async function stopWriter(w: Writer): Promise<void> {
   clearTimeout(killer);
 }
 
-async function runRow(config: BenchConfig, mode: Mode, writers: readonly Writer[]): Promise<RowRun> {
+async function runRow(
+  config: BenchConfig,
+  mode: Mode,
+  writers: readonly Writer[],
+): Promise<RowRun> {
   const s = config.sizes;
   const daemon = await startDaemon({ engine: 'lmdb', args: mode.args });
   try {
@@ -131,7 +144,8 @@ async function runRow(config: BenchConfig, mode: Mode, writers: readonly Writer[
     writers.forEach((w, i) => w.send(msg(i)));
     const ready = await Promise.all(writers.map((w) => w.next('ready', 60_000)));
     const early = ready.find((m) => m.type === 'done');
-    if (early !== undefined && early.type === 'done') throw new Error(early.error ?? 'writer failed to start');
+    if (early !== undefined && early.type === 'done')
+      throw new Error(early.error ?? 'writer failed to start');
     for (const w of writers) w.send({ type: 'go' });
     const done = await Promise.all(writers.map((w) => w.next('done', s.concurrencyMs + 120_000)));
     let docs = 0;
@@ -151,29 +165,53 @@ async function runRow(config: BenchConfig, mode: Mode, writers: readonly Writer[
     }
     // What was acknowledged must be there: count each writer's collection.
     let countMismatch: string | undefined;
-    const client = new MongoClient(daemon.uri, { serverSelectionTimeoutMS: 10_000, socketTimeoutMS: 60_000 });
+    const client = new MongoClient(daemon.uri, {
+      serverSelectionTimeoutMS: 10_000,
+      socketTimeoutMS: 60_000,
+    });
     try {
       const db = client.db('bench_concurrency');
-      const counts = await Promise.all(writers.map((_, i) => db.collection(`w${i}`).countDocuments({})));
+      const counts = await Promise.all(
+        writers.map((_, i) => db.collection(`w${i}`).countDocuments({})),
+      );
       const bad = counts.map((c, i) => [c, perWriter[i] ?? 0]).filter(([c, want]) => c !== want);
-      if (bad.length > 0) countMismatch = bad.map(([c, want]) => `${String(c)} stored vs ${String(want)} acknowledged`).join('; ');
+      if (bad.length > 0)
+        countMismatch = bad
+          .map(([c, want]) => `${String(c)} stored vs ${String(want)} acknowledged`)
+          .join('; ');
     } finally {
       await client.close().catch(() => undefined);
     }
-    return { docs, elapsedMs: elapsed, docsPerSec: (docs * 1000) / Math.max(1, elapsed), batchMs: batches > 0 ? batchTime / batches : 0, errors, countMismatch };
+    return {
+      docs,
+      elapsedMs: elapsed,
+      docsPerSec: (docs * 1000) / Math.max(1, elapsed),
+      batchMs: batches > 0 ? batchTime / batches : 0,
+      errors,
+      countMismatch,
+    };
   } finally {
     await daemon.stop();
   }
 }
 
-export async function runConcurrency(config: BenchConfig, progress: Progress): Promise<ConcurrencyResult> {
+export async function runConcurrency(
+  config: BenchConfig,
+  progress: Progress,
+): Promise<ConcurrencyResult> {
   const s = config.sizes;
   const notes: string[] = [];
   const optional = (flag: string): Mode => {
     const f = daemonSupportsFlag(flag);
-    return f.supported ? { name: flag, args: [flag] } : { name: flag, args: [], notRun: `not run: secantusd has no ${flag} yet (${f.reason})` };
+    return f.supported
+      ? { name: flag, args: [flag] }
+      : { name: flag, args: [], notRun: `not run: secantusd has no ${flag} yet (${f.reason})` };
   };
-  const modes: Mode[] = [{ name: 'default (durable)', args: [] }, optional('--oplog-async'), optional('--oplog-nonlogged')];
+  const modes: Mode[] = [
+    { name: 'default (durable)', args: [] },
+    optional('--oplog-async'),
+    optional('--oplog-nonlogged'),
+  ];
   for (const m of modes) if (m.notRun !== undefined) notes.push(`${m.name}: ${m.notRun}`);
   const live = modes.filter((m) => m.notRun === undefined);
   // Every (mode, writers) pair is one configuration; repetitions rotate their order.
@@ -213,20 +251,39 @@ export async function runConcurrency(config: BenchConfig, progress: Progress): P
       if (list.length === 0) continue;
       const rate = median(list.map((x) => x.docsPerSec));
       base ??= rate;
-      rows.push({ mode: m.name, writers: n, runs: list, docsPerSec: rate, spread: spread(list.map((x) => x.docsPerSec)), batchMs: median(list.map((x) => x.batchMs)), scaling: rate / base });
+      rows.push({
+        mode: m.name,
+        writers: n,
+        runs: list,
+        docsPerSec: rate,
+        spread: spread(list.map((x) => x.docsPerSec)),
+        batchMs: median(list.map((x) => x.batchMs)),
+        scaling: rate / base,
+      });
       for (const x of list) {
         for (const e of x.errors) notes.push(`${m.name}, ${n} writers: writer error: ${e}`);
-        if (x.countMismatch !== undefined) notes.push(`${m.name}, ${n} writers: COUNT MISMATCH ${x.countMismatch}`);
+        if (x.countMismatch !== undefined)
+          notes.push(`${m.name}, ${n} writers: COUNT MISMATCH ${x.countMismatch}`);
       }
     }
-    const cliff = findCliff(rows.filter((x) => x.mode === m.name).map((x) => ({ x: x.writers, rate: x.docsPerSec })));
+    const cliff = findCliff(
+      rows.filter((x) => x.mode === m.name).map((x) => ({ x: x.writers, rate: x.docsPerSec })),
+    );
     notes.push(
       cliff === undefined
         ? `Target "no cliff as writers are added" (${m.name}): met — no step loses more than 20% of the previous step's rate.`
         : `Target "no cliff as writers are added" (${m.name}): NOT met — ${cliff.from} → ${cliff.to} writers loses ${Math.round(cliff.drop * 100)}%.`,
     );
   }
-  return { writers: s.writers, durationMs: s.concurrencyMs, batchDocs: s.concurrencyBatchDocs, docBytes: s.concurrencyDocBytes, modes, rows, notes };
+  return {
+    writers: s.writers,
+    durationMs: s.concurrencyMs,
+    batchDocs: s.concurrencyBatchDocs,
+    docBytes: s.concurrencyDocBytes,
+    modes,
+    rows,
+    notes,
+  };
 }
 
 export function concurrencyTable(result: ConcurrencyResult): string {
@@ -240,6 +297,19 @@ export function concurrencyTable(result: ConcurrencyResult): string {
     `${r.batchMs.toFixed(1)} ms`,
     formatRatio(r.scaling),
   ]);
-  for (const m of result.modes) if (m.notRun !== undefined) rows.push([m.name, '—', m.notRun, '', '', '', '', '']);
-  return markdownTable(['mode', 'writers', 'docs/s (all writers)', '±', 'MiB/s', 'docs/s per writer', 'insertMany latency', 'scaling vs 1 writer'], rows);
+  for (const m of result.modes)
+    if (m.notRun !== undefined) rows.push([m.name, '—', m.notRun, '', '', '', '', '']);
+  return markdownTable(
+    [
+      'mode',
+      'writers',
+      'docs/s (all writers)',
+      '±',
+      'MiB/s',
+      'docs/s per writer',
+      'insertMany latency',
+      'scaling vs 1 writer',
+    ],
+    rows,
+  );
 }

@@ -147,16 +147,33 @@ export function summariseProfile(profile: CpuProfile, top = 20): ProfileSummary 
   }
   const cost = (k: string): FunctionCost => {
     const f = frames.get(k) as CallFrame;
-    const ticks = [...(lines.get(k) ?? new Map<number, number>()).entries()].sort((a, b) => b[1] - a[1]);
+    const ticks = [...(lines.get(k) ?? new Map<number, number>()).entries()].sort(
+      (a, b) => b[1] - a[1],
+    );
     const sum = ticks.reduce((acc, [, t]) => acc + t, 0);
     const hotLines = ticks.slice(0, 3).map(([line, t]) => ({ line, share: sum > 0 ? t / sum : 0 }));
-    return { name: f.functionName || '(anonymous)', where: shortWhere(f.url, f.lineNumber), area: areaOf(f), selfMs: (self.get(k) ?? 0) / 1000, totalMs: (total.get(k) ?? 0) / 1000, hotLines };
+    return {
+      name: f.functionName || '(anonymous)',
+      where: shortWhere(f.url, f.lineNumber),
+      area: areaOf(f),
+      selfMs: (self.get(k) ?? 0) / 1000,
+      totalMs: (total.get(k) ?? 0) / 1000,
+      hotLines,
+    };
   };
-  const bySelf = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k]) => cost(k));
+  const bySelf = [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([k]) => cost(k));
   // Total time: skip the frames every stack has (module bodies, processTicksAndRejections)
   // only by listing the top N; the reader sees them at the top and reads on.
-  const byTotal = [...total.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k]) => cost(k));
-  const byArea = [...areas.entries()].sort((a, b) => b[1] - a[1]).map(([area, us]) => ({ area, selfMs: us / 1000 }));
+  const byTotal = [...total.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([k]) => cost(k));
+  const byArea = [...areas.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([area, us]) => ({ area, selfMs: us / 1000 }));
   return { sampledMs: sampledUs / 1000, idleMs: idleUs / 1000, bySelf, byTotal, byArea };
 }
 
@@ -164,7 +181,9 @@ export function formatSummary(s: ProfileSummary): string {
   const busy = s.sampledMs - s.idleMs;
   const pct = (ms: number): string => `${((ms / Math.max(busy, 1e-9)) * 100).toFixed(1)}%`;
   const lines: string[] = [];
-  lines.push(`sampled ${s.sampledMs.toFixed(0)} ms, of which idle ${s.idleMs.toFixed(0)} ms; percentages are of the ${busy.toFixed(0)} ms busy`);
+  lines.push(
+    `sampled ${s.sampledMs.toFixed(0)} ms, of which idle ${s.idleMs.toFixed(0)} ms; percentages are of the ${busy.toFixed(0)} ms busy`,
+  );
   lines.push('');
   lines.push('self time by area:');
   // Areas under 0.5% each are summed into one line: the list is about where the time goes.
@@ -172,19 +191,32 @@ export function formatSummary(s: ProfileSummary): string {
   for (const a of s.byArea) {
     if (a.area === 'idle') continue;
     if (a.selfMs < busy * 0.005) small += a.selfMs;
-    else lines.push(`  ${pct(a.selfMs).padStart(6)}  ${a.selfMs.toFixed(0).padStart(7)} ms  ${a.area}`);
+    else
+      lines.push(
+        `  ${pct(a.selfMs).padStart(6)}  ${a.selfMs.toFixed(0).padStart(7)} ms  ${a.area}`,
+      );
   }
-  if (small > 0) lines.push(`  ${pct(small).padStart(6)}  ${small.toFixed(0).padStart(7)} ms  (areas under 0.5% each)`);
+  if (small > 0)
+    lines.push(
+      `  ${pct(small).padStart(6)}  ${small.toFixed(0).padStart(7)} ms  (areas under 0.5% each)`,
+    );
   lines.push('');
   lines.push('top functions by self time:');
   for (const f of s.bySelf) {
     // Self time of a function includes whatever V8 inlined into it: the hot lines say which statement.
-    const hot = f.hotLines.filter((h) => h.share >= 0.1).map((h) => `${h.line} (${Math.round(h.share * 100)}%)`);
-    lines.push(`  ${pct(f.selfMs).padStart(6)}  ${f.selfMs.toFixed(0).padStart(7)} ms  ${f.name}  ${f.where}${hot.length > 0 ? `  hot lines: ${hot.join(', ')}` : ''}`);
+    const hot = f.hotLines
+      .filter((h) => h.share >= 0.1)
+      .map((h) => `${h.line} (${Math.round(h.share * 100)}%)`);
+    lines.push(
+      `  ${pct(f.selfMs).padStart(6)}  ${f.selfMs.toFixed(0).padStart(7)} ms  ${f.name}  ${f.where}${hot.length > 0 ? `  hot lines: ${hot.join(', ')}` : ''}`,
+    );
   }
   lines.push('');
   lines.push('top functions by total time (inclusive):');
-  for (const f of s.byTotal) lines.push(`  ${pct(f.totalMs).padStart(6)}  ${f.totalMs.toFixed(0).padStart(7)} ms  ${f.name}  ${f.where}`);
+  for (const f of s.byTotal)
+    lines.push(
+      `  ${pct(f.totalMs).padStart(6)}  ${f.totalMs.toFixed(0).padStart(7)} ms  ${f.name}  ${f.where}`,
+    );
   return lines.join('\n');
 }
 

@@ -100,7 +100,16 @@ function recordKey(n: number): Buffer {
 function openRaw(path: string): Db {
   // The engine's settings (src/storage/lmdb/lmdb-engine.ts), so the floor differs from our
   // engine only by what our layers do.
-  return openLmdb<Buffer, Buffer>({ path, noSubdir: false, keyEncoding: 'binary', encoding: 'binary', overlappingSync: false, maxReaders: 1024, compression: false, cache: false });
+  return openLmdb<Buffer, Buffer>({
+    path,
+    noSubdir: false,
+    keyEncoding: 'binary',
+    encoding: 'binary',
+    overlappingSync: false,
+    maxReaders: 1024,
+    compression: false,
+    cache: false,
+  });
 }
 
 async function timeAsync(fn: () => Promise<unknown>): Promise<number> {
@@ -116,7 +125,12 @@ function timeSync(fn: () => unknown): number {
 }
 
 /** Durable writes of `indexes` in awaited transactions of `perTxn`, one after another. */
-async function inTxns(db: Db, indexes: readonly number[], perTxn: number, body: (i: number) => void): Promise<number> {
+async function inTxns(
+  db: Db,
+  indexes: readonly number[],
+  perTxn: number,
+  body: (i: number) => void,
+): Promise<number> {
   return timeAsync(async () => {
     for (let s = 0; s < indexes.length; s += perTxn) {
       const end = Math.min(indexes.length, s + perTxn);
@@ -141,7 +155,9 @@ async function lmdbRun(values: readonly Buffer[], txnDocs: number, gets: number)
   const db = openRaw(dir);
   try {
     const all = values.map((_, i) => i);
-    const put = await inTxns(db, all, txnDocs, (i) => db.putSync(recordKey(i), values[i] as Buffer));
+    const put = await inTxns(db, all, txnDocs, (i) =>
+      db.putSync(recordKey(i), values[i] as Buffer),
+    );
 
     // Reads from an explicit read transaction, as the engine's snapshots do.
     const txn = db.useReadTransaction();
@@ -166,15 +182,19 @@ async function lmdbRun(values: readonly Buffer[], txnDocs: number, gets: number)
       });
       let decoded = 0;
       scanDecode = timeSync(() => {
-        for (const e of db.getRange(range)) if (deserialize(e.value, decodeOptions)['_id'] !== undefined) decoded++;
+        for (const e of db.getRange(range))
+          if (deserialize(e.value, decodeOptions)['_id'] !== undefined) decoded++;
       });
-      if (n !== values.length || decoded !== values.length) throw new Error(`floors: scan saw ${n}/${decoded} of ${values.length}`);
+      if (n !== values.length || decoded !== values.length)
+        throw new Error(`floors: scan saw ${n}/${decoded} of ${values.length}`);
     } finally {
       txn.done();
     }
     const even = all.filter((i) => i % 2 === 0);
     const odd = all.filter((i) => i % 2 === 1);
-    const overwriteHalf = await inTxns(db, even, txnDocs, (i) => db.putSync(recordKey(i), values[i] as Buffer));
+    const overwriteHalf = await inTxns(db, even, txnDocs, (i) =>
+      db.putSync(recordKey(i), values[i] as Buffer),
+    );
     const deleteHalf = await inTxns(db, odd, txnDocs, (i) => db.removeSync(recordKey(i)));
     return { put, overwriteHalf, deleteHalf, getEach, scan, scanDecode };
   } finally {
@@ -200,10 +220,15 @@ interface Echo {
 }
 
 async function startEcho(): Promise<Echo> {
-  const child = trackChild(spawn(process.execPath, ['-e', echoSource], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const child = trackChild(
+    spawn(process.execPath, ['-e', echoSource], { stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('echo server did not start within 10 s')), 10_000);
+    const timer = setTimeout(
+      () => reject(new Error('echo server did not start within 10 s')),
+      10_000,
+    );
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (l) => {
       clearTimeout(timer);
       resolve(Number(l));
@@ -278,7 +303,18 @@ export interface FloorRun {
   readonly lmdbScanDecodeMs: number;
 }
 
-const floorKeys = ['pingMs', 'socketRttMs', 'bsonEncodeMs', 'bsonDecodeMs', 'lmdbPutMs', 'lmdbOverwriteHalfMs', 'lmdbDeleteHalfMs', 'lmdbGetMs', 'lmdbScanMs', 'lmdbScanDecodeMs'] as const;
+const floorKeys = [
+  'pingMs',
+  'socketRttMs',
+  'bsonEncodeMs',
+  'bsonDecodeMs',
+  'lmdbPutMs',
+  'lmdbOverwriteHalfMs',
+  'lmdbDeleteHalfMs',
+  'lmdbGetMs',
+  'lmdbScanMs',
+  'lmdbScanDecodeMs',
+] as const;
 
 /**
  * Measures one set of floors at a time. The compare harness takes one sample at the start
@@ -306,7 +342,10 @@ export class FloorSampler {
     let echo: Echo | undefined;
     try {
       echo = await startEcho();
-      const client = new MongoClient(daemon.uri, { serverSelectionTimeoutMS: 10_000, socketTimeoutMS: 60_000 });
+      const client = new MongoClient(daemon.uri, {
+        serverSelectionTimeoutMS: 10_000,
+        socketTimeoutMS: 60_000,
+      });
       await client.connect();
       // Warm-up (JIT on both sides of the socket); the compare harness warms its servers too.
       await pingRoundTrips(client, config.sizes.pointReads * 3);
@@ -347,11 +386,15 @@ export class FloorSampler {
   floors(): Floors {
     if (this.runs.length === 0) throw new Error('floors: no sample taken');
     const pick = (k: (typeof floorKeys)[number]): Sample => sample(this.runs.map((r) => r[k]));
-    const medians = Object.fromEntries(floorKeys.map((k) => [k, median(this.runs.map((r) => r[k]))])) as unknown as FloorRun;
+    const medians = Object.fromEntries(
+      floorKeys.map((k) => [k, median(this.runs.map((r) => r[k]))]),
+    ) as unknown as FloorRun;
     return {
       docs: this.values.length,
       txnDocs: this.txnDocs,
-      avgDocBytes: Math.round(this.values.reduce((s, v) => s + v.length, 0) / Math.max(1, this.values.length)),
+      avgDocBytes: Math.round(
+        this.values.reduce((s, v) => s + v.length, 0) / Math.max(1, this.values.length),
+      ),
       roundTrips: this.config.sizes.pointReads,
       pingMs: pick('pingMs'),
       socketRttMs: pick('socketRttMs'),
@@ -402,16 +445,66 @@ export interface FloorRow {
 export function floorRows(f: Floors): FloorRow[] {
   const half = Math.ceil(f.docs / 2);
   return [
-    { name: 'driver ping round trip', what: 'OP_MSG ping to a fresh secantusd (memory), official driver, sequential', sample: f.pingMs, ops: 1 },
-    { name: 'bare socket round trip', what: '64 bytes to a TCP echo process on 127.0.0.1, sequential', sample: f.socketRttMs, ops: 1 },
-    { name: `LMDB put ${f.docs.toLocaleString('en-US')} docs`, what: `durable, ${f.txnDocs} docs per transaction, awaited in turn`, sample: f.lmdbPutMs, ops: f.docs },
-    { name: `LMDB overwrite ${half.toLocaleString('en-US')} docs`, what: `durable, ${f.txnDocs} per transaction (update_many's writes)`, sample: f.lmdbOverwriteHalfMs, ops: half },
-    { name: `LMDB delete ${(f.docs - half).toLocaleString('en-US')} docs`, what: `durable, ${f.txnDocs} per transaction (delete_many's writes)`, sample: f.lmdbDeleteHalfMs, ops: f.docs - half },
-    { name: 'LMDB get (random)', what: 'one key from a read transaction', sample: f.lmdbGetMs, ops: 1 },
-    { name: `LMDB scan ${f.docs.toLocaleString('en-US')} docs`, what: 'whole table, read transaction', sample: f.lmdbScanMs, ops: f.docs },
-    { name: `LMDB scan + BSON decode ${f.docs.toLocaleString('en-US')}`, what: "scan, each value decoded with the server's options", sample: f.lmdbScanDecodeMs, ops: f.docs },
-    { name: `BSON encode ${f.docs.toLocaleString('en-US')} docs`, what: 'bson serialize', sample: f.bsonEncodeMs, ops: f.docs },
-    { name: `BSON decode ${f.docs.toLocaleString('en-US')} docs`, what: "bson deserialize, the server's options (promoteValues off)", sample: f.bsonDecodeMs, ops: f.docs },
+    {
+      name: 'driver ping round trip',
+      what: 'OP_MSG ping to a fresh secantusd (memory), official driver, sequential',
+      sample: f.pingMs,
+      ops: 1,
+    },
+    {
+      name: 'bare socket round trip',
+      what: '64 bytes to a TCP echo process on 127.0.0.1, sequential',
+      sample: f.socketRttMs,
+      ops: 1,
+    },
+    {
+      name: `LMDB put ${f.docs.toLocaleString('en-US')} docs`,
+      what: `durable, ${f.txnDocs} docs per transaction, awaited in turn`,
+      sample: f.lmdbPutMs,
+      ops: f.docs,
+    },
+    {
+      name: `LMDB overwrite ${half.toLocaleString('en-US')} docs`,
+      what: `durable, ${f.txnDocs} per transaction (update_many's writes)`,
+      sample: f.lmdbOverwriteHalfMs,
+      ops: half,
+    },
+    {
+      name: `LMDB delete ${(f.docs - half).toLocaleString('en-US')} docs`,
+      what: `durable, ${f.txnDocs} per transaction (delete_many's writes)`,
+      sample: f.lmdbDeleteHalfMs,
+      ops: f.docs - half,
+    },
+    {
+      name: 'LMDB get (random)',
+      what: 'one key from a read transaction',
+      sample: f.lmdbGetMs,
+      ops: 1,
+    },
+    {
+      name: `LMDB scan ${f.docs.toLocaleString('en-US')} docs`,
+      what: 'whole table, read transaction',
+      sample: f.lmdbScanMs,
+      ops: f.docs,
+    },
+    {
+      name: `LMDB scan + BSON decode ${f.docs.toLocaleString('en-US')}`,
+      what: "scan, each value decoded with the server's options",
+      sample: f.lmdbScanDecodeMs,
+      ops: f.docs,
+    },
+    {
+      name: `BSON encode ${f.docs.toLocaleString('en-US')} docs`,
+      what: 'bson serialize',
+      sample: f.bsonEncodeMs,
+      ops: f.docs,
+    },
+    {
+      name: `BSON decode ${f.docs.toLocaleString('en-US')} docs`,
+      what: "bson deserialize, the server's options (promoteValues off)",
+      sample: f.bsonDecodeMs,
+      ops: f.docs,
+    },
   ];
 }
 
@@ -420,9 +513,15 @@ export function floorsTable(f: Floors): string {
     r.name,
     formatDuration(r.sample.median),
     `±${Math.round(r.sample.spread * 100)}%`,
-    r.ops === 1 ? formatRate(perSecond(1, r.sample.median)) : formatRate(perSecond(r.ops, r.sample.median)),
+    r.ops === 1
+      ? formatRate(perSecond(1, r.sample.median))
+      : formatRate(perSecond(r.ops, r.sample.median)),
     formatDuration(r.sample.median / r.ops),
     r.what,
   ]);
-  return markdownTable(['floor', 'time (median)', '±', 'per second', 'per op / doc', 'what'], rows, ['left', 'right', 'right', 'right', 'right', 'left']);
+  return markdownTable(
+    ['floor', 'time (median)', '±', 'per second', 'per op / doc', 'what'],
+    rows,
+    ['left', 'right', 'right', 'right', 'right', 'left'],
+  );
 }

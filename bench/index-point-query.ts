@@ -67,15 +67,27 @@ try {
   await timeQueries(200, (k) => coll.findOne({ k }));
   await timeQueries(3, (k) => coll.find({ k }).hint({ $natural: 1 }).toArray());
   const indexed = await timeQueries(indexedQueries, (k) => coll.find({ k }).toArray());
-  const scanned = await timeQueries(scanQueries, (k) => coll.find({ k }).hint({ $natural: 1 }).toArray());
-  const byId = await timeQueries(indexedQueries, (k) => coll.find({ _id: k } as Document).toArray());
+  const scanned = await timeQueries(scanQueries, (k) =>
+    coll.find({ k }).hint({ $natural: 1 }).toArray(),
+  );
+  const byId = await timeQueries(indexedQueries, (k) =>
+    coll.find({ _id: k } as Document).toArray(),
+  );
 
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-  console.log(`engine: ${lmdb ? 'lmdb' : 'memory'}, ${docs.toLocaleString('en-US')} documents of ~280 bytes, Node ${process.version}, ${os.cpus().length} CPU ${os.cpus()[0]?.model ?? ''}`);
-  console.log(`load: ${(loadMs / 1000).toFixed(1)} s, index build on k: ${(buildMs / 1000).toFixed(2)} s`);
+  console.log(
+    `engine: ${lmdb ? 'lmdb' : 'memory'}, ${docs.toLocaleString('en-US')} documents of ~280 bytes, Node ${process.version}, ${os.cpus().length} CPU ${os.cpus()[0]?.model ?? ''}`,
+  );
+  console.log(
+    `load: ${(loadMs / 1000).toFixed(1)} s, index build on k: ${(buildMs / 1000).toFixed(2)} s`,
+  );
   const winning = (explain['queryPlanner'] as Document)['winningPlan'] as Document;
-  console.log(`plan of find({k}): ${String(winning['stage'])} over ${String((winning['inputStage'] as Document | undefined)?.['stage'])}, keys examined ${stats['totalKeysExamined']}, documents examined ${stats['totalDocsExamined']}`);
-  console.log(`plan with hint $natural: COLLSCAN, documents examined ${scanStats['totalDocsExamined']}`);
+  console.log(
+    `plan of find({k}): ${String(winning['stage'])} over ${String((winning['inputStage'] as Document | undefined)?.['stage'])}, keys examined ${stats['totalKeysExamined']}, documents examined ${stats['totalDocsExamined']}`,
+  );
+  console.log(
+    `plan with hint $natural: COLLSCAN, documents examined ${scanStats['totalDocsExamined']}`,
+  );
   console.log(summary('find({k}) via IXSCAN k_1', indexed));
   console.log(summary('find({_id}) via IDHACK', byId));
   console.log(summary('find({k}) via COLLSCAN', scanned));

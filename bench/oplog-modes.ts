@@ -39,7 +39,8 @@ async function run(options: SecantusServerOptions): Promise<{ many: number; one:
     clients.push(main);
     const many = main.db('b').collection<{ _id: number; pad: string }>('many');
     let t = performance.now();
-    for (let i = 0; i < manyDocs; i += 100) await many.insertMany(Array.from({ length: 100 }, (_, k) => ({ _id: i + k, pad })));
+    for (let i = 0; i < manyDocs; i += 100)
+      await many.insertMany(Array.from({ length: 100 }, (_, k) => ({ _id: i + k, pad })));
     const manyRate = (manyDocs * 1000) / (performance.now() - t);
     const one = main.db('b').collection<{ _id: number; pad: string }>('one');
     t = performance.now();
@@ -58,8 +59,15 @@ async function run(options: SecantusServerOptions): Promise<{ many: number; one:
     const check = new MongoClient(server.uri);
     clients.push(check);
     // (find: the oplog is read through find, not aggregate)
-    const entries = (await check.db('local').collection('oplog.rs').find({ op: 'i', ns: { $in: ['b.many', 'b.one'] } }, { projection: { ts: 1 } }).toArray()).length;
-    if (entries !== manyDocs + oneDocs) throw new Error(`oplog has ${entries} insert entries, expected ${manyDocs + oneDocs}`);
+    const entries = (
+      await check
+        .db('local')
+        .collection('oplog.rs')
+        .find({ op: 'i', ns: { $in: ['b.many', 'b.one'] } }, { projection: { ts: 1 } })
+        .toArray()
+    ).length;
+    if (entries !== manyDocs + oneDocs)
+      throw new Error(`oplog has ${entries} insert entries, expected ${manyDocs + oneDocs}`);
     return { many: manyRate, one: oneRate };
   } finally {
     await Promise.all(clients.map((c) => c.close()));
@@ -68,8 +76,11 @@ async function run(options: SecantusServerOptions): Promise<{ many: number; one:
   }
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-const results = new Map<string, { many: number[]; one: number[] }>(modes.map((m) => [m.name, { many: [], one: [] }]));
+const median = (xs: number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const results = new Map<string, { many: number[]; one: number[] }>(
+  modes.map((m) => [m.name, { many: [], one: [] }]),
+);
 for (let r = 0; r < reps; r++) {
   // Rotate the order each repetition so drift in the machine's load spreads over all modes.
   for (let k = 0; k < modes.length; k++) {
@@ -82,12 +93,19 @@ for (let r = 0; r < reps; r++) {
   }
 }
 const load = os.loadavg()[0]?.toFixed(2) ?? '?';
-console.log(`${os.cpus().length} cores, Node ${process.version}, load ${load}; ${reps} repetition(s), medians; ~1 KiB documents, default write concern (on disk)\n`);
-console.log('| oplog mode | insertMany (1 client, 100/batch) docs/s | insertOne x 16 clients docs/s |');
+console.log(
+  `${os.cpus().length} cores, Node ${process.version}, load ${load}; ${reps} repetition(s), medians; ~1 KiB documents, default write concern (on disk)\n`,
+);
+console.log(
+  '| oplog mode | insertMany (1 client, 100/batch) docs/s | insertOne x 16 clients docs/s |',
+);
 console.log('|---|--:|--:|');
 const base = results.get('default') as { many: number[]; one: number[] };
 for (const m of modes) {
   const x = results.get(m.name) as { many: number[]; one: number[] };
-  const rel = (a: number[], b: number[]): string => (m.name === 'default' ? '' : ` (${(median(a) / median(b)).toFixed(2)}×)`);
-  console.log(`| ${m.name} | ${Math.round(median(x.many)).toLocaleString('en-US')}${rel(x.many, base.many)} | ${Math.round(median(x.one)).toLocaleString('en-US')}${rel(x.one, base.one)} |`);
+  const rel = (a: number[], b: number[]): string =>
+    m.name === 'default' ? '' : ` (${(median(a) / median(b)).toFixed(2)}×)`;
+  console.log(
+    `| ${m.name} | ${Math.round(median(x.many)).toLocaleString('en-US')}${rel(x.many, base.many)} | ${Math.round(median(x.one)).toLocaleString('en-US')}${rel(x.one, base.one)} |`,
+  );
 }

@@ -21,7 +21,16 @@ import { filteredScanFilter, groupPipeline, multiStagePipeline } from './compare
 import { formatSummary, summariseProfile } from './cpuprofile-top.js';
 import type { CpuProfile } from './cpuprofile-top.js';
 
-const profiled = ['insert', 'pointRead', 'rangeIndexed', 'fullScan', 'filteredScan', 'group', 'multiStage', 'updateHalf'] as const;
+const profiled = [
+  'insert',
+  'pointRead',
+  'rangeIndexed',
+  'fullScan',
+  'filteredScan',
+  'group',
+  'multiStage',
+  'updateHalf',
+] as const;
 type Profiled = (typeof profiled)[number];
 
 interface Options {
@@ -34,7 +43,14 @@ interface Options {
 }
 
 function parse(argv: readonly string[]): Options {
-  const o: Options = { workload: 'insert', engine: 'lmdb', seconds: 10, docs: 10_000, top: 25, save: undefined };
+  const o: Options = {
+    workload: 'insert',
+    engine: 'lmdb',
+    seconds: 10,
+    docs: 10_000,
+    top: 25,
+    save: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     const value = (): string => {
@@ -48,12 +64,14 @@ function parse(argv: readonly string[]): Options {
       if (e !== 'lmdb' && e !== 'memory') throw new Error(`--engine lmdb|memory, got ${e}`);
       o.engine = e;
     } else if (a === '--seconds') o.seconds = Math.min(120, Math.max(1, Number(value())));
-    else if (a === '--docs') o.docs = Math.min(1_000_000, Math.max(100, Math.round(Number(value()))));
+    else if (a === '--docs')
+      o.docs = Math.min(1_000_000, Math.max(100, Math.round(Number(value()))));
     else if (a === '--top') o.top = Math.max(1, Math.round(Number(value())));
     else if (a === '--save') o.save = value();
     else throw new Error(`unknown argument ${a} (workloads: ${profiled.join(', ')})`);
   }
-  if (!Number.isFinite(o.seconds) || !Number.isFinite(o.docs)) throw new Error('--seconds and --docs take numbers');
+  if (!Number.isFinite(o.seconds) || !Number.isFinite(o.docs))
+    throw new Error('--seconds and --docs take numbers');
   return o;
 }
 
@@ -61,8 +79,14 @@ async function main(): Promise<void> {
   const o = parse(process.argv.slice(2));
   ensureBuilt((l) => process.stderr.write(`profile: ${l}\n`));
   const profDir = makeTempDir('cpuprof');
-  const daemon = await startDaemon({ engine: o.engine, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir] });
-  const client = new MongoClient(daemon.uri, { serverSelectionTimeoutMS: 10_000, socketTimeoutMS: 120_000 });
+  const daemon = await startDaemon({
+    engine: o.engine,
+    nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir],
+  });
+  const client = new MongoClient(daemon.uri, {
+    serverSelectionTimeoutMS: 10_000,
+    socketTimeoutMS: 120_000,
+  });
   const dataset = makeDataset(o.docs);
   let iterations = 0;
   let setupMs = 0;
@@ -117,7 +141,10 @@ async function main(): Promise<void> {
       `(${(loopMs / Math.max(1, iterations)).toFixed(1)} ms each)${o.workload !== 'insert' ? `; setup (insert ${o.docs} docs) took ${(setupMs / 1000).toFixed(1)} s of the profile` : ''}\n\n`,
   );
   process.stdout.write(`${formatSummary(summariseProfile(profile, o.top))}\n`);
-  if (o.save !== undefined) process.stdout.write(`\nprofile saved to ${o.save} (open it in Chrome DevTools → Performance)\n`);
+  if (o.save !== undefined)
+    process.stdout.write(
+      `\nprofile saved to ${o.save} (open it in Chrome DevTools → Performance)\n`,
+    );
 }
 
 main().then(

@@ -30,36 +30,72 @@ function say(text = ''): void {
 function reportFloors(config: BenchConfig, m: MachineInfo, build: BuildState, f: Floors): void {
   say('## Floors');
   say();
-  say(`What nothing above SecantusDB can beat on this machine: ${f.docs.toLocaleString('en-US')} documents of ${f.avgDocBytes} bytes average BSON, ${f.roundTrips} sequential round trips, median of ${f.pingMs.samples.length} runs.`);
+  say(
+    `What nothing above SecantusDB can beat on this machine: ${f.docs.toLocaleString('en-US')} documents of ${f.avgDocBytes} bytes average BSON, ${f.roundTrips} sequential round trips, median of ${f.pingMs.samples.length} runs.`,
+  );
   say();
   say(floorsTable(f));
   say();
-  writeJson(resultPath(config, 'floors'), { harness: 'floors', machine: m, build, sizes: config.sizes, floors: f });
+  writeJson(resultPath(config, 'floors'), {
+    harness: 'floors',
+    machine: m,
+    build,
+    sizes: config.sizes,
+    floors: f,
+  });
   writeSvg(chartPath(config, 'floors'), floorsChart(m, config.quick, f));
 }
 
-function reportCompare(config: BenchConfig, m: MachineInfo, build: BuildState, f: Floors, r: CompareResult): void {
+function reportCompare(
+  config: BenchConfig,
+  m: MachineInfo,
+  build: BuildState,
+  f: Floors,
+  r: CompareResult,
+): void {
   say('## Compare: end to end through the driver');
   say();
   say(compareTable(r));
   say();
   say(compareNotes(r, f));
   say();
-  writeJson(resultPath(config, 'compare'), { harness: 'compare', machine: m, build, sizes: config.sizes, floors: f, result: r });
+  writeJson(resultPath(config, 'compare'), {
+    harness: 'compare',
+    machine: m,
+    build,
+    sizes: config.sizes,
+    floors: f,
+    result: r,
+  });
   writeSvg(chartPath(config, 'compare'), compareChart(m, config.quick, r));
 }
 
-function reportConcurrency(config: BenchConfig, m: MachineInfo, build: BuildState, r: ConcurrencyResult): void {
+function reportConcurrency(
+  config: BenchConfig,
+  m: MachineInfo,
+  build: BuildState,
+  r: ConcurrencyResult,
+): void {
   say('## Concurrency: writer processes, durable inserts');
   say();
-  say(`Each writer: its own process and collection, insertMany of ${r.batchDocs} × ~${Math.round(r.docBytes / 1024)} KiB documents, for ${r.durationMs / 1000} s; default write concern (acknowledged = on disk); a fresh lmdb daemon and data directory per row; median of ${config.sizes.concurrencyRuns} interleaved repetitions.`);
+  say(
+    `Each writer: its own process and collection, insertMany of ${r.batchDocs} × ~${Math.round(r.docBytes / 1024)} KiB documents, for ${r.durationMs / 1000} s; default write concern (acknowledged = on disk); a fresh lmdb daemon and data directory per row; median of ${config.sizes.concurrencyRuns} interleaved repetitions.`,
+  );
   say();
   say(concurrencyTable(r));
   say();
   for (const n of r.notes) say(`- ${n}`);
-  say(`- Writers, daemon and harness share this machine's ${m.cores} cores: past ${m.cores} busy processes the curve measures CPU sharing as much as group commit.`);
+  say(
+    `- Writers, daemon and harness share this machine's ${m.cores} cores: past ${m.cores} busy processes the curve measures CPU sharing as much as group commit.`,
+  );
   say();
-  writeJson(resultPath(config, 'concurrency'), { harness: 'concurrency', machine: m, build, sizes: config.sizes, result: r });
+  writeJson(resultPath(config, 'concurrency'), {
+    harness: 'concurrency',
+    machine: m,
+    build,
+    sizes: config.sizes,
+    result: r,
+  });
   writeSvg(chartPath(config, 'concurrency'), concurrencyChart(m, config.quick, config.sizes, r));
 }
 
@@ -81,7 +117,10 @@ async function main(): Promise<number> {
   say(`# SecantusDB benchmarks${config.quick ? ' (--quick)' : ''}`);
   say();
   say(howToRead(m, config.quick));
-  if (build.buildErrors !== undefined) say('\nNote: `npm run build` reported type errors (other work in progress); the daemon ran from what tsc emitted.');
+  if (build.buildErrors !== undefined)
+    say(
+      '\nNote: `npm run build` reported type errors (other work in progress); the daemon ran from what tsc emitted.',
+    );
   say();
 
   const wants = (h: string): boolean => (config.harnesses as readonly string[]).includes(h);
@@ -99,9 +138,12 @@ async function main(): Promise<number> {
   } else if (wants('floors')) {
     reportFloors(config, m, build, await measureFloors(config, progress));
   }
-  if (wants('concurrency')) reportConcurrency(config, m, build, await runConcurrency(config, progress));
+  if (wants('concurrency'))
+    reportConcurrency(config, m, build, await runConcurrency(config, progress));
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  say(`Finished in ${seconds} s; load average ${(loadavg()[0] ?? 0).toFixed(2)} at the end (${m.loadAverage1m} at the start).`);
+  say(
+    `Finished in ${seconds} s; load average ${(loadavg()[0] ?? 0).toFixed(2)} at the end (${m.loadAverage1m} at the start).`,
+  );
   process.stderr.write(`bench: finished in ${seconds} s\n`);
   return 0;
 }
@@ -112,7 +154,9 @@ main().then(
     process.exit(code);
   },
   (e: unknown) => {
-    process.stderr.write(`bench: failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.stderr.write(
+      `bench: failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    );
     cleanupNow();
     process.exit(1);
   },

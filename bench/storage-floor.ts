@@ -31,9 +31,12 @@ async function sequential(e: StorageEngine, perTxn: number, total: number): Prom
   let k = 0;
   const start = performance.now();
   while (k < total) {
-    await e.write((t) => {
-      for (let i = 0; i < perTxn; i++) t.put('bench', key(k++), value);
-    }, { durable: true });
+    await e.write(
+      (t) => {
+        for (let i = 0; i < perTxn; i++) t.put('bench', key(k++), value);
+      },
+      { durable: true },
+    );
   }
   return perSecond(k, performance.now() - start);
 }
@@ -76,9 +79,17 @@ function scans(e: StorageEngine, rounds: number): number {
   return perSecond(n, performance.now() - start);
 }
 
-async function run(label: string, open: () => Promise<StorageEngine>, singles: number): Promise<void> {
+async function run(
+  label: string,
+  open: () => Promise<StorageEngine>,
+  singles: number,
+): Promise<void> {
   const rows: [string, number][] = [];
-  const measure = async (what: string, body: (e: StorageEngine) => Promise<number>, keep = false): Promise<StorageEngine | undefined> => {
+  const measure = async (
+    what: string,
+    body: (e: StorageEngine) => Promise<number>,
+    keep = false,
+  ): Promise<StorageEngine | undefined> => {
     const e = await open();
     rows.push([what, await body(e)]);
     if (keep) return e;
@@ -87,11 +98,20 @@ async function run(label: string, open: () => Promise<StorageEngine>, singles: n
   };
   const n = (x: number): number => Math.max(1000, Math.round(x * scale));
   await measure('durable inserts/s, 1 per txn', (e) => sequential(e, 1, n(singles)));
-  const loaded = await measure('durable inserts/s, 100 per txn', (e) => sequential(e, 100, n(100_000)), true);
+  const loaded = await measure(
+    'durable inserts/s, 100 per txn',
+    (e) => sequential(e, 100, n(100_000)),
+    true,
+  );
   await measure('durable inserts/s, 1000 per txn', (e) => sequential(e, 1000, n(200_000)));
-  await measure('durable inserts/s, 256 concurrent write()s', (e) => concurrent(e, 256, n(100_000)));
+  await measure('durable inserts/s, 256 concurrent write()s', (e) =>
+    concurrent(e, 256, n(100_000)),
+  );
   if (loaded !== undefined) {
-    rows.push([`gets/s (random, ${n(100_000).toLocaleString('en-US')} keys)`, gets(loaded, n(100_000), n(300_000))]);
+    rows.push([
+      `gets/s (random, ${n(100_000).toLocaleString('en-US')} keys)`,
+      gets(loaded, n(100_000), n(300_000)),
+    ]);
     rows.push(['scan records/s (forward, whole table)', scans(loaded, 5)]);
     rows.push(['storage size of that table, bytes', loaded.stats().storageSizeBytes]);
     await loaded.close();
@@ -105,9 +125,15 @@ async function run(label: string, open: () => Promise<StorageEngine>, singles: n
  * the engine cost nothing. Machines differ mostly in fsync latency; this separates the two.
  */
 async function packageBaseline(at: string): Promise<void> {
-  const db = openLmdb<Buffer, Buffer>({ path: at, keyEncoding: 'binary', encoding: 'binary', overlappingSync: false });
+  const db = openLmdb<Buffer, Buffer>({
+    path: at,
+    keyEncoding: 'binary',
+    encoding: 'binary',
+    overlappingSync: false,
+  });
   const id = Buffer.from([0x10]);
-  const put = (k: number): Promise<void> => db.transaction(() => db.putSync(Buffer.concat([id, key(k)]), value));
+  const put = (k: number): Promise<void> =>
+    db.transaction(() => db.putSync(Buffer.concat([id, key(k)]), value));
   try {
     let k = 0;
     const singles = Math.max(200, Math.round(1000 * scale));
@@ -135,10 +161,16 @@ let dirs = 0;
 const lmdb = (extra: Partial<OpenEngineOptions>) => (): Promise<StorageEngine> =>
   openEngine({ engine: 'lmdb', path: path.join(dir, String(dirs++)), ...extra });
 try {
-  console.log(`storage floor — node ${process.version}, ${os.cpus().length} cpus, 1 KiB values, 8-byte sequential keys`);
+  console.log(
+    `storage floor — node ${process.version}, ${os.cpus().length} cpus, 1 KiB values, 8-byte sequential keys`,
+  );
   await run('memory', () => openEngine({ engine: 'memory' }), 100_000);
   await run('lmdb (default: fsync inside each commit)', lmdb({}), 1_000);
-  await run('lmdb (overlappingSync: durable writes wait for the flush)', lmdb({ overlappingSync: true }), 1_000);
+  await run(
+    'lmdb (overlappingSync: durable writes wait for the flush)',
+    lmdb({ overlappingSync: true }),
+    1_000,
+  );
   await packageBaseline(path.join(dir, 'package'));
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

@@ -41,7 +41,19 @@ function median(xs: readonly number[]): number {
 
 async function main(): Promise<void> {
   const dbPath = makeTempDir('db-write-cpu');
-  const args = ['--import', 'tsx', join(root, 'src/cli/secantusd.ts'), '--port', '0', '--bind_ip', '127.0.0.1', '--dbpath', dbPath, '--storageEngine', 'lmdb'];
+  const args = [
+    '--import',
+    'tsx',
+    join(root, 'src/cli/secantusd.ts'),
+    '--port',
+    '0',
+    '--bind_ip',
+    '127.0.0.1',
+    '--dbpath',
+    dbPath,
+    '--storageEngine',
+    'lmdb',
+  ];
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   trackChild(child);
   child.stderr.resume();
@@ -63,11 +75,20 @@ async function main(): Promise<void> {
       });
     });
     const pid = child.pid as number;
-    client = new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, { socketTimeoutMS: 120_000 });
+    client = new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, {
+      socketTimeoutMS: 120_000,
+    });
     const db = client.db('writecpu');
     const docs = makeDataset(10_000) as unknown as Document[];
-    const samples = { insertMany: [] as number[], updateDiff: [] as number[], updatePipeline: [] as number[] };
-    const time = async (into: number[] | undefined, work: () => Promise<unknown>): Promise<void> => {
+    const samples = {
+      insertMany: [] as number[],
+      updateDiff: [] as number[],
+      updatePipeline: [] as number[],
+    };
+    const time = async (
+      into: number[] | undefined,
+      work: () => Promise<unknown>,
+    ): Promise<void> => {
       const t = cpuMs(pid);
       await work();
       into?.push(cpuMs(pid) - t);
@@ -77,12 +98,19 @@ async function main(): Promise<void> {
       const c = db.collection(`c${r}`);
       const batch = docs.map((d) => ({ ...d }));
       await time(warm ? undefined : samples.insertMany, () => c.insertMany(batch));
-      await time(warm ? undefined : samples.updateDiff, () => c.updateMany({ even: true }, { $inc: { i: 1 }, $set: { name: 'x' } }));
-      await time(warm ? undefined : samples.updatePipeline, () => c.updateMany({ even: false }, [{ $set: { name: 'y' } }]));
+      await time(warm ? undefined : samples.updateDiff, () =>
+        c.updateMany({ even: true }, { $inc: { i: 1 }, $set: { name: 'x' } }),
+      );
+      await time(warm ? undefined : samples.updatePipeline, () =>
+        c.updateMany({ even: false }, [{ $set: { name: 'y' } }]),
+      );
       await c.drop();
     }
     process.stdout.write(`daemon CPU ms (median of ${reps}), ${root}\n`);
-    for (const [name, xs] of Object.entries(samples)) process.stdout.write(`${name.padEnd(15)} ${String(median(xs)).padStart(6)}  [${xs.join(', ')}]\n`);
+    for (const [name, xs] of Object.entries(samples))
+      process.stdout.write(
+        `${name.padEnd(15)} ${String(median(xs)).padStart(6)}  [${xs.join(', ')}]\n`,
+      );
   } finally {
     await client?.close();
     if (child.exitCode === null) {

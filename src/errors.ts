@@ -265,7 +265,11 @@ export class CommandError extends Error {
 }
 
 /** Throw a CommandError when the condition is false (mongod's uassert). */
-export function uassert(condition: unknown, code: number, message: string | (() => string)): asserts condition {
+export function uassert(
+  condition: unknown,
+  code: number,
+  message: string | (() => string),
+): asserts condition {
   if (!condition) throw new CommandError(code, typeof message === 'string' ? message : message());
 }
 

@@ -141,7 +141,10 @@ export const limits = {
 export type Limits = typeof limits;
 
 // The relations the numbers rely on.
-if (limits.bsonObjectSizeMax + limits.bsonObjectInternalHeadroomBytes >= limits.messageSizeBytesMax) {
+if (
+  limits.bsonObjectSizeMax + limits.bsonObjectInternalHeadroomBytes >=
+  limits.messageSizeBytesMax
+) {
   throw new Error('limits: a maximal document must fit in a message');
 }
 if (limits.commandDepthMax < limits.bsonDepthMax) {

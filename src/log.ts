@@ -25,7 +25,8 @@ export interface LogSink {
   write(line: string): void;
 }
 
-const secretKey = /pass(word)?|pwd|secret|token|key(?!Pattern|Value|s?Examined)|credential|payload|authorization/i;
+const secretKey =
+  /pass(word)?|pwd|secret|token|key(?!Pattern|Value|s?Examined)|credential|payload|authorization/i;
 
 function redact(value: unknown, depth: number): unknown {
   if (depth > 8 || value === null || typeof value !== 'object') return value;
@@ -58,7 +59,13 @@ export class Logger {
     return this.sink !== undefined && rank[severity] <= this.threshold;
   }
 
-  log(severity: SeverityName, component: LogComponent, id: number, msg: string, attr?: Record<string, unknown>): void {
+  log(
+    severity: SeverityName,
+    component: LogComponent,
+    id: number,
+    msg: string,
+    attr?: Record<string, unknown>,
+  ): void {
     if (!this.enabled(severity) || this.sink === undefined) return;
     const entry: Record<string, unknown> = {
       t: { $date: new Date().toISOString() },

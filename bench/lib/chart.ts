@@ -13,7 +13,13 @@ const font = { fontFamily: 'Helvetica, Arial, sans-serif' };
 function render(option: EChartsOption, width: number, height: number): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
   try {
-    chart.setOption({ animation: false, backgroundColor: '#ffffff', color: palette, textStyle: font, ...option });
+    chart.setOption({
+      animation: false,
+      backgroundColor: '#ffffff',
+      color: palette,
+      textStyle: font,
+      ...option,
+    });
     return chart.renderToSVGString();
   } finally {
     chart.dispose();
@@ -51,19 +57,26 @@ export function horizontalBarsSvg(spec: HorizontalBarsSpec): string {
   const rows = spec.categories.length;
   const height = Math.max(280, 150 + rows * (18 * Math.max(1, spec.series.length) + 14));
   // A row no series has a value for says so, instead of silently showing no bar.
-  const named = spec.categories.map((c, i) => (spec.series.every((s) => s.values[i] === null || s.values[i] === undefined) ? `${c} — not run` : c));
+  const named = spec.categories.map((c, i) =>
+    spec.series.every((s) => s.values[i] === null || s.values[i] === undefined)
+      ? `${c} — not run`
+      : c,
+  );
   // echarts draws category axes bottom-up; reverse so the first category is on top.
   const categories = named.reverse();
   const series = spec.series.map((s, index) => ({
     name: s.name,
     type: 'bar' as const,
     barGap: '10%',
-    data: [...s.values].reverse().map((v) => (v === null || !Number.isFinite(v) || (spec.log && v <= 0) ? null : v)),
+    data: [...s.values]
+      .reverse()
+      .map((v) => (v === null || !Number.isFinite(v) || (spec.log && v <= 0) ? null : v)),
     label: {
       show: true,
       position: 'right' as const,
       fontSize: 10,
-      formatter: (p: { value?: unknown }): string => (typeof p.value === 'number' ? spec.valueLabel(p.value) : ''),
+      formatter: (p: { value?: unknown }): string =>
+        typeof p.value === 'number' ? spec.valueLabel(p.value) : '',
     },
     ...(index === 0 && spec.referenceAt !== undefined
       ? {
@@ -79,7 +92,13 @@ export function horizontalBarsSvg(spec: HorizontalBarsSpec): string {
   }));
   return render(
     {
-      title: { text: spec.title, subtext: spec.subtitle, left: 'center', textStyle: { fontSize: 15 }, subtextStyle: { fontSize: 11 } },
+      title: {
+        text: spec.title,
+        subtext: spec.subtitle,
+        left: 'center',
+        textStyle: { fontSize: 15 },
+        subtextStyle: { fontSize: 11 },
+      },
       legend: { top: 62, itemGap: 28, data: spec.series.map((s) => s.name) },
       grid: { left: 290, right: 70, top: 100, bottom: 44 },
       xAxis: {
@@ -113,7 +132,14 @@ export function scalingSvg(spec: ScalingSpec): string {
     name: s.name,
     type: 'bar' as const,
     data: s.values.map((v) => v ?? null),
-    label: { show: true, position: 'inside' as const, color: '#ffffff', fontSize: 11, formatter: (p: { value?: unknown }): string => (typeof p.value === 'number' ? Math.round(p.value).toLocaleString('en-US') : '') },
+    label: {
+      show: true,
+      position: 'inside' as const,
+      color: '#ffffff',
+      fontSize: 11,
+      formatter: (p: { value?: unknown }): string =>
+        typeof p.value === 'number' ? Math.round(p.value).toLocaleString('en-US') : '',
+    },
   }));
   const lines = spec.series.map((s) => {
     const base = s.values[0];
@@ -122,18 +148,39 @@ export function scalingSvg(spec: ScalingSpec): string {
       type: 'line' as const,
       yAxisIndex: 1,
       symbolSize: 7,
-      data: s.values.map((v) => (v === null || base === null || base === undefined || base <= 0 ? null : v / base)),
+      data: s.values.map((v) =>
+        v === null || base === null || base === undefined || base <= 0 ? null : v / base,
+      ),
     };
   });
   return render(
     {
-      title: { text: spec.title, subtext: spec.subtitle, left: 'center', textStyle: { fontSize: 15 }, subtextStyle: { fontSize: 11 } },
+      title: {
+        text: spec.title,
+        subtext: spec.subtitle,
+        left: 'center',
+        textStyle: { fontSize: 15 },
+        subtextStyle: { fontSize: 11 },
+      },
       legend: { top: 62, itemGap: 28 },
       grid: { left: 80, right: 70, top: 100, bottom: 50 },
-      xAxis: { type: 'category', name: 'writer processes', nameLocation: 'middle', nameGap: 28, data: spec.xs.map(String) },
+      xAxis: {
+        type: 'category',
+        name: 'writer processes',
+        nameLocation: 'middle',
+        nameGap: 28,
+        data: spec.xs.map(String),
+      },
       yAxis: [
         { type: 'value', name: spec.rateName, nameLocation: 'middle', nameGap: 60 },
-        { type: 'value', name: '× one writer', nameLocation: 'middle', nameGap: 40, min: 0, splitLine: { show: false } },
+        {
+          type: 'value',
+          name: '× one writer',
+          nameLocation: 'middle',
+          nameGap: 40,
+          min: 0,
+          splitLine: { show: false },
+        },
       ],
       series: [...bars, ...lines],
     },

@@ -91,11 +91,18 @@ export const usage = `Usage: tsx bench/run.ts [all|floors|compare|concurrency] [
  */
 export function checkLoopbackUri(uri: string): void {
   const m = /^mongodb:\/\/(?:[^@/]*@)?([^/?]+)/.exec(uri);
-  if (m === null) throw new UsageError(`--uri must be a mongodb:// URI with explicit hosts, got ${uri}`);
+  if (m === null)
+    throw new UsageError(`--uri must be a mongodb:// URI with explicit hosts, got ${uri}`);
   for (const hostPort of (m[1] as string).split(',')) {
-    const host = hostPort.startsWith('[') ? hostPort.slice(1, hostPort.indexOf(']')) : (hostPort.split(':')[0] as string);
-    const loopback = host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-    if (!loopback) throw new UsageError(`--uri host ${host} is not a loopback address; benchmarks only talk to this machine`);
+    const host = hostPort.startsWith('[')
+      ? hostPort.slice(1, hostPort.indexOf(']'))
+      : (hostPort.split(':')[0] as string);
+    const loopback =
+      host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+    if (!loopback)
+      throw new UsageError(
+        `--uri host ${host} is not a loopback address; benchmarks only talk to this machine`,
+      );
   }
 }
 
@@ -122,10 +129,17 @@ export function parseArgs(argv: readonly string[]): BenchConfig {
   return { harnesses, quick, sizes: quick ? quickSizes : defaultSizes, uri, outDir };
 }
 
-function outPath(config: BenchConfig, kind: 'results' | 'charts', name: string, ext: string): string {
+function outPath(
+  config: BenchConfig,
+  kind: 'results' | 'charts',
+  name: string,
+  ext: string,
+): string {
   const file = `${name}${config.quick ? '.quick' : ''}.${ext}`;
   if (config.outDir !== undefined) return join(config.outDir, file);
-  return kind === 'results' ? join(repoRoot, 'bench/results', file) : join(repoRoot, 'docs/bench', file);
+  return kind === 'results'
+    ? join(repoRoot, 'bench/results', file)
+    : join(repoRoot, 'docs/bench', file);
 }
 
 export function resultPath(config: BenchConfig, name: HarnessName): string {

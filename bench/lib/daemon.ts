@@ -66,14 +66,24 @@ export interface BuildState {
  * anyway, and the harness records that fact in its JSON instead of refusing to run.
  */
 export function ensureBuilt(log: (line: string) => void): BuildState {
-  const stale = !existsSync(daemonScript) || newestMtime(join(repoRoot, 'src'), '.ts') > statSync(daemonScript).mtimeMs;
+  const stale =
+    !existsSync(daemonScript) ||
+    newestMtime(join(repoRoot, 'src'), '.ts') > statSync(daemonScript).mtimeMs;
   if (!stale) return { rebuilt: false, buildErrors: undefined };
   log('dist is older than src: npm run build ...');
-  const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, encoding: 'utf8', timeout: 300_000 });
-  if (!existsSync(daemonScript)) throw new Error(`build produced no ${daemonScript}:\n${r.stdout}${r.stderr}`);
+  const r = spawnSync('npm', ['run', 'build', '--silent'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  if (!existsSync(daemonScript))
+    throw new Error(`build produced no ${daemonScript}:\n${r.stdout}${r.stderr}`);
   const failed = r.status !== 0;
   if (failed) log('build reported errors (running what tsc emitted); see buildErrors in the JSON');
-  return { rebuilt: true, buildErrors: failed ? `${r.stdout}${r.stderr}`.slice(0, 4000) : undefined };
+  return {
+    rebuilt: true,
+    buildErrors: failed ? `${r.stdout}${r.stderr}`.slice(0, 4000) : undefined,
+  };
 }
 
 interface LogLine {
@@ -86,13 +96,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const args = [
     ...(options.nodeArgs ?? []),
     daemonScript,
-    '--port', '0',
-    '--bind_ip', '127.0.0.1',
-    '--dbpath', dbPath,
-    '--storageEngine', options.engine,
+    '--port',
+    '0',
+    '--bind_ip',
+    '127.0.0.1',
+    '--dbpath',
+    dbPath,
+    '--storageEngine',
+    options.engine,
     ...(options.args ?? []),
   ];
-  const child = trackChild(spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = trackChild(
+    spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   const stderrTail: string[] = [];
   // Both pipes are read for the daemon's whole life: a pipe nobody drains fills up and
   // blocks the daemon's next log write, which would show up as a latency spike.
@@ -102,12 +118,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (stderrTail.length > 20) stderrTail.shift();
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
 
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`secantusd did not report "Waiting for connections" within ${options.startTimeoutMs ?? 30_000} ms`));
+      reject(
+        new Error(
+          `secantusd did not report "Waiting for connections" within ${options.startTimeoutMs ?? 30_000} ms`,
+        ),
+      );
     }, options.startTimeoutMs ?? 30_000);
     lines.on('line', (line) => {
       let parsed: LogLine;
@@ -123,7 +145,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`secantusd exited (code ${String(code)}) before it was ready: ${stderrTail.join('').slice(-2000)}`));
+      reject(
+        new Error(
+          `secantusd exited (code ${String(code)}) before it was ready: ${stderrTail.join('').slice(-2000)}`,
+        ),
+      );
     });
   }).catch((e: unknown) => {
     removeTempDir(dbPath);
@@ -146,16 +172,29 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     return stopped;
   };
   if (child.pid === undefined) throw new Error('secantusd: no pid');
-  return { port, pid: child.pid, dbPath, uri: `mongodb://127.0.0.1:${port}/?directConnection=true`, stop };
+  return {
+    port,
+    pid: child.pid,
+    dbPath,
+    uri: `mongodb://127.0.0.1:${port}/?directConnection=true`,
+    stop,
+  };
 }
 
 /**
  * Whether the built daemon accepts a flag: its option parser is strict, so an unknown flag
  * exits with code 2 before anything starts. `--version` makes a known one exit 0 at once.
  */
-export function daemonSupportsFlag(flag: string): { readonly supported: boolean; readonly reason: string } {
-  const r = spawnSync(process.execPath, [daemonScript, flag, '--version'], { encoding: 'utf8', timeout: 20_000 });
+export function daemonSupportsFlag(flag: string): {
+  readonly supported: boolean;
+  readonly reason: string;
+} {
+  const r = spawnSync(process.execPath, [daemonScript, flag, '--version'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   if (r.status === 0) return { supported: true, reason: '' };
-  const why = (r.stderr || r.stdout).split('\n').find((l) => l.trim() !== '') ?? `exit ${String(r.status)}`;
+  const why =
+    (r.stderr || r.stdout).split('\n').find((l) => l.trim() !== '') ?? `exit ${String(r.status)}`;
   return { supported: false, reason: why.trim() };
 }

@@ -23,7 +23,18 @@ export interface BenchDoc {
 }
 
 export const groupCount = 50;
-const cities = ['Lisbon', 'Oslo', 'Quito', 'Hanoi', 'Lagos', 'Perth', 'Lima', 'Riga', 'Suva', 'Baku'] as const;
+const cities = [
+  'Lisbon',
+  'Oslo',
+  'Quito',
+  'Hanoi',
+  'Lagos',
+  'Perth',
+  'Lima',
+  'Riga',
+  'Suva',
+  'Baku',
+] as const;
 const tagWords = ['red', 'green', 'blue', 'amber', 'violet', 'teal', 'ochre', 'slate'] as const;
 const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ';
 const payloadChars = 760;
@@ -58,7 +69,11 @@ function payload(rng: Lcg): string {
 }
 
 export function makeDoc(i: number, rng: Lcg): BenchDoc {
-  const tags = [tagWords[i % tagWords.length], tagWords[(i * 3 + 1) % tagWords.length], tagWords[rng.int(tagWords.length)]] as string[];
+  const tags = [
+    tagWords[i % tagWords.length],
+    tagWords[(i * 3 + 1) % tagWords.length],
+    tagWords[rng.int(tagWords.length)],
+  ] as string[];
   return {
     _id: objectIdFor(i),
     i,
@@ -68,7 +83,10 @@ export function makeDoc(i: number, rng: Lcg): BenchDoc {
     name: `user-${i}`,
     tags,
     created: new Date(baseTime + i * 1000),
-    address: { city: cities[i % cities.length] as string, zip: String(10000 + ((i * 7919) % 90000)) },
+    address: {
+      city: cities[i % cities.length] as string,
+      zip: String(10000 + ((i * 7919) % 90000)),
+    },
     payload: payload(rng),
   };
 }
@@ -87,10 +105,19 @@ export function makeDataset(n: number, seed = 42): BenchDoc[] {
  * only in small fields (the payload is built once per writer: generating 8 KiB of text per
  * document would cost the client more CPU than the server spends storing it).
  */
-export function makeLargeDocFactory(writer: number, bytes: number): (n: number) => Record<string, unknown> {
+export function makeLargeDocFactory(
+  writer: number,
+  bytes: number,
+): (n: number) => Record<string, unknown> {
   const rng = new Lcg(1000 + writer);
   let text = '';
   const want = Math.max(0, bytes - 120);
   for (let k = 0; k < want; k++) text += alphabet[rng.int(alphabet.length)] as string;
-  return (n: number) => ({ writer, n, at: new Date(baseTime + n), value: rng.next(), payload: text });
+  return (n: number) => ({
+    writer,
+    n,
+    at: new Date(baseTime + n),
+    value: rng.next(),
+    payload: text,
+  });
 }

@@ -12,7 +12,11 @@ function cell(text: string): string {
  * text in a terminal. `align` defaults to left for the first column and right for the rest
  * (labels, then figures).
  */
-export function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[], align?: readonly Align[]): string {
+export function markdownTable(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  align?: readonly Align[],
+): string {
   const cols = headers.length;
   const aligns: Align[] = headers.map((_, i) => align?.[i] ?? (i === 0 ? 'left' : 'right'));
   const body = rows.map((r) => headers.map((_, i) => cell(r[i] ?? '')));

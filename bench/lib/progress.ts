@@ -62,7 +62,9 @@ export class Progress {
       this.unregister = undefined;
     }
     if (this.label !== '' && this.enabled && !this.tty) {
-      process.stderr.write(`bench: ${this.label} done in ${((performance.now() - this.started) / 1000).toFixed(1)} s\n`);
+      process.stderr.write(
+        `bench: ${this.label} done in ${((performance.now() - this.started) / 1000).toFixed(1)} s\n`,
+      );
     }
     this.label = '';
   }

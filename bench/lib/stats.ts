@@ -58,7 +58,8 @@ export function findCliff(
     const prev = points[i - 1];
     const cur = points[i];
     if (prev === undefined || cur === undefined || prev.rate <= 0) continue;
-    if (cur.rate < prev.rate * threshold) return { from: prev.x, to: cur.x, drop: 1 - cur.rate / prev.rate };
+    if (cur.rate < prev.rate * threshold)
+      return { from: prev.x, to: cur.x, drop: 1 - cur.rate / prev.rate };
   }
   return undefined;
 }

@@ -43,7 +43,11 @@ export interface EncodedField {
  */
 export function joinDocuments(parts: ReadonlyArray<Uint8Array | EncodedField>): Buffer {
   let size = 5;
-  for (const p of parts) size += p instanceof Uint8Array ? p.length - 5 : 2 + Buffer.byteLength(p.name, 'utf8') + p.document.length;
+  for (const p of parts)
+    size +=
+      p instanceof Uint8Array
+        ? p.length - 5
+        : 2 + Buffer.byteLength(p.name, 'utf8') + p.document.length;
   const out = Buffer.allocUnsafe(size);
   out.writeInt32LE(size, 0);
   let at = 4;
@@ -73,14 +77,21 @@ export function bsonSize(doc: BsonDocument): number {
 const STRING_REF_ELEMENT = Buffer.from([0x02, 0x24, 0x72, 0x65, 0x66, 0x00]);
 
 function mayHoldDbRef(bytes: Uint8Array): boolean {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(STRING_REF_ELEMENT) >= 0;
+  return (
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(STRING_REF_ELEMENT) >= 0
+  );
 }
 
 const OBJECT = 0x03;
 const ARRAY = 0x04;
 
 function int32At(bytes: Uint8Array, at: number): number {
-  return (bytes[at] as number) | ((bytes[at + 1] as number) << 8) | ((bytes[at + 2] as number) << 16) | ((bytes[at + 3] as number) << 24);
+  return (
+    (bytes[at] as number) |
+    ((bytes[at + 1] as number) << 8) |
+    ((bytes[at + 2] as number) << 16) |
+    ((bytes[at + 3] as number) << 24)
+  );
 }
 
 function cstringEnd(bytes: Uint8Array, at: number): number {
@@ -128,7 +139,9 @@ function valueSize(type: number, bytes: Uint8Array, at: number): number {
 }
 
 function stringAt(bytes: Uint8Array, at: number): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset + at + 4, int32At(bytes, at) - 1).toString('utf8');
+  return Buffer.from(bytes.buffer, bytes.byteOffset + at + 4, int32At(bytes, at) - 1).toString(
+    'utf8',
+  );
 }
 
 /**
@@ -144,12 +157,23 @@ function restoreDocument(decoded: unknown, bytes: Uint8Array, start: number): Bs
   while (at < end) {
     const type = bytes[at] as number;
     const nameEnd = cstringEnd(bytes, at + 1);
-    const name = Buffer.from(bytes.buffer, bytes.byteOffset + at + 1, nameEnd - at - 1).toString('utf8');
+    const name = Buffer.from(bytes.buffer, bytes.byteOffset + at + 1, nameEnd - at - 1).toString(
+      'utf8',
+    );
     const valueAt = nameEnd + 1;
     if (ref !== undefined) {
       // $ref and $db are read from the bytes: the class splits a "db.collection" $ref.
-      const value = name === '$ref' || name === '$db' ? stringAt(bytes, valueAt) : name === '$id' ? ref.oid : (ref.fields[name] as BsonValue);
-      setOwn(out as BsonDocument, name, type === OBJECT || type === ARRAY ? restoreDocument(value, bytes, valueAt) : value);
+      const value =
+        name === '$ref' || name === '$db'
+          ? stringAt(bytes, valueAt)
+          : name === '$id'
+            ? ref.oid
+            : (ref.fields[name] as BsonValue);
+      setOwn(
+        out as BsonDocument,
+        name,
+        type === OBJECT || type === ARRAY ? restoreDocument(value, bytes, valueAt) : value,
+      );
     } else if (type === OBJECT || type === ARRAY) {
       if (Array.isArray(out)) out[index] = restoreDocument(out[index], bytes, valueAt);
       else setOwn(out, name, restoreDocument(out[name], bytes, valueAt));

@@ -5,7 +5,8 @@
 // UTF-8 bytes (no collation). Used by sort, range operators, $min/$max, distinct and the
 // index key encoding, which must agree with it.
 
-import { Binary, BSONRegExp, Code, Decimal128, Double, Int32, Long, ObjectId, Timestamp } from 'bson';
+import type { Binary, BSONRegExp, Code, ObjectId, Timestamp } from 'bson';
+import { Decimal128, Double, Int32, Long } from 'bson';
 import { asDocument, bsonTypeName, canonicalTypeRank } from './types.js';
 import type { BsonDocument, BsonValue } from './types.js';
 import type { Collator } from './collation.js';
@@ -36,7 +37,10 @@ export function compareStrings(a: string, b: string): Ordering {
 // ---- numbers ---------------------------------------------------------------------------
 
 /** An exact numeric value: NaN, ±Infinity, or num / den with BigInts (den > 0). */
-type Exact = { kind: 'nan' } | { kind: 'inf'; negative: boolean } | { kind: 'finite'; num: bigint; den: bigint };
+type Exact =
+  | { kind: 'nan' }
+  | { kind: 'inf'; negative: boolean }
+  | { kind: 'finite'; num: bigint; den: bigint };
 
 const decimalPattern = /^(-)?(\d+)(?:\.(\d*))?(?:E([+-]?\d+))?$/i;
 
@@ -65,7 +69,8 @@ function exactOfDecimal(d: Decimal128): Exact {
   const fracPart = m[3] ?? '';
   // A coefficient above 10^34 - 1 is non-canonical and IEEE 754 (and mongod) read it as
   // zero; bson's toString prints some of these as 35-digit numbers, never a real value.
-  if ((intPart + fracPart).replace(/^0+/, '').length > 34) return { kind: 'finite', num: 0n, den: 1n };
+  if ((intPart + fracPart).replace(/^0+/, '').length > 34)
+    return { kind: 'finite', num: 0n, den: 1n };
   let exp = Number(m[4] ?? '0') - fracPart.length;
   let num = BigInt(intPart + fracPart);
   if (m[1] === '-') num = -num;
@@ -117,7 +122,10 @@ function compareLongDouble(l: Long, d: number): Ordering {
 }
 
 /** Numeric comparison across int32, int64, double and decimal128 by exact value. */
-export function compareNumbers(a: Double | Int32 | Long | Decimal128, b: Double | Int32 | Long | Decimal128): Ordering {
+export function compareNumbers(
+  a: Double | Int32 | Long | Decimal128,
+  b: Double | Int32 | Long | Decimal128,
+): Ordering {
   const aSmall = a instanceof Int32 || a instanceof Double;
   const bSmall = b instanceof Int32 || b instanceof Double;
   if (aSmall && bSmall) return compareDoubles(a.value, b.value);
@@ -126,7 +134,8 @@ export function compareNumbers(a: Double | Int32 | Long | Decimal128, b: Double 
     if (b instanceof Int32) return sign(a.compare(Long.fromInt(b.value)));
     if (b instanceof Double) return compareLongDouble(a, b.value);
   } else if (b instanceof Long && aSmall) {
-    const r = a instanceof Int32 ? -sign(b.compare(Long.fromInt(a.value))) : -compareLongDouble(b, a.value);
+    const r =
+      a instanceof Int32 ? -sign(b.compare(Long.fromInt(a.value))) : -compareLongDouble(b, a.value);
     // Negating 0 gives -0, which strict equality (assert.strictEqual, Object.is) tells from 0.
     return (r === 0 ? 0 : r) as Ordering;
   }
@@ -165,7 +174,11 @@ export function compareDocuments(a: BsonDocument, b: BsonDocument, collator?: Co
   return sign(ka.length - kb.length);
 }
 
-function compareArrays(a: readonly BsonValue[], b: readonly BsonValue[], collator: Collator | undefined): Ordering {
+function compareArrays(
+  a: readonly BsonValue[],
+  b: readonly BsonValue[],
+  collator: Collator | undefined,
+): Ordering {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const va = a[i] as BsonValue;
@@ -199,7 +212,9 @@ export function compareBson(a: BsonValue, b: BsonValue, collator?: Collator): Or
       return compareNumbers(a as Double, b as Double);
     case 'string':
     case 'symbol':
-      return collator === undefined ? compareStrings(stringOf(a), stringOf(b)) : collator.compare(stringOf(a), stringOf(b));
+      return collator === undefined
+        ? compareStrings(stringOf(a), stringOf(b))
+        : collator.compare(stringOf(a), stringOf(b));
     case 'object':
       return compareDocuments(asDocument(a) ?? {}, asDocument(b) ?? {}, collator);
     case 'array':

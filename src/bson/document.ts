@@ -19,7 +19,12 @@ export function getOwn(doc: BsonDocument, key: string): BsonValue | undefined {
 /** Set a field (appending it when new), safe for every key including `__proto__`. */
 export function setOwn(doc: BsonDocument, key: string, value: BsonValue): void {
   if (key === '__proto__') {
-    Object.defineProperty(doc, key, { value, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(doc, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   } else {
     doc[key] = value;
   }

@@ -2,7 +2,18 @@
 // that our messages read like mongod's: `{ _id: 1, a: "x" }`, `_id: ObjectId('…')`, `1.0`.
 // Messages only: never parse this output.
 
-import { Binary, BSONRegExp, BSONSymbol, Code, Decimal128, Double, Int32, Long, ObjectId, Timestamp } from 'bson';
+import type {
+  Binary,
+  BSONRegExp,
+  BSONSymbol,
+  Code,
+  Decimal128,
+  Int32,
+  Long,
+  ObjectId,
+  Timestamp,
+} from 'bson';
+import { Double } from 'bson';
 import { asDocument, bsonTypeName } from './types.js';
 import type { BsonDocument, BsonValue } from './types.js';
 

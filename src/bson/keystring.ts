@@ -88,13 +88,32 @@
 // bound is keyPrefixUpperBound(enc(P)) (inclusive) or enc(P) itself. MinKey / MaxKey parts
 // also work as sentinels in keys without suffix, but `keyScanBounds` needs none.
 
-import { BSONRegExp, BSONSymbol, Code, DBRef, MaxKey, MinKey, ObjectId, Timestamp, Binary } from 'bson';
+import {
+  BSONRegExp,
+  BSONSymbol,
+  Code,
+  DBRef,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  Timestamp,
+  Binary,
+} from 'bson';
 import type { Decimal128, Double, Int32, Long } from 'bson';
 import { InvariantError } from '../errors.js';
 import { limits } from '../limits.js';
 import { setOwn } from './document.js';
 import { BitReader, BitWriter, ByteReader, ByteWriter, corrupt } from './keystring/buffers.js';
-import { isNumberTag, readNumber, skipNumber, writeDecimal, writeDouble, writeInt32, writeLong, writeNumberTypeInfo } from './keystring/numbers.js';
+import {
+  isNumberTag,
+  readNumber,
+  skipNumber,
+  writeDecimal,
+  writeDouble,
+  writeInt32,
+  writeLong,
+  writeNumberTypeInfo,
+} from './keystring/numbers.js';
 import { asDocument, bsonTypeName, canonicalTypeRank } from './types.js';
 import type { BsonDocument, BsonValue } from './types.js';
 
@@ -252,7 +271,8 @@ class KeyEncoder {
       this.value(parts[i], 0);
       const dir = directions?.[i] ?? 1;
       if (dir === -1) this.w.invertFrom(start);
-      else if (dir !== 1) throw new InvariantError(`index key direction must be 1 or -1, got ${String(dir)}`);
+      else if (dir !== 1)
+        throw new InvariantError(`index key direction must be 1 or -1, got ${String(dir)}`);
     }
   }
 
@@ -292,7 +312,8 @@ class KeyEncoder {
         return writeString(w, (v as BSONSymbol).value);
       case 'object': {
         const doc = asDocument(v);
-        if (doc === undefined) throw new InvariantError('not a BSON value: an object that is not a document');
+        if (doc === undefined)
+          throw new InvariantError('not a BSON value: an object that is not a document');
         if (this.withTypeInfo) this.t.bits(v instanceof DBRef ? 1 : 0, 1);
         w.byte(Tag.object);
         return this.fields(doc, depth);
@@ -359,7 +380,10 @@ const encoder = new KeyEncoder();
  * The index key of `parts` (one value per indexed field). `directions[i]` is the field's
  * index direction (default 1); -1 inverts that part's order.
  */
-export function encodeKey(parts: readonly BsonValue[], directions?: readonly KeyDirection[]): Uint8Array {
+export function encodeKey(
+  parts: readonly BsonValue[],
+  directions?: readonly KeyDirection[],
+): Uint8Array {
   encoder.begin(false);
   encoder.parts(parts, directions);
   return encoder.w.copy();
@@ -521,7 +545,11 @@ function readValue(r: ByteReader, t: BitReader, depth: number): BsonValue {
  * gave for them (without it every number comes back as int32, so only int32 keys decode).
  * Reads `directions.length` parts; bytes after them (a suffix) are ignored.
  */
-export function decodeKey(key: Uint8Array, directions: readonly KeyDirection[], typeInfo: Uint8Array = new Uint8Array(0)): BsonValue[] {
+export function decodeKey(
+  key: Uint8Array,
+  directions: readonly KeyDirection[],
+  typeInfo: Uint8Array = new Uint8Array(0),
+): BsonValue[] {
   const r = new ByteReader(key);
   const t = new BitReader(typeInfo);
   const out: BsonValue[] = [];

@@ -103,7 +103,14 @@ type IntOp = (x: bigint, y: bigint) => bigint;
 type DoubleOp = (x: number, y: number) => number;
 type DecOp = (x: Dec, y: Dec) => Dec;
 
-function arith(a: BsonNumber, b: BsonNumber, mode: OverflowMode, intOp: IntOp, dblOp: DoubleOp, decOp: DecOp): BsonNumber | undefined {
+function arith(
+  a: BsonNumber,
+  b: BsonNumber,
+  mode: OverflowMode,
+  intOp: IntOp,
+  dblOp: DoubleOp,
+  decOp: DecOp,
+): BsonNumber | undefined {
   switch (widest(a, b)) {
     case 'decimal':
       return encodeDecimal(decOp(decOf(a), decOf(b)));
@@ -121,18 +128,51 @@ function arith(a: BsonNumber, b: BsonNumber, mode: OverflowMode, intOp: IntOp, d
 }
 
 /** a + b. `undefined` only in 'update' mode when an int64 sum overflows. */
-export function add(a: BsonNumber, b: BsonNumber, mode: OverflowMode = 'aggregate'): BsonNumber | undefined {
-  return arith(a, b, mode, (x, y) => x + y, (x, y) => x + y, decAdd);
+export function add(
+  a: BsonNumber,
+  b: BsonNumber,
+  mode: OverflowMode = 'aggregate',
+): BsonNumber | undefined {
+  return arith(
+    a,
+    b,
+    mode,
+    (x, y) => x + y,
+    (x, y) => x + y,
+    decAdd,
+  );
 }
 
 /** a - b. `undefined` only in 'update' mode when an int64 difference overflows. */
-export function subtract(a: BsonNumber, b: BsonNumber, mode: OverflowMode = 'aggregate'): BsonNumber | undefined {
-  return arith(a, b, mode, (x, y) => x - y, (x, y) => x - y, (x, y) => decAdd(x, decNegate(y)));
+export function subtract(
+  a: BsonNumber,
+  b: BsonNumber,
+  mode: OverflowMode = 'aggregate',
+): BsonNumber | undefined {
+  return arith(
+    a,
+    b,
+    mode,
+    (x, y) => x - y,
+    (x, y) => x - y,
+    (x, y) => decAdd(x, decNegate(y)),
+  );
 }
 
 /** a * b. `undefined` only in 'update' mode when an int64 product overflows. */
-export function multiply(a: BsonNumber, b: BsonNumber, mode: OverflowMode = 'aggregate'): BsonNumber | undefined {
-  return arith(a, b, mode, (x, y) => x * y, (x, y) => x * y, decMultiply);
+export function multiply(
+  a: BsonNumber,
+  b: BsonNumber,
+  mode: OverflowMode = 'aggregate',
+): BsonNumber | undefined {
+  return arith(
+    a,
+    b,
+    mode,
+    (x, y) => x * y,
+    (x, y) => x * y,
+    decMultiply,
+  );
 }
 
 /** True when the value is numerically zero (of any numeric type; -0 included). */
@@ -150,7 +190,8 @@ export function isZero(v: BsonNumber): boolean {
  */
 export function divide(a: BsonNumber, b: BsonNumber): Double | Decimal128 | undefined {
   if (isZero(b)) return undefined;
-  if (a instanceof Decimal128 || b instanceof Decimal128) return encodeDecimal(decDivide(decOf(a), decOf(b)));
+  if (a instanceof Decimal128 || b instanceof Decimal128)
+    return encodeDecimal(decDivide(decOf(a), decOf(b)));
   return new Double(toDouble(a) / toDouble(b));
 }
 
@@ -226,7 +267,13 @@ export function bitXor(a: Int32 | Long, b: Int32 | Long): Int32 | Long {
 export type Dec =
   | { kind: 'nan' }
   | { kind: 'inf'; sign: 0 | 1 }
-  | { kind: 'finite'; sign: 0 | 1; coef: bigint; exp: number; /** nonzero digits were cut off below coef */ sticky?: boolean };
+  | {
+      kind: 'finite';
+      sign: 0 | 1;
+      coef: bigint;
+      exp: number;
+      /** nonzero digits were cut off below coef */ sticky?: boolean;
+    };
 
 const PRECISION = 34;
 const EXP_MAX = 6111; // largest exponent of a 34-digit integer coefficient
@@ -297,7 +344,8 @@ function roundDrop(coef: bigint, drop: number, sticky: boolean): bigint {
  */
 export function encodeDecimal(d: Dec): Decimal128 {
   if (d.kind === 'nan') return new Decimal128(bytesOf(0x7c00000000000000n, 0n));
-  if (d.kind === 'inf') return new Decimal128(bytesOf(0x7800000000000000n | (BigInt(d.sign) << 63n), 0n));
+  if (d.kind === 'inf')
+    return new Decimal128(bytesOf(0x7800000000000000n | (BigInt(d.sign) << 63n), 0n));
   let { coef, exp } = d;
   const digits = digitCount(coef);
   const drop = Math.max(0, digits - PRECISION, EXP_MIN - exp);
@@ -341,7 +389,10 @@ function decEquals(a: Dec, b: Dec): boolean {
 }
 
 /** Align two finite values to a common exponent (the smaller one). */
-function align(a: { coef: bigint; exp: number }, b: { coef: bigint; exp: number }): [bigint, bigint, number] {
+function align(
+  a: { coef: bigint; exp: number },
+  b: { coef: bigint; exp: number },
+): [bigint, bigint, number] {
   const e = Math.min(a.exp, b.exp);
   return [a.coef * pow10(a.exp - e), b.coef * pow10(b.exp - e), e];
 }

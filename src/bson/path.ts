@@ -115,7 +115,12 @@ function visitFrom(
   return visitInnerArray(v, parts, rest, mode, visit, outerOffset);
 }
 
-function visitLeafArray(arr: BsonArray, mode: LeafArrayMode, visit: PathVisitor, outer: string | undefined): boolean {
+function visitLeafArray(
+  arr: BsonArray,
+  mode: LeafArrayMode,
+  visit: PathVisitor,
+  outer: string | undefined,
+): boolean {
   if (mode === 'whole') return visit(arr, outer);
   for (let k = 0; k < arr.length; k++) {
     if (visit(arr[k] as BsonValue, outer ?? String(k))) return true;
@@ -144,7 +149,8 @@ function visitInnerArray(
     const key = String(k);
     const sub = asDocument(el);
     if (sub !== undefined) {
-      if (visitFrom(walkToArrayOrEnd(sub, parts, rest), parts, mode, visit, outer ?? key)) return true;
+      if (visitFrom(walkToArrayOrEnd(sub, parts, rest), parts, mode, visit, outer ?? key))
+        return true;
     }
     if (!positional || next !== key) continue;
     // The element named by position: not an implicit traversal, so it carries no offset of
@@ -152,7 +158,8 @@ function visitInnerArray(
     if (afterIndex === parts.length) {
       if (visit(el, outer)) return true;
     } else if (sub !== undefined) {
-      if (visitFrom(walkToArrayOrEnd(sub, parts, afterIndex), parts, mode, visit, outer)) return true;
+      if (visitFrom(walkToArrayOrEnd(sub, parts, afterIndex), parts, mode, visit, outer))
+        return true;
     } else if (isArray(el)) {
       if (visitFrom({ value: el, index: rest }, parts, mode, visit, outer)) return true;
     }

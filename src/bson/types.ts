@@ -96,7 +96,12 @@ export function dbrefToDocument(ref: DBRef): BsonDocument {
   doc['$id'] = ref.oid as BsonValue;
   if (ref.db !== undefined && ref.db !== '') doc['$db'] = ref.db;
   for (const [k, v] of Object.entries(ref.fields)) {
-    Object.defineProperty(doc, k, { value: v as BsonValue, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(doc, k, {
+      value: v as BsonValue,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return doc;
 }
@@ -206,10 +211,29 @@ export function canonicalTypeRank(v: BsonValue): number {
 
 // Note: bson's Timestamp extends Long, so `instanceof Long` alone would take timestamps for numbers.
 export function isNumeric(v: unknown): v is Double | Int32 | Long | Decimal128 {
-  return v instanceof Double || v instanceof Int32 || (v instanceof Long && !(v instanceof Timestamp)) || v instanceof Decimal128;
+  return (
+    v instanceof Double ||
+    v instanceof Int32 ||
+    (v instanceof Long && !(v instanceof Timestamp)) ||
+    v instanceof Decimal128
+  );
 }
 
-export { Binary, BSONRegExp, BSONSymbol, Code, DBRef, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp };
+export {
+  Binary,
+  BSONRegExp,
+  BSONSymbol,
+  Code,
+  DBRef,
+  Decimal128,
+  Double,
+  Int32,
+  Long,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  Timestamp,
+};
 
 /** A numeric BSON value as a JS number (int64 and decimal may round); undefined otherwise. */
 export function numericValue(v: unknown): number | undefined {

@@ -73,7 +73,9 @@ export class Catalog {
 
   collections(db: string): Collection[] {
     const colls = this.dbs.get(db);
-    return colls === undefined ? [] : [...colls.values()].sort((a, b) => (a.meta.name < b.meta.name ? -1 : 1));
+    return colls === undefined
+      ? []
+      : [...colls.values()].sort((a, b) => (a.meta.name < b.meta.name ? -1 : 1));
   }
 
   get(db: string, name: string): Collection | undefined {
@@ -94,10 +96,16 @@ export class Catalog {
     if (this.get(db, name) !== undefined) {
       throw new CommandError(ErrorCode.NamespaceExists, `Collection ${db}.${name} already exists.`);
     }
-    if (name !== systemViewsName && lookupView(this, txn, db, name) !== undefined) throw notACollection(db, name);
+    if (name !== systemViewsName && lookupView(this, txn, db, name) !== undefined)
+      throw notACollection(db, name);
     const uuid = opts.uuid ?? new UUID().toHexString(false);
     const idKey = { _id: new Int32(1) };
-    const idIndex: IndexMeta = { name: '_id_', key: idKey, spec: { v: new Int32(2), key: idKey, name: '_id_' }, ident: `i:${uuid}:0` };
+    const idIndex: IndexMeta = {
+      name: '_id_',
+      key: idKey,
+      spec: { v: new Int32(2), key: idKey, name: '_id_' },
+      ident: `i:${uuid}:0`,
+    };
     const meta: CollectionMeta = {
       db,
       name,
@@ -132,7 +140,13 @@ export class Catalog {
    * Within a write transaction: rename (same or other database); the UUID stays. `dropTarget`,
    * the collection at the new name, is dropped as part of the rename (one oplog entry, as mongod).
    */
-  rename(txn: WriteTxn, coll: Collection, toDb: string, toName: string, dropTarget?: Collection): Collection {
+  rename(
+    txn: WriteTxn,
+    coll: Collection,
+    toDb: string,
+    toName: string,
+    dropTarget?: Collection,
+  ): Collection {
     if (dropTarget !== undefined) this.remove(txn, dropTarget);
     const from = { db: coll.meta.db, name: coll.meta.name };
     const meta: CollectionMeta = { ...coll.meta, db: toDb, name: toName };
@@ -193,14 +207,12 @@ function metaToDocument(meta: CollectionMeta): BsonDocument {
 }
 
 function metaFromDocument(doc: BsonDocument): CollectionMeta {
-  const indexes = (doc['indexes'] as BsonDocument[]).map(
-    (i): IndexMeta => ({
-      name: i['name'] as string,
-      key: i['key'] as BsonDocument,
-      spec: i['spec'] as BsonDocument,
-      ident: i['ident'] as string,
-    }),
-  );
+  const indexes = (doc['indexes'] as BsonDocument[]).map((i): IndexMeta => ({
+    name: i['name'] as string,
+    key: i['key'] as BsonDocument,
+    spec: i['spec'] as BsonDocument,
+    ident: i['ident'] as string,
+  }));
   const next = doc['nextIndexIdent'];
   return {
     db: doc['db'] as string,
@@ -208,6 +220,7 @@ function metaFromDocument(doc: BsonDocument): CollectionMeta {
     uuid: doc['uuid'] as string,
     options: doc['options'] as BsonDocument,
     indexes,
-    nextIndexIdent: typeof next === 'object' && next !== null && 'value' in next ? Number(next.value) : 1,
+    nextIndexIdent:
+      typeof next === 'object' && next !== null && 'value' in next ? Number(next.value) : 1,
   };
 }

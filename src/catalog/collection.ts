@@ -111,13 +111,16 @@ export class Collection {
   }
 
   remove(txn: WriteTxn, record: StoredRecord): void {
-    for (const index of this.indexes) index.removeEntries(txn, index.keysFor(record.doc, txn), record.recordId);
+    for (const index of this.indexes)
+      index.removeEntries(txn, index.keysFor(record.doc, txn), record.recordId);
     txn.delete(this.recordTable, encodeRecordId(record.recordId));
   }
 
   getRecord(view: ReadView, recordId: RecordId): StoredRecord | undefined {
     const bytes = view.get(this.recordTable, encodeRecordId(recordId));
-    return bytes === undefined ? undefined : { recordId, doc: decodeDocument(bytes), size: bytes.length };
+    return bytes === undefined
+      ? undefined
+      : { recordId, doc: decodeDocument(bytes), size: bytes.length };
   }
 
   findById(view: ReadView, id: BsonValue): StoredRecord | undefined {

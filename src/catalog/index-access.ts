@@ -98,7 +98,10 @@ const multikeyOf = new WeakMap<readonly IndexKey[], readonly (readonly number[])
 function truncate(encoded: Uint8Array): Uint8Array {
   const out = new Uint8Array(truncatedKeyBytes);
   out.set(encoded.subarray(0, truncatedPrefixBytes));
-  out.set(createHash('sha256').update(encoded).digest().subarray(0, hashBytes), truncatedPrefixBytes);
+  out.set(
+    createHash('sha256').update(encoded).digest().subarray(0, hashBytes),
+    truncatedPrefixBytes,
+  );
   return out;
 }
 
@@ -127,7 +130,10 @@ export class IndexAccess {
     this.fields = parseKeyPattern(meta.key);
     this.directions = this.fields.map((f) => f.direction);
     const pfe = meta.spec['partialFilterExpression'];
-    this.partialFilter = pfe !== undefined && pfe !== null && typeof pfe === 'object' ? compileFilter(pfe as BsonDocument) : undefined;
+    this.partialFilter =
+      pfe !== undefined && pfe !== null && typeof pfe === 'object'
+        ? compileFilter(pfe as BsonDocument)
+        : undefined;
   }
 
   get table(): string {
@@ -141,7 +147,8 @@ export class IndexAccess {
 
   private encodeKey(values: readonly BsonValue[]): IndexKey {
     const { key, typeInfo } = encodeKeyAndTypeInfo(values, this.directions);
-    if (key.length <= limits.indexKeyBytesMax) return { values, bytes: key, typeInfo, truncated: false };
+    if (key.length <= limits.indexKeyBytesMax)
+      return { values, bytes: key, typeInfo, truncated: false };
     return { values, bytes: truncate(key), typeInfo, truncated: true };
   }
 
@@ -154,7 +161,8 @@ export class IndexAccess {
       const key = this.encodeKey(values);
       if (!out.some((k) => sameBytes(k.bytes, key.bytes))) out.push(key);
     }
-    if (generated.multikeyPaths.some((p) => p.length > 0)) multikeyOf.set(out, generated.multikeyPaths);
+    if (generated.multikeyPaths.some((p) => p.length > 0))
+      multikeyOf.set(out, generated.multikeyPaths);
     return out;
   }
 
@@ -170,21 +178,34 @@ export class IndexAccess {
     const removed = old.filter((o) => !now.some((k) => sameBytes(o.bytes, k.bytes)));
     const multikey = multikeyOf.get(now);
     if (multikey !== undefined) multikeyOf.set(added, multikey);
-    if (added.length === 0 && removed.length === 0 && (multikey === undefined || !this.grows(view, multikey, false))) return undefined;
+    if (
+      added.length === 0 &&
+      removed.length === 0 &&
+      (multikey === undefined || !this.grows(view, multikey, false))
+    )
+      return undefined;
     return { added, removed };
   }
 
   /** Throws DuplicateKey; writes nothing. */
-  checkInsert(view: ReadView, keys: readonly IndexKey[], recordId: RecordId, _doc: BsonDocument): void {
+  checkInsert(
+    view: ReadView,
+    keys: readonly IndexKey[],
+    recordId: RecordId,
+    _doc: BsonDocument,
+  ): void {
     if (!this.unique) return;
     for (const key of keys) {
       const existing = view.get(this.table, key.bytes);
-      if (existing !== undefined && decodeRecordId(existing) !== recordId) throw this.duplicateKey(key);
+      if (existing !== undefined && decodeRecordId(existing) !== recordId)
+        throw this.duplicateKey(key);
     }
   }
 
   duplicateKey(key: IndexKey): CommandError {
-    const keyValue = documentFrom(this.fields.map((f, i) => [f.path, key.values[i] ?? null] as const));
+    const keyValue = documentFrom(
+      this.fields.map((f, i) => [f.path, key.values[i] ?? null] as const),
+    );
     return new CommandError(
       ErrorCode.DuplicateKey,
       `E11000 duplicate key error collection: ${this.collection.db}.${this.collection.name} index: ${this.meta.name} dup key: ${formatBson(keyValue)}`,
@@ -209,7 +230,8 @@ export class IndexAccess {
     for (const key of keys) {
       if (this.unique) {
         const existing = txn.get(this.table, key.bytes);
-        if (existing !== undefined && decodeRecordId(existing) === recordId) txn.delete(this.table, key.bytes);
+        if (existing !== undefined && decodeRecordId(existing) === recordId)
+          txn.delete(this.table, key.bytes);
       } else {
         txn.delete(this.table, concat(key.bytes, rid));
       }
@@ -243,7 +265,12 @@ export class IndexAccess {
    * Whether the state would grow with these multikey paths / a truncated key; with `txn`,
    * stores the grown state.
    */
-  private grows(view: ReadView, multikey: readonly (readonly number[])[] | undefined, truncated: boolean, txn?: WriteTxn): boolean {
+  private grows(
+    view: ReadView,
+    multikey: readonly (readonly number[])[] | undefined,
+    truncated: boolean,
+    txn?: WriteTxn,
+  ): boolean {
     const state = this.readState(view);
     let changed = truncated && !state.hasTruncatedKeys;
     const paths = state.multikeyPaths.map((p, i) => {
@@ -269,7 +296,12 @@ export class IndexAccess {
    * Entries with stored keys in [start, end) (byte order), forward or backward; `after`
    * resumes strictly past a stored key (before it, backward).
    */
-  *scan(view: ReadView, range: { start: Uint8Array; end: Uint8Array | undefined }, reverse: boolean, after?: Uint8Array): Generator<IndexEntry> {
+  *scan(
+    view: ReadView,
+    range: { start: Uint8Array; end: Uint8Array | undefined },
+    reverse: boolean,
+    after?: Uint8Array,
+  ): Generator<IndexEntry> {
     let start = Buffer.compare(range.start, firstEntryKey) < 0 ? firstEntryKey : range.start;
     let startInclusive = true;
     let end = range.end;
@@ -283,8 +315,18 @@ export class IndexAccess {
         endInclusive = false;
       }
     }
-    if (end !== undefined && Buffer.compare(start, end) >= 0 && !(endInclusive && sameBytes(start, end))) return;
-    const iter = view.scan(this.table, { start, startInclusive, ...(end === undefined ? {} : { end, endInclusive }), reverse });
+    if (
+      end !== undefined &&
+      Buffer.compare(start, end) >= 0 &&
+      !(endInclusive && sameBytes(start, end))
+    )
+      return;
+    const iter = view.scan(this.table, {
+      start,
+      startInclusive,
+      ...(end === undefined ? {} : { end, endInclusive }),
+      reverse,
+    });
     for (const { key, value } of iter) {
       if (this.unique) {
         yield {
@@ -312,9 +354,18 @@ export class IndexAccess {
  * Widens a byte range [start, end) so that it also holds the truncated form of every key in
  * it: both bounds cut to the prefix a truncated key keeps (see the file comment).
  */
-export function widenForTruncatedKeys(range: { start: Uint8Array; end: Uint8Array | undefined }): { start: Uint8Array; end: Uint8Array | undefined } {
-  const start = range.start.length > truncatedPrefixBytes ? range.start.subarray(0, truncatedPrefixBytes) : range.start;
-  const end = range.end !== undefined && range.end.length > truncatedPrefixBytes ? keyPrefixUpperBound(Uint8Array.from(range.end.subarray(0, truncatedPrefixBytes))) : range.end;
+export function widenForTruncatedKeys(range: { start: Uint8Array; end: Uint8Array | undefined }): {
+  start: Uint8Array;
+  end: Uint8Array | undefined;
+} {
+  const start =
+    range.start.length > truncatedPrefixBytes
+      ? range.start.subarray(0, truncatedPrefixBytes)
+      : range.start;
+  const end =
+    range.end !== undefined && range.end.length > truncatedPrefixBytes
+      ? keyPrefixUpperBound(Uint8Array.from(range.end.subarray(0, truncatedPrefixBytes)))
+      : range.end;
   return { start, end };
 }
 

@@ -36,7 +36,11 @@ export interface KeyPatternField {
 }
 
 export function parseKeyPattern(key: BsonDocument): KeyPatternField[] {
-  return Object.entries(key).map(([path, v]) => ({ path, parts: path.split('.'), direction: directionOf(v) }));
+  return Object.entries(key).map(([path, v]) => ({
+    path,
+    parts: path.split('.'),
+    direction: directionOf(v),
+  }));
 }
 
 function directionOf(v: BsonValue): 1 | -1 {
@@ -70,10 +74,20 @@ interface PositionalInfo {
   readonly at: number;
 }
 
-const noPosition: PositionalInfo = { element: MISSING, array: undefined, position: '', dotted: MISSING, at: 0 };
+const noPosition: PositionalInfo = {
+  element: MISSING,
+  array: undefined,
+  position: '',
+  dotted: MISSING,
+  at: 0,
+};
 
 /** mongod's extractElementAtPathOrArrayAlongPath: stops at the first array, or at the end. */
-function extractAlongPath(obj: BsonDocument, parts: readonly string[], at: number): { value: PathValue; at: number } {
+function extractAlongPath(
+  obj: BsonDocument,
+  parts: readonly string[],
+  at: number,
+): { value: PathValue; at: number } {
   let doc = obj;
   let i = at;
   for (;;) {
@@ -142,7 +156,13 @@ class Generator {
   }
 
   /** mongod's _getKeysWithArray. `at[i] === length` means field i is resolved (in `fixed`). */
-  run(at: number[], fixed: BsonValue[], obj: BsonDocument, notFound: number, positions: readonly PositionalInfo[]): void {
+  run(
+    at: number[],
+    fixed: BsonValue[],
+    obj: BsonDocument,
+    notFound: number,
+    positions: readonly PositionalInfo[],
+  ): void {
     let arr: BsonArray | undefined;
     let arrField = '';
     const arrIdxs: number[] = [];
@@ -162,7 +182,10 @@ class Generator {
           arr = value;
           arrField = name;
         } else if (value !== arr) {
-          throw new CommandError(ErrorCode.CannotIndexParallelArrays, `cannot index parallel arrays [${name}] [${arrField}]`);
+          throw new CommandError(
+            ErrorCode.CannotIndexParallelArrays,
+            `cannot index parallel arrays [${name}] [${arrField}]`,
+          );
         }
         if (arrayNestedArray) mayExpandUnembedded = false;
       } else {
@@ -182,7 +205,16 @@ class Generator {
         // Every path through the empty array is multikey there (it may end at it or go on).
         for (const i of arrIdxs) components[i] = (at[i] as number) - 1;
       }
-      this.arrayElement(at, fixed, undefined, notFound, arr, arrIdxs, true, this.fields.map(() => noPosition));
+      this.arrayElement(
+        at,
+        fixed,
+        undefined,
+        notFound,
+        arr,
+        arrIdxs,
+        true,
+        this.fields.map(() => noPosition),
+      );
     } else {
       const sub: PositionalInfo[] = this.fields.map(() => noPosition);
       for (let i = 0; i < this.fields.length; i++) {
@@ -202,7 +234,8 @@ class Generator {
         const r = extractAlongPath(arrayAsDocument(arr), this.parts(i), at[i] as number);
         sub[i] = { element, array: arr, position: part, dotted: r.value, at: r.at };
       }
-      for (const el of arr) this.arrayElement(at, fixed, el, notFound, arr, arrIdxs, mayExpandUnembedded, sub);
+      for (const el of arr)
+        this.arrayElement(at, fixed, el, notFound, arr, arrIdxs, mayExpandUnembedded, sub);
     }
 
     components.forEach((c, i) => {
@@ -232,7 +265,11 @@ class Generator {
 }
 
 /** The key tuples (one value per field) a document contributes, and its multikey paths. */
-export function generateIndexKeys(fields: readonly KeyPatternField[], doc: BsonDocument, options: GenerateKeysOptions): GeneratedKeys {
+export function generateIndexKeys(
+  fields: readonly KeyPatternField[],
+  doc: BsonDocument,
+  options: GenerateKeysOptions,
+): GeneratedKeys {
   if (fields.length === 1 && fields[0]?.path === '_id') {
     // The _id index: the value as it is (never an array), null when absent.
     const id = getField(doc, '_id');

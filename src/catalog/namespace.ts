@@ -6,14 +6,16 @@ import { limits } from '../limits.js';
 const invalidDbChars = /[/\\. "$\0]/;
 
 export function validateDatabaseName(db: string): void {
-  if (db.length === 0) throw new CommandError(ErrorCode.InvalidNamespace, 'Invalid empty database name');
+  if (db.length === 0)
+    throw new CommandError(ErrorCode.InvalidNamespace, 'Invalid empty database name');
   if (Buffer.byteLength(db) > limits.databaseNameLengthBytesMax) {
     throw new CommandError(
       ErrorCode.InvalidNamespace,
       `db name is too long: '${db.slice(0, 80)}' (max ${limits.databaseNameLengthBytesMax} bytes)`,
     );
   }
-  if (invalidDbChars.test(db)) throw new CommandError(ErrorCode.InvalidNamespace, `Invalid database name: '${db}'`);
+  if (invalidDbChars.test(db))
+    throw new CommandError(ErrorCode.InvalidNamespace, `Invalid database name: '${db}'`);
 }
 
 export interface CollectionNameOptions {
@@ -21,14 +23,22 @@ export interface CollectionNameOptions {
   readonly allowSystem?: boolean;
 }
 
-export function validateCollectionName(db: string, coll: string, options: CollectionNameOptions = {}): void {
+export function validateCollectionName(
+  db: string,
+  coll: string,
+  options: CollectionNameOptions = {},
+): void {
   if (coll.length === 0) {
     throw new CommandError(ErrorCode.InvalidNamespace, `Invalid namespace specified '${db}.'`);
   }
   if (coll.includes('\0') || coll.includes('$') || coll.startsWith('.')) {
     throw new CommandError(ErrorCode.InvalidNamespace, `Invalid collection name: ${coll}`);
   }
-  if (!options.allowSystem && coll.startsWith('system.') && !userWritableSystemCollections.has(coll)) {
+  if (
+    !options.allowSystem &&
+    coll.startsWith('system.') &&
+    !userWritableSystemCollections.has(coll)
+  ) {
     throw new CommandError(ErrorCode.InvalidNamespace, `Invalid collection name: ${coll}`);
   }
   const full = `${db}.${coll}`;

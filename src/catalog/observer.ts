@@ -14,17 +14,35 @@ export interface OpObserver {
    * logged as a whole-document replacement. `encoded`, when given, is exactly
    * encodeDocument(after).
    */
-  onUpdate(txn: WriteTxn, coll: Collection, before: BsonDocument, after: BsonDocument, diff: BsonDocument | undefined, encoded?: Uint8Array): void;
+  onUpdate(
+    txn: WriteTxn,
+    coll: Collection,
+    before: BsonDocument,
+    after: BsonDocument,
+    diff: BsonDocument | undefined,
+    encoded?: Uint8Array,
+  ): void;
   onDelete(txn: WriteTxn, coll: Collection, doc: BsonDocument): void;
   onCreateCollection(txn: WriteTxn, coll: Collection): void;
   onDropCollection(txn: WriteTxn, coll: Collection): void;
   /** `dropTarget`: the collection that had the new name, dropped by the rename. */
-  onRenameCollection(txn: WriteTxn, from: { db: string; name: string }, coll: Collection, dropTarget: Collection | undefined): void;
+  onRenameCollection(
+    txn: WriteTxn,
+    from: { db: string; name: string },
+    coll: Collection,
+    dropTarget: Collection | undefined,
+  ): void;
   /**
    * collMod: `command` the collMod's changes as logged ({collMod: name, …}), `oldOptions` the
    * collection's options before, `oldIndexOptions` the changed index's options before.
    */
-  onCollMod(txn: WriteTxn, coll: Collection, command: BsonDocument, oldOptions: BsonDocument, oldIndexOptions: BsonDocument | undefined): void;
+  onCollMod(
+    txn: WriteTxn,
+    coll: Collection,
+    command: BsonDocument,
+    oldOptions: BsonDocument,
+    oldIndexOptions: BsonDocument | undefined,
+  ): void;
   onCreateIndex(txn: WriteTxn, coll: Collection, spec: BsonDocument): void;
   onDropIndex(txn: WriteTxn, coll: Collection, spec: BsonDocument): void;
 }

@@ -62,7 +62,9 @@ export class TtlMonitor {
     if (!this.enabled() || this.now() - this.lastPassMs < this.sleepMs()) return;
     this.running = this.runPass()
       .then(() => undefined)
-      .catch((e: unknown) => this.options.logger.warn('INDEX', 22542, 'TTL pass failed', { error: String(e) }))
+      .catch((e: unknown) =>
+        this.options.logger.warn('INDEX', 22542, 'TTL pass failed', { error: String(e) }),
+      )
       .finally(() => {
         this.running = undefined;
       });
@@ -80,21 +82,30 @@ export class TtlMonitor {
           if (this.stopped) return deleted;
           const secs = numericValue(index.meta.spec['expireAfterSeconds']);
           const field = index.fields.length === 1 ? index.fields[0]?.path : undefined;
-          if (secs === undefined || Number.isNaN(secs) || field === undefined || index.isIdIndex) continue;
+          if (secs === undefined || Number.isNaN(secs) || field === undefined || index.isIdIndex)
+            continue;
           const cutoff = new Date(this.now() - secs * 1000);
           const pfe = index.meta.spec['partialFilterExpression'];
           const byAge: BsonDocument = { [field]: { $lte: cutoff } };
-          const filter: BsonDocument = pfe !== undefined && pfe !== null && typeof pfe === 'object' ? { $and: [byAge, pfe as BsonDocument] } : byAge;
+          const filter: BsonDocument =
+            pfe !== undefined && pfe !== null && typeof pfe === 'object'
+              ? { $and: [byAge, pfe as BsonDocument] }
+              : byAge;
           try {
             deleted += await this.options.deleteMatching(coll.meta.db, coll.meta.name, filter);
           } catch (e) {
-            this.options.logger.warn('INDEX', 22542, 'TTL deletion failed', { ns: coll.ns, index: index.meta.name, error: String(e) });
+            this.options.logger.warn('INDEX', 22542, 'TTL deletion failed', {
+              ns: coll.ns,
+              index: index.meta.name,
+              error: String(e),
+            });
           }
         }
       }
     }
     this.metrics.deletedDocuments += deleted;
-    if (deleted > 0) this.options.logger.debug('INDEX', 22530, 'TTL pass deleted documents', { deleted });
+    if (deleted > 0)
+      this.options.logger.debug('INDEX', 22530, 'TTL pass deleted documents', { deleted });
     return deleted;
   }
 

@@ -27,9 +27,12 @@ export function nestingDepthExceeds(root: BsonValue, max: number): boolean {
 }
 
 export function checkIdValue(id: BsonValue): void {
-  if (isArray(id)) throw new CommandError(ErrorCode.InvalidIdField, "The '_id' value cannot be of type array");
-  if (id instanceof BSONRegExp) throw new CommandError(ErrorCode.InvalidIdField, "The '_id' value cannot be of type regex");
-  if (id === undefined) throw new CommandError(ErrorCode.InvalidIdField, "The '_id' value cannot be of type undefined");
+  if (isArray(id))
+    throw new CommandError(ErrorCode.InvalidIdField, "The '_id' value cannot be of type array");
+  if (id instanceof BSONRegExp)
+    throw new CommandError(ErrorCode.InvalidIdField, "The '_id' value cannot be of type regex");
+  if (id === undefined)
+    throw new CommandError(ErrorCode.InvalidIdField, "The '_id' value cannot be of type undefined");
   const doc = asDocument(id);
   if (doc !== undefined) checkNoDollarFields(doc, '_id');
 }
@@ -50,7 +53,10 @@ function checkNoDollarFields(doc: BsonDocument, path: string): void {
 /** Size and depth checks for any document about to be stored. */
 export function checkStorable(doc: BsonDocument): void {
   if (nestingDepthExceeds(doc, limits.bsonDepthMax)) {
-    throw new CommandError(ErrorCode.Overflow, `Document exceeds maximum nesting depth of ${limits.bsonDepthMax}`);
+    throw new CommandError(
+      ErrorCode.Overflow,
+      `Document exceeds maximum nesting depth of ${limits.bsonDepthMax}`,
+    );
   }
   const size = bsonSize(doc);
   if (size > limits.bsonObjectSizeMax) {
@@ -68,7 +74,10 @@ export function checkStorable(doc: BsonDocument): void {
 export function prepareForInsert(doc: BsonDocument): BsonDocument {
   // mongod's insert wording (fixDocumentForInsert); updates say "Document exceeds maximum nesting depth".
   if (nestingDepthExceeds(doc, limits.bsonDepthMax)) {
-    throw new CommandError(ErrorCode.Overflow, `cannot insert document because it exceeds ${limits.bsonDepthMax} levels of nesting`);
+    throw new CommandError(
+      ErrorCode.Overflow,
+      `cannot insert document because it exceeds ${limits.bsonDepthMax} levels of nesting`,
+    );
   }
   let out: BsonDocument;
   if (hasOwn(doc, '_id')) {

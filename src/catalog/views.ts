@@ -33,27 +33,51 @@ export interface ViewDefinition {
 
 /** The error every write, index and collection command on a view answers (mongod's wording). */
 export function notACollection(db: string, name: string): CommandError {
-  return new CommandError(ErrorCode.CommandNotSupportedOnView, `Namespace ${fullName(db, name)} is a view, not a collection`);
+  return new CommandError(
+    ErrorCode.CommandNotSupportedOnView,
+    `Namespace ${fullName(db, name)} is a view, not a collection`,
+  );
 }
 
 function definitionOf(db: string, doc: BsonDocument): ViewDefinition | undefined {
   const id = doc['_id'];
   const viewOn = doc['viewOn'];
   const pipeline = doc['pipeline'];
-  if (typeof id !== 'string' || !id.startsWith(`${db}.`) || typeof viewOn !== 'string' || !isArray(pipeline)) return undefined;
+  if (
+    typeof id !== 'string' ||
+    !id.startsWith(`${db}.`) ||
+    typeof viewOn !== 'string' ||
+    !isArray(pipeline)
+  )
+    return undefined;
   const collation = doc['collation'];
-  return { db, name: id.slice(db.length + 1), viewOn, pipeline: pipeline.filter(isPlainDocument), ...(isPlainDocument(collation) ? { collation } : {}) };
+  return {
+    db,
+    name: id.slice(db.length + 1),
+    viewOn,
+    pipeline: pipeline.filter(isPlainDocument),
+    ...(isPlainDocument(collation) ? { collation } : {}),
+  };
 }
 
 /** The system.views document of a definition (mongod's field order). */
 export function viewDocument(def: ViewDefinition): BsonDocument {
-  const doc: BsonDocument = { _id: fullName(def.db, def.name), viewOn: def.viewOn, pipeline: [...def.pipeline] };
+  const doc: BsonDocument = {
+    _id: fullName(def.db, def.name),
+    viewOn: def.viewOn,
+    pipeline: [...def.pipeline],
+  };
   if (def.collation !== undefined) doc['collation'] = def.collation;
   return doc;
 }
 
 /** The view `db.name` as of `view`, if there is one. */
-export function lookupView(catalog: Catalog, view: ReadView, db: string, name: string): ViewDefinition | undefined {
+export function lookupView(
+  catalog: Catalog,
+  view: ReadView,
+  db: string,
+  name: string,
+): ViewDefinition | undefined {
   const stored = catalog.get(db, systemViewsName)?.findById(view, fullName(db, name));
   return stored === undefined ? undefined : definitionOf(db, stored.doc);
 }
@@ -112,7 +136,12 @@ export interface ResolvedView {
  * A read on `db.name`: the collection it ends up reading and the pipeline in front of the
  * command's own, or undefined when `name` is not a view.
  */
-export function resolveView(catalog: Catalog, view: ReadView, db: string, name: string): ResolvedView | undefined {
+export function resolveView(
+  catalog: Catalog,
+  view: ReadView,
+  db: string,
+  name: string,
+): ResolvedView | undefined {
   let current = lookupView(catalog, view, db, name);
   if (current === undefined) return undefined;
   const collation = current.collation;
@@ -123,7 +152,10 @@ export function resolveView(catalog: Catalog, view: ReadView, db: string, name: 
     if (next === undefined) return { collection: current.viewOn, pipeline, collation };
     current = next;
   }
-  throw new CommandError(ErrorCode.ViewDepthLimitExceeded, `View depth too deep or view cycle detected; maximum depth is ${limits.viewDepthMax}`);
+  throw new CommandError(
+    ErrorCode.ViewDepthLimitExceeded,
+    `View depth too deep or view cycle detected; maximum depth is ${limits.viewDepthMax}`,
+  );
 }
 
 // ---- the dependency graph ----------------------------------------------------------------------
@@ -133,7 +165,8 @@ export function involvedCollections(pipeline: readonly BsonValue[], db: string):
   const out = new Set<string>();
   const from = (v: BsonValue | undefined): void => {
     if (typeof v === 'string') out.add(v);
-    else if (isPlainDocument(v) && v['db'] === db && typeof v['coll'] === 'string') out.add(v['coll']);
+    else if (isPlainDocument(v) && v['db'] === db && typeof v['coll'] === 'string')
+      out.add(v['coll']);
   };
   const walk = (stages: readonly BsonValue[]): void => {
     for (const stage of stages) {
@@ -143,7 +176,8 @@ export function involvedCollections(pipeline: readonly BsonValue[], db: string):
         if (!isPlainDocument(arg)) continue;
         if (name === '$lookup' || name === '$graphLookup') from(arg['from']);
         if (name === '$unionWith') from(arg['coll']);
-        if ((name === '$lookup' || name === '$unionWith') && isArray(arg['pipeline'])) walk(arg['pipeline']);
+        if ((name === '$lookup' || name === '$unionWith') && isArray(arg['pipeline']))
+          walk(arg['pipeline']);
         if (name === '$facet') for (const sub of Object.values(arg)) if (isArray(sub)) walk(sub);
       }
     }
@@ -165,7 +199,10 @@ export function checkViewGraph(catalog: Catalog, view: ReadView, def: ViewDefini
   children.set(def.name, refsOf(def));
   const ns = (name: string): string => fullName(def.db, name);
   const depthError = (): CommandError =>
-    new CommandError(ErrorCode.ViewDepthLimitExceeded, `View depth limit exceeded; maximum depth is ${limits.viewDepthMax}`);
+    new CommandError(
+      ErrorCode.ViewDepthLimitExceeded,
+      `View depth limit exceeded; maximum depth is ${limits.viewDepthMax}`,
+    );
 
   // Downwards: a cycle back to the new view, and the height of what it reads (a collection is 1).
   const heights = new Map<string, number>();
@@ -175,7 +212,10 @@ export function checkViewGraph(catalog: Catalog, view: ReadView, def: ViewDefini
     if (depth > 0 && name === def.name) {
       // mongod names the cycle from its end: the repeated view, then the path walked backwards.
       const names = [...path].reverse().map(ns);
-      throw new CommandError(ErrorCode.GraphContainsCycle, `View cycle detected: ${ns(name)} => ${names.join(' => ')}`);
+      throw new CommandError(
+        ErrorCode.GraphContainsCycle,
+        `View cycle detected: ${ns(name)} => ${names.join(' => ')}`,
+      );
     }
     if (depth > limits.viewDepthMax) throw depthError();
     let height = 0;
@@ -197,7 +237,8 @@ export function checkViewGraph(catalog: Catalog, view: ReadView, def: ViewDefini
   const up = (name: string, depth: number): number => {
     if (depth > limits.viewDepthMax) throw depthError();
     let height = 0;
-    for (const p of parents.get(name) ?? []) height = Math.max(height, upHeights.get(p) ?? up(p, depth + 1));
+    for (const p of parents.get(name) ?? [])
+      height = Math.max(height, upHeights.get(p) ?? up(p, depth + 1));
     upHeights.set(name, height + 1);
     return height + 1;
   };

@@ -73,7 +73,8 @@ type Partial_ = Partial<DaemonOptions>;
 
 function parsePort(v: unknown, source: string): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new OptionsError(`${source}: port must be an integer in [0, 65535], got ${String(v)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new OptionsError(`${source}: port must be an integer in [0, 65535], got ${String(v)}`);
   return n;
 }
 
@@ -93,10 +94,12 @@ function fromSetParameters(list: readonly string[], source: string): Partial_ {
   const out: Partial_ = {};
   for (const item of list) {
     const eq = item.indexOf('=');
-    if (eq <= 0) throw new OptionsError(`${source}: --setParameter takes name=value, got '${item}'`);
+    if (eq <= 0)
+      throw new OptionsError(`${source}: --setParameter takes name=value, got '${item}'`);
     const name = item.slice(0, eq);
     const value = item.slice(eq + 1);
-    if (name === 'enableTestCommands') out.enableTestCommands = parseBool(value, `${source} enableTestCommands`);
+    if (name === 'enableTestCommands')
+      out.enableTestCommands = parseBool(value, `${source} enableTestCommands`);
     else throw new OptionsError(`${source}: unknown parameter '${name}'`);
   }
   return out;
@@ -142,9 +145,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (v.bind_ip_all === true) out.bindIp = '0.0.0.0';
   if (v.dbpath !== undefined) out.dbPath = v.dbpath;
   if (v.replSet !== undefined) out.replSet = v.replSet;
-  if (v.storageEngine !== undefined) out.storageEngine = parseEngine(v.storageEngine, '--storageEngine');
+  if (v.storageEngine !== undefined)
+    out.storageEngine = parseEngine(v.storageEngine, '--storageEngine');
   if (v.config !== undefined) out.configFile = v.config;
-  if (v.setParameter !== undefined) Object.assign(out, fromSetParameters(v.setParameter, '--setParameter'));
+  if (v.setParameter !== undefined)
+    Object.assign(out, fromSetParameters(v.setParameter, '--setParameter'));
   if (v.logpath !== undefined) out.logPath = v.logpath;
   if (v.quiet === true) out.quiet = true;
   if (v['oplog-async'] === true) out.oplogAsync = true;
@@ -156,7 +161,7 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
   const out: Partial_ = {};
   const get = (k: string): string | undefined => {
     const x = env[k];
-    return x === undefined || x === '' && k !== 'SECANTUS_REPLSET' ? undefined : x;
+    return x === undefined || (x === '' && k !== 'SECANTUS_REPLSET') ? undefined : x;
   };
   const port = get('SECANTUS_PORT');
   if (port !== undefined) out.port = parsePort(port, 'SECANTUS_PORT');
@@ -177,24 +182,40 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
   const oplogAsync = get('SECANTUS_OPLOG_ASYNC');
   if (oplogAsync !== undefined) out.oplogAsync = parseBool(oplogAsync, 'SECANTUS_OPLOG_ASYNC');
   const oplogNonlogged = get('SECANTUS_OPLOG_NONLOGGED');
-  if (oplogNonlogged !== undefined) out.oplogNonlogged = parseBool(oplogNonlogged, 'SECANTUS_OPLOG_NONLOGGED');
+  if (oplogNonlogged !== undefined)
+    out.oplogNonlogged = parseBool(oplogNonlogged, 'SECANTUS_OPLOG_NONLOGGED');
   return out;
 }
 
-const fileKeys = new Set(['port', 'bind_ip', 'dbpath', 'replSet', 'storageEngine', 'logpath', 'quiet', 'setParameter', 'oplogAsync', 'oplogNonlogged']);
+const fileKeys = new Set([
+  'port',
+  'bind_ip',
+  'dbpath',
+  'replSet',
+  'storageEngine',
+  'logpath',
+  'quiet',
+  'setParameter',
+  'oplogAsync',
+  'oplogNonlogged',
+]);
 
 export function fromConfigFile(path: string): Partial_ {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new OptionsError(`cannot read config file ${path}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new OptionsError(
+      `cannot read config file ${path}: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text) as Record<string, unknown>;
   } catch (e) {
-    throw new OptionsError(`config file ${path} is not valid TOML: ${e instanceof Error ? e.message : String(e)}`);
+    throw new OptionsError(
+      `config file ${path} is not valid TOML: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
   const out: Partial_ = {};
   for (const [k, v] of Object.entries(doc)) {
@@ -233,7 +254,8 @@ export function fromConfigFile(path: string): Partial_ {
         out.oplogNonlogged = parseBool(v, src);
         break;
       case 'setParameter': {
-        if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new OptionsError(`${src} must be a table`);
+        if (typeof v !== 'object' || v === null || Array.isArray(v))
+          throw new OptionsError(`${src} must be a table`);
         for (const [pk, pv] of Object.entries(v)) {
           if (pk === 'enableTestCommands') out.enableTestCommands = parseBool(pv, `${src}.${pk}`);
           else throw new OptionsError(`${src}: unknown parameter '${pk}'`);
@@ -246,7 +268,10 @@ export function fromConfigFile(path: string): Partial_ {
 }
 
 /** Resolve all sources. The config file is named by a flag or the environment. */
-export function resolveOptions(argv: readonly string[], env: NodeJS.ProcessEnv): { options: DaemonOptions; help: boolean; version: boolean } {
+export function resolveOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): { options: DaemonOptions; help: boolean; version: boolean } {
   const cli = parseCommandLine(argv);
   const envOpts = fromEnvironment(env);
   const configFile = cli.options.configFile ?? envOpts.configFile;

@@ -47,7 +47,10 @@ async function main(): Promise<number> {
     return ExitCode.ok;
   }
   const o = resolved.options;
-  const sink = o.logPath === undefined ? streamSink(process.stdout) : streamSink(createWriteStream(o.logPath, { flags: 'a' }));
+  const sink =
+    o.logPath === undefined
+      ? streamSink(process.stdout)
+      : streamSink(createWriteStream(o.logPath, { flags: 'a' }));
   const logger = new Logger(sink, o.quiet ? 'warning' : 'info');
   if (o.storageEngine === 'lmdb') mkdirSync(o.dbPath, { recursive: true });
 
@@ -68,13 +71,20 @@ async function main(): Promise<number> {
     });
   } catch (e) {
     if (e instanceof DataDirectoryLockedError) {
-      logger.error('STORAGE', 22204, 'Unable to lock the data directory', { dbPath: o.dbPath, error: e.message });
+      logger.error('STORAGE', 22204, 'Unable to lock the data directory', {
+        dbPath: o.dbPath,
+        error: e.message,
+      });
       process.stderr.write(`secantusd: ${e.message}\n`);
       return ExitCode.dbPathInUse;
     }
     const code = (e as { code?: unknown }).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      logger.error('NETWORK', 23024, 'Failed to listen', { port: o.port, bindIp: o.bindIp, error: String(code) });
+      logger.error('NETWORK', 23024, 'Failed to listen', {
+        port: o.port,
+        bindIp: o.bindIp,
+        error: String(code),
+      });
       process.stderr.write(`secantusd: cannot listen on ${o.bindIp}:${o.port}: ${String(code)}\n`);
       return ExitCode.netError;
     }
@@ -90,7 +100,9 @@ async function main(): Promise<number> {
       server.stop().then(
         () => resolve(ExitCode.ok),
         (e: unknown) => {
-          logger.error('CONTROL', 4784934, 'Error during shutdown', { error: e instanceof Error ? e.message : String(e) });
+          logger.error('CONTROL', 4784934, 'Error during shutdown', {
+            error: e instanceof Error ? e.message : String(e),
+          });
           resolve(ExitCode.failure);
         },
       );
@@ -103,7 +115,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    process.stderr.write(`secantusd: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.stderr.write(
+      `secantusd: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    );
     process.exit(ExitCode.failure);
   },
 );

@@ -13,20 +13,36 @@ export interface ArgType<T> {
   readonly parse: (v: BsonValue) => T | undefined;
 }
 
-
 const numericNames = ['long', 'int', 'decimal', 'double'] as const;
 
 export const t = {
-  string: { expected: ['string'], parse: (v) => (typeof v === 'string' ? v : undefined) } as ArgType<string>,
+  string: {
+    expected: ['string'],
+    parse: (v) => (typeof v === 'string' ? v : undefined),
+  } as ArgType<string>,
   /** Strict boolean. */
-  bool: { expected: ['bool'], parse: (v) => (typeof v === 'boolean' ? v : undefined) } as ArgType<boolean>,
+  bool: {
+    expected: ['bool'],
+    parse: (v) => (typeof v === 'boolean' ? v : undefined),
+  } as ArgType<boolean>,
   /** Boolean that also accepts numbers (IDL "safeBool"). */
   safeBool: {
     expected: ['bool', ...numericNames],
-    parse: (v) => (typeof v === 'boolean' ? v : numericValue(v) !== undefined ? numericValue(v) !== 0 : undefined),
+    parse: (v) =>
+      typeof v === 'boolean'
+        ? v
+        : numericValue(v) !== undefined
+          ? numericValue(v) !== 0
+          : undefined,
   } as ArgType<boolean>,
-  document: { expected: ['object'], parse: (v) => (isPlainDocument(v) ? v : undefined) } as ArgType<BsonDocument>,
-  array: { expected: ['array'], parse: (v) => (Array.isArray(v) ? (v as BsonValue[]) : undefined) } as ArgType<BsonValue[]>,
+  document: {
+    expected: ['object'],
+    parse: (v) => (isPlainDocument(v) ? v : undefined),
+  } as ArgType<BsonDocument>,
+  array: {
+    expected: ['array'],
+    parse: (v) => (Array.isArray(v) ? (v as BsonValue[]) : undefined),
+  } as ArgType<BsonValue[]>,
   /** Any number; whole-number checks are the command's (messages differ per field). */
   number: { expected: numericNames, parse: numericValue } as ArgType<number>,
   /** A 64-bit integer given as any numeric type with a whole value (IDL "safeInt64"). */
@@ -53,7 +69,9 @@ export function oneOf<A, B>(a: ArgType<A>, b: ArgType<B>): ArgType<A | B> {
 }
 
 export type ArgSpec = Record<string, ArgType<unknown>>;
-export type ParsedArgs<S extends ArgSpec> = { [K in keyof S]?: S[K] extends ArgType<infer T> ? T : never };
+export type ParsedArgs<S extends ArgSpec> = {
+  [K in keyof S]?: S[K] extends ArgType<infer T> ? T : never;
+};
 
 /**
  * Arguments every command accepts (mongod's generic arguments). The dispatcher handles the
@@ -96,7 +114,12 @@ export const genericArgs = {
 
 export type GenericArgs = ParsedArgs<typeof genericArgs>;
 
-function typeMismatch(command: string, field: string, v: BsonValue, expected: readonly string[]): CommandError {
+function typeMismatch(
+  command: string,
+  field: string,
+  v: BsonValue,
+  expected: readonly string[],
+): CommandError {
   return new CommandError(
     ErrorCode.TypeMismatch,
     `BSON field '${command}.${field}' is the wrong type '${bsonTypeName(v)}', expected ` +
@@ -125,13 +148,21 @@ export function parseArgs<S extends ArgSpec>(
         : undefined;
     if (type === undefined) {
       if (!strict) continue;
-      throw new CommandError(ErrorCode.Location40415, `BSON field '${command}.${field}' is an unknown field.`);
+      throw new CommandError(
+        ErrorCode.Location40415,
+        `BSON field '${command}.${field}' is an unknown field.`,
+      );
     }
     // Optional fields may be explicitly null in mongod's IDL; treat null as absent.
     if (value === null && type !== t.any) continue;
     const parsed = type.parse(value);
     if (parsed === undefined) throw typeMismatch(command, field, value, type.expected);
-    Object.defineProperty(out, field, { value: parsed, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, field, {
+      value: parsed,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out as ParsedArgs<S> & GenericArgs;
 }

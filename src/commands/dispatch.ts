@@ -29,14 +29,22 @@ export interface DispatchResult {
   readonly closeConnection?: boolean;
 }
 
-
 function parseMaxTimeMS(v: BsonValue | undefined): number | undefined {
   if (v === undefined || v === null) return undefined;
   const n = numericValue(v);
   if (n === undefined) throw new CommandError(ErrorCode.BadValue, 'maxTimeMS must be a number');
-  if (!Number.isInteger(n)) throw new CommandError(ErrorCode.BadValue, 'maxTimeMS has non-integral value');
-  if (n < 0) throw new CommandError(ErrorCode.BadValue, `${n} value for maxTimeMS is out of range [0, 2147483647]`);
-  if (n > 2147483647) throw new CommandError(ErrorCode.BadValue, `${n} value for maxTimeMS is out of range [0, 2147483647]`);
+  if (!Number.isInteger(n))
+    throw new CommandError(ErrorCode.BadValue, 'maxTimeMS has non-integral value');
+  if (n < 0)
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `${n} value for maxTimeMS is out of range [0, 2147483647]`,
+    );
+  if (n > 2147483647)
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `${n} value for maxTimeMS is out of range [0, 2147483647]`,
+    );
   return n === 0 ? undefined : n;
 }
 
@@ -50,7 +58,12 @@ export class FailPointError extends CommandError {
 }
 
 export function errorReply(e: CommandError): BsonDocument {
-  const reply: BsonDocument = { ok: new Double(0), errmsg: e.message, code: new Int32(e.code), codeName: e.codeName };
+  const reply: BsonDocument = {
+    ok: new Double(0),
+    errmsg: e.message,
+    code: new Int32(e.code),
+    codeName: e.codeName,
+  };
   if (e.info !== undefined) for (const [k, v] of Object.entries(e.info)) reply[k] = v as BsonValue;
   if (e.labels.size > 0) reply['errorLabels'] = [...e.labels];
   return reply;
@@ -60,13 +73,20 @@ export function errorReply(e: CommandError): BsonDocument {
 function checkApiVersion(name: string, def: CommandDefinition, args: GenericArgs): void {
   if (args.apiVersion === undefined) {
     if (args.apiStrict !== undefined || args.apiDeprecationErrors !== undefined) {
-      throw new CommandError(ErrorCode.InvalidOptions, 'Parameters apiStrict and apiDeprecationErrors require apiVersion to be specified');
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        'Parameters apiStrict and apiDeprecationErrors require apiVersion to be specified',
+      );
     }
     return;
   }
-  if (args.apiVersion !== '1') throw new CommandError(ErrorCode.APIVersionError, 'API version must be "1"');
+  if (args.apiVersion !== '1')
+    throw new CommandError(ErrorCode.APIVersionError, 'API version must be "1"');
   if (args.apiStrict === true && def.traits?.apiVersion1 !== true) {
-    throw new CommandError(ErrorCode.APIStrictError, `Provided apiStrict:true, but the command ${name} is not in API Version 1`);
+    throw new CommandError(
+      ErrorCode.APIStrictError,
+      `Provided apiStrict:true, but the command ${name} is not in API Version 1`,
+    );
   }
 }
 
@@ -76,13 +96,21 @@ export class Dispatcher {
     private readonly registry: CommandRegistry,
   ) {}
 
-  async dispatch(connection: ConnectionState, body: BsonDocument, legacyDb?: string): Promise<DispatchResult> {
+  async dispatch(
+    connection: ConnectionState,
+    body: BsonDocument,
+    legacyDb?: string,
+  ): Promise<DispatchResult> {
     let reply: BsonDocument;
     const command = Object.keys(body)[0] ?? '';
     const txnNumber = numericValue(body['txnNumber']);
     const autocommit = typeof body['autocommit'] === 'boolean' ? body['autocommit'] : undefined;
     const dbName = body['$db'] ?? legacyDb;
-    const running = this.services.operations.begin(connection, body, typeof dbName === 'string' ? dbName : '');
+    const running = this.services.operations.begin(
+      connection,
+      body,
+      typeof dbName === 'string' ? dbName : '',
+    );
     try {
       const r = await this.run(connection, body, legacyDb, running);
       if (r.closeConnection === true) return r;
@@ -96,7 +124,14 @@ export class Dispatcher {
     } catch (e) {
       const err = isCommandError(e) ? e : this.internalError(e, body);
       if (!(err instanceof FailPointError && err.fixedLabels)) {
-        for (const l of errorLabelsFor({ command, txnNumber, autocommit, code: err.code, wcCode: undefined })) err.addLabel(l);
+        for (const l of errorLabelsFor({
+          command,
+          txnNumber,
+          autocommit,
+          code: err.code,
+          wcCode: undefined,
+        }))
+          err.addLabel(l);
       }
       reply = errorReply(err);
     } finally {
@@ -126,11 +161,18 @@ export class Dispatcher {
     reply['operationTime'] = now;
   }
 
-  private async run(connection: ConnectionState, body: BsonDocument, legacyDb: string | undefined, running: RunningOperation): Promise<DispatchResult> {
+  private async run(
+    connection: ConnectionState,
+    body: BsonDocument,
+    legacyDb: string | undefined,
+    running: RunningOperation,
+  ): Promise<DispatchResult> {
     const name = Object.keys(body)[0];
-    if (name === undefined) throw new CommandError(ErrorCode.CommandNotFound, "no such command: ''");
+    if (name === undefined)
+      throw new CommandError(ErrorCode.CommandNotFound, "no such command: ''");
     const def = this.registry.get(name);
-    if (def === undefined) throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name}'`);
+    if (def === undefined)
+      throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name}'`);
     const services = this.services;
     services.opcounters[def.traits?.counter ?? 'command']++;
 
@@ -142,13 +184,19 @@ export class Dispatcher {
     // As mongod's message validation (bson_validate.cpp): a document or array inside more than
     // maxBSONDepth others is refused before any parsing.
     if (nestingDepthExceeds(body, limits.commandDepthMax + 1)) {
-      throw new CommandError(ErrorCode.Overflow, `BSONObj exceeded maximum nested object depth: ${limits.commandDepthMax}`);
+      throw new CommandError(
+        ErrorCode.Overflow,
+        `BSONObj exceeded maximum nested object depth: ${limits.commandDepthMax}`,
+      );
     }
     if (def.traits?.testOnly === true && !services.config.enableTestCommands) {
       throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name}'`);
     }
     if (def.traits?.adminOnly === true && dbValue !== 'admin') {
-      throw new CommandError(ErrorCode.Unauthorized, `${name} may only be run against the admin database.`);
+      throw new CommandError(
+        ErrorCode.Unauthorized,
+        `${name} may only be run against the admin database.`,
+      );
     }
 
     const args = parseArgs(name, body, def.args, name, def.strict ?? true);
@@ -173,17 +221,40 @@ export class Dispatcher {
       const code = numericValue(fp['errorCode']);
       if (code !== undefined) {
         const labels = fp['errorLabels'];
-        throw new FailPointError(code, `Failing command ${name} due to failCommand failpoint`, Array.isArray(labels) ? labels.filter((l): l is string => typeof l === 'string') : undefined);
+        throw new FailPointError(
+          code,
+          `Failing command ${name} due to failCommand failpoint`,
+          Array.isArray(labels)
+            ? labels.filter((l): l is string => typeof l === 'string')
+            : undefined,
+        );
       }
       failWriteConcern = fp['writeConcernError'];
     }
     const bound = bindSession(services, def, name, body, args, wc);
     running.session = bound.binding?.session;
-    const op = makeOperationContext(maxTimeMS === undefined ? undefined : Date.now() + maxTimeMS, wc, args.comment, bound.access, bound.binding, bound.atClusterTime, running.signal);
+    const op = makeOperationContext(
+      maxTimeMS === undefined ? undefined : Date.now() + maxTimeMS,
+      wc,
+      args.comment,
+      bound.access,
+      bound.binding,
+      bound.atClusterTime,
+      running.signal,
+    );
     let result: BsonDocument;
     try {
       if (bound.transaction !== undefined) bound.transaction.statements++;
-      result = await def.run({ services, connection, db: dbValue, target: body[name], body, args, op, name });
+      result = await def.run({
+        services,
+        connection,
+        db: dbValue,
+        target: body[name],
+        body,
+        args,
+        op,
+        name,
+      });
     } catch (e) {
       // A failed statement aborts its transaction, as in mongod: nothing of it may commit.
       if (bound.transaction !== undefined && !commitOrAbort.has(name)) bound.transaction.abort();

@@ -30,15 +30,31 @@ const retriableCodes = new Set<number>([
 ]);
 
 /** Snapshot errors and the routing errors mongod treats as transient. */
-const snapshotOrRetargetCodes = new Set<number>([ErrorCode.SnapshotTooOld, 246, 250, 272, 150, ErrorCode.StaleConfig]);
+const snapshotOrRetargetCodes = new Set<number>([
+  ErrorCode.SnapshotTooOld,
+  246,
+  250,
+  272,
+  150,
+  ErrorCode.StaleConfig,
+]);
 
 export function isRetriableCode(code: number): boolean {
   return retriableCodes.has(code);
 }
 
-function isTransient(code: number, hasWriteConcernError: boolean, isCommitOrAbort: boolean): boolean {
+function isTransient(
+  code: number,
+  hasWriteConcernError: boolean,
+  isCommitOrAbort: boolean,
+): boolean {
   if (code === 358) return false;
-  if (code === ErrorCode.WriteConflict || code === ErrorCode.LockTimeout || code === ErrorCode.PreparedTransactionInProgress) return true;
+  if (
+    code === ErrorCode.WriteConflict ||
+    code === ErrorCode.LockTimeout ||
+    code === ErrorCode.PreparedTransactionInProgress
+  )
+    return true;
   if (snapshotOrRetargetCodes.has(code)) return true;
   if (isCommitOrAbort) return code === ErrorCode.NoSuchTransaction && !hasWriteConcernError;
   return retriableCodes.has(code) || code === ErrorCode.NoSuchTransaction;
@@ -57,12 +73,19 @@ export interface LabelContext {
 export function errorLabelsFor(ctx: LabelContext): string[] {
   const isCommitOrAbort = commitOrAbort.has(ctx.command);
   const inTransaction = ctx.txnNumber !== undefined && ctx.autocommit !== undefined;
-  if (inTransaction && ctx.code !== undefined && isTransient(ctx.code, ctx.wcCode !== undefined, isCommitOrAbort)) {
+  if (
+    inTransaction &&
+    ctx.code !== undefined &&
+    isTransient(ctx.code, ctx.wcCode !== undefined, isCommitOrAbort)
+  ) {
     return [ErrorLabel.TransientTransactionError];
   }
   const retryableWrite = ctx.txnNumber !== undefined && ctx.autocommit === undefined;
   if (retryableWrite || (inTransaction && isCommitOrAbort)) {
-    if ((ctx.code !== undefined && retriableCodes.has(ctx.code)) || (ctx.wcCode !== undefined && retriableCodes.has(ctx.wcCode))) {
+    if (
+      (ctx.code !== undefined && retriableCodes.has(ctx.code)) ||
+      (ctx.wcCode !== undefined && retriableCodes.has(ctx.wcCode))
+    ) {
       return [ErrorLabel.RetryableWriteError];
     }
   }

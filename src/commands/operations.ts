@@ -51,7 +51,8 @@ export function redactCommand(body: BsonDocument): BsonDocument {
 /** The namespace mongod's CurOp reports for a command. */
 function namespaceOf(name: string, body: BsonDocument, db: string): string {
   const target = body[name];
-  if (name === 'getMore') return typeof body['collection'] === 'string' ? `${db}.${body['collection']}` : `${db}.$cmd`;
+  if (name === 'getMore')
+    return typeof body['collection'] === 'string' ? `${db}.${body['collection']}` : `${db}.$cmd`;
   if (name === 'aggregate' && typeof target !== 'string') return `${db}.$cmd.aggregate`;
   return typeof target === 'string' && target !== '' ? `${db}.${target}` : `${db}.$cmd`;
 }

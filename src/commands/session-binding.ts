@@ -38,7 +38,12 @@ const readConcernLevels = new Set(['local', 'available', 'majority', 'linearizab
  * node acknowledged is already visible, so the clock only moves forward) and pins snapshot
  * reads to a labelled snapshot.
  */
-function readConcernAccess(services: ServerServices, def: CommandDefinition, name: string, rc: BsonDocument | undefined): { access?: DataAccess; atClusterTime?: Timestamp } {
+function readConcernAccess(
+  services: ServerServices,
+  def: CommandDefinition,
+  name: string,
+  rc: BsonDocument | undefined,
+): { access?: DataAccess; atClusterTime?: Timestamp } {
   if (rc === undefined) return {};
   const level = rc['level'];
   if (level !== undefined && (typeof level !== 'string' || !readConcernLevels.has(level))) {
@@ -47,21 +52,35 @@ function readConcernAccess(services: ServerServices, def: CommandDefinition, nam
   const at = rc['atClusterTime'];
   const after = rc['afterClusterTime'];
   if (at !== undefined && level !== 'snapshot') {
-    throw new CommandError(ErrorCode.InvalidOptions, 'atClusterTime is only allowed with readConcern level snapshot');
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      'atClusterTime is only allowed with readConcern level snapshot',
+    );
   }
   if (at !== undefined && after !== undefined) {
-    throw new CommandError(ErrorCode.InvalidOptions, 'Specifying a timestamp for readConcern snapshot in a causally consistent session is not allowed');
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      'Specifying a timestamp for readConcern snapshot in a causally consistent session is not allowed',
+    );
   }
   if (after instanceof Timestamp) services.clock.advanceTo(after);
   if (level !== 'snapshot') return {};
   if (def.traits?.snapshotReads !== true) {
-    throw new CommandError(ErrorCode.InvalidOptions, `Command ${name} does not support { readConcern: { level: "snapshot" } }`);
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      `Command ${name} does not support { readConcern: { level: "snapshot" } }`,
+    );
   }
   if (services.config.replSet === '') {
-    throw new CommandError(ErrorCode.NotAReplicaSet, 'readConcern level snapshot is only supported on a replica set');
+    throw new CommandError(
+      ErrorCode.NotAReplicaSet,
+      'readConcern level snapshot is only supported on a replica set',
+    );
   }
-  if (at !== undefined && !(at instanceof Timestamp)) throw new CommandError(ErrorCode.TypeMismatch, 'atClusterTime must be a Timestamp');
-  if (at instanceof Timestamp) return { access: snapshotAccess(services.snapshots.at(at)), atClusterTime: at };
+  if (at !== undefined && !(at instanceof Timestamp))
+    throw new CommandError(ErrorCode.TypeMismatch, 'atClusterTime must be a Timestamp');
+  if (at instanceof Timestamp)
+    return { access: snapshotAccess(services.snapshots.at(at)), atClusterTime: at };
   const { ts, snapshot } = services.snapshots.latest();
   return { access: snapshotAccess(snapshot), atClusterTime: ts };
 }
@@ -94,23 +113,37 @@ export function bindSession(
   wc: WriteConcern,
 ): Bound {
   const { lsid, txnNumber, autocommit, startTransaction } = args;
-  const rc = autocommit === undefined ? readConcernAccess(services, def, name, args.readConcern) : {};
+  const rc =
+    autocommit === undefined ? readConcernAccess(services, def, name, args.readConcern) : {};
   const plain = rc.access ?? engineAccess(services.engine, wc.durable);
   const snapshotFields = rc.atClusterTime === undefined ? {} : { atClusterTime: rc.atClusterTime };
   if (lsid === undefined) {
-    if (txnNumber !== undefined) throw new CommandError(ErrorCode.InvalidOptions, 'Transaction number requires a session ID to also be specified');
+    if (txnNumber !== undefined)
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        'Transaction number requires a session ID to also be specified',
+      );
     if (autocommit !== undefined || startTransaction !== undefined) {
-      throw new CommandError(ErrorCode.InvalidOptions, "'autocommit' and 'startTransaction' require a session ID and a transaction number");
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        "'autocommit' and 'startTransaction' require a session ID and a transaction number",
+      );
     }
     return { binding: undefined, access: plain, transaction: undefined, ...snapshotFields };
   }
   const session = services.sessions.acquire(lsid);
   loadDurableState(services, session);
   if (autocommit !== undefined && txnNumber === undefined) {
-    throw new CommandError(ErrorCode.InvalidOptions, "'autocommit' field requires a transaction number to also be specified");
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      "'autocommit' field requires a transaction number to also be specified",
+    );
   }
   if (startTransaction !== undefined && autocommit === undefined) {
-    throw new CommandError(ErrorCode.InvalidOptions, 'Specifying startTransaction requires autocommit=false');
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      'Specifying startTransaction requires autocommit=false',
+    );
   }
   const binding = (retryableWrite: boolean): SessionBinding => ({
     session,
@@ -118,8 +151,10 @@ export function bindSession(
     stmtIdFor: stmtIdsOf(body, args),
     retryableWrite,
   });
-  if (txnNumber === undefined) return { binding: binding(false), access: plain, transaction: undefined, ...snapshotFields };
-  if (txnNumber < 0) throw new CommandError(ErrorCode.BadValue, 'A negative transaction number is not allowed');
+  if (txnNumber === undefined)
+    return { binding: binding(false), access: plain, transaction: undefined, ...snapshotFields };
+  if (txnNumber < 0)
+    throw new CommandError(ErrorCode.BadValue, 'A negative transaction number is not allowed');
 
   if (autocommit === undefined) {
     // A retryable write.
@@ -136,7 +171,10 @@ export function bindSession(
       );
     }
     if (txnNumber === session.txnNumber && session.transaction?.txnNumber === txnNumber) {
-      throw new CommandError(ErrorCode.IncompleteTransactionHistory, `Cannot retry a retryable write with txnNumber ${txnNumber}: it is a multi-document transaction on this session`);
+      throw new CommandError(
+        ErrorCode.IncompleteTransactionHistory,
+        `Cannot retry a retryable write with txnNumber ${txnNumber}: it is a multi-document transaction on this session`,
+      );
     }
     if (txnNumber > session.txnNumber) {
       session.transaction?.abort();
@@ -145,28 +183,53 @@ export function bindSession(
     return { binding: binding(true), access: plain, transaction: undefined };
   }
 
-  if (autocommit) throw new CommandError(ErrorCode.InvalidOptions, 'Specifying autocommit=true is not allowed.');
-  if (startTransaction === false) throw new CommandError(ErrorCode.InvalidOptions, 'Specifying startTransaction=false is not allowed.');
+  if (autocommit)
+    throw new CommandError(ErrorCode.InvalidOptions, 'Specifying autocommit=true is not allowed.');
+  if (startTransaction === false)
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      'Specifying startTransaction=false is not allowed.',
+    );
   if (!commitOrAbort.has(name) && def.traits?.allowedInTransaction !== true) {
-    throw new CommandError(ErrorCode.OperationNotSupportedInTransaction, `Cannot run '${name}' in a multi-document transaction.`);
+    throw new CommandError(
+      ErrorCode.OperationNotSupportedInTransaction,
+      `Cannot run '${name}' in a multi-document transaction.`,
+    );
   }
   if (!commitOrAbort.has(name)) checkTransactionDatabase(body['$db']);
   if (wc.provided && !commitOrAbort.has(name)) {
-    throw new CommandError(ErrorCode.InvalidOptions, 'Cannot set write concern after starting a transaction.');
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      'Cannot set write concern after starting a transaction.',
+    );
   }
-  const transaction = startTransaction === true
-    ? begin(services, session, txnNumber, args.readConcern)
-    : continueTransaction(session, txnNumber, name, args.readConcern);
+  const transaction =
+    startTransaction === true
+      ? begin(services, session, txnNumber, args.readConcern)
+      : continueTransaction(session, txnNumber, name, args.readConcern);
   return { binding: binding(false), access: transactionAccess(transaction), transaction };
 }
 
 /** A replica set member's transactions never touch the local or config database (mongod's canUseTransactions). */
 function checkTransactionDatabase(db: BsonValue | undefined): void {
-  if (db === 'local') throw new CommandError(ErrorCode.OperationNotSupportedInTransaction, "Cannot run command against the 'local' database in a transaction.");
-  if (db === 'config') throw new CommandError(ErrorCode.OperationNotSupportedInTransaction, 'Cannot run command against the config database in a transaction.');
+  if (db === 'local')
+    throw new CommandError(
+      ErrorCode.OperationNotSupportedInTransaction,
+      "Cannot run command against the 'local' database in a transaction.",
+    );
+  if (db === 'config')
+    throw new CommandError(
+      ErrorCode.OperationNotSupportedInTransaction,
+      'Cannot run command against the config database in a transaction.',
+    );
 }
 
-function begin(services: ServerServices, session: Session, txnNumber: number, readConcern: BsonDocument | undefined): Transaction {
+function begin(
+  services: ServerServices,
+  session: Session,
+  txnNumber: number,
+  readConcern: BsonDocument | undefined,
+): Transaction {
   if (txnNumber < session.txnNumber) {
     throw new CommandError(
       ErrorCode.TransactionTooOld,
@@ -189,16 +252,25 @@ function begin(services: ServerServices, session: Session, txnNumber: number, re
 
 function checkTransactionReadConcern(rc: BsonDocument): void {
   const level = rc['level'];
-  if (level !== undefined && (typeof level !== 'string' || !transactionReadConcernLevels.has(level))) {
+  if (
+    level !== undefined &&
+    (typeof level !== 'string' || !transactionReadConcernLevels.has(level))
+  ) {
     throw new CommandError(
       ErrorCode.InvalidOptions,
       "The readConcern level must be either 'local' (default), 'majority' or 'snapshot' in order to run in a transaction",
     );
   }
-  if (rc['afterOpTime'] !== undefined) throw new CommandError(ErrorCode.InvalidOptions, 'afterOpTime is not allowed in a transaction');
+  if (rc['afterOpTime'] !== undefined)
+    throw new CommandError(ErrorCode.InvalidOptions, 'afterOpTime is not allowed in a transaction');
 }
 
-function continueTransaction(session: Session, txnNumber: number, name: string, readConcern: BsonValue | undefined): Transaction {
+function continueTransaction(
+  session: Session,
+  txnNumber: number,
+  name: string,
+  readConcern: BsonValue | undefined,
+): Transaction {
   const t = session.transaction;
   if (txnNumber < session.txnNumber) {
     throw new CommandError(
@@ -213,13 +285,22 @@ function continueTransaction(session: Session, txnNumber: number, name: string, 
     );
   }
   if (readConcern !== undefined && isPlainDocument(readConcern) && !commitOrAbort.has(name)) {
-    throw new CommandError(ErrorCode.InvalidOptions, 'Only the first command in a transaction may specify a readConcern');
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      'Only the first command in a transaction may specify a readConcern',
+    );
   }
   if (t.state === 'aborted') {
-    throw new CommandError(ErrorCode.NoSuchTransaction, `Transaction with { txnNumber: ${txnNumber} } has been aborted.`);
+    throw new CommandError(
+      ErrorCode.NoSuchTransaction,
+      `Transaction with { txnNumber: ${txnNumber} } has been aborted.`,
+    );
   }
   if (t.state === 'committed' && !commitOrAbort.has(name)) {
-    throw new CommandError(ErrorCode.TransactionCommitted, `Transaction with { txnNumber: ${txnNumber} } has been committed.`);
+    throw new CommandError(
+      ErrorCode.TransactionCommitted,
+      `Transaction with { txnNumber: ${txnNumber} } has been committed.`,
+    );
   }
   return t;
 }

@@ -17,10 +17,24 @@ export interface WriteConcern {
   readonly provided: boolean;
 }
 
-export const defaultWriteConcern: WriteConcern = { w: 1, j: undefined, wtimeout: 0, durable: true, provided: false };
+export const defaultWriteConcern: WriteConcern = {
+  w: 1,
+  j: undefined,
+  wtimeout: 0,
+  durable: true,
+  provided: false,
+};
 
-
-const knownFields = new Set(['w', 'j', 'wtimeout', 'fsync', 'getLastError', 'wOpTime', 'wElectionId', 'provenance']);
+const knownFields = new Set([
+  'w',
+  'j',
+  'wtimeout',
+  'fsync',
+  'getLastError',
+  'wOpTime',
+  'wElectionId',
+  'provenance',
+]);
 
 export function parseWriteConcern(doc: BsonDocument | undefined): WriteConcern {
   if (doc === undefined || Object.keys(doc).length === 0) return defaultWriteConcern;
@@ -30,27 +44,49 @@ export function parseWriteConcern(doc: BsonDocument | undefined): WriteConcern {
   let fsync = false;
   for (const [k, v] of Object.entries(doc)) {
     if (!knownFields.has(k)) {
-      throw new CommandError(ErrorCode.Location40415, `BSON field 'writeConcern.${k}' is an unknown field.`);
+      throw new CommandError(
+        ErrorCode.Location40415,
+        `BSON field 'writeConcern.${k}' is an unknown field.`,
+      );
     }
     if (k === 'w') {
       const n = numericValue(v);
       if (typeof v === 'string') w = v;
       else if (n !== undefined) {
-        if (n < 0 || !Number.isInteger(n)) throw new CommandError(ErrorCode.FailedToParse, 'w has to be a non-negative number and not greater than 50; found: ' + String(n));
-        if (n > 50) throw new CommandError(ErrorCode.FailedToParse, `w has to be a non-negative number and not greater than 50; found: ${n}`);
+        if (n < 0 || !Number.isInteger(n))
+          throw new CommandError(
+            ErrorCode.FailedToParse,
+            'w has to be a non-negative number and not greater than 50; found: ' + String(n),
+          );
+        if (n > 50)
+          throw new CommandError(
+            ErrorCode.FailedToParse,
+            `w has to be a non-negative number and not greater than 50; found: ${n}`,
+          );
         w = n;
       } else if (isPlainDocument(v)) {
         throw new CommandError(ErrorCode.FailedToParse, 'w: tag sets are not supported');
       } else {
-        throw new CommandError(ErrorCode.FailedToParse, "w has to be a number or string; found: " + typeof v);
+        throw new CommandError(
+          ErrorCode.FailedToParse,
+          'w has to be a number or string; found: ' + typeof v,
+        );
       }
     } else if (k === 'j') {
       if (typeof v === 'boolean') j = v;
       else if (numericValue(v) !== undefined) j = numericValue(v) !== 0;
-      else throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'writeConcern.j' is the wrong type, expected type 'bool'");
+      else
+        throw new CommandError(
+          ErrorCode.TypeMismatch,
+          "BSON field 'writeConcern.j' is the wrong type, expected type 'bool'",
+        );
     } else if (k === 'wtimeout') {
       const n = numericValue(v);
-      if (n === undefined) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'writeConcern.wtimeout' is the wrong type, expected number");
+      if (n === undefined)
+        throw new CommandError(
+          ErrorCode.TypeMismatch,
+          "BSON field 'writeConcern.wtimeout' is the wrong type, expected number",
+        );
       wtimeout = n;
     } else if (k === 'fsync') {
       fsync = v === true || (numericValue(v) ?? 0) !== 0;
@@ -72,7 +108,11 @@ export function writeConcernError(wc: WriteConcern, replSet: string): BsonDocume
   if (typeof wc.w === 'number') {
     if (wc.w > 1) {
       if (replSet === '') return undefined; // checked up front for standalones: see checkWriteConcernAllowed
-      return { code: new Int32(ErrorCode.UnsatisfiableWriteConcern), codeName: 'UnsatisfiableWriteConcern', errmsg: 'Not enough data-bearing nodes' };
+      return {
+        code: new Int32(ErrorCode.UnsatisfiableWriteConcern),
+        codeName: 'UnsatisfiableWriteConcern',
+        errmsg: 'Not enough data-bearing nodes',
+      };
     }
     return undefined;
   }
@@ -92,7 +132,11 @@ export function checkWriteConcernAllowed(wc: WriteConcern, replSet: string): voi
 }
 
 /** Attach the writeConcernError this deployment gives `wc`, if any, to a reply. */
-export function withWriteConcernError(reply: BsonDocument, wc: WriteConcern, replSet: string): BsonDocument {
+export function withWriteConcernError(
+  reply: BsonDocument,
+  wc: WriteConcern,
+  replSet: string,
+): BsonDocument {
   const wce = writeConcernError(wc, replSet);
   if (wce !== undefined) reply['writeConcernError'] = wce;
   return reply;

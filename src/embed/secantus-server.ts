@@ -46,7 +46,9 @@ export class SecantusServer implements AsyncDisposable {
       replSet: options.replSet ?? 'rs0',
       enableTestCommands: options.enableTestCommands ?? true,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
-      ...(options.reaperIntervalMs === undefined ? {} : { reaperIntervalMs: options.reaperIntervalMs }),
+      ...(options.reaperIntervalMs === undefined
+        ? {}
+        : { reaperIntervalMs: options.reaperIntervalMs }),
       ...(options.oplogAsync === undefined ? {} : { oplogAsync: options.oplogAsync }),
       ...(options.oplogNonlogged === undefined ? {} : { oplogNonlogged: options.oplogNonlogged }),
     });

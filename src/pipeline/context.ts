@@ -13,9 +13,21 @@ import type { ExprCompiler, Matcher } from '../query/match/index.js';
 import { evaluateOn } from './expressions/index.js';
 import { newEnv, parseExpression, rootContext } from './expressions/parse.js';
 import { operators, refusedOperators } from './expressions/registry.js';
-import { defineConstant, newScope, validateNameForUserRead, validateNameForUserWrite } from './expressions/variables.js';
+import {
+  defineConstant,
+  newScope,
+  validateNameForUserRead,
+  validateNameForUserWrite,
+} from './expressions/variables.js';
 import { ROOT_SLOT } from './expressions/types.js';
-import type { Binding, Expression, ExpressionEnv, ParseContext, Value, VariableScope } from './expressions/types.js';
+import type {
+  Binding,
+  Expression,
+  ExpressionEnv,
+  ParseContext,
+  Value,
+  VariableScope,
+} from './expressions/types.js';
 import type { PipelineContext } from './stages/types.js';
 import { toBool } from './values.js';
 
@@ -23,7 +35,10 @@ export function expressionContext(ctx: Pick<PipelineContext, 'env' | 'scope'>): 
   return rootContext(ctx.env, ctx.scope);
 }
 
-export function parsePipelineExpression(spec: BsonValue, ctx: Pick<PipelineContext, 'env' | 'scope'>): Expression {
+export function parsePipelineExpression(
+  spec: BsonValue,
+  ctx: Pick<PipelineContext, 'env' | 'scope'>,
+): Expression {
   return parseExpression(spec, expressionContext(ctx));
 }
 
@@ -40,8 +55,14 @@ export function exprCompiler(env: ExpressionEnv, scope: VariableScope): ExprComp
 }
 
 /** A filter compiled with $expr support over the pipeline's variables. */
-export function compileMatch(filter: BsonDocument, ctx: Pick<PipelineContext, 'env' | 'scope' | 'collator'>): Matcher {
-  return compileFilter(filter, { compileExpr: exprCompiler(ctx.env, ctx.scope), collator: ctx.collator });
+export function compileMatch(
+  filter: BsonDocument,
+  ctx: Pick<PipelineContext, 'env' | 'scope' | 'collator'>,
+): Matcher {
+  return compileFilter(filter, {
+    compileExpr: exprCompiler(ctx.env, ctx.scope),
+    collator: ctx.collator,
+  });
 }
 
 // ---- command variables ------------------------------------------------------------------------
@@ -49,7 +70,16 @@ export function compileMatch(filter: BsonDocument, ctx: Pick<PipelineContext, 'e
 /** System variables mongod lets only its own nodes set through `let` (Variables::kSystemVarValidators). */
 const INTERNAL_CONSTANTS = new Set(['NOW', 'CLUSTER_TIME', 'JS_SCOPE', 'IS_MR', 'USER_ROLES']);
 /** Variables with a reserved id (Variables::kBuiltinVarNameToId): no constant may take their name. */
-const RESERVED_VARIABLES = new Set(['ROOT', 'REMOVE', 'NOW', 'CLUSTER_TIME', 'JS_SCOPE', 'IS_MR', 'SEARCH_META', 'USER_ROLES']);
+const RESERVED_VARIABLES = new Set([
+  'ROOT',
+  'REMOVE',
+  'NOW',
+  'CLUSTER_TIME',
+  'JS_SCOPE',
+  'IS_MR',
+  'SEARCH_META',
+  'USER_ROLES',
+]);
 
 /**
  * Variable names in a scope that refuses the document: a command's `let` expressions run
@@ -74,7 +104,8 @@ function validateLetName(name: string): void {
     validateNameForUserWrite(name);
   } catch (e) {
     if (!(e instanceof CommandError)) throw e;
-    if (INTERNAL_CONSTANTS.has(name)) fail(ErrorCode.Location4738901, `Attempt to set internal constant: ${name}`);
+    if (INTERNAL_CONSTANTS.has(name))
+      fail(ErrorCode.Location4738901, `Attempt to set internal constant: ${name}`);
     fail(ErrorCode.FailedToParse, `Invalid 'let' parameter :: caused by :: ${e.message}`);
   }
 }
@@ -84,7 +115,11 @@ function validateLetName(name: string): void {
  * `scope`: each variable is an expression evaluated once, in order, so a later one may read an
  * earlier one; none may read the document.
  */
-export function defineLetVariables(env: ExpressionEnv, scope: VariableScope, letVars: BsonDocument): void {
+export function defineLetVariables(
+  env: ExpressionEnv,
+  scope: VariableScope,
+  letVars: BsonDocument,
+): void {
   for (const [name, spec] of Object.entries(letVars)) {
     validateLetName(name);
     const documentFree: VariableScope = { parent: scope, names: new DocumentFreeNames() };
@@ -101,7 +136,8 @@ function constantsScope(scope: VariableScope, constants: BsonDocument): Variable
   const child = newScope(scope);
   for (const [name, value] of Object.entries(constants)) {
     validateNameForUserRead(name);
-    if (RESERVED_VARIABLES.has(name)) fail(ErrorCode.Location17275, "Can't redefine a non-user-writable variable");
+    if (RESERVED_VARIABLES.has(name))
+      fail(ErrorCode.Location17275, "Can't redefine a non-user-writable variable");
     defineConstant(child, name, value as Value);
   }
   return child;
@@ -142,7 +178,11 @@ export interface QueryExpressions {
 }
 
 export function queryExpressions(options: QueryVariablesOptions = {}): QueryExpressions {
-  const env = newEnv({ clusterTime: options.clusterTime, collator: options.collator, ...(options.forbidRandom === true ? { forbidRandom: true } : {}) });
+  const env = newEnv({
+    clusterTime: options.clusterTime,
+    collator: options.collator,
+    ...(options.forbidRandom === true ? { forbidRandom: true } : {}),
+  });
   const scope = newScope(undefined);
   if (options.let !== undefined) defineLetVariables(env, scope, options.let);
   return expressionsOver(env, scope);

@@ -52,7 +52,14 @@ function ianaZone(name: string): TimeZone | undefined {
       const get = (t: string): number => Number(parts.find((p) => p.type === t)?.value ?? '0');
       let year = get('year');
       if (parts.find((p) => p.type === 'era')?.value === 'BC') year = 1 - year;
-      const wall = Date.UTC(0, get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+      const wall = Date.UTC(
+        0,
+        get('month') - 1,
+        get('day'),
+        get('hour'),
+        get('minute'),
+        get('second'),
+      );
       const d = new Date(wall);
       d.setUTCFullYear(year);
       return d.getTime() - base;
@@ -119,11 +126,26 @@ export function fromLocalMs(wall: number, tz: TimeZone): number {
 }
 
 /** UTC ms of a wall time given by possibly out-of-range fields (normalised like timelib). */
-export function wallFromParts(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number): number {
+export function wallFromParts(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+): number {
   const d = new Date(Date.UTC(2000, 0, 1, 0, 0, 0, 0));
   d.setUTCFullYear(year, month - 1, 1);
   d.setUTCHours(0, 0, 0, 0);
-  return d.getTime() + (day - 1) * MS_PER_DAY + hour * MS_PER_HOUR + minute * MS_PER_MINUTE + second * 1000 + ms;
+  return (
+    d.getTime() +
+    (day - 1) * MS_PER_DAY +
+    hour * MS_PER_HOUR +
+    minute * MS_PER_MINUTE +
+    second * 1000 +
+    ms
+  );
 }
 
 /** Day of week of a wall time, 1 = Sunday … 7 = Saturday (mongod's $dayOfWeek). */
@@ -170,11 +192,26 @@ export function isoWeekAndYear(wall: number): { year: number; week: number } {
 }
 
 /** The wall time of an ISO week date (isoWeekYear, isoWeek, isoDayOfWeek), normalised. */
-export function wallFromIsoParts(isoYear: number, isoWeek: number, isoDow: number, hour: number, minute: number, second: number, ms: number): number {
+export function wallFromIsoParts(
+  isoYear: number,
+  isoWeek: number,
+  isoDow: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+): number {
   // Week 1 contains January 4th.
   const jan4 = wallFromParts(isoYear, 1, 4, 0, 0, 0, 0);
   const mondayWeek1 = jan4 - (isoDayOfWeek(jan4) - 1) * MS_PER_DAY;
-  return mondayWeek1 + ((isoWeek - 1) * 7 + (isoDow - 1)) * MS_PER_DAY + hour * MS_PER_HOUR + minute * MS_PER_MINUTE + second * 1000 + ms;
+  return (
+    mondayWeek1 +
+    ((isoWeek - 1) * 7 + (isoDow - 1)) * MS_PER_DAY +
+    hour * MS_PER_HOUR +
+    minute * MS_PER_MINUTE +
+    second * 1000 +
+    ms
+  );
 }
 
 // ---- formatting ------------------------------------------------------------------------------
@@ -186,15 +223,30 @@ function pad(n: number, width: number): string {
   return n < 0 ? `-${s}` : s;
 }
 
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const;
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const;
 
 /** mongod's TimeZone::validateToStringFormat (18535, 18536). */
 export function validateFormat(format: string): void {
   for (let i = 0; i < format.length; i++) {
     if (format[i] !== '%') continue;
-    if (i + 1 >= format.length) fail(AggCode.Location18535, "Unmatched '%' at end of format string");
+    if (i + 1 >= format.length)
+      fail(AggCode.Location18535, "Unmatched '%' at end of format string");
     const c = format[i + 1] as string;
-    if (!'bBdGHjLmMSwuUVYzZ%'.includes(c)) fail(AggCode.Location18536, `Invalid format character '%${c}' in format string`);
+    if (!'bBdGHjLmMSwuUVYzZ%'.includes(c))
+      fail(AggCode.Location18536, `Invalid format character '%${c}' in format string`);
     i++;
   }
 }
@@ -220,7 +272,11 @@ export function formatDate(format: string, ms: number, tz: TimeZone): string {
     const c = format[++i];
     switch (c) {
       case 'Y':
-        if (p.year < 0 || p.year > 9999) fail(AggCode.Location18537, `Could not convert date to string: date component was outside the supported range of 0-9999: ${p.year}`);
+        if (p.year < 0 || p.year > 9999)
+          fail(
+            AggCode.Location18537,
+            `Could not convert date to string: date component was outside the supported range of 0-9999: ${p.year}`,
+          );
         out += pad(p.year, 4);
         break;
       case 'm':
@@ -264,7 +320,11 @@ export function formatDate(format: string, ms: number, tz: TimeZone): string {
         break;
       case 'G': {
         const y = isoWeekAndYear(wall).year;
-        if (y < 0 || y > 9999) fail(AggCode.Location18537, `Could not convert date to string: date component was outside the supported range of 0-9999: ${y}`);
+        if (y < 0 || y > 9999)
+          fail(
+            AggCode.Location18537,
+            `Could not convert date to string: date component was outside the supported range of 0-9999: ${y}`,
+          );
         out += pad(y, 4);
         break;
       }
@@ -306,7 +366,10 @@ interface ParsedDate {
  * more through timelib's free-form parser.
  */
 function parseFree(s: string): ParsedDate {
-  const iso = /^\s*(-?\d{4,})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?|[A-Za-z_]+\/[A-Za-z_/+-]+)?\s*$/i.exec(s);
+  const iso =
+    /^\s*(-?\d{4,})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?|[A-Za-z_]+\/[A-Za-z_/+-]+)?\s*$/i.exec(
+      s,
+    );
   if (iso !== null) {
     const frac = iso[7] ?? '';
     const parts: DateParts = {
@@ -324,15 +387,34 @@ function parseFree(s: string): ParsedDate {
   }
   const ymd = /^\s*(\d{4})\/(\d{1,2})\/(\d{1,2})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?\s*$/.exec(s);
   if (ymd !== null) {
-    const parts: DateParts = { year: Number(ymd[1]), month: Number(ymd[2]), day: Number(ymd[3]), hour: Number(ymd[4] ?? '0'), minute: Number(ymd[5] ?? '0'), second: Number(ymd[6] ?? '0'), millisecond: 0 };
+    const parts: DateParts = {
+      year: Number(ymd[1]),
+      month: Number(ymd[2]),
+      day: Number(ymd[3]),
+      hour: Number(ymd[4] ?? '0'),
+      minute: Number(ymd[5] ?? '0'),
+      second: Number(ymd[6] ?? '0'),
+      millisecond: 0,
+    };
     checkParts(s, parts);
     return { parts };
   }
-  const named = /^\s*(?:[A-Za-z]+,?\s+)?([A-Za-z]{3,})\.?\s+(\d{1,2}),?\s+(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?\s*$/.exec(s);
+  const named =
+    /^\s*(?:[A-Za-z]+,?\s+)?([A-Za-z]{3,})\.?\s+(\d{1,2}),?\s+(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?\s*$/.exec(
+      s,
+    );
   if (named !== null) {
     const month = MONTHS.indexOf((named[1] as string).slice(0, 3).toLowerCase()) + 1;
     if (month === 0) conversionFailure(s, 'The timezone could not be found in the database');
-    const parts: DateParts = { year: Number(named[3]), month, day: Number(named[2]), hour: Number(named[4] ?? '0'), minute: Number(named[5] ?? '0'), second: Number(named[6] ?? '0'), millisecond: 0 };
+    const parts: DateParts = {
+      year: Number(named[3]),
+      month,
+      day: Number(named[2]),
+      hour: Number(named[4] ?? '0'),
+      minute: Number(named[5] ?? '0'),
+      second: Number(named[6] ?? '0'),
+      millisecond: 0,
+    };
     checkParts(s, parts);
     return { parts };
   }
@@ -364,16 +446,26 @@ function isLeap(y: number): boolean {
 export function validateParseFormat(format: string): void {
   for (let i = 0; i < format.length; i++) {
     if (format[i] !== '%') continue;
-    if (i + 1 >= format.length) fail(AggCode.Location18535, "Unmatched '%' at end of format string");
+    if (i + 1 >= format.length)
+      fail(AggCode.Location18535, "Unmatched '%' at end of format string");
     const c = format[i + 1] as string;
-    if (!'dGHjLmMSuVYzZ%'.includes(c)) fail(AggCode.Location18536, `Invalid format character '%${c}' in format string`);
+    if (!'dGHjLmMSuVYzZ%'.includes(c))
+      fail(AggCode.Location18536, `Invalid format character '%${c}' in format string`);
     i++;
   }
 }
 
 /** Parses with an explicit format (%Y %m %d %H %M %S %L %j %z %Z %G %V %u). */
 function parseWithFormat(s: string, format: string): ParsedDate {
-  const p: DateParts = { year: 1970, month: 1, day: 1, hour: 0, minute: 0, second: 0, millisecond: 0 };
+  const p: DateParts = {
+    year: 1970,
+    month: 1,
+    day: 1,
+    hour: 0,
+    minute: 0,
+    second: 0,
+    millisecond: 0,
+  };
   let zone: TimeZone | undefined;
   let iso: { year?: number; week?: number; dow?: number } | undefined;
   let doy: number | undefined;
@@ -393,12 +485,24 @@ function parseWithFormat(s: string, format: string): ParsedDate {
     }
     const c = format[++i];
     switch (c) {
-      case 'Y': p.year = num(4, 4); break;
-      case 'm': p.month = num(1, 2); break;
-      case 'd': p.day = num(1, 2); break;
-      case 'H': p.hour = num(1, 2); break;
-      case 'M': p.minute = num(1, 2); break;
-      case 'S': p.second = num(1, 2); break;
+      case 'Y':
+        p.year = num(4, 4);
+        break;
+      case 'm':
+        p.month = num(1, 2);
+        break;
+      case 'd':
+        p.day = num(1, 2);
+        break;
+      case 'H':
+        p.hour = num(1, 2);
+        break;
+      case 'M':
+        p.minute = num(1, 2);
+        break;
+      case 'S':
+        p.second = num(1, 2);
+        break;
       case 'L': {
         const m = /^\d{1,9}/.exec(s.slice(pos));
         if (m === null) conversionFailure(s, 'Unexpected data found.');
@@ -406,10 +510,18 @@ function parseWithFormat(s: string, format: string): ParsedDate {
         p.millisecond = Math.floor(Number(`0.${m[0]}`) * 1000 + 1e-9);
         break;
       }
-      case 'j': doy = num(1, 3); break;
-      case 'G': iso = { ...iso, year: num(4, 4) }; break;
-      case 'V': iso = { ...iso, week: num(1, 2) }; break;
-      case 'u': iso = { ...iso, dow: num(1, 1) }; break;
+      case 'j':
+        doy = num(1, 3);
+        break;
+      case 'G':
+        iso = { ...iso, year: num(4, 4) };
+        break;
+      case 'V':
+        iso = { ...iso, week: num(1, 2) };
+        break;
+      case 'u':
+        iso = { ...iso, dow: num(1, 1) };
+        break;
       case 'z': {
         const m = /^([+-])(\d{2}):?(\d{2})/.exec(s.slice(pos));
         if (m === null) conversionFailure(s, 'Unexpected data found.');
@@ -422,7 +534,9 @@ function parseWithFormat(s: string, format: string): ParsedDate {
         if (m === null) conversionFailure(s, 'Unexpected data found.');
         pos += m[0].length;
         const minutes = Number(m[2]);
-        zone = getTimeZone(`${m[1]}${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`);
+        zone = getTimeZone(
+          `${m[1]}${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`,
+        );
         break;
       }
       case '%':
@@ -435,12 +549,23 @@ function parseWithFormat(s: string, format: string): ParsedDate {
   }
   if (pos !== s.length) conversionFailure(s, 'Trailing data');
   if (iso !== undefined) {
-    const wall = wallFromIsoParts(iso.year ?? 1970, iso.week ?? 1, iso.dow ?? 1, p.hour, p.minute, p.second, p.millisecond);
+    const wall = wallFromIsoParts(
+      iso.year ?? 1970,
+      iso.week ?? 1,
+      iso.dow ?? 1,
+      p.hour,
+      p.minute,
+      p.second,
+      p.millisecond,
+    );
     const q = partsOf(wall, UTC);
     return zone === undefined ? { parts: q } : { parts: q, zone };
   }
   if (doy !== undefined) {
-    const q = partsOf(wallFromParts(p.year, 1, doy, p.hour, p.minute, p.second, p.millisecond), UTC);
+    const q = partsOf(
+      wallFromParts(p.year, 1, doy, p.hour, p.minute, p.second, p.millisecond),
+      UTC,
+    );
     return zone === undefined ? { parts: q } : { parts: q, zone };
   }
   checkParts(s, p);
@@ -455,18 +580,42 @@ function parseWithFormat(s: string, format: string): ParsedDate {
 export function parseDateString(s: string, tz: TimeZone | undefined, format?: string): number {
   const parsed = format === undefined ? parseFree(s) : parseWithFormat(s, format);
   if (parsed.zone !== undefined && tz !== undefined && tz !== UTC) {
-    fail(ErrorCode.ConversionFailure, `you cannot pass in a date/time string with time zone information ('${s}') together with a timezone argument`);
+    fail(
+      ErrorCode.ConversionFailure,
+      `you cannot pass in a date/time string with time zone information ('${s}') together with a timezone argument`,
+    );
   }
   const zone = parsed.zone ?? tz ?? UTC;
   const p = parsed.parts;
-  return fromLocalMs(wallFromParts(p.year, p.month, p.day, p.hour, p.minute, p.second, p.millisecond), zone);
+  return fromLocalMs(
+    wallFromParts(p.year, p.month, p.day, p.hour, p.minute, p.second, p.millisecond),
+    zone,
+  );
 }
 
 // ---- units: $dateAdd, $dateDiff, $dateTrunc -----------------------------------------------------
 
-export const TIME_UNITS = ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second', 'millisecond'] as const;
+export const TIME_UNITS = [
+  'year',
+  'quarter',
+  'month',
+  'week',
+  'day',
+  'hour',
+  'minute',
+  'second',
+  'millisecond',
+] as const;
 export type TimeUnit = (typeof TIME_UNITS)[number];
-export const DAYS_OF_WEEK = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+export const DAYS_OF_WEEK = [
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+] as const;
 
 export function isTimeUnit(s: string): s is TimeUnit {
   return (TIME_UNITS as readonly string[]).includes(s);
@@ -479,7 +628,12 @@ export function parseDayOfWeek(s: string): number | undefined {
   return i < 0 ? undefined : i + 1;
 }
 
-const FIXED_UNIT_MS: Partial<Record<TimeUnit, number>> = { hour: MS_PER_HOUR, minute: MS_PER_MINUTE, second: 1000, millisecond: 1 };
+const FIXED_UNIT_MS: Partial<Record<TimeUnit, number>> = {
+  hour: MS_PER_HOUR,
+  minute: MS_PER_MINUTE,
+  second: 1000,
+  millisecond: 1,
+};
 
 /** $dateAdd: calendar units move the wall clock (month ends clamp), fixed units move the instant. */
 export function dateAdd(ms: number, unit: TimeUnit, amount: number, tz: TimeZone): number {
@@ -488,16 +642,22 @@ export function dateAdd(ms: number, unit: TimeUnit, amount: number, tz: TimeZone
   const p = partsOf(ms, tz);
   if (unit === 'day' || unit === 'week') {
     const days = unit === 'week' ? amount * 7 : amount;
-    return fromLocalMs(wallFromParts(p.year, p.month, p.day + days, p.hour, p.minute, p.second, p.millisecond), tz);
+    return fromLocalMs(
+      wallFromParts(p.year, p.month, p.day + days, p.hour, p.minute, p.second, p.millisecond),
+      tz,
+    );
   }
   const months = unit === 'year' ? amount * 12 : unit === 'quarter' ? amount * 3 : amount;
   const total = p.year * 12 + (p.month - 1) + months;
   const year = Math.floor(total / 12);
-  const month = (total % 12 + 12) % 12 + 1;
+  const month = (((total % 12) + 12) % 12) + 1;
   const last = new Date(Date.UTC(2000, month, 0));
   last.setUTCFullYear(year, month, 0);
   const day = Math.min(p.day, last.getUTCDate());
-  return fromLocalMs(wallFromParts(year, month, day, p.hour, p.minute, p.second, p.millisecond), tz);
+  return fromLocalMs(
+    wallFromParts(year, month, day, p.hour, p.minute, p.second, p.millisecond),
+    tz,
+  );
 }
 
 function floorDiv(a: number, b: number): number {
@@ -505,7 +665,13 @@ function floorDiv(a: number, b: number): number {
 }
 
 /** $dateDiff: the number of unit boundaries crossed between two instants, in the zone's wall time. */
-export function dateDiff(start: number, end: number, unit: TimeUnit, tz: TimeZone, startOfWeek: number): number {
+export function dateDiff(
+  start: number,
+  end: number,
+  unit: TimeUnit,
+  tz: TimeZone,
+  startOfWeek: number,
+): number {
   const fixed = FIXED_UNIT_MS[unit];
   if (fixed !== undefined && unit !== 'hour') return floorDiv(end, fixed) - floorDiv(start, fixed);
   const ws = localMs(start, tz);
@@ -517,7 +683,11 @@ export function dateDiff(start: number, end: number, unit: TimeUnit, tz: TimeZon
     case 'year':
       return pe.year - ps.year;
     case 'quarter':
-      return pe.year * 4 + Math.floor((pe.month - 1) / 3) - (ps.year * 4 + Math.floor((ps.month - 1) / 3));
+      return (
+        pe.year * 4 +
+        Math.floor((pe.month - 1) / 3) -
+        (ps.year * 4 + Math.floor((ps.month - 1) / 3))
+      );
     case 'month':
       return pe.year * 12 + pe.month - (ps.year * 12 + ps.month);
     case 'day':
@@ -526,7 +696,10 @@ export function dateDiff(start: number, end: number, unit: TimeUnit, tz: TimeZon
       // Weeks: days since a reference day that starts a week, divided by 7.
       const shift = (startOfWeek - 1) * MS_PER_DAY; // ISO Monday 1970-01-05 is a Monday
       const ref = Date.UTC(1970, 0, 5);
-      return floorDiv(floorDiv(we - ref - shift, MS_PER_DAY), 7) - floorDiv(floorDiv(ws - ref - shift, MS_PER_DAY), 7);
+      return (
+        floorDiv(floorDiv(we - ref - shift, MS_PER_DAY), 7) -
+        floorDiv(floorDiv(ws - ref - shift, MS_PER_DAY), 7)
+      );
     }
   }
 }
@@ -535,7 +708,13 @@ export function dateDiff(start: number, end: number, unit: TimeUnit, tz: TimeZon
  * $dateTrunc: the start of the bin of `binSize` units containing the instant; bins count from
  * 2000-01-01T00:00 in the zone (for weeks, from the first `startOfWeek` day on or after it).
  */
-export function dateTrunc(ms: number, unit: TimeUnit, binSize: number, tz: TimeZone, startOfWeek: number): number {
+export function dateTrunc(
+  ms: number,
+  unit: TimeUnit,
+  binSize: number,
+  tz: TimeZone,
+  startOfWeek: number,
+): number {
   const fixed = FIXED_UNIT_MS[unit];
   if (fixed !== undefined && unit !== 'hour') {
     const ref = Date.UTC(2000, 0, 1);
@@ -554,7 +733,7 @@ export function dateTrunc(ms: number, unit: TimeUnit, binSize: number, tz: TimeZ
   }
   if (unit === 'week') {
     // 2000-01-01 was a Saturday (ISO 6): the first startOfWeek day on or after it.
-    const refWeek = refWall + (((startOfWeek - 6 + 7) % 7) * MS_PER_DAY);
+    const refWeek = refWall + ((startOfWeek - 6 + 7) % 7) * MS_PER_DAY;
     const size = 7 * MS_PER_DAY * binSize;
     return fromLocalMs(refWeek + floorDiv(wall - refWeek, size) * size, tz);
   }
@@ -564,6 +743,6 @@ export function dateTrunc(ms: number, unit: TimeUnit, binSize: number, tz: TimeZ
   const size = unitMonths * binSize;
   const binStart = floorDiv(months, size) * size;
   const year = 2000 + Math.floor(binStart / 12);
-  const month = (binStart % 12 + 12) % 12 + 1;
+  const month = (((binStart % 12) + 12) % 12) + 1;
   return fromLocalMs(wallFromParts(year, month, 1, 0, 0, 0, 0), tz);
 }

@@ -46,7 +46,10 @@ export function quantizeDecimal(v: Decimal128, exp: number, mode: RoundingMode):
 }
 
 /** The integer part of a finite decimal, truncated toward zero (or rounded half-even). */
-export function decimalToBigInt(v: Decimal128, mode: RoundingMode = 'towardZero'): bigint | undefined {
+export function decimalToBigInt(
+  v: Decimal128,
+  mode: RoundingMode = 'towardZero',
+): bigint | undefined {
   const d = quantize(decodeDecimal(v), 0, mode);
   if (d.kind !== 'finite') return undefined;
   return d.sign ? -d.coef : d.coef;
@@ -82,7 +85,14 @@ export function decimalNegate(v: Decimal128): Decimal128 {
 
 // ---- transcendental functions ------------------------------------------------------------
 
-const D34 = Decimal.clone({ precision: 34, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -7000, toExpPos: 7000, minE: -7000, maxE: 7000 });
+const D34 = Decimal.clone({
+  precision: 34,
+  rounding: Decimal.ROUND_HALF_EVEN,
+  toExpNeg: -7000,
+  toExpPos: 7000,
+  minE: -7000,
+  maxE: 7000,
+});
 type D34 = InstanceType<typeof D34>;
 
 function toD(v: Decimal128): D34 {
@@ -96,7 +106,8 @@ function toD(v: Decimal128): D34 {
 function fromD(x: D34): Decimal128 {
   if (x.isNaN()) return encodeDecimal({ kind: 'nan' });
   if (!x.isFinite()) return encodeDecimal({ kind: 'inf', sign: x.isNegative() ? 1 : 0 });
-  if (x.isZero()) return encodeDecimal({ kind: 'finite', sign: x.isNegative() ? 1 : 0, coef: 0n, exp: 0 });
+  if (x.isZero())
+    return encodeDecimal({ kind: 'finite', sign: x.isNegative() ? 1 : 0, coef: 0n, exp: 0 });
   // Exponential notation with an integer coefficient: d.ddd…e±N → coef, exp.
   const [mant, e] = x.abs().toExponential().split('e') as [string, string];
   const [intPart, frac = ''] = mant.split('.') as [string, string?];

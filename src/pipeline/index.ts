@@ -8,6 +8,28 @@ export { exprCompiler, compileMatch, defineLetVariables, queryExpressions } from
 export type { QueryExpressions, QueryVariablesOptions } from './context.js';
 export { compileUpdatePipeline } from './update.js';
 export type { UpdatePipelineOptions } from './update.js';
-export { newEnv, newScope, defineConstant, parseExpression, rootContext, evaluateOn, validateNameForUserWrite } from './expressions/index.js';
-export type { Expression, ExpressionEnv, Frame, Value, VariableScope } from './expressions/index.js';
-export type { CurrentOpOptions, PipelineContext, Runtime, ServerIntrospection, SessionRecord, Stage, StageConstraints } from './stages/types.js';
+export {
+  newEnv,
+  newScope,
+  defineConstant,
+  parseExpression,
+  rootContext,
+  evaluateOn,
+  validateNameForUserWrite,
+} from './expressions/index.js';
+export type {
+  Expression,
+  ExpressionEnv,
+  Frame,
+  Value,
+  VariableScope,
+} from './expressions/index.js';
+export type {
+  CurrentOpOptions,
+  PipelineContext,
+  Runtime,
+  ServerIntrospection,
+  SessionRecord,
+  Stage,
+  StageConstraints,
+} from './stages/types.js';

@@ -28,9 +28,14 @@ export interface ParsedPipeline {
 
 /** One stage document: an object with exactly one field (40323), a known name (40324). */
 function parseStage(spec: BsonValue, ctx: PipelineContext): Stage[] {
-  if (!isPlainDocument(spec)) fail(ErrorCode.TypeMismatch, 'Each element of the \'pipeline\' array must be an object');
+  if (!isPlainDocument(spec))
+    fail(ErrorCode.TypeMismatch, "Each element of the 'pipeline' array must be an object");
   const keys = Object.keys(spec);
-  if (keys.length !== 1) fail(AggCode.Location40323, 'A pipeline stage specification object must contain exactly one field.');
+  if (keys.length !== 1)
+    fail(
+      AggCode.Location40323,
+      'A pipeline stage specification object must contain exactly one field.',
+    );
   const name = keys[0] as string;
   const def = stageDefinitions.get(name);
   if (def === undefined) {
@@ -43,10 +48,16 @@ function parseStage(spec: BsonValue, ctx: PipelineContext): Stage[] {
 }
 
 /** Parses a pipeline array and checks where each stage may stand. */
-export function parsePipeline(pipeline: readonly BsonValue[], ctx: PipelineContext): ParsedPipeline {
+export function parsePipeline(
+  pipeline: readonly BsonValue[],
+  ctx: PipelineContext,
+): ParsedPipeline {
   // Checked before parsing, so a huge pipeline cannot exhaust memory (mongod 7.0.x, SERVER-77495).
   if (pipeline.length > limits.pipelineStagesMax) {
-    fail(AggCode.Location7749501, `Pipeline length must be no longer than ${limits.pipelineStagesMax} stages.`);
+    fail(
+      AggCode.Location7749501,
+      `Pipeline length must be no longer than ${limits.pipelineStagesMax} stages.`,
+    );
   }
   const stages: Stage[] = [];
   pipeline.forEach((spec, i) => {
@@ -58,25 +69,55 @@ export function parsePipeline(pipeline: readonly BsonValue[], ctx: PipelineConte
   return { stages, ctx };
 }
 
-function checkPosition(stage: Stage, index: number, length: number, ctx: PipelineContext, first: Stage): void {
+function checkPosition(
+  stage: Stage,
+  index: number,
+  length: number,
+  ctx: PipelineContext,
+  first: Stage,
+): void {
   const c = stage.constraints;
   if (c === undefined) return;
-  if (c.noCollection === true && index === 0 && ctx.collection !== undefined && ctx.subPipelineDepth === 0) {
-    fail(ErrorCode.InvalidNamespace, `${stage.name} can only be run with {aggregate: 1} or in a sub-pipeline`);
+  if (
+    c.noCollection === true &&
+    index === 0 &&
+    ctx.collection !== undefined &&
+    ctx.subPipelineDepth === 0
+  ) {
+    fail(
+      ErrorCode.InvalidNamespace,
+      `${stage.name} can only be run with {aggregate: 1} or in a sub-pipeline`,
+    );
   }
   if (c.first === true && index !== 0) {
     // {aggregate: 1} refuses a pipeline that does not start with a collectionless stage first;
     // after one, a misplaced first-only stage is 40602 as anywhere.
-    if (ctx.collection === undefined && ctx.subPipelineDepth === 0 && first.constraints?.collectionless !== true) fail(ErrorCode.InvalidNamespace, `{aggregate: 1} is not valid for a pipeline whose first stage is not a collectionless stage; ${stage.name} must come first`);
+    if (
+      ctx.collection === undefined &&
+      ctx.subPipelineDepth === 0 &&
+      first.constraints?.collectionless !== true
+    )
+      fail(
+        ErrorCode.InvalidNamespace,
+        `{aggregate: 1} is not valid for a pipeline whose first stage is not a collectionless stage; ${stage.name} must come first`,
+      );
     fail(AggCode.Location40602, `${stage.name} is only valid as the first stage in a pipeline`);
   }
-  if (c.last === true && index !== length - 1) fail(AggCode.Location40601, `${stage.name} can only be the final stage in the pipeline`);
-  if (c.notInFacet === true && ctx.inFacet) fail(AggCode.Location40600, `${stage.name} is not allowed to be used within a $facet stage`);
-  if (c.notInLookup === true && ctx.inLookup) fail(AggCode.Location51047, `${stage.name} is not allowed within a $lookup's sub-pipeline`);
-  if (c.notInLookup === true && ctx.inUnionWith === true) fail(AggCode.Location31441, `${stage.name} is not allowed within a $unionWith's sub-pipeline`);
-  if (c.writes === true && ctx.inFacet) fail(AggCode.Location40600, `${stage.name} is not allowed to be used within a $facet stage`);
+  if (c.last === true && index !== length - 1)
+    fail(AggCode.Location40601, `${stage.name} can only be the final stage in the pipeline`);
+  if (c.notInFacet === true && ctx.inFacet)
+    fail(AggCode.Location40600, `${stage.name} is not allowed to be used within a $facet stage`);
+  if (c.notInLookup === true && ctx.inLookup)
+    fail(AggCode.Location51047, `${stage.name} is not allowed within a $lookup's sub-pipeline`);
+  if (c.notInLookup === true && ctx.inUnionWith === true)
+    fail(AggCode.Location31441, `${stage.name} is not allowed within a $unionWith's sub-pipeline`);
+  if (c.writes === true && ctx.inFacet)
+    fail(AggCode.Location40600, `${stage.name} is not allowed to be used within a $facet stage`);
   if (c.notInTransaction === true && ctx.inTransaction === true) {
-    fail(ErrorCode.OperationNotSupportedInTransaction, `Operation not permitted in transaction :: caused by :: Aggregation stage ${stage.name} cannot run within a multi-document transaction.`);
+    fail(
+      ErrorCode.OperationNotSupportedInTransaction,
+      `Operation not permitted in transaction :: caused by :: Aggregation stage ${stage.name} cannot run within a multi-document transaction.`,
+    );
   }
 }
 
@@ -132,7 +173,11 @@ function splitQueryPrefix(stages: readonly Stage[]): QueryPrefix {
   }
   let sort: SortPipelineStage | undefined;
   const next = stages[i];
-  if (next instanceof SortPipelineStage && next.pattern.fields !== undefined && next.pattern.parts.every((p) => p.meta === undefined)) {
+  if (
+    next instanceof SortPipelineStage &&
+    next.pattern.fields !== undefined &&
+    next.pattern.parts.every((p) => p.meta === undefined)
+  ) {
     // Its coalesced $limit stays as the next stage, and is absorbed below.
     sort = next;
     i++;
@@ -174,7 +219,11 @@ export interface CollectionSource {
   readonly natural?: 1 | -1 | undefined;
 }
 
-function attachAll(stages: readonly Stage[], plan: PlanStage, rt: Runtime): { plan: PlanStage; attached: PlanStage[] } {
+function attachAll(
+  stages: readonly Stage[],
+  plan: PlanStage,
+  rt: Runtime,
+): { plan: PlanStage; attached: PlanStage[] } {
   const attached: PlanStage[] = [];
   for (const s of stages) {
     plan = s.attach(plan, rt);
@@ -187,22 +236,35 @@ function attachAll(stages: readonly Stage[], plan: PlanStage, rt: Runtime): { pl
  * Builds the plan of a pipeline over a collection (or over given input documents for
  * sub-pipelines): the absorbed prefix runs in the planner's stages, the rest on top.
  */
-export function buildPipeline(parsed: ParsedPipeline, source: CollectionSource | { documents: readonly BsonDocument[] }, rt: Runtime): BuiltPipeline {
+export function buildPipeline(
+  parsed: ParsedPipeline,
+  source: CollectionSource | { documents: readonly BsonDocument[] },
+  rt: Runtime,
+): BuiltPipeline {
   const stages = optimize(parsed.stages);
   const first = stages[0];
   if (first?.constraints?.first === true || !('collection' in source)) {
     // A source stage ($documents, $collStats...) or a sub-pipeline over given documents.
-    const input: PlanStage = 'documents' in source ? new DocumentsStage(source.documents) : new DocumentsStage([], 'EOF');
+    const input: PlanStage =
+      'documents' in source ? new DocumentsStage(source.documents) : new DocumentsStage([], 'EOF');
     const { plan, attached } = attachAll(stages, input, rt);
     return { plan, query: { filter: {}, skip: 0 }, stages, attached };
   }
   const prefix = splitQueryPrefix(stages);
-  const sortFields = prefix.sort === undefined ? undefined : collatedPattern(prefix.sort.pattern, rt.collator).fields;
+  const sortFields =
+    prefix.sort === undefined
+      ? undefined
+      : collatedPattern(prefix.sort.pattern, rt.collator).fields;
   const query: PlanStage = planQuery(source.collection, {
     filter: prefix.filter,
     matcher: prefix.match?.matcher,
     collator: rt.collator,
-    ...(sortFields === undefined ? {} : { sort: (a: BsonDocument, b: BsonDocument) => sortFields.compare(a, b), sortSpec: prefix.sort?.pattern.spec }),
+    ...(sortFields === undefined
+      ? {}
+      : {
+          sort: (a: BsonDocument, b: BsonDocument) => sortFields.compare(a, b),
+          sortSpec: prefix.sort?.pattern.spec,
+        }),
     skip: prefix.skip,
     limit: prefix.limit,
     allowDiskUse: rt.allowDiskUse,
@@ -225,7 +287,11 @@ export function buildPipeline(parsed: ParsedPipeline, source: CollectionSource |
 }
 
 /** Runs a sub-pipeline to completion over input documents (or a collection) on one view. */
-export function runToArray(plan: PlanStage, view: Parameters<PlanStage['next']>[0], rt: Runtime): BsonDocument[] {
+export function runToArray(
+  plan: PlanStage,
+  view: Parameters<PlanStage['next']>[0],
+  rt: Runtime,
+): BsonDocument[] {
   const out: BsonDocument[] = [];
   for (let row = plan.next(view); row !== undefined; row = plan.next(view)) {
     out.push(row.doc);
@@ -233,4 +299,3 @@ export function runToArray(plan: PlanStage, view: Parameters<PlanStage['next']>[
   }
   return out;
 }
-

@@ -79,16 +79,29 @@ function wrapped(stage: string, fn: () => void): void {
  * prefix and codes (51272 empty, 31253/31254 mixed kinds, 31252 expression in exclusion,
  * 31249/31250 path collisions, 51270 empty sub-projection).
  */
-export function parseProjection(spec: BsonDocument, ctx: ParseContext, stage = '$project'): Projection {
-  const b: Builder = { kind: undefined, root: newNode(), ctx, idExcluded: false, idComputed: false, stage };
+export function parseProjection(
+  spec: BsonDocument,
+  ctx: ParseContext,
+  stage = '$project',
+): Projection {
+  const b: Builder = {
+    kind: undefined,
+    root: newNode(),
+    ctx,
+    idExcluded: false,
+    idComputed: false,
+    stage,
+  };
   wrapped(stage, () => {
-    if (Object.keys(spec).length === 0) fail(AggCode.Location51272, 'specification must have at least one field');
+    if (Object.keys(spec).length === 0)
+      fail(AggCode.Location51272, 'specification must have at least one field');
     walkSpec(b, spec, []);
   });
   // A projection of only `_id: 0` (or only `_id: 1`) keeps its kind from _id.
   const kind: ProjectionKind = b.kind ?? (b.idExcluded ? 'exclusion' : 'inclusion');
   if (kind === 'exclusion' && b.idExcluded) b.root.leaves.add('_id');
-  if (kind === 'inclusion' && !b.idExcluded && !b.idComputed && !b.root.children.has('_id')) b.root.leaves.add('_id');
+  if (kind === 'inclusion' && !b.idExcluded && !b.idComputed && !b.root.children.has('_id'))
+    b.root.leaves.add('_id');
   return makeProjection(kind, b.root);
 }
 
@@ -96,7 +109,8 @@ export function parseProjection(spec: BsonDocument, ctx: ParseContext, stage = '
 export function parseAddFields(spec: BsonDocument, ctx: ParseContext, stage: string): Projection {
   const root = newNode();
   wrapped(stage, () => {
-    for (const [field, value] of Object.entries(spec)) addComputed(root, parseFieldPath(field), value, ctx, true);
+    for (const [field, value] of Object.entries(spec))
+      addComputed(root, parseFieldPath(field), value, ctx, true);
   });
   return makeProjection('addFields', root);
 }
@@ -111,7 +125,8 @@ export function parseUnset(paths: readonly string[]): Projection {
 function setKind(b: Builder, kind: 'inclusion' | 'exclusion', path: string): void {
   if (b.kind === undefined) b.kind = kind;
   else if (b.kind !== kind) {
-    if (b.kind === 'inclusion') fail(ErrorCode.Location31254, `Cannot do exclusion on field ${path} in inclusion projection`);
+    if (b.kind === 'inclusion')
+      fail(ErrorCode.Location31254, `Cannot do exclusion on field ${path} in inclusion projection`);
     fail(ErrorCode.Location31253, `Cannot do inclusion on field ${path} in exclusion projection`);
   }
 }
@@ -130,7 +145,8 @@ function isProjectionExpression(value: BsonDocument): boolean {
   const keys = Object.keys(value);
   const first = keys[0];
   if (keys.length !== 1 || first === undefined || !first.startsWith('$')) return false;
-  if (first === '$elemMatch') fail(ErrorCode.InvalidPipelineOperator, 'Cannot use $elemMatch in this context');
+  if (first === '$elemMatch')
+    fail(ErrorCode.InvalidPipelineOperator, 'Cannot use $elemMatch in this context');
   if (isExpressionName(first)) return true;
   if (!DBREF_FIELDS.has(first)) fail(ErrorCode.Location31325, `Unknown expression ${first}`);
   return false;
@@ -140,7 +156,8 @@ const DBREF_FIELDS = new Set(['$id', '$ref', '$db']);
 
 function walkSpec(b: Builder, spec: BsonDocument, prefix: string[]): void {
   for (const [field, value] of Object.entries(spec)) {
-    if (isPositional(field)) fail(ErrorCode.Location31324, 'Cannot use positional projection in aggregation projection');
+    if (isPositional(field))
+      fail(ErrorCode.Location31324, 'Cannot use positional projection in aggregation projection');
     const parts = [...prefix, ...parseFieldPath(field)];
     const path = parts.join('.');
     const flag = flagOf(value);
@@ -155,7 +172,11 @@ function walkSpec(b: Builder, spec: BsonDocument, prefix: string[]): void {
       continue;
     }
     if (isPlainDocument(value) && !isProjectionExpression(value)) {
-      if (Object.keys(value).length === 0) fail(ErrorCode.Location51270, `An empty sub-projection is not a valid value. Found empty object at path`);
+      if (Object.keys(value).length === 0)
+        fail(
+          ErrorCode.Location51270,
+          `An empty sub-projection is not a valid value. Found empty object at path`,
+        );
       walkSpec(b, value, parts);
       continue;
     }
@@ -163,8 +184,15 @@ function walkSpec(b: Builder, spec: BsonDocument, prefix: string[]): void {
     // field path is 31310 there, an operator 31252 (projection_parser.cpp parseLiteral and
     // attemptToParseGenericExpression).
     if (b.kind === 'exclusion') {
-      if (!isPlainDocument(value)) fail(ErrorCode.Location31310, `Cannot use an expression ${field}: ${formatBson(value)} in an exclusion projection`);
-      fail(ErrorCode.Location31252, 'Cannot use expression other than $meta in exclusion projection');
+      if (!isPlainDocument(value))
+        fail(
+          ErrorCode.Location31310,
+          `Cannot use an expression ${field}: ${formatBson(value)} in an exclusion projection`,
+        );
+      fail(
+        ErrorCode.Location31252,
+        'Cannot use expression other than $meta in exclusion projection',
+      );
     }
     if (path === '_id') b.idComputed = true;
     b.kind = 'inclusion';
@@ -177,7 +205,10 @@ function descend(root: Node, parts: readonly string[], path: string): Node {
   for (let i = 0; i < parts.length - 1; i++) {
     const name = parts[i] as string;
     if (node.leaves.has(name) || node.expressions.has(name)) {
-      fail(ErrorCode.Location31249, `Path collision at ${path} remaining portion ${parts.slice(i + 1).join('.')}`);
+      fail(
+        ErrorCode.Location31249,
+        `Path collision at ${path} remaining portion ${parts.slice(i + 1).join('.')}`,
+      );
     }
     let child = node.children.get(name);
     if (child === undefined) {
@@ -192,21 +223,38 @@ function descend(root: Node, parts: readonly string[], path: string): Node {
 function addLeaf(root: Node, parts: readonly string[], path: string): void {
   const node = descend(root, parts, path);
   const last = parts[parts.length - 1] as string;
-  if (node.leaves.has(last) || node.expressions.has(last) || node.children.has(last)) fail(ErrorCode.Location31250, `Path collision at ${path}`);
+  if (node.leaves.has(last) || node.expressions.has(last) || node.children.has(last))
+    fail(ErrorCode.Location31250, `Path collision at ${path}`);
   node.leaves.add(last);
 }
 
-function addComputed(root: Node, parts: readonly string[], value: BsonValue, ctx: ParseContext, nestedObjects: boolean): void {
+function addComputed(
+  root: Node,
+  parts: readonly string[],
+  value: BsonValue,
+  ctx: ParseContext,
+  nestedObjects: boolean,
+): void {
   const path = parts.join('.');
-  if (nestedObjects && isPlainDocument(value) && !isExpressionObject(value) && Object.keys(value).length > 0) {
-    for (const [f, v] of Object.entries(value)) addComputed(root, [...parts, ...parseFieldPath(f)], v as BsonValue, ctx, true);
+  if (
+    nestedObjects &&
+    isPlainDocument(value) &&
+    !isExpressionObject(value) &&
+    Object.keys(value).length > 0
+  ) {
+    for (const [f, v] of Object.entries(value))
+      addComputed(root, [...parts, ...parseFieldPath(f)], v as BsonValue, ctx, true);
     return;
   }
   // Record the path of children holding computed fields in specification order.
   let node = root;
   for (let i = 0; i < parts.length - 1; i++) {
     const name = parts[i] as string;
-    if (node.leaves.has(name) || node.expressions.has(name)) fail(ErrorCode.Location31249, `Path collision at ${path} remaining portion ${parts.slice(i + 1).join('.')}`);
+    if (node.leaves.has(name) || node.expressions.has(name))
+      fail(
+        ErrorCode.Location31249,
+        `Path collision at ${path} remaining portion ${parts.slice(i + 1).join('.')}`,
+      );
     let child = node.children.get(name);
     if (child === undefined) {
       child = newNode();
@@ -216,7 +264,8 @@ function addComputed(root: Node, parts: readonly string[], value: BsonValue, ctx
     node = child;
   }
   const last = parts[parts.length - 1] as string;
-  if (node.leaves.has(last) || node.expressions.has(last) || node.children.has(last)) fail(ErrorCode.Location31250, `Path collision at ${path}`);
+  if (node.leaves.has(last) || node.expressions.has(last) || node.children.has(last))
+    fail(ErrorCode.Location31250, `Path collision at ${path}`);
   node.expressions.set(last, ctx.parse(value));
   node.order.push(last);
 }

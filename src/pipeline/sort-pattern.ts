@@ -41,10 +41,13 @@ export function parseSortPattern(spec: BsonDocument, collator?: Collator): SortP
   for (const [field, v] of Object.entries(spec)) {
     if (isPlainDocument(v)) {
       const keys = Object.keys(v);
-      if (keys[0] !== '$meta') fail(ErrorCode.Location17312, '$meta is the only expression supported by $sort right now');
-      if (keys.length !== 1) fail(ErrorCode.FailedToParse, 'Cannot have additional keys in a $meta sort specification');
+      if (keys[0] !== '$meta')
+        fail(ErrorCode.Location17312, '$meta is the only expression supported by $sort right now');
+      if (keys.length !== 1)
+        fail(ErrorCode.FailedToParse, 'Cannot have additional keys in a $meta sort specification');
       const name = v['$meta'];
-      if (typeof name !== 'string' || !META_SORTS.has(name)) fail(ErrorCode.Location31138, `Illegal $meta sort: $meta: ${formatBson(name ?? null)}`);
+      if (typeof name !== 'string' || !META_SORTS.has(name))
+        fail(ErrorCode.Location31138, `Illegal $meta sort: $meta: ${formatBson(name ?? null)}`);
       parts.push({ path: field, ascending: false, meta: name });
       continue;
     }
@@ -52,10 +55,15 @@ export function parseSortPattern(spec: BsonDocument, collator?: Collator): SortP
     parts.push({ path: field, ascending: true });
   }
   const fields = Object.keys(fieldSpec).length === 0 ? undefined : compileSort(fieldSpec, collator);
-  if (fields?.natural !== undefined) fail(ErrorCode.BadValue, '$natural is not a valid sort key in an aggregation pipeline');
+  if (fields?.natural !== undefined)
+    fail(ErrorCode.BadValue, '$natural is not a valid sort key in an aggregation pipeline');
   // Directions as the query layer parsed them.
   let k = 0;
-  const resolved = parts.map((p) => (p.meta !== undefined ? p : { path: p.path, ascending: (fields?.keys[k++]?.direction ?? 1) === 1 }));
+  const resolved = parts.map((p) =>
+    p.meta !== undefined
+      ? p
+      : { path: p.path, ascending: (fields?.keys[k++]?.direction ?? 1) === 1 },
+  );
   return { parts: resolved, spec, fields, collator };
 }
 
@@ -64,13 +72,22 @@ export function parseSortPattern(spec: BsonDocument, collator?: Collator): SortP
  * A key may be `undefined` (an empty array), which sorts below null: keep it as it is.
  */
 export function sortKeysOf(value: BsonValue, pattern: SortPattern): BsonValue[] {
-  const fieldKeys = pattern.fields !== undefined && isPlainDocument(value) ? pattern.fields.keyOf(value) : undefined;
+  const fieldKeys =
+    pattern.fields !== undefined && isPlainDocument(value)
+      ? pattern.fields.keyOf(value)
+      : undefined;
   let k = 0;
-  return pattern.parts.map((p) => (p.meta !== undefined || fieldKeys === undefined ? null : (fieldKeys[k++] as BsonValue)));
+  return pattern.parts.map((p) =>
+    p.meta !== undefined || fieldKeys === undefined ? null : (fieldKeys[k++] as BsonValue),
+  );
 }
 
 /** Compares precomputed key arrays by the pattern's directions. */
-export function compareSortKeys(a: readonly BsonValue[], b: readonly BsonValue[], pattern: SortPattern): number {
+export function compareSortKeys(
+  a: readonly BsonValue[],
+  b: readonly BsonValue[],
+  pattern: SortPattern,
+): number {
   for (let i = 0; i < pattern.parts.length; i++) {
     const c = compareBson(a[i] as BsonValue, b[i] as BsonValue, pattern.collator);
     if (c !== 0) return (pattern.parts[i] as SortPart).ascending ? c : -c;
@@ -91,6 +108,7 @@ export function collatedPattern(pattern: SortPattern, collator: Collator | undef
 /** The pattern as mongod serialises it for explain ({a: 1, b: -1}). */
 export function serializeSortPattern(pattern: SortPattern): BsonDocument {
   const out: BsonDocument = {};
-  for (const p of pattern.parts) out[p.path] = p.meta !== undefined ? { $meta: p.meta } : new Int32(p.ascending ? 1 : -1);
+  for (const p of pattern.parts)
+    out[p.path] = p.meta !== undefined ? { $meta: p.meta } : new Int32(p.ascending ? 1 : -1);
   return out;
 }

@@ -7,7 +7,7 @@
 
 import { ObjectId } from 'bson';
 import { getOwn, hasOwn, setOwn } from '../bson/document.js';
-import { isArray, isPlainDocument } from '../bson/types.js';
+import { isPlainDocument } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { ErrorCode, fail } from '../errors.js';
 import { applyPipelineOutput, computeDiff, upsertSeed } from '../update/index.js';
@@ -21,10 +21,21 @@ import type { PipelineContext, Runtime, Stage } from './stages/types.js';
 import type { ReadView } from '../storage/engine.js';
 
 /** Reshaping stages read no storage: they get a view of nothing. */
-const NO_STORAGE: ReadView = { get: () => undefined, scan: () => [][Symbol.iterator](), count: () => 0 };
+const NO_STORAGE: ReadView = {
+  get: () => undefined,
+  scan: () => [][Symbol.iterator](),
+  count: () => 0,
+};
 
 /** The stages a pipeline-style update may use (mongod refuses others with InvalidOptions). */
-const UPDATE_STAGES = new Set(['$addFields', '$set', '$project', '$unset', '$replaceRoot', '$replaceWith']);
+const UPDATE_STAGES = new Set([
+  '$addFields',
+  '$set',
+  '$project',
+  '$unset',
+  '$replaceRoot',
+  '$replaceWith',
+]);
 
 export interface UpdatePipelineOptions {
   /** The command's `let` variables. */
@@ -40,19 +51,40 @@ export interface DocumentPipeline {
   apply(doc: BsonDocument): BsonDocument;
 }
 
-export function parseDocumentPipeline(pipeline: readonly BsonValue[], options: UpdatePipelineOptions = {}): DocumentPipeline {
+export function parseDocumentPipeline(
+  pipeline: readonly BsonValue[],
+  options: UpdatePipelineOptions = {},
+): DocumentPipeline {
   const env = options.env ?? newEnv();
   const scope = options.scope ?? newScope(undefined);
   if (options.variables !== undefined) defineLetVariables(env, scope, options.variables);
-  const pctx: PipelineContext = { env, scope, db: '', collection: undefined, allowDiskUse: false, subPipelineDepth: 0, inFacet: false, inLookup: false, forUpdate: true };
+  const pctx: PipelineContext = {
+    env,
+    scope,
+    db: '',
+    collection: undefined,
+    allowDiskUse: false,
+    subPipelineDepth: 0,
+    inFacet: false,
+    inLookup: false,
+    forUpdate: true,
+  };
   for (const spec of pipeline) {
-    if (!isPlainDocument(spec)) fail(ErrorCode.FailedToParse, 'Each element of the \'pipeline\' array must be an object');
+    if (!isPlainDocument(spec))
+      fail(ErrorCode.FailedToParse, "Each element of the 'pipeline' array must be an object");
     const name = Object.keys(spec)[0];
-    if (name !== undefined && !UPDATE_STAGES.has(name)) fail(ErrorCode.InvalidOptions, `${name} is not allowed to be used within an update`);
+    if (name !== undefined && !UPDATE_STAGES.has(name))
+      fail(ErrorCode.InvalidOptions, `${name} is not allowed to be used within an update`);
   }
   const stages: readonly Stage[] = parsePipeline(pipeline, pctx).stages;
   // Only reshaping stages get here: they touch neither the catalog nor storage.
-  const rt: Runtime = { catalog: undefined, db: '', frame: env.frame, allowDiskUse: false, interrupt: () => undefined };
+  const rt: Runtime = {
+    catalog: undefined,
+    db: '',
+    frame: env.frame,
+    allowDiskUse: false,
+    interrupt: () => undefined,
+  };
   return {
     env,
     apply(doc: BsonDocument): BsonDocument {
@@ -87,7 +119,10 @@ function result(before: BsonDocument, output: BsonDocument, ctx: ApplyContext): 
  * The `compilePipeline` hook of the update layer: pass
  * `(p) => compileUpdatePipeline(p, { variables: args.let })` in CompileUpdateOptions.
  */
-export function compileUpdatePipeline(pipeline: readonly BsonDocument[], options: UpdatePipelineOptions = {}): CompiledUpdate {
+export function compileUpdatePipeline(
+  pipeline: readonly BsonDocument[],
+  options: UpdatePipelineOptions = {},
+): CompiledUpdate {
   const compiled = parseDocumentPipeline(pipeline, options);
   return {
     type: 'pipeline',
@@ -99,7 +134,11 @@ export function compileUpdatePipeline(pipeline: readonly BsonDocument[], options
       const seed = upsertSeed(filter);
       const after = compiled.apply(seed);
       // `_id` first: from the pipeline's output, else from the query, else a new one.
-      const id = hasOwn(after, '_id') ? getOwn(after, '_id') : hasOwn(seed, '_id') ? getOwn(seed, '_id') : (ctx.generateId?.() ?? new ObjectId());
+      const id = hasOwn(after, '_id')
+        ? getOwn(after, '_id')
+        : hasOwn(seed, '_id')
+          ? getOwn(seed, '_id')
+          : (ctx.generateId?.() ?? new ObjectId());
       const doc: BsonDocument = { _id: id ?? null };
       for (const [k, v] of Object.entries(after)) if (k !== '_id') setOwn(doc, k, v);
       return { doc, modified: true, diff: undefined };

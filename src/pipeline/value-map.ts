@@ -14,7 +14,10 @@ import { bsonTypeName } from '../bson/types.js';
 function canonical(v: BsonValue, collated: boolean): string {
   if (typeof v === 'string') return collated ? 's' : `s${JSON.stringify(v)}`;
   if (isArray(v)) return `[${v.map((x) => canonical(x, collated)).join(',')}]`;
-  if (isPlainDocument(v)) return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${canonical(x, collated)}`).join(',')}}`;
+  if (isPlainDocument(v))
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}:${canonical(x, collated)}`)
+      .join(',')}}`;
   const n = numericValue(v);
   if (n !== undefined) return `#${Object.is(n, -0) ? 0 : n}`;
   if (v instanceof Date) return `d${v.getTime()}`;
@@ -84,7 +87,9 @@ export class ValueMap<T> {
   }
 
   private isCollatedString(key: BsonValue): boolean {
-    return this.collator !== undefined && (typeof key === 'string' || bsonTypeName(key) === 'symbol');
+    return (
+      this.collator !== undefined && (typeof key === 'string' || bsonTypeName(key) === 'symbol')
+    );
   }
 
   private stringIndex(key: BsonValue): { found: boolean; index: number } {

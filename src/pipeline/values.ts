@@ -129,11 +129,13 @@ export function formatDoubleG(x: number): string {
   if (Number.isNaN(x)) return 'nan';
   if (!Number.isFinite(x)) return x < 0 ? '-inf' : 'inf';
   if (x === 0) return Object.is(x, -0) ? '-0' : '0';
-  const stripZeros = (s: string): string => (s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s);
+  const stripZeros = (s: string): string =>
+    s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s;
   // The exponent after rounding to six significant digits decides the style.
   const [mantissa, e] = x.toExponential(5).split('e') as [string, string];
   const exp = Number(e);
-  if (exp < -4 || exp >= 6) return `${stripZeros(mantissa)}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  if (exp < -4 || exp >= 6)
+    return `${stripZeros(mantissa)}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
   return stripZeros(x.toFixed(5 - exp));
 }
 
@@ -180,7 +182,13 @@ export function cloneValue<T extends BsonValue>(v: T): T {
   if (isPlainDocument(v)) {
     const out: BsonDocument = {};
     for (const [k, x] of Object.entries(v)) {
-      if (k === '__proto__') Object.defineProperty(out, k, { value: cloneValue(x), enumerable: true, writable: true, configurable: true });
+      if (k === '__proto__')
+        Object.defineProperty(out, k, {
+          value: cloneValue(x),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       else out[k] = cloneValue(x);
     }
     return out as T;

@@ -37,7 +37,8 @@ export function updateStatementExpressions(
   constants: BsonDocument | undefined,
 ): QueryExpressions {
   if (constants === undefined) return command;
-  if (!Array.isArray(update)) fail(ErrorCode.Location51198, 'Constant values may only be specified for pipeline updates');
+  if (!Array.isArray(update))
+    fail(ErrorCode.Location51198, 'Constant values may only be specified for pipeline updates');
   return command.withConstants(constants);
 }
 
@@ -55,8 +56,14 @@ function expressionsOf(options: FilterOptions): QueryExpressions {
 }
 
 /** A compiled filter; undefined for the empty filter (everything matches). */
-export function compileQueryFilter(filter: BsonDocument, options: FilterOptions = {}): DocumentFilter | undefined {
-  const matcher = compileFilter(filter, { compileExpr: expressionsOf(options).compileExpr, collator: options.collator });
+export function compileQueryFilter(
+  filter: BsonDocument,
+  options: FilterOptions = {},
+): DocumentFilter | undefined {
+  const matcher = compileFilter(filter, {
+    compileExpr: expressionsOf(options).compileExpr,
+    collator: options.collator,
+  });
   return Object.keys(filter).length === 0 ? undefined : matcher;
 }
 
@@ -65,7 +72,10 @@ export interface CompiledSort {
   readonly natural?: 1 | -1;
 }
 
-export function compileQuerySort(spec: BsonDocument | undefined, collator?: Collator): CompiledSort {
+export function compileQuerySort(
+  spec: BsonDocument | undefined,
+  collator?: Collator,
+): CompiledSort {
   if (spec === undefined || Object.keys(spec).length === 0) return {};
   const sort = compileSort(spec, collator);
   if (sort.natural !== undefined) return { natural: sort.natural };
@@ -96,17 +106,24 @@ export interface ProjectionOptions extends FilterOptions {
  * A find (or findAndModify `fields`) projection; aggregation expressions in it read the
  * command's variables. Undefined for no projection.
  */
-export function compileQueryProjection(spec: BsonDocument | undefined, options: ProjectionOptions = {}): QueryProjection | undefined {
+export function compileQueryProjection(
+  spec: BsonDocument | undefined,
+  options: ProjectionOptions = {},
+): QueryProjection | undefined {
   if (spec === undefined || Object.keys(spec).length === 0) return undefined;
   const expressions = expressionsOf(options);
   const projection = compileProjection(spec, {
     matcher: options.matcher,
     collator: options.collator,
-    expressions: { compile: (e) => expressions.compileValue(e), isExpressionName: (n) => expressions.isExpressionName(n) },
+    expressions: {
+      compile: (e) => expressions.compileValue(e),
+      isExpressionName: (n) => expressions.isExpressionName(n),
+    },
   });
   return {
     transform: (row) => projection.apply(row.doc, row.details),
-    coveredFields: projection.isInclusion && !projection.hasPositional ? projection.requiredFields : undefined,
+    coveredFields:
+      projection.isInclusion && !projection.hasPositional ? projection.requiredFields : undefined,
     positional: projection.hasPositional,
   };
 }
@@ -122,7 +139,10 @@ export interface UpdateOptions extends FilterOptions {
  * and $pull conditions are parsed as mongod does, with $expr, $where and $text banned; a
  * pipeline reads the command's variables.
  */
-export function compileQueryUpdate(spec: BsonDocument | BsonDocument[], options: UpdateOptions = {}): CompiledUpdate {
+export function compileQueryUpdate(
+  spec: BsonDocument | BsonDocument[],
+  options: UpdateOptions = {},
+): CompiledUpdate {
   return compileUpdate(spec, {
     ...(options.arrayFilters === undefined ? {} : { arrayFilters: options.arrayFilters }),
     compileFilter: (f) => compileRestrictedFilter(f, { collator: options.collator }),

@@ -65,9 +65,17 @@ function naturalSort(entries: Array<[string, BsonValue]>): SortSpec {
 function parseSortKey(path: string, value: BsonValue): SortKeySpec {
   const meta = asDocument(value);
   if (meta !== undefined && !isArray(value)) parseMetaSort(meta);
-  if (!isNumeric(value)) fail(ErrorCode.Location15974, `Illegal key in $sort specification: ${path}: ${formatBson(value)}`);
+  if (!isNumeric(value))
+    fail(
+      ErrorCode.Location15974,
+      `Illegal key in $sort specification: ${path}: ${formatBson(value)}`,
+    );
   const n = toJsNumber(value);
-  if (n !== 1 && n !== -1) fail(ErrorCode.Location15975, '$sort key ordering must be 1 (for ascending) or -1 (for descending)');
+  if (n !== 1 && n !== -1)
+    fail(
+      ErrorCode.Location15975,
+      '$sort key ordering must be 1 (for ascending) or -1 (for descending)',
+    );
   validateFieldPath(path);
   return { path, parts: path.split('.'), direction: n };
 }
@@ -75,14 +83,19 @@ function parseSortKey(path: string, value: BsonValue): SortKeySpec {
 /** {$meta: ...} sort keys: validated as mongod does; none is supported yet. */
 function parseMetaSort(meta: BsonDocument): never {
   const keys = Object.keys(meta);
-  if (keys[0] !== '$meta') fail(ErrorCode.Location17312, '$meta is the only expression supported by $sort right now');
-  if (keys.length !== 1) fail(ErrorCode.FailedToParse, 'Cannot have additional keys in a $meta sort specification');
+  if (keys[0] !== '$meta')
+    fail(ErrorCode.Location17312, '$meta is the only expression supported by $sort right now');
+  if (keys.length !== 1)
+    fail(ErrorCode.FailedToParse, 'Cannot have additional keys in a $meta sort specification');
   const kind = meta['$meta'] as BsonValue;
   if (kind === 'textScore' || kind === 'randVal') {
     fail(ErrorCode.NotImplemented, `$meta sort by '${kind}' is not implemented yet`);
   }
   if (kind === 'searchScore' || kind === 'searchHighlights') {
-    fail(kind === 'searchScore' ? ErrorCode.Location31218 : ErrorCode.Location31219, `$meta sort by '${kind}' metadata is not supported`);
+    fail(
+      kind === 'searchScore' ? ErrorCode.Location31218 : ErrorCode.Location31219,
+      `$meta sort by '${kind}' metadata is not supported`,
+    );
   }
   fail(ErrorCode.Location31138, `Illegal $meta sort: $meta: ${formatBson(kind)}`);
 }
@@ -110,7 +123,10 @@ function buildSort(keys: SortKeySpec[], collator?: Collator): SortSpec {
   return { keys, keyOf, compareKeys, compare: (a, b) => compareKeys(cachedKey(a), cachedKey(b)) };
 }
 
-function bestKey(candidates: BsonValue[][], compareKeys: (a: BsonValue[], b: BsonValue[]) => number): BsonValue[] {
+function bestKey(
+  candidates: BsonValue[][],
+  compareKeys: (a: BsonValue[], b: BsonValue[]) => number,
+): BsonValue[] {
   let best = candidates[0] as BsonValue[];
   for (let i = 1; i < candidates.length; i++) {
     const c = candidates[i] as BsonValue[];
@@ -122,7 +138,9 @@ function bestKey(candidates: BsonValue[][], compareKeys: (a: BsonValue[], b: Bso
 // ---- key generation (mongod's BtreeKeyGenerator, as sort_key_generator uses it) -----------
 
 /** Where one path stands while walking a (sub)document. */
-type Walk = { kind: 'value'; value: BsonValue } | { kind: 'array'; array: BsonArray; prefix: number; rest: readonly string[] };
+type Walk =
+  | { kind: 'value'; value: BsonValue }
+  | { kind: 'array'; array: BsonArray; prefix: number; rest: readonly string[] };
 
 /** Walks `parts` down subdocuments until the end, a missing field, or an array. */
 function walk(root: BsonValue, parts: readonly string[], prefixBase: number): Walk {
@@ -143,7 +161,8 @@ function walk(root: BsonValue, parts: readonly string[], prefixBase: number): Wa
     if (v === MISSING) return { kind: 'value', value: null };
     cur = v;
   }
-  if (isArray(cur)) return { kind: 'array', array: cur, prefix: prefixBase + parts.length, rest: [] };
+  if (isArray(cur))
+    return { kind: 'array', array: cur, prefix: prefixBase + parts.length, rest: [] };
   return { kind: 'value', value: cur };
 }
 
@@ -156,17 +175,22 @@ function candidateKeys(root: BsonValue, paths: ReadonlyArray<readonly string[]>)
   const arrays = walks.filter((w): w is Extract<Walk, { kind: 'array' }> => w.kind === 'array');
   if (arrays.length === 0) return [walks.map((w) => (w.kind === 'value' ? w.value : null))];
   const array = (arrays[0] as Extract<Walk, { kind: 'array' }>).array;
-  if (arrays.some((w) => w.array !== array)) fail(ErrorCode.BadValue, 'cannot sort with keys that are parallel arrays');
+  if (arrays.some((w) => w.array !== array))
+    fail(ErrorCode.BadValue, 'cannot sort with keys that are parallel arrays');
   if (array.length === 0) {
     // An empty array is undefined where the path ends and null for anything below it.
-    return [walks.map((w) => (w.kind === 'value' ? w.value : w.rest.length === 0 ? undefined : null))];
+    return [
+      walks.map((w) => (w.kind === 'value' ? w.value : w.rest.length === 0 ? undefined : null)),
+    ];
   }
   const out: BsonValue[][] = [];
   for (const element of array) {
     const subPaths = walks.map((w) => (w.kind === 'array' ? w.rest : []));
     const fixed = walks.map((w) => (w.kind === 'value' ? w.value : undefined));
     for (const sub of elementKeys(element, subPaths)) {
-      out.push(walks.map((w, i) => (w.kind === 'value' ? (fixed[i] as BsonValue) : (sub[i] as BsonValue))));
+      out.push(
+        walks.map((w, i) => (w.kind === 'value' ? (fixed[i] as BsonValue) : (sub[i] as BsonValue))),
+      );
     }
   }
   return out;
@@ -179,6 +203,11 @@ function elementKeys(element: BsonValue, rests: ReadonlyArray<readonly string[]>
     // A nested array is a value, not expanded a second time.
     return [rests.map((r) => (r.length === 0 ? element : null))];
   }
-  const keys = candidateKeys(element, rests.map((r) => (r.length === 0 ? [] : r)));
-  return keys.map((k) => k.map((v, i) => ((rests[i] as readonly string[]).length === 0 ? element : v)));
+  const keys = candidateKeys(
+    element,
+    rests.map((r) => (r.length === 0 ? [] : r)),
+  );
+  return keys.map((k) =>
+    k.map((v, i) => ((rests[i] as readonly string[]).length === 0 ? element : v)),
+  );
 }

@@ -48,7 +48,11 @@ export interface ChangeEvent {
 }
 
 /** Current version of a document, for fullDocument: 'updateLookup'. */
-export type DocumentLookup = (db: string, coll: string, documentKey: BsonDocument) => BsonDocument | null;
+export type DocumentLookup = (
+  db: string,
+  coll: string,
+  documentKey: BsonDocument,
+) => BsonDocument | null;
 
 export function previousTimestamp(ts: Timestamp): Timestamp {
   if (ts.i > 0) return new Timestamp({ t: ts.t, i: ts.i - 1 });
@@ -63,7 +67,10 @@ export function compareTimestamps(a: Timestamp, b: Timestamp): number {
 /** The position right after a resume token (resumeAfter / startAfter). */
 export function positionAfterToken(tok: ResumeTokenData): StreamPosition {
   if (tok.tokenType === tokenTypeHighWaterMark) return { after: tok.clusterTime };
-  return { after: previousTimestamp(tok.clusterTime), skip: { ts: tok.clusterTime, index: tok.txnOpIndex } };
+  return {
+    after: previousTimestamp(tok.clusterTime),
+    skip: { ts: tok.clusterTime, index: tok.txnOpIndex },
+  };
 }
 
 const internalDbs = new Set(['admin', 'config', 'local']);
@@ -104,20 +111,33 @@ export class ChangeEventBuilder {
    * ChangeStreamViewDefinitionEventTransformation).
    */
   private viewDefinitionsMatch(db: string, coll: string): boolean {
-    return coll === 'system.views' && this.opts.showExpandedEvents && this.opts.coll === undefined && this.dbMatches(db);
+    return (
+      coll === 'system.views' &&
+      this.opts.showExpandedEvents &&
+      this.opts.coll === undefined &&
+      this.dbMatches(db)
+    );
   }
 
-  private viewDefinitionEvent(kind: 'i' | 'u' | 'd', o: BsonDocument, head: (operationType: string, id: BsonDocument) => BsonDocument): ChangeEvent[] {
+  private viewDefinitionEvent(
+    kind: 'i' | 'u' | 'd',
+    o: BsonDocument,
+    head: (operationType: string, id: BsonDocument) => BsonDocument,
+  ): ChangeEvent[] {
     const viewNs = getOwn(o, '_id');
     if (typeof viewNs !== 'string') return [];
     const { _id: _view, ...definition } = o;
     const operationType = kind === 'i' ? 'create' : kind === 'u' ? 'modify' : 'drop';
-    const d = head(operationType, kind === 'd' ? { operationType } : { operationType, operationDescription: definition });
+    const d = head(
+      operationType,
+      kind === 'd' ? { operationType } : { operationType, operationDescription: definition },
+    );
     d['ns'] = splitNs(viewNs);
     if (kind !== 'd') d['operationDescription'] = definition;
     if (kind === 'i') {
       const on = definition['viewOn'];
-      d['nsType'] = typeof on === 'string' && on.startsWith('system.buckets.') ? 'timeseries' : 'view';
+      d['nsType'] =
+        typeof on === 'string' && on.startsWith('system.buckets.') ? 'timeseries' : 'view';
     }
     return [{ doc: d, token: d['_id'] as BsonDocument, invalidates: false }];
   }
@@ -145,17 +165,46 @@ export class ChangeEventBuilder {
     return this.eventsOfOp(entry, ts, wall, 0, {});
   }
 
-  private token(ts: Timestamp, index: number, ui: BsonValue | undefined, id: BsonDocument, fromInvalidate = false): BsonDocument {
-    const uuid = ui !== undefined && typeof ui === 'object' && ui !== null && (ui as { _bsontype?: string })._bsontype === 'Binary' ? (ui as Binary) : undefined;
-    return encodeResumeToken({ clusterTime: ts, tokenType: tokenTypeEvent, txnOpIndex: index, fromInvalidate, uuid, eventIdentifier: id });
+  private token(
+    ts: Timestamp,
+    index: number,
+    ui: BsonValue | undefined,
+    id: BsonDocument,
+    fromInvalidate = false,
+  ): BsonDocument {
+    const uuid =
+      ui !== undefined &&
+      typeof ui === 'object' &&
+      ui !== null &&
+      (ui as { _bsontype?: string })._bsontype === 'Binary'
+        ? (ui as Binary)
+        : undefined;
+    return encodeResumeToken({
+      clusterTime: ts,
+      tokenType: tokenTypeEvent,
+      txnOpIndex: index,
+      fromInvalidate,
+      uuid,
+      eventIdentifier: id,
+    });
   }
 
-  private eventsOfOp(op: BsonDocument, ts: Timestamp, wall: Date, index: number, session: BsonDocument): ChangeEvent[] {
+  private eventsOfOp(
+    op: BsonDocument,
+    ts: Timestamp,
+    wall: Date,
+    index: number,
+    session: BsonDocument,
+  ): ChangeEvent[] {
     const kind = op['op'];
     const ns = typeof op['ns'] === 'string' ? op['ns'] : '';
     const o = isPlainDocument(op['o']) ? op['o'] : {};
     const ui = op['ui'];
-    const head = (operationType: string, id: BsonDocument, fromInvalidate = false): BsonDocument => ({
+    const head = (
+      operationType: string,
+      id: BsonDocument,
+      fromInvalidate = false,
+    ): BsonDocument => ({
       _id: this.token(ts, index, ui, id, fromInvalidate),
       operationType,
       clusterTime: ts,
@@ -186,7 +235,10 @@ export class ChangeEventBuilder {
         return [{ doc: d, token: d['_id'] as BsonDocument, invalidates: false }];
       }
       const documentKey = o2 ?? { _id: getOwn(o, '_id') ?? null };
-      const diff = numericValue(getOwn(o, '$v')) === 2 && isPlainDocument(getOwn(o, 'diff')) ? (getOwn(o, 'diff') as BsonDocument) : undefined;
+      const diff =
+        numericValue(getOwn(o, '$v')) === 2 && isPlainDocument(getOwn(o, 'diff'))
+          ? (getOwn(o, 'diff') as BsonDocument)
+          : undefined;
       if (diff === undefined) {
         const d = head('replace', { operationType: 'replace', documentKey });
         expanded(d);
@@ -200,7 +252,8 @@ export class ChangeEventBuilder {
       if (this.opts.showRawUpdateDescription) {
         d['rawUpdateDescription'] = o;
       } else {
-        const { updatedFields, removedFields, truncatedArrays, disambiguatedPaths } = describeDiff(diff);
+        const { updatedFields, removedFields, truncatedArrays, disambiguatedPaths } =
+          describeDiff(diff);
         const description: BsonDocument = { updatedFields, removedFields, truncatedArrays };
         // With showExpandedEvents mongod always includes it, empty when no path is ambiguous.
         if (this.opts.showExpandedEvents) description['disambiguatedPaths'] = disambiguatedPaths;
@@ -208,11 +261,18 @@ export class ChangeEventBuilder {
       }
       if (this.opts.fullDocument === 'updateLookup') {
         d['fullDocument'] = this.lookup(db, coll, documentKey);
-      } else if (this.opts.fullDocument === 'whenAvailable' || this.opts.fullDocument === 'required') {
+      } else if (
+        this.opts.fullDocument === 'whenAvailable' ||
+        this.opts.fullDocument === 'required'
+      ) {
         const post = op['postImage'];
         if (isPlainDocument(post)) d['fullDocument'] = post;
         else if (this.opts.fullDocument === 'whenAvailable') d['fullDocument'] = null;
-        else fail(ErrorCode.NoMatchingDocument, `Change stream was configured to require a post-image for all update, delete and replace events, but the post-image was not found for event: ${JSON.stringify({ db, coll })}`);
+        else
+          fail(
+            ErrorCode.NoMatchingDocument,
+            `Change stream was configured to require a post-image for all update, delete and replace events, but the post-image was not found for event: ${JSON.stringify({ db, coll })}`,
+          );
       }
       this.addBeforeChange(d, op);
       return [{ doc: d, token: d['_id'] as BsonDocument, invalidates: false }];
@@ -264,7 +324,15 @@ export class ChangeEventBuilder {
       const { create, ...rest } = o;
       const d = head('create', { operationType: 'create' });
       expanded(d);
-      Object.assign(d, { ns: { db, coll: create }, nsType: rest['viewOn'] !== undefined ? 'view' : 'collection', operationDescription: { idIndex: { v: 2, key: { _id: 1 }, name: '_id_' }, ...rest } }, session);
+      Object.assign(
+        d,
+        {
+          ns: { db, coll: create },
+          nsType: rest['viewOn'] !== undefined ? 'view' : 'collection',
+          operationDescription: { idIndex: { v: 2, key: { _id: 1 }, name: '_id_' }, ...rest },
+        },
+        session,
+      );
       if (rest['viewOn'] !== undefined) d['operationDescription'] = rest;
       out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: false });
       return out;
@@ -273,7 +341,11 @@ export class ChangeEventBuilder {
       const { createIndexes, ...spec } = o;
       const d = head('createIndexes', { operationType: 'createIndexes' });
       expanded(d);
-      Object.assign(d, { ns: { db, coll: createIndexes }, operationDescription: { indexes: [spec] } }, session);
+      Object.assign(
+        d,
+        { ns: { db, coll: createIndexes }, operationDescription: { indexes: [spec] } },
+        session,
+      );
       out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: false });
       return out;
     }
@@ -281,18 +353,29 @@ export class ChangeEventBuilder {
       const spec = isPlainDocument(op['o2']) ? op['o2'] : { name: o['index'] ?? null };
       const d = head('dropIndexes', { operationType: 'dropIndexes' });
       expanded(d);
-      Object.assign(d, { ns: { db, coll: o['dropIndexes'] }, operationDescription: { indexes: [spec] } }, session);
+      Object.assign(
+        d,
+        { ns: { db, coll: o['dropIndexes'] }, operationDescription: { indexes: [spec] } },
+        session,
+      );
       out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: false });
       return out;
     }
     if (typeof o['collMod'] === 'string' && this.collMatches(db, o['collMod'])) {
       const { collMod, ...rest } = o;
       const o2 = isPlainDocument(op['o2']) ? op['o2'] : {};
-      const stateBeforeChange: BsonDocument = { collectionOptions: o2['collectionOptions_old'] ?? null };
-      if (o2['indexOptions_old'] !== undefined) stateBeforeChange['indexOptions'] = o2['indexOptions_old'];
+      const stateBeforeChange: BsonDocument = {
+        collectionOptions: o2['collectionOptions_old'] ?? null,
+      };
+      if (o2['indexOptions_old'] !== undefined)
+        stateBeforeChange['indexOptions'] = o2['indexOptions_old'];
       const d = head('modify', { operationType: 'modify' });
       expanded(d);
-      Object.assign(d, { ns: { db, coll: collMod }, operationDescription: rest, stateBeforeChange }, session);
+      Object.assign(
+        d,
+        { ns: { db, coll: collMod }, operationDescription: rest, stateBeforeChange },
+        session,
+      );
       out.push({ doc: d, token: d['_id'] as BsonDocument, invalidates: false });
       return out;
     }
@@ -305,6 +388,10 @@ export class ChangeEventBuilder {
     const pre = op['preImage'];
     if (isPlainDocument(pre)) d['fullDocumentBeforeChange'] = pre;
     else if (mode === 'whenAvailable') d['fullDocumentBeforeChange'] = null;
-    else fail(ErrorCode.NoMatchingDocument, `Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for the event with clusterTime ${String(d['clusterTime'])}`);
+    else
+      fail(
+        ErrorCode.NoMatchingDocument,
+        `Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for the event with clusterTime ${String(d['clusterTime'])}`,
+      );
   }
 }

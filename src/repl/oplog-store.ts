@@ -72,17 +72,36 @@ export function peekOpAndNs(bytes: Uint8Array): { op: string; ns: string } | und
 }
 
 /** A string element with a two-letter name at `at`: where its bytes start and where it ends. */
-function stringElementAt(b: Uint8Array, at: number, c0: number, c1: number): { start: number; end: number } | undefined {
-  if (at + 8 > b.length || b[at] !== 0x02 || b[at + 1] !== c0 || b[at + 2] !== c1 || b[at + 3] !== 0) return undefined;
+function stringElementAt(
+  b: Uint8Array,
+  at: number,
+  c0: number,
+  c1: number,
+): { start: number; end: number } | undefined {
+  if (
+    at + 8 > b.length ||
+    b[at] !== 0x02 ||
+    b[at + 1] !== c0 ||
+    b[at + 2] !== c1 ||
+    b[at + 3] !== 0
+  )
+    return undefined;
   const p = at + 4;
-  const len = ((b[p] as number) | ((b[p + 1] as number) << 8) | ((b[p + 2] as number) << 16) | ((b[p + 3] as number) << 24)) >>> 0;
+  const len =
+    ((b[p] as number) |
+      ((b[p + 1] as number) << 8) |
+      ((b[p + 2] as number) << 16) |
+      ((b[p + 3] as number) << 24)) >>>
+    0;
   const start = p + 4;
   if (len < 1 || start + len > b.length) return undefined;
   return { start, end: start + len };
 }
 
 function text(b: Uint8Array, start: number, end: number): string {
-  return Buffer.isBuffer(b) ? b.toString('utf8', start, end) : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8', start, end);
+  return Buffer.isBuffer(b)
+    ? b.toString('utf8', start, end)
+    : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8', start, end);
 }
 
 export interface OplogWriteMode {
@@ -189,7 +208,8 @@ export class OplogStore {
         last: lastEntry.done === true ? undefined : decodeTimestampKey(lastEntry.value.key),
         issued: readTimestamp(m, issuedKey),
         historyFrom: readTimestamp(m, historyFromKey),
-        location: loc !== undefined ? Buffer.from(loc).toString('utf8') : inMain ? 'main' : undefined,
+        location:
+          loc !== undefined ? Buffer.from(loc).toString('utf8') : inMain ? 'main' : undefined,
       };
     } finally {
       if (s !== m) s.release();
@@ -200,7 +220,8 @@ export class OplogStore {
   /** The newest timestamp storage knows of: the clock resumes after it. */
   static newestTimestamp(state: OplogState): Timestamp | undefined {
     let best: Timestamp | undefined;
-    for (const ts of [state.last, state.issued, state.historyFrom]) if (ts !== undefined && (best === undefined || later(ts, best))) best = ts;
+    for (const ts of [state.last, state.issued, state.historyFrom])
+      if (ts !== undefined && (best === undefined || later(ts, best))) best = ts;
     return best;
   }
 
@@ -222,31 +243,51 @@ export class OplogStore {
       await this.writeNoop(tick(), 'initiating set');
     }
     const here = this.mode.nonlogged ? 'nonlogged' : 'main';
-    const lost = state.issued !== undefined && (state.last === undefined || later(state.issued, state.last));
+    const lost =
+      state.issued !== undefined && (state.last === undefined || later(state.issued, state.last));
     const moved = state.location !== undefined && state.location !== here;
     if (!lost && !moved) {
-      if (state.location === undefined) await this.main.write((txn) => txn.put(stateTable, locationKey, Buffer.from(here)), { durable: true });
+      if (state.location === undefined)
+        await this.main.write((txn) => txn.put(stateTable, locationKey, Buffer.from(here)), {
+          durable: true,
+        });
       return;
     }
     const ts = tick();
     const key = encodeTimestampKey(ts);
-    const why = lost ? 'oplog entries of committed writes were lost in a crash' : `the oplog moved to ${here} storage`;
-    this.logger.warn('REPL', 7_360_001, 'Change stream history starts again', { reason: why, historyFrom: ts.toString() });
+    const why = lost
+      ? 'oplog entries of committed writes were lost in a crash'
+      : `the oplog moved to ${here} storage`;
+    this.logger.warn('REPL', 7_360_001, 'Change stream history starts again', {
+      reason: why,
+      historyFrom: ts.toString(),
+    });
     // Boundary first, durably: a crash before the no-op entry only repeats this next time.
-    await this.main.write((txn) => {
-      txn.put(stateTable, historyFromKey, key);
-      txn.put(stateTable, locationKey, Buffer.from(here));
-      txn.put(stateTable, issuedKey, key);
-      // Entries left in the main storage by an earlier mode are not read any more.
-      if (moved && this.store !== this.main) txn.clearTable(oplogTable);
-    }, { durable: true });
+    await this.main.write(
+      (txn) => {
+        txn.put(stateTable, historyFromKey, key);
+        txn.put(stateTable, locationKey, Buffer.from(here));
+        txn.put(stateTable, issuedKey, key);
+        // Entries left in the main storage by an earlier mode are not read any more.
+        if (moved && this.store !== this.main) txn.clearTable(oplogTable);
+      },
+      { durable: true },
+    );
     await this.writeNoop(ts, `change stream history starts here: ${why}`);
     this.historyFrom = ts;
   }
 
   private async writeNoop(ts: Timestamp, msg: string): Promise<void> {
     const key = encodeTimestampKey(ts);
-    const noop = encodeDocument({ op: 'n', ns: '', o: { msg }, ts, t: Long.fromInt(1), v: Long.fromInt(2), wall: new Date() });
+    const noop = encodeDocument({
+      op: 'n',
+      ns: '',
+      o: { msg },
+      ts,
+      t: Long.fromInt(1),
+      v: Long.fromInt(2),
+      wall: new Date(),
+    });
     await this.store.write((txn) => txn.put(oplogTable, key, noop), { durable: true });
     await this.store.flush();
     this.track(key, noop.length);
@@ -286,7 +327,10 @@ export class OplogStore {
       this.wakeAfterCommit(txn);
       return;
     }
-    if (txn.onOutcome === undefined) throw new InvariantError('oplog: a deferred entry needs a write transaction that reports its outcome');
+    if (txn.onOutcome === undefined)
+      throw new InvariantError(
+        'oplog: a deferred entry needs a write transaction that reports its outcome',
+      );
     const p: Pending = { seq: ++this.appended, key, bytes, state: 'pending' };
     this.queue.push(p);
     txn.put(stateTable, issuedKey, key);
@@ -299,7 +343,8 @@ export class OplogStore {
     if (!committed) return undefined;
     // Synchronous nonlogged: acknowledged once the entry is visible. Async: only when the
     // queue is over its bound (backpressure).
-    if (!this.mode.async || this.queue.length - this.queueHead > limits.oplogPendingEntriesMax) return this.written(p.seq);
+    if (!this.mode.async || this.queue.length - this.queueHead > limits.oplogPendingEntriesMax)
+      return this.written(p.seq);
     return undefined;
   }
 
@@ -344,9 +389,12 @@ export class OplogStore {
         const { batch, through } = this.committedPrefix();
         if (through === this.writtenSeq) return;
         if (batch.length > 0) {
-          await this.store.write((txn) => {
-            for (const p of batch) txn.put(oplogTable, p.key, p.bytes);
-          }, { durable: false });
+          await this.store.write(
+            (txn) => {
+              for (const p of batch) txn.put(oplogTable, p.key, p.bytes);
+            },
+            { durable: false },
+          );
           for (const p of batch) this.track(p.key, p.bytes.length);
         }
         this.advance(through);
@@ -354,7 +402,9 @@ export class OplogStore {
       }
     } catch (e) {
       // Nothing was removed from the queue: try again shortly (the writers waiting keep waiting).
-      this.logger.error('REPL', 7_360_002, 'Writing queued oplog entries failed; retrying', { error: e instanceof Error ? e.message : String(e) });
+      this.logger.error('REPL', 7_360_002, 'Writing queued oplog entries failed; retrying', {
+        error: e instanceof Error ? e.message : String(e),
+      });
       this.retryTimer = setTimeout(() => {
         this.retryTimer = undefined;
         this.scheduleDrain();
@@ -366,7 +416,11 @@ export class OplogStore {
   }
 
   private advance(through: number): void {
-    while (this.queueHead < this.queue.length && (this.queue[this.queueHead] as Pending).seq <= through) this.queueHead++;
+    while (
+      this.queueHead < this.queue.length &&
+      (this.queue[this.queueHead] as Pending).seq <= through
+    )
+      this.queueHead++;
     if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.queueHead);
       this.queueHead = 0;
@@ -392,11 +446,16 @@ export class OplogStore {
     const hi = encodeTimestampKey(to);
     for (let i = this.queueHead; i < this.queue.length; i++) {
       const p = this.queue[i] as Pending;
-      if (p.state !== 'dropped' && compareKeys(p.key, lo) > 0 && compareKeys(p.key, hi) <= 0) return true;
+      if (p.state !== 'dropped' && compareKeys(p.key, lo) > 0 && compareKeys(p.key, hi) <= 0)
+        return true;
     }
     const snap = this.store.snapshot();
     try {
-      return snap.scan(oplogTable, { start: lo, startInclusive: false, end: hi, endInclusive: true }).next().done !== true;
+      return (
+        snap
+          .scan(oplogTable, { start: lo, startInclusive: false, end: hi, endInclusive: true })
+          .next().done !== true
+      );
     } finally {
       snap.release();
     }
@@ -409,7 +468,10 @@ export class OplogStore {
       this.scheduleDrain();
       await (this.draining ?? new Promise((r) => setTimeout(r, 10)));
     }
-    if (this.queued > 0) this.logger.error('REPL', 7_360_003, 'Oplog entries left unwritten at shutdown', { entries: this.queued });
+    if (this.queued > 0)
+      this.logger.error('REPL', 7_360_003, 'Oplog entries left unwritten at shutdown', {
+        entries: this.queued,
+      });
     this.closed = true;
     if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
     if (this.store !== this.main) await this.store.flush();
@@ -420,7 +482,11 @@ export class OplogStore {
   private track(key: Buffer, bytes: number): void {
     const last = this.segments.at(-1);
     // A run closes at a count, or at a share of the budget so small oplogs still prune.
-    if (last !== undefined && last.count < limits.oplogSegmentEntriesMax && last.bytes < this.maxBytes / 16) {
+    if (
+      last !== undefined &&
+      last.count < limits.oplogSegmentEntriesMax &&
+      last.bytes < this.maxBytes / 16
+    ) {
       last.lastKey = key;
       last.count++;
       last.bytes += bytes;
@@ -439,10 +505,15 @@ export class OplogStore {
       while (this.retainedBytes > target && this.segments.length > 1) {
         const seg = this.segments.shift() as Segment;
         this.retainedBytes -= seg.bytes;
-        await this.store.write((txn) => {
-          const keys = [...txn.scan(oplogTable, { end: seg.lastKey, endInclusive: true })].map((e) => Buffer.from(e.key));
-          for (const k of keys) txn.delete(oplogTable, k);
-        }, { durable: false });
+        await this.store.write(
+          (txn) => {
+            const keys = [...txn.scan(oplogTable, { end: seg.lastKey, endInclusive: true })].map(
+              (e) => Buffer.from(e.key),
+            );
+            for (const k of keys) txn.delete(oplogTable, k);
+          },
+          { durable: false },
+        );
       }
     } finally {
       this.pruning = false;
@@ -451,6 +522,10 @@ export class OplogStore {
 
   /** Retained bookkeeping, for tests and diagnostics. */
   retention(): { entries: number; bytes: number; runs: number } {
-    return { entries: this.segments.reduce((n, s) => n + s.count, 0), bytes: this.retainedBytes, runs: this.segments.length };
+    return {
+      entries: this.segments.reduce((n, s) => n + s.count, 0),
+      bytes: this.retainedBytes,
+      runs: this.segments.length,
+    };
   }
 }

@@ -33,7 +33,11 @@ export { decodeTimestampKey, encodeTimestampKey, oplogTable };
  * 'whenAvailable'/'required'), kept in the entry itself when the collection has
  * changeStreamPreAndPostImages enabled; mongod keeps them in config.system.preimages.
  */
-function imagesOf(coll: Collection, before: BsonDocument, after: BsonDocument | undefined): BsonDocument {
+function imagesOf(
+  coll: Collection,
+  before: BsonDocument,
+  after: BsonDocument | undefined,
+): BsonDocument {
   const opt = coll.meta.options['changeStreamPreAndPostImages'];
   if (!isPlainDocument(opt) || opt['enabled'] !== true) return {};
   return after === undefined ? { preImage: before } : { preImage: before, postImage: after };
@@ -86,7 +90,8 @@ export class Oplog implements OpObserver {
   }
 
   *entries(view: ReadView, after?: Timestamp): Generator<BsonDocument> {
-    const range = after === undefined ? {} : { start: encodeTimestampKey(after), startInclusive: false };
+    const range =
+      after === undefined ? {} : { start: encodeTimestampKey(after), startInclusive: false };
     for (const e of view.scan(oplogTable, range)) yield decodeDocument(e.value);
   }
 
@@ -108,14 +113,21 @@ export class Oplog implements OpObserver {
    * ('u') and delete ('d') entries. (A Collection's namespace and UUID never change: a rename
    * or a metadata change makes a new one.)
    */
-  private readonly heads = new WeakMap<Collection, { readonly i: Uint8Array; readonly u: Uint8Array; readonly d: Uint8Array }>();
+  private readonly heads = new WeakMap<
+    Collection,
+    { readonly i: Uint8Array; readonly u: Uint8Array; readonly d: Uint8Array }
+  >();
 
   private headOf(coll: Collection, op: 'i' | 'u' | 'd'): Uint8Array {
     let h = this.heads.get(coll);
     if (h === undefined) {
       const ui = this.uuidOf(coll);
       const ns = coll.ns;
-      h = { i: encodeDocument({ op: 'i', ns, ui }), u: encodeDocument({ op: 'u', ns, ui }), d: encodeDocument({ op: 'd', ns, ui }) };
+      h = {
+        i: encodeDocument({ op: 'i', ns, ui }),
+        u: encodeDocument({ op: 'u', ns, ui }),
+        d: encodeDocument({ op: 'd', ns, ui }),
+      };
       this.heads.set(coll, h);
     }
     return h[op];
@@ -132,13 +144,25 @@ export class Oplog implements OpObserver {
    * not encoded again), then {ts, t, v, wall} and, unless `command`, a retryable write's
    * session fields, encoded apart and joined rather than spread into a new object.
    */
-  private logEncoded(txn: WriteTxn, command: boolean, parts: Array<Uint8Array | EncodedField>): void {
+  private logEncoded(
+    txn: WriteTxn,
+    command: boolean,
+    parts: Array<Uint8Array | EncodedField>,
+  ): void {
     const ts = this.clock.tick();
     const st = this.statement;
     const stamp: BsonDocument =
       st === undefined || command
         ? { ts, t: Long.fromInt(1), v: Long.fromInt(2), wall: new Date() }
-        : { ts, t: Long.fromInt(1), v: Long.fromInt(2), wall: new Date(), lsid: st.lsid, txnNumber: Long.fromNumber(st.txnNumber), stmtId: new Int32(st.stmtId) };
+        : {
+            ts,
+            t: Long.fromInt(1),
+            v: Long.fromInt(2),
+            wall: new Date(),
+            lsid: st.lsid,
+            txnNumber: Long.fromNumber(st.txnNumber),
+            stmtId: new Int32(st.stmtId),
+          };
     parts.push(encodeDocument(stamp));
     this.store.append(txn, encodeTimestampKey(ts), joinDocuments(parts));
   }
@@ -148,7 +172,12 @@ export class Oplog implements OpObserver {
   }
 
   /** A multi-document transaction commits: its operations as one applyOps entry. */
-  logTransaction(txn: WriteTxn, ops: readonly BsonDocument[], lsid: BsonDocument, txnNumber: number): void {
+  logTransaction(
+    txn: WriteTxn,
+    ops: readonly BsonDocument[],
+    lsid: BsonDocument,
+    txnNumber: number,
+  ): void {
     if (ops.length === 0) return;
     const ts = this.clock.tick();
     const entry: BsonDocument = {
@@ -169,24 +198,46 @@ export class Oplog implements OpObserver {
 
   onInsert(txn: WriteTxn, coll: Collection, doc: BsonDocument, encoded?: Uint8Array): void {
     const o2 = { _id: getOwn(doc, '_id') ?? null };
-    if (txn instanceof TransactionView) this.log(txn, { op: 'i', ns: coll.ns, ui: this.uuidOf(coll), o: doc, o2 });
-    else if (encoded === undefined) this.logEncoded(txn, false, [this.headOf(coll, 'i'), encodeDocument({ o: doc, o2 })]);
-    else this.logEncoded(txn, false, [this.headOf(coll, 'i'), { name: 'o', document: encoded }, encodeDocument({ o2 })]);
+    if (txn instanceof TransactionView)
+      this.log(txn, { op: 'i', ns: coll.ns, ui: this.uuidOf(coll), o: doc, o2 });
+    else if (encoded === undefined)
+      this.logEncoded(txn, false, [this.headOf(coll, 'i'), encodeDocument({ o: doc, o2 })]);
+    else
+      this.logEncoded(txn, false, [
+        this.headOf(coll, 'i'),
+        { name: 'o', document: encoded },
+        encodeDocument({ o2 }),
+      ]);
   }
 
-  onUpdate(txn: WriteTxn, coll: Collection, before: BsonDocument, after: BsonDocument, diff: BsonDocument | undefined, encoded?: Uint8Array): void {
+  onUpdate(
+    txn: WriteTxn,
+    coll: Collection,
+    before: BsonDocument,
+    after: BsonDocument,
+    diff: BsonDocument | undefined,
+    encoded?: Uint8Array,
+  ): void {
     const o2 = { _id: getOwn(after, '_id') ?? null };
     const images = imagesOf(coll, before, after);
     const o = diff === undefined ? after : { $v: new Int32(2), diff };
-    if (txn instanceof TransactionView) this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o, o2, ...images });
-    else if (diff !== undefined || encoded === undefined) this.logEncoded(txn, false, [this.headOf(coll, 'u'), encodeDocument({ o, o2, ...images })]);
-    else this.logEncoded(txn, false, [this.headOf(coll, 'u'), { name: 'o', document: encoded }, encodeDocument({ o2, ...images })]);
+    if (txn instanceof TransactionView)
+      this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o, o2, ...images });
+    else if (diff !== undefined || encoded === undefined)
+      this.logEncoded(txn, false, [this.headOf(coll, 'u'), encodeDocument({ o, o2, ...images })]);
+    else
+      this.logEncoded(txn, false, [
+        this.headOf(coll, 'u'),
+        { name: 'o', document: encoded },
+        encodeDocument({ o2, ...images }),
+      ]);
   }
 
   onDelete(txn: WriteTxn, coll: Collection, doc: BsonDocument): void {
     const o = { _id: getOwn(doc, '_id') ?? null };
     const images = imagesOf(coll, doc, undefined);
-    if (txn instanceof TransactionView) this.log(txn, { op: 'd', ns: coll.ns, ui: this.uuidOf(coll), o, ...images });
+    if (txn instanceof TransactionView)
+      this.log(txn, { op: 'd', ns: coll.ns, ui: this.uuidOf(coll), o, ...images });
     else this.logEncoded(txn, false, [this.headOf(coll, 'd'), encodeDocument({ o, ...images })]);
   }
 
@@ -196,30 +247,66 @@ export class Oplog implements OpObserver {
   }
 
   onCreateCollection(txn: WriteTxn, coll: Collection): void {
-    this.log(txn, { op: 'c', ns: `${coll.meta.db}.$cmd`, ui: this.uuidOf(coll), o: { create: coll.meta.name, ...coll.meta.options } });
+    this.log(txn, {
+      op: 'c',
+      ns: `${coll.meta.db}.$cmd`,
+      ui: this.uuidOf(coll),
+      o: { create: coll.meta.name, ...coll.meta.options },
+    });
   }
 
   onDropCollection(txn: WriteTxn, coll: Collection): void {
-    this.log(txn, { op: 'c', ns: `${coll.meta.db}.$cmd`, ui: this.uuidOf(coll), o: { drop: coll.meta.name } });
+    this.log(txn, {
+      op: 'c',
+      ns: `${coll.meta.db}.$cmd`,
+      ui: this.uuidOf(coll),
+      o: { drop: coll.meta.name },
+    });
   }
 
-  onRenameCollection(txn: WriteTxn, from: { db: string; name: string }, coll: Collection, dropTarget: Collection | undefined): void {
-    const o: BsonDocument = { renameCollection: `${from.db}.${from.name}`, to: coll.ns, stayTemp: false };
+  onRenameCollection(
+    txn: WriteTxn,
+    from: { db: string; name: string },
+    coll: Collection,
+    dropTarget: Collection | undefined,
+  ): void {
+    const o: BsonDocument = {
+      renameCollection: `${from.db}.${from.name}`,
+      to: coll.ns,
+      stayTemp: false,
+    };
     if (dropTarget !== undefined) o['dropTarget'] = this.uuidOf(dropTarget);
     this.log(txn, { op: 'c', ns: `${from.db}.$cmd`, ui: this.uuidOf(coll), o });
   }
 
-  onCollMod(txn: WriteTxn, coll: Collection, command: BsonDocument, oldOptions: BsonDocument, oldIndexOptions: BsonDocument | undefined): void {
+  onCollMod(
+    txn: WriteTxn,
+    coll: Collection,
+    command: BsonDocument,
+    oldOptions: BsonDocument,
+    oldIndexOptions: BsonDocument | undefined,
+  ): void {
     const o2: BsonDocument = { collectionOptions_old: { uuid: this.uuidOf(coll), ...oldOptions } };
     if (oldIndexOptions !== undefined) o2['indexOptions_old'] = oldIndexOptions;
     this.log(txn, { op: 'c', ns: `${coll.meta.db}.$cmd`, ui: this.uuidOf(coll), o: command, o2 });
   }
 
   onCreateIndex(txn: WriteTxn, coll: Collection, spec: BsonDocument): void {
-    this.log(txn, { op: 'c', ns: `${coll.meta.db}.$cmd`, ui: this.uuidOf(coll), o: { createIndexes: coll.meta.name, ...spec } });
+    this.log(txn, {
+      op: 'c',
+      ns: `${coll.meta.db}.$cmd`,
+      ui: this.uuidOf(coll),
+      o: { createIndexes: coll.meta.name, ...spec },
+    });
   }
 
   onDropIndex(txn: WriteTxn, coll: Collection, spec: BsonDocument): void {
-    this.log(txn, { op: 'c', ns: `${coll.meta.db}.$cmd`, ui: this.uuidOf(coll), o: { dropIndexes: coll.meta.name, index: spec['name'] ?? null }, o2: spec });
+    this.log(txn, {
+      op: 'c',
+      ns: `${coll.meta.db}.$cmd`,
+      ui: this.uuidOf(coll),
+      o: { dropIndexes: coll.meta.name, index: spec['name'] ?? null },
+      o2: spec,
+    });
   }
 }

@@ -50,7 +50,12 @@ export function encodeResumeToken(d: ResumeTokenData): BsonDocument {
 }
 
 export function highWaterMarkToken(ts: Timestamp): BsonDocument {
-  return encodeResumeToken({ clusterTime: ts, tokenType: tokenTypeHighWaterMark, txnOpIndex: 0, fromInvalidate: false });
+  return encodeResumeToken({
+    clusterTime: ts,
+    tokenType: tokenTypeHighWaterMark,
+    txnOpIndex: 0,
+    fromInvalidate: false,
+  });
 }
 
 function invalid(why: string): never {
@@ -60,14 +65,17 @@ function invalid(why: string): never {
 /** Decodes a token a client sent (resumeAfter/startAfter); anything malformed is 260. */
 export function decodeResumeToken(token: unknown): ResumeTokenData {
   if (!isPlainDocument(token)) invalid('the resume token must be an object');
-  for (const k of Object.keys(token)) if (k !== '_data' && k !== '_typeBits') invalid(`unexpected field '${k}'`);
+  for (const k of Object.keys(token))
+    if (k !== '_data' && k !== '_typeBits') invalid(`unexpected field '${k}'`);
   const data = token['_data'];
   if (typeof data !== 'string') invalid("the resume token's _data must be a string");
-  if (data.length < headerBytes * 2 || data.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(data)) invalid('malformed _data');
+  if (data.length < headerBytes * 2 || data.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(data))
+    invalid('malformed _data');
   const b = Buffer.from(data, 'hex');
   if (b.readUInt8(0) !== marker) invalid('unknown token format');
   const tokenType = b.readUInt8(9);
-  if (tokenType !== tokenTypeEvent && tokenType !== tokenTypeHighWaterMark) invalid('unknown token type');
+  if (tokenType !== tokenTypeEvent && tokenType !== tokenTypeHighWaterMark)
+    invalid('unknown token type');
   const inv = b.readUInt8(14);
   if (inv > 1) invalid('malformed fromInvalidate flag');
   const clusterTime = new Timestamp({ t: b.readUInt32BE(1), i: b.readUInt32BE(5) });
@@ -84,5 +92,12 @@ export function decodeResumeToken(token: unknown): ResumeTokenData {
       }
     }
   }
-  return { clusterTime, tokenType, txnOpIndex: b.readUInt32BE(10), fromInvalidate: inv === 1, uuid, eventIdentifier };
+  return {
+    clusterTime,
+    tokenType,
+    txnOpIndex: b.readUInt32BE(10),
+    fromInvalidate: inv === 1,
+    uuid,
+    eventIdentifier,
+  };
 }

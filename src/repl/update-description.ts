@@ -37,7 +37,12 @@ function isStrictNumeric(s: string): boolean {
 
 class DescriptionBuilder {
   private readonly path: PathPart[] = [];
-  readonly out: UpdateDescription = { updatedFields: {}, removedFields: [], truncatedArrays: [], disambiguatedPaths: {} };
+  readonly out: UpdateDescription = {
+    updatedFields: {},
+    removedFields: [],
+    truncatedArrays: [],
+    disambiguatedPaths: {},
+  };
 
   push(name: string, isIndex: boolean): void {
     const prev = this.path[this.path.length - 1];
@@ -60,7 +65,11 @@ class DescriptionBuilder {
   /** Record the current path in disambiguatedPaths if it is ambiguous. */
   private noteAmbiguity(): void {
     if (this.path[this.path.length - 1]?.ambiguous !== true) return;
-    setOwn(this.out.disambiguatedPaths, this.dotted(), this.path.map((p) => (p.isIndex ? new Int32(Number(p.name)) : p.name)));
+    setOwn(
+      this.out.disambiguatedPaths,
+      this.dotted(),
+      this.path.map((p) => (p.isIndex ? new Int32(Number(p.name)) : p.name)),
+    );
   }
 
   updated(name: string, isIndex: boolean, value: BsonValue): void {
@@ -87,7 +96,8 @@ function readDocumentDiff(diff: BsonDocument, b: DescriptionBuilder): void {
   // mongod's reader order: updates, inserts, deletes, then sub-diffs.
   for (const section of ['u', 'i'] as const) {
     const s = diff[section];
-    if (isPlainDocument(s)) for (const [name, value] of Object.entries(s)) b.updated(name, false, value);
+    if (isPlainDocument(s))
+      for (const [name, value] of Object.entries(s)) b.updated(name, false, value);
   }
   const d = diff['d'];
   if (isPlainDocument(d)) for (const name of Object.keys(d)) b.removed(name);
@@ -99,7 +109,8 @@ function readDocumentDiff(diff: BsonDocument, b: DescriptionBuilder): void {
   }
   // Entries written before the diff was nested listed truncations as `t: [{field, newSize}]`.
   const legacy = diff['t'];
-  if (isArray(legacy)) for (const t of legacy) if (isPlainDocument(t)) b.out.truncatedArrays.push(t);
+  if (isArray(legacy))
+    for (const t of legacy) if (isPlainDocument(t)) b.out.truncatedArrays.push(t);
 }
 
 function readArrayDiff(diff: BsonDocument, b: DescriptionBuilder): void {

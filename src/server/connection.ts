@@ -119,7 +119,8 @@ export class Connection {
       if (!isCommandError(e)) throw e;
       // Unreadable BSON: the envelope was sound, so answer with the error and stay open.
       const flags = frame.length >= 20 ? frame.readUInt32LE(16) : 0;
-      if ((flags & OpMsgFlags.moreToCome) === 0) this.send(encodeOpMsg(errorReply(e), newRequestId(), requestId));
+      if ((flags & OpMsgFlags.moreToCome) === 0)
+        this.send(encodeOpMsg(errorReply(e), newRequestId(), requestId));
       return;
     }
     const result = await this.dispatcher.dispatch(this.state, body);
@@ -139,7 +140,10 @@ export class Connection {
     const db = q.fullCollectionName.slice(0, -'.$cmd'.length);
     // Legacy drivers wrap the command as {$query: {...}, $readPreference: ...}.
     const inner = q.query['$query'];
-    const cmd = inner !== undefined && typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? (inner as BsonDocument) : q.query;
+    const cmd =
+      inner !== undefined && typeof inner === 'object' && inner !== null && !Array.isArray(inner)
+        ? (inner as BsonDocument)
+        : q.query;
     const name = Object.keys(cmd)[0]?.toLowerCase();
     if (name !== 'ismaster' && name !== 'hello') {
       const err = new CommandError(
@@ -163,7 +167,10 @@ export class Connection {
 
   private protocolFault(e: unknown): void {
     const message = e instanceof Error ? e.message : String(e);
-    this.logger.warn('NETWORK', 22988, 'Closing connection after a protocol error', { connectionId: this.state.id, error: message });
+    this.logger.warn('NETWORK', 22988, 'Closing connection after a protocol error', {
+      connectionId: this.state.id,
+      error: message,
+    });
     this.close('protocol error');
   }
 
@@ -172,7 +179,10 @@ export class Connection {
     this.closed = true;
     this.queue = [];
     this.socket.destroy();
-    this.logger.debug('NETWORK', 22944, 'Connection ended', { connectionId: this.state.id, reason });
+    this.logger.debug('NETWORK', 22944, 'Connection ended', {
+      connectionId: this.state.id,
+      reason,
+    });
     this.onClose(this);
   }
 }

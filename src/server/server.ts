@@ -7,7 +7,12 @@ import * as os from 'node:os';
 import { join } from 'node:path';
 import { Catalog } from '../catalog/catalog.js';
 import { createRegistry } from '../commands/all.js';
-import type { ConnectionState, OpCounters, ServerConfig, ServerServices } from '../commands/context.js';
+import type {
+  ConnectionState,
+  OpCounters,
+  ServerConfig,
+  ServerServices,
+} from '../commands/context.js';
 import { Dispatcher } from '../commands/dispatch.js';
 import { OperationRegistry } from '../commands/operations.js';
 import { defaultParameters } from '../commands/diag/server-info.js';
@@ -70,7 +75,12 @@ export interface ServerOptions {
 }
 
 function advertise(bindIp: string, port: number): string {
-  const host = bindIp === '0.0.0.0' || bindIp === '::' ? os.hostname() : bindIp.includes(':') ? `[${bindIp}]` : bindIp;
+  const host =
+    bindIp === '0.0.0.0' || bindIp === '::'
+      ? os.hostname()
+      : bindIp.includes(':')
+        ? `[${bindIp}]`
+        : bindIp;
   return `${host}:${port}`;
 }
 
@@ -97,10 +107,14 @@ export class Server {
 
   static async start(options: ServerOptions = {}): Promise<Server> {
     const logger = options.logger ?? silentLogger;
-    const storageEngine = options.storageEngine ?? (options.dbPath !== undefined ? 'lmdb' : 'memory');
+    const storageEngine =
+      options.storageEngine ?? (options.dbPath !== undefined ? 'lmdb' : 'memory');
     const bindIp = options.bindIp ?? '127.0.0.1';
     const replSet = options.replSet ?? 'rs0';
-    const oplogMode = { async: options.oplogAsync ?? false, nonlogged: (options.oplogNonlogged ?? false) && replSet !== '' };
+    const oplogMode = {
+      async: options.oplogAsync ?? false,
+      nonlogged: (options.oplogNonlogged ?? false) && replSet !== '',
+    };
     const mainEngine = await openEngine({
       engine: storageEngine,
       ...(options.dbPath === undefined ? {} : { path: options.dbPath }),
@@ -111,7 +125,9 @@ export class Server {
       try {
         const side = await openEngine({
           engine: storageEngine,
-          ...(options.dbPath === undefined ? {} : { path: join(options.dbPath, 'oplog-nonlogged') }),
+          ...(options.dbPath === undefined
+            ? {}
+            : { path: join(options.dbPath, 'oplog-nonlogged') }),
           noSync: true,
           logger,
         });
@@ -142,7 +158,14 @@ export class Server {
         parsed: options.parsed ?? {},
       };
       const registry = createRegistry();
-      const opcounters: OpCounters = { insert: 0, query: 0, update: 0, delete: 0, getmore: 0, command: 0 };
+      const opcounters: OpCounters = {
+        insert: 0,
+        query: 0,
+        update: 0,
+        delete: 0,
+        getmore: 0,
+        command: 0,
+      };
       const cursors = new CursorManager();
       // The clock resumes after the newest timestamp storage knows, so it never goes backwards.
       const oplogState = OplogStore.readState(mainEngine, oplogStorage);
@@ -160,7 +183,11 @@ export class Server {
         await store.open(oplogState, () => clock.tick());
         oplog = new Oplog(clock, store);
       }
-      const snapshots = new SnapshotHistory(engine, () => clock.now(), (from, to) => oplog?.changedBetween(from, to) ?? false);
+      const snapshots = new SnapshotHistory(
+        engine,
+        () => clock.now(),
+        (from, to) => oplog?.changedBetween(from, to) ?? false,
+      );
       if (oplog !== undefined) catalog.observer = oplog;
       // Spill files left by a crash belong to no operation any more.
       const spill = SpillArea.forServer(options.dbPath);
@@ -187,11 +214,19 @@ export class Server {
       };
       const server = new Server(services, listener, new Dispatcher(services, registry));
       listener.on('connection', (socket) => server.accept(socket));
-      server.reaper = setInterval(() => server.reap(), options.reaperIntervalMs ?? limits.cursorReaperIntervalMs);
+      server.reaper = setInterval(
+        () => server.reap(),
+        options.reaperIntervalMs ?? limits.cursorReaperIntervalMs,
+      );
       server.ttl = createTtlMonitor(services);
       server.ttl.start();
       server.reaper.unref();
-      logger.info('NETWORK', 23016, 'Waiting for connections', { port, bindIp, storageEngine, replSet });
+      logger.info('NETWORK', 23016, 'Waiting for connections', {
+        port,
+        bindIp,
+        storageEngine,
+        replSet,
+      });
       return server;
     } catch (e) {
       listener?.close();
@@ -215,19 +250,26 @@ export class Server {
     this.services.operations.clientOpened(conn.state);
     this.services.connections.current = this.connections.size;
     this.services.connections.totalCreated++;
-    this.services.logger.debug('NETWORK', 22943, 'Connection accepted', { remote: conn.state.remote, connectionId: id });
+    this.services.logger.debug('NETWORK', 22943, 'Connection accepted', {
+      remote: conn.state.remote,
+      connectionId: id,
+    });
   }
 
   private reap(): void {
     const { parameters, cursors, sessions, logger } = this.services;
     const now = Date.now();
-    const timeout = numericValue(parameters.get('cursorTimeoutMillis')) ?? limits.cursorIdleTimeoutMs;
+    const timeout =
+      numericValue(parameters.get('cursorTimeoutMillis')) ?? limits.cursorIdleTimeoutMs;
     const n = cursors.reapIdle(now, timeout);
     if (n > 0) logger.info('QUERY', 20528, 'Closed idle cursors', { count: n });
-    const sessionMinutes = numericValue(parameters.get('localLogicalSessionTimeoutMinutes')) ?? limits.logicalSessionTimeoutMinutes;
+    const sessionMinutes =
+      numericValue(parameters.get('localLogicalSessionTimeoutMinutes')) ??
+      limits.logicalSessionTimeoutMinutes;
     const lifetimeSecs = numericValue(parameters.get('transactionLifetimeLimitSeconds')) ?? 60;
     const r = sessions.reap(now, sessionMinutes * 60_000, lifetimeSecs * 1000);
-    if (r.sessions + r.transactions > 0) logger.info('TXN', 20529, 'Expired sessions and transactions', r);
+    if (r.sessions + r.transactions > 0)
+      logger.info('TXN', 20529, 'Expired sessions and transactions', r);
   }
 
   connectionStates(): ConnectionState[] {
@@ -246,7 +288,9 @@ export class Server {
     if (this.reaper !== undefined) clearInterval(this.reaper);
     const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
     // In-flight requests finish and reply (bounded), then every connection closes.
-    await Promise.all([...this.connections].map((c) => c.finishAndClose(limits.shutdownRequestWaitMs)));
+    await Promise.all(
+      [...this.connections].map((c) => c.finishAndClose(limits.shutdownRequestWaitMs)),
+    );
     await closed;
     this.services.sessions.endAll();
     this.services.cursors.closeAll();

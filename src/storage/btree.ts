@@ -116,13 +116,21 @@ interface EditCtx<K, V> extends EditResult<V> {
 }
 
 function writableLeaf<K, V>(n: Leaf<K, V>, token: EditToken): Leaf<K, V> {
-  return n.owner === token ? n : { leaf: true, owner: token, keys: n.keys.slice(), values: n.values.slice() };
+  return n.owner === token
+    ? n
+    : { leaf: true, owner: token, keys: n.keys.slice(), values: n.values.slice() };
 }
 
 function writableBranch<K, V>(n: Branch<K, V>, token: EditToken): Branch<K, V> {
   return n.owner === token
     ? n
-    : { leaf: false, owner: token, keys: n.keys.slice(), children: n.children.slice(), size: n.size };
+    : {
+        leaf: false,
+        owner: token,
+        keys: n.keys.slice(),
+        children: n.children.slice(),
+        size: n.size,
+      };
 }
 
 function writable<K, V>(n: TreeNode<K, V>, token: EditToken): TreeNode<K, V> {
@@ -141,7 +149,12 @@ function splitChild<K, V>(parent: Branch<K, V>, i: number, token: EditToken): vo
   const m = width(child) >>> 1;
   let right: TreeNode<K, V>;
   if (child.leaf) {
-    right = { leaf: true, owner: token, keys: child.keys.splice(m), values: child.values.splice(m) };
+    right = {
+      leaf: true,
+      owner: token,
+      keys: child.keys.splice(m),
+      values: child.values.splice(m),
+    };
   } else {
     const children = child.children.splice(m);
     const size = sumSizes(children);
@@ -188,7 +201,13 @@ export function treeSet<K, V>(
   const ctx: EditCtx<K, V> = { cmp, token, found: false, prev: undefined };
   let r = setIn(root, key, value, ctx);
   if (width(r) > widthMax) {
-    const top: Branch<K, V> = { leaf: false, owner: token, keys: [r.keys[0] as K], children: [r], size: treeSize(r) };
+    const top: Branch<K, V> = {
+      leaf: false,
+      owner: token,
+      keys: [r.keys[0] as K],
+      children: [r],
+      size: treeSize(r),
+    };
     splitChild(top, 0, token);
     r = top;
   }
@@ -325,7 +344,10 @@ export class TreeCursor<K, V> {
     }
     this.leaf = node;
     if (reverse) {
-      this.pos = hi === undefined ? node.keys.length - 1 : lowerIndex(node.keys, hi, cmp, !bounds.hiInclusive) - 1;
+      this.pos =
+        hi === undefined
+          ? node.keys.length - 1
+          : lowerIndex(node.keys, hi, cmp, !bounds.hiInclusive) - 1;
     } else {
       this.pos = lo === undefined ? 0 : lowerIndex(node.keys, lo, cmp, bounds.loInclusive);
     }
@@ -368,10 +390,16 @@ export class TreeCursor<K, V> {
     let leaf = this.leaf;
     while (leaf !== undefined && this.pos >= leaf.keys.length) {
       let depth = this.path.length - 1;
-      while (depth >= 0 && (this.pathIndex[depth] as number) + 1 >= (this.path[depth] as Branch<K, V>).children.length) depth--;
+      while (
+        depth >= 0 &&
+        (this.pathIndex[depth] as number) + 1 >= (this.path[depth] as Branch<K, V>).children.length
+      )
+        depth--;
       if (depth < 0) return undefined;
       this.pathIndex[depth] = (this.pathIndex[depth] as number) + 1;
-      let node = (this.path[depth] as Branch<K, V>).children[this.pathIndex[depth] as number] as TreeNode<K, V>;
+      let node = (this.path[depth] as Branch<K, V>).children[
+        this.pathIndex[depth] as number
+      ] as TreeNode<K, V>;
       this.path.length = depth + 1;
       this.pathIndex.length = depth + 1;
       while (!node.leaf) {
@@ -393,7 +421,9 @@ export class TreeCursor<K, V> {
       while (depth >= 0 && (this.pathIndex[depth] as number) === 0) depth--;
       if (depth < 0) return undefined;
       this.pathIndex[depth] = (this.pathIndex[depth] as number) - 1;
-      let node = (this.path[depth] as Branch<K, V>).children[this.pathIndex[depth] as number] as TreeNode<K, V>;
+      let node = (this.path[depth] as Branch<K, V>).children[
+        this.pathIndex[depth] as number
+      ] as TreeNode<K, V>;
       this.path.length = depth + 1;
       this.pathIndex.length = depth + 1;
       while (!node.leaf) {

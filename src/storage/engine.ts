@@ -114,7 +114,10 @@ export interface StorageEngine {
 }
 
 export class KeyTooLongError extends Error {
-  constructor(readonly keyBytes: number, readonly maxKeyBytes: number) {
+  constructor(
+    readonly keyBytes: number,
+    readonly maxKeyBytes: number,
+  ) {
     super(`key of ${keyBytes} bytes exceeds the engine's limit of ${maxKeyBytes} bytes`);
     this.name = 'KeyTooLongError';
   }
@@ -122,7 +125,10 @@ export class KeyTooLongError extends Error {
 
 /** Another process holds the data directory. */
 export class DataDirectoryLockedError extends Error {
-  constructor(readonly path: string, readonly holderPid: number | undefined) {
+  constructor(
+    readonly path: string,
+    readonly holderPid: number | undefined,
+  ) {
     super(
       `the data directory ${path} is in use by another secantusd process` +
         (holderPid === undefined ? '' : ` (pid ${holderPid})`),

@@ -12,7 +12,13 @@ export interface KeyRange {
   readonly reverse: boolean;
 }
 
-export const fullRange: KeyRange = { lo: undefined, loInclusive: true, hi: undefined, hiInclusive: false, reverse: false };
+export const fullRange: KeyRange = {
+  lo: undefined,
+  loInclusive: true,
+  hi: undefined,
+  hiInclusive: false,
+  reverse: false,
+};
 
 export function toKeyRange(options: ScanOptions | undefined): KeyRange {
   if (options === undefined) return fullRange;

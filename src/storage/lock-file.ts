@@ -76,7 +76,11 @@ export class DirectoryLock {
 function tryCreate(file: string): boolean {
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o644);
+    fd = fs.openSync(
+      file,
+      fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY,
+      0o644,
+    );
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw e;

@@ -27,12 +27,17 @@ export interface OpenEngineOptions {
 export async function openEngine(options: OpenEngineOptions): Promise<StorageEngine> {
   switch (options.engine) {
     case 'memory':
-      return options.maxKeyBytes === undefined ? new MemoryEngine() : new MemoryEngine({ maxKeyBytes: options.maxKeyBytes });
+      return options.maxKeyBytes === undefined
+        ? new MemoryEngine()
+        : new MemoryEngine({ maxKeyBytes: options.maxKeyBytes });
     case 'lmdb': {
-      if (options.path === undefined || options.path === '') throw new TypeError('openEngine: the lmdb engine needs a path');
+      if (options.path === undefined || options.path === '')
+        throw new TypeError('openEngine: the lmdb engine needs a path');
       return LmdbEngine.open({
         path: options.path,
-        ...(options.overlappingSync === undefined ? {} : { overlappingSync: options.overlappingSync }),
+        ...(options.overlappingSync === undefined
+          ? {}
+          : { overlappingSync: options.overlappingSync }),
         ...(options.maxReaders === undefined ? {} : { maxReaders: options.maxReaders }),
         ...(options.noSync === undefined ? {} : { noSync: options.noSync }),
         ...(options.logger === undefined ? {} : { logger: options.logger }),

@@ -6,7 +6,17 @@
 // writes it through the second engine directly (no transaction spans both engines); the
 // oplog, the only user, never writes its table inside a main-engine transaction then.
 
-import type { Bytes, EngineStats, Entry, ReadView, ScanOptions, Snapshot, StorageEngine, WriteOptions, WriteTxn } from './engine.js';
+import type {
+  Bytes,
+  EngineStats,
+  Entry,
+  ReadView,
+  ScanOptions,
+  Snapshot,
+  StorageEngine,
+  WriteOptions,
+  WriteTxn,
+} from './engine.js';
 
 class RoutedSnapshot implements Snapshot {
   private side: Snapshot | undefined;
@@ -80,7 +90,9 @@ export class RoutedEngine implements StorageEngine {
     await Promise.all([this.main.flush(), this.side.flush()]);
   }
   stats(): EngineStats {
-    return { storageSizeBytes: this.main.stats().storageSizeBytes + this.side.stats().storageSizeBytes };
+    return {
+      storageSizeBytes: this.main.stats().storageSizeBytes + this.side.stats().storageSizeBytes,
+    };
   }
   async close(): Promise<void> {
     const [side, main] = await Promise.allSettled([this.side.close(), this.main.close()]);

@@ -25,7 +25,9 @@ export const defaultMaxKeyBytes = 1974;
 export function checkTableName(table: string): void {
   if (typeof table !== 'string') throw new TypeError('table name must be a string');
   if (table.length > tableNameLengthMax) {
-    throw new RangeError(`table name of ${table.length} UTF-16 units exceeds the limit of ${tableNameLengthMax}`);
+    throw new RangeError(
+      `table name of ${table.length} UTF-16 units exceeds the limit of ${tableNameLengthMax}`,
+    );
   }
 }
 

@@ -12,7 +12,8 @@
 
 import type { Bytes, Entry, ScanOptions, WriteTxn } from './engine.js';
 import { compareBytes, copyBytes } from './bytes.js';
-import { SortedMap, TreeCursor } from './btree.js';
+import type { TreeCursor } from './btree.js';
+import { SortedMap } from './btree.js';
 import { isEmptyRange, toKeyRange, type KeyRange } from './key-range.js';
 import { checkKey, checkTableName, checkValue, useAfterEnd } from './validate.js';
 
@@ -140,7 +141,12 @@ export class OverlayTxn implements WriteTxn {
         let c: number;
         if (!haveBase) c = 1;
         else if (!o) c = -1;
-        else c = compareBytes((b as IteratorYieldResult<Entry>).value.key, (own as TreeCursor<Bytes, BufferedValue>).key as Bytes) * dir;
+        else
+          c =
+            compareBytes(
+              (b as IteratorYieldResult<Entry>).value.key,
+              (own as TreeCursor<Bytes, BufferedValue>).key as Bytes,
+            ) * dir;
         if (c < 0) {
           yield (b as IteratorYieldResult<Entry>).value;
           this.live(); // before touching the base again: it is closed once the txn ends

@@ -80,7 +80,8 @@ export class ConflictTracker {
 
   /** Prune when the records have grown; cheap to call after every commit. */
   maybePrune(committedSeq: number): void {
-    if (this.lastWrite.size > pruneThreshold || (this.open.size === 0 && this.lastWrite.size > 0)) this.prune(committedSeq);
+    if (this.lastWrite.size > pruneThreshold || (this.open.size === 0 && this.lastWrite.size > 0))
+      this.prune(committedSeq);
   }
 
   /** A transaction is about to write a key: conflict, or take the lock. */
@@ -112,7 +113,8 @@ export class ConflictTracker {
   checkPlainClear(table: string): void {
     if (this.locks.size === 0) return;
     const prefix = `${table}\u0000`;
-    for (const [id, holder] of this.locks) if (id.startsWith(prefix)) throw new WriteConflictRetry(holder);
+    for (const [id, holder] of this.locks)
+      if (id.startsWith(prefix)) throw new WriteConflictRetry(holder);
   }
 
   /** A commit wrote a key (called inside the storage transaction, with its seq). */

@@ -42,15 +42,27 @@ export function readSessionRecord(view: ReadView, session: Buffer): SessionRecor
   const v = view.get(sessionsTable, session);
   if (v === undefined) return undefined;
   const doc = decodeDocument(v);
-  return { txnNumber: numericValue(doc['txnNumber']) ?? -1, state: (doc['state'] as DurableTxnState | undefined) ?? 'retryable' };
+  return {
+    txnNumber: numericValue(doc['txnNumber']) ?? -1,
+    state: (doc['state'] as DurableTxnState | undefined) ?? 'retryable',
+  };
 }
 
 /**
  * Record that the session moved to `txnNumber` (and its state). Moving to a higher number
  * drops the ledger entries of older numbers: only the latest retryable write can be retried.
  */
-export function writeSessionRecord(txn: WriteTxn, session: Buffer, record: SessionRecord, previousTxnNumber: number): void {
-  txn.put(sessionsTable, session, encodeDocument({ txnNumber: Long.fromNumber(record.txnNumber), state: record.state }));
+export function writeSessionRecord(
+  txn: WriteTxn,
+  session: Buffer,
+  record: SessionRecord,
+  previousTxnNumber: number,
+): void {
+  txn.put(
+    sessionsTable,
+    session,
+    encodeDocument({ txnNumber: Long.fromNumber(record.txnNumber), state: record.state }),
+  );
   if (previousTxnNumber >= 0 && previousTxnNumber < record.txnNumber) {
     const start = Buffer.concat([session, u64(0)]);
     const end = Buffer.concat([session, u64(record.txnNumber)]);
@@ -59,12 +71,23 @@ export function writeSessionRecord(txn: WriteTxn, session: Buffer, record: Sessi
   }
 }
 
-export function readStatementResult(view: ReadView, session: Buffer, txnNumber: number, stmtId: number): BsonDocument | undefined {
+export function readStatementResult(
+  view: ReadView,
+  session: Buffer,
+  txnNumber: number,
+  stmtId: number,
+): BsonDocument | undefined {
   const v = view.get(ledgerTable, ledgerKey(session, txnNumber, stmtId));
   return v === undefined ? undefined : decodeDocument(v);
 }
 
-export function writeStatementResult(txn: WriteTxn, session: Buffer, txnNumber: number, stmtId: number, result: BsonDocument): void {
+export function writeStatementResult(
+  txn: WriteTxn,
+  session: Buffer,
+  txnNumber: number,
+  stmtId: number,
+  result: BsonDocument,
+): void {
   txn.put(ledgerTable, ledgerKey(session, txnNumber, stmtId), encodeDocument(result));
 }
 
@@ -73,6 +96,8 @@ export function deleteSessionRecords(txn: WriteTxn, session: Buffer): void {
   txn.delete(sessionsTable, session);
   const start = Buffer.concat([session, u64(0)]);
   const end = Buffer.concat([session, Buffer.alloc(12, 0xff)]);
-  const keys = [...txn.scan(ledgerTable, { start, end, endInclusive: true })].map((e) => Buffer.from(e.key));
+  const keys = [...txn.scan(ledgerTable, { start, end, endInclusive: true })].map((e) =>
+    Buffer.from(e.key),
+  );
   for (const k of keys) txn.delete(ledgerTable, k);
 }

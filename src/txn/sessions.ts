@@ -36,7 +36,11 @@ export class Session {
 
 /** The hex key of an lsid (its `id` UUID), validating the shape mongod requires. */
 export function parseLsid(lsid: BsonValue): { key: string; lsid: BsonDocument } {
-  if (!isPlainDocument(lsid)) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'lsid' is the wrong type, expected type 'object'");
+  if (!isPlainDocument(lsid))
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      "BSON field 'lsid' is the wrong type, expected type 'object'",
+    );
   const id = lsid['id'];
   if (!(id instanceof Binary) || id.sub_type !== Binary.SUBTYPE_UUID || id.position !== 16) {
     throw new CommandError(ErrorCode.InvalidUUID, "BSON field 'lsid.id' must be a UUID");
@@ -88,7 +92,10 @@ export class SessionCatalog {
     let s = this.sessions.get(key);
     if (s === undefined) {
       if (this.sessions.size >= limits.logicalSessionsMax) {
-        throw new CommandError(ErrorCode.TooManyLogicalSessions, `Unable to add session into the cache because the number of active sessions is too high`);
+        throw new CommandError(
+          ErrorCode.TooManyLogicalSessions,
+          `Unable to add session into the cache because the number of active sessions is too high`,
+        );
       }
       s = new Session(key, lsid);
       this.sessions.set(key, s);
@@ -123,16 +130,27 @@ export class SessionCatalog {
    * Expire idle sessions and abort transactions past their lifetime. Returns how many of
    * each were ended.
    */
-  reap(nowMs: number, sessionTimeoutMs: number, transactionLifetimeMs: number): { sessions: number; transactions: number } {
+  reap(
+    nowMs: number,
+    sessionTimeoutMs: number,
+    transactionLifetimeMs: number,
+  ): { sessions: number; transactions: number } {
     let sessions = 0;
     let transactions = 0;
     for (const s of [...this.sessions.values()]) {
       const t = s.transaction;
-      if (t !== undefined && t.state === 'inProgress' && nowMs - t.startedAtMs > transactionLifetimeMs) {
+      if (
+        t !== undefined &&
+        t.state === 'inProgress' &&
+        nowMs - t.startedAtMs > transactionLifetimeMs
+      ) {
         t.abort();
         transactions++;
       }
-      if (nowMs - s.lastUsedMs > sessionTimeoutMs && (t === undefined || t.state !== 'inProgress')) {
+      if (
+        nowMs - s.lastUsedMs > sessionTimeoutMs &&
+        (t === undefined || t.state !== 'inProgress')
+      ) {
         this.end(s.key);
         sessions++;
       }

@@ -54,13 +54,17 @@ export class SnapshotHistory {
     }
     // The newest labelled snapshot at or before ts, valid if nothing committed since its label.
     let best: Entry | undefined;
-    for (const e of this.entries) if (cmp(e.ts, ts) <= 0 && (best === undefined || cmp(e.ts, best.ts) > 0)) best = e;
+    for (const e of this.entries)
+      if (cmp(e.ts, ts) <= 0 && (best === undefined || cmp(e.ts, best.ts) > 0)) best = e;
     if (best !== undefined && !this.changedBetween(best.ts, ts)) {
       best.lastUsedMs = Date.now();
       return best.snapshot;
     }
     if (!this.changedBetween(ts, now)) return this.latest().snapshot;
-    throw new CommandError(ErrorCode.SnapshotTooOld, `Read timestamp ${ts.t}.${ts.i} is older than the oldest available timestamp.`);
+    throw new CommandError(
+      ErrorCode.SnapshotTooOld,
+      `Read timestamp ${ts.t}.${ts.i} is older than the oldest available timestamp.`,
+    );
   }
 
   private remember(e: Entry): void {

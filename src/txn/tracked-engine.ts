@@ -4,7 +4,16 @@
 // checks; and it can register rollback actions for in-memory state (the catalog mirror)
 // that must be undone when its callback throws.
 
-import type { Bytes, EngineStats, ScanOptions, Snapshot, StorageEngine, WriteOptions, WriteTxn, Entry } from '../storage/engine.js';
+import type {
+  Bytes,
+  EngineStats,
+  ScanOptions,
+  Snapshot,
+  StorageEngine,
+  WriteOptions,
+  WriteTxn,
+  Entry,
+} from '../storage/engine.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import type { ConflictTracker } from './conflicts.js';
 import { WriteConflictRetry } from './conflicts.js';
@@ -99,9 +108,15 @@ export class TrackedEngine implements StorageEngine {
         if (!(e instanceof WriteConflictRetry)) throw e;
         const remaining = deadline - Date.now();
         if (remaining <= 0) {
-          throw new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit waiting for a transaction to finish');
+          throw new CommandError(
+            ErrorCode.MaxTimeMSExpired,
+            'operation exceeded time limit waiting for a transaction to finish',
+          );
         }
-        await Promise.race([e.holder.ended, new Promise((r) => setTimeout(r, Math.min(remaining, 1000)).unref())]);
+        await Promise.race([
+          e.holder.ended,
+          new Promise((r) => setTimeout(r, Math.min(remaining, 1000)).unref()),
+        ]);
       }
     }
   }
@@ -111,7 +126,11 @@ export class TrackedEngine implements StorageEngine {
     return this.run(fn, options, false);
   }
 
-  private async run<T>(fn: (txn: WriteTxn) => T, options: WriteOptions, checkLocks: boolean): Promise<T> {
+  private async run<T>(
+    fn: (txn: WriteTxn) => T,
+    options: WriteOptions,
+    checkLocks: boolean,
+  ): Promise<T> {
     // The last callback run is the one that committed (or failed at commit): its outcome
     // actions run once the commit settles.
     let ran: TrackedTxn | undefined;
@@ -136,7 +155,9 @@ export class TrackedEngine implements StorageEngine {
     }
     this.tracker.maybePrune(this.inner.committedSeq);
     if (ran !== undefined && ran.outcome.length > 0) {
-      const waits = ran.outcome.map((action) => action(true)).filter((p): p is Promise<void> => p !== undefined);
+      const waits = ran.outcome
+        .map((action) => action(true))
+        .filter((p): p is Promise<void> => p !== undefined);
       if (waits.length > 0) await Promise.all(waits);
     }
     return result;

@@ -5,7 +5,14 @@
 
 import type { BsonDocument } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
-import type { Bytes, Entry, ScanOptions, Snapshot, StorageEngine, WriteTxn } from '../storage/engine.js';
+import type {
+  Bytes,
+  Entry,
+  ScanOptions,
+  Snapshot,
+  StorageEngine,
+  WriteTxn,
+} from '../storage/engine.js';
 import { fullRange } from '../storage/key-range.js';
 import type { KeyRange } from '../storage/key-range.js';
 import { OverlayTxn, tombstone } from '../storage/write-overlay.js';
@@ -54,7 +61,10 @@ export class TransactionView implements WriteTxn {
     return this.overlay.delete(table, key);
   }
   clearTable(): void {
-    throw new CommandError(ErrorCode.OperationNotSupportedInTransaction, 'Cannot drop a collection or index in a multi-document transaction.');
+    throw new CommandError(
+      ErrorCode.OperationNotSupportedInTransaction,
+      'Cannot drop a collection or index in a multi-document transaction.',
+    );
   }
   onRollback(undo: () => void): void {
     this.transaction.rollbacks.push(undo);
@@ -92,7 +102,10 @@ export class Transaction implements ConflictOwner {
   /** The view all of the transaction's reads and writes go through (snapshot taken on first use). */
   view(): TransactionView {
     if (this.state !== 'inProgress') {
-      throw new CommandError(ErrorCode.NoSuchTransaction, `Transaction ${this.txnNumber} has been ${this.state}.`);
+      throw new CommandError(
+        ErrorCode.NoSuchTransaction,
+        `Transaction ${this.txnNumber} has been ${this.state}.`,
+      );
     }
     if (this.txView === undefined) {
       const snap = this.engine.snapshot();
@@ -117,24 +130,35 @@ export class Transaction implements ConflictOwner {
    * Apply every buffered write in one storage transaction. `beforeApply` runs inside it
    * first (the oplog entry and session record go in the same commit).
    */
-  async commit(engine: TrackedEngine, durable: boolean, inCommit: (raw: WriteTxn) => void): Promise<void> {
-    if (this.state !== 'inProgress') throw new CommandError(ErrorCode.NoSuchTransaction, `Transaction ${this.txnNumber} has been ${this.state}.`);
+  async commit(
+    engine: TrackedEngine,
+    durable: boolean,
+    inCommit: (raw: WriteTxn) => void,
+  ): Promise<void> {
+    if (this.state !== 'inProgress')
+      throw new CommandError(
+        ErrorCode.NoSuchTransaction,
+        `Transaction ${this.txnNumber} has been ${this.state}.`,
+      );
     const overlay = this.overlay;
     try {
-      await engine.writeUnchecked((raw) => {
-        if (overlay !== undefined) {
-          for (const [table, w] of overlay.tables) {
-            if (w.cleared) raw.clearTable(table);
-            const cursor = w.entries.cursor(fullRange);
-            while (cursor.next()) {
-              const key = cursor.key as Bytes;
-              if (cursor.value === tombstone) raw.delete(table, key);
-              else raw.put(table, key, cursor.value as Bytes);
+      await engine.writeUnchecked(
+        (raw) => {
+          if (overlay !== undefined) {
+            for (const [table, w] of overlay.tables) {
+              if (w.cleared) raw.clearTable(table);
+              const cursor = w.entries.cursor(fullRange);
+              while (cursor.next()) {
+                const key = cursor.key as Bytes;
+                if (cursor.value === tombstone) raw.delete(table, key);
+                else raw.put(table, key, cursor.value as Bytes);
+              }
             }
           }
-        }
-        inCommit(raw);
-      }, { durable });
+          inCommit(raw);
+        },
+        { durable },
+      );
       this.finish('committed');
     } catch (e) {
       this.abort();

@@ -18,7 +18,10 @@ function topLevelName(filter: BsonDocument): string | undefined {
     if (placeholder === undefined) {
       placeholder = name;
     } else if (name !== undefined && name !== placeholder) {
-      fail(ErrorCode.FailedToParse, `${context}Expected a single top-level field name, found '${placeholder}' and '${name}'`);
+      fail(
+        ErrorCode.FailedToParse,
+        `${context}Expected a single top-level field name, found '${placeholder}' and '${name}'`,
+      );
     }
   };
   for (const key of Object.keys(filter)) {
@@ -36,7 +39,10 @@ function topLevelName(filter: BsonDocument): string | undefined {
           } else if (inner === undefined) {
             inner = name;
           } else if (name !== undefined && name !== inner) {
-            fail(ErrorCode.FailedToParse, `${context}Expected a single top-level field name, found '${inner}' and '${name}'`);
+            fail(
+              ErrorCode.FailedToParse,
+              `${context}Expected a single top-level field name, found '${inner}' and '${name}'`,
+            );
           }
         }
       }
@@ -57,7 +63,11 @@ export function compileArrayFilters(
   const out = new Map<string, FilterMatcher>();
   if (filters === undefined) return out;
   filters.forEach((filter: unknown, i) => {
-    if (!isPlainDocument(filter)) fail(ErrorCode.TypeMismatch, `BSON field 'arrayFilters.${i}' is the wrong type, expected type 'object'`);
+    if (!isPlainDocument(filter))
+      fail(
+        ErrorCode.TypeMismatch,
+        `BSON field 'arrayFilters.${i}' is the wrong type, expected type 'object'`,
+      );
     invariant(compileFilter !== undefined, 'arrayFilters need compileFilter in the update options');
     let matcher: FilterMatcher;
     try {
@@ -68,10 +78,21 @@ export function compileArrayFilters(
     }
     const name = topLevelName(filter);
     if (name !== undefined && !identifierPattern.test(name)) {
-      fail(ErrorCode.BadValue, `${context}The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '${name}'`);
+      fail(
+        ErrorCode.BadValue,
+        `${context}The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '${name}'`,
+      );
     }
-    if (name === undefined) fail(ErrorCode.FailedToParse, 'Cannot use an expression without a top-level field name in arrayFilters');
-    if (out.has(name)) fail(ErrorCode.FailedToParse, `Found multiple array filters with the same top-level field name ${name}`);
+    if (name === undefined)
+      fail(
+        ErrorCode.FailedToParse,
+        'Cannot use an expression without a top-level field name in arrayFilters',
+      );
+    if (out.has(name))
+      fail(
+        ErrorCode.FailedToParse,
+        `Found multiple array filters with the same top-level field name ${name}`,
+      );
     out.set(name, matcher);
   });
   return out;

@@ -5,7 +5,18 @@
 // 1 (int32) over 1.0 (double) is a change, so is {b: 1, a: 1} over {a: 1, b: 1}, so is -0.0
 // over 0.0. This walks the decoded values and answers what comparing their encodings would.
 
-import { Binary, BSONRegExp, BSONSymbol, Code, DBRef, Decimal128, Double, Int32, Long, ObjectId, Timestamp } from 'bson';
+import type {
+  Binary,
+  BSONRegExp,
+  BSONSymbol,
+  Code,
+  Decimal128,
+  Int32,
+  Long,
+  ObjectId,
+  Timestamp,
+} from 'bson';
+import { DBRef, Double } from 'bson';
 import { asDocument, bsonTypeName } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 
@@ -39,7 +50,10 @@ export function binaryEqual(a: BsonValue, b: BsonValue): boolean {
   if (type !== bsonTypeName(b)) return false;
   switch (type) {
     case 'double':
-      return doubleBitsEqual(a instanceof Double ? a.value : (a as unknown as number), b instanceof Double ? b.value : (b as unknown as number));
+      return doubleBitsEqual(
+        a instanceof Double ? a.value : (a as unknown as number),
+        b instanceof Double ? b.value : (b as unknown as number),
+      );
     case 'int':
       return (a as Int32).value === (b as Int32).value;
     case 'long':
@@ -55,7 +69,9 @@ export function binaryEqual(a: BsonValue, b: BsonValue): boolean {
     case 'undefined':
     case 'minKey':
     case 'maxKey':
-      return a === b || type === 'null' || type === 'undefined' || type === 'minKey' || type === 'maxKey';
+      return (
+        a === b || type === 'null' || type === 'undefined' || type === 'minKey' || type === 'maxKey'
+      );
     case 'date':
       return doubleBitsEqual((a as Date).getTime(), (b as Date).getTime());
     case 'objectId':
@@ -63,21 +79,34 @@ export function binaryEqual(a: BsonValue, b: BsonValue): boolean {
     case 'timestamp':
       return (a as Timestamp).equals(b as Timestamp);
     case 'regex':
-      return (a as BSONRegExp).pattern === (b as BSONRegExp).pattern && (a as BSONRegExp).options === (b as BSONRegExp).options;
+      return (
+        (a as BSONRegExp).pattern === (b as BSONRegExp).pattern &&
+        (a as BSONRegExp).options === (b as BSONRegExp).options
+      );
     case 'binData': {
       const x = a as Binary;
       const y = b as Binary;
-      return x.sub_type === y.sub_type && bytesEqual(x.buffer.subarray(0, x.position), y.buffer.subarray(0, y.position));
+      return (
+        x.sub_type === y.sub_type &&
+        bytesEqual(x.buffer.subarray(0, x.position), y.buffer.subarray(0, y.position))
+      );
     }
     case 'javascript':
       return (a as Code).code === (b as Code).code;
     case 'javascriptWithScope':
-      return (a as Code).code === (b as Code).code && binaryEqualDocuments(((a as Code).scope ?? {}) as BsonDocument, ((b as Code).scope ?? {}) as BsonDocument);
+      return (
+        (a as Code).code === (b as Code).code &&
+        binaryEqualDocuments(
+          ((a as Code).scope ?? {}) as BsonDocument,
+          ((b as Code).scope ?? {}) as BsonDocument,
+        )
+      );
     case 'array': {
       const x = a as BsonValue[];
       const y = b as BsonValue[];
       if (x.length !== y.length) return false;
-      for (let i = 0; i < x.length; i++) if (!binaryEqual(x[i] as BsonValue, y[i] as BsonValue)) return false;
+      for (let i = 0; i < x.length; i++)
+        if (!binaryEqual(x[i] as BsonValue, y[i] as BsonValue)) return false;
       return true;
     }
     case 'object': {

@@ -20,7 +20,10 @@ import { binaryEqual } from './binary-equal.js';
 /** A path component: a field name, or (a number) an array index. */
 export type DiffPathPart = string | number;
 
-type Leaf = { readonly kind: 'u'; readonly value: BsonValue } | { readonly kind: 'i'; readonly value: BsonValue } | { readonly kind: 'd' };
+type Leaf =
+  | { readonly kind: 'u'; readonly value: BsonValue }
+  | { readonly kind: 'i'; readonly value: BsonValue }
+  | { readonly kind: 'd' };
 interface DocNode {
   readonly kind: 'doc';
   readonly children: Map<string, DiffNode>;
@@ -35,7 +38,8 @@ type DiffNode = Leaf | DocNode | ArrayNode;
 
 const newDoc = (): DocNode => ({ kind: 'doc', children: new Map() });
 const newArray = (): ArrayNode => ({ kind: 'array', children: new Map() });
-const isInternal = (n: DiffNode): n is DocNode | ArrayNode => n.kind === 'doc' || n.kind === 'array';
+const isInternal = (n: DiffNode): n is DocNode | ArrayNode =>
+  n.kind === 'doc' || n.kind === 'array';
 
 /** mongod's extra bytes for `$v` and `diff` around a diff, counted when choosing diff or replacement. */
 export const diffEntryOverheadBytes = 15;
@@ -133,7 +137,12 @@ function embeddedSize(v: BsonValue): number {
 }
 
 /** Subdocument or array, as the diff treats them (a DBRef is a subdocument). */
-function containerOf(v: BsonValue): { readonly kind: 'doc'; readonly doc: BsonDocument } | { readonly kind: 'array'; readonly arr: BsonArray } | undefined {
+function containerOf(
+  v: BsonValue,
+):
+  | { readonly kind: 'doc'; readonly doc: BsonDocument }
+  | { readonly kind: 'array'; readonly arr: BsonArray }
+  | undefined {
   if (isArray(v)) return { kind: 'array', arr: v };
   const doc = asDocument(v);
   return doc === undefined ? undefined : { kind: 'doc', doc };
@@ -197,7 +206,8 @@ function arrayDiff(pre: BsonArray, post: BsonArray): ArrayNode {
     const after = post[k] as BsonValue;
     if (!binaryEqual(before, after)) node.children.set(String(k), changed(before, after));
   }
-  for (let k = common; k < post.length; k++) node.children.set(String(k), { kind: 'u', value: post[k] as BsonValue });
+  for (let k = common; k < post.length; k++)
+    node.children.set(String(k), { kind: 'u', value: post[k] as BsonValue });
   if (pre.length > post.length) node.resize = post.length;
   return node;
 }

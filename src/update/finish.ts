@@ -19,7 +19,10 @@ export function unchanged(doc: BsonDocument): UpdateResult {
 /** mongod's limit on an updated document (17419), for callers that measure the encoding themselves. */
 export function assertUpdatedDocumentSize(bytes: number): void {
   if (bytes > limits.bsonObjectSizeMax) {
-    fail(ErrorCode.Location17419, `Resulting document after update is larger than ${limits.bsonObjectSizeMax}`);
+    fail(
+      ErrorCode.Location17419,
+      `Resulting document after update is larger than ${limits.bsonObjectSizeMax}`,
+    );
   }
 }
 
@@ -31,7 +34,11 @@ export function assertUpsertDocumentSize(bytes: number): void {
 }
 
 /** A modified stored document: `_id` first (as mongod's update stage ensures) and within size. */
-export function finishUpdated(doc: BsonDocument, log: ChangeLog | undefined, checkSize: boolean): UpdateResult {
+export function finishUpdated(
+  doc: BsonDocument,
+  log: ChangeLog | undefined,
+  checkSize: boolean,
+): UpdateResult {
   const out = moveIdFirst(doc);
   if (checkSize) assertUpdatedDocumentSize(bsonSize(out));
   if (log === undefined) return { doc: out, modified: true, diff: undefined };
@@ -61,7 +68,10 @@ export function finishInserted(doc: BsonDocument, ctx: UpsertContext): UpdateRes
   }
   scanDocument(out, { checkTopLevelDollar: false });
   if (isArray(out['_id'])) {
-    fail(ErrorCode.NotSingleValueField, "After applying the update to the document, the field '_id' was found to be an array or array descendant.");
+    fail(
+      ErrorCode.NotSingleValueField,
+      "After applying the update to the document, the field '_id' was found to be an array or array descendant.",
+    );
   }
   if (ctx.checkSize !== false) assertUpsertDocumentSize(bsonSize(out));
   return { doc: out, modified: true, diff: undefined };

@@ -53,12 +53,18 @@ export interface Modifier {
   /** The value of a newly created element (only called when allowCreation). */
   valueForNew(state: ApplyState): BsonValue;
   /** Replaces the shared application entirely ($rename). */
-  applyAt?(loc: Loc, taken: readonly string[], toCreate: readonly string[], state: ApplyState): void;
+  applyAt?(
+    loc: Loc,
+    taken: readonly string[],
+    toCreate: readonly string[],
+    state: ApplyState,
+  ): void;
 }
 
 /** Defaults for the flags; operator files override what differs. */
 export function defineModifier(
-  spec: Partial<Omit<Modifier, 'name' | 'updateExisting'>> & Pick<Modifier, 'name' | 'updateExisting'>,
+  spec: Partial<Omit<Modifier, 'name' | 'updateExisting'>> &
+    Pick<Modifier, 'name' | 'updateExisting'>,
 ): Modifier {
   return {
     allowCreation: true,
@@ -85,16 +91,29 @@ export function idForMessage(state: ApplyState, missing: string): string {
 /** Refuse a change at or below `_id` (the immutable path of every user write). */
 function checkImmutableUnchanged(taken: readonly string[]): void {
   if (taken[0] === '_id') {
-    fail(ErrorCode.ImmutableField, `Performing an update on the path '${taken.join('.')}' would modify the immutable field '_id'`);
+    fail(
+      ErrorCode.ImmutableField,
+      `Performing an update on the path '${taken.join('.')}' would modify the immutable field '_id'`,
+    );
   }
 }
 
 function validateChanged(state: ApplyState, loc: Loc, path: readonly string[]): void {
   const value = state.valueAt(loc) as BsonValue;
-  scanElement(value, path.length, { container: loc.container, name: String(loc.key), fullName: path.join('.') }, { checkTopLevelDollar: true });
+  scanElement(
+    value,
+    path.length,
+    { container: loc.container, name: String(loc.key), fullName: path.join('.') },
+    { checkTopLevelDollar: true },
+  );
 }
 
-function logResult(state: ApplyState, result: ModifyResult, loc: Loc, taken: readonly string[]): void {
+function logResult(
+  state: ApplyState,
+  result: ModifyResult,
+  loc: Loc,
+  taken: readonly string[],
+): void {
   switch (result.kind) {
     case 'updated':
       state.log.set(taken, state.valueAt(loc) as BsonValue);
@@ -104,7 +123,8 @@ function logResult(state: ApplyState, result: ModifyResult, loc: Loc, taken: rea
       break;
     case 'appended': {
       const arr = state.valueAt(loc) as BsonArray;
-      for (let i = result.from; i < arr.length; i++) state.log.create([...taken, String(i)], arr[i] as BsonValue);
+      for (let i = result.from; i < arr.length; i++)
+        state.log.create([...taken, String(i)], arr[i] as BsonValue);
       break;
     }
     case 'noop':
@@ -113,7 +133,13 @@ function logResult(state: ApplyState, result: ModifyResult, loc: Loc, taken: rea
 }
 
 /** Apply a modifier at `loc`, with `toCreate` the missing rest of its path (possibly empty). */
-export function applyModifier(mod: Modifier, loc: Loc, taken: readonly string[], toCreate: readonly string[], state: ApplyState): void {
+export function applyModifier(
+  mod: Modifier,
+  loc: Loc,
+  taken: readonly string[],
+  toCreate: readonly string[],
+  state: ApplyState,
+): void {
   if (mod.insertOnly && !state.isInsert) return;
   if (mod.applyAt) {
     mod.applyAt(loc, taken, toCreate, state);
@@ -123,17 +149,29 @@ export function applyModifier(mod: Modifier, loc: Loc, taken: readonly string[],
   else applyToExisting(mod, loc, taken, state);
 }
 
-export function applyToExisting(mod: Modifier, loc: Loc, taken: readonly string[], state: ApplyState): void {
+export function applyToExisting(
+  mod: Modifier,
+  loc: Loc,
+  taken: readonly string[],
+  state: ApplyState,
+): void {
   const value = state.valueAt(loc) as BsonValue;
   const result = mod.updateExisting({ loc, path: taken, value, state });
   if (result.kind === 'noop') return;
   checkImmutableUnchanged(taken);
-  if (mod.validatesStorage && state.validateForStorage && result.kind !== 'removed') validateChanged(state, loc, taken);
+  if (mod.validatesStorage && state.validateForStorage && result.kind !== 'removed')
+    validateChanged(state, loc, taken);
   logResult(state, result, loc, taken);
   state.modified = true;
 }
 
-export function applyToMissing(mod: Modifier, loc: Loc, taken: readonly string[], toCreate: readonly string[], state: ApplyState): void {
+export function applyToMissing(
+  mod: Modifier,
+  loc: Loc,
+  taken: readonly string[],
+  toCreate: readonly string[],
+  state: ApplyState,
+): void {
   if (!mod.allowCreation) {
     if (!mod.allowNonViablePath) checkViability(loc, taken, toCreate, state);
     return;
@@ -143,7 +181,10 @@ export function applyToMissing(mod: Modifier, loc: Loc, taken: readonly string[]
   if (state.validateForStorage) validateChanged(state, created, createdPath);
   if (taken[0] === '_id') {
     const here = formatElement(String(loc.key), state.valueAt(loc) as BsonValue);
-    fail(ErrorCode.ImmutableField, `Updating the path '${taken.join('.')}' to ${here} would modify the immutable field '_id'`);
+    fail(
+      ErrorCode.ImmutableField,
+      `Updating the path '${taken.join('.')}' to ${here} would modify the immutable field '_id'`,
+    );
   }
   // As mongod, the first created component is logged with what it holds; a new array element's
   // null padding is not logged (applying the diff pads the array the same way).
@@ -152,7 +193,12 @@ export function applyToMissing(mod: Modifier, loc: Loc, taken: readonly string[]
 }
 
 /** mongod's UpdateLeafNode::checkViability: could the missing path be created at all? */
-export function checkViability(loc: Loc, taken: readonly string[], toCreate: readonly string[], state: ApplyState): void {
+export function checkViability(
+  loc: Loc,
+  taken: readonly string[],
+  toCreate: readonly string[],
+  state: ApplyState,
+): void {
   const v = state.valueAt(loc) as BsonValue;
   const first = toCreate[0] as string;
   if (isObjectLike(v)) return;
@@ -179,18 +225,27 @@ function buildNested(parts: readonly string[], value: BsonValue, state: ApplySta
  * `value` at the end. Under an array the first part must be an index (padded with nulls);
  * everything created below is a subdocument. Returns the location of the first created element.
  */
-export function createPathAt(loc: Loc, toCreate: readonly string[], value: BsonValue, state: ApplyState): Loc {
+export function createPathAt(
+  loc: Loc,
+  toCreate: readonly string[],
+  value: BsonValue,
+  state: ApplyState,
+): Loc {
   const first = toCreate[0] as string;
   const current = state.valueAt(loc) as BsonValue;
   const notViable = (): never =>
-    fail(ErrorCode.PathNotViable, `Cannot create field '${first}' in element {${formatElement(String(loc.key), current)}}`);
+    fail(
+      ErrorCode.PathNotViable,
+      `Cannot create field '${first}' in element {${formatElement(String(loc.key), current)}}`,
+    );
   if (isArray(current)) {
     const idx = parseCreateIndex(first);
     if (idx === undefined) notViable();
     const arr = state.own(loc) as BsonArray;
     if (idx !== undefined && idx > arr.length) {
       const pad = idx - arr.length;
-      if (pad > arrayPaddingMax) fail(ErrorCode.CannotBackfillArray, `can't backfill more than ${arrayPaddingMax} elements`);
+      if (pad > arrayPaddingMax)
+        fail(ErrorCode.CannotBackfillArray, `can't backfill more than ${arrayPaddingMax} elements`);
       for (let i = 0; i < pad; i++) arr.push(null);
     }
     arr.push(buildNested(toCreate.slice(1), value, state));

@@ -21,11 +21,17 @@ export function checkUpdatable(path: string, parts: readonly string[]): void {
   if (path.length === 0) fail(ErrorCode.EmptyFieldName, 'An empty update path is not valid.');
   for (const part of parts) {
     if (part.length === 0) {
-      fail(ErrorCode.EmptyFieldName, `The update path '${path}' contains an empty field name, which is not allowed.`);
+      fail(
+        ErrorCode.EmptyFieldName,
+        `The update path '${path}' contains an empty field name, which is not allowed.`,
+      );
     }
   }
   if (parts.length > updatePathPartsMax) {
-    fail(ErrorCode.Overflow, `The update path '${path.slice(0, 100)}...' has more than ${updatePathPartsMax} parts.`);
+    fail(
+      ErrorCode.Overflow,
+      `The update path '${path.slice(0, 100)}...' has more than ${updatePathPartsMax} parts.`,
+    );
   }
 }
 
@@ -53,9 +59,13 @@ export function checkPositional(path: string, parts: readonly string[]): boolean
       count++;
     }
   });
-  if (count > 1) fail(ErrorCode.BadValue, `Too many positional (i.e. '$') elements found in path '${path}'`);
+  if (count > 1)
+    fail(ErrorCode.BadValue, `Too many positional (i.e. '$') elements found in path '${path}'`);
   if (count === 1 && first === 0) {
-    fail(ErrorCode.BadValue, `Cannot have positional (i.e. '$') element in the first position in path '${path}'`);
+    fail(
+      ErrorCode.BadValue,
+      `Cannot have positional (i.e. '$') element in the first position in path '${path}'`,
+    );
   }
   return count === 1;
 }

@@ -26,7 +26,8 @@ function isZeroTimestamp(v: BsonValue): boolean {
 
 function fillZeroTimestamps(replacement: BsonDocument, next: () => Timestamp): BsonDocument {
   const keys = Object.keys(replacement);
-  if (!keys.some((k) => k !== '_id' && isZeroTimestamp(replacement[k] as BsonValue))) return replacement;
+  if (!keys.some((k) => k !== '_id' && isZeroTimestamp(replacement[k] as BsonValue)))
+    return replacement;
   const out: BsonDocument = {};
   for (const k of keys) {
     const v = replacement[k] as BsonValue;
@@ -39,10 +40,16 @@ function fillZeroTimestamps(replacement: BsonDocument, next: () => Timestamp): B
  * Replace `original` by `replacement`; undefined when that changes nothing. Top-level '$'
  * names are refused unless `allowTopLevelDollar` (a pipeline's output may hold them).
  */
-function replace(original: BsonDocument, replacement: BsonDocument, validateForStorage: boolean, allowTopLevelDollar = false): BsonDocument | undefined {
+function replace(
+  original: BsonDocument,
+  replacement: BsonDocument,
+  validateForStorage: boolean,
+  allowTopLevelDollar = false,
+): BsonDocument | undefined {
   if (binaryEqualDocuments(original, replacement)) return undefined;
   const out: BsonDocument = {};
-  if (!hasOwn(replacement, '_id') && hasOwn(original, '_id')) setOwn(out, '_id', original['_id'] as BsonValue);
+  if (!hasOwn(replacement, '_id') && hasOwn(original, '_id'))
+    setOwn(out, '_id', original['_id'] as BsonValue);
   for (const k of Object.keys(replacement)) setOwn(out, k, replacement[k] as BsonValue);
   if (validateForStorage) scanDocument(out, { checkTopLevelDollar: !allowTopLevelDollar });
   // `_id` is immutable: once present it may neither disappear nor change value.
@@ -54,9 +61,16 @@ function replace(original: BsonDocument, replacement: BsonDocument, validateForS
     );
   }
   if (!hasOwn(out, '_id') && hadId) {
-    fail(ErrorCode.ImmutableField, `After applying the update, the '_id' (required and immutable) field was found to have been removed --${formatDocument(original)}`);
+    fail(
+      ErrorCode.ImmutableField,
+      `After applying the update, the '_id' (required and immutable) field was found to have been removed --${formatDocument(original)}`,
+    );
   }
-  if (hasOwn(out, '_id') && hadId && compareBson(out['_id'] as BsonValue, original['_id'] as BsonValue) !== 0) {
+  if (
+    hasOwn(out, '_id') &&
+    hadId &&
+    compareBson(out['_id'] as BsonValue, original['_id'] as BsonValue) !== 0
+  ) {
     fail(
       ErrorCode.ImmutableField,
       `After applying the update, the (immutable) field '_id' was found to have been altered to ${formatElement('_id', out['_id'] as BsonValue)}`,
@@ -72,9 +86,15 @@ function replace(original: BsonDocument, replacement: BsonDocument, validateForS
  * when it has one, and the update is a no-op only when the output equals the stored document
  * byte for byte. The caller adds the changed paths.
  */
-export function applyPipelineOutput(original: BsonDocument, output: BsonDocument, ctx: ApplyContext): UpdateResult {
+export function applyPipelineOutput(
+  original: BsonDocument,
+  output: BsonDocument,
+  ctx: ApplyContext,
+): UpdateResult {
   const out = replace(original, output, !ctx.isInsert, true);
-  return out === undefined ? unchanged(original) : finishUpdated(out, undefined, ctx.checkSize !== false);
+  return out === undefined
+    ? unchanged(original)
+    : finishUpdated(out, undefined, ctx.checkSize !== false);
 }
 
 export class ReplacementUpdate implements CompiledUpdate {
@@ -84,14 +104,22 @@ export class ReplacementUpdate implements CompiledUpdate {
   constructor(private readonly replacement: BsonDocument) {}
 
   apply(doc: BsonDocument, ctx: ApplyContext): UpdateResult {
-    const replacement = fillZeroTimestamps(this.replacement, timestampSource(ctx.now, ctx.nextTimestamp));
+    const replacement = fillZeroTimestamps(
+      this.replacement,
+      timestampSource(ctx.now, ctx.nextTimestamp),
+    );
     const out = replace(doc, replacement, !ctx.isInsert);
-    return out === undefined ? unchanged(doc) : finishUpdated(out, undefined, ctx.checkSize !== false);
+    return out === undefined
+      ? unchanged(doc)
+      : finishUpdated(out, undefined, ctx.checkSize !== false);
   }
 
   upsert(filter: BsonDocument, ctx: UpsertContext): UpdateResult {
     const seed = upsertSeed(filter, { replacement: true });
-    const replacement = fillZeroTimestamps(this.replacement, timestampSource(ctx.now, ctx.nextTimestamp));
+    const replacement = fillZeroTimestamps(
+      this.replacement,
+      timestampSource(ctx.now, ctx.nextTimestamp),
+    );
     // Built without storage checks; the insert checks below cover the whole document.
     const out = replace(seed, replacement, false) ?? seed;
     return finishInserted(out, ctx);

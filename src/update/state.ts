@@ -36,7 +36,11 @@ export function isObjectLike(v: unknown): v is BsonDocument | DBRef {
  * only recorded while the update runs; the diff is built when a caller asks.
  */
 export class ChangeLog {
-  private readonly entries: Array<{ readonly path: readonly string[]; readonly kind: 'update' | 'insert' | 'delete'; readonly value?: BsonValue }> = [];
+  private readonly entries: Array<{
+    readonly path: readonly string[];
+    readonly kind: 'update' | 'insert' | 'delete';
+    readonly value?: BsonValue;
+  }> = [];
 
   /** The value at `path` changed (the recorded value is the live subtree). */
   set(path: readonly string[], value: BsonValue): void {
@@ -203,7 +207,9 @@ export class ApplyState {
 
   /** `_id: 1` for messages, or undefined when the document has no _id. */
   idElement(): string | undefined {
-    return hasOwn(this.root, '_id') ? formatElement('_id', this.root['_id'] as BsonValue) : undefined;
+    return hasOwn(this.root, '_id')
+      ? formatElement('_id', this.root['_id'] as BsonValue)
+      : undefined;
   }
 }
 

@@ -33,12 +33,22 @@ function depthError(): never {
 export function scanElement(
   value: BsonValue,
   level: number,
-  place: { readonly container: BsonDocument | readonly BsonValue[] | null; readonly name: string; readonly fullName: string },
+  place: {
+    readonly container: BsonDocument | readonly BsonValue[] | null;
+    readonly name: string;
+    readonly fullName: string;
+  },
   options: ScanOptions,
 ): void {
   if (level > limits.bsonDepthMax) depthError();
   const childOfArray = Array.isArray(place.container);
-  if (place.name.startsWith('$') && !childOfArray && level === 1 && options.checkTopLevelDollar && place.container !== null) {
+  if (
+    place.name.startsWith('$') &&
+    !childOfArray &&
+    level === 1 &&
+    options.checkTopLevelDollar &&
+    place.container !== null
+  ) {
     validateDollarPrefixElement(place.container as BsonDocument, place.name, place.fullName);
   }
   scanChildren(value, level, place.fullName);
@@ -63,26 +73,41 @@ function siblingsOf(container: BsonDocument): string[] {
 }
 
 /** A top-level '$' name is fine only as part of a DBRef ($ref, then $id, then optional $db). */
-function validateDollarPrefixElement(container: BsonDocument, name: string, fullName: string): void {
+function validateDollarPrefixElement(
+  container: BsonDocument,
+  name: string,
+  fullName: string,
+): void {
   const keys = siblingsOf(container);
   let index = keys.indexOf(name);
   let current = name;
   if (current === '$db') {
     const v = container['$db'] as BsonValue;
-    if (typeof v !== 'string') fail(ErrorCode.InvalidDBRef, `The DBRef $db field must be a String, not a ${bsonTypeName(v)}`);
+    if (typeof v !== 'string')
+      fail(
+        ErrorCode.InvalidDBRef,
+        `The DBRef $db field must be a String, not a ${bsonTypeName(v)}`,
+      );
     index -= 1;
-    if (index < 0 || keys[index] !== '$id') fail(ErrorCode.InvalidDBRef, 'Found $db field without a $id before it, which is invalid.');
+    if (index < 0 || keys[index] !== '$id')
+      fail(ErrorCode.InvalidDBRef, 'Found $db field without a $id before it, which is invalid.');
     current = '$id';
   }
   if (current === '$id') {
     index -= 1;
-    if (index < 0 || keys[index] !== '$ref') fail(ErrorCode.InvalidDBRef, 'Found $id field without a $ref before it, which is invalid.');
+    if (index < 0 || keys[index] !== '$ref')
+      fail(ErrorCode.InvalidDBRef, 'Found $id field without a $ref before it, which is invalid.');
     current = '$ref';
   }
   if (current === '$ref') {
     const v = container['$ref'] as BsonValue;
-    if (typeof v !== 'string') fail(ErrorCode.InvalidDBRef, `The DBRef $ref field must be a String, not a ${bsonTypeName(v)}`);
-    if (keys[index + 1] !== '$id') fail(ErrorCode.InvalidDBRef, 'The DBRef $ref field must be followed by a $id field');
+    if (typeof v !== 'string')
+      fail(
+        ErrorCode.InvalidDBRef,
+        `The DBRef $ref field must be a String, not a ${bsonTypeName(v)}`,
+      );
+    if (keys[index + 1] !== '$id')
+      fail(ErrorCode.InvalidDBRef, 'The DBRef $ref field must be followed by a $id field');
     return;
   }
   fail(
@@ -101,22 +126,30 @@ export function validateIdField(id: BsonValue): void {
   if (doc !== undefined) {
     const problem = embeddedDollarProblem(doc, 0);
     if (problem !== undefined) {
-      fail(ErrorCode.DollarPrefixedFieldName, `_id fields may not contain '$'-prefixed fields: ${problem} is not valid for storage.`);
+      fail(
+        ErrorCode.DollarPrefixedFieldName,
+        `_id fields may not contain '$'-prefixed fields: ${problem} is not valid for storage.`,
+      );
     }
   }
 }
 
 /** BSONObj::storageValidEmbedded: the first '$' name that is not part of a leading DBRef. */
-function embeddedDollarProblem(doc: BsonDocument | readonly BsonValue[], depth: number): string | undefined {
+function embeddedDollarProblem(
+  doc: BsonDocument | readonly BsonValue[],
+  depth: number,
+): string | undefined {
   if (depth > limits.bsonDepthMax) depthError();
   const keys = Array.isArray(doc) ? doc.map((_, i) => String(i)) : Object.keys(doc);
-  const valueOf = (k: string): BsonValue => (Array.isArray(doc) ? (doc[Number(k)] as BsonValue) : ((doc as BsonDocument)[k] as BsonValue));
+  const valueOf = (k: string): BsonValue =>
+    Array.isArray(doc) ? (doc[Number(k)] as BsonValue) : ((doc as BsonDocument)[k] as BsonValue);
   let i = 0;
   while (i < keys.length) {
     let name = keys[i] as string;
     if (name.startsWith('$')) {
       // Only a leading {$ref: <string>, $id: …[, $db: <string>]} may carry '$' names.
-      if (i !== 0 || name !== '$ref' || typeof valueOf(name) !== 'string' || keys[1] !== '$id') return name;
+      if (i !== 0 || name !== '$ref' || typeof valueOf(name) !== 'string' || keys[1] !== '$id')
+        return name;
       i = 2;
       const next = keys[2];
       if (next === undefined) return undefined;

@@ -72,7 +72,11 @@ export class ArrayNode {
 
 export type InternalNode = ObjectNode | ArrayNode;
 
-function copyOrMerge(left: UpdateNode | undefined, right: UpdateNode | undefined, path: readonly string[]): UpdateNode | undefined {
+function copyOrMerge(
+  left: UpdateNode | undefined,
+  right: UpdateNode | undefined,
+  path: readonly string[],
+): UpdateNode | undefined {
   if (left === undefined) return right;
   if (right === undefined) return left;
   return mergeNodes(left, right, path);
@@ -84,7 +88,11 @@ function copyOrMerge(left: UpdateNode | undefined, right: UpdateNode | undefined
  * subtrees present on one side only are shared. Two leaves, or a leaf and a subtree, at the
  * same place are a conflict.
  */
-export function mergeNodes(left: UpdateNode, right: UpdateNode, path: readonly string[]): UpdateNode {
+export function mergeNodes(
+  left: UpdateNode,
+  right: UpdateNode,
+  path: readonly string[],
+): UpdateNode {
   if (left.kind === 'object' && right.kind === 'object') {
     const merged = new ObjectNode();
     for (const name of new Set([...left.children.keys(), ...right.children.keys()])) {
@@ -98,7 +106,10 @@ export function mergeNodes(left: UpdateNode, right: UpdateNode, path: readonly s
   if (left.kind === 'array' && right.kind === 'array') {
     const merged = new ArrayNode();
     for (const name of new Set([...left.children.keys(), ...right.children.keys()])) {
-      const node = copyOrMerge(left.children.get(name), right.children.get(name), [...path, `$[${name}]`]);
+      const node = copyOrMerge(left.children.get(name), right.children.get(name), [
+        ...path,
+        `$[${name}]`,
+      ]);
       if (node) merged.setChild(name, node);
     }
     return merged;

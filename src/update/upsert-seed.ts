@@ -50,7 +50,8 @@ function extractField(path: string, value: BsonValue, out: Equality[]): void {
           // mongod keeps $in's values as a set; one distinct non-regex value is an equality.
           const distinct: BsonValue[] = [];
           for (const v of arg) if (!distinct.some((d) => compareBson(d, v) === 0)) distinct.push(v);
-          if (distinct.length === 1 && !isRegex(distinct[0] as BsonValue)) out.push({ path, value: distinct[0] as BsonValue });
+          if (distinct.length === 1 && !isRegex(distinct[0] as BsonValue))
+            out.push({ path, value: distinct[0] as BsonValue });
         } else if (op === '$all' && isArray(arg)) {
           for (const v of arg) if (!isRegex(v) && !isElemMatch(v)) out.push({ path, value: v });
         }
@@ -66,7 +67,8 @@ function extract(filter: BsonDocument, out: Equality[]): void {
   for (const key of Object.keys(filter)) {
     const value = filter[key] as BsonValue;
     if (key === '$and') {
-      if (isArray(value)) for (const clause of value) if (isPlainDocument(clause)) extract(clause, out);
+      if (isArray(value))
+        for (const clause of value) if (isPlainDocument(clause)) extract(clause, out);
     } else if (key === '$or') {
       if (isArray(value) && value.length === 1 && isPlainDocument(value[0])) extract(value[0], out);
     } else if (!key.startsWith('$')) {
@@ -127,7 +129,10 @@ export function upsertSeed(filter: BsonDocument, options: UpsertSeedOptions = {}
       const p = parts(eq.path);
       if (p[0] !== '_id') continue;
       if (p.length > 1) {
-        fail(ErrorCode.NotExactValueField, `field at '_id' must be exactly specified, field at sub-path '${eq.path}'found`);
+        fail(
+          ErrorCode.NotExactValueField,
+          `field at '_id' must be exactly specified, field at sub-path '${eq.path}'found`,
+        );
       }
       equalities.push(eq);
     }

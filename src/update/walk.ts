@@ -23,7 +23,13 @@ interface Cursor {
   toCreate: readonly string[];
 }
 
-export function applyNode(node: UpdateNode, loc: Loc, taken: readonly string[], toCreate: readonly string[], state: ApplyState): void {
+export function applyNode(
+  node: UpdateNode,
+  loc: Loc,
+  taken: readonly string[],
+  toCreate: readonly string[],
+  state: ApplyState,
+): void {
   switch (node.kind) {
     case 'leaf':
       applyModifier(node.modifier, loc, taken, toCreate, state);
@@ -66,11 +72,20 @@ function applyChild(child: UpdateNode, field: string, cursor: Cursor, state: App
   if (cursor.toCreate.length > 0) advanceIfCreated(cursor, state);
 }
 
-function applyObjectNode(node: ObjectNode, loc: Loc, taken: readonly string[], toCreate: readonly string[], state: ApplyState): void {
+function applyObjectNode(
+  node: ObjectNode,
+  loc: Loc,
+  taken: readonly string[],
+  toCreate: readonly string[],
+  state: ApplyState,
+): void {
   const matched = state.options.matchedField;
   let positionalPending = node.positional !== undefined;
   if (positionalPending && matched === undefined) {
-    fail(ErrorCode.BadValue, 'The positional operator did not find the match needed from the query.');
+    fail(
+      ErrorCode.BadValue,
+      'The positional operator did not find the match needed from the query.',
+    );
   }
   const cursor: Cursor = { loc, taken, toCreate };
   for (const [name, child] of node.sorted()) {
@@ -78,7 +93,11 @@ function applyObjectNode(node: ObjectNode, loc: Loc, taken: readonly string[], t
       // `a.$` and `a.<matched index>` reach the same element: apply them as one subtree.
       let merged = node.mergedWithPositional.get(name);
       if (merged === undefined) {
-        merged = mergeNodes(node.positional as UpdateNode, child, [...cursor.taken, ...cursor.toCreate, name]);
+        merged = mergeNodes(node.positional as UpdateNode, child, [
+          ...cursor.taken,
+          ...cursor.toCreate,
+          name,
+        ]);
         node.mergedWithPositional.set(name, merged);
       }
       applyChild(merged, name, cursor, state);
@@ -91,10 +110,15 @@ function applyObjectNode(node: ObjectNode, loc: Loc, taken: readonly string[], t
     }
     applyChild(child, name, cursor, state);
   }
-  if (positionalPending) applyChild(node.positional as UpdateNode, matched as string, cursor, state);
+  if (positionalPending)
+    applyChild(node.positional as UpdateNode, matched as string, cursor, state);
 }
 
-function mergeForElement(node: ArrayNode, updates: readonly UpdateNode[], path: readonly string[]): UpdateNode {
+function mergeForElement(
+  node: ArrayNode,
+  updates: readonly UpdateNode[],
+  path: readonly string[],
+): UpdateNode {
   let merged = updates[0] as UpdateNode;
   for (const next of updates.slice(1)) {
     let byRight = node.mergeCache.get(merged);
@@ -112,13 +136,25 @@ function mergeForElement(node: ArrayNode, updates: readonly UpdateNode[], path: 
   return merged;
 }
 
-function applyArrayNode(node: ArrayNode, loc: Loc, taken: readonly string[], toCreate: readonly string[], state: ApplyState): void {
+function applyArrayNode(
+  node: ArrayNode,
+  loc: Loc,
+  taken: readonly string[],
+  toCreate: readonly string[],
+  state: ApplyState,
+): void {
   if (toCreate.length > 0) {
-    fail(ErrorCode.BadValue, `The path '${[...taken, ...toCreate].join('.')}' must exist in the document in order to apply array updates.`);
+    fail(
+      ErrorCode.BadValue,
+      `The path '${[...taken, ...toCreate].join('.')}' must exist in the document in order to apply array updates.`,
+    );
   }
   const value = state.valueAt(loc) as BsonValue;
   if (!isArray(value)) {
-    fail(ErrorCode.BadValue, `Cannot apply array updates to non-array element ${formatElement(String(loc.key), value)}`);
+    fail(
+      ErrorCode.BadValue,
+      `Cannot apply array updates to non-array element ${formatElement(String(loc.key), value)}`,
+    );
   }
   const arr = state.own(loc) as BsonArray;
   // Which children apply to which element is decided on the array as it was, before any of

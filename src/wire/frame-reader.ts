@@ -47,7 +47,10 @@ export class FrameReader {
   }
 
   private concat(): Buffer {
-    const whole = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.buffered);
+    const whole =
+      this.chunks.length === 1
+        ? (this.chunks[0] as Buffer)
+        : Buffer.concat(this.chunks, this.buffered);
     this.chunks = [whole];
     return whole;
   }

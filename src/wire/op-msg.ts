@@ -34,7 +34,11 @@ function readCString(buf: Buffer, start: number, end: number): [string, number] 
 }
 
 function readDocumentAt(buf: Buffer, at: number, end: number): [BsonDocument, number] {
-  if (at + 5 > end) throw new CommandError(ErrorCode.InvalidBSON, 'BSON document extends past the end of the message');
+  if (at + 5 > end)
+    throw new CommandError(
+      ErrorCode.InvalidBSON,
+      'BSON document extends past the end of the message',
+    );
   const size = buf.readInt32LE(at);
   if (size < 5 || at + size > end) {
     throw new CommandError(ErrorCode.InvalidBSON, `invalid BSON document length ${size}`);
@@ -47,7 +51,12 @@ export function decodeBsonOrFail(bytes: Uint8Array): BsonDocument {
   try {
     return decodeDocument(bytes);
   } catch (e) {
-    const why = e instanceof RangeError ? 'document nested too deeply' : e instanceof Error ? e.message : String(e);
+    const why =
+      e instanceof RangeError
+        ? 'document nested too deeply'
+        : e instanceof Error
+          ? e.message
+          : String(e);
     throw new CommandError(ErrorCode.InvalidBSON, `invalid BSON: ${why}`);
   }
 }
@@ -62,7 +71,9 @@ export function parseOpMsg(msg: Buffer, requestId: number): OpMsgRequest {
   const flags = msg.readUInt32LE(headerBytes);
   const unknownRequired = flags & requiredBitsMask & ~knownBits;
   if (unknownRequired !== 0) {
-    throw new ProtocolError(`OP_MSG has unknown required flag bits 0x${unknownRequired.toString(16)}`);
+    throw new ProtocolError(
+      `OP_MSG has unknown required flag bits 0x${unknownRequired.toString(16)}`,
+    );
   }
   if (flags & OpMsgFlags.checksumPresent) {
     end -= 4;
@@ -84,10 +95,10 @@ export function parseOpMsg(msg: Buffer, requestId: number): OpMsgRequest {
       if (at + 4 > end) throw new ProtocolError('truncated document sequence');
       const size = msg.readInt32LE(at);
       const seqEnd = at + size;
-      if (size < 5 || seqEnd > end) throw new ProtocolError(`invalid document sequence length ${size}`);
-      let id: string;
-      let p: number;
-      [id, p] = readCString(msg, at + 4, seqEnd);
+      if (size < 5 || seqEnd > end)
+        throw new ProtocolError(`invalid document sequence length ${size}`);
+      const [id, start] = readCString(msg, at + 4, seqEnd);
+      let p = start;
       const docs: BsonDocument[] = [];
       while (p < seqEnd) {
         let doc: BsonDocument;
@@ -103,7 +114,10 @@ export function parseOpMsg(msg: Buffer, requestId: number): OpMsgRequest {
   if (body === undefined) throw new ProtocolError('OP_MSG has no body section');
   for (const [id, docs] of sequences) {
     if (getOwn(body, id) !== undefined) {
-      throw new CommandError(ErrorCode.InvalidOptions, `duplicate field '${id}' in OP_MSG body and document sequence`);
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        `duplicate field '${id}' in OP_MSG body and document sequence`,
+      );
     }
     setOwn(body, id, docs);
   }
@@ -117,7 +131,12 @@ export function parseOpMsg(msg: Buffer, requestId: number): OpMsgRequest {
 }
 
 /** Encode a reply OP_MSG with a single body section. */
-export function encodeOpMsg(body: BsonDocument, requestId: number, responseTo: number, flags = 0): Buffer {
+export function encodeOpMsg(
+  body: BsonDocument,
+  requestId: number,
+  responseTo: number,
+  flags = 0,
+): Buffer {
   const bodyBytes = encodeDocument(body);
   const length = headerBytes + 4 + 1 + bodyBytes.length;
   const out = Buffer.allocUnsafe(length);

@@ -20,7 +20,8 @@ export function parseOpQuery(msg: Buffer, requestId: number): OpQueryRequest {
   at = nul + 1 + 8; // numberToSkip, numberToReturn
   if (at + 5 > msg.length) throw new ProtocolError('OP_QUERY too short');
   const size = msg.readInt32LE(at);
-  if (size < 5 || at + size > msg.length) throw new ProtocolError(`OP_QUERY query length ${size} is invalid`);
+  if (size < 5 || at + size > msg.length)
+    throw new ProtocolError(`OP_QUERY query length ${size} is invalid`);
   const query = decodeBsonOrFail(msg.subarray(at, at + size));
   return { requestId, fullCollectionName, query };
 }

@@ -13,27 +13,40 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 // A bound on a hang, not a speed target: ~100 s on an idle 2-core machine, ~3 min when shared.
 const LIMIT_MS = 480_000;
 
-it('tests listed in conformance/expected-pass.txt still pass', { timeout: LIMIT_MS + 10_000 }, async (t) => {
-  const listed = await readExpected(join(REPO, 'conformance', 'expected-pass.txt'));
-  if (listed.length === 0) {
-    t.skip('conformance/expected-pass.txt lists no tests yet');
-    return;
-  }
-  if (!serverAvailable()) {
-    t.skip('no server: src/embed/index.ts does not exist and SECANTUS_URI is not set');
-    return;
-  }
-  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', join('test', 'conformance', 'run.ts'), '--check', '--listed-only', '--no-results'],
-      { cwd: REPO, timeout: LIMIT_MS, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const exit = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
-        resolve({ code: exit, output: `${stdout}${stderr}` });
+it(
+  'tests listed in conformance/expected-pass.txt still pass',
+  { timeout: LIMIT_MS + 10_000 },
+  async (t) => {
+    const listed = await readExpected(join(REPO, 'conformance', 'expected-pass.txt'));
+    if (listed.length === 0) {
+      t.skip('conformance/expected-pass.txt lists no tests yet');
+      return;
+    }
+    if (!serverAvailable()) {
+      t.skip('no server: src/embed/index.ts does not exist and SECANTUS_URI is not set');
+      return;
+    }
+    const { code, output } = await new Promise<{ code: number | null; output: string }>(
+      (resolve) => {
+        execFile(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            join('test', 'conformance', 'run.ts'),
+            '--check',
+            '--listed-only',
+            '--no-results',
+          ],
+          { cwd: REPO, timeout: LIMIT_MS, maxBuffer: 64 * 1024 * 1024 },
+          (error, stdout, stderr) => {
+            const exit = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+            resolve({ code: exit, output: `${stdout}${stderr}` });
+          },
+        );
       },
     );
-  });
-  const tail = output.split('\n').slice(-80).join('\n');
-  assert.equal(code, 0, `conformance --check failed (exit ${String(code)}):\n${tail}`);
-});
+    const tail = output.split('\n').slice(-80).join('\n');
+    assert.equal(code, 0, `conformance --check failed (exit ${String(code)}):\n${tail}`);
+  },
+);

@@ -1,24 +1,47 @@
 // Unit tests for the Unified Test Format matcher ("Evaluating Matches").
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { Binary, Decimal128, Double, EJSON, Int32, Long, ObjectId, Timestamp, BSONRegExp, MinKey, MaxKey } from 'bson';
+import {
+  Binary,
+  Decimal128,
+  Double,
+  EJSON,
+  Int32,
+  Long,
+  ObjectId,
+  Timestamp,
+  BSONRegExp,
+  MinKey,
+  MaxKey,
+} from 'bson';
 import { MatchError, TestFileError, assertMatch, matches, type EntityLookup } from './lib/match.js';
 import { exactDifference, possibleTypes, show } from './lib/bson-values.js';
 
 /** Expected values are parsed the way the runner parses test files. */
 const X = (json: string): unknown => EJSON.parse(json, { relaxed: false });
 
-function ok(expected: unknown, actual: unknown, opts: Parameters<typeof assertMatch>[2] = {}): void {
+function ok(
+  expected: unknown,
+  actual: unknown,
+  opts: Parameters<typeof assertMatch>[2] = {},
+): void {
   assertMatch(expected, actual, opts);
 }
-function no(expected: unknown, actual: unknown, opts: Parameters<typeof assertMatch>[2] = {}): MatchError {
+function no(
+  expected: unknown,
+  actual: unknown,
+  opts: Parameters<typeof assertMatch>[2] = {},
+): MatchError {
   let caught: unknown;
   try {
     assertMatch(expected, actual, opts);
   } catch (e) {
     caught = e;
   }
-  if (!(caught instanceof MatchError)) throw new assert.AssertionError({ message: `expected a MatchError for ${show(expected)}, got ${String(caught)}` });
+  if (!(caught instanceof MatchError))
+    throw new assert.AssertionError({
+      message: `expected a MatchError for ${show(expected)}, got ${String(caught)}`,
+    });
   return caught;
 }
 
@@ -91,7 +114,14 @@ describe('matcher: arrays', () => {
     no(X('[{"x": 1}]'), [{ x: 1, y: 1 }]);
   });
   it('rootElements treats each element as a root document (find-like results)', () => {
-    ok(X('[{"x": 1}, {"x": 2}]'), [{ x: 1, y: 1 }, { x: 2, y: 2 }], { rootElements: true });
+    ok(
+      X('[{"x": 1}, {"x": 2}]'),
+      [
+        { x: 1, y: 1 },
+        { x: 2, y: 2 },
+      ],
+      { rootElements: true },
+    );
     no(X('[{"x": 1}]'), [{ x: 1 }, { x: 2 }], { rootElements: true });
     no(X('[{"x": {"a": 1}}]'), [{ x: { a: 1, b: 1 } }], { rootElements: true });
   });
@@ -208,7 +238,14 @@ describe('matcher: $$type', () => {
     no(X('{"x": {"$$type": "long"}}'), { x: new Int32(1) });
   });
   it('"number" is an alias for int, long, double and decimal', () => {
-    for (const v of [new Int32(1), Long.fromNumber(1), new Double(1.5), Decimal128.fromString('1'), 3, 2.5]) {
+    for (const v of [
+      new Int32(1),
+      Long.fromNumber(1),
+      new Double(1.5),
+      Decimal128.fromString('1'),
+      3,
+      2.5,
+    ]) {
       ok(X('{"x": {"$$type": "number"}}'), { x: v });
     }
     no(X('{"x": {"$$type": "number"}}'), { x: '1' });
@@ -239,7 +276,10 @@ describe('matcher: $$unsetOrMatches', () => {
   });
   it('matches an absent result (insertOne may return nothing)', () => {
     ok(X('{"$$unsetOrMatches": {"insertedId": {"$$unsetOrMatches": 2}}}'), undefined);
-    ok(X('{"$$unsetOrMatches": {"insertedId": {"$$unsetOrMatches": 2}}}'), { insertedId: 2, acknowledged: true });
+    ok(X('{"$$unsetOrMatches": {"insertedId": {"$$unsetOrMatches": 2}}}'), {
+      insertedId: 2,
+      acknowledged: true,
+    });
     no(X('{"$$unsetOrMatches": {"insertedId": {"$$unsetOrMatches": 2}}}'), { insertedId: 3 });
   });
   it('does not change root-ness: a nested value stays strict', () => {
@@ -255,15 +295,26 @@ describe('matcher: $$unsetOrMatches', () => {
 
 describe('matcher: $$matchesEntity', () => {
   it('matches the saved entity value', () => {
-    ok(X('{"_id": {"$$matchesEntity": "oid0"}}'), { _id: new ObjectId('000000000000000000000007') }, { entities });
-    no(X('{"_id": {"$$matchesEntity": "oid0"}}'), { _id: new ObjectId('000000000000000000000008') }, { entities });
+    ok(
+      X('{"_id": {"$$matchesEntity": "oid0"}}'),
+      { _id: new ObjectId('000000000000000000000007') },
+      { entities },
+    );
+    no(
+      X('{"_id": {"$$matchesEntity": "oid0"}}'),
+      { _id: new ObjectId('000000000000000000000008') },
+      { entities },
+    );
   });
   it('matching a document entity follows the usual rules', () => {
     ok(X('{"d": {"$$matchesEntity": "doc0"}}'), { d: { a: 1, b: { c: 2 } } }, { entities });
     no(X('{"d": {"$$matchesEntity": "doc0"}}'), { d: { a: 1, b: { c: 2 }, e: 1 } }, { entities });
   });
   it('an undefined entity is an error', () => {
-    assert.throws(() => assertMatch(X('{"_id": {"$$matchesEntity": "nope"}}'), { _id: 1 }, { entities }), TestFileError);
+    assert.throws(
+      () => assertMatch(X('{"_id": {"$$matchesEntity": "nope"}}'), { _id: 1 }, { entities }),
+      TestFileError,
+    );
   });
 });
 
@@ -277,14 +328,24 @@ describe('matcher: $$matchesHexBytes', () => {
     no(X('{"$$matchesHexBytes": "11"}'), 17);
   });
   it('a malformed hex string is an error in the test file', () => {
-    assert.throws(() => assertMatch(X('{"$$matchesHexBytes": "123"}'), Buffer.from([1])), TestFileError);
-    assert.throws(() => assertMatch(X('{"$$matchesHexBytes": "zz"}'), Buffer.from([1])), TestFileError);
+    assert.throws(
+      () => assertMatch(X('{"$$matchesHexBytes": "123"}'), Buffer.from([1])),
+      TestFileError,
+    );
+    assert.throws(
+      () => assertMatch(X('{"$$matchesHexBytes": "zz"}'), Buffer.from([1])),
+      TestFileError,
+    );
   });
 });
 
 describe('matcher: $$sessionLsid', () => {
   it('matches the session lsid', () => {
-    ok(X('{"lsid": {"$$sessionLsid": "session0"}}'), { lsid: { id: new Binary(Buffer.from('00112233445566778899aabbccddeeff', 'hex'), 4) } }, { entities });
+    ok(
+      X('{"lsid": {"$$sessionLsid": "session0"}}'),
+      { lsid: { id: new Binary(Buffer.from('00112233445566778899aabbccddeeff', 'hex'), 4) } },
+      { entities },
+    );
   });
   it('does not match another session', () => {
     no(X('{"lsid": {"$$sessionLsid": "session0"}}'), { lsid: lsid1 }, { entities });
@@ -336,12 +397,32 @@ describe('matcher: $$matchAsRoot', () => {
 
 describe('matcher: extraFieldsInNested (used only for driver-sent commands)', () => {
   it('allows extra fields at every level but still requires the expected ones', () => {
-    ok(X('{"writeConcern": {"w": "majority"}}'), { writeConcern: { w: 'majority', wtimeout: 10000 } }, { extraFieldsInNested: true });
-    ok(X('{"a": [{"b": {"c": 1}}]}'), { a: [{ b: { c: 1, d: 2 }, e: 3 }] }, { extraFieldsInNested: true });
-    no(X('{"writeConcern": {"w": "majority"}}'), { writeConcern: { w: 1, wtimeout: 10000 } }, { extraFieldsInNested: true });
-    no(X('{"writeConcern": {"w": "majority", "j": true}}'), { writeConcern: { w: 'majority' } }, { extraFieldsInNested: true });
+    ok(
+      X('{"writeConcern": {"w": "majority"}}'),
+      { writeConcern: { w: 'majority', wtimeout: 10000 } },
+      { extraFieldsInNested: true },
+    );
+    ok(
+      X('{"a": [{"b": {"c": 1}}]}'),
+      { a: [{ b: { c: 1, d: 2 }, e: 3 }] },
+      { extraFieldsInNested: true },
+    );
+    no(
+      X('{"writeConcern": {"w": "majority"}}'),
+      { writeConcern: { w: 1, wtimeout: 10000 } },
+      { extraFieldsInNested: true },
+    );
+    no(
+      X('{"writeConcern": {"w": "majority", "j": true}}'),
+      { writeConcern: { w: 'majority' } },
+      { extraFieldsInNested: true },
+    );
     no(X('{"a": [1, 2]}'), { a: [1, 2, 3] }, { extraFieldsInNested: true });
-    no(X('{"writeConcern": {"$$exists": false}}'), { writeConcern: {} }, { extraFieldsInNested: true });
+    no(
+      X('{"writeConcern": {"$$exists": false}}'),
+      { writeConcern: {} },
+      { extraFieldsInNested: true },
+    );
   });
 });
 
@@ -365,7 +446,10 @@ describe('matcher: special operator detection', () => {
 
 describe('exact comparison (outcome)', () => {
   it('no extra fields even at the root, flexible numerics, free key order', () => {
-    assert.equal(exactDifference(X('{"_id": 1, "x": 11}'), { x: 11.0, _id: Long.fromNumber(1) }), undefined);
+    assert.equal(
+      exactDifference(X('{"_id": 1, "x": 11}'), { x: 11.0, _id: Long.fromNumber(1) }),
+      undefined,
+    );
     assert.match(exactDifference(X('{"_id": 1}'), { _id: 1, x: 1 }) ?? '', /unexpected field/);
     assert.match(exactDifference(X('{"_id": 1, "x": 1}'), { _id: 1 }) ?? '', /missing/);
     assert.match(exactDifference(X('[{"_id": 1}]'), []) ?? '', /expected 1 elements/);

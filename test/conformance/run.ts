@@ -14,9 +14,22 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
-import { SUPPORTED_SCHEMA, messageOf, runFile, type RunEnv, type TestResult } from './lib/runner.js';
+import {
+  SUPPORTED_SCHEMA,
+  messageOf,
+  runFile,
+  type RunEnv,
+  type TestResult,
+} from './lib/runner.js';
 import { acquireServer, NoServerError, serverFacts, type ServerHandle } from './lib/server.js';
-import { formatTable, readExpected, summarize, testKey, writeExpected, writeResults } from './lib/report.js';
+import {
+  formatTable,
+  readExpected,
+  summarize,
+  testKey,
+  writeExpected,
+  writeResults,
+} from './lib/report.js';
 
 const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const EXPECTED_PATH = join(REPO, 'conformance', 'expected-pass.txt');
@@ -24,15 +37,32 @@ const DEFAULT_RESULTS = join(REPO, 'conformance', 'results.json');
 
 /** The folders the project runs, in the order of shared/specs/README.md. */
 export const FOLDERS = [
-  'crud', 'collection-management', 'gridfs', 'read-write-concern', 'run-command', 'versioned-api',
-  'sessions', 'causal-consistency', 'transactions', 'transactions-convenient-api', 'change-streams',
-  'retryable-writes', 'command-monitoring', 'unified-test-format-valid-pass',
+  'crud',
+  'collection-management',
+  'gridfs',
+  'read-write-concern',
+  'run-command',
+  'versioned-api',
+  'sessions',
+  'causal-consistency',
+  'transactions',
+  'transactions-convenient-api',
+  'change-streams',
+  'retryable-writes',
+  'command-monitoring',
+  'unified-test-format-valid-pass',
 ];
 
 function specsDir(explicit: string | undefined): string {
-  const candidates = [explicit, process.env.SPECS_DIR, join(REPO, '..', 'shared', 'specs', 'unified')];
+  const candidates = [
+    explicit,
+    process.env.SPECS_DIR,
+    join(REPO, '..', 'shared', 'specs', 'unified'),
+  ];
   for (const c of candidates) if (c !== undefined && c !== '' && existsSync(c)) return resolve(c);
-  throw new Error(`cannot find the spec test files (tried ${candidates.filter(Boolean).join(', ')}); use --specs`);
+  throw new Error(
+    `cannot find the spec test files (tried ${candidates.filter(Boolean).join(', ')}); use --specs`,
+  );
 }
 
 async function main(): Promise<number> {
@@ -54,11 +84,14 @@ async function main(): Promise<number> {
     strict: true,
   });
   const topology = values.topology;
-  if (topology !== 'single' && topology !== 'replicaset') throw new Error('--topology must be single or replicaset');
+  if (topology !== 'single' && topology !== 'replicaset')
+    throw new Error('--topology must be single or replicaset');
   const testTimeoutMs = Number(values.timeout);
-  if (!Number.isFinite(testTimeoutMs) || testTimeoutMs <= 0) throw new Error('--timeout must be a positive number of milliseconds');
+  if (!Number.isFinite(testTimeoutMs) || testTimeoutMs <= 0)
+    throw new Error('--timeout must be a positive number of milliseconds');
   const folders = (values.folder ?? FOLDERS).flatMap((f) => f.split(',')).filter((f) => f !== '');
-  for (const f of folders) if (!FOLDERS.includes(f)) throw new Error(`unknown folder ${f} (known: ${FOLDERS.join(', ')})`);
+  for (const f of folders)
+    if (!FOLDERS.includes(f)) throw new Error(`unknown folder ${f} (known: ${FOLDERS.join(', ')})`);
   const root = specsDir(values.specs);
   const fileFilter = values.file?.replace(/\.json$/, '');
 
@@ -73,14 +106,25 @@ async function main(): Promise<number> {
     if (!existsSync(dir)) continue;
     const names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();
     for (const name of names) {
-      if (fileFilter !== undefined && name.replace(/\.json$/, '') !== fileFilter && !name.includes(fileFilter)) continue;
+      if (
+        fileFilter !== undefined &&
+        name.replace(/\.json$/, '') !== fileFilter &&
+        !name.includes(fileFilter)
+      )
+        continue;
       let only: Set<string> | undefined;
       if (listedOnly) {
         const prefix = `${folder}/${name} :: `;
-        only = new Set(expected.filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length)));
+        only = new Set(
+          expected.filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length)),
+        );
         if (only.size === 0) continue;
       }
-      plan.push(only === undefined ? { folder, path: join(dir, name) } : { folder, path: join(dir, name), only });
+      plan.push(
+        only === undefined
+          ? { folder, path: join(dir, name) }
+          : { folder, path: join(dir, name), only },
+      );
     }
   }
 
@@ -104,33 +148,55 @@ async function main(): Promise<number> {
     const facts = await serverFacts(internal, server.uri);
     versionString = facts.versionString;
     detected = facts.topology;
-    console.log(`conformance: ${server.source} at ${server.uri}, version ${versionString}, topology ${detected}; ${plan.length} file(s)`);
+    console.log(
+      `conformance: ${server.source} at ${server.uri}, version ${versionString}, topology ${detected}; ${plan.length} file(s)`,
+    );
     const env: RunEnv = {
       uri: server.uri,
       internal,
       facts,
       testTimeoutMs,
-      clientOptions: { serverSelectionTimeoutMS: Math.min(5_000, Math.max(1_000, Math.floor(testTimeoutMs / 2))) },
+      clientOptions: {
+        serverSelectionTimeoutMS: Math.min(5_000, Math.max(1_000, Math.floor(testTimeoutMs / 2))),
+      },
       verbose: values.verbose,
     };
     for (const { folder, path, only } of plan) {
       const before = results.length;
-      await runFile(path, folder, env, { ...(values.test !== undefined ? { test: values.test } : {}), ...(only !== undefined ? { only } : {}) }, (r) => {
-        results.push(r);
-        if (values.verbose) {
-          const mark = r.status === 'passed' ? 'ok  ' : r.status === 'failed' ? 'FAIL' : 'skip';
-          console.log(`${mark} ${testKey(r)} (${r.durationMs} ms)${r.reason !== undefined && r.status !== 'passed' ? `\n       ${r.reason}` : ''}`);
-        }
-      });
+      await runFile(
+        path,
+        folder,
+        env,
+        {
+          ...(values.test !== undefined ? { test: values.test } : {}),
+          ...(only !== undefined ? { only } : {}),
+        },
+        (r) => {
+          results.push(r);
+          if (values.verbose) {
+            const mark = r.status === 'passed' ? 'ok  ' : r.status === 'failed' ? 'FAIL' : 'skip';
+            console.log(
+              `${mark} ${testKey(r)} (${r.durationMs} ms)${r.reason !== undefined && r.status !== 'passed' ? `\n       ${r.reason}` : ''}`,
+            );
+          }
+        },
+      );
       if (!values.verbose) {
         const rs = results.slice(before);
         const c = (s: string): number => rs.filter((r) => r.status === s).length;
-        if (rs.length > 0) console.log(`  ${folder}/${path.split('/').pop() ?? ''}: ${c('passed')} passed, ${c('failed')} failed, ${c('skipped')} skipped`);
+        if (rs.length > 0)
+          console.log(
+            `  ${folder}/${path.split('/').pop() ?? ''}: ${c('passed')} passed, ${c('failed')} failed, ${c('skipped')} skipped`,
+          );
       }
     }
   } finally {
     await internal.close().catch(() => undefined);
-    await server.stop().catch((e: unknown) => console.error(`conformance: stopping the server failed: ${messageOf(e)}`));
+    await server
+      .stop()
+      .catch((e: unknown) =>
+        console.error(`conformance: stopping the server failed: ${messageOf(e)}`),
+      );
   }
 
   const summary = summarize(results, FOLDERS);
@@ -141,7 +207,11 @@ async function main(): Promise<number> {
   if (!values['no-results']) {
     const path = values.results ?? DEFAULT_RESULTS;
     await writeResults(path, {
-      server: { source: server.source.replace(/ at .*/, ''), version: versionString, topology: detected },
+      server: {
+        source: server.source.replace(/ at .*/, ''),
+        version: versionString,
+        topology: detected,
+      },
       runner: { schemaVersion: SUPPORTED_SCHEMA.join('.'), testTimeoutMs },
       selection: {
         folders,
@@ -151,7 +221,10 @@ async function main(): Promise<number> {
       },
       summary,
       tests: results.map((r) => ({
-        folder: r.folder, file: r.file, description: r.description, status: r.status,
+        folder: r.folder,
+        file: r.file,
+        description: r.description,
+        status: r.status,
         ...(r.reason !== undefined ? { reason: r.reason } : {}),
       })),
     });
@@ -168,25 +241,40 @@ async function main(): Promise<number> {
       const rest = key.slice(folder.length + 1);
       const file = rest.slice(0, rest.indexOf(' :: '));
       const description = rest.slice(rest.indexOf(' :: ') + 4);
-      if (fileFilter !== undefined && file.replace(/\.json$/, '') !== fileFilter && !file.includes(fileFilter)) return false;
+      if (
+        fileFilter !== undefined &&
+        file.replace(/\.json$/, '') !== fileFilter &&
+        !file.includes(fileFilter)
+      )
+        return false;
       if (values.test !== undefined && !description.includes(values.test)) return false;
       return true;
     };
     const regressions = expected.filter(inSelection).filter((k) => ran.get(k)?.status !== 'passed');
-    const newlyPassing = results.filter((r) => r.status === 'passed' && !expectedSet.has(testKey(r))).map(testKey);
+    const newlyPassing = results
+      .filter((r) => r.status === 'passed' && !expectedSet.has(testKey(r)))
+      .map(testKey);
     if (newlyPassing.length > 0) {
-      console.log(`\n${newlyPassing.length} test(s) pass that are not in conformance/expected-pass.txt (run with --update-expected to add them):`);
+      console.log(
+        `\n${newlyPassing.length} test(s) pass that are not in conformance/expected-pass.txt (run with --update-expected to add them):`,
+      );
       for (const k of newlyPassing) console.log(`  + ${k}`);
     }
     if (regressions.length > 0) {
-      console.log(`\n${regressions.length} test(s) listed in conformance/expected-pass.txt did not pass:`);
+      console.log(
+        `\n${regressions.length} test(s) listed in conformance/expected-pass.txt did not pass:`,
+      );
       for (const k of regressions) {
         const r = ran.get(k);
-        console.log(`  - ${k}: ${r === undefined ? 'not run (missing from the spec files?)' : `${r.status}${r.reason !== undefined ? `: ${r.reason}` : ''}`}`);
+        console.log(
+          `  - ${k}: ${r === undefined ? 'not run (missing from the spec files?)' : `${r.status}${r.reason !== undefined ? `: ${r.reason}` : ''}`}`,
+        );
       }
       exitCode = 1;
     } else {
-      console.log(`\ncheck: all ${expected.filter(inSelection).length} listed test(s) in this selection passed`);
+      console.log(
+        `\ncheck: all ${expected.filter(inSelection).length} listed test(s) in this selection passed`,
+      );
     }
   }
   if (values['update-expected']) {

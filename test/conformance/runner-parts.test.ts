@@ -3,7 +3,12 @@
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Double, EJSON, Int32, Long, ObjectId } from 'bson';
-import { compareVersions, parseVersion, requirementsUnmet, type ServerFacts } from './lib/requirements.js';
+import {
+  compareVersions,
+  parseVersion,
+  requirementsUnmet,
+  type ServerFacts,
+} from './lib/requirements.js';
 import { driverArgs, writeConcernOf, readPreferenceOf } from './lib/args.js';
 import { clientUri } from './lib/entities.js';
 import { bulkWriteResult, clientBulkWriteResult, updateResult } from './lib/results.js';
@@ -12,8 +17,20 @@ import { TestFileError } from './lib/match.js';
 
 const X = (json: string): unknown => EJSON.parse(json, { relaxed: false });
 
-function facts(over: Partial<ServerFacts> = {}, params: Record<string, unknown> | undefined = { enableTestCommands: true, acceptApiVersion2: false }): ServerFacts {
-  return { version: [8, 0, 4], topology: 'replicaset', auth: false, parameters: async () => params, ...over };
+function facts(
+  over: Partial<ServerFacts> = {},
+  params: Record<string, unknown> | undefined = {
+    enableTestCommands: true,
+    acceptApiVersion2: false,
+  },
+): ServerFacts {
+  return {
+    version: [8, 0, 4],
+    topology: 'replicaset',
+    auth: false,
+    parameters: async () => params,
+    ...over,
+  };
 }
 
 describe('requirements', () => {
@@ -34,35 +51,80 @@ describe('requirements', () => {
   });
   it('min and max server version are inclusive', async () => {
     assert.equal(await requirementsUnmet(X('[{"minServerVersion": "8.0.4"}]'), facts()), undefined);
-    assert.match((await requirementsUnmet(X('[{"minServerVersion": "8.0.5"}]'), facts())) ?? '', /minServerVersion/);
+    assert.match(
+      (await requirementsUnmet(X('[{"minServerVersion": "8.0.5"}]'), facts())) ?? '',
+      /minServerVersion/,
+    );
     assert.equal(await requirementsUnmet(X('[{"maxServerVersion": "8.0.4"}]'), facts()), undefined);
-    assert.match((await requirementsUnmet(X('[{"maxServerVersion": "8.0"}]'), facts())) ?? '', /maxServerVersion/);
+    assert.match(
+      (await requirementsUnmet(X('[{"maxServerVersion": "8.0"}]'), facts())) ?? '',
+      /maxServerVersion/,
+    );
   });
   it('topologies; sharded-replicaset counts as sharded only', async () => {
-    assert.equal(await requirementsUnmet(X('[{"topologies": ["single", "replicaset"]}]'), facts()), undefined);
-    assert.match((await requirementsUnmet(X('[{"topologies": ["sharded", "load-balanced"]}]'), facts())) ?? '', /topology replicaset/);
-    assert.equal(await requirementsUnmet(X('[{"topologies": ["sharded-replicaset"]}]'), facts({ topology: 'sharded' })), undefined);
-    assert.notEqual(await requirementsUnmet(X('[{"topologies": ["sharded-replicaset"]}]'), facts()), undefined);
+    assert.equal(
+      await requirementsUnmet(X('[{"topologies": ["single", "replicaset"]}]'), facts()),
+      undefined,
+    );
+    assert.match(
+      (await requirementsUnmet(X('[{"topologies": ["sharded", "load-balanced"]}]'), facts())) ?? '',
+      /topology replicaset/,
+    );
+    assert.equal(
+      await requirementsUnmet(
+        X('[{"topologies": ["sharded-replicaset"]}]'),
+        facts({ topology: 'sharded' }),
+      ),
+      undefined,
+    );
+    assert.notEqual(
+      await requirementsUnmet(X('[{"topologies": ["sharded-replicaset"]}]'), facts()),
+      undefined,
+    );
   });
   it('any one requirement met is enough', async () => {
-    assert.equal(await requirementsUnmet(X('[{"topologies": ["sharded"]}, {"minServerVersion": "4.0"}]'), facts()), undefined);
+    assert.equal(
+      await requirementsUnmet(
+        X('[{"topologies": ["sharded"]}, {"minServerVersion": "4.0"}]'),
+        facts(),
+      ),
+      undefined,
+    );
   });
   it('serverless, auth, authMechanism, csfle', async () => {
     assert.notEqual(await requirementsUnmet(X('[{"serverless": "require"}]'), facts()), undefined);
     assert.equal(await requirementsUnmet(X('[{"serverless": "forbid"}]'), facts()), undefined);
     assert.notEqual(await requirementsUnmet(X('[{"auth": true}]'), facts()), undefined);
     assert.equal(await requirementsUnmet(X('[{"auth": false}]'), facts()), undefined);
-    assert.notEqual(await requirementsUnmet(X('[{"auth": false}]'), facts({ auth: true })), undefined);
+    assert.notEqual(
+      await requirementsUnmet(X('[{"auth": false}]'), facts({ auth: true })),
+      undefined,
+    );
     assert.notEqual(await requirementsUnmet(X('[{"authMechanism": "PLAIN"}]'), facts()), undefined);
     assert.notEqual(await requirementsUnmet(X('[{"csfle": true}]'), facts()), undefined);
     assert.equal(await requirementsUnmet(X('[{"csfle": false}]'), facts()), undefined);
   });
   it('serverParameters compare flexibly; missing or failing getParameter is unmet', async () => {
-    assert.equal(await requirementsUnmet(X('[{"serverParameters": {"enableTestCommands": true}}]'), facts()), undefined);
-    assert.notEqual(await requirementsUnmet(X('[{"serverParameters": {"acceptApiVersion2": true}}]'), facts()), undefined);
-    assert.notEqual(await requirementsUnmet(X('[{"serverParameters": {"requireApiVersion": false}}]'), facts()), undefined);
-    assert.equal(await requirementsUnmet(X('[{"serverParameters": {"n": 1}}]'), facts({}, { n: 1.0 })), undefined);
-    assert.notEqual(await requirementsUnmet(X('[{"serverParameters": {"n": 1}}]'), facts({}, undefined)), undefined);
+    assert.equal(
+      await requirementsUnmet(X('[{"serverParameters": {"enableTestCommands": true}}]'), facts()),
+      undefined,
+    );
+    assert.notEqual(
+      await requirementsUnmet(X('[{"serverParameters": {"acceptApiVersion2": true}}]'), facts()),
+      undefined,
+    );
+    assert.notEqual(
+      await requirementsUnmet(X('[{"serverParameters": {"requireApiVersion": false}}]'), facts()),
+      undefined,
+    );
+    assert.equal(
+      await requirementsUnmet(X('[{"serverParameters": {"n": 1}}]'), facts({}, { n: 1.0 })),
+      undefined,
+    );
+    assert.notEqual(
+      await requirementsUnmet(X('[{"serverParameters": {"n": 1}}]'), facts({}, undefined)),
+      undefined,
+    );
   });
   it('an unknown requirement field is an error in the test file', async () => {
     await assert.rejects(requirementsUnmet(X('[{"bogus": 1}]'), facts()), TestFileError);
@@ -71,7 +133,11 @@ describe('requirements', () => {
 
 describe('argument conversion', () => {
   it('keeps server-bound content as BSON, turns options into JS numbers', () => {
-    const a = driverArgs(X('{"filter": {"x": 1}, "batchSize": 2, "limit": {"$numberLong": "3"}, "sort": {"_id": -1}, "upsert": true}'));
+    const a = driverArgs(
+      X(
+        '{"filter": {"x": 1}, "batchSize": 2, "limit": {"$numberLong": "3"}, "sort": {"_id": -1}, "upsert": true}',
+      ),
+    );
     assert.ok((a.filter as Record<string, unknown>).x instanceof Int32);
     assert.equal(a.batchSize, 2);
     assert.equal(a.limit, 3);
@@ -79,11 +145,15 @@ describe('argument conversion', () => {
     assert.equal(a.upsert, true);
   });
   it('converts inside write models but keeps their documents', () => {
-    const a = driverArgs(X('{"requests": [{"updateOne": {"filter": {"_id": 1}, "update": {"$inc": {"x": 1}}, "upsert": true}}]}'));
+    const a = driverArgs(
+      X(
+        '{"requests": [{"updateOne": {"filter": {"_id": 1}, "update": {"$inc": {"x": 1}}, "upsert": true}}]}',
+      ),
+    );
     const m = (a.requests as Record<string, Record<string, unknown>>[])[0]?.updateOne;
     assert.ok(m !== undefined);
     assert.ok((m.filter as Record<string, unknown>)._id instanceof Int32);
-    assert.ok(((m.update as Record<string, Record<string, unknown>>).$inc?.x) instanceof Int32);
+    assert.ok((m.update as Record<string, Record<string, unknown>>).$inc?.x instanceof Int32);
     assert.equal(m.upsert, true);
   });
   it('large int64 options stay Long', () => {
@@ -92,7 +162,11 @@ describe('argument conversion', () => {
     assert.equal(a.d, 2.5);
   });
   it('write concern and read preference objects', () => {
-    assert.deepEqual(writeConcernOf(X('{"w": "majority", "journal": true, "wtimeoutMS": 100}')), { w: 'majority', journal: true, wtimeoutMS: 100 });
+    assert.deepEqual(writeConcernOf(X('{"w": "majority", "journal": true, "wtimeoutMS": 100}')), {
+      w: 'majority',
+      journal: true,
+      wtimeoutMS: 100,
+    });
     assert.deepEqual(writeConcernOf(X('{"w": 1}')), { w: 1 });
     assert.throws(() => writeConcernOf(X('{"x": 1}')), TestFileError);
     const rp = readPreferenceOf(X('{"mode": "secondaryPreferred", "maxStalenessSeconds": 100}'));
@@ -105,37 +179,95 @@ describe('client URIs', () => {
   it('adds uriOptions, replacing what the base URI says', () => {
     assert.equal(clientUri('mongodb://h:1/?replicaSet=rs0', {}), 'mongodb://h:1/?replicaSet=rs0');
     assert.equal(clientUri('mongodb://h:1', { appName: 'x' }), 'mongodb://h:1/?appName=x');
-    assert.equal(clientUri('mongodb://h:1/?w=1', X('{"w": "majority", "retryWrites": false}') as Record<string, unknown>), 'mongodb://h:1/?w=majority&retryWrites=false');
-    assert.equal(clientUri('mongodb://h:1/?W=1', X('{"w": 2}') as Record<string, unknown>), 'mongodb://h:1/?w=2');
+    assert.equal(
+      clientUri(
+        'mongodb://h:1/?w=1',
+        X('{"w": "majority", "retryWrites": false}') as Record<string, unknown>,
+      ),
+      'mongodb://h:1/?w=majority&retryWrites=false',
+    );
+    assert.equal(
+      clientUri('mongodb://h:1/?W=1', X('{"w": 2}') as Record<string, unknown>),
+      'mongodb://h:1/?w=2',
+    );
   });
   it('directConnection drops the replicaSet option', () => {
-    assert.equal(clientUri('mongodb://h:1/?replicaSet=rs0', { directConnection: true }), 'mongodb://h:1/?directConnection=true');
+    assert.equal(
+      clientUri('mongodb://h:1/?replicaSet=rs0', { directConnection: true }),
+      'mongodb://h:1/?directConnection=true',
+    );
   });
 });
 
 describe('result conversion', () => {
   it('UpdateResult drops a null upsertedId', () => {
-    assert.deepEqual(updateResult({ acknowledged: true, matchedCount: 1, modifiedCount: 1, upsertedCount: 0, upsertedId: null }), { matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
-    assert.deepEqual(updateResult({ matchedCount: 0, modifiedCount: 0, upsertedCount: 1, upsertedId: 5 }), { matchedCount: 0, modifiedCount: 0, upsertedCount: 1, upsertedId: 5 });
+    assert.deepEqual(
+      updateResult({
+        acknowledged: true,
+        matchedCount: 1,
+        modifiedCount: 1,
+        upsertedCount: 0,
+        upsertedId: null,
+      }),
+      { matchedCount: 1, modifiedCount: 1, upsertedCount: 0 },
+    );
+    assert.deepEqual(
+      updateResult({ matchedCount: 0, modifiedCount: 0, upsertedCount: 1, upsertedId: 5 }),
+      { matchedCount: 0, modifiedCount: 0, upsertedCount: 1, upsertedId: 5 },
+    );
   });
   it('BulkWriteResult keeps the CRUD spec fields', () => {
     const id = new ObjectId();
-    assert.deepEqual(bulkWriteResult({ insertedCount: 1, matchedCount: 0, modifiedCount: 0, deletedCount: 0, upsertedCount: 0, insertedIds: { 0: id }, upsertedIds: {}, ok: 1 }), {
-      deletedCount: 0, insertedCount: 1, insertedIds: { 0: id }, matchedCount: 0, modifiedCount: 0, upsertedCount: 0, upsertedIds: {},
-    });
+    assert.deepEqual(
+      bulkWriteResult({
+        insertedCount: 1,
+        matchedCount: 0,
+        modifiedCount: 0,
+        deletedCount: 0,
+        upsertedCount: 0,
+        insertedIds: { 0: id },
+        upsertedIds: {},
+        ok: 1,
+      }),
+      {
+        deletedCount: 0,
+        insertedCount: 1,
+        insertedIds: { 0: id },
+        matchedCount: 0,
+        modifiedCount: 0,
+        upsertedCount: 0,
+        upsertedIds: {},
+      },
+    );
   });
   it('client bulk write results: Maps become documents, driver extras go', () => {
     const r = clientBulkWriteResult({
-      insertedCount: 1, upsertedCount: 0, matchedCount: 1, modifiedCount: 1, deletedCount: 0,
+      insertedCount: 1,
+      upsertedCount: 0,
+      matchedCount: 1,
+      modifiedCount: 1,
+      deletedCount: 0,
       insertResults: new Map([[0, { insertedId: 1 }]]),
       updateResults: new Map([[1, { matchedCount: 1, modifiedCount: 1, didUpsert: false }]]),
       deleteResults: new Map(),
     });
     assert.deepEqual(r, {
-      insertedCount: 1, upsertedCount: 0, matchedCount: 1, modifiedCount: 1, deletedCount: 0,
-      insertResults: { 0: { insertedId: 1 } }, updateResults: { 1: { matchedCount: 1, modifiedCount: 1 } }, deleteResults: {},
+      insertedCount: 1,
+      upsertedCount: 0,
+      matchedCount: 1,
+      modifiedCount: 1,
+      deletedCount: 0,
+      insertResults: { 0: { insertedId: 1 } },
+      updateResults: { 1: { matchedCount: 1, modifiedCount: 1 } },
+      deleteResults: {},
     });
-    const summary = clientBulkWriteResult({ insertedCount: 0, upsertedCount: 0, matchedCount: 0, modifiedCount: 0, deletedCount: 0 });
+    const summary = clientBulkWriteResult({
+      insertedCount: 0,
+      upsertedCount: 0,
+      matchedCount: 0,
+      modifiedCount: 0,
+      deletedCount: 0,
+    });
     assert.equal(summary !== undefined && 'insertResults' in summary, false);
   });
 });
@@ -143,12 +275,21 @@ describe('result conversion', () => {
 describe('report', () => {
   it('summarizes per folder in the given order and totals the table', () => {
     const base = { durationMs: 0 };
-    const rows = summarize([
-      { folder: 'b', file: 'x.json', description: '1', status: 'passed', ...base },
-      { folder: 'a', file: 'y.json', description: '2', status: 'failed', reason: 'r', ...base },
-      { folder: 'a', file: 'z.json', description: '3', status: 'skipped', reason: 'r', ...base },
-    ], ['a', 'b', 'c']);
-    assert.deepEqual(rows.map((r) => [r.folder, r.files, r.tests, r.passed, r.failed, r.skipped]), [['a', 2, 2, 0, 1, 1], ['b', 1, 1, 1, 0, 0]]);
+    const rows = summarize(
+      [
+        { folder: 'b', file: 'x.json', description: '1', status: 'passed', ...base },
+        { folder: 'a', file: 'y.json', description: '2', status: 'failed', reason: 'r', ...base },
+        { folder: 'a', file: 'z.json', description: '3', status: 'skipped', reason: 'r', ...base },
+      ],
+      ['a', 'b', 'c'],
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.folder, r.files, r.tests, r.passed, r.failed, r.skipped]),
+      [
+        ['a', 2, 2, 0, 1, 1],
+        ['b', 1, 1, 1, 0, 0],
+      ],
+    );
     const table = formatTable(rows).split('\n');
     assert.match(table[0] ?? '', /^folder\s+files\s+tests\s+passed\s+failed\s+skipped$/);
     assert.match(table.at(-1) ?? '', /^total\s+3\s+3\s+1\s+1\s+1$/);

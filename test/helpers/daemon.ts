@@ -17,9 +17,17 @@ export interface Daemon {
 }
 
 /** Start secantusd on `dbPath` and wait for its "Waiting for connections" log line. */
-export function startDaemon(dbPath: string, extraArgs: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<Daemon> {
+export function startDaemon(
+  dbPath: string,
+  extraArgs: readonly string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Daemon> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [daemonScript, '--port', '0', '--dbpath', dbPath, ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    const proc = spawn(
+      process.execPath,
+      [daemonScript, '--port', '0', '--dbpath', dbPath, ...extraArgs],
+      { stdio: ['ignore', 'pipe', 'pipe'], env },
+    );
     const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
     let out = '';
     let err = '';
@@ -50,7 +58,10 @@ export function startDaemon(dbPath: string, extraArgs: readonly string[] = [], e
 }
 
 /** SIGKILL (or another signal) and wait until the process is gone. */
-export async function killDaemon(d: Daemon, signal: NodeJS.Signals = 'SIGKILL'): Promise<number | null> {
+export async function killDaemon(
+  d: Daemon,
+  signal: NodeJS.Signals = 'SIGKILL',
+): Promise<number | null> {
   d.proc.kill(signal);
   return d.exited;
 }

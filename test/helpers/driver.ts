@@ -6,7 +6,11 @@ import { MongoServerError } from 'mongodb';
 import type { Collection, Db, Document } from 'mongodb';
 
 /** The collection `name` of `db`, emptied, then holding `docs`. */
-export async function freshCollection(db: Db, name: string, docs: Document[]): Promise<Collection<Document>> {
+export async function freshCollection(
+  db: Db,
+  name: string,
+  docs: Document[],
+): Promise<Collection<Document>> {
   const c = db.collection(name);
   await c.deleteMany({});
   if (docs.length > 0) await c.insertMany(docs);
@@ -14,7 +18,10 @@ export async function freshCollection(db: Db, name: string, docs: Document[]): P
 }
 
 /** Awaits `p`, which must fail with a server error of `code`; returns the error. */
-export async function expectServerCode(p: Promise<unknown>, code: number): Promise<MongoServerError> {
+export async function expectServerCode(
+  p: Promise<unknown>,
+  code: number,
+): Promise<MongoServerError> {
   try {
     await p;
   } catch (e) {

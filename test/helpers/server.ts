@@ -14,10 +14,16 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(options: SecantusServerOptions = {}, clientOptions: MongoClientOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: SecantusServerOptions = {},
+  clientOptions: MongoClientOptions = {},
+): Promise<TestServer> {
   const server = await SecantusServer.start(options);
   const clients: MongoClient[] = [];
-  const newClient = async (opts: MongoClientOptions = {}, uri: string = server.uri): Promise<MongoClient> => {
+  const newClient = async (
+    opts: MongoClientOptions = {},
+    uri: string = server.uri,
+  ): Promise<MongoClient> => {
     const c = new MongoClient(uri, { serverSelectionTimeoutMS: 5000, ...opts });
     await c.connect();
     clients.push(c);

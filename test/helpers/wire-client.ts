@@ -111,7 +111,10 @@ export class RawConnection {
  * Run one command on its own connection, bypassing the driver (which attaches its own
  * session to every command): for tests that must control lsid / txnNumber exactly.
  */
-export async function rawCommand(port: number, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function rawCommand(
+  port: number,
+  body: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const c = await RawConnection.connect(port);
   try {
     c.send(opMsg(body));

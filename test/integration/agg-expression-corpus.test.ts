@@ -36,8 +36,14 @@ import { expressionFamilies } from '../unit/pipeline/corpus/index.js';
  * other registered operator needs at least one value case.
  */
 const ERROR_ONLY: ReadonlyMap<string, string> = new Map([
-  ['$function', 'no JavaScript engine: every evaluation is 31264, as a mongod with scripting disabled'],
-  ['$meta', 'no stage here produces metadata ($text, $search, $geoNear, …): only its parse errors are mongod\'s (docs/compatibility.md)'],
+  [
+    '$function',
+    'no JavaScript engine: every evaluation is 31264, as a mongod with scripting disabled',
+  ],
+  [
+    '$meta',
+    "no stage here produces metadata ($text, $search, $geoNear, …): only its parse errors are mongod's (docs/compatibility.md)",
+  ],
 ]);
 
 const PARALLEL = 16;
@@ -77,10 +83,18 @@ let ts: TestServer;
 let coll: Collection<Document>;
 
 async function run(p: Planned): Promise<Outcome> {
-  const pipeline: Document[] = [{ $match: { _id: p.id } }, { $replaceWith: '$d' }, { $replaceWith: { r: p.c.expr } }];
+  const pipeline: Document[] = [
+    { $match: { _id: p.id } },
+    { $replaceWith: '$d' },
+    { $replaceWith: { r: p.c.expr } },
+  ];
   try {
     const raw = await coll.aggregate<Buffer>(pipeline, { raw: true }).toArray();
-    return { docs: raw.map((b) => deserialize(b, { promoteValues: false, promoteBuffers: false, bsonRegExp: true })) };
+    return {
+      docs: raw.map((b) =>
+        deserialize(b, { promoteValues: false, promoteBuffers: false, bsonRegExp: true }),
+      ),
+    };
   } catch (error) {
     return { error };
   }
@@ -115,21 +129,32 @@ describe('expression corpus through the driver', () => {
       const { c } = p;
       test(`${p.family}: ${c.name}`, options, () => {
         const o = outcomeOf(p);
-        if ('error' in o) assert.fail(`expected ${c.expected === MISSING ? 'missing' : 'a value'}, got ${String(o.error)} (${c.source})`);
+        if ('error' in o)
+          assert.fail(
+            `expected ${c.expected === MISSING ? 'missing' : 'a value'}, got ${String(o.error)} (${c.source})`,
+          );
         assert.equal(o.docs.length, 1, `one result document, got ${o.docs.length}`);
         const got = o.docs[0] as BsonDocument;
-        assert.ok(Object.keys(got).every((k) => k === 'r'), `unexpected fields ${Object.keys(got).join(', ')}`);
+        assert.ok(
+          Object.keys(got).every((k) => k === 'r'),
+          `unexpected fields ${Object.keys(got).join(', ')}`,
+        );
         assertSameTyped('r' in got ? (got['r'] as BsonValue) : MISSING, c.expected);
       });
     } else {
       const { c } = p;
       test(`${p.family} error: ${c.name}`, options, () => {
         const o = outcomeOf(p);
-        if (!('error' in o)) assert.fail(`expected error ${c.code}, got ${JSON.stringify(o.docs)} (${c.source})`);
+        if (!('error' in o))
+          assert.fail(`expected error ${c.code}, got ${JSON.stringify(o.docs)} (${c.source})`);
         const e = o.error;
         assert.ok(e instanceof MongoServerError, `not a server error: ${String(e)}`);
         assert.equal(e.code, c.code, `${e.message} (${c.source})`);
-        if (c.message !== undefined) assert.ok(e.message.includes(c.message), `message "${e.message}" lacks "${c.message}" (${c.source})`);
+        if (c.message !== undefined)
+          assert.ok(
+            e.message.includes(c.message),
+            `message "${e.message}" lacks "${c.message}" (${c.source})`,
+          );
       });
     }
   }
@@ -143,12 +168,25 @@ describe('expression corpus: completeness', () => {
       if (p.c.unitOnly !== undefined) continue;
       operatorsIn(p.c.expr, p.kind === 'value' ? withValue : withError);
     }
-    const uncovered = [...operators.keys()].filter((name) => !withValue.has(name) && !withError.has(name));
-    assert.deepEqual(uncovered, [], `operators without any driver-level case: ${uncovered.join(' ')}`);
-    const valueless = [...operators.keys()].filter((name) => !withValue.has(name) && !ERROR_ONLY.has(name));
+    const uncovered = [...operators.keys()].filter(
+      (name) => !withValue.has(name) && !withError.has(name),
+    );
+    assert.deepEqual(
+      uncovered,
+      [],
+      `operators without any driver-level case: ${uncovered.join(' ')}`,
+    );
+    const valueless = [...operators.keys()].filter(
+      (name) => !withValue.has(name) && !ERROR_ONLY.has(name),
+    );
     assert.deepEqual(valueless, [], `operators with error cases only: ${valueless.join(' ')}`);
-    for (const name of ERROR_ONLY.keys()) assert.ok(operators.has(name), `ERROR_ONLY lists ${name}, which is not registered`);
+    for (const name of ERROR_ONLY.keys())
+      assert.ok(operators.has(name), `ERROR_ONLY lists ${name}, which is not registered`);
     const refusedUntested = [...refusedOperators.keys()].filter((name) => !withError.has(name));
-    assert.deepEqual(refusedUntested, [], `refused operators without an error case: ${refusedUntested.join(' ')}`);
+    assert.deepEqual(
+      refusedUntested,
+      [],
+      `refused operators without an error case: ${refusedUntested.join(' ')}`,
+    );
   });
 });

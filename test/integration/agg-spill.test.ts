@@ -79,7 +79,10 @@ describe('blocking stages under small memory limits', () => {
     ts = await startTestServer();
     coll = ts.client.db('spill').collection<Doc>('c');
     await insertAll(coll, docs);
-    await setParameters(ts.client, { internalQueryMaxBlockingSortMemoryUsageBytes: 32 * 1024, internalDocumentSourceGroupMaxMemoryBytes: 32 * 1024 });
+    await setParameters(ts.client, {
+      internalQueryMaxBlockingSortMemoryUsageBytes: 32 * 1024,
+      internalDocumentSourceGroupMaxMemoryBytes: 32 * 1024,
+    });
   });
 
   after(async () => {
@@ -87,37 +90,90 @@ describe('blocking stages under small memory limits', () => {
   });
 
   test('getParameter shows the limits as set, and allowDiskUseByDefault true', async () => {
-    const p = await ts.client.db('admin').command({ getParameter: 1, internalQueryMaxBlockingSortMemoryUsageBytes: 1, internalDocumentSourceGroupMaxMemoryBytes: 1, allowDiskUseByDefault: 1 });
+    const p = await ts.client.db('admin').command({
+      getParameter: 1,
+      internalQueryMaxBlockingSortMemoryUsageBytes: 1,
+      internalDocumentSourceGroupMaxMemoryBytes: 1,
+      allowDiskUseByDefault: 1,
+    });
     assert.equal(Number(p['internalQueryMaxBlockingSortMemoryUsageBytes']), 32 * 1024);
     assert.equal(Number(p['internalDocumentSourceGroupMaxMemoryBytes']), 32 * 1024);
     assert.equal(p['allowDiskUseByDefault'], true);
-    await failsWith(setParameters(ts.client, { internalQueryMaxBlockingSortMemoryUsageBytes: 'lots' }), 2);
+    await failsWith(
+      setParameters(ts.client, { internalQueryMaxBlockingSortMemoryUsageBytes: 'lots' }),
+      2,
+    );
     await failsWith(setParameters(ts.client, { allowDiskUseByDefault: 1 }), 2);
   });
 
   test('a leading $sort spills and returns what a JavaScript sort returns', async () => {
     const expected = [...docs].sort(byKeyThenId).map((d) => d._id);
     const got = await coll.aggregate<Doc>([{ $sort: { k: 1, _id: 1 } }]).toArray();
-    assert.deepEqual(got.map((d) => d._id), expected);
-    const desc = await coll.aggregate<Doc>([{ $sort: { k: -1 } }], { allowDiskUse: true }).toArray();
+    assert.deepEqual(
+      got.map((d) => d._id),
+      expected,
+    );
+    const desc = await coll
+      .aggregate<Doc>([{ $sort: { k: -1 } }], { allowDiskUse: true })
+      .toArray();
     // A stable sort: equal keys keep their input (insertion) order.
-    assert.deepEqual(desc.map((d) => d._id), [...docs].sort((a, b) => b.k - a.k || a._id - b._id).map((d) => d._id));
+    assert.deepEqual(
+      desc.map((d) => d._id),
+      [...docs].sort((a, b) => b.k - a.k || a._id - b._id).map((d) => d._id),
+    );
   });
 
   test('a $sort after other stages (the pipeline stage) spills too, and $sort + $limit keeps the top k', async () => {
-    const got = await coll.aggregate<Document>([{ $project: { k: 1, s: 1 } }, { $sort: { s: -1, _id: 1 } }]).toArray();
-    const expected = [...docs].sort((a, b) => (a.s < b.s ? 1 : a.s > b.s ? -1 : a._id - b._id)).map((d) => d._id);
-    assert.deepEqual(got.map((d) => d['_id']), expected);
+    const got = await coll
+      .aggregate<Document>([{ $project: { k: 1, s: 1 } }, { $sort: { s: -1, _id: 1 } }])
+      .toArray();
+    const expected = [...docs]
+      .sort((a, b) => (a.s < b.s ? 1 : a.s > b.s ? -1 : a._id - b._id))
+      .map((d) => d._id);
+    assert.deepEqual(
+      got.map((d) => d['_id']),
+      expected,
+    );
     // The top 300 small documents fit in 32 KB; all 20,000 would not.
-    const top = await coll.aggregate<Document>([{ $project: { k: 1 } }, { $sort: { k: 1, _id: 1 } }, { $limit: 300 }], { allowDiskUse: false }).toArray();
-    assert.deepEqual(top.map((d) => d['_id']), [...docs].sort(byKeyThenId).slice(0, 300).map((d) => d._id));
-    const topFind = await coll.find({}, { sort: { k: -1, _id: 1 }, limit: 300, allowDiskUse: false, projection: { k: 1 } }).toArray();
-    assert.deepEqual(topFind.map((d) => d._id), [...docs].sort((a, b) => b.k - a.k || a._id - b._id).slice(0, 300).map((d) => d._id));
+    const top = await coll
+      .aggregate<Document>([{ $project: { k: 1 } }, { $sort: { k: 1, _id: 1 } }, { $limit: 300 }], {
+        allowDiskUse: false,
+      })
+      .toArray();
+    assert.deepEqual(
+      top.map((d) => d['_id']),
+      [...docs]
+        .sort(byKeyThenId)
+        .slice(0, 300)
+        .map((d) => d._id),
+    );
+    const topFind = await coll
+      .find({}, { sort: { k: -1, _id: 1 }, limit: 300, allowDiskUse: false, projection: { k: 1 } })
+      .toArray();
+    assert.deepEqual(
+      topFind.map((d) => d._id),
+      [...docs]
+        .sort((a, b) => b.k - a.k || a._id - b._id)
+        .slice(0, 300)
+        .map((d) => d._id),
+    );
   });
 
   test('$group spills and gives every accumulator what it gives in memory', async () => {
     const got = await coll
-      .aggregate<Document>([{ $group: { _id: '$g', n: { $sum: 1 }, total: { $sum: '$k' }, first: { $first: '$_id' }, last: { $last: '$_id' }, ids: { $push: '$_id' }, max: { $max: '$s' } } }])
+      .aggregate<Document>([
+        {
+          $group: {
+            _id: '$g',
+            n: { $sum: 1 },
+            total: { $sum: '$k' },
+            first: { $first: '$_id' },
+            last: { $last: '$_id' },
+            ids: { $push: '$_id' },
+            max: { $max: '$s' },
+          },
+        },
+      ])
       .toArray();
     const expected = new Map<number, { n: number; total: number; ids: number[]; max: string }>();
     for (const d of docs) {
@@ -142,17 +198,41 @@ describe('blocking stages under small memory limits', () => {
   });
 
   test('allowDiskUse: false fails with 292 past the limits (sort, pipeline $sort, $group, find)', async () => {
-    await failsWith(coll.aggregate([{ $sort: { k: 1 } }], { allowDiskUse: false }).toArray(), 292, /^Sort exceeded memory limit of 32768 bytes, but did not opt in to external sorting\.$/);
-    await failsWith(coll.aggregate([{ $project: { k: 1, s: 1 } }, { $sort: { k: 1 } }], { allowDiskUse: false }).toArray(), 292, /Sort exceeded memory limit of 32768 bytes/);
     await failsWith(
-      coll.aggregate([{ $group: { _id: '$_id', s: { $first: '$s' } } }], { allowDiskUse: false }).toArray(),
+      coll.aggregate([{ $sort: { k: 1 } }], { allowDiskUse: false }).toArray(),
+      292,
+      /^Sort exceeded memory limit of 32768 bytes, but did not opt in to external sorting\.$/,
+    );
+    await failsWith(
+      coll
+        .aggregate([{ $project: { k: 1, s: 1 } }, { $sort: { k: 1 } }], { allowDiskUse: false })
+        .toArray(),
+      292,
+      /Sort exceeded memory limit of 32768 bytes/,
+    );
+    await failsWith(
+      coll
+        .aggregate([{ $group: { _id: '$_id', s: { $first: '$s' } } }], { allowDiskUse: false })
+        .toArray(),
       292,
       /^Exceeded memory limit for \$group, but didn't allow external sort\. Pass allowDiskUse:true to opt in\.$/,
     );
-    await failsWith(coll.find({}, { sort: { k: 1 }, allowDiskUse: false }).toArray(), 292, /Sort exceeded memory limit of 32768 bytes/);
+    await failsWith(
+      coll.find({}, { sort: { k: 1 }, allowDiskUse: false }).toArray(),
+      292,
+      /Sort exceeded memory limit of 32768 bytes/,
+    );
     // A find with a blocking sort spills by default, and agrees with JavaScript.
-    const found = await coll.find({ k: { $lt: 2500 } }, { sort: { k: -1, _id: 1 }, projection: { _id: 1 } }).toArray();
-    assert.deepEqual(found.map((d) => d._id), docs.filter((d) => d.k < 2500).sort((a, b) => b.k - a.k || a._id - b._id).map((d) => d._id));
+    const found = await coll
+      .find({ k: { $lt: 2500 } }, { sort: { k: -1, _id: 1 }, projection: { _id: 1 } })
+      .toArray();
+    assert.deepEqual(
+      found.map((d) => d._id),
+      docs
+        .filter((d) => d.k < 2500)
+        .sort((a, b) => b.k - a.k || a._id - b._id)
+        .map((d) => d._id),
+    );
   });
 
   test('with allowDiskUseByDefault false, only an explicit allowDiskUse: true spills', async () => {
@@ -161,8 +241,14 @@ describe('blocking stages under small memory limits', () => {
       await failsWith(coll.aggregate([{ $sort: { k: 1 } }]).toArray(), 292);
       await failsWith(coll.aggregate([{ $group: { _id: '$_id' } }]).toArray(), 292);
       await failsWith(coll.find({}, { sort: { k: 1 } }).toArray(), 292);
-      assert.equal((await coll.aggregate([{ $sort: { k: 1 } }], { allowDiskUse: true }).toArray()).length, N);
-      assert.equal((await coll.find({}, { sort: { k: 1 }, allowDiskUse: true }).toArray()).length, N);
+      assert.equal(
+        (await coll.aggregate([{ $sort: { k: 1 } }], { allowDiskUse: true }).toArray()).length,
+        N,
+      );
+      assert.equal(
+        (await coll.find({}, { sort: { k: 1 }, allowDiskUse: true }).toArray()).length,
+        N,
+      );
     } finally {
       await setParameters(ts.client, { allowDiskUseByDefault: true });
     }
@@ -176,14 +262,28 @@ describe('blocking stages under small memory limits', () => {
     assert.ok(Number(sort['spills']) > 1);
     assert.equal(Number(sort['memLimit']), 32 * 1024);
     assert.ok(Number(sort['totalDataSizeSorted']) > 32 * 1024);
-    assert.equal(Number(find['serverParameters']['internalQueryMaxBlockingSortMemoryUsageBytes']), 32 * 1024);
-    assert.equal(Number(find['serverParameters']['internalDocumentSourceGroupMaxMemoryBytes']), 32 * 1024);
-    const small = await coll.find({ _id: { $lt: 10 } }, { sort: { k: 1 } }).explain('executionStats');
+    assert.equal(
+      Number(find['serverParameters']['internalQueryMaxBlockingSortMemoryUsageBytes']),
+      32 * 1024,
+    );
+    assert.equal(
+      Number(find['serverParameters']['internalDocumentSourceGroupMaxMemoryBytes']),
+      32 * 1024,
+    );
+    const small = await coll
+      .find({ _id: { $lt: 10 } }, { sort: { k: 1 } })
+      .explain('executionStats');
     assert.equal(small['executionStats']['executionStages']['usedDisk'], false);
     const planner = await coll.find({}, { sort: { k: 1 } }).explain('queryPlanner');
     assert.equal('usedDisk' in planner['queryPlanner']['winningPlan'], false);
 
-    const agg = await coll.aggregate([{ $project: { k: 1 } }, { $sort: { k: 1 } }, { $group: { _id: '$k', n: { $sum: 1 } } }]).explain('executionStats');
+    const agg = await coll
+      .aggregate([
+        { $project: { k: 1 } },
+        { $sort: { k: 1 } },
+        { $group: { _id: '$k', n: { $sum: 1 } } },
+      ])
+      .explain('executionStats');
     const stages = agg['stages'] as Document[];
     const $sort = stages.find((s) => '$sort' in s);
     const $group = stages.find((s) => '$group' in s);
@@ -191,7 +291,10 @@ describe('blocking stages under small memory limits', () => {
     assert.ok(Number($sort?.['spills']) > 0);
     assert.equal($group?.['usedDisk'], true);
     assert.equal(Number($group?.['nReturned']), new Set(docs.map((d) => d.k)).size);
-    assert.equal(Number(agg['serverParameters']['internalQueryMaxBlockingSortMemoryUsageBytes']), 32 * 1024);
+    assert.equal(
+      Number(agg['serverParameters']['internalQueryMaxBlockingSortMemoryUsageBytes']),
+      32 * 1024,
+    );
   });
 
   test('spill files are removed when a cursor is exhausted or killed, or the server stops', async () => {
@@ -212,7 +315,15 @@ describe('blocking stages under small memory limits', () => {
     await f.close();
     assert.deepEqual(spillFiles(), []);
     // An error (maxTimeMS would be flaky; a failing expression after the sort) also cleans up.
-    await failsWith(coll.aggregate([{ $sort: { s: 1 } }, { $project: { x: { $divide: [1, { $subtract: ['$_id', 100] }] } } }]).toArray(), 2);
+    await failsWith(
+      coll
+        .aggregate([
+          { $sort: { s: 1 } },
+          { $project: { x: { $divide: [1, { $subtract: ['$_id', 100] }] } } },
+        ])
+        .toArray(),
+      2,
+    );
     assert.deepEqual(spillFiles(), []);
   });
 });
@@ -229,7 +340,8 @@ describe('spill file lifetime', () => {
       assert.ok(spillFiles().length > 0);
       await setParameters(ts.client, { cursorTimeoutMillis: 100 });
       const deadline = Date.now() + 5000;
-      while (spillFiles().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (spillFiles().length > 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
       assert.deepEqual(spillFiles(), []);
 
       const open = coll.aggregate([{ $sort: { s: -1 } }], { batchSize: 5 });
@@ -274,8 +386,14 @@ describe('spill file lifetime', () => {
 const daemon = path.join(import.meta.dirname, '../../src/cli/secantusd.ts');
 
 /** A daemon in its own process, so its resident memory can be read from /proc. */
-async function startDaemon(dbPath: string): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', daemon, '--port', '0', '--dbpath', dbPath, '--replSet', ''], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function startDaemon(
+  dbPath: string,
+): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', daemon, '--port', '0', '--dbpath', dbPath, '--replSet', ''],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const exited = new Promise<void>((r) => proc.on('exit', () => r()));
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
@@ -321,43 +439,59 @@ async function peakGrowth(pid: number, fn: () => Promise<void>): Promise<number>
   return Math.max(peak, rssAnon(pid)) - base;
 }
 
-describe('resident memory while spilling', { skip: !fs.existsSync('/proc/self/status') ? 'needs /proc' : false }, () => {
-  test('a spilling sort does not grow with its input the way an in-memory sort does', async () => {
-    const dbPath = fs.mkdtempSync(path.join(os.tmpdir(), 'secantus-rss-'));
-    const d = await startDaemon(dbPath);
-    const client = new MongoClient(`mongodb://127.0.0.1:${d.port}/?directConnection=true`, { serverSelectionTimeoutMS: 10_000 });
-    try {
-      await client.connect();
-      const coll = client.db('rss').collection('c');
-      const pad = 'p'.repeat(1000);
-      const n = 40_000;
-      for (let i = 0; i < n; i += 2000) {
-        await coll.insertMany(Array.from({ length: 2000 }, (_, j) => ({ _id: i + j, k: ((i + j) * 7919) % n, pad })));
-      }
-      // Checks order as it streams, keeping nothing: the client holds one batch at a time.
-      const sortAll = async (allowDiskUse: boolean): Promise<void> => {
-        let prev = -1;
-        let count = 0;
-        for await (const doc of coll.aggregate([{ $sort: { k: 1 } }], { allowDiskUse, batchSize: 1000 })) {
-          assert.ok((doc['k'] as number) > prev);
-          prev = doc['k'] as number;
-          count++;
+describe(
+  'resident memory while spilling',
+  { skip: !fs.existsSync('/proc/self/status') ? 'needs /proc' : false },
+  () => {
+    test('a spilling sort does not grow with its input the way an in-memory sort does', async () => {
+      const dbPath = fs.mkdtempSync(path.join(os.tmpdir(), 'secantus-rss-'));
+      const d = await startDaemon(dbPath);
+      const client = new MongoClient(`mongodb://127.0.0.1:${d.port}/?directConnection=true`, {
+        serverSelectionTimeoutMS: 10_000,
+      });
+      try {
+        await client.connect();
+        const coll = client.db('rss').collection('c');
+        const pad = 'p'.repeat(1000);
+        const n = 40_000;
+        for (let i = 0; i < n; i += 2000) {
+          await coll.insertMany(
+            Array.from({ length: 2000 }, (_, j) => ({ _id: i + j, k: ((i + j) * 7919) % n, pad })),
+          );
         }
-        assert.equal(count, n);
-      };
-      await setParameters(client, { internalQueryMaxBlockingSortMemoryUsageBytes: 256 * 1024 });
-      await sortAll(true); // warm up: code paths compiled, buffers allocated
-      const spilling = await peakGrowth(d.pid, () => sortAll(true));
-      await setParameters(client, { internalQueryMaxBlockingSortMemoryUsageBytes: 1024 * 1024 * 1024 });
-      const inMemory = await peakGrowth(d.pid, () => sortAll(true));
-      // ~40 MB of documents: sorting them in memory holds all of them at once; spilling holds
-      // a run of 256 KB, the merge buffers and garbage the collector has not reclaimed yet.
-      assert.ok(inMemory > 30 * 1024 * 1024, `in-memory sort grew only ${inMemory} bytes`);
-      assert.ok(spilling < inMemory / 2, `spilling sort grew ${spilling} bytes, in-memory ${inMemory}`);
-    } finally {
-      await client.close();
-      await d.stop();
-      fs.rmSync(dbPath, { recursive: true, force: true });
-    }
-  });
-});
+        // Checks order as it streams, keeping nothing: the client holds one batch at a time.
+        const sortAll = async (allowDiskUse: boolean): Promise<void> => {
+          let prev = -1;
+          let count = 0;
+          for await (const doc of coll.aggregate([{ $sort: { k: 1 } }], {
+            allowDiskUse,
+            batchSize: 1000,
+          })) {
+            assert.ok((doc['k'] as number) > prev);
+            prev = doc['k'] as number;
+            count++;
+          }
+          assert.equal(count, n);
+        };
+        await setParameters(client, { internalQueryMaxBlockingSortMemoryUsageBytes: 256 * 1024 });
+        await sortAll(true); // warm up: code paths compiled, buffers allocated
+        const spilling = await peakGrowth(d.pid, () => sortAll(true));
+        await setParameters(client, {
+          internalQueryMaxBlockingSortMemoryUsageBytes: 1024 * 1024 * 1024,
+        });
+        const inMemory = await peakGrowth(d.pid, () => sortAll(true));
+        // ~40 MB of documents: sorting them in memory holds all of them at once; spilling holds
+        // a run of 256 KB, the merge buffers and garbage the collector has not reclaimed yet.
+        assert.ok(inMemory > 30 * 1024 * 1024, `in-memory sort grew only ${inMemory} bytes`);
+        assert.ok(
+          spilling < inMemory / 2,
+          `spilling sort grew ${spilling} bytes, in-memory ${inMemory}`,
+        );
+      } finally {
+        await client.close();
+        await d.stop();
+        fs.rmSync(dbPath, { recursive: true, force: true });
+      }
+    });
+  },
+);

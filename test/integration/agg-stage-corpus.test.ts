@@ -46,7 +46,10 @@ async function load(db: Db, c: StageCase): Promise<void> {
       else await db.createCollection(name);
     }),
   );
-  for (const ix of c.indexes ?? []) await db.collection(ix.collection).createIndex(ix.key, ix.unique === true ? { unique: true } : {});
+  for (const ix of c.indexes ?? [])
+    await db
+      .collection(ix.collection)
+      .createIndex(ix.key, ix.unique === true ? { unique: true } : {});
 }
 
 async function run(db: Db, c: StageCase): Promise<Document[]> {
@@ -72,12 +75,24 @@ describe('aggregation stage corpus through the driver', () => {
         if (c.error === undefined || !(e instanceof MongoServerError)) throw e;
         // With promoteValues: false the reply's code arrives as an Int32.
         const code = Number(e.code);
-        assert.equal(code, c.error, `${describeCase(c)}: code ${code} (${e.message}), expected ${c.error}`);
-        if (c.errorMessage !== undefined) assert.ok(e.message.includes(c.errorMessage), `${describeCase(c)}: message "${e.message}" lacks "${c.errorMessage}"`);
+        assert.equal(
+          code,
+          c.error,
+          `${describeCase(c)}: code ${code} (${e.message}), expected ${c.error}`,
+        );
+        if (c.errorMessage !== undefined)
+          assert.ok(
+            e.message.includes(c.errorMessage),
+            `${describeCase(c)}: message "${e.message}" lacks "${c.errorMessage}"`,
+          );
         if (c.after !== undefined) await checkAfter(db, c);
         return;
       }
-      assert.equal(c.error, undefined, `${describeCase(c)}: succeeded with ${key(out)}, expected error ${String(c.error)}`);
+      assert.equal(
+        c.error,
+        undefined,
+        `${describeCase(c)}: succeeded with ${key(out)}, expected error ${String(c.error)}`,
+      );
       if (c.expected !== undefined) {
         const got = out.map(key);
         const want = c.expected.map(key);
@@ -96,8 +111,16 @@ describe('aggregation stage corpus through the driver', () => {
 async function checkAfter(db: Db, c: StageCase): Promise<void> {
   const a = c.after;
   if (a === undefined) return;
-  const got = await db.collection(a.collection).find({}, { promoteValues: false }).sort({ _id: 1 }).toArray();
-  assert.deepEqual(got.map(key), a.docs.map(key), `${describeCase(c)}: contents of ${a.collection}`);
+  const got = await db
+    .collection(a.collection)
+    .find({}, { promoteValues: false })
+    .sort({ _id: 1 })
+    .toArray();
+  assert.deepEqual(
+    got.map(key),
+    a.docs.map(key),
+    `${describeCase(c)}: contents of ${a.collection}`,
+  );
 }
 
 // ---- completeness ---------------------------------------------------------------------------
@@ -109,10 +132,19 @@ interface Coverage {
 }
 
 function isDoc(v: unknown): v is Document {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+  return (
+    v !== null &&
+    typeof v === 'object' &&
+    !Array.isArray(v) &&
+    Object.getPrototypeOf(v) === Object.prototype
+  );
 }
 
-function opsOf(fields: unknown, into: Set<string>, skip: (k: string) => boolean = () => false): void {
+function opsOf(
+  fields: unknown,
+  into: Set<string>,
+  skip: (k: string) => boolean = () => false,
+): void {
   if (!isDoc(fields)) return;
   for (const [k, v] of Object.entries(fields)) {
     if (skip(k) || !isDoc(v)) continue;
@@ -128,7 +160,8 @@ function cover(pipeline: unknown, cov: Coverage): void {
     for (const [name, arg] of Object.entries(stage)) {
       cov.stages.add(name);
       if (name === '$group') opsOf(arg, cov.groupAccumulators, (k) => k === '_id');
-      if ((name === '$bucket' || name === '$bucketAuto') && isDoc(arg)) opsOf(arg['output'], cov.groupAccumulators);
+      if ((name === '$bucket' || name === '$bucketAuto') && isDoc(arg))
+        opsOf(arg['output'], cov.groupAccumulators);
       if (name === '$setWindowFields' && isDoc(arg)) opsOf(arg['output'], cov.windowFunctions);
       if (name === '$facet' && isDoc(arg)) for (const sub of Object.values(arg)) cover(sub, cov);
       if ((name === '$lookup' || name === '$unionWith') && isDoc(arg)) cover(arg['pipeline'], cov);
@@ -137,11 +170,17 @@ function cover(pipeline: unknown, cov: Coverage): void {
 }
 
 describe('aggregation stage corpus: completeness', () => {
-  const cov: Coverage = { stages: new Set(), groupAccumulators: new Set(), windowFunctions: new Set() };
+  const cov: Coverage = {
+    stages: new Set(),
+    groupAccumulators: new Set(),
+    windowFunctions: new Set(),
+  };
   for (const c of allCases) cover(c.pipeline, cov);
 
   test('every registered stage (and every refused one) has a case', () => {
-    const missing = [...stageDefinitions.keys(), ...unsupportedStages.keys()].filter((s) => !cov.stages.has(s));
+    const missing = [...stageDefinitions.keys(), ...unsupportedStages.keys()].filter(
+      (s) => !cov.stages.has(s),
+    );
     assert.deepEqual(missing, []);
   });
 
@@ -156,12 +195,17 @@ describe('aggregation stage corpus: completeness', () => {
   });
 
   test('every case names its source', () => {
-    assert.deepEqual(allCases.filter((c) => c.source.trim() === '').map((c) => c.name), []);
+    assert.deepEqual(
+      allCases.filter((c) => c.source.trim() === '').map((c) => c.name),
+      [],
+    );
   });
 
   test('case names are unique', () => {
     const seen = new Set<string>();
-    const dup = allCases.filter((c) => (seen.has(c.name) ? true : (seen.add(c.name), false))).map((c) => c.name);
+    const dup = allCases
+      .filter((c) => (seen.has(c.name) ? true : (seen.add(c.name), false)))
+      .map((c) => c.name);
     assert.deepEqual(dup, []);
   });
 });

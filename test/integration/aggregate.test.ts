@@ -32,7 +32,9 @@ async function fresh(name: string, docs: Document[]): Promise<ReturnType<Db['col
 
 /** The driver may carry its own copy of the bson package: check types by tag, not instanceof. */
 function tagOf(v: unknown): string | undefined {
-  return typeof v === 'object' && v !== null && '_bsontype' in v ? String((v as { _bsontype: unknown })._bsontype) : undefined;
+  return typeof v === 'object' && v !== null && '_bsontype' in v
+    ? String((v as { _bsontype: unknown })._bsontype)
+    : undefined;
 }
 
 async function expectCode(p: Promise<unknown>, code: number): Promise<MongoServerError> {
@@ -57,32 +59,49 @@ describe('aggregate: cursors (spec crud/aggregate.json)', () => {
 
   test('multiple stages: $sort then $match', async () => {
     const c = await fresh('coll0', docs);
-    const got = await c.aggregate([{ $sort: { x: 1 } }, { $match: { _id: { $gt: 1 } } }], { batchSize: 2 }).toArray();
+    const got = await c
+      .aggregate([{ $sort: { x: 1 } }, { $match: { _id: { $gt: 1 } } }], { batchSize: 2 })
+      .toArray();
     assert.deepEqual(got, docs.slice(1));
   });
 
   test('reply shape: firstBatch, id, ns', async () => {
     await fresh('coll0', docs);
-    const r = await db.command({ aggregate: 'coll0', pipeline: [], cursor: { batchSize: 2 } }, { promoteLongs: false });
+    const r = await db.command(
+      { aggregate: 'coll0', pipeline: [], cursor: { batchSize: 2 } },
+      { promoteLongs: false },
+    );
     assert.equal(r['cursor'].ns, 'aggregate-tests.coll0');
     assert.equal(r['cursor'].firstBatch.length, 2);
     assert.equal(tagOf(r['cursor'].id), 'Long');
     assert.notEqual(String(r['cursor'].id), '0');
-    const more = await db.command({ getMore: r['cursor'].id, collection: 'coll0' }, { promoteLongs: false });
+    const more = await db.command(
+      { getMore: r['cursor'].id, collection: 'coll0' },
+      { promoteLongs: false },
+    );
     assert.equal(more['cursor'].nextBatch.length, 4);
     assert.equal(String(more['cursor'].id), '0');
   });
 
   test('batchSize 0 opens a cursor with an empty first batch', async () => {
     await fresh('coll0', docs);
-    const r = await db.command({ aggregate: 'coll0', pipeline: [], cursor: { batchSize: 0 } }, { promoteLongs: false });
+    const r = await db.command(
+      { aggregate: 'coll0', pipeline: [], cursor: { batchSize: 0 } },
+      { promoteLongs: false },
+    );
     assert.deepEqual(r['cursor'].firstBatch, []);
     assert.notEqual(String(r['cursor'].id), '0');
     await db.command({ killCursors: 'coll0', cursors: [r['cursor'].id] });
   });
 
   test('a missing collection gives an empty result', async () => {
-    assert.deepEqual(await db.collection('nope').aggregate([{ $match: {} }]).toArray(), []);
+    assert.deepEqual(
+      await db
+        .collection('nope')
+        .aggregate([{ $match: {} }])
+        .toArray(),
+      [],
+    );
   });
 
   test('comment is accepted', async () => {
@@ -93,9 +112,15 @@ describe('aggregate: cursors (spec crud/aggregate.json)', () => {
   test('let variables (spec crud/aggregate-let.json)', async () => {
     const c = await fresh('coll0', [{ _id: 1 }]);
     const got = await c
-      .aggregate([{ $match: { $expr: { $eq: ['$_id', '$$id'] } } }, { $project: { _id: 0, x: '$$x', y: '$$y', rand: '$$rand' } }], {
-        let: { id: 1, x: 'foo', y: { $literal: '$bar' }, rand: { $rand: {} } },
-      })
+      .aggregate(
+        [
+          { $match: { $expr: { $eq: ['$_id', '$$id'] } } },
+          { $project: { _id: 0, x: '$$x', y: '$$y', rand: '$$rand' } },
+        ],
+        {
+          let: { id: 1, x: 'foo', y: { $literal: '$bar' }, rand: { $rand: {} } },
+        },
+      )
       .toArray();
     assert.equal(got.length, 1);
     assert.equal(got[0]?.['x'], 'foo');
@@ -104,13 +129,19 @@ describe('aggregate: cursors (spec crud/aggregate.json)', () => {
   });
 
   test('{aggregate: 1} with $documents', async () => {
-    const got = await db.aggregate([{ $documents: [{ x: 1 }, { x: 2 }] }, { $match: { x: 2 } }]).toArray();
+    const got = await db
+      .aggregate([{ $documents: [{ x: 1 }, { x: 2 }] }, { $match: { x: 2 } }])
+      .toArray();
     assert.deepEqual(got, [{ x: 2 }]);
   });
 });
 
 describe('countDocuments and estimatedDocumentCount (spec crud/count.json)', () => {
-  const docs = [{ _id: 1, x: 11 }, { _id: 2, x: 22 }, { _id: 3, x: 33 }];
+  const docs = [
+    { _id: 1, x: 11 },
+    { _id: 2, x: 22 },
+    { _id: 3, x: 33 },
+  ];
 
   test('counts', async () => {
     const c = await fresh('coll', docs);
@@ -129,21 +160,74 @@ describe('countDocuments and estimatedDocumentCount (spec crud/count.json)', () 
 
 describe('aggregate: stages (examples from the MongoDB manual)', () => {
   const sales = [
-    { _id: 1, item: 'abc', price: new Decimal128('10'), quantity: new Int32(2), date: new Date('2014-03-01T08:00:00Z') },
-    { _id: 2, item: 'jkl', price: new Decimal128('20'), quantity: new Int32(1), date: new Date('2014-03-01T09:00:00Z') },
-    { _id: 3, item: 'xyz', price: new Decimal128('5'), quantity: new Int32(10), date: new Date('2014-03-15T09:00:00Z') },
-    { _id: 4, item: 'xyz', price: new Decimal128('5'), quantity: new Int32(20), date: new Date('2014-04-04T11:21:39.736Z') },
-    { _id: 5, item: 'abc', price: new Decimal128('10'), quantity: new Int32(10), date: new Date('2014-04-04T21:23:13.331Z') },
-    { _id: 6, item: 'def', price: new Decimal128('7.5'), quantity: new Int32(5), date: new Date('2015-06-04T05:08:13Z') },
-    { _id: 7, item: 'def', price: new Decimal128('7.5'), quantity: new Int32(10), date: new Date('2015-09-10T08:43:00Z') },
-    { _id: 8, item: 'abc', price: new Decimal128('10'), quantity: new Int32(5), date: new Date('2016-02-06T20:20:13Z') },
+    {
+      _id: 1,
+      item: 'abc',
+      price: new Decimal128('10'),
+      quantity: new Int32(2),
+      date: new Date('2014-03-01T08:00:00Z'),
+    },
+    {
+      _id: 2,
+      item: 'jkl',
+      price: new Decimal128('20'),
+      quantity: new Int32(1),
+      date: new Date('2014-03-01T09:00:00Z'),
+    },
+    {
+      _id: 3,
+      item: 'xyz',
+      price: new Decimal128('5'),
+      quantity: new Int32(10),
+      date: new Date('2014-03-15T09:00:00Z'),
+    },
+    {
+      _id: 4,
+      item: 'xyz',
+      price: new Decimal128('5'),
+      quantity: new Int32(20),
+      date: new Date('2014-04-04T11:21:39.736Z'),
+    },
+    {
+      _id: 5,
+      item: 'abc',
+      price: new Decimal128('10'),
+      quantity: new Int32(10),
+      date: new Date('2014-04-04T21:23:13.331Z'),
+    },
+    {
+      _id: 6,
+      item: 'def',
+      price: new Decimal128('7.5'),
+      quantity: new Int32(5),
+      date: new Date('2015-06-04T05:08:13Z'),
+    },
+    {
+      _id: 7,
+      item: 'def',
+      price: new Decimal128('7.5'),
+      quantity: new Int32(10),
+      date: new Date('2015-09-10T08:43:00Z'),
+    },
+    {
+      _id: 8,
+      item: 'abc',
+      price: new Decimal128('10'),
+      quantity: new Int32(5),
+      date: new Date('2016-02-06T20:20:13Z'),
+    },
   ];
 
   test('$group by item with $sum of $multiply and $avg ($group manual example)', async () => {
     const c = await fresh('sales', sales);
     const got = await c
       .aggregate([
-        { $group: { _id: '$item', totalSaleAmount: { $sum: { $multiply: ['$price', '$quantity'] } } } },
+        {
+          $group: {
+            _id: '$item',
+            totalSaleAmount: { $sum: { $multiply: ['$price', '$quantity'] } },
+          },
+        },
         { $match: { totalSaleAmount: { $gte: 100 } } },
         { $sort: { _id: 1 } },
       ])
@@ -161,7 +245,16 @@ describe('aggregate: stages (examples from the MongoDB manual)', () => {
   test('$group _id null: totals over the collection ($group manual example)', async () => {
     const c = await fresh('sales', sales);
     const [r] = await c
-      .aggregate([{ $group: { _id: null, totalSaleAmount: { $sum: { $multiply: ['$price', '$quantity'] } }, averageQuantity: { $avg: '$quantity' }, count: { $sum: 1 } } }])
+      .aggregate([
+        {
+          $group: {
+            _id: null,
+            totalSaleAmount: { $sum: { $multiply: ['$price', '$quantity'] } },
+            averageQuantity: { $avg: '$quantity' },
+            count: { $sum: 1 },
+          },
+        },
+      ])
       .toArray();
     assert.ok(r !== undefined);
     assert.equal(tagOf(r['totalSaleAmount']), 'Decimal128');
@@ -171,11 +264,33 @@ describe('aggregate: stages (examples from the MongoDB manual)', () => {
   });
 
   test('$group accumulators keep numeric types', async () => {
-    const c = await fresh('nums', [{ g: 1, v: new Int32(1) }, { g: 1, v: new Long(2) }, { g: 1, v: 'x' }, { g: 1 }]);
+    const c = await fresh('nums', [
+      { g: 1, v: new Int32(1) },
+      { g: 1, v: new Long(2) },
+      { g: 1, v: 'x' },
+      { g: 1 },
+    ]);
     const [r] = await c
-      .aggregate([{ $group: { _id: '$g', s: { $sum: '$v' }, mn: { $min: '$v' }, mx: { $max: '$v' }, f: { $first: '$v' }, l: { $last: '$v' }, p: { $push: '$v' }, a: { $addToSet: '$v' }, n: { $count: {} } } }], {
-        promoteLongs: false,
-      })
+      .aggregate(
+        [
+          {
+            $group: {
+              _id: '$g',
+              s: { $sum: '$v' },
+              mn: { $min: '$v' },
+              mx: { $max: '$v' },
+              f: { $first: '$v' },
+              l: { $last: '$v' },
+              p: { $push: '$v' },
+              a: { $addToSet: '$v' },
+              n: { $count: {} },
+            },
+          },
+        ],
+        {
+          promoteLongs: false,
+        },
+      )
       .toArray();
     assert.ok(r !== undefined);
     assert.equal(tagOf(r['s']), 'Long');
@@ -197,7 +312,15 @@ describe('aggregate: stages (examples from the MongoDB manual)', () => {
       { game: 'G1', player: 'D', score: 1 },
     ]);
     const [r] = await c
-      .aggregate([{ $group: { _id: '$game', top: { $top: { output: '$player', sortBy: { score: -1 } } }, bottom2: { $bottomN: { n: 2, output: '$player', sortBy: { score: -1 } } } } }])
+      .aggregate([
+        {
+          $group: {
+            _id: '$game',
+            top: { $top: { output: '$player', sortBy: { score: -1 } } },
+            bottom2: { $bottomN: { n: 2, output: '$player', sortBy: { score: -1 } } },
+          },
+        },
+      ])
       .toArray();
     assert.equal(r?.['top'], 'C');
     // sortBy score descending: the bottom two are the lowest scores, in sort order.
@@ -205,12 +328,36 @@ describe('aggregate: stages (examples from the MongoDB manual)', () => {
   });
 
   test('$project inclusion, exclusion and computed fields', async () => {
-    const c = await fresh('books', [{ _id: 1, title: 'abc123', isbn: '0001122223334', author: { last: 'zzz', first: 'aaa' }, copies: 5 }]);
-    assert.deepEqual(await c.aggregate([{ $project: { title: 1, author: 1 } }]).toArray(), [{ _id: 1, title: 'abc123', author: { last: 'zzz', first: 'aaa' } }]);
-    assert.deepEqual(await c.aggregate([{ $project: { _id: 0, 'author.first': 0, isbn: 0 } }]).toArray(), [{ title: 'abc123', author: { last: 'zzz' }, copies: 5 }]);
-    assert.deepEqual(await c.aggregate([{ $project: { title: 1, isbn: { prefix: { $substr: ['$isbn', 0, 3] } }, lastName: '$author.last' } }]).toArray(), [
-      { _id: 1, title: 'abc123', isbn: { prefix: '000' }, lastName: 'zzz' },
+    const c = await fresh('books', [
+      {
+        _id: 1,
+        title: 'abc123',
+        isbn: '0001122223334',
+        author: { last: 'zzz', first: 'aaa' },
+        copies: 5,
+      },
     ]);
+    assert.deepEqual(await c.aggregate([{ $project: { title: 1, author: 1 } }]).toArray(), [
+      { _id: 1, title: 'abc123', author: { last: 'zzz', first: 'aaa' } },
+    ]);
+    assert.deepEqual(
+      await c.aggregate([{ $project: { _id: 0, 'author.first': 0, isbn: 0 } }]).toArray(),
+      [{ title: 'abc123', author: { last: 'zzz' }, copies: 5 }],
+    );
+    assert.deepEqual(
+      await c
+        .aggregate([
+          {
+            $project: {
+              title: 1,
+              isbn: { prefix: { $substr: ['$isbn', 0, 3] } },
+              lastName: '$author.last',
+            },
+          },
+        ])
+        .toArray(),
+      [{ _id: 1, title: 'abc123', isbn: { prefix: '000' }, lastName: 'zzz' }],
+    );
   });
 
   test('$project errors carry mongod codes', async () => {
@@ -227,10 +374,14 @@ describe('aggregate: stages (examples from the MongoDB manual)', () => {
 
   test('$addFields / $set on embedded documents and arrays', async () => {
     const c = await fresh('specs', [{ _id: 1, specs: { doors: 4 }, arr: [1, { x: 1 }] }]);
-    assert.deepEqual(await c.aggregate([{ $addFields: { 'specs.fuel_type': 'unleaded', 'arr.y': 2 } }]).toArray(), [
-      { _id: 1, specs: { doors: 4, fuel_type: 'unleaded' }, arr: [{ y: 2 }, { x: 1, y: 2 }] },
-    ]);
-    assert.deepEqual(await c.aggregate([{ $set: { specs: { wheels: 4 } } }, { $unset: ['arr', '_id'] }]).toArray(), [{ specs: { doors: 4, wheels: 4 } }]);
+    assert.deepEqual(
+      await c.aggregate([{ $addFields: { 'specs.fuel_type': 'unleaded', 'arr.y': 2 } }]).toArray(),
+      [{ _id: 1, specs: { doors: 4, fuel_type: 'unleaded' }, arr: [{ y: 2 }, { x: 1, y: 2 }] }],
+    );
+    assert.deepEqual(
+      await c.aggregate([{ $set: { specs: { wheels: 4 } } }, { $unset: ['arr', '_id'] }]).toArray(),
+      [{ specs: { doors: 4, wheels: 4 } }],
+    );
   });
 
   test('$unwind with includeArrayIndex and preserveNullAndEmptyArrays ($unwind manual example)', async () => {
@@ -241,7 +392,18 @@ describe('aggregate: stages (examples from the MongoDB manual)', () => {
       { _id: 4, item: 'LMN', price: new Decimal128('10') },
       { _id: 5, item: 'XYZ', price: new Decimal128('5.75'), sizes: null },
     ]);
-    const got = await c.aggregate([{ $unwind: { path: '$sizes', includeArrayIndex: 'arrayIndex', preserveNullAndEmptyArrays: true } }, { $project: { _id: 1, sizes: 1, arrayIndex: 1 } }]).toArray();
+    const got = await c
+      .aggregate([
+        {
+          $unwind: {
+            path: '$sizes',
+            includeArrayIndex: 'arrayIndex',
+            preserveNullAndEmptyArrays: true,
+          },
+        },
+        { $project: { _id: 1, sizes: 1, arrayIndex: 1 } },
+      ])
+      .toArray();
     assert.deepEqual(got, [
       { _id: 1, sizes: 'S', arrayIndex: 0 },
       { _id: 1, sizes: 'M', arrayIndex: 1 },
@@ -269,28 +431,112 @@ describe('aggregate: stages (examples from the MongoDB manual)', () => {
       { _id: 5, sku: null, description: 'Incomplete' },
       { _id: 6 },
     ]);
-    const got = await orders.aggregate([{ $lookup: { from: 'inventory', localField: 'item', foreignField: 'sku', as: 'inventory_docs' } }]).toArray();
+    const got = await orders
+      .aggregate([
+        {
+          $lookup: {
+            from: 'inventory',
+            localField: 'item',
+            foreignField: 'sku',
+            as: 'inventory_docs',
+          },
+        },
+      ])
+      .toArray();
     assert.deepEqual(
       got.map((d) => d['inventory_docs'].map((x: Document) => x['_id'])),
       [[1], [4], [5, 6]],
     );
     const withPipeline = await orders
-      .aggregate([{ $lookup: { from: 'inventory', let: { it: '$item', q: '$quantity' }, pipeline: [{ $match: { $expr: { $and: [{ $eq: ['$sku', '$$it'] }, { $gte: ['$instock', '$$q'] }] } } }, { $project: { _id: 0, sku: 1 } }], as: 'stock' } }])
+      .aggregate([
+        {
+          $lookup: {
+            from: 'inventory',
+            let: { it: '$item', q: '$quantity' },
+            pipeline: [
+              {
+                $match: {
+                  $expr: { $and: [{ $eq: ['$sku', '$$it'] }, { $gte: ['$instock', '$$q'] }] },
+                },
+              },
+              { $project: { _id: 0, sku: 1 } },
+            ],
+            as: 'stock',
+          },
+        },
+      ])
       .toArray();
-    assert.deepEqual(withPipeline.slice(0, 2).map((d) => d['stock']), [[{ sku: 'almonds' }], [{ sku: 'pecans' }]]);
+    assert.deepEqual(
+      withPipeline.slice(0, 2).map((d) => d['stock']),
+      [[{ sku: 'almonds' }], [{ sku: 'pecans' }]],
+    );
     await expectCode(orders.aggregate([{ $lookup: { from: 'inventory', as: 'x' } }]).toArray(), 9);
   });
 
   test('$facet, $bucket, $bucketAuto, $sortByCount', async () => {
     const c = await fresh('artwork', [
-      { _id: 1, title: 'The Pillars of Society', artist: 'Grosz', year: 1926, price: new Decimal128('199.99'), tags: ['painting', 'satire', 'Expressionism', 'caricature'] },
-      { _id: 2, title: 'Melancholy III', artist: 'Munch', year: 1902, price: new Decimal128('280.00'), tags: ['woodcut', 'Expressionism'] },
-      { _id: 3, title: 'Dancer', artist: 'Miro', year: 1925, price: new Decimal128('76.04'), tags: ['oil', 'Surrealism', 'painting'] },
-      { _id: 4, title: 'The Great Wave off Kanagawa', artist: 'Hokusai', price: new Decimal128('167.30'), tags: ['woodblock', 'ukiyo-e'] },
-      { _id: 5, title: 'The Persistence of Memory', artist: 'Dali', year: 1931, price: new Decimal128('483.00'), tags: ['Surrealism', 'painting', 'oil'] },
-      { _id: 6, title: 'Composition VII', artist: 'Kandinsky', year: 1913, price: new Decimal128('385.00'), tags: ['oil', 'painting', 'abstract'] },
-      { _id: 7, title: 'The Scream', artist: 'Munch', year: 1893, tags: ['Expressionism', 'painting', 'oil'] },
-      { _id: 8, title: 'Blue Flower', artist: "O'Keefe", year: 1918, price: new Decimal128('118.42'), tags: ['abstract', 'painting'] },
+      {
+        _id: 1,
+        title: 'The Pillars of Society',
+        artist: 'Grosz',
+        year: 1926,
+        price: new Decimal128('199.99'),
+        tags: ['painting', 'satire', 'Expressionism', 'caricature'],
+      },
+      {
+        _id: 2,
+        title: 'Melancholy III',
+        artist: 'Munch',
+        year: 1902,
+        price: new Decimal128('280.00'),
+        tags: ['woodcut', 'Expressionism'],
+      },
+      {
+        _id: 3,
+        title: 'Dancer',
+        artist: 'Miro',
+        year: 1925,
+        price: new Decimal128('76.04'),
+        tags: ['oil', 'Surrealism', 'painting'],
+      },
+      {
+        _id: 4,
+        title: 'The Great Wave off Kanagawa',
+        artist: 'Hokusai',
+        price: new Decimal128('167.30'),
+        tags: ['woodblock', 'ukiyo-e'],
+      },
+      {
+        _id: 5,
+        title: 'The Persistence of Memory',
+        artist: 'Dali',
+        year: 1931,
+        price: new Decimal128('483.00'),
+        tags: ['Surrealism', 'painting', 'oil'],
+      },
+      {
+        _id: 6,
+        title: 'Composition VII',
+        artist: 'Kandinsky',
+        year: 1913,
+        price: new Decimal128('385.00'),
+        tags: ['oil', 'painting', 'abstract'],
+      },
+      {
+        _id: 7,
+        title: 'The Scream',
+        artist: 'Munch',
+        year: 1893,
+        tags: ['Expressionism', 'painting', 'oil'],
+      },
+      {
+        _id: 8,
+        title: 'Blue Flower',
+        artist: "O'Keefe",
+        year: 1918,
+        price: new Decimal128('118.42'),
+        tags: ['abstract', 'painting'],
+      },
     ]);
     const [facet] = await c
       .aggregate([
@@ -299,7 +545,14 @@ describe('aggregate: stages (examples from the MongoDB manual)', () => {
             categorizedByTags: [{ $unwind: '$tags' }, { $sortByCount: '$tags' }, { $limit: 1 }],
             categorizedByPrice: [
               { $match: { price: { $exists: 1 } } },
-              { $bucket: { groupBy: '$price', boundaries: [0, 150, 200, 300, 400], default: 'Other', output: { count: { $sum: 1 }, titles: { $push: '$title' } } } },
+              {
+                $bucket: {
+                  groupBy: '$price',
+                  boundaries: [0, 150, 200, 300, 400],
+                  default: 'Other',
+                  output: { count: { $sum: 1 }, titles: { $push: '$title' } },
+                },
+              },
             ],
             'categorizedByYears(Auto)': [{ $bucketAuto: { groupBy: '$year', buckets: 4 } }],
           },
@@ -336,9 +589,23 @@ describe('aggregate: stages (examples from the MongoDB manual)', () => {
       { _id: 6, name: 'Dan', reportsTo: 'Andrew' },
     ]);
     const [r] = await c
-      .aggregate([{ $match: { name: 'Dan' } }, { $graphLookup: { from: 'employees', startWith: '$reportsTo', connectFromField: 'reportsTo', connectToField: 'name', as: 'reportingHierarchy', depthField: 'depth' } }])
+      .aggregate([
+        { $match: { name: 'Dan' } },
+        {
+          $graphLookup: {
+            from: 'employees',
+            startWith: '$reportsTo',
+            connectFromField: 'reportsTo',
+            connectToField: 'name',
+            as: 'reportingHierarchy',
+            depthField: 'depth',
+          },
+        },
+      ])
       .toArray();
-    const chain = (r?.['reportingHierarchy'] as Document[]).map((d) => [d['name'], d['depth']]).sort((a, b) => (a[1] as number) - (b[1] as number));
+    const chain = (r?.['reportingHierarchy'] as Document[])
+      .map((d) => [d['name'], d['depth']])
+      .sort((a, b) => (a[1] as number) - (b[1] as number));
     assert.deepEqual(chain, [
       ['Andrew', 0],
       ['Eliot', 1],
@@ -349,37 +616,78 @@ describe('aggregate: stages (examples from the MongoDB manual)', () => {
   test('$unionWith, $replaceRoot, $replaceWith, $count, $sample', async () => {
     const a = await fresh('u1', [{ _id: 1, n: { v: 1 } }]);
     await fresh('u2', [{ _id: 2, n: { v: 2 } }]);
-    assert.deepEqual(await a.aggregate([{ $unionWith: { coll: 'u2', pipeline: [{ $project: { n: 1 } }] } }, { $replaceRoot: { newRoot: '$n' } }]).toArray(), [{ v: 1 }, { v: 2 }]);
-    assert.deepEqual(await a.aggregate([{ $unionWith: 'u2' }, { $count: 'total' }]).toArray(), [{ total: 2 }]);
+    assert.deepEqual(
+      await a
+        .aggregate([
+          { $unionWith: { coll: 'u2', pipeline: [{ $project: { n: 1 } }] } },
+          { $replaceRoot: { newRoot: '$n' } },
+        ])
+        .toArray(),
+      [{ v: 1 }, { v: 2 }],
+    );
+    assert.deepEqual(await a.aggregate([{ $unionWith: 'u2' }, { $count: 'total' }]).toArray(), [
+      { total: 2 },
+    ]);
     assert.deepEqual(await a.aggregate([{ $replaceWith: { x: '$_id' } }]).toArray(), [{ x: 1 }]);
     await expectCode(a.aggregate([{ $replaceRoot: { newRoot: '$missing' } }]).toArray(), 40228);
-    assert.equal((await a.aggregate([{ $unionWith: 'u2' }, { $sample: { size: 1 } }]).toArray()).length, 1);
+    assert.equal(
+      (await a.aggregate([{ $unionWith: 'u2' }, { $sample: { size: 1 } }]).toArray()).length,
+      1,
+    );
   });
 });
 
 describe('aggregate: writing stages', () => {
   test('$out replaces the target collection', async () => {
-    const c = await fresh('src', [{ _id: 1, x: 1 }, { _id: 2, x: 2 }]);
+    const c = await fresh('src', [
+      { _id: 1, x: 1 },
+      { _id: 2, x: 2 },
+    ]);
     await fresh('dst', [{ _id: 9 }]);
     assert.deepEqual(await c.aggregate([{ $match: { x: 2 } }, { $out: 'dst' }]).toArray(), []);
     assert.deepEqual(await db.collection('dst').find().toArray(), [{ _id: 2, x: 2 }]);
   });
 
   test('$out with duplicate _id leaves the target unchanged', async () => {
-    const c = await fresh('src', [{ _id: 1, k: 1 }, { _id: 2, k: 1 }]);
+    const c = await fresh('src', [
+      { _id: 1, k: 1 },
+      { _id: 2, k: 1 },
+    ]);
     await fresh('dst', [{ _id: 9 }]);
     await expectCode(c.aggregate([{ $project: { _id: '$k' } }, { $out: 'dst' }]).toArray(), 11000);
     assert.deepEqual(await db.collection('dst').find().toArray(), [{ _id: 9 }]);
   });
 
   test('$merge modes', async () => {
-    const c = await fresh('src', [{ _id: 1, v: 10 }, { _id: 2, v: 20 }]);
+    const c = await fresh('src', [
+      { _id: 1, v: 10 },
+      { _id: 2, v: 20 },
+    ]);
     await fresh('tgt', [{ _id: 1, v: 1, keep: true }]);
     await c.aggregate([{ $merge: { into: 'tgt' } }]).toArray();
-    assert.deepEqual(await db.collection('tgt').find().sort({ _id: 1 }).toArray(), [{ _id: 1, v: 10, keep: true }, { _id: 2, v: 20 }]);
-    await c.aggregate([{ $merge: { into: 'tgt', whenMatched: [{ $set: { v: { $add: ['$v', '$$new.v'] } } }], whenNotMatched: 'discard' } }]).toArray();
-    assert.deepEqual(await db.collection('tgt').find().sort({ _id: 1 }).toArray(), [{ _id: 1, v: 20, keep: true }, { _id: 2, v: 40 }]);
-    await expectCode(c.aggregate([{ $merge: { into: 'tgt', whenMatched: 'fail' } }]).toArray(), 11000);
+    assert.deepEqual(await db.collection('tgt').find().sort({ _id: 1 }).toArray(), [
+      { _id: 1, v: 10, keep: true },
+      { _id: 2, v: 20 },
+    ]);
+    await c
+      .aggregate([
+        {
+          $merge: {
+            into: 'tgt',
+            whenMatched: [{ $set: { v: { $add: ['$v', '$$new.v'] } } }],
+            whenNotMatched: 'discard',
+          },
+        },
+      ])
+      .toArray();
+    assert.deepEqual(await db.collection('tgt').find().sort({ _id: 1 }).toArray(), [
+      { _id: 1, v: 20, keep: true },
+      { _id: 2, v: 40 },
+    ]);
+    await expectCode(
+      c.aggregate([{ $merge: { into: 'tgt', whenMatched: 'fail' } }]).toArray(),
+      11000,
+    );
     await expectCode(c.aggregate([{ $merge: { into: 'tgt', on: 'v' } }]).toArray(), 51183);
   });
 
@@ -405,7 +713,10 @@ describe('aggregate: command errors', () => {
     // The projection parser, not the expression parser, names an unknown operator in $project.
     await expectCode(c.aggregate([{ $project: { a: { $foo: 1 } } }]).toArray(), 31325);
     await expectCode(c.aggregate([{ $changeStream: { bogus: 1 } }]).toArray(), 40415);
-    await expectCode(c.aggregate(Array.from({ length: 1001 }, () => ({ $match: {} }))).toArray(), 7749501);
+    await expectCode(
+      c.aggregate(Array.from({ length: 1001 }, () => ({ $match: {} }))).toArray(),
+      7749501,
+    );
   });
 
   test('command shape errors', async () => {
@@ -413,10 +724,16 @@ describe('aggregate: command errors', () => {
     await expectCode(db.command({ aggregate: 'e', pipeline: [] }), 9);
     await expectCode(db.command({ aggregate: 'e', cursor: {} }), 40414);
     await expectCode(db.command({ aggregate: 'e', pipeline: [1], cursor: {} }), 14);
-    await expectCode(db.command({ aggregate: 'e', pipeline: [], cursor: { batchSize: -1 } }), 51024);
+    await expectCode(
+      db.command({ aggregate: 'e', pipeline: [], cursor: { batchSize: -1 } }),
+      51024,
+    );
     await expectCode(db.command({ aggregate: 'e', pipeline: [], cursor: {}, foo: 1 }), 40415);
     await expectCode(db.command({ aggregate: 1, pipeline: [{ $match: {} }], cursor: {} }), 73);
-    await expectCode(db.command({ aggregate: 'e', pipeline: [], cursor: {}, collation: { locale: 'fr', foo: 1 } }), 40415);
+    await expectCode(
+      db.command({ aggregate: 'e', pipeline: [], cursor: {}, collation: { locale: 'fr', foo: 1 } }),
+      40415,
+    );
   });
 
   test('runtime errors', async () => {
@@ -427,7 +744,11 @@ describe('aggregate: command errors', () => {
 
   test('explain returns the stages', async () => {
     await fresh('e', [{ _id: 1 }]);
-    const r = await db.command({ aggregate: 'e', pipeline: [{ $match: { _id: 1 } }, { $group: { _id: null, n: { $sum: 1 } } }], explain: true });
+    const r = await db.command({
+      aggregate: 'e',
+      pipeline: [{ $match: { _id: 1 } }, { $group: { _id: null, n: { $sum: 1 } } }],
+      explain: true,
+    });
     assert.equal(r['explainVersion'], '1');
     assert.equal(r['stages'][0].$cursor.queryPlanner.winningPlan.stage, 'IDHACK');
     assert.ok('$group' in r['stages'][1]);
@@ -436,7 +757,21 @@ describe('aggregate: command errors', () => {
   test('numeric types survive the round trip', async () => {
     const c = await fresh('types', [{ _id: 1 }]);
     const [r] = await c
-      .aggregate([{ $project: { _id: 0, i: { $add: [1, 2] }, l: { $add: [new Long(1), 2] }, d: { $add: [1, 0.5] }, m: { $add: [new Decimal128('1.1'), 1] }, o: { $add: [2147483647, 1] } } }], { promoteValues: false })
+      .aggregate(
+        [
+          {
+            $project: {
+              _id: 0,
+              i: { $add: [1, 2] },
+              l: { $add: [new Long(1), 2] },
+              d: { $add: [1, 0.5] },
+              m: { $add: [new Decimal128('1.1'), 1] },
+              o: { $add: [2147483647, 1] },
+            },
+          },
+        ],
+        { promoteValues: false },
+      )
       .toArray();
     assert.ok(r !== undefined);
     assert.deepEqual(
@@ -462,13 +797,21 @@ describe('$expr in find filters', () => {
       { _id: 5, category: 'travel', budget: 200, spent: 650 },
     ]);
     const got = await c.find({ $expr: { $gt: ['$spent', '$budget'] } }).toArray();
-    assert.deepEqual(got.map((d) => d['_id']), [1, 2, 5]);
+    assert.deepEqual(
+      got.map((d) => d['_id']),
+      [1, 2, 5],
+    );
     assert.equal(await c.countDocuments({ $expr: { $lt: ['$spent', '$budget'] } }), 2);
   });
 
   test('sees the command let variables', async () => {
-    const c = await fresh('letfind', [{ _id: 1, v: 'a' }, { _id: 2, v: 'b' }]);
-    const got = await c.find({ $expr: { $eq: ['$v', '$$target'] } }, { let: { target: 'b' } }).toArray();
+    const c = await fresh('letfind', [
+      { _id: 1, v: 'a' },
+      { _id: 2, v: 'b' },
+    ]);
+    const got = await c
+      .find({ $expr: { $eq: ['$v', '$$target'] } }, { let: { target: 'b' } })
+      .toArray();
     assert.deepEqual(got, [{ _id: 2, v: 'b' }]);
   });
 
@@ -480,19 +823,72 @@ describe('$expr in find filters', () => {
 
 describe('aggregate: window and gap-filling stages (manual examples)', () => {
   const cakeSales = [
-    { _id: 0, type: 'chocolate', orderDate: new Date('2020-05-18T14:10:30Z'), state: 'CA', price: 13, quantity: 120 },
-    { _id: 1, type: 'chocolate', orderDate: new Date('2021-03-20T11:30:05Z'), state: 'WA', price: 14, quantity: 140 },
-    { _id: 2, type: 'vanilla', orderDate: new Date('2021-01-11T06:31:15Z'), state: 'CA', price: 12, quantity: 145 },
-    { _id: 3, type: 'vanilla', orderDate: new Date('2020-02-08T13:13:23Z'), state: 'WA', price: 13, quantity: 104 },
-    { _id: 4, type: 'strawberry', orderDate: new Date('2019-05-18T16:09:01Z'), state: 'CA', price: 41, quantity: 162 },
-    { _id: 5, type: 'strawberry', orderDate: new Date('2019-01-08T06:12:03Z'), state: 'WA', price: 43, quantity: 134 },
+    {
+      _id: 0,
+      type: 'chocolate',
+      orderDate: new Date('2020-05-18T14:10:30Z'),
+      state: 'CA',
+      price: 13,
+      quantity: 120,
+    },
+    {
+      _id: 1,
+      type: 'chocolate',
+      orderDate: new Date('2021-03-20T11:30:05Z'),
+      state: 'WA',
+      price: 14,
+      quantity: 140,
+    },
+    {
+      _id: 2,
+      type: 'vanilla',
+      orderDate: new Date('2021-01-11T06:31:15Z'),
+      state: 'CA',
+      price: 12,
+      quantity: 145,
+    },
+    {
+      _id: 3,
+      type: 'vanilla',
+      orderDate: new Date('2020-02-08T13:13:23Z'),
+      state: 'WA',
+      price: 13,
+      quantity: 104,
+    },
+    {
+      _id: 4,
+      type: 'strawberry',
+      orderDate: new Date('2019-05-18T16:09:01Z'),
+      state: 'CA',
+      price: 41,
+      quantity: 162,
+    },
+    {
+      _id: 5,
+      type: 'strawberry',
+      orderDate: new Date('2019-01-08T06:12:03Z'),
+      state: 'WA',
+      price: 43,
+      quantity: 134,
+    },
   ];
 
   test('$setWindowFields cumulative sum per state ($setWindowFields manual example)', async () => {
     const c = await fresh('cakeSales', cakeSales);
     const got = await c
       .aggregate([
-        { $setWindowFields: { partitionBy: '$state', sortBy: { orderDate: 1 }, output: { cumulativeQuantityForState: { $sum: '$quantity', window: { documents: ['unbounded', 'current'] } } } } },
+        {
+          $setWindowFields: {
+            partitionBy: '$state',
+            sortBy: { orderDate: 1 },
+            output: {
+              cumulativeQuantityForState: {
+                $sum: '$quantity',
+                window: { documents: ['unbounded', 'current'] },
+              },
+            },
+          },
+        },
         { $project: { _id: 1, cumulativeQuantityForState: 1 } },
       ])
       .toArray();
@@ -508,7 +904,18 @@ describe('aggregate: window and gap-filling stages (manual examples)', () => {
 
   test('$setWindowFields $rank and moving average', async () => {
     const c = await fresh('cakeSales', cakeSales);
-    const ranks = await c.aggregate([{ $setWindowFields: { partitionBy: '$state', sortBy: { quantity: -1 }, output: { r: { $rank: {} } } } }, { $project: { _id: 1, r: 1 } }]).toArray();
+    const ranks = await c
+      .aggregate([
+        {
+          $setWindowFields: {
+            partitionBy: '$state',
+            sortBy: { quantity: -1 },
+            output: { r: { $rank: {} } },
+          },
+        },
+        { $project: { _id: 1, r: 1 } },
+      ])
+      .toArray();
     assert.deepEqual(ranks, [
       { _id: 4, r: 1 },
       { _id: 2, r: 2 },
@@ -518,13 +925,25 @@ describe('aggregate: window and gap-filling stages (manual examples)', () => {
       { _id: 3, r: 3 },
     ]);
     const avg = await c
-      .aggregate([{ $setWindowFields: { sortBy: { _id: 1 }, output: { m: { $avg: '$quantity', window: { documents: [-1, 0] } } } } }, { $project: { m: 1 } }, { $limit: 2 }])
+      .aggregate([
+        {
+          $setWindowFields: {
+            sortBy: { _id: 1 },
+            output: { m: { $avg: '$quantity', window: { documents: [-1, 0] } } },
+          },
+        },
+        { $project: { m: 1 } },
+        { $limit: 2 },
+      ])
       .toArray();
     assert.deepEqual(avg, [
       { _id: 0, m: 120 },
       { _id: 1, m: 130 },
     ]);
-    await expectCode(c.aggregate([{ $setWindowFields: { output: { r: { $rank: {} } } } }]).toArray(), 5371602);
+    await expectCode(
+      c.aggregate([{ $setWindowFields: { output: { r: { $rank: {} } } } }]).toArray(),
+      5371602,
+    );
   });
 
   test('$densify full bounds per partition ($densify manual example)', async () => {
@@ -538,7 +957,18 @@ describe('aggregate: window and gap-filling stages (manual examples)', () => {
       { altitude: 1750, variety: 'SL28', score: 88.5 },
       { altitude: 1950, variety: 'SL28', score: 89.0 },
     ]);
-    const got = await c.aggregate([{ $densify: { field: 'altitude', partitionByFields: ['variety'], range: { bounds: 'full', step: 200 } } }, { $project: { _id: 0, altitude: 1, variety: 1 } }]).toArray();
+    const got = await c
+      .aggregate([
+        {
+          $densify: {
+            field: 'altitude',
+            partitionByFields: ['variety'],
+            range: { bounds: 'full', step: 200 },
+          },
+        },
+        { $project: { _id: 0, altitude: 1, variety: 1 } },
+      ])
+      .toArray();
     const typica = got.filter((d) => d['variety'] === 'Arabica Typica').map((d) => d['altitude']);
     assert.deepEqual(typica, [600, 750, 800, 950, 1000, 1200, 1400, 1600, 1800]);
     const gesha = got.filter((d) => d['variety'] === 'Gesha').map((d) => d['altitude']);
@@ -551,7 +981,16 @@ describe('aggregate: window and gap-filling stages (manual examples)', () => {
       { _id: 2, t: 2, c: null },
       { _id: 3, t: 3, a: 30, b: 'y' },
     ]);
-    const got = await c.aggregate([{ $fill: { sortBy: { t: 1 }, output: { a: { method: 'linear' }, b: { method: 'locf' }, c: { value: 0 } } } }]).toArray();
+    const got = await c
+      .aggregate([
+        {
+          $fill: {
+            sortBy: { t: 1 },
+            output: { a: { method: 'linear' }, b: { method: 'locf' }, c: { value: 0 } },
+          },
+        },
+      ])
+      .toArray();
     assert.deepEqual(got, [
       { _id: 1, t: 1, a: 10, b: 'x', c: 0 },
       { _id: 2, t: 2, c: 0, a: 20, b: 'x' },

@@ -18,7 +18,10 @@ const corpusDir = join(import.meta.dirname, '../../../shared/specs/bson-corpus')
 describe('bad input', () => {
   let ts: TestServer;
   let coll: Collection<Document>;
-  const seed = [{ _id: 1, a: 'keep' }, { _id: 2, a: 'me' }];
+  const seed = [
+    { _id: 1, a: 'keep' },
+    { _id: 2, a: 'me' },
+  ];
 
   before(async () => {
     ts = await startTestServer();
@@ -120,7 +123,9 @@ describe('bad input', () => {
     const c = await RawConnection.connect(ts.server.port);
     let conn = c;
     for (const f of files) {
-      const spec = JSON.parse(readFileSync(join(corpusDir, f), 'utf8')) as { decodeErrors?: Array<{ description: string; bson: string }> };
+      const spec = JSON.parse(readFileSync(join(corpusDir, f), 'utf8')) as {
+        decodeErrors?: Array<{ description: string; bson: string }>;
+      };
       for (const dc of spec.decodeErrors ?? []) {
         cases++;
         conn.send(opMsgRaw(Buffer.concat([Buffer.from([0]), Buffer.from(dc.bson, 'hex')])));
@@ -161,17 +166,24 @@ describe('bad input', () => {
   test('a document nested deeper than 100 levels is refused (Overflow)', async () => {
     let deep: Document = { leaf: 1 };
     for (let i = 0; i < 120; i++) deep = { d: deep };
-    const r = await ts.client.db('safe').command({ insert: 'c', documents: [{ _id: 'deep', deep }] });
+    const r = await ts.client
+      .db('safe')
+      .command({ insert: 'c', documents: [{ _id: 'deep', deep }] });
     assert.equal(r['n'], 0);
     assert.equal(r['writeErrors'][0]['code'], 15);
     await othersUnaffected();
   });
 
-  test('a document nested deeper than 100 levels is refused with mongod\'s insert wording', async () => {
+  test("a document nested deeper than 100 levels is refused with mongod's insert wording", async () => {
     let deep: Document = { leaf: 1 };
     for (let i = 0; i < 120; i++) deep = { d: deep };
-    const r = await ts.client.db('safe').command({ insert: 'c', documents: [{ _id: 'deep2', deep }] });
-    assert.equal(r['writeErrors'][0]['errmsg'], 'cannot insert document because it exceeds 100 levels of nesting');
+    const r = await ts.client
+      .db('safe')
+      .command({ insert: 'c', documents: [{ _id: 'deep2', deep }] });
+    assert.equal(
+      r['writeErrors'][0]['errmsg'],
+      'cannot insert document because it exceeds 100 levels of nesting',
+    );
   });
 
   test('a command is refused as mongod validates messages: a document or array inside more than 200 others (maxBSONDepth)', async () => {
@@ -183,19 +195,25 @@ describe('bad input', () => {
     };
     const ok = await ts.client.db('safe').command({ find: 'c', filter: filterOfDepth(200) });
     assert.equal(ok['ok'], 1);
-    await assert.rejects(ts.client.db('safe').command({ find: 'c', filter: filterOfDepth(201) }), (e: unknown) => {
-      assert.ok(e instanceof MongoServerError);
-      assert.equal(e.code, 15);
-      assert.equal(e.message, 'BSONObj exceeded maximum nested object depth: 200');
-      return true;
-    });
+    await assert.rejects(
+      ts.client.db('safe').command({ find: 'c', filter: filterOfDepth(201) }),
+      (e: unknown) => {
+        assert.ok(e instanceof MongoServerError);
+        assert.equal(e.code, 15);
+        assert.equal(e.message, 'BSONObj exceeded maximum nested object depth: 200');
+        return true;
+      },
+    );
     await othersUnaffected();
   });
 
   test('a command nested past the command depth limit is refused, not a crash', async () => {
     let deep: Document = { a: 1 };
     for (let i = 0; i < 190; i++) deep = { $and: [deep] };
-    await assert.rejects(ts.client.db('safe').command({ find: 'c', filter: deep }), (e: unknown) => e instanceof MongoServerError);
+    await assert.rejects(
+      ts.client.db('safe').command({ find: 'c', filter: deep }),
+      (e: unknown) => e instanceof MongoServerError,
+    );
     await othersUnaffected();
   });
 

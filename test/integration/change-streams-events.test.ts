@@ -51,7 +51,11 @@ describe('change events', () => {
       await coll.updateOne({ _id: 1 }, { $set: { 'c.0.x': 2 } });
 
       const p = await next(plain);
-      assert.deepEqual(p['updateDescription'], { updatedFields: { 'a.1': 2 }, removedFields: [], truncatedArrays: [] });
+      assert.deepEqual(p['updateDescription'], {
+        updatedFields: { 'a.1': 2 },
+        removedFields: [],
+        truncatedArrays: [],
+      });
       const e1 = await next(expanded);
       assert.deepEqual(e1['updateDescription'].disambiguatedPaths, { 'a.1': ['a', '1'] });
       const e2 = await next(expanded);
@@ -61,7 +65,12 @@ describe('change events', () => {
       assert.equal(typeof path[1], 'number', 'an array index is an integer');
       // An array index alone is not ambiguous: the field is there, empty.
       const e3 = await next(expanded);
-      assert.deepEqual(e3['updateDescription'], { updatedFields: { 'c.0.x': 2 }, removedFields: [], truncatedArrays: [], disambiguatedPaths: {} });
+      assert.deepEqual(e3['updateDescription'], {
+        updatedFields: { 'c.0.x': 2 },
+        removedFields: [],
+        truncatedArrays: [],
+        disambiguatedPaths: {},
+      });
       await plain.close();
       await expanded.close();
     });
@@ -69,7 +78,15 @@ describe('change events', () => {
     test('array elements, appended elements, created subtrees and removed fields', async () => {
       await coll.insertOne({ _id: 1, arr: [{ b: 1 }, { b: 2 }], list: [1], gone: 1 });
       const cs = await opened(coll.watch());
-      await coll.updateOne({ _id: 1 }, { $inc: { 'arr.$[].b': 10 }, $push: { list: { $each: [2, 3] } }, $set: { 'n.m': 1 }, $unset: { gone: '' } });
+      await coll.updateOne(
+        { _id: 1 },
+        {
+          $inc: { 'arr.$[].b': 10 },
+          $push: { list: { $each: [2, 3] } },
+          $set: { 'n.m': 1 },
+          $unset: { gone: '' },
+        },
+      );
       const ev = await next(cs);
       assert.deepEqual(ev['updateDescription'], {
         updatedFields: { n: { m: 1 }, 'arr.0.b': 11, 'arr.1.b': 12, 'list.1': 2, 'list.2': 3 },
@@ -87,7 +104,11 @@ describe('change events', () => {
       await coll.updateOne({ _id: 2 }, [{ $set: { a: 2 } }]);
       const trunc = await next(cs);
       assert.equal(trunc['operationType'], 'update');
-      assert.deepEqual(trunc['updateDescription'], { updatedFields: {}, removedFields: [], truncatedArrays: [{ field: 'array', newSize: 2 }] });
+      assert.deepEqual(trunc['updateDescription'], {
+        updatedFields: {},
+        removedFields: [],
+        truncatedArrays: [{ field: 'array', newSize: 2 }],
+      });
       // mongod logs a pipeline update as a replacement when the diff (plus its 15 bytes of
       // framing) is not smaller than the new document.
       const small = await next(cs);
@@ -96,21 +117,25 @@ describe('change events', () => {
       await cs.close();
     });
 
-    test('showRawUpdateDescription gives the oplog entry\'s $v:2 update', async () => {
+    test("showRawUpdateDescription gives the oplog entry's $v:2 update", async () => {
       await coll.insertOne({ _id: 1, a: { b: 1 }, arr: [1, 2, 3] });
       const cs = await opened(coll.watch([], { showRawUpdateDescription: true } as Document));
       await coll.updateOne({ _id: 1 }, { $set: { 'a.b': 2, 'arr.1': 5 }, $unset: { x: '' } });
       const ev = await next(cs);
       assert.equal(ev['updateDescription'], undefined);
-      assert.deepEqual(ev['rawUpdateDescription'], { $v: 2, diff: { sa: { u: { b: 2 } }, sarr: { a: true, u1: 5 } } });
+      assert.deepEqual(ev['rawUpdateDescription'], {
+        $v: 2,
+        diff: { sa: { u: { b: 2 } }, sarr: { a: true, u1: 5 } },
+      });
       await cs.close();
     });
   });
 
   describe('schema changes', () => {
-    test('rename onto an existing collection: one rename event with dropTarget, invalidating both collections\' streams', async () => {
+    test("rename onto an existing collection: one rename event with dropTarget, invalidating both collections' streams", async () => {
       await db.createCollection('target');
-      const targetUuid = (await db.listCollections({ name: 'target' }).toArray())[0]?.['info'].uuid as Binary;
+      const targetUuid = (await db.listCollections({ name: 'target' }).toArray())[0]?.['info']
+        .uuid as Binary;
       const dbStream = await opened(db.watch([], { showExpandedEvents: true }));
       const onTarget = await opened(db.collection('target').watch());
       await coll.insertOne({ _id: 1 });
@@ -124,7 +149,10 @@ describe('change events', () => {
       assert.deepEqual(rename['to'], { db: 'cse', coll: 'target' });
       assert.deepEqual(Object.keys(rename['operationDescription']), ['to', 'dropTarget']);
       assert.deepEqual(rename['operationDescription'].to, { db: 'cse', coll: 'target' });
-      assert.equal((rename['operationDescription'].dropTarget as Binary).toString('hex'), targetUuid.toString('hex'));
+      assert.equal(
+        (rename['operationDescription'].dropTarget as Binary).toString('hex'),
+        targetUuid.toString('hex'),
+      );
       // No drop event for the replaced collection: the rename says it.
       const following = await next(dbStream);
       assert.equal(following['operationType'], 'create');
@@ -152,7 +180,10 @@ describe('change events', () => {
       assert.equal((level['collectionUUID'] as Binary).toString('hex'), uuid.toString('hex'));
       assert.deepEqual(level['operationDescription'], { validationLevel: 'moderate' });
       assert.deepEqual(Object.keys(level['stateBeforeChange']), ['collectionOptions']);
-      assert.equal((level['stateBeforeChange'].collectionOptions.uuid as Binary).toString('hex'), uuid.toString('hex'));
+      assert.equal(
+        (level['stateBeforeChange'].collectionOptions.uuid as Binary).toString('hex'),
+        uuid.toString('hex'),
+      );
       assert.equal(level['documentKey'], undefined);
 
       const hidden = await next(cs);
@@ -184,7 +215,10 @@ describe('change events', () => {
       assert.equal(create['operationType'], 'create');
       assert.deepEqual(create['ns'], { db: 'cse', coll: 'v' });
       assert.equal(create['nsType'], 'view');
-      assert.deepEqual(create['operationDescription'], { viewOn: 'c', pipeline: [{ $match: { a: 1 } }] });
+      assert.deepEqual(create['operationDescription'], {
+        viewOn: 'c',
+        pipeline: [{ $match: { a: 1 } }],
+      });
       const modify = await next(cs);
       assert.equal(modify['operationType'], 'modify');
       assert.deepEqual(modify['ns'], { db: 'cse', coll: 'v' });
@@ -201,7 +235,13 @@ describe('change events', () => {
 
     test('collMod writes a command entry to the oplog, with the old options in o2', async () => {
       await db.command({ collMod: 'c', validationAction: 'warn' });
-      const entry = await ts.client.db('local').collection('oplog.rs').find({ 'o.collMod': 'c' }).sort({ $natural: -1 }).limit(1).next();
+      const entry = await ts.client
+        .db('local')
+        .collection('oplog.rs')
+        .find({ 'o.collMod': 'c' })
+        .sort({ $natural: -1 })
+        .limit(1)
+        .next();
       assert.ok(entry !== null);
       assert.equal(entry['op'], 'c');
       assert.equal(entry['ns'], 'cse.$cmd');
@@ -233,12 +273,20 @@ describe('change events', () => {
       ];
       // getMores that wait long: a missed wake-up shows as a 20 s stall.
       const admin = ts.client.db('cse');
-      const open = await admin.command({ aggregate: 1, pipeline: [{ $changeStream: { showExpandedEvents: true } }], cursor: {} });
+      const open = await admin.command({
+        aggregate: 1,
+        pipeline: [{ $changeStream: { showExpandedEvents: true } }],
+        cursor: {},
+      });
       const id = open['cursor'].id;
       const pending: Document[] = [];
       const nextEvent = async (): Promise<Document> => {
         while (pending.length === 0) {
-          const r = await admin.command({ getMore: id, collection: '$cmd.aggregate', maxAwaitTimeMS: 20_000 });
+          const r = await admin.command({
+            getMore: id,
+            collection: '$cmd.aggregate',
+            maxAwaitTimeMS: 20_000,
+          });
           pending.push(...(r['cursor'].nextBatch as Document[]));
         }
         return pending.shift() as Document;
@@ -250,8 +298,12 @@ describe('change events', () => {
         await change();
         const ev = await waiting;
         assert.equal(ev['operationType'], expected[0]);
-        assert.ok(Date.now() - start < 2_000, `${expected[0]} woke the waiting getMore (${Date.now() - start} ms)`);
-        for (const more of expected.slice(1)) assert.equal((await nextEvent())['operationType'], more);
+        assert.ok(
+          Date.now() - start < 2_000,
+          `${expected[0]} woke the waiting getMore (${Date.now() - start} ms)`,
+        );
+        for (const more of expected.slice(1))
+          assert.equal((await nextEvent())['operationType'], more);
       }
     });
 
@@ -276,7 +328,9 @@ describe('change events', () => {
   test('newSize and array indexes are int32 on the wire', async () => {
     await coll.insertOne({ _id: 1, a: [{ 1: 1 }], array: ['foo', { a: 'bar' }, 1, 2, 3] });
     const client = await ts.newClient({ promoteValues: false });
-    const cs = await opened(client.db('cse').collection('c').watch([], { showExpandedEvents: true }));
+    const cs = await opened(
+      client.db('cse').collection('c').watch([], { showExpandedEvents: true }),
+    );
     await coll.updateOne({ _id: 1 }, [{ $set: { array: ['foo', { a: 'bar' }] } }]);
     await coll.updateOne({ _id: 1 }, { $set: { 'a.0.1': 2 } });
     const trunc = await next(cs);

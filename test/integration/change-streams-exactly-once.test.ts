@@ -25,8 +25,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient, Timestamp } from 'mongodb';
-import type { ChangeStream, ClientSession, Document } from 'mongodb';
+import { MongoClient } from 'mongodb';
+import type { ChangeStream, ClientSession, Document, Timestamp } from 'mongodb';
 import { killDaemon, startDaemon } from '../helpers/daemon.js';
 import type { Daemon } from '../helpers/daemon.js';
 
@@ -92,7 +92,12 @@ function keyOf(ev: Document): string {
 }
 
 function client(d: Daemon): MongoClient {
-  return new MongoClient(d.uri, { serverSelectionTimeoutMS: 2000, retryWrites: false, retryReads: false, maxPoolSize: 2 });
+  return new MongoClient(d.uri, {
+    serverSelectionTimeoutMS: 2000,
+    retryWrites: false,
+    retryReads: false,
+    maxPoolSize: 2,
+  });
 }
 
 /** Waits for a daemon other than `prev` (the orchestrator restarts it after a kill). */
@@ -117,26 +122,49 @@ async function runWriter(live: Live, w: number, ops: Op[], unexpected: string[])
         const r = rnd();
         const id = (): string => `w${w}-${n++}`;
         const coll = (): string => colls[Math.floor(rnd() * colls.length)] as string;
-        const pickOwned = (): { id: string; coll: string } | undefined => owned[Math.floor(rnd() * owned.length)];
+        const pickOwned = (): { id: string; coll: string } | undefined =>
+          owned[Math.floor(rnd() * owned.length)];
         const db = c.db('ex');
         if (r < 0.35 || owned.length < 3) {
           const doc = { _id: id(), coll: coll() };
-          const op: Op = { writer: w, seq: ops.length, kind: 'insert', changes: [{ key: `i:${doc._id}` }], outcome: 'unknown' };
+          const op: Op = {
+            writer: w,
+            seq: ops.length,
+            kind: 'insert',
+            changes: [{ key: `i:${doc._id}` }],
+            outcome: 'unknown',
+          };
           ops.push(op);
-          await db.collection(doc.coll).insertOne({ _id: doc._id, n: 0, tmp: 1, pad: 'x'.repeat(40) });
+          await db
+            .collection(doc.coll)
+            .insertOne({ _id: doc._id, n: 0, tmp: 1, pad: 'x'.repeat(40) });
           op.outcome = 'acked';
           owned.push({ id: doc._id, coll: doc.coll });
         } else if (r < 0.6) {
           const t = pickOwned() as { id: string; coll: string };
           const marker = `m${w}-${n++}`;
-          const op: Op = { writer: w, seq: ops.length, kind: 'update', changes: [{ key: `u:${marker}` }], outcome: 'unknown' };
+          const op: Op = {
+            writer: w,
+            seq: ops.length,
+            kind: 'update',
+            changes: [{ key: `u:${marker}` }],
+            outcome: 'unknown',
+          };
           ops.push(op);
-          await db.collection(t.coll).updateOne({ _id: t.id }, { $set: { v: marker }, $inc: { n: 1 }, $unset: { tmp: '' } });
+          await db
+            .collection(t.coll)
+            .updateOne({ _id: t.id }, { $set: { v: marker }, $inc: { n: 1 }, $unset: { tmp: '' } });
           op.outcome = 'acked';
         } else if (r < 0.7) {
           const i = Math.floor(rnd() * owned.length);
           const t = owned.splice(i, 1)[0] as { id: string; coll: string };
-          const op: Op = { writer: w, seq: ops.length, kind: 'delete', changes: [{ key: `d:${t.id}` }], outcome: 'unknown' };
+          const op: Op = {
+            writer: w,
+            seq: ops.length,
+            kind: 'delete',
+            changes: [{ key: `d:${t.id}` }],
+            outcome: 'unknown',
+          };
           ops.push(op);
           await db.collection(t.coll).deleteOne({ _id: t.id });
           op.outcome = 'acked';
@@ -146,15 +174,29 @@ async function runWriter(live: Live, w: number, ops: Op[], unexpected: string[])
           const second = { id: id(), coll: coll() };
           const t = pickOwned() as { id: string; coll: string };
           const marker = `m${w}-${n++}`;
-          const changes = aborted ? [] : [{ key: `i:${first.id}` }, { key: `i:${second.id}` }, { key: `u:${marker}` }];
-          const op: Op = { writer: w, seq: ops.length, kind: aborted ? 'abortedTxn' : 'txn', changes, outcome: 'unknown' };
+          const changes = aborted
+            ? []
+            : [{ key: `i:${first.id}` }, { key: `i:${second.id}` }, { key: `u:${marker}` }];
+          const op: Op = {
+            writer: w,
+            seq: ops.length,
+            kind: aborted ? 'abortedTxn' : 'txn',
+            changes,
+            outcome: 'unknown',
+          };
           ops.push(op);
           const session: ClientSession = c.startSession();
           try {
             session.startTransaction();
-            await db.collection(first.coll).insertOne({ _id: first.id, n: 0, aborted }, { session });
-            await db.collection(second.coll).insertOne({ _id: second.id, n: 0, aborted }, { session });
-            await db.collection(t.coll).updateOne({ _id: t.id }, { $set: { v: marker, aborted } }, { session });
+            await db
+              .collection(first.coll)
+              .insertOne({ _id: first.id, n: 0, aborted }, { session });
+            await db
+              .collection(second.coll)
+              .insertOne({ _id: second.id, n: 0, aborted }, { session });
+            await db
+              .collection(t.coll)
+              .updateOne({ _id: t.id }, { $set: { v: marker, aborted } }, { session });
             if (aborted) {
               await session.abortTransaction();
               op.outcome = 'acked';
@@ -178,7 +220,8 @@ async function runWriter(live: Live, w: number, ops: Op[], unexpected: string[])
         }
       }
     } catch (e) {
-      if (!live.killed.has(d)) unexpected.push(`writer ${w}: ${e instanceof Error ? e.message : String(e)}`);
+      if (!live.killed.has(d))
+        unexpected.push(`writer ${w}: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       await c.close(true).catch(() => undefined);
     }
@@ -186,7 +229,13 @@ async function runWriter(live: Live, w: number, ops: Op[], unexpected: string[])
 }
 
 /** Reads the stream, resuming after each kill with the last token it processed, until `until` is seen. */
-async function runConsumer(live: Live, firstToken: Document, seen: Seen[], until: { readonly coll: string }, unexpected: string[]): Promise<number> {
+async function runConsumer(
+  live: Live,
+  firstToken: Document,
+  seen: Seen[],
+  until: { readonly coll: string },
+  unexpected: string[],
+): Promise<number> {
   let token = firstToken;
   let resumes = 0;
   let d: Daemon | undefined;
@@ -214,7 +263,8 @@ async function runConsumer(live: Live, firstToken: Document, seen: Seen[], until
         if (ns.coll === until.coll) return resumes;
       }
     } catch (e) {
-      if (!live.killed.has(d)) unexpected.push(`consumer: ${e instanceof Error ? e.message : String(e)}`);
+      if (!live.killed.has(d))
+        unexpected.push(`consumer: ${e instanceof Error ? e.message : String(e)}`);
       resumes++;
     } finally {
       await stream?.close().catch(() => undefined);
@@ -229,12 +279,19 @@ function replay(seen: readonly Seen[]): Map<string, Map<string, Document>> {
     const docs = state.get(ev.coll);
     if (docs === undefined) continue;
     const id = String(ev.id);
-    if (ev.type === 'insert' || ev.type === 'replace') docs.set(id, ev.doc['fullDocument'] as Document);
+    if (ev.type === 'insert' || ev.type === 'replace')
+      docs.set(id, ev.doc['fullDocument'] as Document);
     else if (ev.type === 'delete') docs.delete(id);
     else if (ev.type === 'update') {
       const d = docs.get(id);
-      assert.ok(d !== undefined, `update event for ${ev.coll}/${id}, which the stream never inserted`);
-      const ud = ev.doc['updateDescription'] as { updatedFields: Document; removedFields: string[] };
+      assert.ok(
+        d !== undefined,
+        `update event for ${ev.coll}/${id}, which the stream never inserted`,
+      );
+      const ud = ev.doc['updateDescription'] as {
+        updatedFields: Document;
+        removedFields: string[];
+      };
       Object.assign(d, ud.updatedFields);
       for (const f of ud.removedFields) delete d[f];
     } else assert.fail(`unexpected ${ev.type} event`);
@@ -247,7 +304,10 @@ function check(ops: readonly Op[], seen: readonly Seen[], finals: Map<string, Do
   for (let i = 1; i < seen.length; i++) {
     const [a, b] = [seen[i - 1] as Seen, seen[i] as Seen];
     assert.ok(a.token < b.token, `token ${i} (${b.key}) is after token ${i - 1} (${a.key})`);
-    assert.ok(a.clusterTime.lessThanOrEqual(b.clusterTime), `clusterTime of event ${i} does not go back`);
+    assert.ok(
+      a.clusterTime.lessThanOrEqual(b.clusterTime),
+      `clusterTime of event ${i} does not go back`,
+    );
   }
   const at = new Map<string, number>();
   seen.forEach((ev, i) => {
@@ -257,33 +317,68 @@ function check(ops: readonly Op[], seen: readonly Seen[], finals: Map<string, Do
   // Nothing from aborted transactions (their documents say so, and their ids start with "abort-").
   for (const ev of seen) {
     assert.ok(!String(ev.id).startsWith('abort-'), `no event of an aborted transaction: ${ev.key}`);
-    assert.notEqual((ev.doc['fullDocument'] as Document | undefined)?.['aborted'], true, `no aborted insert: ${ev.key}`);
-    assert.notEqual((ev.doc['updateDescription'] as Document | undefined)?.['updatedFields']?.['aborted'], true, `no aborted update: ${ev.key}`);
+    assert.notEqual(
+      (ev.doc['fullDocument'] as Document | undefined)?.['aborted'],
+      true,
+      `no aborted insert: ${ev.key}`,
+    );
+    assert.notEqual(
+      (ev.doc['updateDescription'] as Document | undefined)?.['updatedFields']?.['aborted'],
+      true,
+      `no aborted update: ${ev.key}`,
+    );
   }
   const lastIndex = new Map<number, number>();
   for (const op of ops) {
     const idx = op.changes.map((c) => at.get(c.key));
     const present = idx.filter((i) => i !== undefined).length;
-    if (op.outcome === 'acked') assert.equal(present, op.changes.length, `acknowledged ${op.kind} of writer ${op.writer} (#${op.seq}) appears: ${op.changes.map((c) => c.key).join(', ')}`);
-    else if (op.outcome === 'failed') assert.equal(present, 0, `failed ${op.kind} (#${op.seq}) does not appear`);
-    else assert.ok(present === 0 || present === op.changes.length, `in-flight ${op.kind} (#${op.seq}) is all or nothing`);
+    if (op.outcome === 'acked')
+      assert.equal(
+        present,
+        op.changes.length,
+        `acknowledged ${op.kind} of writer ${op.writer} (#${op.seq}) appears: ${op.changes.map((c) => c.key).join(', ')}`,
+      );
+    else if (op.outcome === 'failed')
+      assert.equal(present, 0, `failed ${op.kind} (#${op.seq}) does not appear`);
+    else
+      assert.ok(
+        present === 0 || present === op.changes.length,
+        `in-flight ${op.kind} (#${op.seq}) is all or nothing`,
+      );
     if (present === 0 || present !== op.changes.length) continue;
     const positions = idx as number[];
     if (op.kind === 'txn') {
       const events = positions.map((p) => seen[p] as Seen);
-      positions.forEach((p, k) => assert.equal(p, (positions[0] as number) + k, `transaction #${op.seq}: events consecutive and in statement order`));
+      positions.forEach((p, k) =>
+        assert.equal(
+          p,
+          (positions[0] as number) + k,
+          `transaction #${op.seq}: events consecutive and in statement order`,
+        ),
+      );
       for (const ev of events) {
-        assert.ok(ev.clusterTime.equals((events[0] as Seen).clusterTime), 'one clusterTime per transaction');
-        assert.ok(ev.doc['lsid'] !== undefined && ev.doc['txnNumber'] !== undefined, 'transaction events carry lsid and txnNumber');
+        assert.ok(
+          ev.clusterTime.equals((events[0] as Seen).clusterTime),
+          'one clusterTime per transaction',
+        );
+        assert.ok(
+          ev.doc['lsid'] !== undefined && ev.doc['txnNumber'] !== undefined,
+          'transaction events carry lsid and txnNumber',
+        );
       }
     }
     const prev = lastIndex.get(op.writer) ?? -1;
-    assert.ok((positions[0] as number) > prev, `writer ${op.writer}'s change #${op.seq} comes after its earlier ones`);
+    assert.ok(
+      (positions[0] as number) > prev,
+      `writer ${op.writer}'s change #${op.seq} comes after its earlier ones`,
+    );
     lastIndex.set(op.writer, positions.at(-1) as number);
   }
   const replayed = replay(seen);
   for (const c of colls) {
-    const expected = [...(replayed.get(c) as Map<string, Document>).values()].sort((x, y) => String(x['_id']).localeCompare(String(y['_id'])));
+    const expected = [...(replayed.get(c) as Map<string, Document>).values()].sort((x, y) =>
+      String(x['_id']).localeCompare(String(y['_id'])),
+    );
     assert.deepEqual(finals.get(c), expected, `replaying the events gives ex.${c}`);
   }
   const count = (o: Outcome): number => ops.filter((x) => x.outcome === o).length;
@@ -296,7 +391,10 @@ async function finalState(d: Daemon): Promise<Map<string, Document[]>> {
     const out = new Map<string, Document[]>();
     for (const name of colls) {
       const docs = await c.db('ex').collection(name).find().toArray();
-      out.set(name, docs.sort((x, y) => String(x['_id']).localeCompare(String(y['_id']))));
+      out.set(
+        name,
+        docs.sort((x, y) => String(x['_id']).localeCompare(String(y['_id']))),
+      );
     }
     return out;
   } finally {
@@ -344,7 +442,12 @@ async function runWorkload(dir: string, wl: Workload): Promise<string> {
       const d = await live.daemon;
       const [acked, events] = [ops.filter((o) => o.outcome === 'acked').length, seen.length];
       // Kill mid-stream: once writers and the consumer have made progress (bounded waits).
-      await waitFor(() => ops.filter((o) => o.outcome === 'acked').length >= acked + 60 && seen.length >= events + 30, 15_000);
+      await waitFor(
+        () =>
+          ops.filter((o) => o.outcome === 'acked').length >= acked + 60 &&
+          seen.length >= events + 30,
+        15_000,
+      );
       live.killed.add(d);
       live.daemon = killDaemon(d, wl.signal).then((code) => {
         if (wl.signal === 'SIGTERM') assert.equal(code, 0, 'a clean stop exits 0');
@@ -364,8 +467,14 @@ async function runWorkload(dir: string, wl: Workload): Promise<string> {
     assert.deepEqual(unexpected, [], 'errors only from the daemons that were stopped');
     assert.ok(resumes >= wl.restarts, `the consumer resumed after each stop (${resumes})`);
     const summary = check(ops, seen.slice(0, -1), await finalState(d));
-    assert.ok(ops.filter((o) => o.outcome === 'acked' && o.kind === 'txn').length > 5, 'committed transactions ran');
-    assert.ok(ops.filter((o) => o.outcome === 'acked' && o.kind === 'abortedTxn').length > 2, 'aborted transactions ran');
+    assert.ok(
+      ops.filter((o) => o.outcome === 'acked' && o.kind === 'txn').length > 5,
+      'committed transactions ran',
+    );
+    assert.ok(
+      ops.filter((o) => o.outcome === 'acked' && o.kind === 'abortedTxn').length > 2,
+      'aborted transactions ran',
+    );
     return `${summary}; ${resumes} resumes`;
   } finally {
     live.stop = true;
@@ -416,14 +525,23 @@ async function killDuringBurst(dir: string, args: readonly string[]): Promise<st
           seen.set(id, (seen.get(id) ?? 0) + 1);
         }
       } catch (e) {
-        assert.equal((e as { code?: number }).code, 286, `the only acceptable failure is ChangeStreamHistoryLost: ${String(e)}`);
-        const boundary = await c2.db('local').collection('oplog.rs').find({ op: 'n', 'o.msg': /history starts here/ }).toArray();
+        assert.equal(
+          (e as { code?: number }).code,
+          286,
+          `the only acceptable failure is ChangeStreamHistoryLost: ${String(e)}`,
+        );
+        const boundary = await c2
+          .db('local')
+          .collection('oplog.rs')
+          .find({ op: 'n', 'o.msg': /history starts here/ })
+          .toArray();
         assert.equal(boundary.length, 1, 'the boundary is in the oplog');
         return `history lost and reported (286) after ${acked.length} acknowledged inserts`;
       } finally {
         await stream.close().catch(() => undefined);
       }
-      for (const id of acked) assert.equal(seen.get(id), 1, `acknowledged insert ${id} appears once`);
+      for (const id of acked)
+        assert.equal(seen.get(id), 1, `acknowledged insert ${id} appears once`);
       for (const [id, n] of seen) assert.equal(n, 1, `${String(id)} appears once`);
       return `complete: ${seen.size} events for ${acked.length} acknowledged inserts`;
     } finally {
@@ -435,32 +553,46 @@ async function killDuringBurst(dir: string, args: readonly string[]): Promise<st
 }
 
 describe('change streams: exactly once across restarts (daemon on LMDB)', () => {
-  test('SIGKILL and restart three times: every acknowledged change once, in commit order, nothing aborted', { timeout: 90_000 }, async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'secantus-cs1-'));
-    try {
-      t.diagnostic(await runWorkload(dir, { restarts: 3, signal: 'SIGKILL', args: [] }));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  test('--oplog-async, stopped cleanly (SIGTERM) twice: the drain keeps the stream exactly-once', { timeout: 90_000 }, async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'secantus-cs2-'));
-    try {
-      t.diagnostic(await runWorkload(dir, { restarts: 2, signal: 'SIGTERM', args: ['--oplog-async'] }));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  for (const mode of ['--oplog-async', '--oplog-nonlogged']) {
-    test(`${mode}, SIGKILL: a resume from before the crash is complete or fails with 286, never silently short`, { timeout: 60_000 }, async (t) => {
-      const dir = mkdtempSync(join(tmpdir(), 'secantus-cs3-'));
+  test(
+    'SIGKILL and restart three times: every acknowledged change once, in commit order, nothing aborted',
+    { timeout: 90_000 },
+    async (t) => {
+      const dir = mkdtempSync(join(tmpdir(), 'secantus-cs1-'));
       try {
-        t.diagnostic(await killDuringBurst(dir, [mode]));
+        t.diagnostic(await runWorkload(dir, { restarts: 3, signal: 'SIGKILL', args: [] }));
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
-    });
+    },
+  );
+
+  test(
+    '--oplog-async, stopped cleanly (SIGTERM) twice: the drain keeps the stream exactly-once',
+    { timeout: 90_000 },
+    async (t) => {
+      const dir = mkdtempSync(join(tmpdir(), 'secantus-cs2-'));
+      try {
+        t.diagnostic(
+          await runWorkload(dir, { restarts: 2, signal: 'SIGTERM', args: ['--oplog-async'] }),
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  for (const mode of ['--oplog-async', '--oplog-nonlogged']) {
+    test(
+      `${mode}, SIGKILL: a resume from before the crash is complete or fails with 286, never silently short`,
+      { timeout: 60_000 },
+      async (t) => {
+        const dir = mkdtempSync(join(tmpdir(), 'secantus-cs3-'));
+        try {
+          t.diagnostic(await killDuringBurst(dir, [mode]));
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    );
   }
 });

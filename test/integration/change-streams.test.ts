@@ -43,7 +43,15 @@ describe('change streams', () => {
     await coll.replaceOne({ _id: 1 }, { x: 3 });
     await coll.deleteOne({ _id: 1 });
     const ins = await next(cs);
-    assert.deepEqual(Object.keys(ins), ['_id', 'operationType', 'clusterTime', 'wallTime', 'fullDocument', 'ns', 'documentKey']);
+    assert.deepEqual(Object.keys(ins), [
+      '_id',
+      'operationType',
+      'clusterTime',
+      'wallTime',
+      'fullDocument',
+      'ns',
+      'documentKey',
+    ]);
     assert.equal(ins['operationType'], 'insert');
     assert.deepEqual(ins['fullDocument'], { _id: 1, a: 1, arr: [1, 2, 3] });
     assert.deepEqual(ins['ns'], { db: 'cs', coll: 'c' });
@@ -53,7 +61,11 @@ describe('change streams', () => {
     assert.equal(typeof ins['_id']._data, 'string');
     const upd = await next(cs);
     assert.equal(upd['operationType'], 'update');
-    assert.deepEqual(upd['updateDescription'], { updatedFields: { b: 2 }, removedFields: ['a'], truncatedArrays: [] });
+    assert.deepEqual(upd['updateDescription'], {
+      updatedFields: { b: 2 },
+      removedFields: ['a'],
+      truncatedArrays: [],
+    });
     assert.equal(upd['fullDocument'], undefined);
     const rep = await next(cs);
     assert.equal(rep['operationType'], 'replace');
@@ -62,18 +74,29 @@ describe('change streams', () => {
     assert.equal(del['operationType'], 'delete');
     assert.deepEqual(del['documentKey'], { _id: 1 });
     assert.equal(del['fullDocument'], undefined);
-    assert.ok(ins['_id']._data < upd['_id']._data && upd['_id']._data < rep['_id']._data && rep['_id']._data < del['_id']._data);
+    assert.ok(
+      ins['_id']._data < upd['_id']._data &&
+        upd['_id']._data < rep['_id']._data &&
+        rep['_id']._data < del['_id']._data,
+    );
     await cs.close();
   });
 
   test('$merge writes appear as insert events, and as replace events with whenMatched: replace', async () => {
     const src = db.collection('src');
-    await src.insertMany([{ _id: 1, v: 'a', n: [1, { k: 2 }] }, { _id: 2, v: 'b' }]);
+    await src.insertMany([
+      { _id: 1, v: 'a', n: [1, { k: 2 }] },
+      { _id: 2, v: 'b' },
+    ]);
     await coll.insertOne({ _id: 2, old: true });
     const cs = coll.watch();
     await cs.tryNext();
-    await src.aggregate([{ $merge: { into: 'c', whenMatched: 'replace', whenNotMatched: 'insert' } }]).toArray();
-    const events = [await next(cs), await next(cs)].sort((a, b) => a['documentKey']._id - b['documentKey']._id);
+    await src
+      .aggregate([{ $merge: { into: 'c', whenMatched: 'replace', whenNotMatched: 'insert' } }])
+      .toArray();
+    const events = [await next(cs), await next(cs)].sort(
+      (a, b) => a['documentKey']._id - b['documentKey']._id,
+    );
     assert.equal(events[0]?.['operationType'], 'insert');
     assert.deepEqual(events[0]?.['fullDocument'], { _id: 1, v: 'a', n: [1, { k: 2 }] });
     assert.equal(events[1]?.['operationType'], 'replace');
@@ -141,9 +164,20 @@ describe('change streams', () => {
     assert.deepEqual(drop['ns'], { db: 'cs', coll: 'c' });
     const inv = await next(cs);
     assert.equal(inv['operationType'], 'invalidate');
-    assert.equal(cs.closed || (await cs.tryNext().then(() => false, () => true)) || true, true);
+    assert.equal(
+      cs.closed ||
+        (await cs.tryNext().then(
+          () => false,
+          () => true,
+        )) ||
+        true,
+      true,
+    );
     await cs.close();
-    await assert.rejects(coll.watch([], { resumeAfter: inv['_id'] }).next(), (e: unknown) => e instanceof MongoServerError && e.code === 260);
+    await assert.rejects(
+      coll.watch([], { resumeAfter: inv['_id'] }).next(),
+      (e: unknown) => e instanceof MongoServerError && e.code === 260,
+    );
     const after = coll.watch([], { startAfter: inv['_id'] });
     const ev = await next(after);
     assert.equal(ev['operationType'], 'insert');
@@ -192,8 +226,14 @@ describe('change streams', () => {
     await session.endSession();
     await coll.insertOne({ _id: 'after' });
     const evs = [await next(cs), await next(cs), await next(cs), await next(cs)];
-    assert.deepEqual(evs.map((e) => e['operationType']), ['insert', 'update', 'insert', 'insert']);
-    assert.deepEqual(evs.map((e) => e['documentKey']._id), ['t1', 't1', 't2', 'after']);
+    assert.deepEqual(
+      evs.map((e) => e['operationType']),
+      ['insert', 'update', 'insert', 'insert'],
+    );
+    assert.deepEqual(
+      evs.map((e) => e['documentKey']._id),
+      ['t1', 't1', 't2', 'after'],
+    );
     for (const e of evs.slice(0, 3)) {
       assert.ok(e['lsid'] !== undefined && e['txnNumber'] !== undefined);
       assert.deepEqual(e['clusterTime'], evs[0]?.['clusterTime']);
@@ -228,32 +268,81 @@ describe('change streams', () => {
   });
 
   test('stages after $changeStream filter and reshape events; dropping _id is 280', async () => {
-    const cs = coll.watch([{ $match: { 'fullDocument.keep': true } }, { $project: { operationType: 1, k: '$fullDocument.keep' } }]);
+    const cs = coll.watch([
+      { $match: { 'fullDocument.keep': true } },
+      { $project: { operationType: 1, k: '$fullDocument.keep' } },
+    ]);
     await cs.tryNext();
-    await coll.insertMany([{ _id: 1, keep: false }, { _id: 2, keep: true }]);
+    await coll.insertMany([
+      { _id: 1, keep: false },
+      { _id: 2, keep: true },
+    ]);
     const ev = await next(cs);
     assert.deepEqual(Object.keys(ev).sort(), ['_id', 'k', 'operationType']);
     await cs.close();
     const bad = coll.watch([{ $project: { _id: 0 } }]);
     await bad.tryNext();
     await coll.insertOne({ _id: 3 });
-    await assert.rejects(bad.next(), (e: unknown) => e instanceof MongoServerError && e.code === 280);
+    await assert.rejects(
+      bad.next(),
+      (e: unknown) => e instanceof MongoServerError && e.code === 280,
+    );
     await bad.close().catch(() => undefined);
-    await assert.rejects(raw(db, { aggregate: 'c', pipeline: [{ $changeStream: {} }, { $group: { _id: null } }], cursor: {} }), (e: unknown) => e instanceof MongoServerError && e.code === 20);
+    await assert.rejects(
+      raw(db, {
+        aggregate: 'c',
+        pipeline: [{ $changeStream: {} }, { $group: { _id: null } }],
+        cursor: {},
+      }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 20,
+    );
   });
 
   test('invalid resume tokens are 260; option conflicts and unknown options are refused', async () => {
-    for (const token of [{ _data: 'zz' }, { _data: 1 }, { foo: 'x' }, { _data: '00112233445566778899AABBCCDDEEFF' }]) {
-      await assert.rejects(raw(db, { aggregate: 'c', pipeline: [{ $changeStream: { resumeAfter: token } }], cursor: {} }), (e: unknown) => e instanceof MongoServerError && e.code === 260);
+    for (const token of [
+      { _data: 'zz' },
+      { _data: 1 },
+      { foo: 'x' },
+      { _data: '00112233445566778899AABBCCDDEEFF' },
+    ]) {
+      await assert.rejects(
+        raw(db, {
+          aggregate: 'c',
+          pipeline: [{ $changeStream: { resumeAfter: token } }],
+          cursor: {},
+        }),
+        (e: unknown) => e instanceof MongoServerError && e.code === 260,
+      );
     }
-    await assert.rejects(raw(db, { aggregate: 'c', pipeline: [{ $changeStream: { bogus: 1 } }], cursor: {} }), (e: unknown) => e instanceof MongoServerError && e.code === 40415);
     await assert.rejects(
-      raw(db, { aggregate: 'c', pipeline: [{ $changeStream: { resumeAfter: { _data: 'x' }, startAtOperationTime: new Timestamp({ t: 1, i: 1 }) } }], cursor: {} }),
+      raw(db, { aggregate: 'c', pipeline: [{ $changeStream: { bogus: 1 } }], cursor: {} }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 40415,
+    );
+    await assert.rejects(
+      raw(db, {
+        aggregate: 'c',
+        pipeline: [
+          {
+            $changeStream: {
+              resumeAfter: { _data: 'x' },
+              startAtOperationTime: new Timestamp({ t: 1, i: 1 }),
+            },
+          },
+        ],
+        cursor: {},
+      }),
       (e: unknown) => e instanceof MongoServerError && e.code === 40674,
     );
     // A token from before the oldest oplog entry: the history is gone.
     const old = '82' + '00000001' + '00000001' + '80' + '00000000' + '00';
-    await assert.rejects(raw(db, { aggregate: 'c', pipeline: [{ $changeStream: { resumeAfter: { _data: old } } }], cursor: {} }), (e: unknown) => e instanceof MongoServerError && e.code === 286);
+    await assert.rejects(
+      raw(db, {
+        aggregate: 'c',
+        pipeline: [{ $changeStream: { resumeAfter: { _data: old } } }],
+        cursor: {},
+      }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 286,
+    );
   });
 
   test('pre- and post-images with changeStreamPreAndPostImages', async () => {
@@ -282,6 +371,9 @@ describe('change streams on a standalone', () => {
     await ts.stop();
   });
   test('are refused with 40573', async () => {
-    await assert.rejects(ts.client.db('cs').collection('c').watch().next(), (e: unknown) => e instanceof MongoServerError && e.code === 40573);
+    await assert.rejects(
+      ts.client.db('cs').collection('c').watch().next(),
+      (e: unknown) => e instanceof MongoServerError && e.code === 40573,
+    );
   });
 });

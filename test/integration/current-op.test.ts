@@ -21,10 +21,15 @@ import type { TestServer } from '../helpers/server.js';
 const raw = { promoteValues: false, promoteLongs: false } as const;
 
 /** The BSON type of a value read with `raw` (the driver's own bson classes, so no instanceof). */
-const bsonType = (v: unknown): string | undefined => (v as { _bsontype?: string } | undefined)?._bsontype;
+const bsonType = (v: unknown): string | undefined =>
+  (v as { _bsontype?: string } | undefined)?._bsontype;
 
 /** Polls `fn` until it returns a value (the other client's command reaches the server). */
-async function eventually<T>(fn: () => Promise<T | undefined>, what: string, ms = 5000): Promise<T> {
+async function eventually<T>(
+  fn: () => Promise<T | undefined>,
+  what: string,
+  ms = 5000,
+): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -34,13 +39,21 @@ async function eventually<T>(fn: () => Promise<T | undefined>, what: string, ms 
   }
 }
 
-async function currentOps(admin: Db, spec: Document = {}, match: Document = {}): Promise<Document[]> {
+async function currentOps(
+  admin: Db,
+  spec: Document = {},
+  match: Document = {},
+): Promise<Document[]> {
   return admin.aggregate([{ $currentOp: spec }, { $match: match }], raw).toArray();
 }
 
 /** Holds the next `command` of the client named `appName` in the server for `ms`. */
 async function block(admin: Db, command: string, appName: string, ms = 10_000): Promise<void> {
-  await admin.command({ configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: [command], blockConnection: true, blockTimeMS: ms, appName } });
+  await admin.command({
+    configureFailPoint: 'failCommand',
+    mode: { times: 1 },
+    data: { failCommands: [command], blockConnection: true, blockTimeMS: ms, appName },
+  });
 }
 
 async function rejection(p: Promise<unknown>): Promise<MongoServerError> {
@@ -75,10 +88,17 @@ describe('$currentOp and killOp', () => {
     await victim.db('co').collection('slow').insertOne({ x: 1 });
     await block(admin, 'find', 'victim-find');
     const started = Date.now();
-    const find = victim.db('co').collection('slow').find({ x: 1 }, { comment: 'slow find' }).toArray();
+    const find = victim
+      .db('co')
+      .collection('slow')
+      .find({ x: 1 }, { comment: 'slow find' })
+      .toArray();
     find.catch(() => undefined);
 
-    const op = await eventually(async () => (await currentOps(admin, {}, { 'command.find': 'slow' }))[0], 'the find in $currentOp');
+    const op = await eventually(
+      async () => (await currentOps(admin, {}, { 'command.find': 'slow' }))[0],
+      'the find in $currentOp',
+    );
     assert.equal(op['type'], 'op');
     assert.equal(op['active'], true);
     assert.equal(op['op'], 'query', 'find is a query (logicalOpToString)');
@@ -98,15 +118,25 @@ describe('$currentOp and killOp', () => {
     assert.equal(bsonType(op['microsecs_running']), 'Long');
     assert.ok(op['microsecs_running'].toNumber() > 0);
     assert.equal(typeof op['currentOpTime'], 'string');
-    assert.ok(!Number.isNaN(Date.parse(op['currentOpTime'])), 'currentOpTime is an ISO date string');
-    assert.ok(bsonType(op['lsid']['id']) === 'Binary' && op['lsid']['id'].sub_type === 4, 'the implicit session');
+    assert.ok(
+      !Number.isNaN(Date.parse(op['currentOpTime'])),
+      'currentOpTime is an ISO date string',
+    );
+    assert.ok(
+      bsonType(op['lsid']['id']) === 'Binary' && op['lsid']['id'].sub_type === 4,
+      'the implicit session',
+    );
     assert.equal(bsonType(op['lsid']['uid']), 'Binary');
     assert.equal(op['waitingForLock'], false);
     assert.equal(op['killPending'], undefined, 'killPending shows only once killed');
     assert.deepEqual(op['locks'], {});
 
     // The aggregate running $currentOp reports itself.
-    const self = await currentOps(admin, {}, { 'command.aggregate': new Int32(1), 'command.pipeline.0.$currentOp': { $exists: true } });
+    const self = await currentOps(
+      admin,
+      {},
+      { 'command.aggregate': new Int32(1), 'command.pipeline.0.$currentOp': { $exists: true } },
+    );
     assert.equal(self.length, 1);
     assert.equal(self[0]?.['ns'], 'admin.$cmd.aggregate');
     assert.equal(self[0]?.['op'], 'command');
@@ -118,8 +148,15 @@ describe('$currentOp and killOp', () => {
     assert.equal(err.code, 11601);
     assert.equal(err.codeName, 'Interrupted');
     assert.equal(err.message, 'operation was interrupted');
-    assert.ok(Date.now() - started < 8000, 'the op stopped at the kill, not at the end of its 10 s block');
-    assert.deepEqual(await currentOps(admin, {}, { 'command.find': 'slow' }), [], 'a finished op is gone');
+    assert.ok(
+      Date.now() - started < 8000,
+      'the op stopped at the kill, not at the end of its 10 s block',
+    );
+    assert.deepEqual(
+      await currentOps(admin, {}, { 'command.find': 'slow' }),
+      [],
+      'a finished op is gone',
+    );
   });
 
   test('the currentOp command: {inprog}, its filter form, truncated commands, admin only', async () => {
@@ -146,8 +183,16 @@ describe('$currentOp and killOp', () => {
 
     const none = await admin.command({ currentOp: 1, 'command.find': 'no such collection' });
     assert.deepEqual(none['inprog'], []);
-    const own = await admin.command({ currentOp: true, $ownOps: true, appName: 'victim-currentop' });
-    assert.equal((own['inprog'] as Document[]).length, 1, 'without authentication every op is the caller’s');
+    const own = await admin.command({
+      currentOp: true,
+      $ownOps: true,
+      appName: 'victim-currentop',
+    });
+    assert.equal(
+      (own['inprog'] as Document[]).length,
+      1,
+      'without authentication every op is the caller’s',
+    );
     assert.equal(await codeOf(ts.client.db('co').command({ currentOp: 1 })), 13);
 
     await admin.command({ killOp: 1, op: found['opid'] });
@@ -175,12 +220,20 @@ describe('$currentOp and killOp', () => {
     await coll.insertMany([1, 2, 3, 4, 5].map((v) => ({ v })));
     const r = await ts.client.db('co').command({ find: 'cursors', batchSize: 2 }, raw);
     const id = r['cursor']['id'] as Long;
-    const found = await currentOps(admin, { idleCursors: true }, { type: 'idleCursor', 'cursor.cursorId': id });
+    const found = await currentOps(
+      admin,
+      { idleCursors: true },
+      { type: 'idleCursor', 'cursor.cursorId': id },
+    );
     assert.equal(found.length, 1);
     assert.equal(found[0]?.['ns'], 'co.cursors');
     assert.equal(found[0]?.['cursor']['nDocsReturned'].toNumber(), 2);
     assert.equal(found[0]?.['cursor']['tailable'], false);
-    assert.deepEqual(await currentOps(admin, {}, { type: 'idleCursor' }), [], 'not without idleCursors');
+    assert.deepEqual(
+      await currentOps(admin, {}, { type: 'idleCursor' }),
+      [],
+      'not without idleCursors',
+    );
     await ts.client.db('co').command({ killCursors: 'cursors', cursors: [id] });
   });
 
@@ -197,7 +250,10 @@ describe('$currentOp and killOp', () => {
       assert.equal(s['desc'], 'inactive transaction');
       assert.equal(s['transaction']['parameters']['autocommit'], false);
       assert.equal(bsonType(s['transaction']['parameters']['txnNumber']), 'Long');
-      assert.deepEqual(await currentOps(admin, { idleSessions: false }, { type: 'idleSession', 'lsid.id': id }), []);
+      assert.deepEqual(
+        await currentOps(admin, { idleSessions: false }, { type: 'idleSession', 'lsid.id': id }),
+        [],
+      );
     } finally {
       await session.abortTransaction();
       await session.endSession();
@@ -207,12 +263,18 @@ describe('$currentOp and killOp', () => {
   test('killOp wakes a change-stream getMore waiting for events', async () => {
     const victim = await ts.newClient({ appName: 'victim-stream' });
     const db = victim.db('co');
-    const opened = await db.command({ aggregate: 'stream', pipeline: [{ $changeStream: {} }], cursor: {} }, raw);
+    const opened = await db.command(
+      { aggregate: 'stream', pipeline: [{ $changeStream: {} }], cursor: {} },
+      raw,
+    );
     const cursorId = opened['cursor']['id'] as Long;
     const started = Date.now();
     const getMore = db.command({ getMore: cursorId, collection: 'stream', maxAwaitTimeMS: 10_000 });
     getMore.catch(() => undefined);
-    const op = await eventually(async () => (await currentOps(admin, {}, { 'command.getMore': cursorId }))[0], 'the getMore in $currentOp');
+    const op = await eventually(
+      async () => (await currentOps(admin, {}, { 'command.getMore': cursorId }))[0],
+      'the getMore in $currentOp',
+    );
     assert.equal(op['op'], 'getmore');
     assert.equal(op['ns'], 'co.stream');
     await admin.command({ killOp: 1, op: op['opid'] });
@@ -230,14 +292,24 @@ describe('$currentOp and killOp', () => {
       const started = Date.now();
       const find = coll.find({ x: 1 }, { session }).toArray();
       find.catch(() => undefined);
-      await eventually(async () => (await currentOps(admin, {}, { 'command.find': 'ks' }))[0], 'the find in $currentOp');
+      await eventually(
+        async () => (await currentOps(admin, {}, { 'command.find': 'ks' }))[0],
+        'the find in $currentOp',
+      );
       // A session nobody uses: killing it touches no running operation.
       await admin.command({ killSessions: [{ id: new UUID() }] });
-      assert.equal((await currentOps(admin, {}, { 'command.find': 'ks' })).length, 1, 'the find still runs');
+      assert.equal(
+        (await currentOps(admin, {}, { 'command.find': 'ks' })).length,
+        1,
+        'the find still runs',
+      );
       const r = await admin.command({ killSessions: [{ id: session.id?.['id'] }] });
       assert.equal(r['ok'], 1);
       assert.equal(await codeOf(find), 11601);
-      assert.ok(Date.now() - started < 8000, 'the find stopped at the kill, not at the end of its 10 s block');
+      assert.ok(
+        Date.now() - started < 8000,
+        'the find stopped at the kill, not at the end of its 10 s block',
+      );
     } finally {
       await session.endSession();
     }
@@ -246,12 +318,22 @@ describe('$currentOp and killOp', () => {
   test('killAllSessions wakes a change-stream getMore waiting in a session', async () => {
     const victim = await ts.newClient({ appName: 'victim-killall' });
     const db = victim.db('co');
-    const opened = await db.command({ aggregate: 'stream2', pipeline: [{ $changeStream: {} }], cursor: {} }, raw);
+    const opened = await db.command(
+      { aggregate: 'stream2', pipeline: [{ $changeStream: {} }], cursor: {} },
+      raw,
+    );
     const cursorId = opened['cursor']['id'] as Long;
     const started = Date.now();
-    const getMore = db.command({ getMore: cursorId, collection: 'stream2', maxAwaitTimeMS: 10_000 });
+    const getMore = db.command({
+      getMore: cursorId,
+      collection: 'stream2',
+      maxAwaitTimeMS: 10_000,
+    });
     getMore.catch(() => undefined);
-    await eventually(async () => (await currentOps(admin, {}, { 'command.getMore': cursorId }))[0], 'the getMore in $currentOp');
+    await eventually(
+      async () => (await currentOps(admin, {}, { 'command.getMore': cursorId }))[0],
+      'the getMore in $currentOp',
+    );
     const r = await admin.command({ killAllSessions: [] });
     assert.equal(r['ok'], 1, 'the killing command is not interrupted itself');
     assert.equal(await codeOf(getMore), 11601);
@@ -269,16 +351,50 @@ describe('$currentOp and killOp', () => {
   });
 
   test('$currentOp bad input: options, position, namespace', async () => {
-    assert.equal(await codeOf(currentOps(admin, { bogus: true })), 9, 'Unrecognized option (FailedToParse)');
+    assert.equal(
+      await codeOf(currentOps(admin, { bogus: true })),
+      9,
+      'Unrecognized option (FailedToParse)',
+    );
     assert.equal(await codeOf(currentOps(admin, { idleConnections: 1 })), 9);
-    assert.equal(await codeOf(currentOps(admin, { allUsers: 'yes' })), 14, 'allUsers is checked by the lite parse (TypeMismatch)');
+    assert.equal(
+      await codeOf(currentOps(admin, { allUsers: 'yes' })),
+      14,
+      'allUsers is checked by the lite parse (TypeMismatch)',
+    );
     assert.equal(await codeOf(admin.aggregate([{ $currentOp: 1 }]).toArray()), 14);
-    assert.equal(await codeOf(admin.aggregate([{ $documents: [] }, { $currentOp: {} }]).toArray()), 40602);
-    assert.equal(await codeOf(admin.aggregate([{ $facet: { a: [{ $currentOp: {} }] } }]).toArray()), 40600);
-    assert.equal(await codeOf(ts.client.db('co').aggregate([{ $currentOp: {} }]).toArray()), 73);
-    assert.equal(await codeOf(admin.collection('c').aggregate([{ $currentOp: {} }]).toArray()), 73);
+    assert.equal(
+      await codeOf(admin.aggregate([{ $documents: [] }, { $currentOp: {} }]).toArray()),
+      40602,
+    );
+    assert.equal(
+      await codeOf(admin.aggregate([{ $facet: { a: [{ $currentOp: {} }] } }]).toArray()),
+      40600,
+    );
+    assert.equal(
+      await codeOf(
+        ts.client
+          .db('co')
+          .aggregate([{ $currentOp: {} }])
+          .toArray(),
+      ),
+      73,
+    );
+    assert.equal(
+      await codeOf(
+        admin
+          .collection('c')
+          .aggregate([{ $currentOp: {} }])
+          .toArray(),
+      ),
+      73,
+    );
     // Options mongod accepts on a replica-set member, with no effect here.
-    const ok = await currentOps(admin, { allUsers: true, localOps: true, backtrace: false, truncateOps: false }, { 'command.aggregate': new Int32(1) });
+    const ok = await currentOps(
+      admin,
+      { allUsers: true, localOps: true, backtrace: false, truncateOps: false },
+      { 'command.aggregate': new Int32(1) },
+    );
     assert.equal(ok.length, 1);
   });
 });
@@ -294,7 +410,12 @@ describe('$listSessions', () => {
     await ts.stop();
   });
 
-  const sessions = (spec: Document): Promise<Document[]> => client.db('config').collection('system.sessions').aggregate([{ $listSessions: spec }]).toArray();
+  const sessions = (spec: Document): Promise<Document[]> =>
+    client
+      .db('config')
+      .collection('system.sessions')
+      .aggregate([{ $listSessions: spec }])
+      .toArray();
 
   test('lists a session the driver used, with _id {id, uid} and lastUse', async () => {
     const session = client.startSession();
@@ -303,15 +424,27 @@ describe('$listSessions', () => {
       const id = session.id?.['id'] as Binary;
       await client.db('admin').command({ refreshLogicalSessionCacheNow: 1 });
       for (const spec of [{}, { allUsers: true }]) {
-        const mine = (await sessions(spec)).filter((s) => (s['_id']['id'] as Binary).buffer.equals(id.buffer));
+        const mine = (await sessions(spec)).filter((s) =>
+          (s['_id']['id'] as Binary).buffer.equals(id.buffer),
+        );
         assert.equal(mine.length, 1, JSON.stringify(spec));
         const s = mine[0] as Document;
         // Without authentication a session's uid is mongod's kNoAuthDigest, SHA-256 of nothing.
-        assert.deepEqual(Buffer.from((s['_id']['uid'] as Binary).buffer), createHash('sha256').digest());
+        assert.deepEqual(
+          Buffer.from((s['_id']['uid'] as Binary).buffer),
+          createHash('sha256').digest(),
+        );
         assert.ok(s['lastUse'] instanceof Date);
       }
-      assert.deepEqual(await sessions({ users: [{ user: 'someone', db: 'admin' }] }), [], 'no session of that user');
-      const local = await client.db('admin').aggregate([{ $listLocalSessions: {} }, { $match: { '_id.id': id } }]).toArray();
+      assert.deepEqual(
+        await sessions({ users: [{ user: 'someone', db: 'admin' }] }),
+        [],
+        'no session of that user',
+      );
+      const local = await client
+        .db('admin')
+        .aggregate([{ $listLocalSessions: {} }, { $match: { '_id.id': id } }])
+        .toArray();
       assert.equal(local.length, 1, '$listLocalSessions reads the same cache');
     } finally {
       await session.endSession();
@@ -321,11 +454,32 @@ describe('$listSessions', () => {
   test('in a multi-document transaction: $currentOp and $listLocalSessions refuse (263), $listSessions meets the config-database rule', async () => {
     const admin = client.db('admin');
     const attempts: Array<[string, (session: ClientSession) => Promise<unknown>, string]> = [
-      ['$currentOp', (session) => admin.aggregate([{ $currentOp: {} }], { session }).toArray(), 'Operation not permitted in transaction :: caused by :: Aggregation stage $currentOp cannot run within a multi-document transaction.'],
-      ['$listLocalSessions', (session) => admin.aggregate([{ $listLocalSessions: {} }], { session }).toArray(), 'Operation not permitted in transaction :: caused by :: Aggregation stage $listLocalSessions cannot run within a multi-document transaction.'],
+      [
+        '$currentOp',
+        (session) => admin.aggregate([{ $currentOp: {} }], { session }).toArray(),
+        'Operation not permitted in transaction :: caused by :: Aggregation stage $currentOp cannot run within a multi-document transaction.',
+      ],
+      [
+        '$listLocalSessions',
+        (session) => admin.aggregate([{ $listLocalSessions: {} }], { session }).toArray(),
+        'Operation not permitted in transaction :: caused by :: Aggregation stage $listLocalSessions cannot run within a multi-document transaction.',
+      ],
       // mongod refuses any command on the config (or local) database in a transaction first.
-      ['$listSessions', (session) => client.db('config').collection('system.sessions').aggregate([{ $listSessions: {} }], { session }).toArray(), 'Cannot run command against the config database in a transaction.'],
-      ['find on local', (session) => client.db('local').collection('oplog.rs').find({}, { session }).toArray(), "Cannot run command against the 'local' database in a transaction."],
+      [
+        '$listSessions',
+        (session) =>
+          client
+            .db('config')
+            .collection('system.sessions')
+            .aggregate([{ $listSessions: {} }], { session })
+            .toArray(),
+        'Cannot run command against the config database in a transaction.',
+      ],
+      [
+        'find on local',
+        (session) => client.db('local').collection('oplog.rs').find({}, { session }).toArray(),
+        "Cannot run command against the 'local' database in a transaction.",
+      ],
     ];
     for (const [what, run, message] of attempts) {
       const session = client.startSession();
@@ -344,18 +498,46 @@ describe('$listSessions', () => {
     const session = client.startSession();
     try {
       assert.ok(Array.isArray(await admin.aggregate([{ $currentOp: {} }], { session }).toArray()));
-      assert.ok(Array.isArray(await admin.aggregate([{ $listLocalSessions: {} }], { session }).toArray()));
+      assert.ok(
+        Array.isArray(await admin.aggregate([{ $listLocalSessions: {} }], { session }).toArray()),
+      );
     } finally {
       await session.endSession();
     }
   });
 
   test('bad input: namespace, spec type, unknown field, allUsers with users', async () => {
-    assert.equal(await codeOf(client.db('admin').aggregate([{ $listSessions: {} }]).toArray()), 73);
-    assert.equal(await codeOf(client.db('config').collection('other').aggregate([{ $listSessions: {} }]).toArray()), 73);
+    assert.equal(
+      await codeOf(
+        client
+          .db('admin')
+          .aggregate([{ $listSessions: {} }])
+          .toArray(),
+      ),
+      73,
+    );
+    assert.equal(
+      await codeOf(
+        client
+          .db('config')
+          .collection('other')
+          .aggregate([{ $listSessions: {} }])
+          .toArray(),
+      ),
+      73,
+    );
     assert.equal(await codeOf(sessions(1 as unknown as Document)), 14);
     assert.equal(await codeOf(sessions({ bogus: 1 })), 40415);
     assert.equal(await codeOf(sessions({ allUsers: true, users: [{ user: 'u', db: 'd' }] })), 12);
-    assert.equal(await codeOf(client.db('config').collection('system.sessions').aggregate([{ $match: {} }, { $listSessions: {} }]).toArray()), 40602);
+    assert.equal(
+      await codeOf(
+        client
+          .db('config')
+          .collection('system.sessions')
+          .aggregate([{ $match: {} }, { $listSessions: {} }])
+          .toArray(),
+      ),
+      40602,
+    );
   });
 });

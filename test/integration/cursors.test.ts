@@ -13,7 +13,10 @@ describe('reaping', () => {
   let ts: TestServer;
   before(async () => {
     ts = await startTestServer({ reaperIntervalMs: 50 });
-    await ts.client.db('r').collection('c').insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i })));
+    await ts.client
+      .db('r')
+      .collection('c')
+      .insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i })));
   });
   after(async () => {
     await ts.stop();
@@ -28,7 +31,10 @@ describe('reaping', () => {
       const id = r['cursor']['id'] as Long;
       assert.ok(!id.isZero());
       await sleep(600);
-      await assert.rejects(ts.client.db('r').command({ getMore: id, collection: 'c' }), (e: unknown) => e instanceof MongoServerError && e.code === 43);
+      await assert.rejects(
+        ts.client.db('r').command({ getMore: id, collection: 'c' }),
+        (e: unknown) => e instanceof MongoServerError && e.code === 43,
+      );
     } finally {
       await admin.command({ setParameter: 1, cursorTimeoutMillis: before['cursorTimeoutMillis'] });
     }
@@ -40,10 +46,20 @@ describe('reaping', () => {
     try {
       const lsid = { id: new UUID() };
       const txn = { lsid, txnNumber: Long.fromInt(1), autocommit: false };
-      const start = await rawCommand(ts.server.port, { insert: 'c', documents: [{ _id: 'late' }], ...txn, startTransaction: true, $db: 'r' });
+      const start = await rawCommand(ts.server.port, {
+        insert: 'c',
+        documents: [{ _id: 'late' }],
+        ...txn,
+        startTransaction: true,
+        $db: 'r',
+      });
       assert.equal(start['ok'], 1);
       await sleep(300);
-      const commit = await rawCommand(ts.server.port, { commitTransaction: 1, ...txn, $db: 'admin' });
+      const commit = await rawCommand(ts.server.port, {
+        commitTransaction: 1,
+        ...txn,
+        $db: 'admin',
+      });
       assert.equal(commit['code'], 251, 'aborted by the reaper');
       assert.equal(await ts.client.db('r').collection('c').countDocuments({ _id: 'late' }), 0);
     } finally {
@@ -58,7 +74,10 @@ describe('reaping', () => {
     const id = cursor.id;
     assert.ok(id !== undefined && !id.isZero());
     await ts.client.db('admin').command({ endSessions: [session.id] });
-    await assert.rejects(ts.client.db('r').command({ getMore: id, collection: 'c' }), (e: unknown) => e instanceof MongoServerError && e.code === 43);
+    await assert.rejects(
+      ts.client.db('r').command({ getMore: id, collection: 'c' }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 43,
+    );
     await cursor.close().catch(() => undefined);
     await session.endSession();
   });

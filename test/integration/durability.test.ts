@@ -12,7 +12,10 @@ import { MongoClient } from 'mongodb';
 import { daemonScript, startDaemon } from '../helpers/daemon.js';
 
 function client(port: number): MongoClient {
-  return new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, { serverSelectionTimeoutMS: 5000, retryWrites: false });
+  return new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, {
+    serverSelectionTimeoutMS: 5000,
+    retryWrites: false,
+  });
 }
 
 describe('durability (daemon on LMDB)', () => {
@@ -28,7 +31,10 @@ describe('durability (daemon on LMDB)', () => {
         for (let i = 0; !stop; i++) {
           const id = `${wi}-${i}`;
           try {
-            await w.db('dur').collection('c').insertOne({ _id: id, pad: 'x'.repeat(200) });
+            await w
+              .db('dur')
+              .collection('c')
+              .insertOne({ _id: id, pad: 'x'.repeat(200) });
             acked.add(id);
           } catch {
             return;
@@ -37,7 +43,8 @@ describe('durability (daemon on LMDB)', () => {
       });
       // Kill mid-stream once enough writes were acknowledged (bounded wait: the machine may be loaded).
       const waitUntil = Date.now() + 15_000;
-      while (acked.size < 200 && Date.now() < waitUntil) await new Promise((r) => setTimeout(r, 50));
+      while (acked.size < 200 && Date.now() < waitUntil)
+        await new Promise((r) => setTimeout(r, 50));
       d.proc.kill('SIGKILL');
       stop = true;
       await Promise.all(loops);
@@ -47,8 +54,21 @@ describe('durability (daemon on LMDB)', () => {
 
       const d2 = await startDaemon(dir);
       const c = client(d2.port);
-      const ids = new Set((await c.db('dur').collection('c').find({}, { projection: { _id: 1 } }).toArray()).map((x) => String(x['_id'])));
-      const missing = [...acked].filter((id) => !ids.has(id)); assert.deepEqual(missing.slice(0, 5), [], `found ${ids.size} of ${acked.size}; dbs: ${JSON.stringify(await c.db("admin").command({ listDatabases: 1 }))}`);
+      const ids = new Set(
+        (
+          await c
+            .db('dur')
+            .collection('c')
+            .find({}, { projection: { _id: 1 } })
+            .toArray()
+        ).map((x) => String(x['_id'])),
+      );
+      const missing = [...acked].filter((id) => !ids.has(id));
+      assert.deepEqual(
+        missing.slice(0, 5),
+        [],
+        `found ${ids.size} of ${acked.size}; dbs: ${JSON.stringify(await c.db('admin').command({ listDatabases: 1 }))}`,
+      );
       await c.close();
       d2.proc.kill('SIGTERM');
       assert.equal(await d2.exited, 0, 'SIGTERM exits 0');
@@ -62,11 +82,16 @@ describe('durability (daemon on LMDB)', () => {
     try {
       const d = await startDaemon(dir);
       const c = client(d.port);
-      await c.db('keep').collection('c').insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: i, v: i * 2 })));
+      await c
+        .db('keep')
+        .collection('c')
+        .insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: i, v: i * 2 })));
       await c.db('keep').collection('c').createIndex({ v: 1 }, { unique: true });
       await c.close();
 
-      const second = spawn(process.execPath, [daemonScript, '--port', '0', '--dbpath', dir], { stdio: 'ignore' });
+      const second = spawn(process.execPath, [daemonScript, '--port', '0', '--dbpath', dir], {
+        stdio: 'ignore',
+      });
       const guard = setTimeout(() => second.kill('SIGKILL'), 20_000);
       const code = await new Promise<number | null>((r) => second.on('exit', (x) => r(x)));
       clearTimeout(guard);
@@ -78,7 +103,10 @@ describe('durability (daemon on LMDB)', () => {
       const c2 = client(d2.port);
       assert.equal(await c2.db('keep').collection('c').countDocuments(), 500);
       const idx = await c2.db('keep').collection('c').listIndexes().toArray();
-      assert.deepEqual(idx.map((i) => i['name']), ['_id_', 'v_1']);
+      assert.deepEqual(
+        idx.map((i) => i['name']),
+        ['_id_', 'v_1'],
+      );
       await assert.rejects(c2.db('keep').collection('c').insertOne({ _id: 'dup', v: 2 }), /E11000/);
       await c2.close();
       d2.proc.kill('SIGTERM');

@@ -13,15 +13,22 @@ import type { TestServer } from '../helpers/server.js';
 /** Every stage name and index name of a plan tree. */
 function planNodes(plan: Document | undefined): string[] {
   if (plan === undefined) return [];
-  const here = [String(plan['stage']), ...(plan['indexName'] === undefined ? [] : [`index:${String(plan['indexName'])}`])];
-  const children = [plan['inputStage'], ...((plan['inputStages'] as Document[] | undefined) ?? [])].filter((c): c is Document => c !== undefined);
+  const here = [
+    String(plan['stage']),
+    ...(plan['indexName'] === undefined ? [] : [`index:${String(plan['indexName'])}`]),
+  ];
+  const children = [
+    plan['inputStage'],
+    ...((plan['inputStages'] as Document[] | undefined) ?? []),
+  ].filter((c): c is Document => c !== undefined);
   return [...here, ...children.flatMap(planNodes)];
 }
 
 /** The winning plan of an aggregate's explain, whether or not stages follow the query. */
 function aggregateWinningPlan(e: Document): Document | undefined {
   const stages = e['stages'] as Document[] | undefined;
-  const planner = stages === undefined ? e['queryPlanner'] : stages[0]?.['$cursor']?.['queryPlanner'];
+  const planner =
+    stages === undefined ? e['queryPlanner'] : stages[0]?.['$cursor']?.['queryPlanner'];
   return planner?.['winningPlan'];
 }
 
@@ -65,10 +72,15 @@ describe('hint plans aggregate and write commands', () => {
     await reset();
     const pipeline = [{ $match: { a: { $gte: 0 }, b: 2 } }, { $project: { _id: 1 } }];
     const byName = await coll.aggregate(pipeline, { hint: 'a_1' }).explain('queryPlanner');
-    assert.ok(planNodes(aggregateWinningPlan(byName)).includes('index:a_1'), JSON.stringify(byName));
+    assert.ok(
+      planNodes(aggregateWinningPlan(byName)).includes('index:a_1'),
+      JSON.stringify(byName),
+    );
     const byPattern = await coll.aggregate(pipeline, { hint: { b: 1 } }).explain('queryPlanner');
     assert.ok(planNodes(aggregateWinningPlan(byPattern)).includes('index:b_1'));
-    const natural = await coll.aggregate(pipeline, { hint: { $natural: 1 } }).explain('queryPlanner');
+    const natural = await coll
+      .aggregate(pipeline, { hint: { $natural: 1 } })
+      .explain('queryPlanner');
     assert.deepEqual(planNodes(aggregateWinningPlan(natural)), ['COLLSCAN']);
     // The hint changes the plan, not the answer.
     assert.deepEqual(await coll.aggregate(pipeline, { hint: 'a_1' }).toArray(), [{ _id: 1 }]);
@@ -76,9 +88,13 @@ describe('hint plans aggregate and write commands', () => {
 
   test('aggregate: without a $match the hinted index is scanned whole, in its order', async () => {
     await reset();
-    const ids = (await coll.aggregate([{ $project: { _id: 1 } }], { hint: { a: 1 } }).toArray()).map((d) => d['_id']);
+    const ids = (
+      await coll.aggregate([{ $project: { _id: 1 } }], { hint: { a: 1 } }).toArray()
+    ).map((d) => d['_id']);
     assert.deepEqual(ids, [2, 3, 1]);
-    const reversed = (await coll.aggregate([{ $project: { _id: 1 } }], { hint: { $natural: -1 } }).toArray()).map((d) => d['_id']);
+    const reversed = (
+      await coll.aggregate([{ $project: { _id: 1 } }], { hint: { $natural: -1 } }).toArray()
+    ).map((d) => d['_id']);
     assert.deepEqual(reversed, [3, 2, 1]);
   });
 
@@ -91,21 +107,40 @@ describe('hint plans aggregate and write commands', () => {
   test('updateOne and deleteOne act on the first document in the hinted index order', async () => {
     await reset();
     await coll.updateOne({ tag: 'x' }, { $set: { hit: 'a' } }, { hint: { a: 1 } });
-    assert.deepEqual((await coll.find({ hit: 'a' }).toArray()).map((d) => d['_id']), [2]);
+    assert.deepEqual(
+      (await coll.find({ hit: 'a' }).toArray()).map((d) => d['_id']),
+      [2],
+    );
     await coll.updateOne({ tag: 'x' }, { $set: { hit: 'b' } }, { hint: 'b_1' });
-    assert.deepEqual((await coll.find({ hit: 'b' }).toArray()).map((d) => d['_id']), [3]);
+    assert.deepEqual(
+      (await coll.find({ hit: 'b' }).toArray()).map((d) => d['_id']),
+      [3],
+    );
     await coll.updateOne({ tag: 'x' }, { $set: { hit: 'n' } }, { hint: { $natural: -1 } });
-    assert.deepEqual((await coll.find({ hit: 'n' }).toArray()).map((d) => d['_id']), [3]);
+    assert.deepEqual(
+      (await coll.find({ hit: 'n' }).toArray()).map((d) => d['_id']),
+      [3],
+    );
 
     await coll.deleteOne({ tag: 'x' }, { hint: { b: 1 } });
-    assert.deepEqual((await coll.find({}).sort({ _id: 1 }).toArray()).map((d) => d['_id']), [1, 2]);
+    assert.deepEqual(
+      (await coll.find({}).sort({ _id: 1 }).toArray()).map((d) => d['_id']),
+      [1, 2],
+    );
     await coll.deleteOne({ tag: 'x' }, { hint: 'a_1' });
-    assert.deepEqual((await coll.find({}).toArray()).map((d) => d['_id']), [1]);
+    assert.deepEqual(
+      (await coll.find({}).toArray()).map((d) => d['_id']),
+      [1],
+    );
   });
 
   test('findAndModify takes the first document of the hinted index', async () => {
     await reset();
-    const updated = await coll.findOneAndUpdate({ tag: 'x' }, { $set: { hit: true } }, { hint: { a: 1 }, returnDocument: 'after' });
+    const updated = await coll.findOneAndUpdate(
+      { tag: 'x' },
+      { $set: { hit: true } },
+      { hint: { a: 1 }, returnDocument: 'after' },
+    );
     assert.equal(updated?.['_id'], 2);
     const removed = await coll.findOneAndDelete({ tag: 'x' }, { hint: { b: 1 } });
     assert.equal(removed?.['_id'], 3);
@@ -123,9 +158,18 @@ describe('hint plans aggregate and write commands', () => {
   test('explain of a hinted update and delete shows the hinted index', async () => {
     await reset();
     const db = ts.client.db('hint');
-    const upd = await db.command({ explain: { update: 'c', updates: [{ q: { tag: 'x', a: { $gt: 0 } }, u: { $set: { z: 1 } }, hint: { b: 1 } }] }, verbosity: 'queryPlanner' });
+    const upd = await db.command({
+      explain: {
+        update: 'c',
+        updates: [{ q: { tag: 'x', a: { $gt: 0 } }, u: { $set: { z: 1 } }, hint: { b: 1 } }],
+      },
+      verbosity: 'queryPlanner',
+    });
     assert.ok(planNodes(upd['queryPlanner']['winningPlan']).includes('index:b_1'));
-    const del = await db.command({ explain: { delete: 'c', deletes: [{ q: { tag: 'x' }, limit: 1, hint: 'a_1' }] }, verbosity: 'queryPlanner' });
+    const del = await db.command({
+      explain: { delete: 'c', deletes: [{ q: { tag: 'x' }, limit: 1, hint: 'a_1' }] },
+      verbosity: 'queryPlanner',
+    });
     assert.ok(planNodes(del['queryPlanner']['winningPlan']).includes('index:a_1'));
   });
 });

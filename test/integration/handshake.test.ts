@@ -43,7 +43,11 @@ describe('handshake (replica-set mode)', () => {
     assert.equal(r['maxWireVersion'], 21);
     assert.ok(r['localTime'] instanceof Date);
     assert.equal(typeof r['connectionId'], 'number');
-    assert.equal(r['topologyVersion'], undefined, 'no topologyVersion until awaitable hello exists');
+    assert.equal(
+      r['topologyVersion'],
+      undefined,
+      'no topologyVersion until awaitable hello exists',
+    );
     assert.ok(r['$clusterTime'] !== undefined, 'replica-set replies carry $clusterTime');
     assert.ok(r['operationTime'] !== undefined);
   });
@@ -75,7 +79,8 @@ describe('handshake (replica-set mode)', () => {
     const hi = await admin.command({ hostInfo: 1 });
     assert.ok(hi['system']['numCores'] >= 1);
     const lc = await admin.command({ listCommands: 1 });
-    for (const name of ['find', 'insert', 'hello', 'getMore', 'listCommands']) assert.ok(name in lc['commands'], name);
+    for (const name of ['find', 'insert', 'hello', 'getMore', 'listCommands'])
+      assert.ok(name in lc['commands'], name);
     const w = await admin.command({ whatsmyuri: 1 });
     assert.match(String(w['you']), /^127\.0\.0\.1:\d+$/);
   });
@@ -97,12 +102,15 @@ describe('handshake (replica-set mode)', () => {
       assert.match(e.message, /BSON field 'find.bogus' is an unknown field/);
       return true;
     });
-    await assert.rejects(ts.client.db('x').command({ find: 'c', filter: 'not a document' }), (e: unknown) => {
-      assert.ok(e instanceof MongoServerError);
-      assert.equal(e.code, 14);
-      assert.equal(e.codeName, 'TypeMismatch');
-      return true;
-    });
+    await assert.rejects(
+      ts.client.db('x').command({ find: 'c', filter: 'not a document' }),
+      (e: unknown) => {
+        assert.ok(e instanceof MongoServerError);
+        assert.equal(e.code, 14);
+        assert.equal(e.codeName, 'TypeMismatch');
+        return true;
+      },
+    );
   });
 
   test('admin-only commands refuse other databases', async () => {
@@ -168,7 +176,9 @@ describe('in-process server lifecycle', () => {
       await using server = await SecantusServer.start();
       port = server.port;
     }
-    const c = new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, { serverSelectionTimeoutMS: 300 });
+    const c = new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, {
+      serverSelectionTimeoutMS: 300,
+    });
     await assert.rejects(c.connect());
     await c.close();
   });

@@ -26,7 +26,8 @@ import { bs, doc } from '../unit/query/corpus/values.js';
 function hasUndefined(v: unknown): boolean {
   if (v === undefined) return true;
   if (Array.isArray(v)) return v.some(hasUndefined);
-  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.values(v).some(hasUndefined);
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
+    return Object.values(v).some(hasUndefined);
   return false;
 }
 
@@ -46,7 +47,8 @@ function filterPaths(tree: MatchNode, prefix = '', out = new Set<string>()): Set
       out.add(prefix + tree.path);
       return filterPaths(tree.child, `${prefix}${tree.path}.`, out);
     default:
-      if ('path' in tree && typeof tree.path === 'string' && tree.path !== '') out.add(prefix + tree.path);
+      if ('path' in tree && typeof tree.path === 'string' && tree.path !== '')
+        out.add(prefix + tree.path);
       return out;
   }
 }
@@ -56,7 +58,10 @@ function usablePath(p: string): boolean {
 }
 
 function sortedIds(docs: Document[]): string[] {
-  return docs.map((d) => d['_id'] as BsonValue).sort((a, b) => compareBson(a ?? null, b ?? null)).map((id) => key(id));
+  return docs
+    .map((d) => d['_id'] as BsonValue)
+    .sort((a, b) => compareBson(a ?? null, b ?? null))
+    .map((id) => key(id));
 }
 
 let ts: TestServer;
@@ -74,10 +79,14 @@ after(async () => {
 
 describe('filters give the same documents with and without indexes', () => {
   allMatchCases.forEach((c, n) => {
-    const skip = hasUndefined(c.filter) ? 'the filter holds undefined, which the driver sends as null' : undefined;
+    const skip = hasUndefined(c.filter)
+      ? 'the filter holds undefined, which the driver sends as null'
+      : undefined;
     test(`indexes: ${c.name}`, skip === undefined ? {} : { skip }, async () => {
       const docs = c.docs.filter((d) => !hasUndefined(d)).map((d) => doc(d));
-      const dropped = new Set(c.docs.filter((d) => hasUndefined(d)).map((d) => key(bs(d['_id'] as Literal))));
+      const dropped = new Set(
+        c.docs.filter((d) => hasUndefined(d)).map((d) => key(bs(d['_id'] as Literal))),
+      );
       const filter = doc(c.filter);
       let tree: MatchNode;
       try {
@@ -99,21 +108,29 @@ describe('filters give the same documents with and without indexes', () => {
       for (const p of paths) specs.push({ [p]: 1 }, { [p]: -1 });
       // Compound keys over the first two paths, each way round.
       const [p0, p1] = paths;
-      if (p0 !== undefined && p1 !== undefined) specs.push({ [p0]: 1, [p1]: -1 }, { [p1]: 1, [p0]: 1 });
+      if (p0 !== undefined && p1 !== undefined)
+        specs.push({ [p0]: 1, [p1]: -1 }, { [p1]: 1, [p0]: 1 });
       const names: string[] = [];
       for (const spec of specs) {
         try {
           names.push(await indexed.createIndex(spec));
         } catch (e) {
           // Documents mongod cannot index under this pattern (parallel arrays, ambiguous fields).
-          assert.ok(e instanceof MongoServerError && [171, 16746].includes(e.code as number), `createIndex ${key(spec)}: ${String(e)}`);
+          assert.ok(
+            e instanceof MongoServerError && [171, 16746].includes(e.code as number),
+            `createIndex ${key(spec)}: ${String(e)}`,
+          );
         }
       }
       ran.indexes += names.length;
       const scanned = await plain.find(filter, { promoteValues: false }).toArray();
       const planned = await indexed.find(filter, { promoteValues: false }).toArray();
       const want = sortedIds(scanned);
-      assert.deepEqual(sortedIds(planned), want, `planner's plan on ${key(names)} differs from the collection scan`);
+      assert.deepEqual(
+        sortedIds(planned),
+        want,
+        `planner's plan on ${key(names)} differs from the collection scan`,
+      );
       if (c.expected !== undefined) {
         const expected = c.expected
           .map(bs)
@@ -146,7 +163,10 @@ describe('sorts give the same order with and without indexes', () => {
       try {
         await coll.createIndex(sort);
       } catch (e) {
-        assert.ok(e instanceof MongoServerError && [171, 16746, 67].includes(e.code as number), String(e));
+        assert.ok(
+          e instanceof MongoServerError && [171, 16746, 67].includes(e.code as number),
+          String(e),
+        );
         return;
       }
       const got = await coll.find({}, { promoteValues: false }).sort(sort).toArray();
@@ -155,13 +175,18 @@ describe('sorts give the same order with and without indexes', () => {
       assert.deepEqual(sortedIds(got), sortedIds(docs));
       for (let i = 1; i < got.length; i++) {
         const cmp = spec.compare(got[i - 1] as Document, got[i] as Document);
-        assert.ok(cmp <= 0, `${key(got[i - 1]?.['_id'])} before ${key(got[i]?.['_id'])} breaks ${key(sort)}`);
+        assert.ok(
+          cmp <= 0,
+          `${key(got[i - 1]?.['_id'])} before ${key(got[i]?.['_id'])} breaks ${key(sort)}`,
+        );
       }
       const expected = c.expected.map((id) => key(bs(id)));
       const gotIds = got.map((d) => key(d['_id']));
       // Where the expected order has no ties the orders agree exactly.
       const keys = docs.map((d) => spec.keyOf(d));
-      const tied = keys.some((k, i) => keys.some((k2, j) => j !== i && spec.compareKeys(k, k2) === 0));
+      const tied = keys.some((k, i) =>
+        keys.some((k2, j) => j !== i && spec.compareKeys(k, k2) === 0),
+      );
       if (!tied) assert.deepEqual(gotIds, expected, c.source);
     });
   });
@@ -169,7 +194,9 @@ describe('sorts give the same order with and without indexes', () => {
 
 describe('corpus coverage', () => {
   test('a non-trivial number of cases ran', (t) => {
-    t.diagnostic(`cases: ${ran.cases}, indexes built: ${ran.indexes}, hinted runs: ${ran.hintedRuns}`);
+    t.diagnostic(
+      `cases: ${ran.cases}, indexes built: ${ran.indexes}, hinted runs: ${ran.hintedRuns}`,
+    );
     assert.ok(ran.cases >= 200, `only ${ran.cases} cases ran`);
     assert.ok(ran.hintedRuns >= 500, `only ${ran.hintedRuns} hinted runs`);
   });

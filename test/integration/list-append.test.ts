@@ -32,7 +32,8 @@ interface TxnRecord {
 function pick<T>(list: readonly T[], n: number, rnd: () => number): T[] {
   const copy = [...list];
   const out: T[] = [];
-  while (out.length < n && copy.length > 0) out.push(copy.splice(Math.floor(rnd() * copy.length), 1)[0] as T);
+  while (out.length < n && copy.length > 0)
+    out.push(copy.splice(Math.floor(rnd() * copy.length), 1)[0] as T);
   return out;
 }
 
@@ -44,13 +45,27 @@ function seeded(seed: number): () => number {
   };
 }
 
-async function runClient(uri: string, clientNo: number, history: TxnRecord[], stopAt: () => boolean): Promise<void> {
-  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 2000, retryWrites: false, maxPoolSize: 1 });
+async function runClient(
+  uri: string,
+  clientNo: number,
+  history: TxnRecord[],
+  stopAt: () => boolean,
+): Promise<void> {
+  const client = new MongoClient(uri, {
+    serverSelectionTimeoutMS: 2000,
+    retryWrites: false,
+    maxPoolSize: 1,
+  });
   const rnd = seeded(clientNo + 1);
   const coll = client.db('la').collection<{ _id: string; v: string[] }>('lists');
   try {
     for (let n = 0; !stopAt(); n++) {
-      const rec: TxnRecord = { id: `c${clientNo}t${n}`, appends: [], reads: [], outcome: 'unknown' };
+      const rec: TxnRecord = {
+        id: `c${clientNo}t${n}`,
+        appends: [],
+        reads: [],
+        outcome: 'unknown',
+      };
       history.push(rec);
       const session = client.startSession();
       try {
@@ -111,8 +126,13 @@ function check(history: TxnRecord[], finals: Map<string, string[]>): string {
     }
   }
   for (const t of history.filter((x) => x.outcome === 'unknown')) {
-    const present = t.appends.filter((v) => finals.get(v.split(':')[1] as string)?.includes(v)).length;
-    assert.ok(present === 0 || present === t.appends.length, `transaction ${t.id} is all or nothing`);
+    const present = t.appends.filter((v) =>
+      finals.get(v.split(':')[1] as string)?.includes(v),
+    ).length;
+    assert.ok(
+      present === 0 || present === t.appends.length,
+      `transaction ${t.id} is all or nothing`,
+    );
   }
   for (const t of history) {
     for (const r of t.reads) {
@@ -120,35 +140,51 @@ function check(history: TxnRecord[], finals: Map<string, string[]>): string {
       const ownTail = r.value.at(-1);
       // A read after the transaction's own append ends with that append, which is only in
       // the final list if the transaction committed; compare the part before it.
-      const seen = ownTail !== undefined && t.appends.includes(ownTail) ? r.value.slice(0, -1) : r.value;
-      assert.deepEqual(final.slice(0, seen.length), seen, `read of ${r.key} by ${t.id} is a prefix of the final list`);
+      const seen =
+        ownTail !== undefined && t.appends.includes(ownTail) ? r.value.slice(0, -1) : r.value;
+      assert.deepEqual(
+        final.slice(0, seen.length),
+        seen,
+        `read of ${r.key} by ${t.id} is a prefix of the final list`,
+      );
     }
   }
   return summary;
 }
 
 describe('list-append transactions across SIGKILL restarts (daemon on LMDB)', () => {
-  test('no lost writes, aborted reads, intermediate reads or partial transactions', { timeout: 120_000 }, async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'secantus-la-'));
-    const history: TxnRecord[] = [];
-    let daemon = await startDaemon(dir);
-    try {
-      for (let round = 0; round < 3; round++) {
-        const deadline = Date.now() + 2500;
-        const clients = Array.from({ length: 8 }, (_, i) => runClient(daemon.uri, round * 100 + i, history, () => Date.now() > deadline));
-        await new Promise((r) => setTimeout(r, 2000));
+  test(
+    'no lost writes, aborted reads, intermediate reads or partial transactions',
+    { timeout: 120_000 },
+    async (t) => {
+      const dir = mkdtempSync(join(tmpdir(), 'secantus-la-'));
+      const history: TxnRecord[] = [];
+      let daemon = await startDaemon(dir);
+      try {
+        for (let round = 0; round < 3; round++) {
+          const deadline = Date.now() + 2500;
+          const clients = Array.from({ length: 8 }, (_, i) =>
+            runClient(daemon.uri, round * 100 + i, history, () => Date.now() > deadline),
+          );
+          await new Promise((r) => setTimeout(r, 2000));
+          await killDaemon(daemon);
+          await Promise.all(clients);
+          daemon = await startDaemon(dir);
+        }
+        const client = new MongoClient(daemon.uri, { serverSelectionTimeoutMS: 5000 });
+        const finals = new Map<string, string[]>();
+        for (const d of await client
+          .db('la')
+          .collection<{ _id: string; v: string[] }>('lists')
+          .find()
+          .toArray())
+          finals.set(d._id, d.v);
+        await client.close();
+        t.diagnostic(check(history, finals));
+      } finally {
         await killDaemon(daemon);
-        await Promise.all(clients);
-        daemon = await startDaemon(dir);
+        rmSync(dir, { recursive: true, force: true });
       }
-      const client = new MongoClient(daemon.uri, { serverSelectionTimeoutMS: 5000 });
-      const finals = new Map<string, string[]>();
-      for (const d of await client.db('la').collection<{ _id: string; v: string[] }>('lists').find().toArray()) finals.set(d._id, d.v);
-      await client.close();
-      t.diagnostic(check(history, finals));
-    } finally {
-      await killDaemon(daemon);
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

@@ -12,7 +12,9 @@ describe('mongoose', () => {
 
   before(async () => {
     server = await SecantusServer.start();
-    conn = await mongoose.createConnection(server.uri, { dbName: 'mongoose_test', serverSelectionTimeoutMS: 5000 }).asPromise();
+    conn = await mongoose
+      .createConnection(server.uri, { dbName: 'mongoose_test', serverSelectionTimeoutMS: 5000 })
+      .asPromise();
   });
   after(async () => {
     await conn.close();
@@ -20,11 +22,22 @@ describe('mongoose', () => {
   });
 
   test('models save, query, update and delete', async () => {
-    const Cat = conn.model('Cat', new mongoose.Schema({ name: { type: String, required: true }, age: Number, tags: [String] }));
+    const Cat = conn.model(
+      'Cat',
+      new mongoose.Schema({ name: { type: String, required: true }, age: Number, tags: [String] }),
+    );
     await Cat.create({ name: 'Tom', age: 3, tags: ['grey'] });
-    await Cat.create([{ name: 'Felix', age: 5 }, { name: 'Garfield', age: 9, tags: ['orange', 'lazy'] }]);
-    const old = await Cat.find({ age: { $gte: 5 } }).sort({ age: -1 }).lean();
-    assert.deepEqual(old.map((c) => c.name), ['Garfield', 'Felix']);
+    await Cat.create([
+      { name: 'Felix', age: 5 },
+      { name: 'Garfield', age: 9, tags: ['orange', 'lazy'] },
+    ]);
+    const old = await Cat.find({ age: { $gte: 5 } })
+      .sort({ age: -1 })
+      .lean();
+    assert.deepEqual(
+      old.map((c) => c.name),
+      ['Garfield', 'Felix'],
+    );
     await Cat.updateOne({ name: 'Tom' }, { $inc: { age: 1 }, $push: { tags: 'fast' } });
     const tom = await Cat.findOne({ name: 'Tom' }).lean();
     assert.equal(tom?.age, 4);
@@ -36,20 +49,30 @@ describe('mongoose', () => {
   });
 
   test('autoIndex builds unique indexes and duplicates are refused with E11000', async () => {
-    const schema = new mongoose.Schema({ email: { type: String, unique: true }, n: { type: Number, index: true } });
+    const schema = new mongoose.Schema({
+      email: { type: String, unique: true },
+      n: { type: Number, index: true },
+    });
     const User = conn.model('User', schema);
     await User.init();
     const names = (await User.collection.listIndexes().toArray()).map((i) => i['name']).sort();
     assert.deepEqual(names, ['_id_', 'email_1', 'n_1']);
     await User.create({ email: 'a@example.com', n: 1 });
-    await assert.rejects(User.create({ email: 'a@example.com', n: 2 }), (e: unknown) => (e as { code?: number }).code === 11000);
+    await assert.rejects(
+      User.create({ email: 'a@example.com', n: 2 }),
+      (e: unknown) => (e as { code?: number }).code === 11000,
+    );
   });
 
   test('syncIndexes drops indexes no longer in the schema and creates new ones', async () => {
     const coll = conn.collection('things');
     await coll.insertOne({ a: 1, b: 1 });
     await coll.createIndex({ stale: 1 });
-    const Thing = conn.model('Thing', new mongoose.Schema({ a: { type: Number, index: true }, b: Number }), 'things');
+    const Thing = conn.model(
+      'Thing',
+      new mongoose.Schema({ a: { type: Number, index: true }, b: Number }),
+      'things',
+    );
     const dropped = await Thing.syncIndexes();
     assert.deepEqual(dropped, ['stale_1']);
     const names = (await coll.listIndexes().toArray()).map((i) => i['name']).sort();
@@ -58,7 +81,10 @@ describe('mongoose', () => {
 
   test('session.withTransaction commits together or not at all', async () => {
     const Account = conn.model('Account', new mongoose.Schema({ _id: String, balance: Number }));
-    await Account.create([{ _id: 'a', balance: 100 }, { _id: 'b', balance: 0 }]);
+    await Account.create([
+      { _id: 'a', balance: 100 },
+      { _id: 'b', balance: 0 },
+    ]);
     const session = await conn.startSession();
     await session.withTransaction(async () => {
       await Account.updateOne({ _id: 'a' }, { $inc: { balance: -30 } }, { session });
@@ -73,6 +99,12 @@ describe('mongoose', () => {
     );
     await session.endSession();
     const balances = await Account.find().sort({ _id: 1 }).lean();
-    assert.deepEqual(balances.map((x) => [x._id, x.balance]), [['a', 70], ['b', 30]]);
+    assert.deepEqual(
+      balances.map((x) => [x._id, x.balance]),
+      [
+        ['a', 70],
+        ['b', 30],
+      ],
+    );
   });
 });

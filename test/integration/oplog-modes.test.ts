@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Long, Timestamp, UUID } from 'mongodb';
-import type { ChangeStream, Document } from 'mongodb';
+import { Long, UUID } from 'mongodb';
+import type { ChangeStream, Document, Timestamp } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -26,11 +26,14 @@ async function take(cs: ChangeStream, n: number): Promise<Document[]> {
   return out;
 }
 
-const summary = (e: Document): string => `${String(e['operationType'])}:${String(e['documentKey']?._id)}`;
+const summary = (e: Document): string =>
+  `${String(e['operationType'])}:${String(e['documentKey']?._id)}`;
 
 for (const mode of modes) {
   describe(`oplog ${mode.name}`, () => {
-    const withServer = async (fn: (ts: TestServer, dir: string) => Promise<void>): Promise<void> => {
+    const withServer = async (
+      fn: (ts: TestServer, dir: string) => Promise<void>,
+    ): Promise<void> => {
       const dir = mkdtempSync(join(tmpdir(), 'secantus-oplogmode-'));
       const ts = await startTestServer({ dbPath: dir, ...mode.options });
       try {
@@ -60,9 +63,19 @@ for (const mode of modes) {
         await session.endSession();
         await coll.insertOne({ _id: 'last' });
         const events = await take(cs, 55);
-        const expected = [...Array.from({ length: 50 }, (_, i) => `insert:${i}`), 'update:1', 'delete:2', 'insert:t1', 'insert:t2', 'insert:last'];
+        const expected = [
+          ...Array.from({ length: 50 }, (_, i) => `insert:${i}`),
+          'update:1',
+          'delete:2',
+          'insert:t1',
+          'insert:t2',
+          'insert:last',
+        ];
         assert.deepEqual(events.map(summary), expected);
-        assert.ok(events[52]?.['clusterTime'].equals(events[53]?.['clusterTime']), 'one transaction, one clusterTime');
+        assert.ok(
+          events[52]?.['clusterTime'].equals(events[53]?.['clusterTime']),
+          'one transaction, one clusterTime',
+        );
         assert.ok(events[52]?.['lsid'] !== undefined && events[52]?.['txnNumber'] !== undefined);
         await cs.close();
       }));
@@ -71,7 +84,11 @@ for (const mode of modes) {
       withServer(async (ts) => {
         const coll = ts.client.db('m').collection<Document>('c');
         // Many writes at once, so that some may still be queued when the stream opens.
-        await Promise.all(Array.from({ length: 20 }, (_, k) => coll.insertMany(Array.from({ length: 100 }, (_, i) => ({ _id: k * 100 + i })))));
+        await Promise.all(
+          Array.from({ length: 20 }, (_, k) =>
+            coll.insertMany(Array.from({ length: 100 }, (_, i) => ({ _id: k * 100 + i }))),
+          ),
+        );
         const cs = coll.watch();
         await cs.tryNext();
         await coll.insertOne({ _id: 'after' });
@@ -85,7 +102,12 @@ for (const mode of modes) {
         const cs = db.collection('r').watch();
         await cs.tryNext();
         const lsid = { id: new UUID() };
-        const cmd = { insert: 'r', documents: [{ _id: 1 }, { _id: 2 }], lsid, txnNumber: Long.fromNumber(7) };
+        const cmd = {
+          insert: 'r',
+          documents: [{ _id: 1 }, { _id: 2 }],
+          lsid,
+          txnNumber: Long.fromNumber(7),
+        };
         const first = await db.command(cmd);
         const retry = await db.command(cmd);
         assert.equal(first['n'], 2);
@@ -102,13 +124,21 @@ for (const mode of modes) {
         const coll = ts.client.db('m').collection<Document>('s');
         const session = ts.client.startSession({ causalConsistency: true });
         await coll.insertOne({ _id: 1, v: 'a' }, { session });
-        assert.deepEqual(await coll.findOne({ _id: 1 }, { session }), { _id: 1, v: 'a' }, 'reads its own write');
+        assert.deepEqual(
+          await coll.findOne({ _id: 1 }, { session }),
+          { _id: 1, v: 'a' },
+          'reads its own write',
+        );
         const at = session.operationTime as Timestamp;
         await coll.updateOne({ _id: 1 }, { $set: { v: 'b' } }, { session });
         await session.endSession();
         // A snapshot read at the first write's time must not see the update, queued or not.
-        const reply = await ts.client.db('m').command({ find: 's', filter: {}, readConcern: { level: 'snapshot', atClusterTime: at } }).catch((e: { code?: number }) => ({ error: e.code }));
-        if ('error' in reply) assert.equal(reply['error'], 239, 'SnapshotTooOld when that snapshot is gone');
+        const reply = await ts.client
+          .db('m')
+          .command({ find: 's', filter: {}, readConcern: { level: 'snapshot', atClusterTime: at } })
+          .catch((e: { code?: number }) => ({ error: e.code }));
+        if ('error' in reply)
+          assert.equal(reply['error'], 239, 'SnapshotTooOld when that snapshot is gone');
         else assert.deepEqual(reply['cursor'].firstBatch, [{ _id: 1, v: 'a' }]);
         assert.deepEqual(await coll.findOne({ _id: 1 }), { _id: 1, v: 'b' });
       }));
@@ -125,15 +155,34 @@ describe('oplog async: a clean stop drains the queue', () => {
       const token = cs.resumeToken;
       await cs.close();
       // Acknowledged before the stop; their entries may still be queued when it begins.
-      await Promise.all(Array.from({ length: 10 }, (_, k) => ts.client.db('m').collection('c').insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: k * 200 + i })))));
+      await Promise.all(
+        Array.from({ length: 10 }, (_, k) =>
+          ts.client
+            .db('m')
+            .collection('c')
+            .insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: k * 200 + i }))),
+        ),
+      );
       await ts.stop();
       ts = await startTestServer({ dbPath: dir, oplogAsync: true });
       try {
         const resumed = ts.client.db('m').collection('c').watch([], { resumeAfter: token });
         const events = await take(resumed, 2000);
-        assert.deepEqual(new Set(events.map((e) => e['documentKey']._id)).size, 2000, 'every acknowledged insert, once');
-        const noops = await ts.client.db('local').collection('oplog.rs').find({ op: 'n' }).toArray();
-        assert.deepEqual(noops.map((e) => e['o']), [{ msg: 'initiating set' }], 'no history boundary after a clean stop');
+        assert.deepEqual(
+          new Set(events.map((e) => e['documentKey']._id)).size,
+          2000,
+          'every acknowledged insert, once',
+        );
+        const noops = await ts.client
+          .db('local')
+          .collection('oplog.rs')
+          .find({ op: 'n' })
+          .toArray();
+        assert.deepEqual(
+          noops.map((e) => e['o']),
+          [{ msg: 'initiating set' }],
+          'no history boundary after a clean stop',
+        );
         await resumed.close();
       } finally {
         await ts.stop();

@@ -2,8 +2,8 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Long, Timestamp, UUID } from 'mongodb';
-import type { Document } from 'mongodb';
+import { Long, UUID } from 'mongodb';
+import type { Document, Timestamp } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { rawCommand } from '../helpers/wire-client.js';
@@ -40,8 +40,14 @@ describe('oplog', () => {
     assert.equal(upd?.['o']['$v'], 2);
     assert.deepEqual(rep?.['o'], { _id: 1, z: 1 });
     assert.deepEqual(del?.['o'], { _id: 1 });
-    assert.deepEqual((txn?.['o']['applyOps'] as Document[]).map((x) => x['o']['_id']), [2, 3]);
-    assert.ok(txn?.['lsid'] !== undefined && txn['txnNumber'] !== undefined, 'transaction entries carry lsid and txnNumber');
+    assert.deepEqual(
+      (txn?.['o']['applyOps'] as Document[]).map((x) => x['o']['_id']),
+      [2, 3],
+    );
+    assert.ok(
+      txn?.['lsid'] !== undefined && txn['txnNumber'] !== undefined,
+      'transaction entries carry lsid and txnNumber',
+    );
     for (let i = 1; i < mine.length; i++) {
       const a = mine[i - 1]?.['ts'] as Timestamp;
       const b = mine[i]?.['ts'] as Timestamp;
@@ -53,10 +59,23 @@ describe('oplog', () => {
 
   test('retryable write entries carry lsid, txnNumber and stmtId', async () => {
     const lsid = { id: new UUID() };
-    const r = await rawCommand(ts.server.port, { insert: 'r', documents: [{ _id: 'a' }, { _id: 'b' }], lsid, txnNumber: Long.fromInt(5), $db: 'op' });
+    const r = await rawCommand(ts.server.port, {
+      insert: 'r',
+      documents: [{ _id: 'a' }, { _id: 'b' }],
+      lsid,
+      txnNumber: Long.fromInt(5),
+      $db: 'op',
+    });
     assert.equal(r['n'], 2);
-    const entries = await ts.client.db('local').collection('oplog.rs').find({ ns: 'op.r' }).toArray();
-    assert.deepEqual(entries.map((e) => e['stmtId']), [0, 1]);
+    const entries = await ts.client
+      .db('local')
+      .collection('oplog.rs')
+      .find({ ns: 'op.r' })
+      .toArray();
+    assert.deepEqual(
+      entries.map((e) => e['stmtId']),
+      [0, 1],
+    );
     assert.ok(entries.every((e) => Number(e['txnNumber']) === 5));
   });
 });

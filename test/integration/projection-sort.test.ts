@@ -22,7 +22,11 @@ import { MongoServerError } from 'mongodb';
 import type { Db, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { DEFAULT_ERROR_INPUT, projectionCases, projectionErrorCases } from '../unit/query/corpus/projection.js';
+import {
+  DEFAULT_ERROR_INPUT,
+  projectionCases,
+  projectionErrorCases,
+} from '../unit/query/corpus/projection.js';
 import { sortCases, sortErrorCases } from '../unit/query/corpus/sort.js';
 import { bs, doc } from '../unit/query/corpus/values.js';
 
@@ -39,7 +43,8 @@ after(async () => {
   await ts?.stop();
 });
 
-const bytes = (d: Document): Buffer => Buffer.from(serialize(d, { checkKeys: false, ignoreUndefined: false }));
+const bytes = (d: Document): Buffer =>
+  Buffer.from(serialize(d, { checkKeys: false, ignoreUndefined: false }));
 const show = (v: unknown): string => EJSON.stringify(v as Document, { relaxed: false });
 
 interface FindSpec {
@@ -95,13 +100,18 @@ describe('projection corpus through the driver', () => {
   before(async () => {
     await Promise.all([
       ...cases.map(({ c, collection }) => db.collection(collection).insertOne(doc(c.input))),
-      ...errors.map(({ c, collection }) => db.collection(collection).insertOne(doc(c.input ?? DEFAULT_ERROR_INPUT))),
+      ...errors.map(({ c, collection }) =>
+        db.collection(collection).insertOne(doc(c.input ?? DEFAULT_ERROR_INPUT)),
+      ),
     ]);
   });
 
   for (const { c, collection } of cases) {
     test(`projection: ${c.name}`, async () => {
-      const got = await find(collection, { filter: doc(c.filter ?? {}), projection: doc(c.projection) });
+      const got = await find(collection, {
+        filter: doc(c.filter ?? {}),
+        projection: doc(c.projection),
+      });
       ran.projection++;
       assert.equal(got.length, 1, `returned ${show(got)} (${c.source})`);
       const want = doc(c.expected);
@@ -119,7 +129,10 @@ describe('projection corpus through the driver', () => {
       if (withExpressions !== undefined && 'expected' in withExpressions) {
         const got = await run;
         assert.equal(got.length, 1, `returned ${show(got)} (${c.source})`);
-        assert.ok(bytes(got[0] as Document).equals(bytes(doc(withExpressions.expected))), `${show(got)} vs ${show(withExpressions.expected)} (${c.source})`);
+        assert.ok(
+          bytes(got[0] as Document).equals(bytes(doc(withExpressions.expected))),
+          `${show(got)} vs ${show(withExpressions.expected)} (${c.source})`,
+        );
         ran.projection++;
         return;
       }
@@ -135,8 +148,19 @@ describe('sort corpus through the driver', () => {
 
   before(async () => {
     await Promise.all([
-      ...cases.map(({ c, collection }) => db.collection(collection).insertMany(c.docs.map((d) => doc(d)))),
-      ...errors.map(({ c, collection }) => db.collection(collection).insertMany((c.docs ?? [{ _id: 1, a: 1 }, { _id: 2, a: 2 }]).map((d) => doc(d)))),
+      ...cases.map(({ c, collection }) =>
+        db.collection(collection).insertMany(c.docs.map((d) => doc(d))),
+      ),
+      ...errors.map(({ c, collection }) =>
+        db.collection(collection).insertMany(
+          (
+            c.docs ?? [
+              { _id: 1, a: 1 },
+              { _id: 2, a: 2 },
+            ]
+          ).map((d) => doc(d)),
+        ),
+      ),
     ]);
   });
 
@@ -146,7 +170,13 @@ describe('sort corpus through the driver', () => {
       // The same order from find (the planner's SORT stage) and an aggregate $sort stage.
       const runs: Array<[string, Document[]]> = [
         ['find', await find(collection, { sort })],
-        ['aggregate $sort', await db.collection(collection).aggregate([{ $sort: sort }], { promoteValues: false }).toArray()],
+        [
+          'aggregate $sort',
+          await db
+            .collection(collection)
+            .aggregate([{ $sort: sort }], { promoteValues: false })
+            .toArray(),
+        ],
       ];
       ran.sort++;
       for (const [how, got] of runs) {
@@ -166,9 +196,14 @@ describe('sort corpus through the driver', () => {
 
 describe('projection and sort corpora: coverage', () => {
   test('a non-trivial number of cases ran', (t) => {
-    t.diagnostic(`projection: ${ran.projection} (+${ran.projectionErrors} errors), sort: ${ran.sort} (+${ran.sortErrors} errors), sent as plain find commands: ${ran.viaCommand}`);
+    t.diagnostic(
+      `projection: ${ran.projection} (+${ran.projectionErrors} errors), sort: ${ran.sort} (+${ran.sortErrors} errors), sent as plain find commands: ${ran.viaCommand}`,
+    );
     assert.ok(ran.projection >= 70, `only ${ran.projection} projection cases ran`);
-    assert.ok(ran.projectionErrors >= 30, `only ${ran.projectionErrors} projection error cases ran`);
+    assert.ok(
+      ran.projectionErrors >= 30,
+      `only ${ran.projectionErrors} projection error cases ran`,
+    );
     assert.ok(ran.sort >= 15, `only ${ran.sort} sort cases ran`);
     assert.ok(ran.sortErrors >= 10, `only ${ran.sortErrors} sort error cases ran`);
   });

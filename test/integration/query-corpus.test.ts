@@ -33,7 +33,10 @@ import { bs, doc } from '../unit/query/corpus/values.js';
 
 /** Error cases whose expectation is about the unit under test without the server around it. */
 const UNIT_ONLY_ERRORS: ReadonlyMap<string, string> = new Map([
-  ['$expr without the aggregation hook', 'the expectation (NotImplemented) is the matcher without its $expr hook; the server wires $expr (test/integration/aggregate.test.ts)'],
+  [
+    '$expr without the aggregation hook',
+    'the expectation (NotImplemented) is the matcher without its $expr hook; the server wires $expr (test/integration/aggregate.test.ts)',
+  ],
 ]);
 
 /**
@@ -45,7 +48,8 @@ const KNOWN_COMMAND_LAYER_BUGS: ReadonlyMap<string, string> = new Map();
 function hasUndefined(v: unknown): boolean {
   if (v === undefined) return true;
   if (Array.isArray(v)) return v.some(hasUndefined);
-  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.values(v).some(hasUndefined);
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
+    return Object.values(v).some(hasUndefined);
   return false;
 }
 
@@ -66,11 +70,24 @@ interface Planned {
 function plan(cases: readonly MatchCase[]): Planned[] {
   const collections = new Map<string, string>();
   return cases.map((c) => {
-    if (hasUndefined(c.filter)) return { c, skip: 'the filter holds undefined, which the driver sends as null', docs: [], dropped: [], collection: '' };
+    if (hasUndefined(c.filter))
+      return {
+        c,
+        skip: 'the filter holds undefined, which the driver sends as null',
+        docs: [],
+        dropped: [],
+        collection: '',
+      };
     const kept = c.docs.filter((d) => !hasUndefined(d));
     const dropped = c.docs.filter((d) => hasUndefined(d)).map((d) => d['_id'] as Literal);
     if (dropped.length > 0 && c.expected === undefined) {
-      return { c, skip: 'documents hold undefined (sent as null by the driver) and the expectation is only a count', docs: [], dropped, collection: '' };
+      return {
+        c,
+        skip: 'documents hold undefined (sent as null by the driver) and the expectation is only a count',
+        docs: [],
+        dropped,
+        collection: '',
+      };
     }
     const droppedKeys = new Set(dropped.map((id) => key(bs(id))));
     const expected = c.expected?.filter((id) => !droppedKeys.has(key(bs(id))));
@@ -80,7 +97,9 @@ function plan(cases: readonly MatchCase[]): Planned[] {
       collection = `docs${collections.size}`;
       collections.set(docsKey, collection);
     }
-    return expected === undefined ? { c, docs: kept, dropped, collection } : { c, docs: kept, expected, dropped, collection };
+    return expected === undefined
+      ? { c, docs: kept, dropped, collection }
+      : { c, docs: kept, expected, dropped, collection };
   });
 }
 
@@ -103,39 +122,66 @@ describe('query corpus through the driver: filters', () => {
   before(async () => {
     // One collection per distinct document set, inserted in parallel.
     const byCollection = new Map<string, Planned>();
-    for (const p of planned) if (p.skip === undefined && !byCollection.has(p.collection)) byCollection.set(p.collection, p);
+    for (const p of planned)
+      if (p.skip === undefined && !byCollection.has(p.collection))
+        byCollection.set(p.collection, p);
     await Promise.all(
       [...byCollection.values()].map(async (p) => {
-        if (p.docs.length > 0) await db.collection(p.collection).insertMany(p.docs.map((d) => doc(d)));
+        if (p.docs.length > 0)
+          await db.collection(p.collection).insertMany(p.docs.map((d) => doc(d)));
       }),
     );
   });
 
   for (const p of planned) {
     const { c } = p;
-    const suffix = p.dropped.length > 0 && p.skip === undefined ? ` (without undefined-holding _id ${p.dropped.map((id) => JSON.stringify(id)).join(', ')})` : '';
-    test(`find and $match: ${c.name}${suffix}`, p.skip === undefined ? {} : { skip: p.skip }, async () => {
-      const coll: Collection<Document> = db.collection(p.collection);
-      const filter = doc(c.filter);
-      // The same filter through find (the planner's plan) and an aggregate $match stage.
-      const runs: Array<[string, Document[]]> = [
-        ['find', await coll.find(filter, { promoteValues: false }).toArray()],
-        ['aggregate $match', await coll.aggregate([{ $match: filter }], { promoteValues: false }).toArray()],
-      ];
-      ran.match++;
-      for (const [how, got] of runs) {
-        if (c.expectedCount !== undefined && p.dropped.length === 0) assert.equal(got.length, c.expectedCount, `${how}: count (${c.source})`);
-        if (p.expected === undefined) continue;
-        // Compare in the corpus's document order, whatever order the plan returned them in.
-        const position = (id: unknown): number => p.docs.findIndex((d) => compareBson(bs(d['_id'] as Literal), (id ?? null) as BsonValue) === 0);
-        const ids = got.map((d) => d['_id'] as unknown);
-        const positions = ids.map(position);
-        assert.ok(positions.every((i) => i >= 0), `${how}: unknown _id in ${key(ids)}`);
-        const inOrder = positions.slice().sort((a, b) => a - b).map((i) => bs(p.docs[i]?.['_id'] as Literal));
-        const want = p.expected.map(bs);
-        assert.equal(key(inOrder), key(want), `${how}: matched ${key(inOrder)}, expected ${key(want)} (${c.source})`);
-      }
-    });
+    const suffix =
+      p.dropped.length > 0 && p.skip === undefined
+        ? ` (without undefined-holding _id ${p.dropped.map((id) => JSON.stringify(id)).join(', ')})`
+        : '';
+    test(
+      `find and $match: ${c.name}${suffix}`,
+      p.skip === undefined ? {} : { skip: p.skip },
+      async () => {
+        const coll: Collection<Document> = db.collection(p.collection);
+        const filter = doc(c.filter);
+        // The same filter through find (the planner's plan) and an aggregate $match stage.
+        const runs: Array<[string, Document[]]> = [
+          ['find', await coll.find(filter, { promoteValues: false }).toArray()],
+          [
+            'aggregate $match',
+            await coll.aggregate([{ $match: filter }], { promoteValues: false }).toArray(),
+          ],
+        ];
+        ran.match++;
+        for (const [how, got] of runs) {
+          if (c.expectedCount !== undefined && p.dropped.length === 0)
+            assert.equal(got.length, c.expectedCount, `${how}: count (${c.source})`);
+          if (p.expected === undefined) continue;
+          // Compare in the corpus's document order, whatever order the plan returned them in.
+          const position = (id: unknown): number =>
+            p.docs.findIndex(
+              (d) => compareBson(bs(d['_id'] as Literal), (id ?? null) as BsonValue) === 0,
+            );
+          const ids = got.map((d) => d['_id'] as unknown);
+          const positions = ids.map(position);
+          assert.ok(
+            positions.every((i) => i >= 0),
+            `${how}: unknown _id in ${key(ids)}`,
+          );
+          const inOrder = positions
+            .slice()
+            .sort((a, b) => a - b)
+            .map((i) => bs(p.docs[i]?.['_id'] as Literal));
+          const want = p.expected.map(bs);
+          assert.equal(
+            key(inOrder),
+            key(want),
+            `${how}: matched ${key(inOrder)}, expected ${key(want)} (${c.source})`,
+          );
+        }
+      },
+    );
   }
 });
 
@@ -145,23 +191,38 @@ describe('query corpus through the driver: bad filters', () => {
   });
 
   for (const c of allMatchErrorCases) {
-    const skip = hasUndefined(c.filter) ? 'the filter holds undefined, which the driver sends as null' : UNIT_ONLY_ERRORS.get(c.name);
+    const skip = hasUndefined(c.filter)
+      ? 'the filter holds undefined, which the driver sends as null'
+      : UNIT_ONLY_ERRORS.get(c.name);
     const todo = KNOWN_COMMAND_LAYER_BUGS.get(c.name);
-    test(`find error: ${c.name}`, skip !== undefined ? { skip } : todo !== undefined ? { todo } : {}, async () => {
-      await assert.rejects(db.collection('errors').find(doc(c.filter)).toArray(), (e: unknown) => {
-        assert.ok(e instanceof MongoServerError, `not a server error: ${String(e)}`);
-        assert.equal(e.code, c.code, `${e.message} (${c.source})`);
-        if (c.message !== undefined) assert.ok(e.message.includes(c.message), `message "${e.message}" lacks "${c.message}" (${c.source})`);
-        return true;
-      });
-      ran.errors++;
-    });
+    test(
+      `find error: ${c.name}`,
+      skip !== undefined ? { skip } : todo !== undefined ? { todo } : {},
+      async () => {
+        await assert.rejects(
+          db.collection('errors').find(doc(c.filter)).toArray(),
+          (e: unknown) => {
+            assert.ok(e instanceof MongoServerError, `not a server error: ${String(e)}`);
+            assert.equal(e.code, c.code, `${e.message} (${c.source})`);
+            if (c.message !== undefined)
+              assert.ok(
+                e.message.includes(c.message),
+                `message "${e.message}" lacks "${c.message}" (${c.source})`,
+              );
+            return true;
+          },
+        );
+        ran.errors++;
+      },
+    );
   }
 });
 
 describe('query corpus through the driver: coverage', () => {
   test('a non-trivial number of cases ran', (t) => {
-    t.diagnostic(`filters: ${ran.match} (each through find and aggregate $match), bad filters: ${ran.errors}`);
+    t.diagnostic(
+      `filters: ${ran.match} (each through find and aggregate $match), bad filters: ${ran.errors}`,
+    );
     assert.ok(ran.match >= 400, `only ${ran.match} filter cases ran`);
     assert.ok(ran.errors >= 100, `only ${ran.errors} error cases ran`);
   });

@@ -50,9 +50,28 @@ describe('regex cost is bounded', () => {
   });
 
   test('the same pattern in $regexMatch, $regexFind, $jsonSchema and $in fails the same way', async () => {
-    assert.equal(await codeOf(coll.aggregate([{ $project: { m: { $regexMatch: { input: '$s', regex: '(a+)+$' } } } }]).toArray()), 51156);
-    assert.equal(await codeOf(coll.aggregate([{ $project: { m: { $regexFind: { input: '$s', regex: /(a|aa)+$/ } } } }]).toArray()), 51156);
-    assert.equal(await codeOf(coll.find({ $jsonSchema: { properties: { s: { pattern: '(a+)+$' } } } }).toArray()), 51156);
+    assert.equal(
+      await codeOf(
+        coll
+          .aggregate([{ $project: { m: { $regexMatch: { input: '$s', regex: '(a+)+$' } } } }])
+          .toArray(),
+      ),
+      51156,
+    );
+    assert.equal(
+      await codeOf(
+        coll
+          .aggregate([{ $project: { m: { $regexFind: { input: '$s', regex: /(a|aa)+$/ } } } }])
+          .toArray(),
+      ),
+      51156,
+    );
+    assert.equal(
+      await codeOf(
+        coll.find({ $jsonSchema: { properties: { s: { pattern: '(a+)+$' } } } }).toArray(),
+      ),
+      51156,
+    );
     assert.equal(await codeOf(coll.find({ s: { $in: [/(a+)+$/] } }).toArray()), 51156);
   });
 
@@ -62,18 +81,28 @@ describe('regex cost is bounded', () => {
 
   test('the same pattern still matches where it is cheap', async () => {
     const docs = await coll.find({ _id: { $in: [2, 4] }, s: { $regex: '(a+)+$' } }).toArray();
-    assert.deepEqual(docs.map((d) => d['_id']), [2]);
+    assert.deepEqual(
+      docs.map((d) => d['_id']),
+      [2],
+    );
   });
 
   test('long strings are searched correctly through the guard', async () => {
-    const ids = (await coll.find({ s: { $regex: '^start-.*-end$' } }, { sort: { _id: 1 } }).toArray()).map((d) => d['_id']);
+    const ids = (
+      await coll.find({ s: { $regex: '^start-.*-end$' } }, { sort: { _id: 1 } }).toArray()
+    ).map((d) => d['_id']);
     assert.deepEqual(ids, [3, 4]);
-    const [found] = await coll.aggregate([
-      { $match: { _id: 3 } },
-      { $project: { _id: 0, f: { $regexFindAll: { input: '$s', regex: '(x{100000})' } } } },
-    ]).toArray();
+    const [found] = await coll
+      .aggregate([
+        { $match: { _id: 3 } },
+        { $project: { _id: 0, f: { $regexFindAll: { input: '$s', regex: '(x{100000})' } } } },
+      ])
+      .toArray();
     const matches = (found?.['f'] ?? []) as Array<{ idx: number }>;
     // 300,000 x's hold three disjoint runs of 100,000, found after the 6 characters of "start-".
-    assert.deepEqual(matches.map((m) => m.idx), [6, 100_006, 200_006]);
+    assert.deepEqual(
+      matches.map((m) => m.idx),
+      [6, 100_006, 200_006],
+    );
   });
 });

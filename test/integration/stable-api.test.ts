@@ -16,7 +16,13 @@ describe('Stable API strict mode', () => {
   before(async () => {
     t = await startTestServer();
     strict = await t.newClient({ serverApi: { version: '1', strict: true } });
-    await t.client.db('api').collection('c').insertMany([{ _id: 1, a: 1 }, { _id: 2, a: 2 }]);
+    await t.client
+      .db('api')
+      .collection('c')
+      .insertMany([
+        { _id: 1, a: 1 },
+        { _id: 2, a: 2 },
+      ]);
   });
   after(async () => {
     await t.stop();
@@ -24,23 +30,45 @@ describe('Stable API strict mode', () => {
 
   test('a command outside API Version 1 is refused', async () => {
     const e = await expectServerCode(strict.db('admin').command({ serverStatus: 1 }), 323);
-    assert.match(e.message, /Provided apiStrict:true, but the command serverStatus is not in API Version 1/);
+    assert.match(
+      e.message,
+      /Provided apiStrict:true, but the command serverStatus is not in API Version 1/,
+    );
   });
 
   test('stages outside API Version 1 are refused, also inside sub-pipelines', async () => {
-    const e = await expectServerCode(strict.db('admin').aggregate([{ $listLocalSessions: {} }]).toArray(), 323);
-    assert.equal(e.message, "$listLocalSessions is not allowed with 'apiStrict: true' in API Version 1");
+    const e = await expectServerCode(
+      strict
+        .db('admin')
+        .aggregate([{ $listLocalSessions: {} }])
+        .toArray(),
+      323,
+    );
+    assert.equal(
+      e.message,
+      "$listLocalSessions is not allowed with 'apiStrict: true' in API Version 1",
+    );
     const c = strict.db('api').collection('c');
     await expectServerCode(c.aggregate([{ $indexStats: {} }]).toArray(), 323);
     await expectServerCode(c.aggregate([{ $facet: { s: [{ $indexStats: {} }] } }]).toArray(), 323);
-    await expectServerCode(c.aggregate([{ $lookup: { from: 'c', pipeline: [{ $indexStats: {} }], as: 'x' } }]).toArray(), 323);
+    await expectServerCode(
+      c.aggregate([{ $lookup: { from: 'c', pipeline: [{ $indexStats: {} }], as: 'x' } }]).toArray(),
+      323,
+    );
   });
 
   test('what API Version 1 holds works under strict, and the same stages run without it', async () => {
     const c = strict.db('api').collection('c');
-    assert.deepEqual(await c.aggregate([{ $match: { a: { $gt: 1 } } }, { $project: { _id: 1 } }]).toArray(), [{ _id: 2 }]);
+    assert.deepEqual(
+      await c.aggregate([{ $match: { a: { $gt: 1 } } }, { $project: { _id: 1 } }]).toArray(),
+      [{ _id: 2 }],
+    );
     assert.equal(await c.countDocuments({}), 2);
-    const stats = await t.client.db('api').collection('c').aggregate([{ $indexStats: {} }]).toArray();
+    const stats = await t.client
+      .db('api')
+      .collection('c')
+      .aggregate([{ $indexStats: {} }])
+      .toArray();
     assert.equal(stats.length, 1);
   });
 });

@@ -32,14 +32,20 @@ describe('transactions', () => {
         await coll.insertOne({ _id: 2, v: 'b' }, { session });
         await coll.updateOne({ _id: 1 }, { $set: { v: 'A' } }, { session });
         // Own writes are visible inside the transaction.
-        assert.deepEqual(await coll.find({}, { session }).toArray(), [{ _id: 1, v: 'A' }, { _id: 2, v: 'b' }]);
+        assert.deepEqual(await coll.find({}, { session }).toArray(), [
+          { _id: 1, v: 'A' },
+          { _id: 2, v: 'b' },
+        ]);
         // Outside it, nothing yet.
         assert.deepEqual(await coll.find({}).toArray(), []);
       });
     } finally {
       await session.endSession();
     }
-    assert.deepEqual(await coll.find({}).toArray(), [{ _id: 1, v: 'A' }, { _id: 2, v: 'b' }]);
+    assert.deepEqual(await coll.find({}).toArray(), [
+      { _id: 1, v: 'A' },
+      { _id: 2, v: 'b' },
+    ]);
   });
 
   test('abort discards every write', async () => {
@@ -60,7 +66,11 @@ describe('transactions', () => {
     assert.deepEqual(await coll.findOne({ _id: 1 }, { session }), { _id: 1, v: 0 });
     await coll.updateOne({ _id: 1 }, { $set: { v: 1 } }); // outside the transaction
     await coll.insertOne({ _id: 2 });
-    assert.deepEqual(await coll.find({}, { session }).toArray(), [{ _id: 1, v: 0 }], 'snapshot unchanged');
+    assert.deepEqual(
+      await coll.find({}, { session }).toArray(),
+      [{ _id: 1, v: 0 }],
+      'snapshot unchanged',
+    );
     await session.commitTransaction();
     await session.endSession();
   });
@@ -96,7 +106,10 @@ describe('transactions', () => {
     s.startTransaction();
     await coll.findOne({ _id: 1 }, { session: s }); // snapshot taken
     await coll.updateOne({ _id: 1 }, { $inc: { n: 1 } }); // committed after the snapshot
-    await assert.rejects(coll.updateOne({ _id: 1 }, { $inc: { n: 10 } }, { session: s }), (e: unknown) => e instanceof MongoServerError && e.code === 112);
+    await assert.rejects(
+      coll.updateOne({ _id: 1 }, { $inc: { n: 10 } }, { session: s }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 112,
+    );
     await s.abortTransaction().catch(() => undefined);
     await s.endSession();
     assert.deepEqual(await coll.findOne({ _id: 1 }), { _id: 1, n: 1 });
@@ -120,24 +133,49 @@ describe('transactions', () => {
     const port = ts.server.port;
     const lsid = { id: new UUID() };
     const txn = (n: number) => ({ lsid, txnNumber: Long.fromInt(n), autocommit: false });
-    const ok = async (body: Record<string, unknown>) => assert.equal((await rawCommand(port, body))['ok'], 1, JSON.stringify(body));
-    await ok({ insert: 'c', documents: [{ _id: 1 }], ...txn(1), startTransaction: true, $db: 'txn' });
+    const ok = async (body: Record<string, unknown>) =>
+      assert.equal((await rawCommand(port, body))['ok'], 1, JSON.stringify(body));
+    await ok({
+      insert: 'c',
+      documents: [{ _id: 1 }],
+      ...txn(1),
+      startTransaction: true,
+      $db: 'txn',
+    });
     await ok({ commitTransaction: 1, ...txn(1), $db: 'admin' });
     await ok({ commitTransaction: 1, ...txn(1), $db: 'admin' });
     const abortCommitted = await rawCommand(port, { abortTransaction: 1, ...txn(1), $db: 'admin' });
     assert.equal(abortCommitted['code'], 256);
-    await ok({ insert: 'c', documents: [{ _id: 2 }], ...txn(2), startTransaction: true, $db: 'txn' });
+    await ok({
+      insert: 'c',
+      documents: [{ _id: 2 }],
+      ...txn(2),
+      startTransaction: true,
+      $db: 'txn',
+    });
     await ok({ abortTransaction: 1, ...txn(2), $db: 'admin' });
     const commitAborted = await rawCommand(port, { commitTransaction: 1, ...txn(2), $db: 'admin' });
     assert.equal(commitAborted['code'], 251);
     assert.deepEqual(commitAborted['errorLabels'], ['TransientTransactionError']);
-    const tooOld = await rawCommand(port, { find: 'c', ...txn(1), startTransaction: true, $db: 'txn' });
+    const tooOld = await rawCommand(port, {
+      find: 'c',
+      ...txn(1),
+      startTransaction: true,
+      $db: 'txn',
+    });
     assert.equal(tooOld['code'], 225);
     assert.deepEqual(await coll.find({}).toArray(), [{ _id: 1 }]);
   });
 
   test('commands not allowed in a transaction: OperationNotSupportedInTransaction (263)', async () => {
-    const r = await rawCommand(ts.server.port, { count: 'c', lsid: { id: new UUID() }, txnNumber: Long.fromInt(1), startTransaction: true, autocommit: false, $db: 'txn' });
+    const r = await rawCommand(ts.server.port, {
+      count: 'c',
+      lsid: { id: new UUID() },
+      txnNumber: Long.fromInt(1),
+      startTransaction: true,
+      autocommit: false,
+      $db: 'txn',
+    });
     assert.equal(r['code'], 263);
   });
 
@@ -146,8 +184,14 @@ describe('transactions', () => {
     const s = ts.client.startSession();
     s.startTransaction();
     await coll.insertOne({ _id: 2 }, { session: s });
-    await assert.rejects(coll.insertOne({ _id: 1 }, { session: s }), (e: unknown) => e instanceof MongoServerError && e.code === 11000);
-    await assert.rejects(coll.insertOne({ _id: 3 }, { session: s }), (e: unknown) => e instanceof MongoServerError && e.code === 251);
+    await assert.rejects(
+      coll.insertOne({ _id: 1 }, { session: s }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 11000,
+    );
+    await assert.rejects(
+      coll.insertOne({ _id: 3 }, { session: s }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 251,
+    );
     await s.abortTransaction().catch(() => undefined);
     await s.endSession();
     assert.deepEqual(await coll.find({}).toArray(), [{ _id: 1 }]);
@@ -167,22 +211,46 @@ describe('retryable writes', () => {
     const db = ts.client.db('rw');
     const port = ts.server.port;
     const lsid = { id: new UUID() };
-    const cmd = { update: 'c', updates: [{ q: { _id: 1 }, u: { $inc: { n: 1 } }, upsert: true }], lsid, txnNumber: Long.fromInt(7), $db: 'rw' };
+    const cmd = {
+      update: 'c',
+      updates: [{ q: { _id: 1 }, u: { $inc: { n: 1 } }, upsert: true }],
+      lsid,
+      txnNumber: Long.fromInt(7),
+      $db: 'rw',
+    };
     const first = await rawCommand(port, cmd);
     const again = await rawCommand(port, cmd);
     assert.equal(first['n'], 1);
     assert.deepEqual(first['upserted'], [{ index: 0, _id: 1 }]);
     assert.deepEqual(again['upserted'], [{ index: 0, _id: 1 }], 'same result on retry');
     assert.deepEqual(again['retriedStmtIds'], [0]);
-    assert.deepEqual(await db.collection('c').findOne({ _id: 1 }), { _id: 1, n: 1 }, 'applied once');
+    assert.deepEqual(
+      await db.collection('c').findOne({ _id: 1 }),
+      { _id: 1, n: 1 },
+      'applied once',
+    );
 
-    const ins = { insert: 'c', documents: [{ _id: 2 }, { _id: 3 }], lsid, txnNumber: Long.fromInt(8), $db: 'rw' };
+    const ins = {
+      insert: 'c',
+      documents: [{ _id: 2 }, { _id: 3 }],
+      lsid,
+      txnNumber: Long.fromInt(8),
+      $db: 'rw',
+    };
     await rawCommand(port, ins);
     const insAgain = await rawCommand(port, ins);
     assert.equal(insAgain['n'], 2);
     assert.equal(insAgain['writeErrors'], undefined, 'no duplicate key on retry');
 
-    const fam = { findAndModify: 'c', query: { _id: 1 }, update: { $inc: { n: 1 } }, new: true, lsid, txnNumber: Long.fromInt(9), $db: 'rw' };
+    const fam = {
+      findAndModify: 'c',
+      query: { _id: 1 },
+      update: { $inc: { n: 1 } },
+      new: true,
+      lsid,
+      txnNumber: Long.fromInt(9),
+      $db: 'rw',
+    };
     const f1 = await rawCommand(port, fam);
     const f2 = await rawCommand(port, fam);
     assert.deepEqual(f1['value'], { _id: 1, n: 2 });
@@ -190,7 +258,10 @@ describe('retryable writes', () => {
     assert.deepEqual(await db.collection('c').findOne({ _id: 1 }), { _id: 1, n: 2 });
 
     assert.equal((await rawCommand(port, { ...ins, txnNumber: Long.fromInt(3) }))['code'], 225);
-    assert.equal((await rawCommand(port, { find: 'c', lsid, txnNumber: Long.fromInt(10), $db: 'rw' }))['code'], 50768);
+    assert.equal(
+      (await rawCommand(port, { find: 'c', lsid, txnNumber: Long.fromInt(10), $db: 'rw' }))['code'],
+      50768,
+    );
   });
 
   test('retryable writes through the driver with a failCommand network error apply once', async () => {
@@ -211,7 +282,13 @@ describe('retryable writes', () => {
       mode: { times: 1 },
       data: { failCommands: ['insert'], errorCode: 91 },
     });
-    const r = await rawCommand(ts.server.port, { insert: 'c', documents: [{}], lsid, txnNumber: Long.fromInt(1), $db: 'rw' });
+    const r = await rawCommand(ts.server.port, {
+      insert: 'c',
+      documents: [{}],
+      lsid,
+      txnNumber: Long.fromInt(1),
+      $db: 'rw',
+    });
     assert.equal(r['code'], 91);
     assert.deepEqual(r['errorLabels'], ['RetryableWriteError']);
   });
@@ -239,14 +316,36 @@ describe('malformed session fields', () => {
       [{ lsid, txnNumber: Long.fromInt(-1) }, 2],
       [{ lsid, txnNumber: Long.fromInt(1), autocommit: false, startTransaction: false }, 72],
       [{ lsid, txnNumber: Long.fromInt(1), autocommit: false }, 251], // continuing a transaction never started
-      [{ lsid, txnNumber: Long.fromInt(2), autocommit: false, startTransaction: true, writeConcern: { w: 1 } }, 72],
+      [
+        {
+          lsid,
+          txnNumber: Long.fromInt(2),
+          autocommit: false,
+          startTransaction: true,
+          writeConcern: { w: 1 },
+        },
+        72,
+      ],
     ];
     for (const [fields, code] of cases) {
-      const r = await rawCommand(port, { insert: 'bad', documents: [{ _id: 1 }], ...fields, $db: 'txn' });
+      const r = await rawCommand(port, {
+        insert: 'bad',
+        documents: [{ _id: 1 }],
+        ...fields,
+        $db: 'txn',
+      });
       assert.equal(r['ok'], 0, JSON.stringify(fields));
       assert.equal(r['code'], code, `${JSON.stringify(fields)}: ${String(r['errmsg'])}`);
     }
-    assert.equal(await ts.client.db('txn').collection('bad').countDocuments(), 0, 'nothing written');
-    assert.equal((await ts.client.db('admin').command({ ping: 1 }))['ok'], 1, 'the server keeps serving');
+    assert.equal(
+      await ts.client.db('txn').collection('bad').countDocuments(),
+      0,
+      'nothing written',
+    );
+    assert.equal(
+      (await ts.client.db('admin').command({ ping: 1 }))['ok'],
+      1,
+      'the server keeps serving',
+    );
   });
 });

@@ -72,7 +72,8 @@ const KNOWN_COMMAND_LAYER_BUGS: ReadonlyMap<string, string> = new Map();
 function hasUndefined(v: unknown): boolean {
   if (v === undefined) return true;
   if (Array.isArray(v)) return v.some(hasUndefined);
-  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.values(v).some(hasUndefined);
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
+    return Object.values(v).some(hasUndefined);
   return false;
 }
 
@@ -80,7 +81,8 @@ function skipReason(c: UpdateCase, via: 'update' | 'findAndModify'): string | un
   const unitOnly = UNIT_ONLY.get(c.name);
   if (unitOnly !== undefined) return unitOnly;
   for (const part of [c.doc, c.update, c.query, c.arrayFilters]) {
-    if (part !== undefined && hasUndefined(part)) return 'holds undefined, which the driver sends as null';
+    if (part !== undefined && hasUndefined(part))
+      return 'holds undefined, which the driver sends as null';
   }
   if (c.positional !== undefined && c.query === undefined && !POSITIONAL_QUERIES.has(c.name)) {
     return `the position ${c.positional} it gives the positional operator is past the end of the array, which no query can report`;
@@ -90,7 +92,8 @@ function skipReason(c: UpdateCase, via: 'update' | 'findAndModify'): string | un
 }
 
 const show = (v: unknown): string => EJSON.stringify(v as Document, { relaxed: false });
-const sameValue = (a: unknown, b: unknown): boolean => compareBson((a ?? null) as BsonValue, (b ?? null) as BsonValue) === 0;
+const sameValue = (a: unknown, b: unknown): boolean =>
+  compareBson((a ?? null) as BsonValue, (b ?? null) as BsonValue) === 0;
 
 interface Outcome {
   readonly error?: { readonly code: number; readonly message: string };
@@ -126,7 +129,9 @@ function isReplacement(update: unknown): boolean {
 
 /** Whether the query names the case's own `_id`, so the document can share a collection. */
 function pinned(query: Document, stored: BsonDocument): boolean {
-  return Object.prototype.hasOwnProperty.call(query, '_id') && sameValue(query['_id'], stored['_id']);
+  return (
+    Object.prototype.hasOwnProperty.call(query, '_id') && sameValue(query['_id'], stored['_id'])
+  );
 }
 
 function plan(via: 'update' | 'findAndModify'): Planned[] {
@@ -143,7 +148,14 @@ function plan(via: 'update' | 'findAndModify'): Planned[] {
         continue;
       }
       if (c.upsert === true) {
-        out.push({ group, c, collection: `own${own++}`, query: shellDoc(c.query ?? {}), update, replacement });
+        out.push({
+          group,
+          c,
+          collection: `own${own++}`,
+          query: shellDoc(c.query ?? {}),
+          update,
+          replacement,
+        });
         continue;
       }
       const stored = shellDoc(c.doc);
@@ -176,7 +188,12 @@ function serverError(e: unknown): { code: number; message: string } {
 async function runUpdate(db: Db, p: Planned): Promise<Outcome> {
   const coll = db.collection(p.collection);
   const upsert = p.c.upsert === true;
-  const options = { upsert, ...(p.c.arrayFilters === undefined ? {} : { arrayFilters: p.c.arrayFilters.map(shellDoc) as Document[] }) };
+  const options = {
+    upsert,
+    ...(p.c.arrayFilters === undefined
+      ? {}
+      : { arrayFilters: p.c.arrayFilters.map(shellDoc) as Document[] }),
+  };
   try {
     const r =
       p.c.multi === true
@@ -184,7 +201,13 @@ async function runUpdate(db: Db, p: Planned): Promise<Outcome> {
         : p.replacement
           ? await coll.replaceOne(p.query, p.update as Document, { upsert })
           : await coll.updateOne(p.query, p.update, options);
-    return { matched: r.matchedCount, modified: r.modifiedCount, upserted: r.upsertedCount, upsertedId: r.upsertedId, viaCommand: false };
+    return {
+      matched: r.matchedCount,
+      modified: r.modifiedCount,
+      upserted: r.upsertedCount,
+      upsertedId: r.upsertedId,
+      viaCommand: false,
+    };
   } catch (e) {
     if (!refusedByDriver(e)) return { error: serverError(e), viaCommand: false };
   }
@@ -195,7 +218,8 @@ async function runUpdate(db: Db, p: Planned): Promise<Outcome> {
     const reply = await db.command({ update: p.collection, updates: [statement] });
     const writeErrors = reply['writeErrors'] as Array<{ code: number; errmsg: string }> | undefined;
     const first = writeErrors?.[0];
-    if (first !== undefined) return { error: { code: Number(first.code), message: first.errmsg }, viaCommand: true };
+    if (first !== undefined)
+      return { error: { code: Number(first.code), message: first.errmsg }, viaCommand: true };
     const upserted = reply['upserted'] as Array<{ _id: unknown }> | undefined;
     const n = Number(reply['n']);
     return {
@@ -215,19 +239,32 @@ async function runFindAndModify(db: Db, p: Planned): Promise<Outcome> {
   const upsert = p.c.upsert === true;
   // Raw replies, decoded by the server's codec: the driver would turn a document holding
   // $ref and $id into its DBRef class, which reorders the fields.
-  const common = { upsert, returnDocument: 'after' as const, includeResultMetadata: true as const, raw: true };
+  const common = {
+    upsert,
+    returnDocument: 'after' as const,
+    includeResultMetadata: true as const,
+    raw: true,
+  };
   try {
     const r = p.replacement
       ? await coll.findOneAndReplace(p.query, p.update as Document, common)
       : await coll.findOneAndUpdate(p.query, p.update, {
           ...common,
-          ...(p.c.arrayFilters === undefined ? {} : { arrayFilters: p.c.arrayFilters.map(shellDoc) as Document[] }),
+          ...(p.c.arrayFilters === undefined
+            ? {}
+            : { arrayFilters: p.c.arrayFilters.map(shellDoc) as Document[] }),
         });
     return { returned: fromRaw(r.value), viaCommand: false };
   } catch (e) {
     if (!refusedByDriver(e)) return { error: serverError(e), viaCommand: false };
   }
-  const command: Document = { findAndModify: p.collection, query: p.query, update: p.update, upsert, new: true };
+  const command: Document = {
+    findAndModify: p.collection,
+    query: p.query,
+    update: p.update,
+    upsert,
+    new: true,
+  };
   if (p.c.arrayFilters !== undefined) command['arrayFilters'] = p.c.arrayFilters.map(shellDoc);
   try {
     const reply = fromRaw(await db.command(command, { raw: true })) ?? {};
@@ -239,12 +276,16 @@ async function runFindAndModify(db: Db, p: Planned): Promise<Outcome> {
 
 /** A raw reply or document (a Buffer) decoded as the server decodes documents. */
 function fromRaw(v: unknown): Document | null {
-  return Buffer.isBuffer(v) ? (decodeDocument(v) as Document) : ((v as Document | null | undefined) ?? null);
+  return Buffer.isBuffer(v)
+    ? (decodeDocument(v) as Document)
+    : ((v as Document | null | undefined) ?? null);
 }
 
 /** The driver loads the bson package's CommonJS build, this file its ESM build: compare tags, not classes. */
 function tagOf(v: unknown): string | undefined {
-  return typeof v === 'object' && v !== null && '_bsontype' in v ? String((v as { _bsontype: unknown })._bsontype) : undefined;
+  return typeof v === 'object' && v !== null && '_bsontype' in v
+    ? String((v as { _bsontype: unknown })._bsontype)
+    : undefined;
 }
 
 /**
@@ -254,22 +295,46 @@ function tagOf(v: unknown): string | undefined {
  */
 function substitute(expected: unknown, actual: unknown, from: number, to: number): unknown {
   if (expected === NOW || (expected instanceof Date && expected.getTime() === NOW.getTime())) {
-    return actual instanceof Date && actual.getTime() >= from && actual.getTime() <= to ? actual : expected;
+    return actual instanceof Date && actual.getTime() >= from && actual.getTime() <= to
+      ? actual
+      : expected;
   }
   if (expected instanceof Timestamp && expected.t === NEXT_TS.t && expected.i === NEXT_TS.i) {
-    const ok = tagOf(actual) === 'Timestamp' && (actual as Timestamp).t >= Math.floor(from / 1000) && (actual as Timestamp).t <= Math.ceil(to / 1000) && (actual as Timestamp).i >= 1;
+    const ok =
+      tagOf(actual) === 'Timestamp' &&
+      (actual as Timestamp).t >= Math.floor(from / 1000) &&
+      (actual as Timestamp).t <= Math.ceil(to / 1000) &&
+      (actual as Timestamp).i >= 1;
     return ok ? actual : expected;
   }
-  if (expected instanceof ObjectId && expected.equals(GENERATED_ID)) return tagOf(actual) === 'ObjectId' ? actual : expected;
+  if (expected instanceof ObjectId && expected.equals(GENERATED_ID))
+    return tagOf(actual) === 'ObjectId' ? actual : expected;
   if (Array.isArray(expected)) {
-    return expected.map((v, i) => substitute(v, Array.isArray(actual) ? actual[i] : undefined, from, to));
+    return expected.map((v, i) =>
+      substitute(v, Array.isArray(actual) ? actual[i] : undefined, from, to),
+    );
   }
-  if (expected !== null && typeof expected === 'object' && Object.getPrototypeOf(expected) === Object.prototype) {
+  if (
+    expected !== null &&
+    typeof expected === 'object' &&
+    Object.getPrototypeOf(expected) === Object.prototype
+  ) {
     const out: Record<string, unknown> = {};
-    const a = actual !== null && typeof actual === 'object' ? (actual as Record<string, unknown>) : {};
+    const a =
+      actual !== null && typeof actual === 'object' ? (actual as Record<string, unknown>) : {};
     for (const k of Object.keys(expected)) {
-      const v = substitute((expected as Record<string, unknown>)[k], Object.prototype.hasOwnProperty.call(a, k) ? a[k] : undefined, from, to);
-      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+      const v = substitute(
+        (expected as Record<string, unknown>)[k],
+        Object.prototype.hasOwnProperty.call(a, k) ? a[k] : undefined,
+        from,
+        to,
+      );
+      Object.defineProperty(out, k, {
+        value: v,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }
@@ -284,9 +349,16 @@ interface Window {
 function checkError(p: Planned, o: Outcome): void {
   const expect = p.c.expect;
   assert.ok(isErrorExpectation(expect));
-  assert.ok(o.error !== undefined, `expected error ${expect.error}, got ${show(o)} (${p.c.source})`);
+  assert.ok(
+    o.error !== undefined,
+    `expected error ${expect.error}, got ${show(o)} (${p.c.source})`,
+  );
   assert.equal(o.error.code, expect.error, `code (message: ${o.error.message}) (${p.c.source})`);
-  if (typeof expect.message === 'string') assert.ok(o.error.message.includes(expect.message), `message "${o.error.message}" lacks "${expect.message}" (${p.c.source})`);
+  if (typeof expect.message === 'string')
+    assert.ok(
+      o.error.message.includes(expect.message),
+      `message "${o.error.message}" lacks "${expect.message}" (${p.c.source})`,
+    );
   else if (expect.message !== undefined) assert.match(o.error.message, expect.message, p.c.source);
 }
 
@@ -331,7 +403,8 @@ for (const via of ['update', 'findAndModify'] as const) {
       const db = ts.client.db(`update_corpus_${via}`);
       const runnable = planned.filter((p) => p.skip === undefined);
       const byCollection = new Map<string, Planned[]>();
-      for (const p of runnable) byCollection.set(p.collection, [...(byCollection.get(p.collection) ?? []), p]);
+      for (const p of runnable)
+        byCollection.set(p.collection, [...(byCollection.get(p.collection) ?? []), p]);
       await Promise.all(
         [...byCollection].map(async ([name, ps]) => {
           const docs = ps.flatMap((p) => (p.stored === undefined ? [] : [p.stored]));
@@ -366,23 +439,46 @@ for (const via of ['update', 'findAndModify'] as const) {
         if (isErrorExpectation(p.c.expect)) {
           checkError(p, o);
           // A failed statement leaves nothing behind.
-          if (p.c.upsert === true) assert.equal(stored, undefined, `a failed upsert inserted ${show(stored)}`);
-          else if (p.stored !== undefined && stored !== undefined) assertSameBson(stored as BsonDocument, p.stored, {}, 'the document after a failed update');
+          if (p.c.upsert === true)
+            assert.equal(stored, undefined, `a failed upsert inserted ${show(stored)}`);
+          else if (p.stored !== undefined && stored !== undefined)
+            assertSameBson(
+              stored as BsonDocument,
+              p.stored,
+              {},
+              'the document after a failed update',
+            );
           return;
         }
         assert.equal(o.error, undefined, `unexpected error ${show(o.error)} (${p.c.source})`);
         assert.ok(stored !== undefined, `no document after the ${via} (${p.c.source})`);
-        assertSameBson(stored as BsonDocument, expectedDoc(p, stored, window), anyOrder(p), `stored document (${p.c.source})`);
+        assertSameBson(
+          stored as BsonDocument,
+          expectedDoc(p, stored, window),
+          anyOrder(p),
+          `stored document (${p.c.source})`,
+        );
         const modified = p.c.expect.modified;
         if (via === 'findAndModify') {
-          assert.ok(o.returned !== null && o.returned !== undefined, 'findAndModify returned no document');
-          assertSameBson(o.returned as BsonDocument, expectedDoc(p, o.returned, window), anyOrder(p), `returned document (${p.c.source})`);
+          assert.ok(
+            o.returned !== null && o.returned !== undefined,
+            'findAndModify returned no document',
+          );
+          assertSameBson(
+            o.returned as BsonDocument,
+            expectedDoc(p, o.returned, window),
+            anyOrder(p),
+            `returned document (${p.c.source})`,
+          );
           return;
         }
         if (p.c.upsert === true) {
           assert.equal(o.upserted, 1, `upsertedCount (${p.c.source})`);
           assert.equal(o.modified, 0, 'modifiedCount of an upsert');
-          assert.ok(sameValue(o.upsertedId, stored['_id']), `upsertedId ${show(o.upsertedId)} vs stored ${show(stored['_id'])}`);
+          assert.ok(
+            sameValue(o.upsertedId, stored['_id']),
+            `upsertedId ${show(o.upsertedId)} vs stored ${show(stored['_id'])}`,
+          );
         } else {
           assert.equal(o.matched, 1, 'matchedCount');
           assert.equal(o.modified, modified ? 1 : 0, `modifiedCount (${p.c.source})`);
@@ -395,8 +491,13 @@ for (const via of ['update', 'findAndModify'] as const) {
 
 describe('update corpus through the driver: coverage', () => {
   test('a non-trivial number of cases ran', (t) => {
-    t.diagnostic(`update: ${counts.update}, findAndModify: ${counts.findAndModify}, sent as plain commands: ${counts.viaCommand}, skipped: ${counts.skipped}`);
+    t.diagnostic(
+      `update: ${counts.update}, findAndModify: ${counts.findAndModify}, sent as plain commands: ${counts.viaCommand}, skipped: ${counts.skipped}`,
+    );
     assert.ok(counts.update >= 600, `only ${counts.update} cases ran as updates`);
-    assert.ok(counts.findAndModify >= 600, `only ${counts.findAndModify} cases ran as findAndModify`);
+    assert.ok(
+      counts.findAndModify >= 600,
+      `only ${counts.findAndModify} cases ran as findAndModify`,
+    );
   });
 });

@@ -22,14 +22,22 @@ const DocumentValidationFailure = 121;
 const BadValue = 2;
 const InvalidOptions = 72;
 
-const schema = { $jsonSchema: { bsonType: 'object', required: ['name'], properties: { name: { bsonType: 'string' } } } };
+const schema = {
+  $jsonSchema: {
+    bsonType: 'object',
+    required: ['name'],
+    properties: { name: { bsonType: 'string' } },
+  },
+};
 
 describe('document validation', () => {
   let ts: TestServer;
   let db: Db;
   const logLines: string[] = [];
   before(async () => {
-    ts = await startTestServer({ logger: new Logger({ write: (line) => logLines.push(line) }, 'info') });
+    ts = await startTestServer({
+      logger: new Logger({ write: (line) => logLines.push(line) }, 'info'),
+    });
     db = ts.client.db('validation_test');
     await db.dropDatabase();
   });
@@ -38,20 +46,34 @@ describe('document validation', () => {
   });
 
   async function fresh(name: string, options: Document): Promise<void> {
-    await db.collection(name).drop().catch(() => undefined);
+    await db
+      .collection(name)
+      .drop()
+      .catch(() => undefined);
     await db.command({ create: name, ...options });
   }
 
   test('create stores validator, validationLevel and validationAction; listCollections shows them', async () => {
-    await fresh('shown', { validator: schema, validationLevel: 'moderate', validationAction: 'warn' });
+    await fresh('shown', {
+      validator: schema,
+      validationLevel: 'moderate',
+      validationAction: 'warn',
+    });
     const [info] = await db.listCollections({ name: 'shown' }).toArray();
-    assert.deepEqual(info?.['options'], { validator: schema, validationLevel: 'moderate', validationAction: 'warn' });
+    assert.deepEqual(info?.['options'], {
+      validator: schema,
+      validationLevel: 'moderate',
+      validationAction: 'warn',
+    });
   });
 
   test('an insert that fails is 121 with errInfo {failingDocumentId, details}; nothing is stored', async () => {
     await fresh('ins', { validator: schema });
     const c = db.collection('ins');
-    const e = await expectServerCode(c.insertOne({ _id: 1, name: 5 } as Document), DocumentValidationFailure);
+    const e = await expectServerCode(
+      c.insertOne({ _id: 1, name: 5 } as Document),
+      DocumentValidationFailure,
+    );
     assert.equal(e.message, 'Document failed validation');
     const errInfo = e.errInfo as Document;
     assert.equal(errInfo['failingDocumentId'], 1);
@@ -65,7 +87,14 @@ describe('document validation', () => {
     await fresh('batch', { validator: { qty: { $gte: 0 } } });
     const c = db.collection('batch');
     try {
-      await c.insertMany([{ _id: 1, qty: 1 }, { _id: 2, qty: -1 }, { _id: 3, qty: 3 }], { ordered: false });
+      await c.insertMany(
+        [
+          { _id: 1, qty: 1 },
+          { _id: 2, qty: -1 },
+          { _id: 3, qty: 3 },
+        ],
+        { ordered: false },
+      );
       assert.fail('expected a write error');
     } catch (e) {
       assert.ok(e instanceof MongoBulkWriteError);
@@ -75,20 +104,41 @@ describe('document validation', () => {
       assert.equal(we?.code, DocumentValidationFailure);
       assert.deepEqual(we?.errInfo, {
         failingDocumentId: 2,
-        details: { operatorName: '$gte', specifiedAs: { qty: { $gte: 0 } }, reason: 'comparison failed', consideredValue: -1 },
+        details: {
+          operatorName: '$gte',
+          specifiedAs: { qty: { $gte: 0 } },
+          reason: 'comparison failed',
+          consideredValue: -1,
+        },
       });
     }
-    assert.deepEqual(await c.find({}, { sort: { _id: 1 } }).toArray(), [{ _id: 1, qty: 1 }, { _id: 3, qty: 3 }]);
+    assert.deepEqual(await c.find({}, { sort: { _id: 1 } }).toArray(), [
+      { _id: 1, qty: 1 },
+      { _id: 3, qty: 3 },
+    ]);
   });
 
   test('several top-level clauses are an implicit $and listing the failing ones by index', async () => {
     await fresh('and', { validator: { a: { $type: 'string' }, b: { $gt: 0 } } });
-    const e = await expectServerCode(db.collection('and').insertOne({ _id: 1, a: 'x', b: -1 }), DocumentValidationFailure);
+    const e = await expectServerCode(
+      db.collection('and').insertOne({ _id: 1, a: 'x', b: -1 }),
+      DocumentValidationFailure,
+    );
     assert.deepEqual(e.errInfo, {
       failingDocumentId: 1,
       details: {
         operatorName: '$and',
-        clausesNotSatisfied: [{ index: 1, details: { operatorName: '$gt', specifiedAs: { b: { $gt: 0 } }, reason: 'comparison failed', consideredValue: -1 } }],
+        clausesNotSatisfied: [
+          {
+            index: 1,
+            details: {
+              operatorName: '$gt',
+              specifiedAs: { b: { $gt: 0 } },
+              reason: 'comparison failed',
+              consideredValue: -1,
+            },
+          },
+        ],
       },
     });
   });
@@ -96,30 +146,79 @@ describe('document validation', () => {
   test("a comparison's details: 'field was missing', and an array's elements as consideredValues", async () => {
     await fresh('cmp', { validator: { 'a.qty': { $in: [1, 2] } } });
     const c = db.collection('cmp');
-    const missing = await expectServerCode(c.insertOne({ _id: 1, a: {} }), DocumentValidationFailure);
-    assert.deepEqual(missing.errInfo, { failingDocumentId: 1, details: { operatorName: '$in', specifiedAs: { 'a.qty': { $in: [1, 2] } }, reason: 'field was missing' } });
-    const array = await expectServerCode(c.insertOne({ _id: 2, a: { qty: [3, 4] } }), DocumentValidationFailure);
+    const missing = await expectServerCode(
+      c.insertOne({ _id: 1, a: {} }),
+      DocumentValidationFailure,
+    );
+    assert.deepEqual(missing.errInfo, {
+      failingDocumentId: 1,
+      details: {
+        operatorName: '$in',
+        specifiedAs: { 'a.qty': { $in: [1, 2] } },
+        reason: 'field was missing',
+      },
+    });
+    const array = await expectServerCode(
+      c.insertOne({ _id: 2, a: { qty: [3, 4] } }),
+      DocumentValidationFailure,
+    );
     assert.deepEqual(array.errInfo, {
       failingDocumentId: 2,
-      details: { operatorName: '$in', specifiedAs: { 'a.qty': { $in: [1, 2] } }, reason: 'no matching value found in array', consideredValues: [3, 4] },
+      details: {
+        operatorName: '$in',
+        specifiedAs: { 'a.qty': { $in: [1, 2] } },
+        reason: 'no matching value found in array',
+        consideredValues: [3, 4],
+      },
     });
     await fresh('eq', { validator: { status: 'A' } });
-    const eq = await expectServerCode(db.collection('eq').insertOne({ _id: 3, status: 'B' }), DocumentValidationFailure);
-    assert.deepEqual(eq.errInfo, { failingDocumentId: 3, details: { operatorName: '$eq', specifiedAs: { status: 'A' }, reason: 'comparison failed', consideredValue: 'B' } });
+    const eq = await expectServerCode(
+      db.collection('eq').insertOne({ _id: 3, status: 'B' }),
+      DocumentValidationFailure,
+    );
+    assert.deepEqual(eq.errInfo, {
+      failingDocumentId: 3,
+      details: {
+        operatorName: '$eq',
+        specifiedAs: { status: 'A' },
+        reason: 'comparison failed',
+        consideredValue: 'B',
+      },
+    });
   });
 
   test("$expr's details: specifiedAs, reason and the expression's value", async () => {
     const expr = { $eq: ['$total', { $multiply: ['$price', '$qty'] }] };
     await fresh('expr', { validator: { $expr: expr } });
-    const e = await expectServerCode(db.collection('expr').insertOne({ _id: 1, price: 2, qty: 3, total: 5 }), DocumentValidationFailure);
-    assert.deepEqual(e.errInfo, { failingDocumentId: 1, details: { operatorName: '$expr', specifiedAs: { $expr: expr }, reason: 'expression did not match', expressionResult: false } });
+    const e = await expectServerCode(
+      db.collection('expr').insertOne({ _id: 1, price: 2, qty: 3, total: 5 }),
+      DocumentValidationFailure,
+    );
+    assert.deepEqual(e.errInfo, {
+      failingDocumentId: 1,
+      details: {
+        operatorName: '$expr',
+        specifiedAs: { $expr: expr },
+        reason: 'expression did not match',
+        expressionResult: false,
+      },
+    });
   });
 
   test("$jsonSchema's details: a property of the wrong type, missing required properties", async () => {
-    const typed = { $jsonSchema: { bsonType: 'object', required: ['name'], properties: { name: { bsonType: 'string', description: 'must be a string' } } } };
+    const typed = {
+      $jsonSchema: {
+        bsonType: 'object',
+        required: ['name'],
+        properties: { name: { bsonType: 'string', description: 'must be a string' } },
+      },
+    };
     await fresh('schema', { validator: typed });
     const c = db.collection('schema');
-    const wrongType = await expectServerCode(c.insertOne({ _id: 1, name: 5 }), DocumentValidationFailure);
+    const wrongType = await expectServerCode(
+      c.insertOne({ _id: 1, name: 5 }),
+      DocumentValidationFailure,
+    );
     assert.deepEqual(wrongType.errInfo, {
       failingDocumentId: 1,
       details: {
@@ -131,7 +230,15 @@ describe('document validation', () => {
               {
                 propertyName: 'name',
                 description: 'must be a string',
-                details: [{ operatorName: 'bsonType', specifiedAs: { bsonType: 'string' }, reason: 'type did not match', consideredValue: 5, consideredType: 'int' }],
+                details: [
+                  {
+                    operatorName: 'bsonType',
+                    specifiedAs: { bsonType: 'string' },
+                    reason: 'type did not match',
+                    consideredValue: 5,
+                    consideredType: 'int',
+                  },
+                ],
               },
             ],
           },
@@ -141,7 +248,16 @@ describe('document validation', () => {
     const missing = await expectServerCode(c.insertOne({ _id: 2 }), DocumentValidationFailure);
     assert.deepEqual(missing.errInfo, {
       failingDocumentId: 2,
-      details: { operatorName: '$jsonSchema', schemaRulesNotSatisfied: [{ operatorName: 'required', specifiedAs: { required: ['name'] }, missingProperties: ['name'] }] },
+      details: {
+        operatorName: '$jsonSchema',
+        schemaRulesNotSatisfied: [
+          {
+            operatorName: 'required',
+            specifiedAs: { required: ['name'] },
+            missingProperties: ['name'],
+          },
+        ],
+      },
     });
   });
 
@@ -149,11 +265,23 @@ describe('document validation', () => {
     await fresh('upd', { validator: schema });
     const c = db.collection('upd');
     await c.insertOne({ _id: 1, name: 'a' });
-    await expectServerCode(c.updateOne({ _id: 1 }, { $set: { name: 1 } }), DocumentValidationFailure);
-    await expectServerCode(c.updateOne({ _id: 1 }, [{ $unset: 'name' }]), DocumentValidationFailure);
+    await expectServerCode(
+      c.updateOne({ _id: 1 }, { $set: { name: 1 } }),
+      DocumentValidationFailure,
+    );
+    await expectServerCode(
+      c.updateOne({ _id: 1 }, [{ $unset: 'name' }]),
+      DocumentValidationFailure,
+    );
     await expectServerCode(c.replaceOne({ _id: 1 }, { other: 1 }), DocumentValidationFailure);
-    await expectServerCode(c.updateOne({ _id: 2 }, { $set: { x: 1 } }, { upsert: true }), DocumentValidationFailure);
-    const fam = await expectServerCode(c.findOneAndUpdate({ _id: 1 }, { $set: { name: false } }), DocumentValidationFailure);
+    await expectServerCode(
+      c.updateOne({ _id: 2 }, { $set: { x: 1 } }, { upsert: true }),
+      DocumentValidationFailure,
+    );
+    const fam = await expectServerCode(
+      c.findOneAndUpdate({ _id: 1 }, { $set: { name: false } }),
+      DocumentValidationFailure,
+    );
     assert.equal((fam.errInfo as Document)['failingDocumentId'], 1);
     assert.deepEqual(await c.find().toArray(), [{ _id: 1, name: 'a' }]);
     await c.updateOne({ _id: 1 }, { $set: { name: 'b' } });
@@ -175,7 +303,10 @@ describe('document validation', () => {
     await c.insertOne({ _id: 1 }, { bypassDocumentValidation: true });
     await c.insertOne({ _id: 2, name: 'ok' });
     await c.updateOne({ _id: 1 }, { $set: { x: 1 } });
-    await expectServerCode(c.updateOne({ _id: 2 }, { $set: { name: 2 } }), DocumentValidationFailure);
+    await expectServerCode(
+      c.updateOne({ _id: 2 }, { $set: { name: 2 } }),
+      DocumentValidationFailure,
+    );
     await expectServerCode(c.insertOne({ _id: 3 }), DocumentValidationFailure);
     await db.command({ collMod: 'mod', validationLevel: 'strict' });
     await expectServerCode(c.updateOne({ _id: 1 }, { $set: { x: 2 } }), DocumentValidationFailure);
@@ -188,7 +319,10 @@ describe('document validation', () => {
     await fresh('warn', { validator: schema, validationAction: 'warn' });
     logLines.length = 0;
     await db.collection('warn').insertOne({ _id: 7, hidden: 'do-not-log' });
-    assert.deepEqual(await db.collection('warn').findOne({ _id: 7 }), { _id: 7, hidden: 'do-not-log' });
+    assert.deepEqual(await db.collection('warn').findOne({ _id: 7 }), {
+      _id: 7,
+      hidden: 'do-not-log',
+    });
     const warned = logLines.map((l) => JSON.parse(l) as Document).filter((l) => l['id'] === 20294);
     assert.equal(warned.length, 1);
     assert.equal(warned[0]?.['s'], 'W');
@@ -222,20 +356,43 @@ describe('document validation', () => {
     await db.command({ create: 'order', collation: { locale: 'en' }, validator: { a: 1 } });
   });
 
-  test('bad validators and options answer mongod\'s codes', async () => {
-    await db.collection('bad').drop().catch(() => undefined);
-    for (const validator of [{ $where: 'true' }, { $text: { $search: 'x' } }, { loc: { $near: [0, 0] } }, { $or: [{ $where: 'true' }] }]) {
+  test("bad validators and options answer mongod's codes", async () => {
+    await db
+      .collection('bad')
+      .drop()
+      .catch(() => undefined);
+    for (const validator of [
+      { $where: 'true' },
+      { $text: { $search: 'x' } },
+      { loc: { $near: [0, 0] } },
+      { $or: [{ $where: 'true' }] },
+    ]) {
       const e = await expectServerCode(db.command({ create: 'bad', validator }), BadValue);
       assert.match(e.message, /^Parsing of collection validator failed :: caused by :: /);
     }
     await expectServerCode(db.command({ create: 'bad', validator: { a: { $foo: 1 } } }), BadValue);
-    const rand = await expectServerCode(db.command({ create: 'bad', validator: { $expr: { $lt: [{ $rand: {} }, 1] } } }), 3040500);
-    assert.equal(rand.message, 'Parsing of collection validator failed :: caused by :: $rand not allowed inside collection validators');
-    const level = await expectServerCode(db.command({ create: 'bad', validationLevel: 'sometimes' }), BadValue);
-    assert.equal(level.message, "Enumeration value 'sometimes' for field 'create.validationLevel' is not a valid value.");
+    const rand = await expectServerCode(
+      db.command({ create: 'bad', validator: { $expr: { $lt: [{ $rand: {} }, 1] } } }),
+      3040500,
+    );
+    assert.equal(
+      rand.message,
+      'Parsing of collection validator failed :: caused by :: $rand not allowed inside collection validators',
+    );
+    const level = await expectServerCode(
+      db.command({ create: 'bad', validationLevel: 'sometimes' }),
+      BadValue,
+    );
+    assert.equal(
+      level.message,
+      "Enumeration value 'sometimes' for field 'create.validationLevel' is not a valid value.",
+    );
     await expectServerCode(db.command({ create: 'bad', validationAction: 'shout' }), BadValue);
     assert.equal((await db.listCollections({ name: 'bad' }).toArray()).length, 0);
-    await expectServerCode(ts.client.db('admin').command({ create: 'v', validator: { a: 1 } }), InvalidOptions);
+    await expectServerCode(
+      ts.client.db('admin').command({ create: 'v', validator: { a: 1 } }),
+      InvalidOptions,
+    );
     await fresh('bad', {});
     await expectServerCode(db.command({ collMod: 'bad', validator: { $where: 'true' } }), BadValue);
     await expectServerCode(db.command({ collMod: 'bad', validationLevel: 'x' }), BadValue);
@@ -246,13 +403,45 @@ describe('document validation', () => {
     await db.collection('agg_src').insertMany([{ _id: 1, name: 'a' }, { _id: 2 }]);
     await fresh('agg_out', { validator: schema });
     await db.collection('agg_out').insertOne({ _id: 9, name: 'kept' });
-    await expectServerCode(db.collection('agg_src').aggregate([{ $out: 'agg_out' }]).toArray(), DocumentValidationFailure);
+    await expectServerCode(
+      db
+        .collection('agg_src')
+        .aggregate([{ $out: 'agg_out' }])
+        .toArray(),
+      DocumentValidationFailure,
+    );
     assert.deepEqual(await db.collection('agg_out').find().toArray(), [{ _id: 9, name: 'kept' }]);
-    await expectServerCode(db.collection('agg_src').aggregate([{ $merge: { into: 'agg_out' } }]).toArray(), DocumentValidationFailure);
+    await expectServerCode(
+      db
+        .collection('agg_src')
+        .aggregate([{ $merge: { into: 'agg_out' } }])
+        .toArray(),
+      DocumentValidationFailure,
+    );
     await db.collection('agg_out').insertOne({ _id: 1, name: 'x' });
-    await expectServerCode(db.collection('agg_src').aggregate([{ $match: { _id: 1 } }, { $project: { name: 1, n: { $literal: 1 } } }, { $set: { name: 5 } }, { $merge: { into: 'agg_out' } }]).toArray(), DocumentValidationFailure);
-    await db.collection('agg_src').aggregate([{ $merge: { into: 'agg_out' } }], { bypassDocumentValidation: true }).toArray();
-    assert.deepEqual(await db.collection('agg_out').find({}, { sort: { _id: 1 } }).toArray(), [{ _id: 1, name: 'a' }, { _id: 2 }, { _id: 9, name: 'kept' }]);
+    await expectServerCode(
+      db
+        .collection('agg_src')
+        .aggregate([
+          { $match: { _id: 1 } },
+          { $project: { name: 1, n: { $literal: 1 } } },
+          { $set: { name: 5 } },
+          { $merge: { into: 'agg_out' } },
+        ])
+        .toArray(),
+      DocumentValidationFailure,
+    );
+    await db
+      .collection('agg_src')
+      .aggregate([{ $merge: { into: 'agg_out' } }], { bypassDocumentValidation: true })
+      .toArray();
+    assert.deepEqual(
+      await db
+        .collection('agg_out')
+        .find({}, { sort: { _id: 1 } })
+        .toArray(),
+      [{ _id: 1, name: 'a' }, { _id: 2 }, { _id: 9, name: 'kept' }],
+    );
   });
 
   test('writes in a transaction are validated the same way', async () => {
@@ -277,7 +466,9 @@ test('a validator survives a restart on lmdb', async () => {
   const dbPath = mkdtempSync(join(tmpdir(), 'secantus-validation-'));
   try {
     let ts = await startTestServer({ dbPath });
-    await ts.client.db('durable').command({ create: 'c', validator: schema, validationLevel: 'moderate' });
+    await ts.client
+      .db('durable')
+      .command({ create: 'c', validator: schema, validationLevel: 'moderate' });
     await ts.stop();
     ts = await startTestServer({ dbPath });
     try {

@@ -106,10 +106,19 @@ function writeDigits(w: ByteWriter, digits: string): void {
  * value = 0.d1d2... × 10^(e10+1)) are given only when the value is not its own 53-bit
  * truncation.
  */
-function writeFinite(w: ByteWriter, neg: boolean, e: number, fHi: number, fLo: number, digits?: string, e10 = 0): void {
+function writeFinite(
+  w: ByteWriter,
+  neg: boolean,
+  e: number,
+  fHi: number,
+  fLo: number,
+  digits?: string,
+  e10 = 0,
+): void {
   const inWindow = e >= windowMinE && e <= windowMaxE;
   let tag: number;
-  if (inWindow) tag = neg ? NumTag.negWindowLast - (e - windowMinE) : NumTag.posWindowFirst + (e - windowMinE);
+  if (inWindow)
+    tag = neg ? NumTag.negWindowLast - (e - windowMinE) : NumTag.posWindowFirst + (e - windowMinE);
   else if (e < windowMinE) tag = neg ? NumTag.negSmall : NumTag.posSmall;
   else tag = neg ? NumTag.negLarge : NumTag.posLarge;
   w.byte(tag);
@@ -209,7 +218,14 @@ function stripTrailingZeros(s: string): string {
 }
 
 /** |x| = top × 2^(E-52), top in [2^52, 2^53): write with fraction top - 2^52. */
-function writeTop(w: ByteWriter, neg: boolean, e: number, top: bigint, digits?: string, e10 = 0): void {
+function writeTop(
+  w: ByteWriter,
+  neg: boolean,
+  e: number,
+  top: bigint,
+  digits?: string,
+  e10 = 0,
+): void {
   const frac = top - 4503599627370496n;
   const fHi = Number(frac >> 32n);
   const fLo = Number(frac & 0xffffffffn);
@@ -220,7 +236,13 @@ function writeTop(w: ByteWriter, neg: boolean, e: number, top: bigint, digits?: 
  * An integer magnitude of any size (int64 beyond 2^53, large decimal128 values). `digits`
  * and `e10` are its decimal form when the caller already has it.
  */
-function writeBigInteger(w: ByteWriter, neg: boolean, mag: bigint, digits?: string, e10?: number): void {
+function writeBigInteger(
+  w: ByteWriter,
+  neg: boolean,
+  mag: bigint,
+  digits?: string,
+  e10?: number,
+): void {
   const e = bitLength(mag) - 1;
   if (e <= 52) return writeTop(w, neg, e, mag << BigInt(52 - e));
   const shift = BigInt(e - 52);
@@ -299,7 +321,13 @@ export interface DecimalFields {
 }
 
 function le32(b: Uint8Array, i: number): number {
-  return ((b[i] as number) | ((b[i + 1] as number) << 8) | ((b[i + 2] as number) << 16) | ((b[i + 3] as number) << 24)) >>> 0;
+  return (
+    ((b[i] as number) |
+      ((b[i + 1] as number) << 8) |
+      ((b[i + 2] as number) << 16) |
+      ((b[i + 3] as number) << 24)) >>>
+    0
+  );
 }
 
 export function decimalFields(d: Decimal128): DecimalFields {
@@ -314,7 +342,13 @@ export function decimalFields(d: Decimal128): DecimalFields {
     if (combination === 0x1f) return { kind: 'nan', neg, q: 0, coeff: '', canonical: false };
     if (combination === 0x1e) return { kind: 'infinity', neg, q: 0, coeff: '', canonical: false };
     // Coefficient 0b100... > 10^34 - 1: non-canonical, its value is zero.
-    return { kind: 'zero', neg, q: ((w3 >>> 15) & 0x3fff) - decimalExponentBias, coeff: '', canonical: false };
+    return {
+      kind: 'zero',
+      neg,
+      q: ((w3 >>> 15) & 0x3fff) - decimalExponentBias,
+      coeff: '',
+      canonical: false,
+    };
   }
   const q = ((w3 >>> 17) & 0x3fff) - decimalExponentBias;
   const top = w3 & 0x1ffff;
@@ -363,7 +397,10 @@ function decimalFromParts(neg: boolean, q: number, c: bigint): Decimal128 {
 
 const NumKind = { int32: 0, double: 1, int64: 2, decimal: 3 } as const;
 
-export function writeNumberTypeInfo(t: BitWriter, v: Double | Int32 | Long | Decimal128 | number): void {
+export function writeNumberTypeInfo(
+  t: BitWriter,
+  v: Double | Int32 | Long | Decimal128 | number,
+): void {
   if (v instanceof Int32) return t.bits(NumKind.int32, 2);
   if (v instanceof Long) return t.bits(NumKind.int64, 2);
   if (v instanceof Decimal128) {
@@ -414,7 +451,11 @@ function readFraction(r: ByteReader): { fHi: number; fLo: number; inexact: boole
     if ((b & 1) === 0) break;
   }
   if ((lo28 & 7) !== 0) throw corrupt('number fraction has stray bits');
-  return { fHi: hi28 >>> 8, fLo: (((hi28 & 0xff) << 24) | (lo28 >>> 4)) >>> 0, inexact: (lo28 & 8) !== 0 };
+  return {
+    fHi: hi28 >>> 8,
+    fLo: (((hi28 & 0xff) << 24) | (lo28 >>> 4)) >>> 0,
+    inexact: (lo28 & 8) !== 0,
+  };
 }
 
 function readDigits(r: ByteReader): string {
@@ -434,15 +475,22 @@ function readDigits(r: ByteReader): string {
 
 /** Read the payload of a number whose tag was already read (r.flip is the part's direction). */
 function readKeyNumber(r: ByteReader, tag: number): KeyNumber {
-  if (tag === NumTag.nan || tag === NumTag.zero || tag === NumTag.negInfinity || tag === NumTag.posInfinity) {
+  if (
+    tag === NumTag.nan ||
+    tag === NumTag.zero ||
+    tag === NumTag.negInfinity ||
+    tag === NumTag.posInfinity
+  ) {
     return { tag, neg: false, e: 0, fHi: 0, fLo: 0, digits: undefined, e10: 0 };
   }
   const neg = tag < NumTag.zero;
   const outer = r.flip;
   if (neg) r.flip ^= 0xff;
   let e: number;
-  if (tag >= NumTag.posWindowFirst && tag <= NumTag.posWindowLast) e = tag - NumTag.posWindowFirst + windowMinE;
-  else if (tag >= NumTag.negWindowFirst && tag <= NumTag.negWindowLast) e = NumTag.negWindowLast - tag + windowMinE;
+  if (tag >= NumTag.posWindowFirst && tag <= NumTag.posWindowLast)
+    e = tag - NumTag.posWindowFirst + windowMinE;
+  else if (tag >= NumTag.negWindowFirst && tag <= NumTag.negWindowLast)
+    e = NumTag.negWindowLast - tag + windowMinE;
   else e = r.u16() - exponentBias;
   const { fHi, fLo, inexact } = readFraction(r);
   let digits: string | undefined;
@@ -526,7 +574,12 @@ export function readNumber(r: ByteReader, tag: number, t: BitReader): BsonValue 
       return decimalFromParts(neg, q, 0n);
     }
     const q = t.bits(14) - decimalExponentBias;
-    if (tag === NumTag.zero || tag === NumTag.nan || tag === NumTag.negInfinity || tag === NumTag.posInfinity) {
+    if (
+      tag === NumTag.zero ||
+      tag === NumTag.nan ||
+      tag === NumTag.negInfinity ||
+      tag === NumTag.posInfinity
+    ) {
       throw corrupt('finite decimal type info on a special value');
     }
     return toDecimal(n, q);

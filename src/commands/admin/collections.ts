@@ -22,7 +22,13 @@ import type { ViewDefinition } from '../../catalog/views.js';
 import { checkViewDefinition, checkViewName, createViewIn, modifyViewIn } from './views.js';
 
 /** create options we store and honour; the others are refused until they work. */
-const notImplementedCreateOptions = ['capped', 'timeseries', 'clusteredIndex', 'encryptedFields', 'expireAfterSeconds'];
+const notImplementedCreateOptions = [
+  'capped',
+  'timeseries',
+  'clusteredIndex',
+  'encryptedFields',
+  'expireAfterSeconds',
+];
 
 export const create = defineCommand({
   name: 'create',
@@ -54,7 +60,10 @@ export const create = defineCommand({
     if (args.viewOn !== undefined) checkViewName(String(inv.target));
     const name = targetCollection(inv, { allowSystem: false });
     if (args.pipeline !== undefined && args.viewOn === undefined) {
-      throw new CommandError(ErrorCode.InvalidOptions, "'pipeline' requires 'viewOn' to also be specified");
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        "'pipeline' requires 'viewOn' to also be specified",
+      );
     }
     for (const opt of notImplementedCreateOptions) {
       const v = body[opt];
@@ -65,23 +74,52 @@ export const create = defineCommand({
     const viewOn = args.viewOn;
     if (viewOn !== undefined) {
       if (op.access.transaction !== undefined) {
-        throw new CommandError(ErrorCode.OperationNotSupportedInTransaction, 'Cannot create a view in a multi-document transaction.');
+        throw new CommandError(
+          ErrorCode.OperationNotSupportedInTransaction,
+          'Cannot create a view in a multi-document transaction.',
+        );
       }
-      if (isPlainDocument(args.changeStreamPreAndPostImages) && args.changeStreamPreAndPostImages['enabled'] === true) {
-        throw new CommandError(ErrorCode.InvalidOptions, 'option not supported on a view: changeStreamPreAndPostImages');
+      if (
+        isPlainDocument(args.changeStreamPreAndPostImages) &&
+        args.changeStreamPreAndPostImages['enabled'] === true
+      ) {
+        throw new CommandError(
+          ErrorCode.InvalidOptions,
+          'option not supported on a view: changeStreamPreAndPostImages',
+        );
       }
       if (args.validator !== undefined && Object.keys(args.validator).length > 0) {
-        throw new CommandError(ErrorCode.NotImplemented, "create of a view with 'validator' is not supported yet");
+        throw new CommandError(
+          ErrorCode.NotImplemented,
+          "create of a view with 'validator' is not supported yet",
+        );
       }
-      const pipeline = checkViewDefinition(services, 'create', { db, name, viewOn, pipeline: args.pipeline ?? [] });
-      await services.engine.write((txn) => createViewIn(txn, services, { db, name, viewOn, pipeline, ...(collator === undefined ? {} : { collation: collator.spec }) }), { durable: op.writeConcern.durable });
+      const pipeline = checkViewDefinition(services, 'create', {
+        db,
+        name,
+        viewOn,
+        pipeline: args.pipeline ?? [],
+      });
+      await services.engine.write(
+        (txn) =>
+          createViewIn(txn, services, {
+            db,
+            name,
+            viewOn,
+            pipeline,
+            ...(collator === undefined ? {} : { collation: collator.spec }),
+          }),
+        { durable: op.writeConcern.durable },
+      );
       return withWriteConcernError({}, op.writeConcern, services.config.replSet);
     }
     checkValidationEnums('create', args);
     if (args.validator !== undefined) checkValidator(db, name, args.validator, collator);
     const options: BsonDocument = {};
-    if (args.changeStreamPreAndPostImages !== undefined) options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
-    if (args.validator !== undefined && Object.keys(args.validator).length > 0) options['validator'] = args.validator;
+    if (args.changeStreamPreAndPostImages !== undefined)
+      options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
+    if (args.validator !== undefined && Object.keys(args.validator).length > 0)
+      options['validator'] = args.validator;
     if (args.validationLevel !== undefined) options['validationLevel'] = args.validationLevel;
     if (args.validationAction !== undefined) options['validationAction'] = args.validationAction;
     // The default collation of the collection's operations, stored in full as mongod shows it.
@@ -92,12 +130,18 @@ export const create = defineCommand({
         if (existing !== undefined) {
           // Creating an existing collection with the same options succeeds, as in mongod 7.0.
           if (sameOptions(existing.meta.options, options)) return;
-          throw new CommandError(ErrorCode.NamespaceExists, `Collection ${db}.${name} already exists.`);
+          throw new CommandError(
+            ErrorCode.NamespaceExists,
+            `Collection ${db}.${name} already exists.`,
+          );
         }
         const view = lookupView(services.catalog, txn, db, name);
         if (view !== undefined) {
           // mongod compares the requested options with the view's: a collection has no viewOn.
-          throw new CommandError(ErrorCode.NamespaceExists, `namespace ${db}.${name} already exists, but is a view on ${db}.${view.viewOn} rather than ${db}.`);
+          throw new CommandError(
+            ErrorCode.NamespaceExists,
+            `namespace ${db}.${name} already exists, but is a view on ${db}.${view.viewOn} rather than ${db}.`,
+          );
         }
         services.catalog.create(txn, db, name, { options });
       },
@@ -108,7 +152,13 @@ export const create = defineCommand({
 });
 
 /** The order mongod's CollectionOptions serializes the options we store in. */
-const optionsOrder = ['changeStreamPreAndPostImages', 'validator', 'validationLevel', 'validationAction', 'collation'];
+const optionsOrder = [
+  'changeStreamPreAndPostImages',
+  'validator',
+  'validationLevel',
+  'validationAction',
+  'collation',
+];
 
 /** The options in mongod's order (a collMod that adds one keeps listCollections' order, and create's same-options check). */
 function inOptionsOrder(options: BsonDocument): BsonDocument {
@@ -122,7 +172,6 @@ function sameOptions(a: BsonDocument, b: BsonDocument): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-
 export const drop = defineCommand({
   name: 'drop',
   args: {},
@@ -134,7 +183,8 @@ export const drop = defineCommand({
       (txn) => {
         const coll = services.catalog.get(db, name);
         // A view's drop removes its definition and reports no index count (mongod's _dropView).
-        if (coll === undefined) return removeView(services.catalog, txn, db, name) ? 'view' : undefined;
+        if (coll === undefined)
+          return removeView(services.catalog, txn, db, name) ? 'view' : undefined;
         services.catalog.drop(txn, coll);
         return coll.indexes.length;
       },
@@ -143,7 +193,11 @@ export const drop = defineCommand({
     // A view's cursors read its underlying collection, which is still there.
     if (typeof nIndexesWas === 'number') services.cursors.killForNamespace(`${db}.${name}`);
     const reply: BsonDocument =
-      nIndexesWas === undefined ? {} : nIndexesWas === 'view' ? { ns: `${db}.${name}` } : { nIndexesWas: new Int32(nIndexesWas), ns: `${db}.${name}` };
+      nIndexesWas === undefined
+        ? {}
+        : nIndexesWas === 'view'
+          ? { ns: `${db}.${name}` }
+          : { nIndexesWas: new Int32(nIndexesWas), ns: `${db}.${name}` };
     return withWriteConcernError(reply, op.writeConcern, services.config.replSet);
   },
 });
@@ -163,11 +217,18 @@ export const dropDatabase = defineCommand({
       { durable: op.writeConcern.durable },
     );
     for (const c of dropped) services.cursors.killForNamespace(c.ns);
-    return withWriteConcernError(dropped.length > 0 ? { dropped: db } : {}, op.writeConcern, services.config.replSet);
+    return withWriteConcernError(
+      dropped.length > 0 ? { dropped: db } : {},
+      op.writeConcern,
+      services.config.replSet,
+    );
   },
 });
 
-function databaseInfo(services: ServerServices, db: string): { name: string; sizeOnDisk: Long; empty: boolean } {
+function databaseInfo(
+  services: ServerServices,
+  db: string,
+): { name: string; sizeOnDisk: Long; empty: boolean } {
   const snap = services.engine.snapshot();
   try {
     let size = 0;
@@ -200,7 +261,11 @@ export const listDatabases = defineCommand({
       databases.push(doc);
     }
     if (nameOnly) return { databases };
-    return { databases, totalSize: new Double(total), totalSizeMb: Long.fromNumber(Math.floor(total / 1048576)) };
+    return {
+      databases,
+      totalSize: new Double(total),
+      totalSizeMb: Long.fromNumber(Math.floor(total / 1048576)),
+    };
   },
 });
 
@@ -209,7 +274,10 @@ function collectionInfo(coll: Collection): BsonDocument {
     name: coll.meta.name,
     type: 'collection',
     options: coll.meta.options,
-    info: { readOnly: false, uuid: new Binary(Buffer.from(coll.meta.uuid, 'hex'), Binary.SUBTYPE_UUID) },
+    info: {
+      readOnly: false,
+      uuid: new Binary(Buffer.from(coll.meta.uuid, 'hex'), Binary.SUBTYPE_UUID),
+    },
     idIndex: coll.idIndex.meta.spec,
   };
 }
@@ -223,7 +291,13 @@ function viewInfo(view: ViewDefinition): BsonDocument {
 
 export const listCollections = defineCommand({
   name: 'listCollections',
-  args: { filter: t.document, nameOnly: t.bool, authorizedCollections: t.bool, cursor: t.document, includePendingDrops: t.ignored },
+  args: {
+    filter: t.document,
+    nameOnly: t.bool,
+    authorizedCollections: t.bool,
+    cursor: t.document,
+    includePendingDrops: t.ignored,
+  },
   traits: { allowedInTransaction: false, apiVersion1: true },
   run: ({ services, args, db, op }) => {
     const matcher = args.filter === undefined ? undefined : compileQueryFilter(args.filter);
@@ -231,7 +305,10 @@ export const listCollections = defineCommand({
     const lease = op.access.acquireView();
     let infos: BsonDocument[];
     try {
-      infos = [...services.catalog.collections(db).map(collectionInfo), ...listViews(services.catalog, lease.view, db).map(viewInfo)];
+      infos = [
+        ...services.catalog.collections(db).map(collectionInfo),
+        ...listViews(services.catalog, lease.view, db).map(viewInfo),
+      ];
     } finally {
       lease.release();
     }
@@ -246,9 +323,14 @@ export const listCollections = defineCommand({
 });
 
 function parseNamespace(v: BsonValue | undefined, field: string): { db: string; name: string } {
-  if (typeof v !== 'string') throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'renameCollection.${field}' is the wrong type, expected type 'string'`);
+  if (typeof v !== 'string')
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field 'renameCollection.${field}' is the wrong type, expected type 'string'`,
+    );
   const dot = v.indexOf('.');
-  if (dot <= 0 || dot === v.length - 1) throw new CommandError(ErrorCode.InvalidNamespace, `Invalid ${field} namespace: ${v}`);
+  if (dot <= 0 || dot === v.length - 1)
+    throw new CommandError(ErrorCode.InvalidNamespace, `Invalid ${field} namespace: ${v}`);
   const db = v.slice(0, dot);
   const name = v.slice(dot + 1);
   validateDatabaseName(db);
@@ -266,20 +348,43 @@ export const renameCollection = defineCommand({
     if (from.db === to.db && from.name === to.name) {
       throw new CommandError(ErrorCode.IllegalOperation, "Can't rename a collection to itself");
     }
-    if (to.name.startsWith('system.')) throw new CommandError(ErrorCode.IllegalOperation, `Invalid target namespace: ${to.db}.${to.name}`);
-    const dropTarget = args.dropTarget === true || (args.dropTarget !== undefined && args.dropTarget !== false && args.dropTarget !== null);
+    if (to.name.startsWith('system.'))
+      throw new CommandError(
+        ErrorCode.IllegalOperation,
+        `Invalid target namespace: ${to.db}.${to.name}`,
+      );
+    const dropTarget =
+      args.dropTarget === true ||
+      (args.dropTarget !== undefined && args.dropTarget !== false && args.dropTarget !== null);
     await services.engine.write(
       (txn) => {
         const source = services.catalog.get(from.db, from.name);
-        if (source === undefined && lookupView(services.catalog, txn, from.db, from.name) !== undefined) {
-          throw new CommandError(ErrorCode.CommandNotSupportedOnView, `cannot rename view: ${from.db}.${from.name}`);
+        if (
+          source === undefined &&
+          lookupView(services.catalog, txn, from.db, from.name) !== undefined
+        ) {
+          throw new CommandError(
+            ErrorCode.CommandNotSupportedOnView,
+            `cannot rename view: ${from.db}.${from.name}`,
+          );
         }
-        if (source === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `Source collection ${from.db}.${from.name} does not exist`);
+        if (source === undefined)
+          throw new CommandError(
+            ErrorCode.NamespaceNotFound,
+            `Source collection ${from.db}.${from.name} does not exist`,
+          );
         const existing = services.catalog.get(to.db, to.name);
-        if (existing === undefined && lookupView(services.catalog, txn, to.db, to.name) !== undefined) {
-          throw new CommandError(ErrorCode.NamespaceExists, `a view already exists with that name: ${to.db}.${to.name}`);
+        if (
+          existing === undefined &&
+          lookupView(services.catalog, txn, to.db, to.name) !== undefined
+        ) {
+          throw new CommandError(
+            ErrorCode.NamespaceExists,
+            `a view already exists with that name: ${to.db}.${to.name}`,
+          );
         }
-        if (existing !== undefined && !dropTarget) throw new CommandError(ErrorCode.NamespaceExists, 'target namespace exists');
+        if (existing !== undefined && !dropTarget)
+          throw new CommandError(ErrorCode.NamespaceExists, 'target namespace exists');
         services.catalog.rename(txn, source, to.db, to.name, existing);
       },
       { durable: op.writeConcern.durable },
@@ -311,31 +416,55 @@ export const collMod = defineCommand({
         const found = services.catalog.get(db, name);
         if (found === undefined) {
           const view = lookupView(services.catalog, txn, db, name);
-          if (view === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
+          if (view === undefined)
+            throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
           modifyViewIn(txn, services, view, body);
           return {};
         }
         for (const opt of ['pipeline', 'viewOn'] as const) {
-          if (args[opt] !== undefined) throw new CommandError(ErrorCode.InvalidOptions, `option only supported on a view: ${opt}`);
+          if (args[opt] !== undefined)
+            throw new CommandError(
+              ErrorCode.InvalidOptions,
+              `option only supported on a view: ${opt}`,
+            );
         }
-        if (args.expireAfterSeconds !== undefined) throw new CommandError(ErrorCode.NotImplemented, "collMod with 'expireAfterSeconds' is not supported yet");
+        if (args.expireAfterSeconds !== undefined)
+          throw new CommandError(
+            ErrorCode.NotImplemented,
+            "collMod with 'expireAfterSeconds' is not supported yet",
+          );
         checkValidationEnums('collMod', args);
-        if (args.validator !== undefined) checkValidator(db, name, args.validator, collectionCollation(found));
+        if (args.validator !== undefined)
+          checkValidator(db, name, args.validator, collectionCollation(found));
         const oldOptions = found.meta.options;
-        const index = args.index === undefined ? undefined : modifyIndex(txn, services.catalog, found, args.index);
+        const index =
+          args.index === undefined
+            ? undefined
+            : modifyIndex(txn, services.catalog, found, args.index);
         const coll = services.catalog.get(db, name) ?? found;
         const options: BsonDocument = { ...coll.meta.options };
-        if (args.changeStreamPreAndPostImages !== undefined) options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
+        if (args.changeStreamPreAndPostImages !== undefined)
+          options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
         // An empty validator removes it, as mongod (which never shows an empty one).
         if (args.validator !== undefined) {
           if (Object.keys(args.validator).length > 0) options['validator'] = args.validator;
           else delete options['validator'];
         }
         if (args.validationLevel !== undefined) options['validationLevel'] = args.validationLevel;
-        if (args.validationAction !== undefined) options['validationAction'] = args.validationAction;
-        const updated = services.catalog.updateMeta(txn, coll, { ...coll.meta, options: inOptionsOrder(options) });
+        if (args.validationAction !== undefined)
+          options['validationAction'] = args.validationAction;
+        const updated = services.catalog.updateMeta(txn, coll, {
+          ...coll.meta,
+          options: inOptionsOrder(options),
+        });
         const logged = collModEntry(name, body, index);
-        services.catalog.observer.onCollMod(txn, updated, logged.command, oldOptions, logged.oldIndexOptions);
+        services.catalog.observer.onCollMod(
+          txn,
+          updated,
+          logged.command,
+          oldOptions,
+          logged.oldIndexOptions,
+        );
         return index?.reply ?? {};
       },
       { durable: op.writeConcern.durable },
@@ -345,13 +474,26 @@ export const collMod = defineCommand({
 });
 
 /** collMod's own fields, in the order given: what the oplog entry holds besides `collMod`. */
-const collModFields = new Set(['changeStreamPreAndPostImages', 'validator', 'validationLevel', 'validationAction', 'index', 'expireAfterSeconds', 'viewOn', 'pipeline']);
+const collModFields = new Set([
+  'changeStreamPreAndPostImages',
+  'validator',
+  'validationLevel',
+  'validationAction',
+  'index',
+  'expireAfterSeconds',
+  'viewOn',
+  'pipeline',
+]);
 
 /**
  * The oplog entry's `o` for a collMod (mongod's makeCollModCmdObj): the command's fields, with
  * `index` named by the index's name and holding its new values; and the index's old values.
  */
-function collModEntry(name: string, body: BsonDocument, index: { name: string; reply: BsonDocument } | undefined): { command: BsonDocument; oldIndexOptions: BsonDocument | undefined } {
+function collModEntry(
+  name: string,
+  body: BsonDocument,
+  index: { name: string; reply: BsonDocument } | undefined,
+): { command: BsonDocument; oldIndexOptions: BsonDocument | undefined } {
   const command: BsonDocument = { collMod: name };
   let oldIndexOptions: BsonDocument | undefined;
   for (const [k, v] of Object.entries(body)) {
@@ -423,8 +565,13 @@ export const collStats = defineCommand({
     const coll = services.catalog.get(db, name);
     const snap = services.engine.snapshot();
     try {
-      if (coll === undefined && lookupView(services.catalog, snap, db, name) !== undefined) throw notACollection(db, name);
-      if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `Collection [${db}.${name}] not found.`);
+      if (coll === undefined && lookupView(services.catalog, snap, db, name) !== undefined)
+        throw notACollection(db, name);
+      if (coll === undefined)
+        throw new CommandError(
+          ErrorCode.NamespaceNotFound,
+          `Collection [${db}.${name}] not found.`,
+        );
       const s = services.catalog.sizeOf(snap, coll);
       const indexSizes: BsonDocument = {};
       for (const i of coll.indexes) indexSizes[i.meta.name] = new Int32(0);

@@ -43,7 +43,19 @@ import { parseCollation } from '../../bson/collation.js';
 import { lookupView, notACollection } from '../../catalog/views.js';
 
 /** Options an index spec may carry. */
-const acceptedOptions = new Set(['key', 'name', 'v', 'unique', 'sparse', 'background', 'hidden', 'expireAfterSeconds', 'partialFilterExpression', 'ns', 'dropDups']);
+const acceptedOptions = new Set([
+  'key',
+  'name',
+  'v',
+  'unique',
+  'sparse',
+  'background',
+  'hidden',
+  'expireAfterSeconds',
+  'partialFilterExpression',
+  'ns',
+  'dropDups',
+]);
 const notImplementedOptions = new Set([
   'weights',
   'default_language',
@@ -62,12 +74,29 @@ const notImplementedOptions = new Set([
   'finestIndexedLevel',
 ]);
 /** Options that are not part of an index's identity but must match for "identical". */
-const notComparedForEquality = new Set(['key', 'ns', 'name', 'v', 'textIndexVersion', '2dsphereIndexVersion', 'background', 'dropDups', 'collation', 'partialFilterExpression', 'unique', 'sparse', 'wildcardProjection']);
+const notComparedForEquality = new Set([
+  'key',
+  'ns',
+  'name',
+  'v',
+  'textIndexVersion',
+  '2dsphereIndexVersion',
+  'background',
+  'dropDups',
+  'collation',
+  'partialFilterExpression',
+  'unique',
+  'sparse',
+  'wildcardProjection',
+]);
 /** internalPartialFilterExpressionMaxDepth. */
 const partialFilterDepthMax = 4;
 
 function specError(raw: BsonDocument, code: number, message: string): CommandError {
-  return new CommandError(code, `Error in specification ${formatBson(raw)} :: caused by :: ${message}`);
+  return new CommandError(
+    code,
+    `Error in specification ${formatBson(raw)} :: caused by :: ${message}`,
+  );
 }
 
 function trueValue(v: BsonValue): boolean {
@@ -80,13 +109,18 @@ function checkBoolOption(raw: BsonDocument, option: string): void {
   const v = raw[option];
   if (v === undefined) return;
   if (typeof v === 'boolean' || numericValue(v) !== undefined) return;
-  throw specError(raw, ErrorCode.TypeMismatch, `The field '${option} has value ${option}: ${formatBson(v)}, which is not convertible to bool`);
+  throw specError(
+    raw,
+    ErrorCode.TypeMismatch,
+    `The field '${option} has value ${option}: ${formatBson(v)}, which is not convertible to bool`,
+  );
 }
 
 /** mongod's debugString of a filter node, as CannotCreateIndex messages show it. */
 function debugString(node: MatchNode, level = 0): string {
   const pad = '    '.repeat(level);
-  const children = (list: readonly MatchNode[]): string => list.map((c) => debugString(c, level + 1)).join('');
+  const children = (list: readonly MatchNode[]): string =>
+    list.map((c) => debugString(c, level + 1)).join('');
   switch (node.kind) {
     case 'and':
     case 'or':
@@ -125,7 +159,12 @@ function debugString(node: MatchNode, level = 0): string {
 function filterDepth(doc: BsonDocument, level: number): number {
   const preds: Array<[string, BsonValue]> = [];
   for (const [k, v] of Object.entries(doc)) {
-    if (!k.startsWith('$') && isPlainDocument(v) && Object.keys(v).length > 0 && Object.keys(v).every((o) => o.startsWith('$'))) {
+    if (
+      !k.startsWith('$') &&
+      isPlainDocument(v) &&
+      Object.keys(v).length > 0 &&
+      Object.keys(v).every((o) => o.startsWith('$'))
+    ) {
       for (const [o, x] of Object.entries(v)) preds.push([o, x]);
     } else preds.push([k, v]);
   }
@@ -134,7 +173,8 @@ function filterDepth(doc: BsonDocument, level: number): number {
   for (const [k, v] of preds) {
     max = Math.max(max, at);
     if ((k === '$and' || k === '$or' || k === '$nor') && Array.isArray(v)) {
-      for (const clause of v) if (isPlainDocument(clause)) max = Math.max(max, filterDepth(clause, at + 1));
+      for (const clause of v)
+        if (isPlainDocument(clause)) max = Math.max(max, filterDepth(clause, at + 1));
     }
   }
   return max;
@@ -166,16 +206,29 @@ function checkPartialFilter(node: MatchNode, level: number): string | undefined 
 }
 
 function validatePartialFilter(raw: BsonDocument, pfe: BsonValue): void {
-  if (!isPlainDocument(pfe)) throw specError(raw, ErrorCode.CannotCreateIndex, '"partialFilterExpression" for an index must be a document');
+  if (!isPlainDocument(pfe))
+    throw specError(
+      raw,
+      ErrorCode.CannotCreateIndex,
+      '"partialFilterExpression" for an index must be a document',
+    );
   let tree: MatchNode;
   try {
     tree = compileRestrictedFilter(pfe).tree;
   } catch (e) {
-    if (e instanceof CommandError) throw new CommandError(e.code, `Error in specification ${formatBson(raw)} :: caused by :: ${e.message}`);
+    if (e instanceof CommandError)
+      throw new CommandError(
+        e.code,
+        `Error in specification ${formatBson(raw)} :: caused by :: ${e.message}`,
+      );
     throw e;
   }
   if (filterDepth(pfe, 0) + 1 > partialFilterDepthMax) {
-    throw specError(raw, ErrorCode.CannotCreateIndex, `partialFilterExpression depth may not exceed ${partialFilterDepthMax}`);
+    throw specError(
+      raw,
+      ErrorCode.CannotCreateIndex,
+      `partialFilterExpression depth may not exceed ${partialFilterDepthMax}`,
+    );
   }
   const error = checkPartialFilter(tree, 0);
   if (error !== undefined) throw specError(raw, ErrorCode.CannotCreateIndex, error);
@@ -183,24 +236,51 @@ function validatePartialFilter(raw: BsonDocument, pfe: BsonValue): void {
 
 function validateKeyPattern(raw: BsonDocument, key: BsonDocument): void {
   const fields = Object.entries(key);
-  if (fields.length === 0) throw specError(raw, ErrorCode.CannotCreateIndex, 'Index keys cannot be an empty field.');
+  if (fields.length === 0)
+    throw specError(raw, ErrorCode.CannotCreateIndex, 'Index keys cannot be an empty field.');
   if (fields.length > limits.indexFieldsMax) {
-    throw specError(raw, ErrorCode.CannotCreateIndex, `Index key pattern has ${fields.length} fields; the limit is ${limits.indexFieldsMax}`);
+    throw specError(
+      raw,
+      ErrorCode.CannotCreateIndex,
+      `Index key pattern has ${fields.length} fields; the limit is ${limits.indexFieldsMax}`,
+    );
   }
   for (const [field, dir] of fields) {
-    if (field === '') throw specError(raw, ErrorCode.CannotCreateIndex, 'Index keys cannot be an empty field.');
+    if (field === '')
+      throw specError(raw, ErrorCode.CannotCreateIndex, 'Index keys cannot be an empty field.');
     if (typeof dir === 'string') {
-      if (['2d', '2dsphere', 'text', 'hashed', 'geoHaystack', 'columnstore'].includes(dir) || field.endsWith('$**')) {
-        throw new CommandError(ErrorCode.NotImplemented, `index type '${dir}' is not supported yet`);
+      if (
+        ['2d', '2dsphere', 'text', 'hashed', 'geoHaystack', 'columnstore'].includes(dir) ||
+        field.endsWith('$**')
+      ) {
+        throw new CommandError(
+          ErrorCode.NotImplemented,
+          `index type '${dir}' is not supported yet`,
+        );
       }
       throw specError(raw, ErrorCode.CannotCreateIndex, `Unknown index plugin '${dir}'`);
     }
-    if (field === '$**' || field.endsWith('.$**')) throw new CommandError(ErrorCode.NotImplemented, 'wildcard indexes are not supported yet');
-    if (field.split('.').some((p) => p === '')) throw specError(raw, ErrorCode.CannotCreateIndex, 'Index keys cannot contain an empty field.');
-    if (field.startsWith('$')) throw specError(raw, ErrorCode.CannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'.");
+    if (field === '$**' || field.endsWith('.$**'))
+      throw new CommandError(ErrorCode.NotImplemented, 'wildcard indexes are not supported yet');
+    if (field.split('.').some((p) => p === ''))
+      throw specError(
+        raw,
+        ErrorCode.CannotCreateIndex,
+        'Index keys cannot contain an empty field.',
+      );
+    if (field.startsWith('$'))
+      throw specError(
+        raw,
+        ErrorCode.CannotCreateIndex,
+        "Index key contains an illegal field name: field name starts with '$'.",
+      );
     const n = numericValue(dir);
     if (n === undefined || n === 0 || Number.isNaN(n)) {
-      throw specError(raw, ErrorCode.CannotCreateIndex, `Values in the index key pattern can only be numbers > 0, numbers < 0, or strings. Found: ${field}: ${formatBson(dir)}`);
+      throw specError(
+        raw,
+        ErrorCode.CannotCreateIndex,
+        `Values in the index key pattern can only be numbers > 0, numbers < 0, or strings. Found: ${field}: ${formatBson(dir)}`,
+      );
     }
   }
 }
@@ -212,15 +292,32 @@ function validateTTL(spec: BsonDocument): void {
   const shown = formatBson(spec);
   const n = numericValue(v);
   if (n === undefined) {
-    throw new CommandError(ErrorCode.CannotCreateIndex, `TTL index 'expireAfterSeconds' option must be numeric, but received a type of '${bsonTypeName(v)}'. Index spec: ${shown}`);
+    throw new CommandError(
+      ErrorCode.CannotCreateIndex,
+      `TTL index 'expireAfterSeconds' option must be numeric, but received a type of '${bsonTypeName(v)}'. Index spec: ${shown}`,
+    );
   }
-  if (Number.isNaN(n)) throw new CommandError(ErrorCode.CannotCreateIndex, `TTL index 'expireAfterSeconds' option must not be NaN. Index spec: ${shown}`);
+  if (Number.isNaN(n))
+    throw new CommandError(
+      ErrorCode.CannotCreateIndex,
+      `TTL index 'expireAfterSeconds' option must not be NaN. Index spec: ${shown}`,
+    );
   if (n > 2147483647 || n < -2147483648) {
-    throw new CommandError(ErrorCode.CannotCreateIndex, `TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer. Index spec: ${shown}`);
+    throw new CommandError(
+      ErrorCode.CannotCreateIndex,
+      `TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer. Index spec: ${shown}`,
+    );
   }
-  if (n < 0) throw new CommandError(ErrorCode.CannotCreateIndex, `TTL index 'expireAfterSeconds' option cannot be less than 0. Index spec: ${shown}`);
+  if (n < 0)
+    throw new CommandError(
+      ErrorCode.CannotCreateIndex,
+      `TTL index 'expireAfterSeconds' option cannot be less than 0. Index spec: ${shown}`,
+    );
   if (Object.keys(spec['key'] as BsonDocument).length !== 1) {
-    throw new CommandError(ErrorCode.CannotCreateIndex, `TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: ${shown}`);
+    throw new CommandError(
+      ErrorCode.CannotCreateIndex,
+      `TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: ${shown}`,
+    );
   }
 }
 
@@ -232,7 +329,10 @@ function validateTTL(spec: BsonDocument): void {
 function withoutSimpleCollation(raw: BsonDocument): BsonDocument {
   if (raw['collation'] === undefined) return raw;
   if (parseCollation(raw['collation']) !== undefined) {
-    throw new CommandError(ErrorCode.NotImplemented, 'indexes with a non-simple collation are not supported (index keys would need ICU sort keys); use {locale: "simple"}');
+    throw new CommandError(
+      ErrorCode.NotImplemented,
+      'indexes with a non-simple collation are not supported (index keys would need ICU sort keys); use {locale: "simple"}',
+    );
   }
   const { collation: _simple, ...rest } = raw;
   return rest;
@@ -241,54 +341,109 @@ function withoutSimpleCollation(raw: BsonDocument): BsonDocument {
 /** Parses and validates one spec; returns it as stored ({v, key, name, ...options}). */
 export function validateIndexSpec(raw: BsonValue, position: number): BsonDocument {
   if (!isPlainDocument(raw)) {
-    throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'createIndexes.indexes.${position}' is the wrong type '${bsonTypeName(raw)}', expected type 'object'`);
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field 'createIndexes.indexes.${position}' is the wrong type '${bsonTypeName(raw)}', expected type 'object'`,
+    );
   }
   raw = withoutSimpleCollation(raw);
   for (const opt of Object.keys(raw)) {
-    if (notImplementedOptions.has(opt)) throw new CommandError(ErrorCode.NotImplemented, `index option '${opt}' is not supported yet`);
+    if (notImplementedOptions.has(opt))
+      throw new CommandError(
+        ErrorCode.NotImplemented,
+        `index option '${opt}' is not supported yet`,
+      );
     if (!acceptedOptions.has(opt)) {
-      throw specError(raw, ErrorCode.InvalidIndexSpecificationOption, `The field '${opt}' is not valid for an index specification. Specification: ${formatBson(raw)}`);
+      throw specError(
+        raw,
+        ErrorCode.InvalidIndexSpecificationOption,
+        `The field '${opt}' is not valid for an index specification. Specification: ${formatBson(raw)}`,
+      );
     }
   }
   const key = raw['key'];
-  if (key === undefined) throw specError(raw, ErrorCode.FailedToParse, "The 'key' field is a required property of an index specification");
-  if (!isPlainDocument(key)) throw specError(raw, ErrorCode.TypeMismatch, `The field 'key' must be an object, but got ${bsonTypeName(key)}`);
+  if (key === undefined)
+    throw specError(
+      raw,
+      ErrorCode.FailedToParse,
+      "The 'key' field is a required property of an index specification",
+    );
+  if (!isPlainDocument(key))
+    throw specError(
+      raw,
+      ErrorCode.TypeMismatch,
+      `The field 'key' must be an object, but got ${bsonTypeName(key)}`,
+    );
   const name = raw['name'];
-  if (name === undefined) throw specError(raw, ErrorCode.FailedToParse, "The 'name' field is a required property of an index specification");
-  if (typeof name !== 'string') throw specError(raw, ErrorCode.TypeMismatch, `The field 'name' must be a string, but got ${bsonTypeName(name)}`);
+  if (name === undefined)
+    throw specError(
+      raw,
+      ErrorCode.FailedToParse,
+      "The 'name' field is a required property of an index specification",
+    );
+  if (typeof name !== 'string')
+    throw specError(
+      raw,
+      ErrorCode.TypeMismatch,
+      `The field 'name' must be a string, but got ${bsonTypeName(name)}`,
+    );
   validateKeyPattern(raw, key);
   if (name === '') throw specError(raw, ErrorCode.CannotCreateIndex, 'index name cannot be empty');
-  if (name.includes('\0')) throw specError(raw, ErrorCode.CannotCreateIndex, 'index name cannot contain NUL bytes');
+  if (name.includes('\0'))
+    throw specError(raw, ErrorCode.CannotCreateIndex, 'index name cannot contain NUL bytes');
   const v = raw['v'];
   if (v !== undefined) {
     const n = numericValue(v);
-    if (n !== 1 && n !== 2) throw specError(raw, ErrorCode.CannotCreateIndex, `Invalid index specification ${formatBson(raw)}; cannot create an index with v=${formatBson(v)}`);
+    if (n !== 1 && n !== 2)
+      throw specError(
+        raw,
+        ErrorCode.CannotCreateIndex,
+        `Invalid index specification ${formatBson(raw)}; cannot create an index with v=${formatBson(v)}`,
+      );
   }
   for (const opt of ['unique', 'sparse', 'hidden', 'background']) checkBoolOption(raw, opt);
-  const isId = Object.keys(key).length === 1 && Object.keys(key)[0] === '_id' && numericValue(key['_id']) === 1;
+  const isId =
+    Object.keys(key).length === 1 &&
+    Object.keys(key)[0] === '_id' &&
+    numericValue(key['_id']) === 1;
   const shownWithV = formatBson({ ...raw, v: new Int32(2) });
   if (isId) {
     for (const opt of Object.keys(raw)) {
       if (!['key', 'name', 'v', 'ns', 'background'].includes(opt)) {
-        throw new CommandError(ErrorCode.InvalidIndexSpecificationOption, `The field '${opt}' is not valid for an _id index specification. Specification: ${shownWithV}`);
+        throw new CommandError(
+          ErrorCode.InvalidIndexSpecificationOption,
+          `The field '${opt}' is not valid for an _id index specification. Specification: ${shownWithV}`,
+        );
       }
     }
   } else {
     if (name === '_id_') {
-      throw new CommandError(ErrorCode.BadValue, `The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found ${formatBson(key)}`);
+      throw new CommandError(
+        ErrorCode.BadValue,
+        `The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found ${formatBson(key)}`,
+      );
     }
-    if (name === '*') throw new CommandError(ErrorCode.BadValue, "The index name '*' is not valid.");
+    if (name === '*')
+      throw new CommandError(ErrorCode.BadValue, "The index name '*' is not valid.");
   }
   const pfe = raw['partialFilterExpression'];
   if (pfe !== undefined) {
-    if (trueValue(raw['sparse'] ?? false)) throw specError(raw, ErrorCode.CannotCreateIndex, 'cannot mix "partialFilterExpression" and "sparse" options');
+    if (trueValue(raw['sparse'] ?? false))
+      throw specError(
+        raw,
+        ErrorCode.CannotCreateIndex,
+        'cannot mix "partialFilterExpression" and "sparse" options',
+      );
     validatePartialFilter(raw, pfe);
   }
   const spec: BsonDocument = { v: new Int32(2), key, name };
   for (const [k, val] of Object.entries(raw)) {
     if (k === 'key' || k === 'name' || k === 'v' || k === 'ns') continue;
     // Stored as booleans, as mongod's IDL coerces them.
-    spec[k] = k === 'unique' || k === 'sparse' || k === 'hidden' || k === 'background' ? trueValue(val) : val;
+    spec[k] =
+      k === 'unique' || k === 'sparse' || k === 'hidden' || k === 'background'
+        ? trueValue(val)
+        : val;
   }
   return spec;
 }
@@ -299,35 +454,52 @@ export function validateIndexSpec(raw: BsonValue, position: number): BsonDocumen
 function normalFilter(spec: BsonDocument): BsonDocument | undefined {
   const pfe = spec['partialFilterExpression'];
   if (!isPlainDocument(pfe)) return undefined;
-  const flatten = (n: MatchNode): MatchNode[] => (n.kind === 'and' ? n.children.flatMap(flatten) : [n]);
+  const flatten = (n: MatchNode): MatchNode[] =>
+    n.kind === 'and' ? n.children.flatMap(flatten) : [n];
   const parts = flatten(compileRestrictedFilter(pfe).tree);
   const keyOf = (n: MatchNode): string => `${n.kind}\u0000${'path' in n ? String(n.path) : ''}`;
-  const sorted = [...parts].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  const sorted = [...parts].sort((a, b) =>
+    keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0,
+  );
   return { $and: sorted.map(serializeFilter) };
 }
 
 function sameKeyPattern(a: BsonDocument, b: BsonDocument): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && compareBson(a[k] as BsonValue, b[k] as BsonValue) === 0);
+  return (
+    ka.length === kb.length &&
+    ka.every((k, i) => k === kb[i] && compareBson(a[k] as BsonValue, b[k] as BsonValue) === 0)
+  );
 }
 
 type Comparison = 'different' | 'equivalent' | 'identical';
 
 /** mongod's IndexDescriptor::compareIndexOptions. */
 function compareIndexSpecs(candidate: BsonDocument, existing: BsonDocument): Comparison {
-  if (!sameKeyPattern(candidate['key'] as BsonDocument, existing['key'] as BsonDocument)) return 'different';
+  if (!sameKeyPattern(candidate['key'] as BsonDocument, existing['key'] as BsonDocument))
+    return 'different';
   const isId = (s: BsonDocument): boolean => s['name'] === '_id_';
-  if ((isId(candidate) || trueValue(candidate['unique'] ?? false)) !== (isId(existing) || trueValue(existing['unique'] ?? false))) return 'different';
-  if (trueValue(candidate['sparse'] ?? false) !== trueValue(existing['sparse'] ?? false)) return 'different';
+  if (
+    (isId(candidate) || trueValue(candidate['unique'] ?? false)) !==
+    (isId(existing) || trueValue(existing['unique'] ?? false))
+  )
+    return 'different';
+  if (trueValue(candidate['sparse'] ?? false) !== trueValue(existing['sparse'] ?? false))
+    return 'different';
   const fa = normalFilter(candidate);
   const fb = normalFilter(existing);
   if ((fa === undefined) !== (fb === undefined)) return 'different';
   if (fa !== undefined && fb !== undefined && compareBson(fa, fb) !== 0) return 'different';
-  const rest = (s: BsonDocument): Array<[string, BsonValue]> => Object.entries(s).filter(([k]) => !notComparedForEquality.has(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const rest = (s: BsonDocument): Array<[string, BsonValue]> =>
+    Object.entries(s)
+      .filter(([k]) => !notComparedForEquality.has(k))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const ra = rest(candidate);
   const rb = rest(existing);
-  const same = ra.length === rb.length && ra.every(([k, v], i) => rb[i]?.[0] === k && compareBson(v, rb[i]?.[1] as BsonValue) === 0);
+  const same =
+    ra.length === rb.length &&
+    ra.every(([k, v], i) => rb[i]?.[0] === k && compareBson(v, rb[i]?.[1] as BsonValue) === 0);
   return same ? 'identical' : 'equivalent';
 }
 
@@ -348,7 +520,10 @@ function conflictWith(coll: Collection, spec: BsonDocument): 'exists' | undefine
       );
     }
     if (c === 'equivalent') {
-      throw new CommandError(ErrorCode.IndexOptionsConflict, `An equivalent index already exists with the same name but different options. Requested index: ${shown(spec)}, existing index: ${shown(byName.spec)}`);
+      throw new CommandError(
+        ErrorCode.IndexOptionsConflict,
+        `An equivalent index already exists with the same name but different options. Requested index: ${shown(spec)}, existing index: ${shown(byName.spec)}`,
+      );
     }
     return 'exists';
   }
@@ -356,12 +531,21 @@ function conflictWith(coll: Collection, spec: BsonDocument): 'exists' | undefine
     const c = compareIndexSpecs(spec, existing.spec);
     if (c === 'different') continue;
     if (c === 'equivalent') {
-      throw new CommandError(ErrorCode.IndexOptionsConflict, `An equivalent index already exists with a different name and options. Requested index: ${shown(spec)}, existing index: ${shown(existing.spec)}`);
+      throw new CommandError(
+        ErrorCode.IndexOptionsConflict,
+        `An equivalent index already exists with a different name and options. Requested index: ${shown(spec)}, existing index: ${shown(existing.spec)}`,
+      );
     }
-    throw new CommandError(ErrorCode.IndexOptionsConflict, `Index already exists with a different name: ${existing.name}`);
+    throw new CommandError(
+      ErrorCode.IndexOptionsConflict,
+      `Index already exists with a different name: ${existing.name}`,
+    );
   }
   if (coll.indexes.length >= limits.indexesPerCollectionMax) {
-    throw new CommandError(ErrorCode.CannotCreateIndex, `add index fails, too many indexes for ${coll.ns} key:${formatBson(spec['key'] as BsonDocument)}`);
+    throw new CommandError(
+      ErrorCode.CannotCreateIndex,
+      `add index fails, too many indexes for ${coll.ns} key:${formatBson(spec['key'] as BsonDocument)}`,
+    );
   }
   return undefined;
 }
@@ -369,7 +553,12 @@ function conflictWith(coll: Collection, spec: BsonDocument): 'exists' | undefine
 // ---- build ------------------------------------------------------------------------------------
 
 /** Inside a write transaction: add the index and build its entries from existing documents. */
-export function buildIndex(txn: WriteTxn, catalog: Catalog, coll: Collection, spec: BsonDocument): Collection {
+export function buildIndex(
+  txn: WriteTxn,
+  catalog: Catalog,
+  coll: Collection,
+  spec: BsonDocument,
+): Collection {
   const meta: IndexMeta = {
     name: spec['name'] as string,
     key: spec['key'] as BsonDocument,
@@ -382,14 +571,19 @@ export function buildIndex(txn: WriteTxn, catalog: Catalog, coll: Collection, sp
     nextIndexIdent: coll.meta.nextIndexIdent + 1,
   });
   const index = updated.index(meta.name);
-  if (index === undefined) throw new CommandError(ErrorCode.InternalError, 'index vanished during build');
+  if (index === undefined)
+    throw new CommandError(ErrorCode.InternalError, 'index vanished during build');
   for (const rec of updated.scanRecords(txn)) {
     const keys = index.keysFor(rec.doc, txn);
     try {
       index.checkInsert(txn, keys, rec.recordId, rec.doc);
     } catch (e) {
       if (e instanceof CommandError && e.code === ErrorCode.DuplicateKey) {
-        throw new CommandError(e.code, `Index build failed: ${coll.meta.uuid}: Collection ${coll.ns} ( ${coll.meta.uuid} ) :: caused by :: ${e.message}`, { ...(e.info === undefined ? {} : { info: e.info }) });
+        throw new CommandError(
+          e.code,
+          `Index build failed: ${coll.meta.uuid}: Collection ${coll.ns} ( ${coll.meta.uuid} ) :: caused by :: ${e.message}`,
+          { ...(e.info === undefined ? {} : { info: e.info }) },
+        );
       }
       throw e;
     }
@@ -401,21 +595,47 @@ export function buildIndex(txn: WriteTxn, catalog: Catalog, coll: Collection, sp
 
 export const createIndexes = defineCommand({
   name: 'createIndexes',
-  args: { indexes: t.array, commitQuorum: t.any, ignoreUnknownIndexOptions: t.bool, isTimeseriesNamespace: t.ignored, collectionUUID: t.ignored },
+  args: {
+    indexes: t.array,
+    commitQuorum: t.any,
+    ignoreUnknownIndexOptions: t.bool,
+    isTimeseriesNamespace: t.ignored,
+    collectionUUID: t.ignored,
+  },
   traits: { isWrite: true, allowedInTransaction: true, apiVersion1: true },
   run: async (inv) => {
     const { services, args, db, op } = inv;
     const name = targetCollection(inv, { allowSystem: false });
-    if (args.indexes === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'createIndexes.indexes' is missing but a required field");
-    const rawSpecs = args.ignoreUnknownIndexOptions === true
-      ? args.indexes.map((s) => (isPlainDocument(s) ? Object.fromEntries(Object.entries(s).filter(([k]) => acceptedOptions.has(k) || notImplementedOptions.has(k))) : s))
-      : args.indexes;
+    if (args.indexes === undefined)
+      throw new CommandError(
+        ErrorCode.Location40414,
+        "BSON field 'createIndexes.indexes' is missing but a required field",
+      );
+    const rawSpecs =
+      args.ignoreUnknownIndexOptions === true
+        ? args.indexes.map((s) =>
+            isPlainDocument(s)
+              ? Object.fromEntries(
+                  Object.entries(s).filter(
+                    ([k]) => acceptedOptions.has(k) || notImplementedOptions.has(k),
+                  ),
+                )
+              : s,
+          )
+        : args.indexes;
     // mongod gives an index without `collation` the collection's default: one we cannot build.
-    if (collectionCollation(services.catalog.get(db, name)) !== undefined && rawSpecs.some((s) => isPlainDocument(s) && s['collation'] === undefined)) {
-      throw new CommandError(ErrorCode.NotImplemented, 'indexes on a collection with a default collation must give collation {locale: "simple"} (collated indexes are not supported)');
+    if (
+      collectionCollation(services.catalog.get(db, name)) !== undefined &&
+      rawSpecs.some((s) => isPlainDocument(s) && s['collation'] === undefined)
+    ) {
+      throw new CommandError(
+        ErrorCode.NotImplemented,
+        'indexes on a collection with a default collation must give collation {locale: "simple"} (collated indexes are not supported)',
+      );
     }
     const specs = rawSpecs.map((s, i) => validateIndexSpec(s as BsonValue, i));
-    if (specs.length === 0) throw new CommandError(ErrorCode.BadValue, 'Must specify at least one index to create');
+    if (specs.length === 0)
+      throw new CommandError(ErrorCode.BadValue, 'Must specify at least one index to create');
     for (const spec of specs) validateTTL(spec);
     // In a transaction, as mongod: only on a collection without documents (here: none the
     // transaction sees either). The index itself is created at once, outside the transaction
@@ -434,15 +654,25 @@ export const createIndexes = defineCommand({
       (txn) => {
         const existing = services.catalog.get(db, name);
         if (existing === undefined && lookupView(services.catalog, txn, db, name) !== undefined) {
-          throw new CommandError(ErrorCode.CommandNotSupportedOnView, 'Cannot create indexes on a view');
+          throw new CommandError(
+            ErrorCode.CommandNotSupportedOnView,
+            'Cannot create indexes on a view',
+          );
         }
         let coll = services.catalog.getOrCreate(txn, db, name);
         const before = coll.indexes.length;
         let created = 0;
         for (const spec of specs) {
           if (conflictWith(coll, spec) === 'exists') continue;
-          if (inTransaction && existing !== undefined && (nonEmptyInTransaction || existing.count(txn) > 0)) {
-            throw new CommandError(ErrorCode.OperationNotSupportedInTransaction, `Cannot create new indexes on existing collection ${db}.${name} in a multi-document transaction.`);
+          if (
+            inTransaction &&
+            existing !== undefined &&
+            (nonEmptyInTransaction || existing.count(txn) > 0)
+          ) {
+            throw new CommandError(
+              ErrorCode.OperationNotSupportedInTransaction,
+              `Cannot create new indexes on existing collection ${db}.${name} in a multi-document transaction.`,
+            );
           }
           coll = buildIndex(txn, services.catalog, coll, spec);
           created++;
@@ -458,22 +688,36 @@ export const createIndexes = defineCommand({
     };
     if (result.created === 0) reply['note'] = 'all indexes already exist';
     else if (result.created < specs.length) reply['note'] = 'index already exists';
-    if (result.created > 0 && result.existed && services.config.replSet !== '' && !inTransaction) reply['commitQuorum'] = 'votingMembers';
+    if (result.created > 0 && result.existed && services.config.replSet !== '' && !inTransaction)
+      reply['commitQuorum'] = 'votingMembers';
     return withWriteConcernError(reply, op.writeConcern, services.config.replSet);
   },
 });
 
 export const listIndexes = defineCommand({
   name: 'listIndexes',
-  args: { cursor: t.document, includeBuildUUIDs: t.ignored, includeIndexBuildInfo: t.ignored, collectionUUID: t.ignored },
+  args: {
+    cursor: t.document,
+    includeBuildUUIDs: t.ignored,
+    includeIndexBuildInfo: t.ignored,
+    collectionUUID: t.ignored,
+  },
   traits: { allowedInTransaction: false, apiVersion1: true },
   run: (inv) => {
     const { services, db } = inv;
     const name = targetCollection(inv);
     const coll = services.catalog.get(db, name);
-    if (coll === undefined && viewOf(services, inv.op, db, name) !== undefined) throw notACollection(db, name);
-    if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
-    return { cursor: { id: Long.ZERO, ns: `${db}.$cmd.listIndexes.${name}`, firstBatch: coll.meta.indexes.map((i) => i.spec) } };
+    if (coll === undefined && viewOf(services, inv.op, db, name) !== undefined)
+      throw notACollection(db, name);
+    if (coll === undefined)
+      throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
+    return {
+      cursor: {
+        id: Long.ZERO,
+        ns: `${db}.$cmd.listIndexes.${name}`,
+        firstBatch: coll.meta.indexes.map((i) => i.spec),
+      },
+    };
   },
 });
 
@@ -486,19 +730,33 @@ export const dropIndexes = defineCommand({
     const { services, args, db, op } = inv;
     const name = targetCollection(inv);
     const which = args.index;
-    if (which === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'dropIndexes.index' is missing but a required field");
+    if (which === undefined)
+      throw new CommandError(
+        ErrorCode.Location40414,
+        "BSON field 'dropIndexes.index' is missing but a required field",
+      );
     if (Array.isArray(which) && !which.every((n) => typeof n === 'string')) {
-      throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'dropIndexes.index' is the wrong type 'array', expected types '[string']");
+      throw new CommandError(
+        ErrorCode.TypeMismatch,
+        "BSON field 'dropIndexes.index' is the wrong type 'array', expected types '[string']",
+      );
     }
     if (typeof which !== 'string' && !Array.isArray(which) && !isPlainDocument(which)) {
-      throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'dropIndexes.index' is the wrong type '${bsonTypeName(which)}', expected types '[string, object']`);
+      throw new CommandError(
+        ErrorCode.TypeMismatch,
+        `BSON field 'dropIndexes.index' is the wrong type '${bsonTypeName(which)}', expected types '[string, object']`,
+      );
     }
     const outcome = await op.access.write((txn) => {
       const coll = services.catalog.get(db, name);
       if (coll === undefined && lookupView(services.catalog, txn, db, name) !== undefined) {
-        throw new CommandError(ErrorCode.CommandNotSupportedOnView, `Cannot drop indexes on view ${db}.${name}`);
+        throw new CommandError(
+          ErrorCode.CommandNotSupportedOnView,
+          `Cannot drop indexes on view ${db}.${name}`,
+        );
       }
-      if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `ns not found ${db}.${name}`);
+      if (coll === undefined)
+        throw new CommandError(ErrorCode.NamespaceNotFound, `ns not found ${db}.${name}`);
       const toDrop = selectIndexes(coll, which);
       for (const meta of toDrop) txn.clearTable(meta.ident);
       const keep = coll.meta.indexes.filter((i) => !toDrop.includes(i));
@@ -515,17 +773,26 @@ export const dropIndexes = defineCommand({
 function selectIndexes(coll: Collection, which: BsonValue): IndexMeta[] {
   if (which === '*') return coll.meta.indexes.filter((i) => i.name !== '_id_');
   const byName = (n: string): IndexMeta => {
-    if (n === '*') throw new CommandError(ErrorCode.BadValue, "The index name '*' is not valid when dropping a list of indexes");
+    if (n === '*')
+      throw new CommandError(
+        ErrorCode.BadValue,
+        "The index name '*' is not valid when dropping a list of indexes",
+      );
     if (n === '_id_') throw new CommandError(ErrorCode.InvalidOptions, 'cannot drop _id index');
     const m = coll.meta.indexes.find((i) => i.name === n);
-    if (m === undefined) throw new CommandError(ErrorCode.IndexNotFound, `index not found with name [${n}]`);
+    if (m === undefined)
+      throw new CommandError(ErrorCode.IndexNotFound, `index not found with name [${n}]`);
     return m;
   };
   if (typeof which === 'string') return [byName(which)];
   if (Array.isArray(which)) return which.map((n) => byName(n as string));
   const key = which as BsonDocument;
   const matches = coll.meta.indexes.filter((i) => sameKeyPattern(i.key, key));
-  if (matches.length === 0) throw new CommandError(ErrorCode.IndexNotFound, `can't find index with key: ${formatBson(key)}`);
+  if (matches.length === 0)
+    throw new CommandError(
+      ErrorCode.IndexNotFound,
+      `can't find index with key: ${formatBson(key)}`,
+    );
   if (matches.length > 1) {
     throw new CommandError(
       ErrorCode.AmbiguousIndexKeyPattern,
@@ -544,45 +811,106 @@ function selectIndexes(coll: Collection, which: BsonValue): IndexMeta[] {
  * transaction, changes one index's spec; returns the index's name and the reply fields
  * (hidden_old/new, expireAfterSeconds_old/new) for what changed.
  */
-export function modifyIndex(txn: WriteTxn, catalog: Catalog, coll: Collection, option: BsonDocument): { name: string; reply: BsonDocument } {
+export function modifyIndex(
+  txn: WriteTxn,
+  catalog: Catalog,
+  coll: Collection,
+  option: BsonDocument,
+): { name: string; reply: BsonDocument } {
   for (const k of Object.keys(option)) {
-    if (!['name', 'keyPattern', 'hidden', 'expireAfterSeconds', 'prepareUnique', 'unique', 'forceNonUnique'].includes(k)) {
-      throw new CommandError(ErrorCode.Location40415, `BSON field 'collMod.index.${k}' is an unknown field.`);
+    if (
+      ![
+        'name',
+        'keyPattern',
+        'hidden',
+        'expireAfterSeconds',
+        'prepareUnique',
+        'unique',
+        'forceNonUnique',
+      ].includes(k)
+    ) {
+      throw new CommandError(
+        ErrorCode.Location40415,
+        `BSON field 'collMod.index.${k}' is an unknown field.`,
+      );
     }
   }
-  if (option['prepareUnique'] !== undefined || option['unique'] !== undefined || option['forceNonUnique'] !== undefined) {
-    throw new CommandError(ErrorCode.NotImplemented, 'collMod index conversion to unique is not supported yet');
+  if (
+    option['prepareUnique'] !== undefined ||
+    option['unique'] !== undefined ||
+    option['forceNonUnique'] !== undefined
+  ) {
+    throw new CommandError(
+      ErrorCode.NotImplemented,
+      'collMod index conversion to unique is not supported yet',
+    );
   }
   const name = option['name'];
   const keyPattern = option['keyPattern'];
-  if (name !== undefined && keyPattern !== undefined) throw new CommandError(ErrorCode.InvalidOptions, 'Cannot specify both key pattern and name.');
-  if (name === undefined && keyPattern === undefined) throw new CommandError(ErrorCode.InvalidOptions, 'Must specify either index name or key pattern.');
+  if (name !== undefined && keyPattern !== undefined)
+    throw new CommandError(ErrorCode.InvalidOptions, 'Cannot specify both key pattern and name.');
+  if (name === undefined && keyPattern === undefined)
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      'Must specify either index name or key pattern.',
+    );
   const hidden = option['hidden'];
   const ttl = option['expireAfterSeconds'];
-  if (hidden === undefined && ttl === undefined) throw new CommandError(ErrorCode.InvalidOptions, 'no expireAfterSeconds or hidden field');
+  if (hidden === undefined && ttl === undefined)
+    throw new CommandError(ErrorCode.InvalidOptions, 'no expireAfterSeconds or hidden field');
   let meta: IndexMeta | undefined;
   if (name !== undefined) {
-    if (typeof name !== 'string') throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'collMod.index.name' is the wrong type, expected type 'string'");
+    if (typeof name !== 'string')
+      throw new CommandError(
+        ErrorCode.TypeMismatch,
+        "BSON field 'collMod.index.name' is the wrong type, expected type 'string'",
+      );
     meta = coll.meta.indexes.find((i) => i.name === name);
-    if (meta === undefined) throw new CommandError(ErrorCode.IndexNotFound, `cannot find index ${name} for ns ${coll.ns}`);
+    if (meta === undefined)
+      throw new CommandError(
+        ErrorCode.IndexNotFound,
+        `cannot find index ${name} for ns ${coll.ns}`,
+      );
   } else {
-    if (!isPlainDocument(keyPattern)) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'collMod.index.keyPattern' is the wrong type, expected type 'object'");
+    if (!isPlainDocument(keyPattern))
+      throw new CommandError(
+        ErrorCode.TypeMismatch,
+        "BSON field 'collMod.index.keyPattern' is the wrong type, expected type 'object'",
+      );
     const found = coll.meta.indexes.filter((i) => sameKeyPattern(i.key, keyPattern));
     if (found.length > 1) {
-      throw new CommandError(ErrorCode.AmbiguousIndexKeyPattern, `index keyPattern ${formatBson(keyPattern)} matches ${found.length} indexes, must use index name. Conflicting indexes: ${found.map((f) => formatBson(f.spec)).join(', ')}`);
+      throw new CommandError(
+        ErrorCode.AmbiguousIndexKeyPattern,
+        `index keyPattern ${formatBson(keyPattern)} matches ${found.length} indexes, must use index name. Conflicting indexes: ${found.map((f) => formatBson(f.spec)).join(', ')}`,
+      );
     }
     meta = found[0];
-    if (meta === undefined) throw new CommandError(ErrorCode.IndexNotFound, `cannot find index ${formatBson(keyPattern)} for ns ${coll.ns}`);
+    if (meta === undefined)
+      throw new CommandError(
+        ErrorCode.IndexNotFound,
+        `cannot find index ${formatBson(keyPattern)} for ns ${coll.ns}`,
+      );
   }
   const spec: BsonDocument = { ...meta.spec };
   const reply: BsonDocument = {};
   if (ttl !== undefined) {
     const n = numericValue(ttl);
     if (n === undefined || Number.isNaN(n) || n < 0 || n > 2147483647) {
-      throw new CommandError(ErrorCode.BadValue, "TTL index 'expireAfterSeconds' option must be a number between 0 and 2147483647");
+      throw new CommandError(
+        ErrorCode.BadValue,
+        "TTL index 'expireAfterSeconds' option must be a number between 0 and 2147483647",
+      );
     }
-    if (meta.name === '_id_') throw new CommandError(ErrorCode.InvalidOptions, 'the _id field does not support TTL indexing');
-    if (Object.keys(meta.key).length !== 1) throw new CommandError(ErrorCode.InvalidOptions, 'TTL indexes are single-field indexes, compound indexes do not support TTL');
+    if (meta.name === '_id_')
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        'the _id field does not support TTL indexing',
+      );
+    if (Object.keys(meta.key).length !== 1)
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        'TTL indexes are single-field indexes, compound indexes do not support TTL',
+      );
     const old = spec['expireAfterSeconds'];
     const now = Long.fromNumber(Math.trunc(n));
     if (old === undefined || numericValue(old) !== Math.trunc(n)) {
@@ -592,7 +920,11 @@ export function modifyIndex(txn: WriteTxn, catalog: Catalog, coll: Collection, o
     }
   }
   if (hidden !== undefined) {
-    if (typeof hidden !== 'boolean') throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'collMod.index.hidden' is the wrong type, expected type 'bool'");
+    if (typeof hidden !== 'boolean')
+      throw new CommandError(
+        ErrorCode.TypeMismatch,
+        "BSON field 'collMod.index.hidden' is the wrong type, expected type 'bool'",
+      );
     if (meta.name === '_id_') throw new CommandError(ErrorCode.BadValue, "can't hide _id index");
     const old = spec['hidden'] === true;
     if (old !== hidden) {
@@ -620,7 +952,11 @@ export function createTtlMonitor(services: ServerServices): TtlMonitor {
     logger: services.logger,
     deleteMatching: async (db, coll, filter) => {
       const matcher = compileQueryFilter(filter);
-      const deleted = await services.engine.write((txn) => executeDelete(txn, services.catalog, { db, name: coll }, { filter, matcher, limit: 0 }), { durable: true });
+      const deleted = await services.engine.write(
+        (txn) =>
+          executeDelete(txn, services.catalog, { db, name: coll }, { filter, matcher, limit: 0 }),
+        { durable: true },
+      );
       return deleted.length;
     },
   });

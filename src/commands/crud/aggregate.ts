@@ -3,7 +3,6 @@
 // through a ServerCursor like find's, batch by batch on fresh snapshots; a pipeline ending in
 // $out or $merge runs to completion and writes in one storage transaction instead.
 
-import type { Timestamp } from 'bson';
 import { Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { parseCollation, sameCollation } from '../../bson/collation.js';
@@ -15,8 +14,22 @@ import { limits } from '../../limits.js';
 import { fullName } from '../../catalog/namespace.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
 import type { PlanStage } from '../../query/exec/stages.js';
-import { buildPipeline, checkPipelineInApiV1, defineLetVariables, newEnv, newScope, parsePipeline, runToArray } from '../../pipeline/index.js';
-import type { ExpressionEnv, PipelineContext, Runtime, Stage, VariableScope } from '../../pipeline/index.js';
+import {
+  buildPipeline,
+  checkPipelineInApiV1,
+  defineLetVariables,
+  newEnv,
+  newScope,
+  parsePipeline,
+  runToArray,
+} from '../../pipeline/index.js';
+import type {
+  ExpressionEnv,
+  PipelineContext,
+  Runtime,
+  Stage,
+  VariableScope,
+} from '../../pipeline/index.js';
 import { isWriteStage } from '../../pipeline/stages/write.js';
 import { explainPlan } from '../../query/planner/explain.js';
 import type { ExplainSections, ExplainVerbosity } from '../../query/planner/explain.js';
@@ -25,7 +38,15 @@ import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import type { ServerServices } from '../context.js';
-import { clusterTimeOf, resolveCollation, cursorReply, resolvedViewOf, resolveHint, targetCollection, writeWithConcern } from './common.js';
+import {
+  clusterTimeOf,
+  resolveCollation,
+  cursorReply,
+  resolvedViewOf,
+  resolveHint,
+  targetCollection,
+  writeWithConcern,
+} from './common.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream.js';
 import { notACollection } from '../../catalog/views.js';
 import { diskUseFor } from './disk-use.js';
@@ -62,9 +83,17 @@ function parseCursorOption(cursor: BsonDocument | undefined): number | undefined
   for (const [k, v] of Object.entries(cursor)) {
     if (k === 'batchSize') {
       const n = numericValue(v);
-      if (n === undefined) fail(ErrorCode.TypeMismatch, `BSON field 'aggregate.cursor.batchSize' is the wrong type '${typeof v === 'string' ? 'string' : 'object'}', expected types '[long, int, decimal, double]'`);
+      if (n === undefined)
+        fail(
+          ErrorCode.TypeMismatch,
+          `BSON field 'aggregate.cursor.batchSize' is the wrong type '${typeof v === 'string' ? 'string' : 'object'}', expected types '[long, int, decimal, double]'`,
+        );
       batchSize = Math.trunc(n);
-      if (batchSize < 0) fail(ErrorCode.Location51024, `BSON field 'batchSize' value must be >= 0, actual value '${batchSize}'`);
+      if (batchSize < 0)
+        fail(
+          ErrorCode.Location51024,
+          `BSON field 'batchSize' value must be >= 0, actual value '${batchSize}'`,
+        );
     } else if (k !== 'singleBatch') {
       fail(ErrorCode.Location40415, `BSON field 'aggregate.cursor.${k}' is an unknown field.`);
     }
@@ -77,7 +106,11 @@ function targetOf(inv: AggregateInvocation): string | undefined {
   const target = inv.target;
   const n = numericValue(target);
   if (n !== undefined) {
-    if (n !== 1) fail(ErrorCode.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1");
+    if (n !== 1)
+      fail(
+        ErrorCode.FailedToParse,
+        "Invalid command format: the 'aggregate' field must specify a collection name or 1",
+      );
     return undefined;
   }
   return targetCollection(inv);
@@ -98,7 +131,28 @@ export const aggregate = defineCommand({
 });
 
 /** Stages whose comparisons all follow the collation: filters, sorts, group keys, expressions. */
-const COLLATED_STAGES = new Set(['$match', '$sort', '$skip', '$limit', '$count', '$group', '$unwind', '$project', '$addFields', '$set', '$unset', '$replaceRoot', '$replaceWith', '$sortByCount', '$sample', '$redact', '$facet', '$lookup', '$graphLookup', '$unionWith']);
+const COLLATED_STAGES = new Set([
+  '$match',
+  '$sort',
+  '$skip',
+  '$limit',
+  '$count',
+  '$group',
+  '$unwind',
+  '$project',
+  '$addFields',
+  '$set',
+  '$unset',
+  '$replaceRoot',
+  '$replaceWith',
+  '$sortByCount',
+  '$sample',
+  '$redact',
+  '$facet',
+  '$lookup',
+  '$graphLookup',
+  '$unionWith',
+]);
 /** Operators whose order comes from sort patterns that do not take the collation yet. */
 const BINARY_OPERATORS = new Set(['$minN', '$maxN', '$top', '$bottom', '$topN', '$bottomN']);
 
@@ -115,9 +169,19 @@ function collatedPipelineSupported(pipeline: readonly BsonValue[]): boolean {
     const [name] = Object.keys(stage);
     if (name === undefined || !COLLATED_STAGES.has(name)) return false;
     const arg = stage[name] as BsonValue;
-    if (name === '$facet') return isPlainDocument(arg) && Object.values(arg).every((p) => !Array.isArray(p) || collatedPipelineSupported(p));
+    if (name === '$facet')
+      return (
+        isPlainDocument(arg) &&
+        Object.values(arg).every((p) => !Array.isArray(p) || collatedPipelineSupported(p))
+      );
     // Sub-pipelines run with the same collation: their stages must follow it too.
-    if ((name === '$lookup' || name === '$unionWith') && isPlainDocument(arg) && Array.isArray(arg['pipeline']) && !collatedPipelineSupported(arg['pipeline'])) return false;
+    if (
+      (name === '$lookup' || name === '$unionWith') &&
+      isPlainDocument(arg) &&
+      Array.isArray(arg['pipeline']) &&
+      !collatedPipelineSupported(arg['pipeline'])
+    )
+      return false;
     return !containsOperator(arg, BINARY_OPERATORS);
   });
 }
@@ -127,106 +191,201 @@ function collatedPipelineSupported(pipeline: readonly BsonValue[]): boolean {
  * view's, which a command may not override (mongod: 167). Pipelines with stages or operators
  * that do not follow a collation yet answer NotImplemented instead of comparing in binary order.
  */
-function pipelineCollation(services: ServerServices, db: string, collName: string | undefined, view: ResolvedView | undefined, collation: BsonDocument | undefined, pipeline: readonly BsonValue[]): Collator | undefined {
+function pipelineCollation(
+  services: ServerServices,
+  db: string,
+  collName: string | undefined,
+  view: ResolvedView | undefined,
+  collation: BsonDocument | undefined,
+  pipeline: readonly BsonValue[],
+): Collator | undefined {
   let collator: Collator | undefined;
   if (view !== undefined) {
     collator = view.collation === undefined ? undefined : parseCollation(view.collation);
-    if (collation !== undefined && !sameCollation(parseCollation(collation), collator)) fail(ErrorCode.OptionNotSupportedOnView, "Cannot override a view's default collation");
+    if (collation !== undefined && !sameCollation(parseCollation(collation), collator))
+      fail(ErrorCode.OptionNotSupportedOnView, "Cannot override a view's default collation");
   } else {
-    collator = resolveCollation(collName === undefined ? undefined : services.catalog.get(db, collName), collation);
+    collator = resolveCollation(
+      collName === undefined ? undefined : services.catalog.get(db, collName),
+      collation,
+    );
   }
   if (collator !== undefined && !collatedPipelineSupported(pipeline)) {
-    fail(ErrorCode.NotImplemented, `aggregate with a non-simple collation (given, or the collection default) supports only the stages ${[...COLLATED_STAGES].join(', ')}, without ${[...BINARY_OPERATORS].join(', ')}`);
+    fail(
+      ErrorCode.NotImplemented,
+      `aggregate with a non-simple collation (given, or the collection default) supports only the stages ${[...COLLATED_STAGES].join(', ')}, without ${[...BINARY_OPERATORS].join(', ')}`,
+    );
   }
   return collator;
 }
 
 /** Runs an aggregate, or explains it with the given verbosity (the explain command's entry too). */
-export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainVerbosity | undefined): Promise<BsonDocument> {
-    const { services, args, db } = inv;
-    const collName = targetOf(inv);
-    if (args.pipeline === undefined) fail(ErrorCode.Location40414, "BSON field 'aggregate.pipeline' is missing but a required field");
-    if (args.apiStrict === true) checkPipelineInApiV1(args.pipeline);
-    const explain = verbosity !== undefined;
-    if (args.cursor === undefined && !explain) {
-      fail(ErrorCode.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument");
-    }
-    const batchSize = parseCursorOption(args.cursor);
-    // On a view, the views' pipelines run first, over the collection they end on; the cursor
-    // keeps the view's namespace (mongod's ResolvedView::asExpandedViewAggregation).
-    const resolved = collName === undefined ? undefined : resolvedViewOf(services, inv.op, db, collName);
-    if (resolved !== undefined && collName !== undefined && isChangeStreamPipeline(args.pipeline)) throw notACollection(db, collName);
-    if (isChangeStreamPipeline(args.pipeline) && args.collation !== undefined && parseCollation(args.collation) !== undefined) {
-      fail(ErrorCode.NotImplemented, 'change streams with a non-simple collation are not supported yet');
-    }
-    if (!explain && isChangeStreamPipeline(args.pipeline)) return runChangeStreamAggregate(inv, collName, batchSize);
-    const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
-    const sourceName = resolved?.collection ?? collName;
-    const collator = pipelineCollation(services, db, collName, resolved, args.collation, [...(resolved?.pipeline ?? []), ...args.pipeline]);
-    const disk = diskUseFor(services, args.allowDiskUse);
-    const allowDiskUse = disk.allowDiskUse;
-    const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services), collator });
-    const scope = letScope(args.let, env);
-    const ctx: PipelineContext = { env, scope, db, collection: sourceName, allowDiskUse, collator, subPipelineDepth: 0, inFacet: false, inLookup: false, inTransaction: args.autocommit === false, session: args.lsid, server: serverIntrospection(services) };
-    const parsed = parsePipeline(resolved === undefined ? args.pipeline : [...resolved.pipeline, ...args.pipeline], ctx);
-    const first = parsed.stages[0];
-    if (collName === undefined && first?.constraints?.collectionless !== true) {
-      fail(ErrorCode.InvalidNamespace, `{aggregate: 1} is not valid for '${first?.name ?? '[]'}'; a collection is required.`);
-    }
-    const coll = sourceName === undefined ? undefined : services.catalog.get(db, sourceName);
-    const hint = resolveHint(coll, args.hint);
-    const rt: Runtime = { catalog: services.catalog, db, frame: env.frame, allowDiskUse, memory: disk.memory, interrupt: () => inv.op.checkDeadline(), collator };
-    const last = parsed.stages[parsed.stages.length - 1];
-    const writer = last !== undefined && isWriteStage(last) ? last : undefined;
-    if (writer !== undefined && args.autocommit === false) {
-      fail(ErrorCode.OperationNotSupportedInTransaction, `${writer.name} cannot be used in a transaction`);
-    }
-    if (writer !== undefined && isPlainDocument(args.readConcern) && args.readConcern['level'] === 'linearizable') {
-      fail(ErrorCode.InvalidOptions, `${writer.name} cannot be used with a 'linearizable' read concern level`);
-    }
-    const readStages = writer === undefined ? parsed.stages : parsed.stages.slice(0, -1);
-    const built = buildPipeline({ ...parsed, stages: readStages }, { collection: coll, hint: args.hint, natural: hint.natural }, rt);
+export async function runAggregate(
+  inv: AggregateInvocation,
+  verbosity: ExplainVerbosity | undefined,
+): Promise<BsonDocument> {
+  const { services, args, db } = inv;
+  const collName = targetOf(inv);
+  if (args.pipeline === undefined)
+    fail(
+      ErrorCode.Location40414,
+      "BSON field 'aggregate.pipeline' is missing but a required field",
+    );
+  if (args.apiStrict === true) checkPipelineInApiV1(args.pipeline);
+  const explain = verbosity !== undefined;
+  if (args.cursor === undefined && !explain) {
+    fail(
+      ErrorCode.FailedToParse,
+      "The 'cursor' option is required, except for aggregate with the explain argument",
+    );
+  }
+  const batchSize = parseCursorOption(args.cursor);
+  // On a view, the views' pipelines run first, over the collection they end on; the cursor
+  // keeps the view's namespace (mongod's ResolvedView::asExpandedViewAggregation).
+  const resolved =
+    collName === undefined ? undefined : resolvedViewOf(services, inv.op, db, collName);
+  if (resolved !== undefined && collName !== undefined && isChangeStreamPipeline(args.pipeline))
+    throw notACollection(db, collName);
+  if (
+    isChangeStreamPipeline(args.pipeline) &&
+    args.collation !== undefined &&
+    parseCollation(args.collation) !== undefined
+  ) {
+    fail(
+      ErrorCode.NotImplemented,
+      'change streams with a non-simple collation are not supported yet',
+    );
+  }
+  if (!explain && isChangeStreamPipeline(args.pipeline))
+    return runChangeStreamAggregate(inv, collName, batchSize);
+  const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
+  const sourceName = resolved?.collection ?? collName;
+  const collator = pipelineCollation(services, db, collName, resolved, args.collation, [
+    ...(resolved?.pipeline ?? []),
+    ...args.pipeline,
+  ]);
+  const disk = diskUseFor(services, args.allowDiskUse);
+  const allowDiskUse = disk.allowDiskUse;
+  const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services), collator });
+  const scope = letScope(args.let, env);
+  const ctx: PipelineContext = {
+    env,
+    scope,
+    db,
+    collection: sourceName,
+    allowDiskUse,
+    collator,
+    subPipelineDepth: 0,
+    inFacet: false,
+    inLookup: false,
+    inTransaction: args.autocommit === false,
+    session: args.lsid,
+    server: serverIntrospection(services),
+  };
+  const parsed = parsePipeline(
+    resolved === undefined ? args.pipeline : [...resolved.pipeline, ...args.pipeline],
+    ctx,
+  );
+  const first = parsed.stages[0];
+  if (collName === undefined && first?.constraints?.collectionless !== true) {
+    fail(
+      ErrorCode.InvalidNamespace,
+      `{aggregate: 1} is not valid for '${first?.name ?? '[]'}'; a collection is required.`,
+    );
+  }
+  const coll = sourceName === undefined ? undefined : services.catalog.get(db, sourceName);
+  const hint = resolveHint(coll, args.hint);
+  const rt: Runtime = {
+    catalog: services.catalog,
+    db,
+    frame: env.frame,
+    allowDiskUse,
+    memory: disk.memory,
+    interrupt: () => inv.op.checkDeadline(),
+    collator,
+  };
+  const last = parsed.stages[parsed.stages.length - 1];
+  const writer = last !== undefined && isWriteStage(last) ? last : undefined;
+  if (writer !== undefined && args.autocommit === false) {
+    fail(
+      ErrorCode.OperationNotSupportedInTransaction,
+      `${writer.name} cannot be used in a transaction`,
+    );
+  }
+  if (
+    writer !== undefined &&
+    isPlainDocument(args.readConcern) &&
+    args.readConcern['level'] === 'linearizable'
+  ) {
+    fail(
+      ErrorCode.InvalidOptions,
+      `${writer.name} cannot be used with a 'linearizable' read concern level`,
+    );
+  }
+  const readStages = writer === undefined ? parsed.stages : parsed.stages.slice(0, -1);
+  const built = buildPipeline(
+    { ...parsed, stages: readStages },
+    { collection: coll, hint: args.hint, natural: hint.natural },
+    rt,
+  );
 
-    if (verbosity !== undefined) {
-      try {
-        return explainReply(inv, sourceName === undefined ? ns : fullName(db, sourceName), built, writer, verbosity);
-      } finally {
-        disk.release();
-      }
+  if (verbosity !== undefined) {
+    try {
+      return explainReply(
+        inv,
+        sourceName === undefined ? ns : fullName(db, sourceName),
+        built,
+        writer,
+        verbosity,
+      );
+    } finally {
+      disk.release();
     }
+  }
 
-    if (writer !== undefined) {
-      const lease = inv.op.access.acquireView();
-      let docs: BsonDocument[];
-      try {
-        docs = runToArray(built.plan, lease.view, rt);
-      } finally {
-        lease.release();
-        disk.release();
-      }
-      const validation = { bypass: args.bypassDocumentValidation === true, logger: services.logger };
-      const writeOptions = {
-        bypassDocumentValidation: validation.bypass,
-        validate: (coll: Collection, doc: BsonDocument, before: BsonDocument | undefined) => validateForWrite(coll, doc, before, validation),
-      };
-      const { wcError } = await writeWithConcern(services, inv.op, (txn) => writer.executeWrite(txn, docs, rt, writeOptions));
-      const reply = cursorReply(undefined, ns, [], true);
-      if (wcError !== undefined) reply['writeConcernError'] = wcError;
-      return reply;
+  if (writer !== undefined) {
+    const lease = inv.op.access.acquireView();
+    let docs: BsonDocument[];
+    try {
+      docs = runToArray(built.plan, lease.view, rt);
+    } finally {
+      lease.release();
+      disk.release();
     }
+    const validation = { bypass: args.bypassDocumentValidation === true, logger: services.logger };
+    const writeOptions = {
+      bypassDocumentValidation: validation.bypass,
+      validate: (coll: Collection, doc: BsonDocument, before: BsonDocument | undefined) =>
+        validateForWrite(coll, doc, before, validation),
+    };
+    const { wcError } = await writeWithConcern(services, inv.op, (txn) =>
+      writer.executeWrite(txn, docs, rt, writeOptions),
+    );
+    const reply = cursorReply(undefined, ns, [], true);
+    if (wcError !== undefined) reply['writeConcernError'] = wcError;
+    return reply;
+  }
 
-    const cursor = new ServerCursor(built.plan, { ns, owner: { sessionKey: inv.op.session?.session.key }, comment: args.comment, views: () => inv.op.access.acquireView(), onClose: disk.release });
-    if (batchSize === 0) {
-      services.cursors.register(cursor);
-      rt.interrupt = () => undefined;
-      return cursorReply(cursor, ns, [], true, inv.op.atClusterTime);
-    }
-    const batch = cursor.nextBatch(batchSize ?? limits.firstBatchDocsDefault, () => inv.op.checkDeadline());
-    // maxTimeMS bounds this command only; getMore batches carry their own deadline.
-    rt.interrupt = () => undefined;
-    if (cursor.isExhausted) return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);
+  const cursor = new ServerCursor(built.plan, {
+    ns,
+    owner: { sessionKey: inv.op.session?.session.key },
+    comment: args.comment,
+    views: () => inv.op.access.acquireView(),
+    onClose: disk.release,
+  });
+  if (batchSize === 0) {
     services.cursors.register(cursor);
-    return cursorReply(cursor, ns, batch, true, inv.op.atClusterTime);
+    rt.interrupt = () => undefined;
+    return cursorReply(cursor, ns, [], true, inv.op.atClusterTime);
+  }
+  const batch = cursor.nextBatch(batchSize ?? limits.firstBatchDocsDefault, () =>
+    inv.op.checkDeadline(),
+  );
+  // maxTimeMS bounds this command only; getMore batches carry their own deadline.
+  rt.interrupt = () => undefined;
+  if (cursor.isExhausted) return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);
+  services.cursors.register(cursor);
+  return cursorReply(cursor, ns, batch, true, inv.op.atClusterTime);
 }
 
 // ---- explain --------------------------------------------------------------------------------
@@ -235,13 +394,28 @@ export async function runAggregate(inv: AggregateInvocation, verbosity: ExplainV
  * One pipeline stage in explain: the stage as written, and with execution statistics its
  * nReturned plus what the stage reports (usedDisk and spills for $sort and $group).
  */
-function explainStageEntry(stage: Stage, attached: PlanStage | undefined, verbosity: ExplainVerbosity): BsonDocument {
+function explainStageEntry(
+  stage: Stage,
+  attached: PlanStage | undefined,
+  verbosity: ExplainVerbosity,
+): BsonDocument {
   const entry = stage.serialize();
   if (verbosity === 'queryPlanner' || attached === undefined) return entry;
-  return { ...entry, ...(attached.stats.extra ?? {}), nReturned: Long.fromNumber(attached.stats.nReturned), executionTimeMillisEstimate: Long.ZERO };
+  return {
+    ...entry,
+    ...(attached.stats.extra ?? {}),
+    nReturned: Long.fromNumber(attached.stats.nReturned),
+    executionTimeMillisEstimate: Long.ZERO,
+  };
 }
 
-function explainReply(inv: AggregateInvocation, ns: string, built: ReturnType<typeof buildPipeline>, writer: Stage | undefined, verbosity: ExplainVerbosity): BsonDocument {
+function explainReply(
+  inv: AggregateInvocation,
+  ns: string,
+  built: ReturnType<typeof buildPipeline>,
+  writer: Stage | undefined,
+  verbosity: ExplainVerbosity,
+): BsonDocument {
   const stages = [...built.stages, ...(writer === undefined ? [] : [writer])];
   const lease = inv.op.access.acquireView();
   let sections: ExplainSections;
@@ -251,16 +425,34 @@ function explainReply(inv: AggregateInvocation, ns: string, built: ReturnType<ty
   } finally {
     lease.release();
   }
-  const command: BsonDocument = { aggregate: inv.target, pipeline: inv.args.pipeline ?? [], ...(inv.args.allowDiskUse === undefined ? {} : { allowDiskUse: inv.args.allowDiskUse }), $db: inv.db };
+  const command: BsonDocument = {
+    aggregate: inv.target,
+    pipeline: inv.args.pipeline ?? [],
+    ...(inv.args.allowDiskUse === undefined ? {} : { allowDiskUse: inv.args.allowDiskUse }),
+    $db: inv.db,
+  };
   const serverInfo = explainServerInfo(inv.services);
   const serverParameters = explainServerParameters(inv.services.parameters);
   if (stages.length === 0) {
-    return { explainVersion: '1', queryPlanner: sections.queryPlanner, ...(sections.executionStats === undefined ? {} : { executionStats: sections.executionStats }), command, serverInfo, serverParameters };
+    return {
+      explainVersion: '1',
+      queryPlanner: sections.queryPlanner,
+      ...(sections.executionStats === undefined ? {} : { executionStats: sections.executionStats }),
+      command,
+      serverInfo,
+      serverParameters,
+    };
   }
-  const cursorStage: BsonDocument = { queryPlanner: sections.queryPlanner, ...(sections.executionStats === undefined ? {} : { executionStats: sections.executionStats }) };
+  const cursorStage: BsonDocument = {
+    queryPlanner: sections.queryPlanner,
+    ...(sections.executionStats === undefined ? {} : { executionStats: sections.executionStats }),
+  };
   return {
     explainVersion: '1',
-    stages: [{ $cursor: cursorStage }, ...stages.map((s, i) => explainStageEntry(s, built.attached[i], verbosity))],
+    stages: [
+      { $cursor: cursorStage },
+      ...stages.map((s, i) => explainStageEntry(s, built.attached[i], verbosity)),
+    ],
     command,
     serverInfo,
     serverParameters,

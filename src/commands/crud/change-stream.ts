@@ -12,8 +12,13 @@ import type { CursorOptions } from '../../query/exec/cursor.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import { buildPipeline, newEnv, newScope, parsePipeline } from '../../pipeline/index.js';
 import type { PipelineContext, Runtime } from '../../pipeline/index.js';
-import { ChangeEventSource, ChangeStreamStage } from '../../pipeline/stages/change-stream.js';
-import { compareTimestamps, positionAfterToken, previousTimestamp } from '../../repl/change-stream.js';
+import type { ChangeEventSource } from '../../pipeline/stages/change-stream.js';
+import { ChangeStreamStage } from '../../pipeline/stages/change-stream.js';
+import {
+  compareTimestamps,
+  positionAfterToken,
+  previousTimestamp,
+} from '../../repl/change-stream.js';
 import type { StreamPosition } from '../../repl/change-stream.js';
 import { encodeTimestampKey, oplogTable } from '../../repl/oplog.js';
 import { decodeResumeToken, tokenTypeEvent } from '../../repl/resume-token.js';
@@ -23,7 +28,17 @@ import { interruptedError } from '../operations.js';
 import { cursorReply } from './common.js';
 
 /** Stages mongod allows after $changeStream. */
-const allowedAfter = new Set(['$match', '$project', '$addFields', '$set', '$unset', '$replaceRoot', '$replaceWith', '$redact', '$changeStreamSplitLargeEvent']);
+const allowedAfter = new Set([
+  '$match',
+  '$project',
+  '$addFields',
+  '$set',
+  '$unset',
+  '$replaceRoot',
+  '$replaceWith',
+  '$redact',
+  '$changeStreamSplitLargeEvent',
+]);
 /** A getMore on an awaitData cursor without maxAwaitTimeMS waits this long (mongod's default). */
 const defaultAwaitMs = 1000;
 
@@ -72,7 +87,12 @@ export class ChangeStreamCursor extends ServerCursor {
         if (row === undefined) break;
         const token = this.source.lastToken;
         const id = row.doc['_id'];
-        if (token === undefined || !isPlainDocument(id) || Object.keys(id).length !== 1 || id['_data'] !== token['_data']) {
+        if (
+          token === undefined ||
+          !isPlainDocument(id) ||
+          Object.keys(id).length !== 1 ||
+          id['_data'] !== token['_data']
+        ) {
           fail(
             ErrorCode.ChangeStreamFatalError,
             'Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed.',
@@ -97,7 +117,11 @@ export class ChangeStreamCursor extends ServerCursor {
    * getMore: a batch, waiting up to `awaitMs` for new oplog entries when there is none. A kill
    * of the operation (killOp, aborting `signal`) ends the wait with Interrupted.
    */
-  async awaitBatch(batchSize: number | undefined, awaitMs: number, signal?: AbortSignal): Promise<BsonDocument[]> {
+  async awaitBatch(
+    batchSize: number | undefined,
+    awaitMs: number,
+    signal?: AbortSignal,
+  ): Promise<BsonDocument[]> {
     let batch = this.nextBatch(batchSize);
     const until = Date.now() + awaitMs;
     const interrupted = (): boolean => signal?.aborted === true;
@@ -133,46 +157,97 @@ export class ChangeStreamCursor extends ServerCursor {
 }
 
 /** getMore on a change stream cursor (find.ts's getMore hands these over). */
-export async function changeStreamGetMore(cursor: ChangeStreamCursor, ns: string, batchSize: number | undefined, maxAwaitTimeMS: BsonValue | undefined, op: OperationContext): Promise<BsonDocument> {
+export async function changeStreamGetMore(
+  cursor: ChangeStreamCursor,
+  ns: string,
+  batchSize: number | undefined,
+  maxAwaitTimeMS: BsonValue | undefined,
+  op: OperationContext,
+): Promise<BsonDocument> {
   const n = maxAwaitTimeMS === undefined ? undefined : numericValue(maxAwaitTimeMS);
-  if (maxAwaitTimeMS !== undefined && (n === undefined || n < 0)) fail(ErrorCode.BadValue, 'maxAwaitTimeMS must be a non-negative number');
+  if (maxAwaitTimeMS !== undefined && (n === undefined || n < 0))
+    fail(ErrorCode.BadValue, 'maxAwaitTimeMS must be a non-negative number');
   let awaitMs = n ?? defaultAwaitMs;
-  if (op.deadlineMs !== undefined) awaitMs = Math.min(awaitMs, Math.max(0, op.deadlineMs - Date.now() - 5));
+  if (op.deadlineMs !== undefined)
+    awaitMs = Math.min(awaitMs, Math.max(0, op.deadlineMs - Date.now() - 5));
   const batch = await cursor.awaitBatch(batchSize, awaitMs, op.signal);
   return cursor.reply(ns, batch, false);
 }
 
 /** The aggregate command when its pipeline starts with $changeStream. */
-export function runChangeStreamAggregate(inv: { readonly services: ServerServices; readonly args: AggregateLikeArgs; readonly db: string; readonly op: OperationContext }, collName: string | undefined, batchSize: number | undefined): BsonDocument {
+export function runChangeStreamAggregate(
+  inv: {
+    readonly services: ServerServices;
+    readonly args: AggregateLikeArgs;
+    readonly db: string;
+    readonly op: OperationContext;
+  },
+  collName: string | undefined,
+  batchSize: number | undefined,
+): BsonDocument {
   const services = inv.services;
   const { args, db } = inv;
   const oplog = services.oplog;
-  if (oplog === undefined) fail(ErrorCode.Location40573, 'The $changeStream stage is only supported on replica sets');
-  if (args.autocommit === false) fail(ErrorCode.OperationNotSupportedInTransaction, 'Operation not permitted in transaction :: caused by :: $changeStream cannot run in a transaction');
-  if (args.explain === true) fail(ErrorCode.NotImplemented, 'explain of a $changeStream pipeline is not supported yet');
+  if (oplog === undefined)
+    fail(ErrorCode.Location40573, 'The $changeStream stage is only supported on replica sets');
+  if (args.autocommit === false)
+    fail(
+      ErrorCode.OperationNotSupportedInTransaction,
+      'Operation not permitted in transaction :: caused by :: $changeStream cannot run in a transaction',
+    );
+  if (args.explain === true)
+    fail(ErrorCode.NotImplemented, 'explain of a $changeStream pipeline is not supported yet');
   const pipeline = args.pipeline ?? [];
   const env = newEnv({ now: new Date(), clusterTime: undefined });
-  const ctx: PipelineContext = { env, scope: newScope(undefined), db, collection: collName, allowDiskUse: false, subPipelineDepth: 0, inFacet: false, inLookup: false };
+  const ctx: PipelineContext = {
+    env,
+    scope: newScope(undefined),
+    db,
+    collection: collName,
+    allowDiskUse: false,
+    subPipelineDepth: 0,
+    inFacet: false,
+    inLookup: false,
+  };
   const parsed = parsePipeline(isArray(pipeline) ? pipeline : [], ctx);
   const stage = parsed.stages[0];
-  if (!(stage instanceof ChangeStreamStage)) fail(ErrorCode.InternalError, 'expected $changeStream first');
+  if (!(stage instanceof ChangeStreamStage))
+    fail(ErrorCode.InternalError, 'expected $changeStream first');
   for (const s of parsed.stages.slice(1)) {
-    if (!allowedAfter.has(s.name)) fail(ErrorCode.IllegalOperation, `${s.name} is not permitted in a $changeStream pipeline`);
+    if (!allowedAfter.has(s.name))
+      fail(ErrorCode.IllegalOperation, `${s.name} is not permitted in a $changeStream pipeline`);
   }
   const spec = stage.spec;
   let target: { db: string | undefined; coll: string | undefined };
   if (spec.allChangesForCluster) {
     if (db !== 'admin' || collName !== undefined) {
-      fail(ErrorCode.InvalidOptions, "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name");
+      fail(
+        ErrorCode.InvalidOptions,
+        "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name",
+      );
     }
     target = { db: undefined, coll: undefined };
   } else {
-    if (db === 'admin' || db === 'config' || db === 'local') fail(ErrorCode.InvalidNamespace, `$changeStream may not be opened on the internal ${db} database`);
-    if (collName !== undefined && collName.startsWith('system.')) fail(ErrorCode.InvalidNamespace, `$changeStream may not be opened on the internal ${db}.${collName} collection`);
+    if (db === 'admin' || db === 'config' || db === 'local')
+      fail(
+        ErrorCode.InvalidNamespace,
+        `$changeStream may not be opened on the internal ${db} database`,
+      );
+    if (collName !== undefined && collName.startsWith('system.'))
+      fail(
+        ErrorCode.InvalidNamespace,
+        `$changeStream may not be opened on the internal ${db}.${collName} collection`,
+      );
     target = { db, coll: collName };
   }
 
-  const rt: Runtime = { catalog: services.catalog, db, frame: env.frame, allowDiskUse: false, interrupt: () => undefined };
+  const rt: Runtime = {
+    catalog: services.catalog,
+    db,
+    frame: env.frame,
+    allowDiskUse: false,
+    interrupt: () => undefined,
+  };
   const built = buildPipeline(parsed, { collection: undefined }, rt);
   const source = stage.source;
   if (source === undefined) fail(ErrorCode.InternalError, 'the $changeStream source was not built');
@@ -187,18 +262,37 @@ export function runChangeStreamAggregate(inv: { readonly services: ServerService
     if (token !== undefined) {
       const tok = decodeResumeToken(token);
       if (spec.resumeAfter !== undefined && tok.fromInvalidate) {
-        fail(ErrorCode.InvalidResumeToken, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.");
+        fail(
+          ErrorCode.InvalidResumeToken,
+          "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.",
+        );
       }
       if (oldest !== undefined && compareTimestamps(tok.clusterTime, oldest) < 0) {
-        fail(ErrorCode.ChangeStreamHistoryLost, 'Resume of change stream was not possible, as the resume point may no longer be in the oplog.');
+        fail(
+          ErrorCode.ChangeStreamHistoryLost,
+          'Resume of change stream was not possible, as the resume point may no longer be in the oplog.',
+        );
       }
-      if (tok.tokenType === tokenTypeEvent && view.get(oplogTable, encodeTimestampKey(tok.clusterTime)) === undefined) {
-        fail(ErrorCode.ChangeStreamFatalError, 'cannot resume stream; the resume token was not found.');
+      if (
+        tok.tokenType === tokenTypeEvent &&
+        view.get(oplogTable, encodeTimestampKey(tok.clusterTime)) === undefined
+      ) {
+        fail(
+          ErrorCode.ChangeStreamFatalError,
+          'cannot resume stream; the resume token was not found.',
+        );
       }
       position = positionAfterToken(tok);
     } else if (spec.startAtOperationTime !== undefined) {
-      if (oldest !== undefined && compareTimestamps(spec.startAtOperationTime, oldest) < 0 && spec.startAtOperationTime.t !== 0) {
-        fail(ErrorCode.ChangeStreamHistoryLost, 'Resume of change stream was not possible, as the resume point may no longer be in the oplog.');
+      if (
+        oldest !== undefined &&
+        compareTimestamps(spec.startAtOperationTime, oldest) < 0 &&
+        spec.startAtOperationTime.t !== 0
+      ) {
+        fail(
+          ErrorCode.ChangeStreamHistoryLost,
+          'Resume of change stream was not possible, as the resume point may no longer be in the oplog.',
+        );
       }
       position = { after: previousTimestamp(spec.startAtOperationTime) };
     } else {
@@ -207,7 +301,16 @@ export function runChangeStreamAggregate(inv: { readonly services: ServerService
   } finally {
     lease.release();
   }
-  source.start({ ...target, fullDocument: spec.fullDocument, fullDocumentBeforeChange: spec.fullDocumentBeforeChange, showExpandedEvents: spec.showExpandedEvents, showRawUpdateDescription: spec.showRawUpdateDescription }, position);
+  source.start(
+    {
+      ...target,
+      fullDocument: spec.fullDocument,
+      fullDocumentBeforeChange: spec.fullDocumentBeforeChange,
+      showExpandedEvents: spec.showExpandedEvents,
+      showRawUpdateDescription: spec.showRawUpdateDescription,
+    },
+    position,
+  );
 
   const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
   const cursor = new ChangeStreamCursor(built.plan, source, oplog, {
@@ -224,14 +327,21 @@ export function runChangeStreamAggregate(inv: { readonly services: ServerService
 }
 
 /** Codes after which a driver may resume a change stream (mongod's isResumableChangeStreamError). */
-const resumableCodes = new Set<number>([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436, 63, 150, 234, 133, 43]);
+const resumableCodes = new Set<number>([
+  6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436, 63, 150, 234, 133, 43,
+]);
 
 /** The labels of an error injected into getMore: the failpoint's, plus mongod's change stream label. */
 export function failPointLabels(cursor: ServerCursor, data: BsonDocument): string[] {
   const given = data['errorLabels'];
   const labels = isArray(given) ? given.filter((l): l is string => typeof l === 'string') : [];
   const code = numericValue(data['errorCode']);
-  if (cursor instanceof ChangeStreamCursor && code !== undefined && resumableCodes.has(code) && !labels.includes('ResumableChangeStreamError')) {
+  if (
+    cursor instanceof ChangeStreamCursor &&
+    code !== undefined &&
+    resumableCodes.has(code) &&
+    !labels.includes('ResumableChangeStreamError')
+  ) {
     labels.push('ResumableChangeStreamError');
   }
   return labels;

@@ -20,7 +20,10 @@ import type { Invocation } from '../registry.js';
 import { writeConcernError } from '../write-concern.js';
 
 /** The collection a command names with its first field (a string, or a UUID for some). */
-export function targetCollection(inv: Invocation<ArgSpec>, options: { allowSystem?: boolean } = {}): string {
+export function targetCollection(
+  inv: Invocation<ArgSpec>,
+  options: { allowSystem?: boolean } = {},
+): string {
   const target = inv.target;
   if (typeof target === 'string') {
     validateCollectionName(inv.db, target, { allowSystem: options.allowSystem ?? true });
@@ -29,7 +32,8 @@ export function targetCollection(inv: Invocation<ArgSpec>, options: { allowSyste
   if (target instanceof Binary && target.sub_type === Binary.SUBTYPE_UUID) {
     const hex = Buffer.from(target.buffer.subarray(0, target.position)).toString('hex');
     const coll = inv.services.catalog.collections(inv.db).find((c) => c.meta.uuid === hex);
-    if (coll === undefined) throw new CommandError(ErrorCode.NamespaceNotFound, `UUID ${hex} not found`);
+    if (coll === undefined)
+      throw new CommandError(ErrorCode.NamespaceNotFound, `UUID ${hex} not found`);
     return coll.meta.name;
   }
   throw new CommandError(
@@ -39,14 +43,27 @@ export function targetCollection(inv: Invocation<ArgSpec>, options: { allowSyste
 }
 
 /** mongod's IDL check for `>= 0` fields (skip, limit, batchSize). */
-export function requireNonNegative(command: string, field: string, v: number | undefined): number | undefined {
+export function requireNonNegative(
+  command: string,
+  field: string,
+  v: number | undefined,
+): number | undefined {
   if (v !== undefined && v < 0) {
-    throw new CommandError(ErrorCode.Location51024, `BSON field '${field}' value must be >= 0, actual value '${v}'`);
+    throw new CommandError(
+      ErrorCode.Location51024,
+      `BSON field '${field}' value must be >= 0, actual value '${v}'`,
+    );
   }
   return v;
 }
 
-export function cursorReply(cursor: ServerCursor | undefined, ns: string, batch: BsonDocument[], first: boolean, atClusterTime?: Timestamp): BsonDocument {
+export function cursorReply(
+  cursor: ServerCursor | undefined,
+  ns: string,
+  batch: BsonDocument[],
+  first: boolean,
+  atClusterTime?: Timestamp,
+): BsonDocument {
   const id = cursor === undefined || cursor.isExhausted ? Long.ZERO : cursor.id;
   const c: BsonDocument = { [first ? 'firstBatch' : 'nextBatch']: batch, id, ns };
   if (atClusterTime !== undefined) c['atClusterTime'] = atClusterTime;
@@ -66,7 +83,11 @@ export async function writeWithConcern<T>(
   return { result, wcError: writeConcernError(op.writeConcern, services.config.replSet) };
 }
 
-export function lookupCollection(services: ServerServices, db: string, name: string): Collection | undefined {
+export function lookupCollection(
+  services: ServerServices,
+  db: string,
+  name: string,
+): Collection | undefined {
   return services.catalog.get(db, name);
 }
 
@@ -81,18 +102,31 @@ function atOperationView<T>(op: OperationContext, fn: (view: ReadView) => T): T 
 }
 
 /** The view `db.name` as the operation sees it. */
-export function viewOf(services: ServerServices, op: OperationContext, db: string, name: string): ViewDefinition | undefined {
+export function viewOf(
+  services: ServerServices,
+  op: OperationContext,
+  db: string,
+  name: string,
+): ViewDefinition | undefined {
   if (services.catalog.get(db, name) !== undefined) return undefined;
   return atOperationView(op, (view) => lookupView(services.catalog, view, db, name));
 }
 
 /** Whether a read command (find, count, distinct) names a view: it then runs as an aggregate. */
 export function isViewRead(inv: Invocation<ArgSpec>): boolean {
-  return typeof inv.target === 'string' && viewOf(inv.services, inv.op, inv.db, targetCollection(inv)) !== undefined;
+  return (
+    typeof inv.target === 'string' &&
+    viewOf(inv.services, inv.op, inv.db, targetCollection(inv)) !== undefined
+  );
 }
 
 /** What a read of `db.name` runs on when it names a view: the collection and the views' pipeline. */
-export function resolvedViewOf(services: ServerServices, op: OperationContext, db: string, name: string): ResolvedView | undefined {
+export function resolvedViewOf(
+  services: ServerServices,
+  op: OperationContext,
+  db: string,
+  name: string,
+): ResolvedView | undefined {
   if (services.catalog.get(db, name) !== undefined) return undefined;
   return atOperationView(op, (view) => resolveView(services.catalog, view, db, name));
 }
@@ -106,7 +140,10 @@ export function clusterTimeOf(services: ServerServices): Timestamp | undefined {
  * The collation an operation runs with: its own `collation` (checked as mongod does; {locale:
  * "simple"} is binary comparison), else the collection's default. Undefined means simple.
  */
-export function resolveCollation(coll: Collection | undefined, collation: BsonDocument | undefined): Collator | undefined {
+export function resolveCollation(
+  coll: Collection | undefined,
+  collation: BsonDocument | undefined,
+): Collator | undefined {
   if (collation !== undefined) return parseCollation(collation);
   return collectionCollation(coll);
 }
@@ -127,24 +164,36 @@ export function collectionCollation(coll: Collection | undefined): Collator | un
 }
 
 /** hint: a key pattern document or an index name; `$natural` is handled by callers. */
-export function resolveHint(coll: Collection | undefined, hint: BsonValue | undefined): { natural?: 1 | -1 } {
+export function resolveHint(
+  coll: Collection | undefined,
+  hint: BsonValue | undefined,
+): { natural?: 1 | -1 } {
   if (hint === undefined || hint === null) return {};
   if (isPlainDocument(hint)) {
     const keys = Object.keys(hint);
     if (keys.length === 0) return {};
     if (keys[0] === '$natural') {
       const v = hint['$natural'];
-      const n = typeof v === 'object' && v !== null && 'valueOf' in v ? Number(v.valueOf()) : Number(v);
+      const n =
+        typeof v === 'object' && v !== null && 'valueOf' in v ? Number(v.valueOf()) : Number(v);
       return { natural: n < 0 ? -1 : 1 };
     }
     if (coll === undefined) return {};
     const match = coll.indexes.find((i) => sameKeyPattern(i.meta.key, hint));
-    if (match === undefined) throw new CommandError(ErrorCode.BadValue, 'error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index');
+    if (match === undefined)
+      throw new CommandError(
+        ErrorCode.BadValue,
+        'error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index',
+      );
     return {};
   }
   if (typeof hint === 'string') {
     if (coll === undefined) return {};
-    if (coll.index(hint) === undefined) throw new CommandError(ErrorCode.BadValue, 'error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index');
+    if (coll.index(hint) === undefined)
+      throw new CommandError(
+        ErrorCode.BadValue,
+        'error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index',
+      );
     return {};
   }
   throw new CommandError(ErrorCode.FailedToParse, 'hint must be a string or an object');
@@ -163,7 +212,14 @@ function sameKeyPattern(a: BsonDocument, b: BsonDocument): boolean {
  * in-memory catalog show other operations a collection that the transaction's abort then
  * takes away, with their writes in it.
  */
-export async function ensureCollectionOutsideTransaction(services: ServerServices, op: OperationContext, db: string, name: string): Promise<void> {
+export async function ensureCollectionOutsideTransaction(
+  services: ServerServices,
+  op: OperationContext,
+  db: string,
+  name: string,
+): Promise<void> {
   if (op.access.transaction === undefined || services.catalog.get(db, name) !== undefined) return;
-  await services.engine.write((txn) => services.catalog.getOrCreate(txn, db, name), { durable: true });
+  await services.engine.write((txn) => services.catalog.getOrCreate(txn, db, name), {
+    durable: true,
+  });
 }

@@ -15,26 +15,62 @@ import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import type { Collection } from '../../catalog/collection.js';
 import type { PlanStage } from '../../query/exec/stages.js';
-import { clusterTimeOf, resolveCollation, isViewRead, resolveHint, targetCollection } from './common.js';
+import {
+  clusterTimeOf,
+  resolveCollation,
+  isViewRead,
+  resolveHint,
+  targetCollection,
+} from './common.js';
 import { runCountOnView, runDistinctOnView } from './view-reads.js';
 
-export const countArgs = { query: t.document, limit: t.int64, skip: t.int64, hint: t.any, collation: t.document, fields: t.ignored };
+export const countArgs = {
+  query: t.document,
+  limit: t.int64,
+  skip: t.int64,
+  hint: t.any,
+  collation: t.document,
+  fields: t.ignored,
+};
 
 /** A count's plan (undefined: no filter, the record count answers), shared with explain. */
-export function prepareCount(inv: Invocation<typeof countArgs>): { coll: Collection | undefined; plan: PlanStage | undefined; skip: number; limit: number } {
+export function prepareCount(inv: Invocation<typeof countArgs>): {
+  coll: Collection | undefined;
+  plan: PlanStage | undefined;
+  skip: number;
+  limit: number;
+} {
   const { services, args, db } = inv;
   const name = targetCollection(inv);
   const skip = args.skip ?? 0;
-  if (skip < 0) throw new CommandError(ErrorCode.Location51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
+  if (skip < 0)
+    throw new CommandError(
+      ErrorCode.Location51024,
+      `BSON field 'skip' value must be >= 0, actual value '${skip}'`,
+    );
   // A negative limit counts like its absolute value (the shell's legacy behaviour).
   const limit = Math.abs(args.limit ?? 0);
   const coll = services.catalog.get(db, name);
   const collator = resolveCollation(coll, args.collation);
   const hint = resolveHint(coll, args.hint);
   const filter = args.query ?? {};
-  if (coll === undefined || (Object.keys(filter).length === 0 && args.hint === undefined)) return { coll, plan: undefined, skip, limit };
+  if (coll === undefined || (Object.keys(filter).length === 0 && args.hint === undefined))
+    return { coll, plan: undefined, skip, limit };
   // Rows need no document: an index that holds every filtered field counts without FETCH.
-  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter, { expressions: commandExpressions({ clusterTime: clusterTimeOf(services), collator }), collator }), collator, skip, limit, natural: hint.natural, allowDiskUse: true, hint: args.hint, needsDocument: false });
+  const plan = planQuery(coll, {
+    filter,
+    matcher: compileQueryFilter(filter, {
+      expressions: commandExpressions({ clusterTime: clusterTimeOf(services), collator }),
+      collator,
+    }),
+    collator,
+    skip,
+    limit,
+    natural: hint.natural,
+    allowDiskUse: true,
+    hint: args.hint,
+    needsDocument: false,
+  });
   return { coll, plan, skip, limit };
 }
 
@@ -51,7 +87,9 @@ export const count = defineCommand({
       if (coll === undefined) return { n: new Int32(0) };
       if (plan === undefined) {
         const total = coll.count(snap);
-        return { n: new Int32(Math.max(0, limit > 0 ? Math.min(total - skip, limit) : total - skip)) };
+        return {
+          n: new Int32(Math.max(0, limit > 0 ? Math.min(total - skip, limit) : total - skip)),
+        };
       }
       let n = 0;
       for (let row = plan.next(snap); row !== undefined; row = plan.next(snap)) {
@@ -84,19 +122,43 @@ function collectValues(v: BsonValue, parts: readonly string[], at: number, out: 
   if (next !== undefined) collectValues(next, parts, at + 1, out);
 }
 
-export const distinctArgs = { key: t.string, query: t.document, collation: t.document, hint: t.any };
+export const distinctArgs = {
+  key: t.string,
+  query: t.document,
+  collation: t.document,
+  hint: t.any,
+};
 
 /** A distinct's plan and key path, shared with explain. */
-export function prepareDistinct(inv: Invocation<typeof distinctArgs>): { plan: PlanStage; parts: string[]; collator: Collator | undefined } {
+export function prepareDistinct(inv: Invocation<typeof distinctArgs>): {
+  plan: PlanStage;
+  parts: string[];
+  collator: Collator | undefined;
+} {
   const { services, args, db } = inv;
   const name = targetCollection(inv);
-  if (args.key === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'distinct.key' is missing but a required field");
-  if (args.key === '') throw new CommandError(ErrorCode.BadValue, 'FieldPath cannot be constructed with empty string');
+  if (args.key === undefined)
+    throw new CommandError(
+      ErrorCode.Location40414,
+      "BSON field 'distinct.key' is missing but a required field",
+    );
+  if (args.key === '')
+    throw new CommandError(ErrorCode.BadValue, 'FieldPath cannot be constructed with empty string');
   const coll = services.catalog.get(db, name);
   const collator = resolveCollation(coll, args.collation);
   const hint = resolveHint(coll, args.hint);
   const filter = args.query ?? {};
-  const plan = planQuery(coll, { filter, matcher: compileQueryFilter(filter, { expressions: commandExpressions({ clusterTime: clusterTimeOf(services), collator }), collator }), collator, natural: hint.natural, allowDiskUse: true, hint: args.hint });
+  const plan = planQuery(coll, {
+    filter,
+    matcher: compileQueryFilter(filter, {
+      expressions: commandExpressions({ clusterTime: clusterTimeOf(services), collator }),
+      collator,
+    }),
+    collator,
+    natural: hint.natural,
+    allowDiskUse: true,
+    hint: args.hint,
+  });
   return { plan, parts: args.key.split('.'), collator };
 }
 

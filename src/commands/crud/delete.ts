@@ -24,16 +24,40 @@ interface DeleteStatement {
 }
 
 function parseDeleteStatement(raw: BsonValue): DeleteStatement {
-  if (!isPlainDocument(raw)) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'delete.deletes' contains an element that is not an object");
+  if (!isPlainDocument(raw))
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      "BSON field 'delete.deletes' contains an element that is not an object",
+    );
   for (const k of Object.keys(raw)) {
-    if (!statementFields.has(k)) throw new CommandError(ErrorCode.Location40415, `BSON field 'delete.deletes.${k}' is an unknown field.`);
+    if (!statementFields.has(k))
+      throw new CommandError(
+        ErrorCode.Location40415,
+        `BSON field 'delete.deletes.${k}' is an unknown field.`,
+      );
   }
   const q = raw['q'];
-  if (q === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'delete.deletes.q' is missing but a required field");
-  if (!isPlainDocument(q)) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'delete.deletes.q' is the wrong type, expected type 'object'");
+  if (q === undefined)
+    throw new CommandError(
+      ErrorCode.Location40414,
+      "BSON field 'delete.deletes.q' is missing but a required field",
+    );
+  if (!isPlainDocument(q))
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      "BSON field 'delete.deletes.q' is the wrong type, expected type 'object'",
+    );
   const limit = numericValue(raw['limit']);
-  if (limit === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'delete.deletes.limit' is missing but a required field");
-  if (limit !== 0 && limit !== 1) throw new CommandError(ErrorCode.FailedToParse, `The limit field in delete objects must be 0 or 1. Got ${limit}`);
+  if (limit === undefined)
+    throw new CommandError(
+      ErrorCode.Location40414,
+      "BSON field 'delete.deletes.limit' is missing but a required field",
+    );
+  if (limit !== 0 && limit !== 1)
+    throw new CommandError(
+      ErrorCode.FailedToParse,
+      `The limit field in delete objects must be 0 or 1. Got ${limit}`,
+    );
   const collation = raw['collation'];
   if (collation !== undefined) parseCollation(collation);
   return { q, limit, hint: raw['hint'], collation: collation as BsonDocument | undefined };
@@ -47,12 +71,21 @@ const deleteCodec: StatementResultCodec<number> = {
 export const deleteCommand = defineCommand({
   name: 'delete',
   args: { deletes: t.array, ordered: t.bool, let: t.document, stmtIds: t.array },
-  traits: { isWrite: true, retryableWrite: true, counter: 'delete', allowedInTransaction: true, apiVersion1: true },
+  traits: {
+    isWrite: true,
+    retryableWrite: true,
+    counter: 'delete',
+    allowedInTransaction: true,
+    apiVersion1: true,
+  },
   run: async (inv) => {
     const { services, args, db, op } = inv;
     const name = targetCollection(inv, { allowSystem: false });
     if (args.deletes === undefined) {
-      throw new CommandError(ErrorCode.Location40414, "BSON field 'delete.deletes' is missing but a required field");
+      throw new CommandError(
+        ErrorCode.Location40414,
+        "BSON field 'delete.deletes' is missing but a required field",
+      );
     }
     checkBatchSize(args.deletes.length);
     const ns = { db, name };
@@ -63,11 +96,24 @@ export const deleteCommand = defineCommand({
     for (const st of statements) resolveHint(coll, st.hint);
     const clusterTime = clusterTimeOf(services);
     // Each statement gets its own expression context (its own $$NOW), as mongod's do.
-    const outcome = await runWriteBatch(services, op, statements, args.ordered ?? true, (txn, st) => {
-      const collator = resolveCollation(services.catalog.get(db, name), st.collation);
-      const expressions = commandExpressions({ let: args.let, clusterTime, collator });
-      return executeDelete(txn, services.catalog, ns, { filter: st.q, matcher: compileQueryFilter(st.q, { expressions, collator }), collator, limit: st.limit, hint: st.hint }).length;
-    }, deleteCodec);
+    const outcome = await runWriteBatch(
+      services,
+      op,
+      statements,
+      args.ordered ?? true,
+      (txn, st) => {
+        const collator = resolveCollation(services.catalog.get(db, name), st.collation);
+        const expressions = commandExpressions({ let: args.let, clusterTime, collator });
+        return executeDelete(txn, services.catalog, ns, {
+          filter: st.q,
+          matcher: compileQueryFilter(st.q, { expressions, collator }),
+          collator,
+          limit: st.limit,
+          hint: st.hint,
+        }).length;
+      },
+      deleteCodec,
+    );
     const n = outcome.results.reduce<number>((s, r) => s + (r ?? 0), 0);
     const reply: BsonDocument = { n: new Int32(n) };
     return finishWriteReply(reply, outcome);

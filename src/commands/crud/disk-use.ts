@@ -29,8 +29,16 @@ export function diskUseFor(services: ServerServices, allowDiskUse: boolean | und
   return {
     allowDiskUse: allowed,
     memory: {
-      sortBytesMax: parameter(services, 'internalQueryMaxBlockingSortMemoryUsageBytes', limits.sortMemoryBytesMax),
-      groupBytesMax: parameter(services, 'internalDocumentSourceGroupMaxMemoryBytes', limits.groupMemoryBytesMax),
+      sortBytesMax: parameter(
+        services,
+        'internalQueryMaxBlockingSortMemoryUsageBytes',
+        limits.sortMemoryBytesMax,
+      ),
+      groupBytesMax: parameter(
+        services,
+        'internalDocumentSourceGroupMaxMemoryBytes',
+        limits.groupMemoryBytesMax,
+      ),
       spill,
     },
     release: () => spill?.release(),

@@ -31,10 +31,16 @@ export interface WriteValidation {
 }
 
 /** Checks validationLevel / validationAction as mongod's IDL enums do (BadValue). */
-export function checkValidationEnums(command: string, args: { validationLevel?: string | undefined; validationAction?: string | undefined }): void {
+export function checkValidationEnums(
+  command: string,
+  args: { validationLevel?: string | undefined; validationAction?: string | undefined },
+): void {
   const check = (field: string, value: string | undefined, allowed: readonly string[]): void => {
     if (value !== undefined && !allowed.includes(value)) {
-      throw new CommandError(ErrorCode.BadValue, `Enumeration value '${value}' for field '${command}.${field}' is not a valid value.`);
+      throw new CommandError(
+        ErrorCode.BadValue,
+        `Enumeration value '${value}' for field '${command}.${field}' is not a valid value.`,
+      );
     }
   };
   check('validationLevel', args.validationLevel, validationLevels);
@@ -83,13 +89,24 @@ function checkOperatorDocument(ops: BsonDocument): void {
  * collections or the internal databases (InvalidOptions), parse errors prefixed with
  * "Parsing of collection validator failed". An empty validator is no validator.
  */
-export function checkValidator(db: string, name: string, validator: BsonDocument, collator: Collator | undefined): void {
+export function checkValidator(
+  db: string,
+  name: string,
+  validator: BsonDocument,
+  collator: Collator | undefined,
+): void {
   if (Object.keys(validator).length === 0) return;
   if (name.startsWith('system.')) {
-    throw new CommandError(ErrorCode.InvalidOptions, `Document validators not allowed on system collection ${db}.${name}`);
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      `Document validators not allowed on system collection ${db}.${name}`,
+    );
   }
   if (internalDbs.has(db)) {
-    throw new CommandError(ErrorCode.InvalidOptions, `Document validators are not allowed on collection ${db}.${name} in the ${db} internal database`);
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      `Document validators are not allowed on collection ${db}.${name} in the ${db} internal database`,
+    );
   }
   checkAllowedOperators(validator);
   try {
@@ -100,8 +117,14 @@ export function checkValidator(db: string, name: string, validator: BsonDocument
   }
 }
 
-function compileValidator(validator: BsonDocument, collator: Collator | undefined): DocumentFilter | undefined {
-  return compileQueryFilter(validator, { collator, expressions: commandExpressions({ collator, forbidRandom: true }) });
+function compileValidator(
+  validator: BsonDocument,
+  collator: Collator | undefined,
+): DocumentFilter | undefined {
+  return compileQueryFilter(validator, {
+    collator,
+    expressions: commandExpressions({ collator, forbidRandom: true }),
+  });
 }
 
 interface CompiledValidator {
@@ -141,7 +164,12 @@ function passes(v: CompiledValidator, doc: BsonDocument): boolean {
  * (undefined for an insert or upsert): under 'moderate', a document that already failed is
  * not checked. Throws DocumentValidationFailure, or logs under 'warn'.
  */
-export function validateForWrite(coll: Collection, doc: BsonDocument, before: BsonDocument | undefined, validation: WriteValidation | undefined): void {
+export function validateForWrite(
+  coll: Collection,
+  doc: BsonDocument,
+  before: BsonDocument | undefined,
+  validation: WriteValidation | undefined,
+): void {
   if (validation?.bypass === true) return;
   const options = coll.meta.options;
   const level = options['validationLevel'] ?? 'strict';
@@ -149,10 +177,16 @@ export function validateForWrite(coll: Collection, doc: BsonDocument, before: Bs
   const v = validatorOf(coll);
   if (v === undefined || passes(v, doc)) return;
   if (level === 'moderate' && before !== undefined && !passes(v, before)) return;
-  const errInfo: BsonDocument = { failingDocumentId: getOwn(doc, '_id') ?? null, details: generateDetails(v, doc) };
+  const errInfo: BsonDocument = {
+    failingDocumentId: getOwn(doc, '_id') ?? null,
+    details: generateDetails(v, doc),
+  };
   if (options['validationAction'] === 'warn') {
     // Relaxed extended JSON, as mongod's log; the document by its _id only (no contents).
-    const logged = { failingDocumentId: errInfo['failingDocumentId'], details: { operatorName: (errInfo['details'] as BsonDocument)['operatorName'] } };
+    const logged = {
+      failingDocumentId: errInfo['failingDocumentId'],
+      details: { operatorName: (errInfo['details'] as BsonDocument)['operatorName'] },
+    };
     validation?.logger?.warn('STORAGE', 20294, 'Document would fail validation', {
       namespace: `${coll.meta.db}.${coll.meta.name}`,
       document: EJSON.serialize({ _id: getOwn(doc, '_id') }, { relaxed: true }),
@@ -160,7 +194,9 @@ export function validateForWrite(coll: Collection, doc: BsonDocument, before: Bs
     });
     return;
   }
-  throw new CommandError(ErrorCode.DocumentValidationFailure, 'Document failed validation', { info: { errInfo } });
+  throw new CommandError(ErrorCode.DocumentValidationFailure, 'Document failed validation', {
+    info: { errInfo },
+  });
 }
 
 /**
@@ -187,26 +223,43 @@ function generateDetails(v: CompiledValidator, doc: BsonDocument): BsonDocument 
     } catch {
       ok = false;
     }
-    if (!ok) failing.push({ index: new Int32(index), details: clauseDetails(key, value, doc, v.collator) });
+    if (!ok)
+      failing.push({
+        index: new Int32(index),
+        details: clauseDetails(key, value, doc, v.collator),
+      });
   });
   return { operatorName: '$and', clausesNotSatisfied: failing };
 }
 
-function clauseDetails(key: string, value: BsonValue, doc: BsonDocument, collator: Collator | undefined): BsonDocument {
+function clauseDetails(
+  key: string,
+  value: BsonValue,
+  doc: BsonDocument,
+  collator: Collator | undefined,
+): BsonDocument {
   if (key === '$jsonSchema') return jsonSchemaDetails(value, doc, collator);
   if (key === '$expr') return exprDetails(value, doc, collator);
   if (key.startsWith('$')) return { operatorName: key };
   if (isPlainDocument(value)) {
     const ops = Object.keys(value);
     const first = ops[0];
-    if (ops.length === 1 && first !== undefined && first.startsWith('$')) return pathDetails(first, key, value, doc);
+    if (ops.length === 1 && first !== undefined && first.startsWith('$'))
+      return pathDetails(first, key, value, doc);
     // Several operators on one field are an implicit $and.
     if (first !== undefined && first.startsWith('$')) return { operatorName: '$and' };
   }
   return pathDetails('$eq', key, value, doc);
 }
 
-const schemaTopKeywords = new Set(['bsonType', 'type', 'required', 'properties', 'title', 'description']);
+const schemaTopKeywords = new Set([
+  'bsonType',
+  'type',
+  'required',
+  'properties',
+  'title',
+  'description',
+]);
 const schemaPropertyKeywords = new Set(['bsonType', 'type', 'title', 'description']);
 
 /**
@@ -216,11 +269,25 @@ const schemaPropertyKeywords = new Set(['bsonType', 'type', 'title', 'descriptio
  * other schema, or one failing both rules (whose order we have not verified), gets
  * operatorName alone.
  */
-function jsonSchemaDetails(schema: BsonValue, doc: BsonDocument, collator: Collator | undefined): BsonDocument {
+function jsonSchemaDetails(
+  schema: BsonValue,
+  doc: BsonDocument,
+  collator: Collator | undefined,
+): BsonDocument {
   const bare: BsonDocument = { operatorName: '$jsonSchema' };
-  if (!isPlainDocument(schema) || !Object.keys(schema).every((k) => schemaTopKeywords.has(k))) return bare;
+  if (!isPlainDocument(schema) || !Object.keys(schema).every((k) => schemaTopKeywords.has(k)))
+    return bare;
   const properties = schema['properties'];
-  if (properties !== undefined && !(isPlainDocument(properties) && Object.values(properties).every((sub) => isPlainDocument(sub) && Object.keys(sub).every((k) => schemaPropertyKeywords.has(k))))) {
+  if (
+    properties !== undefined &&
+    !(
+      isPlainDocument(properties) &&
+      Object.values(properties).every(
+        (sub) =>
+          isPlainDocument(sub) && Object.keys(sub).every((k) => schemaPropertyKeywords.has(k)),
+      )
+    )
+  ) {
     return bare;
   }
   const rules: BsonDocument[] = [];
@@ -229,22 +296,42 @@ function jsonSchemaDetails(schema: BsonValue, doc: BsonDocument, collator: Colla
     for (const [name, sub] of Object.entries(properties) as Array<[string, BsonDocument]>) {
       const value = getOwn(doc, name);
       if (value === undefined) continue;
-      const keyword = sub['bsonType'] !== undefined ? 'bsonType' : sub['type'] !== undefined ? 'type' : undefined;
+      const keyword =
+        sub['bsonType'] !== undefined ? 'bsonType' : sub['type'] !== undefined ? 'type' : undefined;
       if (keyword === undefined) continue;
-      const test = compileQueryFilter({ $jsonSchema: { properties: { [name]: { [keyword]: sub[keyword] as BsonValue } } } }, { collator });
+      const test = compileQueryFilter(
+        { $jsonSchema: { properties: { [name]: { [keyword]: sub[keyword] as BsonValue } } } },
+        { collator },
+      );
       if (test === undefined || test.matches(doc)) continue;
       const entry: BsonDocument = { propertyName: name };
       if (sub['title'] !== undefined) entry['title'] = sub['title'];
       if (sub['description'] !== undefined) entry['description'] = sub['description'];
-      entry['details'] = [{ operatorName: keyword, specifiedAs: { [keyword]: sub[keyword] as BsonValue }, reason: 'type did not match', consideredValue: value, consideredType: bsonTypeName(value) }];
+      entry['details'] = [
+        {
+          operatorName: keyword,
+          specifiedAs: { [keyword]: sub[keyword] as BsonValue },
+          reason: 'type did not match',
+          consideredValue: value,
+          consideredType: bsonTypeName(value),
+        },
+      ];
       failing.push(entry);
     }
-    if (failing.length > 0) rules.push({ operatorName: 'properties', propertiesNotSatisfied: failing });
+    if (failing.length > 0)
+      rules.push({ operatorName: 'properties', propertiesNotSatisfied: failing });
   }
   const required = schema['required'];
   if (isArray(required)) {
-    const missing = required.filter((name) => typeof name === 'string' && getOwn(doc, name) === undefined);
-    if (missing.length > 0) rules.push({ operatorName: 'required', specifiedAs: { required }, missingProperties: missing });
+    const missing = required.filter(
+      (name) => typeof name === 'string' && getOwn(doc, name) === undefined,
+    );
+    if (missing.length > 0)
+      rules.push({
+        operatorName: 'required',
+        specifiedAs: { required },
+        missingProperties: missing,
+      });
   }
   if (rules.length !== 1) return bare;
   const out: BsonDocument = { operatorName: '$jsonSchema' };
@@ -255,7 +342,11 @@ function jsonSchemaDetails(schema: BsonValue, doc: BsonDocument, collator: Colla
 }
 
 /** $expr's details: the expression's value (none when missing), or that evaluating it failed. */
-function exprDetails(spec: BsonValue, doc: BsonDocument, collator: Collator | undefined): BsonDocument {
+function exprDetails(
+  spec: BsonValue,
+  doc: BsonDocument,
+  collator: Collator | undefined,
+): BsonDocument {
   const base: BsonDocument = { operatorName: '$expr', specifiedAs: { $expr: spec } };
   let result: BsonValue | typeof MISSING;
   try {
@@ -263,7 +354,9 @@ function exprDetails(spec: BsonValue, doc: BsonDocument, collator: Collator | un
   } catch {
     return { ...base, reason: 'failed to evaluate aggregation expression' };
   }
-  return result === MISSING ? { ...base, reason: 'expression did not match' } : { ...base, reason: 'expression did not match', expressionResult: result };
+  return result === MISSING
+    ? { ...base, reason: 'expression did not match' }
+    : { ...base, reason: 'expression did not match', expressionResult: result };
 }
 
 /** The reason a path operator reports when the values at its path fail it (doc_validation_error's generatePathError). */
@@ -289,7 +382,9 @@ function pathDetails(op: string, path: string, spec: BsonValue, doc: BsonDocumen
   if (values === 'through-array') return base;
   if (values === undefined) return { ...base, reason: 'field was missing' };
   // mongod omits the array itself from the values it considers, keeping its elements.
-  return values.length === 1 ? { ...base, reason, consideredValue: values[0] as BsonValue } : { ...base, reason, consideredValues: values };
+  return values.length === 1
+    ? { ...base, reason, consideredValue: values[0] as BsonValue }
+    : { ...base, reason, consideredValues: values };
 }
 
 function valuesAt(doc: BsonDocument, path: string): BsonValue[] | undefined | 'through-array' {

@@ -8,7 +8,13 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { PlanStage, StageStats } from '../../query/exec/stages.js';
-import { commandExpressions, compileQueryFilter, compileQuerySort, compileQueryUpdate, updateStatementExpressions } from '../../query/language.js';
+import {
+  commandExpressions,
+  compileQueryFilter,
+  compileQuerySort,
+  compileQueryUpdate,
+  updateStatementExpressions,
+} from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { explainPlan, wrapperStage } from '../../query/planner/explain.js';
 import type { ExplainSections, ExplainVerbosity } from '../../query/planner/explain.js';
@@ -21,17 +27,31 @@ import { serverVersion } from '../diag/handshake.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import { aggregateArgs, runAggregate } from './aggregate.js';
-import { clusterTimeOf, resolveCollation, isViewRead, resolveHint, targetCollection } from './common.js';
+import {
+  clusterTimeOf,
+  resolveCollation,
+  isViewRead,
+  resolveHint,
+  targetCollection,
+} from './common.js';
 import { runCountOnView, runDistinctOnView, runFindOnView } from './view-reads.js';
 import { countArgs, prepareCount, prepareDistinct, distinctArgs } from './count-distinct.js';
 import { findArgs, prepareFind } from './find.js';
 
-const verbosities: readonly ExplainVerbosity[] = ['queryPlanner', 'executionStats', 'allPlansExecution'];
+const verbosities: readonly ExplainVerbosity[] = [
+  'queryPlanner',
+  'executionStats',
+  'allPlansExecution',
+];
 
 export function parseVerbosity(v: string | undefined): ExplainVerbosity {
   if (v === undefined) return 'allPlansExecution';
   const found = verbosities.find((x) => x === v);
-  if (found === undefined) throw new CommandError(ErrorCode.BadValue, `Enumeration value '${v}' for field 'explain.verbosity' is not a valid value.`);
+  if (found === undefined)
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `Enumeration value '${v}' for field 'explain.verbosity' is not a valid value.`,
+    );
   return found;
 }
 
@@ -48,13 +68,16 @@ export function explainServerInfo(services: ServerServices): BsonDocument {
 /** The limits mongod lists under serverParameters (the settable ones as currently set). */
 export function explainServerParameters(parameters: ReadonlyMap<string, unknown>): BsonDocument {
   const mb100 = new Int32(100 * 1024 * 1024);
-  const current = (name: string): BsonValue => (parameters.get(name) as BsonValue | undefined) ?? mb100;
+  const current = (name: string): BsonValue =>
+    (parameters.get(name) as BsonValue | undefined) ?? mb100;
   return {
     internalQueryFacetBufferSizeBytes: mb100,
     internalQueryFacetMaxOutputDocSizeBytes: mb100,
     internalLookupStageIntermediateDocumentMaxSizeBytes: mb100,
     internalDocumentSourceGroupMaxMemoryBytes: current('internalDocumentSourceGroupMaxMemoryBytes'),
-    internalQueryMaxBlockingSortMemoryUsageBytes: current('internalQueryMaxBlockingSortMemoryUsageBytes'),
+    internalQueryMaxBlockingSortMemoryUsageBytes: current(
+      'internalQueryMaxBlockingSortMemoryUsageBytes',
+    ),
     internalQueryProhibitBlockingMergeOnMongoS: new Int32(0),
     internalQueryMaxAddToSetBytes: mb100,
     internalDocumentSourceSetWindowFieldsMaxMemoryBytes: mb100,
@@ -64,7 +87,12 @@ export function explainServerParameters(parameters: ReadonlyMap<string, unknown>
 
 type InnerInvocation<S extends ArgSpec> = Invocation<S>;
 
-function innerInvocation<S extends ArgSpec>(inv: Invocation<ArgSpec>, body: BsonDocument, name: string, spec: S): InnerInvocation<S> {
+function innerInvocation<S extends ArgSpec>(
+  inv: Invocation<ArgSpec>,
+  body: BsonDocument,
+  name: string,
+  spec: S,
+): InnerInvocation<S> {
   const args = parseArgs(name, body, spec, name);
   return { ...inv, target: body[name], body, args, name } as InnerInvocation<S>;
 }
@@ -78,7 +106,11 @@ function withView<T>(inv: Invocation<ArgSpec>, fn: (view: ReadView) => T): T {
   }
 }
 
-function reply(inv: Invocation<ArgSpec>, sections: ExplainSections, command: BsonDocument): BsonDocument {
+function reply(
+  inv: Invocation<ArgSpec>,
+  sections: ExplainSections,
+  command: BsonDocument,
+): BsonDocument {
   return {
     explainVersion: '1',
     queryPlanner: sections.queryPlanner,
@@ -96,10 +128,19 @@ function setExtra(stats: StageStats, values: Record<string, BsonValue>): void {
 /** The first statement of an update / delete batch (mongod explains batches of one). */
 function singleStatement(body: BsonDocument, field: string, command: string): BsonDocument {
   const list = body[field];
-  if (!Array.isArray(list)) throw new CommandError(ErrorCode.Location40414, `BSON field '${command}.${field}' is missing but a required field`);
-  if (list.length !== 1) throw new CommandError(ErrorCode.InvalidLength, 'explained write batches must be of size 1');
+  if (!Array.isArray(list))
+    throw new CommandError(
+      ErrorCode.Location40414,
+      `BSON field '${command}.${field}' is missing but a required field`,
+    );
+  if (list.length !== 1)
+    throw new CommandError(ErrorCode.InvalidLength, 'explained write batches must be of size 1');
   const s = list[0];
-  if (!isPlainDocument(s)) throw new CommandError(ErrorCode.TypeMismatch, `BSON field '${command}.${field}' contains an element that is not an object`);
+  if (!isPlainDocument(s))
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field '${command}.${field}' contains an element that is not an object`,
+    );
   return s;
 }
 
@@ -122,17 +163,32 @@ function explainWrite(
   },
 ): BsonDocument {
   const db = inv.db;
-  const collName = typeof body[name] === 'string' ? (body[name] as string) : targetCollection({ ...inv, target: body[name] });
+  const collName =
+    typeof body[name] === 'string'
+      ? (body[name] as string)
+      : targetCollection({ ...inv, target: body[name] });
   const coll = inv.services.catalog.get(db, collName);
   const collator = resolveCollation(coll, stmt.collation);
-  const command = commandExpressions({ let: isPlainDocument(body['let']) ? body['let'] : undefined, clusterTime: clusterTimeOf(inv.services), collator });
-  const expressions = stmt.update === undefined ? command : updateStatementExpressions(command, stmt.update, stmt.constants);
+  const command = commandExpressions({
+    let: isPlainDocument(body['let']) ? body['let'] : undefined,
+    clusterTime: clusterTimeOf(inv.services),
+    collator,
+  });
+  const expressions =
+    stmt.update === undefined
+      ? command
+      : updateStatementExpressions(command, stmt.update, stmt.constants);
   const matcher = compileQueryFilter(stmt.filter, { expressions, collator });
   const sort = compileQuerySort(stmt.sort, collator);
   const update =
     stmt.update === undefined
       ? undefined
-      : compileQueryUpdate(stmt.update, { ...(stmt.arrayFilters === undefined ? {} : { arrayFilters: stmt.arrayFilters }), multi: !stmt.limitOne, expressions, collator });
+      : compileQueryUpdate(stmt.update, {
+          ...(stmt.arrayFilters === undefined ? {} : { arrayFilters: stmt.arrayFilters }),
+          multi: !stmt.limitOne,
+          expressions,
+          collator,
+        });
   const hint = resolveHint(coll, stmt.hint);
   const plan = planQuery(coll, {
     filter: stmt.filter,
@@ -157,8 +213,12 @@ function explainWrite(
         for (let row = plan.next(view); row !== undefined; row = plan.next(view)) {
           matched++;
           if (update !== undefined) {
-            const pos = row.details?.elemMatchKey === undefined ? undefined : Number(row.details.elemMatchKey);
-            if (update.apply(row.doc, { positional: pos, isInsert: false, now }).modified) modified++;
+            const pos =
+              row.details?.elemMatchKey === undefined
+                ? undefined
+                : Number(row.details.elemMatchKey);
+            if (update.apply(row.doc, { positional: pos, isInsert: false, now }).modified)
+              modified++;
           }
         }
       },
@@ -168,7 +228,11 @@ function explainWrite(
           w,
           update === undefined
             ? { nWouldDelete: new Int32(matched) }
-            : { nMatched: new Int32(matched), nWouldModify: new Int32(modified), nWouldUpsert: matched === 0 && stmt.upsert },
+            : {
+                nMatched: new Int32(matched),
+                nWouldModify: new Int32(modified),
+                nWouldUpsert: matched === 0 && stmt.upsert,
+              },
         ),
     }),
   );
@@ -182,14 +246,21 @@ export const explain = defineCommand({
   run: async (inv) => {
     const inner = inv.target;
     if (!isPlainDocument(inner)) {
-      throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'explain.explain' is the wrong type, expected type 'object'`);
+      throw new CommandError(
+        ErrorCode.TypeMismatch,
+        `BSON field 'explain.explain' is the wrong type, expected type 'object'`,
+      );
     }
     const verbosity = parseVerbosity(inv.args.verbosity);
     const name = Object.keys(inner)[0];
-    if (name === undefined) throw new CommandError(ErrorCode.FailedToParse, 'explain command requires a nested object');
+    if (name === undefined)
+      throw new CommandError(ErrorCode.FailedToParse, 'explain command requires a nested object');
     const innerDb = inner['$db'];
     if (innerDb !== undefined && innerDb !== inv.db) {
-      throw new CommandError(ErrorCode.InvalidNamespace, `Mismatched $db in explain command. Expected ${inv.db} but got ${String(innerDb)}`);
+      throw new CommandError(
+        ErrorCode.InvalidNamespace,
+        `Mismatched $db in explain command. Expected ${inv.db} but got ${String(innerDb)}`,
+      );
     }
     const body: BsonDocument = { ...inner };
     delete body['$db'];
@@ -215,7 +286,8 @@ export const explain = defineCommand({
         const ns = fullName(inv.db, targetCollection(ci));
         const query = ci.args.query ?? {};
         // A count without a filter reads the record count: mongod's RECORD_STORE_FAST_COUNT.
-        const counted: PlanStage = plan ?? planQuery(coll, { filter: query, matcher: undefined, allowDiskUse: true });
+        const counted: PlanStage =
+          plan ?? planQuery(coll, { filter: query, matcher: undefined, allowDiskUse: true });
         let n = 0;
         const sections = withView(inv, (view) =>
           explainPlan(counted, view, {
@@ -225,8 +297,23 @@ export const explain = defineCommand({
               if (plan === undefined) n = coll === undefined ? 0 : coll.count(view);
               else for (let row = plan.next(view); row !== undefined; row = plan.next(view)) n++;
             },
-            wrap: (root) => (plan === undefined ? { stage: 'RECORD_STORE_FAST_COUNT', nReturned: 0, works: 0, children: [], extra: {} } : wrapperStage('COUNT', root)),
-            afterExecution: (w) => setExtra(w, plan === undefined ? { nCounted: new Int32(n) } : { nCounted: new Int32(n), nSkipped: new Int32(ci.args.skip ?? 0) }),
+            wrap: (root) =>
+              plan === undefined
+                ? {
+                    stage: 'RECORD_STORE_FAST_COUNT',
+                    nReturned: 0,
+                    works: 0,
+                    children: [],
+                    extra: {},
+                  }
+                : wrapperStage('COUNT', root),
+            afterExecution: (w) =>
+              setExtra(
+                w,
+                plan === undefined
+                  ? { nCounted: new Int32(n) }
+                  : { nCounted: new Int32(n), nSkipped: new Int32(ci.args.skip ?? 0) },
+              ),
           }),
         );
         return reply(inv, sections, command);
@@ -236,7 +323,9 @@ export const explain = defineCommand({
         if (isViewRead(di)) return runDistinctOnView(di, verbosity);
         const { plan } = prepareDistinct(di);
         const ns = fullName(inv.db, targetCollection(di));
-        const sections = withView(inv, (view) => explainPlan(plan, view, { namespace: ns, verbosity }));
+        const sections = withView(inv, (view) =>
+          explainPlan(plan, view, { namespace: ns, verbosity }),
+        );
         return reply(inv, sections, command);
       }
       case 'aggregate': {
@@ -246,7 +335,11 @@ export const explain = defineCommand({
       case 'update': {
         const s = singleStatement(body, 'updates', 'update');
         const u = s['u'];
-        if (!isPlainDocument(u) && !Array.isArray(u)) throw new CommandError(ErrorCode.FailedToParse, 'Update argument must be either an object or an array');
+        if (!isPlainDocument(u) && !Array.isArray(u))
+          throw new CommandError(
+            ErrorCode.FailedToParse,
+            'Update argument must be either an object or an array',
+          );
         return explainWrite(inv, body, name, verbosity, {
           filter: isPlainDocument(s['q']) ? s['q'] : {},
           hint: s['hint'],
@@ -254,7 +347,9 @@ export const explain = defineCommand({
           limitOne: s['multi'] !== true,
           update: u as BsonDocument | BsonDocument[],
           upsert: s['upsert'] === true,
-          arrayFilters: Array.isArray(s['arrayFilters']) ? (s['arrayFilters'].filter(isPlainDocument) as BsonDocument[]) : undefined,
+          arrayFilters: Array.isArray(s['arrayFilters'])
+            ? (s['arrayFilters'].filter(isPlainDocument) as BsonDocument[])
+            : undefined,
           constants: isPlainDocument(s['c']) ? s['c'] : undefined,
         });
       }
@@ -273,7 +368,10 @@ export const explain = defineCommand({
         const remove = body['remove'] === true || (numericValue(body['remove']) ?? 0) !== 0;
         const update = body['update'];
         if (!remove && !isPlainDocument(update) && !Array.isArray(update)) {
-          throw new CommandError(ErrorCode.FailedToParse, 'Either an update or remove=true must be specified');
+          throw new CommandError(
+            ErrorCode.FailedToParse,
+            'Either an update or remove=true must be specified',
+          );
         }
         return explainWrite(inv, body, name, verbosity, {
           filter: isPlainDocument(body['query']) ? body['query'] : {},
@@ -283,11 +381,16 @@ export const explain = defineCommand({
           limitOne: true,
           update: remove ? undefined : (update as BsonDocument | BsonDocument[]),
           upsert: body['upsert'] === true,
-          arrayFilters: Array.isArray(body['arrayFilters']) ? (body['arrayFilters'].filter(isPlainDocument) as BsonDocument[]) : undefined,
+          arrayFilters: Array.isArray(body['arrayFilters'])
+            ? (body['arrayFilters'].filter(isPlainDocument) as BsonDocument[])
+            : undefined,
         });
       }
       default:
-        throw new CommandError(ErrorCode.CommandNotFound, `Explain failed due to unknown command: ${name}`);
+        throw new CommandError(
+          ErrorCode.CommandNotFound,
+          `Explain failed due to unknown command: ${name}`,
+        );
     }
   },
 });

@@ -5,10 +5,22 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { checkIdValue } from '../../catalog/validate-document.js';
 import { CommandError, ErrorCode } from '../../errors.js';
-import { commandExpressions, compileQueryFilter, compileQueryProjection, compileQuerySort, compileQueryUpdate } from '../../query/language.js';
+import {
+  commandExpressions,
+  compileQueryFilter,
+  compileQueryProjection,
+  compileQuerySort,
+  compileQueryUpdate,
+} from '../../query/language.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { clusterTimeOf, resolveCollation, ensureCollectionOutsideTransaction, resolveHint, targetCollection } from './common.js';
+import {
+  clusterTimeOf,
+  resolveCollation,
+  ensureCollectionOutsideTransaction,
+  resolveHint,
+  targetCollection,
+} from './common.js';
 import { runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete, executeUpdate } from './write-exec.js';
@@ -53,25 +65,57 @@ export const findAndModify = defineCommand({
     hint: t.any,
     let: t.document,
   },
-  traits: { isWrite: true, retryableWrite: true, counter: 'update', allowedInTransaction: true, apiVersion1: true },
+  traits: {
+    isWrite: true,
+    retryableWrite: true,
+    counter: 'update',
+    allowedInTransaction: true,
+    apiVersion1: true,
+  },
   run: async (inv) => {
     const { services, args, db, op } = inv;
     const name = targetCollection(inv, { allowSystem: false });
     const remove = args.remove === true;
     const hasUpdate = args.update !== undefined;
-    if (remove && hasUpdate) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify both an update and remove=true');
-    if (!remove && !hasUpdate) throw new CommandError(ErrorCode.FailedToParse, 'Either an update or remove=true must be specified');
+    if (remove && hasUpdate)
+      throw new CommandError(
+        ErrorCode.FailedToParse,
+        'Cannot specify both an update and remove=true',
+      );
+    if (!remove && !hasUpdate)
+      throw new CommandError(
+        ErrorCode.FailedToParse,
+        'Either an update or remove=true must be specified',
+      );
     if (remove && args.new === true) {
-      throw new CommandError(ErrorCode.FailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document");
+      throw new CommandError(
+        ErrorCode.FailedToParse,
+        "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document",
+      );
     }
-    if (remove && args.upsert === true) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify both upsert=true and remove=true');
-    if (remove && args.arrayFilters !== undefined) throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify arrayFilters and remove=true');
+    if (remove && args.upsert === true)
+      throw new CommandError(
+        ErrorCode.FailedToParse,
+        'Cannot specify both upsert=true and remove=true',
+      );
+    if (remove && args.arrayFilters !== undefined)
+      throw new CommandError(
+        ErrorCode.FailedToParse,
+        'Cannot specify arrayFilters and remove=true',
+      );
     const updateSpec = args.update;
     if (hasUpdate && !isPlainDocument(updateSpec) && !Array.isArray(updateSpec)) {
-      throw new CommandError(ErrorCode.FailedToParse, 'Update argument must be either an object or an array');
+      throw new CommandError(
+        ErrorCode.FailedToParse,
+        'Update argument must be either an object or an array',
+      );
     }
     const collator = resolveCollation(services.catalog.get(db, name), args.collation);
-    const expressions = commandExpressions({ let: args.let, clusterTime: clusterTimeOf(services), collator });
+    const expressions = commandExpressions({
+      let: args.let,
+      clusterTime: clusterTimeOf(services),
+      collator,
+    });
     const filter = args.query ?? {};
     const matcher = compileQueryFilter(filter, { expressions, collator });
     const sort = compileQuerySort(args.sort, collator).comparator;
@@ -79,7 +123,10 @@ export const findAndModify = defineCommand({
     // the one found (remove, new: false); the new one may no longer match (mongod: BadValue).
     const projection = compileQueryProjection(args.fields, { expressions, matcher, collator });
     if (projection?.positional === true && hasUpdate && args.new === true) {
-      throw new CommandError(ErrorCode.BadValue, 'cannot use a positional projection and return the new document');
+      throw new CommandError(
+        ErrorCode.BadValue,
+        'cannot use a positional projection and return the new document',
+      );
     }
     resolveHint(services.catalog.get(db, name), args.hint);
     const arrayFilters = args.arrayFilters;
@@ -87,7 +134,11 @@ export const findAndModify = defineCommand({
       throw new CommandError(ErrorCode.TypeMismatch, 'arrayFilters must be an array of objects');
     }
     const compiled = hasUpdate
-      ? compileQueryUpdate(updateSpec as BsonDocument | BsonDocument[], { arrayFilters: arrayFilters as BsonDocument[] | undefined, expressions, collator })
+      ? compileQueryUpdate(updateSpec as BsonDocument | BsonDocument[], {
+          arrayFilters: arrayFilters as BsonDocument[] | undefined,
+          expressions,
+          collator,
+        })
       : undefined;
     const ns = { db, name };
     if (args.upsert === true) await ensureCollectionOutsideTransaction(services, op, db, name);
@@ -98,12 +149,46 @@ export const findAndModify = defineCommand({
       true,
       (txn): FamResult => {
         if (compiled === undefined) {
-          const removed = executeDelete(txn, services.catalog, ns, { filter, matcher, limit: 1, sort, hint: args.hint, collator });
-          return { n: removed.length, value: removed[0], updatedExisting: undefined, upserted: undefined };
+          const removed = executeDelete(txn, services.catalog, ns, {
+            filter,
+            matcher,
+            limit: 1,
+            sort,
+            hint: args.hint,
+            collator,
+          });
+          return {
+            n: removed.length,
+            value: removed[0],
+            updatedExisting: undefined,
+            upserted: undefined,
+          };
         }
-        const r = executeUpdate(txn, services.catalog, ns, { filter, matcher, update: compiled, multi: false, upsert: args.upsert === true, sort, hint: args.hint, collator, validation: { bypass: args.bypassDocumentValidation === true, logger: services.logger } });
-        const value = r.upsertedId !== undefined ? (args.new === true ? r.after : undefined) : args.new === true ? r.after : r.before;
-        return { n: r.n, value, updatedExisting: r.upsertedId === undefined && r.n > 0, upserted: r.upsertedId };
+        const r = executeUpdate(txn, services.catalog, ns, {
+          filter,
+          matcher,
+          update: compiled,
+          multi: false,
+          upsert: args.upsert === true,
+          sort,
+          hint: args.hint,
+          collator,
+          validation: { bypass: args.bypassDocumentValidation === true, logger: services.logger },
+        });
+        const value =
+          r.upsertedId !== undefined
+            ? args.new === true
+              ? r.after
+              : undefined
+            : args.new === true
+              ? r.after
+              : r.before;
+        return {
+          n: r.n,
+          value,
+          updatedExisting: r.upsertedId === undefined && r.n > 0,
+          upserted: r.upsertedId,
+        };
       },
       famCodec,
     );
@@ -111,18 +196,25 @@ export const findAndModify = defineCommand({
     if (err !== undefined) {
       const code = Number((err['code'] as Int32).value);
       const info: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(err)) if (k !== 'index' && k !== 'code' && k !== 'errmsg') info[k] = v;
+      for (const [k, v] of Object.entries(err))
+        if (k !== 'index' && k !== 'code' && k !== 'errmsg') info[k] = v;
       throw new CommandError(code, String(err['errmsg']), { info });
     }
     const r = outcome.results[0];
-    if (r === undefined) throw new CommandError(ErrorCode.InternalError, 'findAndModify produced no result');
+    if (r === undefined)
+      throw new CommandError(ErrorCode.InternalError, 'findAndModify produced no result');
     const lastErrorObject: BsonDocument = { n: new Int32(r.n) };
     if (r.updatedExisting !== undefined) lastErrorObject['updatedExisting'] = r.updatedExisting;
     if (r.upserted !== undefined) {
       checkIdValue(r.upserted);
       lastErrorObject['upserted'] = r.upserted;
     }
-    const value = r.value === undefined ? null : projection === undefined ? r.value : projection.transform({ doc: r.value });
+    const value =
+      r.value === undefined
+        ? null
+        : projection === undefined
+          ? r.value
+          : projection.transform({ doc: r.value });
     const reply: BsonDocument = { lastErrorObject, value };
     if (outcome.wcError !== undefined) reply['writeConcernError'] = outcome.wcError;
     return reply;

@@ -6,14 +6,28 @@ import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
 import type { PlanStage, Row } from '../../query/exec/stages.js';
-import { commandExpressions, compileQueryFilter, compileQueryProjection, compileQuerySort } from '../../query/language.js';
+import {
+  commandExpressions,
+  compileQueryFilter,
+  compileQueryProjection,
+  compileQuerySort,
+} from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { planOplogQuery } from '../../query/exec/oplog-scan.js';
 import { fullName } from '../../catalog/namespace.js';
 import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
-import { clusterTimeOf, resolveCollation, cursorReply, isViewRead, lookupCollection, requireNonNegative, resolveHint, targetCollection } from './common.js';
+import {
+  clusterTimeOf,
+  resolveCollation,
+  cursorReply,
+  isViewRead,
+  lookupCollection,
+  requireNonNegative,
+  resolveHint,
+  targetCollection,
+} from './common.js';
 import { ChangeStreamCursor, changeStreamGetMore, failPointLabels } from './change-stream.js';
 import { diskUseFor } from './disk-use.js';
 import { runFindOnView } from './view-reads.js';
@@ -65,9 +79,16 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
   const batchSize = requireNonNegative('find', 'batchSize', args.batchSize);
   const coll = lookupCollection(services, db, name);
   const collator = resolveCollation(coll, args.collation);
-  const expressions = commandExpressions({ let: args.let, clusterTime: clusterTimeOf(services), collator });
+  const expressions = commandExpressions({
+    let: args.let,
+    clusterTime: clusterTimeOf(services),
+    collator,
+  });
   if (args.tailable === true) {
-    throw new CommandError(ErrorCode.BadValue, `error processing query: ${ns} tailable cursor requested on non capped collection`);
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `error processing query: ${ns} tailable cursor requested on non capped collection`,
+    );
   }
   if (args.awaitData === true) {
     throw new CommandError(ErrorCode.FailedToParse, 'Cannot set awaitData without tailable');
@@ -80,8 +101,23 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
   const projection = compileQueryProjection(args.projection, { expressions, collator });
   if (db === 'local' && name === 'oplog.rs' && services.oplog !== undefined) {
     // The oplog is a table of its own, not a catalog collection: read it in natural order.
-    const oplogPlan = planOplogQuery({ matcher, sort: sort.comparator, natural: hint.natural ?? sort.natural, skip, limit, projection: projection?.transform, allowDiskUse: args.allowDiskUse === true });
-    return { ns, plan: oplogPlan, output: outputFor(false, false), limit, batchSize, release: () => undefined };
+    const oplogPlan = planOplogQuery({
+      matcher,
+      sort: sort.comparator,
+      natural: hint.natural ?? sort.natural,
+      skip,
+      limit,
+      projection: projection?.transform,
+      allowDiskUse: args.allowDiskUse === true,
+    });
+    return {
+      ns,
+      plan: oplogPlan,
+      output: outputFor(false, false),
+      limit,
+      batchSize,
+      release: () => undefined,
+    };
   }
   const plan = planQuery(coll, {
     filter,
@@ -103,7 +139,14 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     max: args.max,
     returnKey: args.returnKey === true,
   });
-  return { ns, plan, output: outputFor(args.returnKey === true, args.showRecordId === true), limit, batchSize, release: disk.release };
+  return {
+    ns,
+    plan,
+    output: outputFor(args.returnKey === true, args.showRecordId === true),
+    limit,
+    batchSize,
+    release: disk.release,
+  };
 }
 
 export const find = defineCommand({
@@ -122,13 +165,18 @@ export const find = defineCommand({
       ...(output === undefined ? {} : { output }),
       comment: args.comment,
     });
-    const firstBatchSize = args.singleBatch === true ? (limit ?? batchSize ?? 0) : (batchSize ?? limits.firstBatchDocsDefault);
+    const firstBatchSize =
+      args.singleBatch === true
+        ? (limit ?? batchSize ?? 0)
+        : (batchSize ?? limits.firstBatchDocsDefault);
     if (batchSize === 0 && args.singleBatch !== true) {
       // batchSize 0: open the cursor and return nothing yet.
       services.cursors.register(cursor);
       return cursorReply(cursor, ns, [], true, inv.op.atClusterTime);
     }
-    const batch = cursor.nextBatch(firstBatchSize === 0 ? undefined : firstBatchSize, () => inv.op.checkDeadline());
+    const batch = cursor.nextBatch(firstBatchSize === 0 ? undefined : firstBatchSize, () =>
+      inv.op.checkDeadline(),
+    );
     if (args.singleBatch === true || cursor.isExhausted) {
       cursor.close();
       return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);
@@ -138,17 +186,30 @@ export const find = defineCommand({
   },
 });
 
-function outputFor(returnKey: boolean, showRecordId: boolean): ((row: Row) => BsonDocument) | undefined {
+function outputFor(
+  returnKey: boolean,
+  showRecordId: boolean,
+): ((row: Row) => BsonDocument) | undefined {
   if (returnKey) return (row) => row.indexKey ?? {};
   if (showRecordId) {
-    return (row) => (row.recordId === undefined ? row.doc : { ...row.doc, $recordId: Long.fromNumber(row.recordId) });
+    return (row) =>
+      row.recordId === undefined
+        ? row.doc
+        : { ...row.doc, $recordId: Long.fromNumber(row.recordId) };
   }
   return undefined;
 }
 
 export const getMore = defineCommand({
   name: 'getMore',
-  args: { collection: t.string, batchSize: t.int64, term: t.ignored, lastKnownCommittedOpTime: t.ignored, maxTimeMS: t.any, maxAwaitTimeMS: t.any },
+  args: {
+    collection: t.string,
+    batchSize: t.int64,
+    term: t.ignored,
+    lastKnownCommittedOpTime: t.ignored,
+    maxTimeMS: t.any,
+    maxAwaitTimeMS: t.any,
+  },
   traits: { counter: 'getmore', allowedInTransaction: true, apiVersion1: true },
   run: async (inv) => {
     const { services, args, db, target } = inv;
@@ -159,11 +220,15 @@ export const getMore = defineCommand({
       );
     }
     if (args.collection === undefined) {
-      throw new CommandError(ErrorCode.Location40414, "BSON field 'getMore.collection' is missing but a required field");
+      throw new CommandError(
+        ErrorCode.Location40414,
+        "BSON field 'getMore.collection' is missing but a required field",
+      );
     }
     const batchSize = requireNonNegative('getMore', 'batchSize', args.batchSize);
     const cursor = services.cursors.get(target);
-    if (cursor === undefined) throw new CommandError(ErrorCode.CursorNotFound, `cursor id ${target.toString()} not found`);
+    if (cursor === undefined)
+      throw new CommandError(ErrorCode.CursorNotFound, `cursor id ${target.toString()} not found`);
     const ns = fullName(db, args.collection);
     if (cursor.ns !== ns) {
       throw new CommandError(
@@ -171,16 +236,27 @@ export const getMore = defineCommand({
         `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`,
       );
     }
-    if (cursor.inUse) throw new CommandError(ErrorCode.CursorInUse, `Cursor already in use (namespace: '${ns}', id: ${target.toString()}).`);
+    if (cursor.inUse)
+      throw new CommandError(
+        ErrorCode.CursorInUse,
+        `Cursor already in use (namespace: '${ns}', id: ${target.toString()}).`,
+      );
     const fp = services.failPoints.check('failGetMoreAfterCursorCheckout');
     if (fp !== undefined) {
       const code = fp['errorCode'];
       const labels = failPointLabels(cursor, fp);
-      throw new CommandError(typeof code === 'object' && code !== null ? Number(code.valueOf()) : ErrorCode.InternalError, 'Failing getMore due to failGetMoreAfterCursorCheckout failpoint', { labels });
+      throw new CommandError(
+        typeof code === 'object' && code !== null
+          ? Number(code.valueOf())
+          : ErrorCode.InternalError,
+        'Failing getMore due to failGetMoreAfterCursorCheckout failpoint',
+        { labels },
+      );
     }
     cursor.inUse = true;
     try {
-      if (cursor instanceof ChangeStreamCursor) return await changeStreamGetMore(cursor, ns, batchSize, args.maxAwaitTimeMS, inv.op);
+      if (cursor instanceof ChangeStreamCursor)
+        return await changeStreamGetMore(cursor, ns, batchSize, args.maxAwaitTimeMS, inv.op);
       const batch = cursor.nextBatch(batchSize, () => inv.op.checkDeadline());
       if (cursor.isExhausted) services.cursors.remove(cursor.id);
       return cursorReply(cursor, ns, batch, false);
@@ -193,7 +269,6 @@ export const getMore = defineCommand({
   },
 });
 
-
 export const killCursors = defineCommand({
   name: 'killCursors',
   args: { cursors: t.array },
@@ -203,14 +278,20 @@ export const killCursors = defineCommand({
     const name = targetCollection(inv);
     const ns = fullName(db, name);
     if (args.cursors === undefined) {
-      throw new CommandError(ErrorCode.Location40414, "BSON field 'killCursors.cursors' is missing but a required field");
+      throw new CommandError(
+        ErrorCode.Location40414,
+        "BSON field 'killCursors.cursors' is missing but a required field",
+      );
     }
     const killed: Long[] = [];
     const notFound: Long[] = [];
     const alive: Long[] = [];
     for (const v of args.cursors) {
       if (!(v instanceof Long)) {
-        throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'killCursors.cursors' contains an element of the wrong type, expected type 'long'`);
+        throw new CommandError(
+          ErrorCode.TypeMismatch,
+          `BSON field 'killCursors.cursors' contains an element of the wrong type, expected type 'long'`,
+        );
       }
       const c = services.cursors.get(v);
       if (c === undefined || c.ns !== ns) notFound.push(v);
@@ -220,7 +301,12 @@ export const killCursors = defineCommand({
         killed.push(v);
       }
     }
-    return { cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: alive, cursorsUnknown: [] };
+    return {
+      cursorsKilled: killed,
+      cursorsNotFound: notFound,
+      cursorsAlive: alive,
+      cursorsUnknown: [],
+    };
   },
 });
 

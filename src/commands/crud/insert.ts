@@ -16,26 +16,50 @@ const insertCodec: StatementResultCodec<boolean> = { encode: () => ({}), decode:
 
 export const insert = defineCommand({
   name: 'insert',
-  args: { documents: t.array, ordered: t.bool, bypassDocumentValidation: t.safeBool, stmtIds: t.array },
-  traits: { isWrite: true, retryableWrite: true, counter: 'insert', allowedInTransaction: true, apiVersion1: true },
+  args: {
+    documents: t.array,
+    ordered: t.bool,
+    bypassDocumentValidation: t.safeBool,
+    stmtIds: t.array,
+  },
+  traits: {
+    isWrite: true,
+    retryableWrite: true,
+    counter: 'insert',
+    allowedInTransaction: true,
+    apiVersion1: true,
+  },
   run: async (inv) => {
     const { services, args, db, op } = inv;
     const name = targetCollection(inv, { allowSystem: false });
     if (args.documents === undefined) {
-      throw new CommandError(ErrorCode.Location40414, "BSON field 'insert.documents' is missing but a required field");
+      throw new CommandError(
+        ErrorCode.Location40414,
+        "BSON field 'insert.documents' is missing but a required field",
+      );
     }
     const docs = args.documents;
     checkBatchSize(docs.length);
     const ns = { db, name };
     await ensureCollectionOutsideTransaction(services, op, db, name);
     const validation = { bypass: args.bypassDocumentValidation === true, logger: services.logger };
-    const outcome = await runWriteBatch(services, op, docs, args.ordered ?? true, (txn, raw) => {
-      if (!isPlainDocument(raw)) {
-        throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'insert.documents' contains an element that is not an object`);
-      }
-      insertOne(txn, services.catalog, ns, prepareForInsert(raw), validation);
-      return true;
-    }, insertCodec);
+    const outcome = await runWriteBatch(
+      services,
+      op,
+      docs,
+      args.ordered ?? true,
+      (txn, raw) => {
+        if (!isPlainDocument(raw)) {
+          throw new CommandError(
+            ErrorCode.TypeMismatch,
+            `BSON field 'insert.documents' contains an element that is not an object`,
+          );
+        }
+        insertOne(txn, services.catalog, ns, prepareForInsert(raw), validation);
+        return true;
+      },
+      insertCodec,
+    );
     const n = outcome.results.filter((r) => r === true).length;
     const reply: BsonDocument = { n: new Int32(n) };
     return finishWriteReply(reply, outcome);

@@ -5,17 +5,38 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { parseCollation } from '../../bson/collation.js';
-import { commandExpressions, compileQueryFilter, compileQueryUpdate, updateStatementExpressions } from '../../query/language.js';
+import {
+  commandExpressions,
+  compileQueryFilter,
+  compileQueryUpdate,
+  updateStatementExpressions,
+} from '../../query/language.js';
 import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { clusterTimeOf, resolveCollation, ensureCollectionOutsideTransaction, resolveHint, targetCollection } from './common.js';
+import {
+  clusterTimeOf,
+  resolveCollation,
+  ensureCollectionOutsideTransaction,
+  resolveHint,
+  targetCollection,
+} from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeUpdate } from './write-exec.js';
 import type { UpdateOutcome } from './write-exec.js';
 
 // MongoDB 7.0 has no `sort` in update statements (8.0 added it): it is an unknown field here.
-const statementFields = new Set(['q', 'u', 'upsert', 'multi', 'arrayFilters', 'hint', 'collation', 'c', 'upsertSupplied']);
+const statementFields = new Set([
+  'q',
+  'u',
+  'upsert',
+  'multi',
+  'arrayFilters',
+  'hint',
+  'collation',
+  'c',
+  'upsertSupplied',
+]);
 
 export interface ParsedUpdateStatement {
   readonly q: BsonDocument;
@@ -31,25 +52,57 @@ export interface ParsedUpdateStatement {
 }
 
 function parseStatement(raw: BsonValue): ParsedUpdateStatement {
-  if (!isPlainDocument(raw)) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'update.updates' contains an element that is not an object");
+  if (!isPlainDocument(raw))
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      "BSON field 'update.updates' contains an element that is not an object",
+    );
   for (const k of Object.keys(raw)) {
-    if (!statementFields.has(k)) throw new CommandError(ErrorCode.Location40415, `BSON field 'update.updates.${k}' is an unknown field.`);
+    if (!statementFields.has(k))
+      throw new CommandError(
+        ErrorCode.Location40415,
+        `BSON field 'update.updates.${k}' is an unknown field.`,
+      );
   }
   const q = raw['q'];
   const u = raw['u'];
-  if (q === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'update.updates.q' is missing but a required field");
-  if (u === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'update.updates.u' is missing but a required field");
-  if (!isPlainDocument(q)) throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'update.updates.q' is the wrong type, expected type 'object'");
+  if (q === undefined)
+    throw new CommandError(
+      ErrorCode.Location40414,
+      "BSON field 'update.updates.q' is missing but a required field",
+    );
+  if (u === undefined)
+    throw new CommandError(
+      ErrorCode.Location40414,
+      "BSON field 'update.updates.u' is missing but a required field",
+    );
+  if (!isPlainDocument(q))
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      "BSON field 'update.updates.q' is the wrong type, expected type 'object'",
+    );
   if (!isPlainDocument(u) && !Array.isArray(u)) {
-    throw new CommandError(ErrorCode.FailedToParse, 'Update argument must be either an object or an array');
+    throw new CommandError(
+      ErrorCode.FailedToParse,
+      'Update argument must be either an object or an array',
+    );
   }
   const arrayFilters = raw['arrayFilters'];
-  if (arrayFilters !== undefined && (!Array.isArray(arrayFilters) || !arrayFilters.every(isPlainDocument))) {
-    throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'update.updates.arrayFilters' is the wrong type, expected type 'array'");
+  if (
+    arrayFilters !== undefined &&
+    (!Array.isArray(arrayFilters) || !arrayFilters.every(isPlainDocument))
+  ) {
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      "BSON field 'update.updates.arrayFilters' is the wrong type, expected type 'array'",
+    );
   }
   const c = raw['c'];
   if (c !== undefined && !isPlainDocument(c)) {
-    throw new CommandError(ErrorCode.TypeMismatch, `BSON field 'update.updates.c' is the wrong type '${typeNameOf(c)}', expected type 'object'`);
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field 'update.updates.c' is the wrong type '${typeNameOf(c)}', expected type 'object'`,
+    );
   }
   const collation = raw['collation'];
   if (collation !== undefined) parseCollation(collation);
@@ -69,26 +122,50 @@ function parseStatement(raw: BsonValue): ParsedUpdateStatement {
 }
 
 const updateCodec: StatementResultCodec<UpdateOutcome> = {
-  encode: (r) => ({ n: new Int32(r.n), nModified: new Int32(r.nModified), ...(r.upsertedId === undefined ? {} : { upsertedId: r.upsertedId }) }),
-  decode: (d) => ({ n: numericValue(d['n']) ?? 0, nModified: numericValue(d['nModified']) ?? 0, ...(d['upsertedId'] === undefined ? {} : { upsertedId: d['upsertedId'] }) }),
+  encode: (r) => ({
+    n: new Int32(r.n),
+    nModified: new Int32(r.nModified),
+    ...(r.upsertedId === undefined ? {} : { upsertedId: r.upsertedId }),
+  }),
+  decode: (d) => ({
+    n: numericValue(d['n']) ?? 0,
+    nModified: numericValue(d['nModified']) ?? 0,
+    ...(d['upsertedId'] === undefined ? {} : { upsertedId: d['upsertedId'] }),
+  }),
 };
 
 export const update = defineCommand({
   name: 'update',
-  args: { updates: t.array, ordered: t.bool, bypassDocumentValidation: t.safeBool, let: t.document, stmtIds: t.array },
-  traits: { isWrite: true, retryableWrite: true, counter: 'update', allowedInTransaction: true, apiVersion1: true },
+  args: {
+    updates: t.array,
+    ordered: t.bool,
+    bypassDocumentValidation: t.safeBool,
+    let: t.document,
+    stmtIds: t.array,
+  },
+  traits: {
+    isWrite: true,
+    retryableWrite: true,
+    counter: 'update',
+    allowedInTransaction: true,
+    apiVersion1: true,
+  },
   run: async (inv) => {
     const { services, args, db, op } = inv;
     const name = targetCollection(inv, { allowSystem: false });
     if (args.updates === undefined) {
-      throw new CommandError(ErrorCode.Location40414, "BSON field 'update.updates' is missing but a required field");
+      throw new CommandError(
+        ErrorCode.Location40414,
+        "BSON field 'update.updates' is missing but a required field",
+      );
     }
     checkBatchSize(args.updates.length);
     const ns = { db, name };
     // Statement structure is validated up front, as mongod's IDL does: a malformed statement
     // fails the whole command; execution errors become per-statement writeErrors.
     const statements = args.updates.map(parseStatement);
-    if (statements.some((s) => s.upsert)) await ensureCollectionOutsideTransaction(services, op, db, name);
+    if (statements.some((s) => s.upsert))
+      await ensureCollectionOutsideTransaction(services, op, db, name);
     const coll = services.catalog.get(db, name);
     for (const st of statements) resolveHint(coll, st.hint);
     const clusterTime = clusterTimeOf(services);
@@ -101,8 +178,17 @@ export const update = defineCommand({
         // One expression context per statement, as mongod's: `let`, then the statement's `c`
         // (pipelines only), shared by the update and the filter, parsed in that order.
         const collator = resolveCollation(services.catalog.get(db, name), stmt.collation);
-        const expressions = updateStatementExpressions(commandExpressions({ let: args.let, clusterTime, collator }), stmt.u, stmt.c);
-        const compiled = compileQueryUpdate(stmt.u, { arrayFilters: stmt.arrayFilters, multi: stmt.multi, expressions, collator });
+        const expressions = updateStatementExpressions(
+          commandExpressions({ let: args.let, clusterTime, collator }),
+          stmt.u,
+          stmt.c,
+        );
+        const compiled = compileQueryUpdate(stmt.u, {
+          arrayFilters: stmt.arrayFilters,
+          multi: stmt.multi,
+          expressions,
+          collator,
+        });
         const r = executeUpdate(txn, services.catalog, ns, {
           filter: stmt.q,
           matcher: compileQueryFilter(stmt.q, { expressions, collator }),
@@ -114,7 +200,11 @@ export const update = defineCommand({
           validation: { bypass: args.bypassDocumentValidation === true, logger: services.logger },
         });
         // Only the counts and the upserted _id are kept (and replayed for a retry).
-        return { n: r.n, nModified: r.nModified, ...(r.upsertedId === undefined ? {} : { upsertedId: r.upsertedId }) };
+        return {
+          n: r.n,
+          nModified: r.nModified,
+          ...(r.upsertedId === undefined ? {} : { upsertedId: r.upsertedId }),
+        };
       },
       updateCodec,
     );

@@ -17,17 +17,33 @@ import type { countArgs, distinctArgs } from './count-distinct.js';
 import type { findArgs } from './find.js';
 
 /** The aggregate command a read on a view becomes: its generic arguments carried over. */
-function asAggregate(inv: Invocation<ArgSpec>, pipeline: BsonDocument[], options: BsonDocument): Invocation<typeof aggregateArgs> {
+function asAggregate(
+  inv: Invocation<ArgSpec>,
+  pipeline: BsonDocument[],
+  options: BsonDocument,
+): Invocation<typeof aggregateArgs> {
   const body: BsonDocument = { aggregate: inv.target, pipeline, ...options };
   for (const [k, v] of Object.entries(inv.body)) if (Object.hasOwn(genericArgs, k)) body[k] = v;
-  return { ...inv, name: 'aggregate', body, args: parseArgs('aggregate', body, aggregateArgs, 'aggregate') };
+  return {
+    ...inv,
+    name: 'aggregate',
+    body,
+    args: parseArgs('aggregate', body, aggregateArgs, 'aggregate'),
+  };
 }
 
 /** Options of the read that the aggregate takes as they are. */
-function passedOn(args: { collation?: BsonDocument | undefined; hint?: BsonValue | undefined }, extra: BsonDocument = {}): BsonDocument {
+function passedOn(
+  args: { collation?: BsonDocument | undefined; hint?: BsonValue | undefined },
+  extra: BsonDocument = {},
+): BsonDocument {
   const out: BsonDocument = { ...extra };
   if (args.collation !== undefined) out['collation'] = args.collation;
-  if (args.hint !== undefined && !(isPlainDocument(args.hint) && Object.keys(args.hint).length === 0)) out['hint'] = args.hint;
+  if (
+    args.hint !== undefined &&
+    !(isPlainDocument(args.hint) && Object.keys(args.hint).length === 0)
+  )
+    out['hint'] = args.hint;
   return out;
 }
 
@@ -36,12 +52,16 @@ function unsupported(message: string): never {
 }
 
 /** find on a view: filter, sort, skip, limit and projection as stages, batchSize as the cursor's. */
-export function runFindOnView(inv: Invocation<typeof findArgs>, verbosity?: ExplainVerbosity): Promise<BsonDocument> {
+export function runFindOnView(
+  inv: Invocation<typeof findArgs>,
+  verbosity?: ExplainVerbosity,
+): Promise<BsonDocument> {
   const a = inv.args;
   const skip = requireNonNegative('find', 'skip', a.skip);
   const limit = requireNonNegative('find', 'limit', a.limit);
   const batchSize = requireNonNegative('find', 'batchSize', a.batchSize);
-  const option = (name: string): never => unsupported(`Option ${name} not supported in aggregation.`);
+  const option = (name: string): never =>
+    unsupported(`Option ${name} not supported in aggregation.`);
   if (a.min !== undefined && Object.keys(a.min).length > 0) option('min');
   if (a.max !== undefined && Object.keys(a.max).length > 0) option('max');
   if (a.returnKey === true) option('returnKey');
@@ -49,25 +69,33 @@ export function runFindOnView(inv: Invocation<typeof findArgs>, verbosity?: Expl
   if (a.tailable === true) unsupported('Tailable cursors are not supported in aggregation.');
   if (a.noCursorTimeout === true) option('noCursorTimeout');
   if (a.allowPartialResults === true) option('allowPartialResults');
-  if (a.sort !== undefined && Object.hasOwn(a.sort, '$natural')) unsupported('Sort option $natural not supported in aggregation.');
+  if (a.sort !== undefined && Object.hasOwn(a.sort, '$natural'))
+    unsupported('Sort option $natural not supported in aggregation.');
   if (a.singleBatch === true && limit !== 1) option('singleBatch');
   if (a.readOnce === true) option('readOnce');
   if (a.$_requestResumeToken === true) option('$_requestResumeToken');
-  if (a.$_resumeAfter !== undefined && Object.keys(a.$_resumeAfter).length > 0) option('$_resumeAfter');
+  if (a.$_resumeAfter !== undefined && Object.keys(a.$_resumeAfter).length > 0)
+    option('$_resumeAfter');
   const pipeline: BsonDocument[] = [];
-  if (a.filter !== undefined && Object.keys(a.filter).length > 0) pipeline.push({ $match: a.filter });
+  if (a.filter !== undefined && Object.keys(a.filter).length > 0)
+    pipeline.push({ $match: a.filter });
   if (a.sort !== undefined && Object.keys(a.sort).length > 0) pipeline.push({ $sort: a.sort });
   if (skip !== undefined && skip > 0) pipeline.push({ $skip: inv.body['skip'] as BsonValue });
   if (limit !== undefined && limit > 0) pipeline.push({ $limit: inv.body['limit'] as BsonValue });
-  if (a.projection !== undefined && Object.keys(a.projection).length > 0) pipeline.push({ $project: a.projection });
-  const options = passedOn(a, { cursor: batchSize === undefined ? {} : { batchSize: inv.body['batchSize'] as BsonValue } });
+  if (a.projection !== undefined && Object.keys(a.projection).length > 0)
+    pipeline.push({ $project: a.projection });
+  const options = passedOn(a, {
+    cursor: batchSize === undefined ? {} : { batchSize: inv.body['batchSize'] as BsonValue },
+  });
   if (a.allowDiskUse !== undefined) options['allowDiskUse'] = a.allowDiskUse;
   if (a.let !== undefined) options['let'] = a.let;
   return runAggregate(asAggregate(inv, pipeline, options), verbosity);
 }
 
 /** The single document a converted count or distinct yields (undefined: none). */
-async function singleResult(inv: Invocation<typeof aggregateArgs>): Promise<BsonDocument | undefined> {
+async function singleResult(
+  inv: Invocation<typeof aggregateArgs>,
+): Promise<BsonDocument | undefined> {
   const reply = await runAggregate(inv, undefined);
   const cursor = reply['cursor'];
   const batch = isPlainDocument(cursor) ? cursor['firstBatch'] : undefined;
@@ -80,7 +108,11 @@ function countPipeline(inv: Invocation<typeof countArgs>): BsonDocument[] {
   const pipeline: BsonDocument[] = [];
   if (a.query !== undefined && Object.keys(a.query).length > 0) pipeline.push({ $match: a.query });
   const skip = a.skip ?? 0;
-  if (skip < 0) throw new CommandError(ErrorCode.Location51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
+  if (skip < 0)
+    throw new CommandError(
+      ErrorCode.Location51024,
+      `BSON field 'skip' value must be >= 0, actual value '${skip}'`,
+    );
   if (skip > 0) pipeline.push({ $skip: inv.body['skip'] as BsonValue });
   // A negative limit counts like its absolute value, as on a collection.
   const limit = Math.abs(a.limit ?? 0);
@@ -90,7 +122,10 @@ function countPipeline(inv: Invocation<typeof countArgs>): BsonDocument[] {
 }
 
 /** count on a view: [$match, $skip, $limit, $count], answered as {n}. */
-export async function runCountOnView(inv: Invocation<typeof countArgs>, verbosity?: ExplainVerbosity): Promise<BsonDocument> {
+export async function runCountOnView(
+  inv: Invocation<typeof countArgs>,
+  verbosity?: ExplainVerbosity,
+): Promise<BsonDocument> {
   const agg = asAggregate(inv, countPipeline(inv), passedOn(inv.args, { cursor: {} }));
   if (verbosity !== undefined) return runAggregate(agg, verbosity);
   const n = numericValue((await singleResult(agg))?.['count']) ?? 0;
@@ -99,20 +134,30 @@ export async function runCountOnView(inv: Invocation<typeof countArgs>, verbosit
 
 function distinctPipeline(inv: Invocation<typeof distinctArgs>): BsonDocument[] {
   const key = inv.args.key;
-  if (key === undefined) throw new CommandError(ErrorCode.Location40414, "BSON field 'distinct.key' is missing but a required field");
-  if (key === '') throw new CommandError(ErrorCode.BadValue, 'FieldPath cannot be constructed with empty string');
+  if (key === undefined)
+    throw new CommandError(
+      ErrorCode.Location40414,
+      "BSON field 'distinct.key' is missing but a required field",
+    );
+  if (key === '')
+    throw new CommandError(ErrorCode.BadValue, 'FieldPath cannot be constructed with empty string');
   const pipeline: BsonDocument[] = [{ $match: inv.args.query ?? {} }];
   // Every array along the path is unwound, so that its elements are distinct values.
   const parts = key.split('.');
   for (let i = 1; i <= parts.length; i++) {
-    pipeline.push({ $unwind: { path: `$${parts.slice(0, i).join('.')}`, preserveNullAndEmptyArrays: true } });
+    pipeline.push({
+      $unwind: { path: `$${parts.slice(0, i).join('.')}`, preserveNullAndEmptyArrays: true },
+    });
   }
   pipeline.push({ $group: { _id: null, distinct: { $addToSet: `$${key}` } } });
   return pipeline;
 }
 
 /** distinct on a view: unwind the key's path and collect its values with $addToSet. */
-export async function runDistinctOnView(inv: Invocation<typeof distinctArgs>, verbosity?: ExplainVerbosity): Promise<BsonDocument> {
+export async function runDistinctOnView(
+  inv: Invocation<typeof distinctArgs>,
+  verbosity?: ExplainVerbosity,
+): Promise<BsonDocument> {
   const agg = asAggregate(inv, distinctPipeline(inv), passedOn(inv.args, { cursor: {} }));
   if (verbosity !== undefined) return runAggregate(agg, verbosity);
   const values = (await singleResult(agg))?.['distinct'];

@@ -12,7 +12,12 @@ import type { OperationContext, ServerServices } from '../context.js';
 import { writeConcernError } from '../write-concern.js';
 import { CloseConnectionSignal } from '../signals.js';
 import { numericValue } from '../../bson/types.js';
-import { readSessionRecord, readStatementResult, writeSessionRecord, writeStatementResult } from '../../txn/ledger.js';
+import {
+  readSessionRecord,
+  readStatementResult,
+  writeSessionRecord,
+  writeStatementResult,
+} from '../../txn/ledger.js';
 
 /** Statements per storage transaction: bounds how long one callback holds the event loop. */
 const statementsPerChunk = 512;
@@ -35,7 +40,11 @@ export function checkBatchSize(count: number): void {
 }
 
 export function writeErrorEntry(index: number, e: CommandError): BsonDocument {
-  const entry: BsonDocument = { index: new Int32(index), code: new Int32(e.code), errmsg: e.message };
+  const entry: BsonDocument = {
+    index: new Int32(index),
+    code: new Int32(e.code),
+    errmsg: e.message,
+  };
   if (e.info !== undefined) for (const [k, v] of Object.entries(e.info)) entry[k] = v as BsonValue;
   return entry;
 }
@@ -58,7 +67,13 @@ export async function runWriteBatch<S, R>(
   const writeErrors: BsonDocument[] = [];
   const retriedStmtIds: number[] = [];
   const binding = op.session;
-  const retry = binding !== undefined && binding.retryableWrite && binding.txnNumber !== undefined && codec !== undefined ? { binding, txnNumber: binding.txnNumber, codec } : undefined;
+  const retry =
+    binding !== undefined &&
+    binding.retryableWrite &&
+    binding.txnNumber !== undefined &&
+    codec !== undefined
+      ? { binding, txnNumber: binding.txnNumber, codec }
+      : undefined;
   const oplog = services.oplog;
   let stop = false;
   let closeConnection = false;
@@ -77,7 +92,12 @@ export async function runWriteBatch<S, R>(
       if (retry !== undefined && key !== undefined) {
         const rec = readSessionRecord(txn, key);
         if (rec === undefined || rec.txnNumber < retry.txnNumber) {
-          writeSessionRecord(txn, key, { txnNumber: retry.txnNumber, state: 'retryable' }, rec?.txnNumber ?? -1);
+          writeSessionRecord(
+            txn,
+            key,
+            { txnNumber: retry.txnNumber, state: 'retryable' },
+            rec?.txnNumber ?? -1,
+          );
         }
       }
       for (let i = start; i < end; i++) {
@@ -93,18 +113,28 @@ export async function runWriteBatch<S, R>(
         // onPrimaryTransactionalWrite (test failpoint), per executed statement of a retryable
         // write: the connection drops before the statement commits (failBeforeCommitExceptionCode)
         // or right after it; statements before it commit, the rest are left for the retry.
-        const fp = retry !== undefined ? services.failPoints.check('onPrimaryTransactionalWrite') : undefined;
+        const fp =
+          retry !== undefined
+            ? services.failPoints.check('onPrimaryTransactionalWrite')
+            : undefined;
         if (fp !== undefined) {
-          close = fp['closeConnection'] !== false || numericValue(fp['failBeforeCommitExceptionCode']) !== undefined;
+          close =
+            fp['closeConnection'] !== false ||
+            numericValue(fp['failBeforeCommitExceptionCode']) !== undefined;
           halted = true;
           if (numericValue(fp['failBeforeCommitExceptionCode']) !== undefined) break;
         }
         try {
           if (retry !== undefined && oplog !== undefined) {
-            oplog.statement = { lsid: retry.binding.session.lsid, txnNumber: retry.txnNumber, stmtId };
+            oplog.statement = {
+              lsid: retry.binding.session.lsid,
+              txnNumber: retry.txnNumber,
+              stmtId,
+            };
           }
           const r = exec(txn, statements[i] as S, i);
-          if (retry !== undefined && key !== undefined) writeStatementResult(txn, key, retry.txnNumber, stmtId, retry.codec.encode(r));
+          if (retry !== undefined && key !== undefined)
+            writeStatementResult(txn, key, retry.txnNumber, stmtId, retry.codec.encode(r));
           done.push([i, r]);
           if (halted) break;
         } catch (e) {
@@ -129,16 +159,27 @@ export async function runWriteBatch<S, R>(
     closeConnection = chunk.close;
   }
   services.oplog?.prune().catch((e: unknown) => {
-    services.logger.error('REPL', 21800, 'Oplog pruning failed', { error: e instanceof Error ? e.message : String(e) });
+    services.logger.error('REPL', 21800, 'Oplog pruning failed', {
+      error: e instanceof Error ? e.message : String(e),
+    });
   });
   if (closeConnection) throw new CloseConnectionSignal();
-  return { results, writeErrors, retriedStmtIds, wcError: writeConcernError(op.writeConcern, services.config.replSet) };
+  return {
+    results,
+    writeErrors,
+    retriedStmtIds,
+    wcError: writeConcernError(op.writeConcern, services.config.replSet),
+  };
 }
 
 /** Attach writeErrors / writeConcernError to a write command's reply. */
-export function finishWriteReply(reply: BsonDocument, outcome: BatchOutcome<unknown>): BsonDocument {
+export function finishWriteReply(
+  reply: BsonDocument,
+  outcome: BatchOutcome<unknown>,
+): BsonDocument {
   if (outcome.writeErrors.length > 0) reply['writeErrors'] = outcome.writeErrors;
-  if (outcome.retriedStmtIds.length > 0) reply['retriedStmtIds'] = outcome.retriedStmtIds.map((n) => new Int32(n));
+  if (outcome.retriedStmtIds.length > 0)
+    reply['retriedStmtIds'] = outcome.retriedStmtIds.map((n) => new Int32(n));
   if (outcome.wcError !== undefined) reply['writeConcernError'] = outcome.wcError;
   return reply;
 }

@@ -26,7 +26,13 @@ export interface Namespace {
 }
 
 /** Insert one document (already prepared) into the collection, creating it if needed; checked by its validator. */
-export function insertOne(txn: WriteTxn, catalog: Catalog, ns: Namespace, doc: BsonDocument, validation?: WriteValidation): StoredRecord {
+export function insertOne(
+  txn: WriteTxn,
+  catalog: Catalog,
+  ns: Namespace,
+  doc: BsonDocument,
+  validation?: WriteValidation,
+): StoredRecord {
   const coll = catalog.getOrCreate(txn, ns.db, ns.name);
   validateForWrite(coll, doc, undefined, validation);
   const rec = coll.insert(txn, doc);
@@ -45,7 +51,12 @@ export function selectRecords(
   coll: Collection,
   filter: BsonDocument,
   matcher: DocumentFilter | undefined,
-  options: { limit?: number; sort?: RowComparator; hint?: BsonValue; collator?: Collator | undefined },
+  options: {
+    limit?: number;
+    sort?: RowComparator;
+    hint?: BsonValue;
+    collator?: Collator | undefined;
+  },
 ): MatchedRecord[] {
   const plan = planQuery(coll, {
     filter,
@@ -61,7 +72,10 @@ export function selectRecords(
   const out: MatchedRecord[] = [];
   for (let row = plan.next(txn); row !== undefined; row = plan.next(txn)) {
     if (row.recordId === undefined) continue;
-    out.push({ record: { recordId: row.recordId, doc: row.doc, size: 0 }, details: row.details ?? {} });
+    out.push({
+      record: { recordId: row.recordId, doc: row.doc, size: 0 },
+      details: row.details ?? {},
+    });
   }
   return out;
 }
@@ -98,29 +112,52 @@ function positionalOf(details: MatchDetailsSink): number | undefined {
 }
 
 /** The collection a statement writes; undefined if there is none, CommandNotSupportedOnView for a view. */
-function writableCollection(txn: WriteTxn, catalog: Catalog, ns: Namespace): Collection | undefined {
+function writableCollection(
+  txn: WriteTxn,
+  catalog: Catalog,
+  ns: Namespace,
+): Collection | undefined {
   const coll = catalog.get(ns.db, ns.name);
-  if (coll === undefined && lookupView(catalog, txn, ns.db, ns.name) !== undefined) throw notACollection(ns.db, ns.name);
+  if (coll === undefined && lookupView(catalog, txn, ns.db, ns.name) !== undefined)
+    throw notACollection(ns.db, ns.name);
   return coll;
 }
 
 /** Apply an update statement. Throws a CommandError (nothing written by this statement). */
-export function executeUpdate(txn: WriteTxn, catalog: Catalog, ns: Namespace, spec: UpdateSpec): UpdateOutcome {
+export function executeUpdate(
+  txn: WriteTxn,
+  catalog: Catalog,
+  ns: Namespace,
+  spec: UpdateSpec,
+): UpdateOutcome {
   const coll = writableCollection(txn, catalog, ns);
   const now = new Date();
   const matched =
     coll === undefined
       ? []
-      : selectRecords(txn, coll, spec.filter, spec.matcher, { ...(spec.multi ? {} : { limit: 1 }), ...(spec.sort ? { sort: spec.sort } : {}), hint: spec.hint, collator: spec.collator });
+      : selectRecords(txn, coll, spec.filter, spec.matcher, {
+          ...(spec.multi ? {} : { limit: 1 }),
+          ...(spec.sort ? { sort: spec.sort } : {}),
+          hint: spec.hint,
+          collator: spec.collator,
+        });
   if (matched.length === 0) {
     if (!spec.upsert) return { n: 0, nModified: 0 };
     return upsert(txn, catalog, ns, spec, now);
   }
   // Compute every new version first so that a failing document leaves nothing written.
-  const changes: Array<{ record: StoredRecord; after: BsonDocument; diff: BsonDocument | undefined }> = [];
+  const changes: Array<{
+    record: StoredRecord;
+    after: BsonDocument;
+    diff: BsonDocument | undefined;
+  }> = [];
   let first: { before: BsonDocument; after: BsonDocument } | undefined;
   for (const { record, details } of matched) {
-    const res = spec.update.apply(record.doc, { positional: positionalOf(details), isInsert: false, now });
+    const res = spec.update.apply(record.doc, {
+      positional: positionalOf(details),
+      isInsert: false,
+      now,
+    });
     if (first === undefined) first = { before: record.doc, after: res.doc };
     if (!res.modified) continue;
     checkIdUnchanged(record.doc, res.doc);
@@ -136,7 +173,13 @@ export function executeUpdate(txn: WriteTxn, catalog: Catalog, ns: Namespace, sp
   return { n: matched.length, nModified: changes.length, ...(first ?? {}) };
 }
 
-function upsert(txn: WriteTxn, catalog: Catalog, ns: Namespace, spec: UpdateSpec, now: Date): UpdateOutcome {
+function upsert(
+  txn: WriteTxn,
+  catalog: Catalog,
+  ns: Namespace,
+  spec: UpdateSpec,
+  now: Date,
+): UpdateOutcome {
   const doc = prepareForInsert(spec.update.upsert(spec.filter, { now }).doc);
   insertOne(txn, catalog, ns, doc, spec.validation);
   return { n: 1, nModified: 0, upsertedId: getOwn(doc, '_id'), after: doc };
@@ -159,7 +202,14 @@ export function executeDelete(
   txn: WriteTxn,
   catalog: Catalog,
   ns: Namespace,
-  spec: { filter: BsonDocument; matcher: DocumentFilter | undefined; limit: number; sort?: RowComparator | undefined; hint?: BsonValue | undefined; collator?: Collator | undefined },
+  spec: {
+    filter: BsonDocument;
+    matcher: DocumentFilter | undefined;
+    limit: number;
+    sort?: RowComparator | undefined;
+    hint?: BsonValue | undefined;
+    collator?: Collator | undefined;
+  },
 ): BsonDocument[] {
   const coll = writableCollection(txn, catalog, ns);
   if (coll === undefined) return [];

@@ -14,8 +14,19 @@ import { bsonTypeName, numericValue } from '../../bson/types.js';
 import { formatDocument, formatElement } from '../../bson/format.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { buildPipeline, newEnv, newScope, parsePipeline, runToArray } from '../../pipeline/index.js';
-import type { CurrentOpOptions, PipelineContext, Runtime, ServerIntrospection } from '../../pipeline/index.js';
+import {
+  buildPipeline,
+  newEnv,
+  newScope,
+  parsePipeline,
+  runToArray,
+} from '../../pipeline/index.js';
+import type {
+  CurrentOpOptions,
+  PipelineContext,
+  Runtime,
+  ServerIntrospection,
+} from '../../pipeline/index.js';
 import type { ServerCursor } from '../../query/exec/cursor.js';
 import type { Session } from '../../txn/sessions.js';
 import { lsidWithUid } from '../../txn/sessions.js';
@@ -52,7 +63,13 @@ export function truncateCommand(command: BsonDocument): BsonDocument {
 
 /** `locks` … `flowControlStats`: what mongod's lock and flow-control reports add to an operation. */
 function lockFields(): BsonDocument {
-  return { locks: {}, waitingForLock: false, lockStats: {}, waitingForFlowControl: false, flowControlStats: {} };
+  return {
+    locks: {},
+    waitingForLock: false,
+    lockStats: {},
+    waitingForFlowControl: false,
+    flowControlStats: {},
+  };
 }
 
 /** The part of a multi-document transaction's report this server can give (reportStashedState). */
@@ -61,7 +78,8 @@ function transactionReport(services: ServerServices, session: Session): BsonDocu
   if (txn === undefined || txn.state !== 'inProgress') return undefined;
   const parameters: BsonDocument = { txnNumber: Long.fromNumber(txn.txnNumber), autocommit: false };
   if (txn.readConcern !== undefined) parameters['readConcern'] = txn.readConcern;
-  const lifetimeSecs = numericValue(services.parameters.get('transactionLifetimeLimitSeconds')) ?? 60;
+  const lifetimeSecs =
+    numericValue(services.parameters.get('transactionLifetimeLimitSeconds')) ?? 60;
   return {
     parameters,
     readTimestamp: Timestamp.fromNumber(0),
@@ -95,7 +113,12 @@ class CurrentOpReporter {
   }
 
   private connection(client: ConnectionState, active: boolean): BsonDocument {
-    return { ...this.client('op', client), active, currentOpTime: localIsoString(this.now), threaded: true };
+    return {
+      ...this.client('op', client),
+      active,
+      currentOpTime: localIsoString(this.now),
+      threaded: true,
+    };
   }
 
   operation(op: RunningOperation, truncate: boolean): BsonDocument {
@@ -111,8 +134,13 @@ class CurrentOpReporter {
     doc['command'] = truncate ? truncateCommand(op.command) : op.command;
     doc['numYields'] = new Int32(0);
     // The transaction the operation runs in (reportUnstashedState).
-    const inTransaction = op.command['autocommit'] === false && op.session?.transaction?.txnNumber === numericValue(op.command['txnNumber']);
-    const txn = inTransaction && op.session !== undefined ? transactionReport(this.services, op.session) : undefined;
+    const inTransaction =
+      op.command['autocommit'] === false &&
+      op.session?.transaction?.txnNumber === numericValue(op.command['txnNumber']);
+    const txn =
+      inTransaction && op.session !== undefined
+        ? transactionReport(this.services, op.session)
+        : undefined;
     if (txn !== undefined) doc['transaction'] = txn;
     return { ...doc, ...lockFields() };
   }
@@ -123,7 +151,10 @@ class CurrentOpReporter {
 
   idleCursor(cursor: ServerCursor): BsonDocument {
     const doc: BsonDocument = { type: 'idleCursor', host: this.host, ns: cursor.ns };
-    const session = cursor.options.owner.sessionKey === undefined ? undefined : this.services.sessions.peek(cursor.options.owner.sessionKey);
+    const session =
+      cursor.options.owner.sessionKey === undefined
+        ? undefined
+        : this.services.sessions.peek(cursor.options.owner.sessionKey);
     if (session !== undefined) doc['lsid'] = lsidWithUid(session.lsid);
     doc['cursor'] = {
       cursorId: cursor.id,
@@ -141,14 +172,35 @@ class CurrentOpReporter {
   idleSession(session: Session): BsonDocument | undefined {
     const transaction = transactionReport(this.services, session);
     if (transaction === undefined) return undefined;
-    const client = session.lastConnectionId === undefined ? undefined : this.services.operations.connection(session.lastConnectionId);
-    const { type, host, desc, ...clientFields } = this.client('idleSession', client, 'inactive transaction');
-    return { type, host, desc, ...clientFields, lsid: lsidWithUid(session.lsid), transaction, waitingForLock: false, active: false, locks: {}, lockStats: {} };
+    const client =
+      session.lastConnectionId === undefined
+        ? undefined
+        : this.services.operations.connection(session.lastConnectionId);
+    const { type, host, desc, ...clientFields } = this.client(
+      'idleSession',
+      client,
+      'inactive transaction',
+    );
+    return {
+      type,
+      host,
+      desc,
+      ...clientFields,
+      lsid: lsidWithUid(session.lsid),
+      transaction,
+      waitingForLock: false,
+      active: false,
+      locks: {},
+      lockStats: {},
+    };
   }
 }
 
 /** The $currentOp documents: each connection's operation (or the idle connection), then idle cursors, then idle sessions. */
-export function currentOpDocuments(services: ServerServices, options: CurrentOpOptions): BsonDocument[] {
+export function currentOpDocuments(
+  services: ServerServices,
+  options: CurrentOpOptions,
+): BsonDocument[] {
   const report = new CurrentOpReporter(services);
   const registry = services.operations;
   const running = registry.operations();
@@ -180,7 +232,8 @@ export function currentOpDocuments(services: ServerServices, options: CurrentOpO
 export function serverIntrospection(services: ServerServices): ServerIntrospection {
   return {
     currentOps: (options) => currentOpDocuments(services, options),
-    sessions: () => [...services.sessions.all()].map((s) => ({ lsid: s.lsid, lastUse: new Date(s.lastUsedMs) })),
+    sessions: () =>
+      [...services.sessions.all()].map((s) => ({ lsid: s.lsid, lastUse: new Date(s.lastUsedMs) })),
   };
 }
 
@@ -203,13 +256,42 @@ export const currentOp = defineCommand({
     const { services, body } = inv;
     const [, ...fields] = Object.entries(body);
     const filter: BsonDocument = {};
-    for (const [k, v] of fields) if (!Object.hasOwn(currentOpParameters, k) && !Object.hasOwn(genericArgs, k)) filter[k] = v;
+    for (const [k, v] of fields)
+      if (!Object.hasOwn(currentOpParameters, k) && !Object.hasOwn(genericArgs, k)) filter[k] = v;
     // Outside test mode the command always truncates, as the legacy currentOp did.
-    const truncateOps = !services.config.enableTestCommands || body['$truncateOps'] === undefined || trueValue(body['$truncateOps']);
-    const pipeline = [{ $currentOp: { idleConnections: trueValue(body['$all']), allUsers: !trueValue(body['$ownOps']), truncateOps } }, { $match: filter }];
+    const truncateOps =
+      !services.config.enableTestCommands ||
+      body['$truncateOps'] === undefined ||
+      trueValue(body['$truncateOps']);
+    const pipeline = [
+      {
+        $currentOp: {
+          idleConnections: trueValue(body['$all']),
+          allUsers: !trueValue(body['$ownOps']),
+          truncateOps,
+        },
+      },
+      { $match: filter },
+    ];
     const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services) });
-    const ctx: PipelineContext = { env, scope: newScope(undefined), db: 'admin', collection: undefined, allowDiskUse: false, subPipelineDepth: 0, inFacet: false, inLookup: false, server: serverIntrospection(services) };
-    const rt: Runtime = { catalog: services.catalog, db: 'admin', frame: env.frame, allowDiskUse: false, interrupt: () => inv.op.checkDeadline() };
+    const ctx: PipelineContext = {
+      env,
+      scope: newScope(undefined),
+      db: 'admin',
+      collection: undefined,
+      allowDiskUse: false,
+      subPipelineDepth: 0,
+      inFacet: false,
+      inLookup: false,
+      server: serverIntrospection(services),
+    };
+    const rt: Runtime = {
+      catalog: services.catalog,
+      db: 'admin',
+      frame: env.frame,
+      allowDiskUse: false,
+      interrupt: () => inv.op.checkDeadline(),
+    };
     const built = buildPipeline(parsePipeline(pipeline, ctx), { collection: undefined }, rt);
     const lease = inv.op.access.acquireView();
     try {
@@ -225,12 +307,22 @@ function parseOpId(body: BsonDocument): number {
   const v = body['op'];
   if (v === undefined) throw new CommandError(ErrorCode.NoSuchKey, 'Missing expected field "op"');
   const n = numericValue(v);
-  if (n === undefined) throw new CommandError(ErrorCode.TypeMismatch, `Expected field "op" to have numeric type, but found ${bsonTypeName(v)}`);
+  if (n === undefined)
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `Expected field "op" to have numeric type, but found ${bsonTypeName(v)}`,
+    );
   if (!Number.isInteger(n)) {
-    throw new CommandError(ErrorCode.BadValue, `Expected field "op" to have a value exactly representable as a 64-bit integer, but found ${formatElement('op', v)}`);
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `Expected field "op" to have a value exactly representable as a 64-bit integer, but found ${formatElement('op', v)}`,
+    );
   }
   if (n < -2147483648 || n > 2147483647) {
-    throw new CommandError(ErrorCode.Location26823, `invalid op : ${n}. Op ID cannot be represented with 32 bits`);
+    throw new CommandError(
+      ErrorCode.Location26823,
+      `invalid op : ${n}. Op ID cannot be represented with 32 bits`,
+    );
   }
   return n;
 }
@@ -260,4 +352,8 @@ export const refreshLogicalSessionCacheNow = defineCommand({
   run: () => ({}),
 });
 
-export const currentOpCommands: CommandDefinition[] = [currentOp, killOp, refreshLogicalSessionCacheNow];
+export const currentOpCommands: CommandDefinition[] = [
+  currentOp,
+  killOp,
+  refreshLogicalSessionCacheNow,
+];

@@ -52,8 +52,16 @@ function replicaSetFields(services: ServerServices): BsonDocument {
 function runHello(inv: Invocation<typeof helloArgs>, legacyName: boolean): BsonDocument {
   const { services, connection, args } = inv;
   if (args.client !== undefined) {
-    if (connection.clientMetadata !== undefined && inv.name !== 'hello' && inv.name !== 'isMaster' && inv.name !== 'ismaster') {
-      throw new CommandError(ErrorCode.ClientMetadataCannotBeMutated, 'The client metadata document may only be sent in the first hello');
+    if (
+      connection.clientMetadata !== undefined &&
+      inv.name !== 'hello' &&
+      inv.name !== 'isMaster' &&
+      inv.name !== 'ismaster'
+    ) {
+      throw new CommandError(
+        ErrorCode.ClientMetadataCannotBeMutated,
+        'The client metadata document may only be sent in the first hello',
+      );
     }
     if (connection.clientMetadata === undefined) {
       connection.clientMetadata = args.client;

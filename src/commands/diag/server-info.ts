@@ -33,12 +33,21 @@ export const buildInfo = defineCommand({
     modules: [],
     allocator: 'system',
     openssl: { running: 'disabled', compiled: 'disabled' },
-    buildEnvironment: { target_os: process.platform, target_arch: process.arch, distmod: 'secantusdb' },
+    buildEnvironment: {
+      target_os: process.platform,
+      target_arch: process.arch,
+      distmod: 'secantusdb',
+    },
     secantusdb: { version: '0.1.0', node: process.version },
   }),
 });
 
-export const ping = defineCommand({ name: 'ping', args: {}, traits: { apiVersion1: true }, run: () => ({}) });
+export const ping = defineCommand({
+  name: 'ping',
+  args: {},
+  traits: { apiVersion1: true },
+  run: () => ({}),
+});
 
 /**
  * Typed parameters of the memory limits and disk use of blocking stages (mongod's
@@ -46,18 +55,39 @@ export const ping = defineCommand({ name: 'ping', args: {}, traits: { apiVersion
  * Commands read them when they start (src/commands/crud/disk-use.ts).
  */
 const memoryParameters = new Map<string, (name: string, v: unknown) => BsonValue>([
-  ['internalQueryMaxBlockingSortMemoryUsageBytes', (name, v) => int(byteCount(name, v, 2 ** 31 - 1))],
-  ['internalDocumentSourceGroupMaxMemoryBytes', (name, v) => Long.fromNumber(byteCount(name, v, Number.MAX_SAFE_INTEGER, 1))],
-  ['allowDiskUseByDefault', (name, v) => {
-    if (typeof v !== 'boolean') throw new CommandError(ErrorCode.BadValue, `Invalid value for parameter ${name}: expected a boolean`);
-    return v;
-  }],
+  [
+    'internalQueryMaxBlockingSortMemoryUsageBytes',
+    (name, v) => int(byteCount(name, v, 2 ** 31 - 1)),
+  ],
+  [
+    'internalDocumentSourceGroupMaxMemoryBytes',
+    (name, v) => Long.fromNumber(byteCount(name, v, Number.MAX_SAFE_INTEGER, 1)),
+  ],
+  [
+    'allowDiskUseByDefault',
+    (name, v) => {
+      if (typeof v !== 'boolean')
+        throw new CommandError(
+          ErrorCode.BadValue,
+          `Invalid value for parameter ${name}: expected a boolean`,
+        );
+      return v;
+    },
+  ],
 ]);
 
 function byteCount(name: string, v: unknown, max: number, min = 0): number {
   const n = numericValue(v as BsonValue);
-  if (n === undefined || !Number.isInteger(n)) throw new CommandError(ErrorCode.BadValue, `Invalid value for parameter ${name}: expected an integer`);
-  if (n < min || n > max) throw new CommandError(ErrorCode.BadValue, `Invalid value for parameter ${name}: ${n} is out of range [${min}, ${max}]`);
+  if (n === undefined || !Number.isInteger(n))
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `Invalid value for parameter ${name}: expected an integer`,
+    );
+  if (n < min || n > max)
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `Invalid value for parameter ${name}: ${n} is out of range [${min}, ${max}]`,
+    );
   return n;
 }
 
@@ -113,7 +143,8 @@ export const getParameter = defineCommand({
       if (key === 'getParameter' || key.startsWith('$') || key === 'comment') continue;
       if (params.has(key)) reply[key] = params.get(key) as BsonValue;
     }
-    if (Object.keys(reply).length === 0) throw new CommandError(ErrorCode.InvalidOptions, 'no option found to get');
+    if (Object.keys(reply).length === 0)
+      throw new CommandError(ErrorCode.InvalidOptions, 'no option found to get');
     return reply;
   },
 });
@@ -126,13 +157,24 @@ export const setParameter = defineCommand({
     const reply: BsonDocument = {};
     let n = 0;
     for (const [key, value] of Object.entries(body)) {
-      if (key === 'setParameter' || key.startsWith('$') || key === 'comment' || key === 'lsid' || key === '$clusterTime') continue;
+      if (
+        key === 'setParameter' ||
+        key.startsWith('$') ||
+        key === 'comment' ||
+        key === 'lsid' ||
+        key === '$clusterTime'
+      )
+        continue;
       if (!settable.has(key)) continue;
       reply['was'] = services.parameters.get(key) as BsonValue;
       services.parameters.set(key, memoryParameters.get(key)?.(key, value) ?? value);
       n++;
     }
-    if (n === 0) throw new CommandError(ErrorCode.InvalidOptions, 'no option found to set, use help:true to see options');
+    if (n === 0)
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        'no option found to set, use help:true to see options',
+      );
     return reply;
   },
 });
@@ -182,9 +224,22 @@ export const serverStatus = defineCommand({
         supportsCommittedReads: true,
         persistent: services.engine.persistent,
       },
-      mem: { bits: int(64), resident: int(Math.round(mem.rss / 1048576)), virtual: int(Math.round(mem.rss / 1048576)), supported: true },
+      mem: {
+        bits: int(64),
+        resident: int(Math.round(mem.rss / 1048576)),
+        virtual: int(Math.round(mem.rss / 1048576)),
+        supported: true,
+      },
       metrics: { cursor: { open: { total: Long.fromNumber(services.cursors.size) } } },
-      ...(services.config.replSet === '' ? {} : { repl: { setName: services.config.replSet, isWritablePrimary: true, primary: services.config.advertisedHost } }),
+      ...(services.config.replSet === ''
+        ? {}
+        : {
+            repl: {
+              setName: services.config.replSet,
+              isWritablePrimary: true,
+              primary: services.config.advertisedHost,
+            },
+          }),
     };
   },
 });
@@ -224,7 +279,8 @@ export const listCommands = defineCommand({
   args: {},
   run: ({ services }) => {
     const commands: BsonDocument = {};
-    for (const name of services.commandNames()) commands[name] = { help: '', requiresAuth: false, secondaryOk: true, adminOnly: false };
+    for (const name of services.commandNames())
+      commands[name] = { help: '', requiresAuth: false, secondaryOk: true, adminOnly: false };
     return { commands };
   },
 });
@@ -235,8 +291,12 @@ export const getLog = defineCommand({
   traits: { adminOnly: true },
   run: ({ target }) => {
     if (target === '*') return { names: ['global', 'startupWarnings'] };
-    if (target === 'global' || target === 'startupWarnings') return { totalLinesWritten: int(0), log: [] };
-    throw new CommandError(ErrorCode.BadValue, "Argument to getLog must be of type String; found a value of an unknown type or an unknown log name");
+    if (target === 'global' || target === 'startupWarnings')
+      return { totalLinesWritten: int(0), log: [] };
+    throw new CommandError(
+      ErrorCode.BadValue,
+      'Argument to getLog must be of type String; found a value of an unknown type or an unknown log name',
+    );
   },
 });
 

@@ -12,7 +12,8 @@ import { t } from '../args.js';
 
 function requireReplSet(services: ServerServices): string {
   const name = services.config.replSet;
-  if (name === '') throw new CommandError(ErrorCode.NoReplicationEnabled, 'not running with --replSet');
+  if (name === '')
+    throw new CommandError(ErrorCode.NoReplicationEnabled, 'not running with --replSet');
   return name;
 }
 

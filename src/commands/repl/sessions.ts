@@ -30,7 +30,10 @@ function killListed(services: ServerServices, list: BsonValue, self: AbortSignal
 export const startSession = defineCommand({
   name: 'startSession',
   args: {},
-  run: () => ({ id: { id: new UUID() }, timeoutMinutes: new Int32(limits.logicalSessionTimeoutMinutes) }),
+  run: () => ({
+    id: { id: new UUID() },
+    timeoutMinutes: new Int32(limits.logicalSessionTimeoutMinutes),
+  }),
 });
 
 export const endSessions = defineCommand({
@@ -58,7 +61,9 @@ export const refreshSessions = defineCommand({
   args: {},
   traits: { apiVersion1: true },
   run: ({ services, target }) => {
-    if (Array.isArray(target)) for (const lsid of target) if (sessionKeyOf(lsid) !== undefined) services.sessions.acquire(lsid);
+    if (Array.isArray(target))
+      for (const lsid of target)
+        if (sessionKeyOf(lsid) !== undefined) services.sessions.acquire(lsid);
     return {};
   },
 });

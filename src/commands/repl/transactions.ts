@@ -15,13 +15,21 @@ export const commitTransaction = defineCommand({
     const txn = op.access.transaction;
     const binding = op.session;
     if (txn === undefined || binding === undefined) {
-      throw new CommandError(ErrorCode.InvalidOptions, 'commitTransaction must be run within a transaction');
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        'commitTransaction must be run within a transaction',
+      );
     }
     if (txn.state === 'inProgress') {
       const session = binding.session;
       await txn.commit(services.engine, op.writeConcern.durable, (raw) => {
         const prev = readSessionRecord(raw, session.keyBytes);
-        writeSessionRecord(raw, session.keyBytes, { txnNumber: txn.txnNumber, state: 'committed' }, prev?.txnNumber ?? -1);
+        writeSessionRecord(
+          raw,
+          session.keyBytes,
+          { txnNumber: txn.txnNumber, state: 'committed' },
+          prev?.txnNumber ?? -1,
+        );
         services.oplog?.logTransaction(raw, txn.oplogOps, session.lsid, txn.txnNumber);
       });
     } else if (op.writeConcern.durable) {
@@ -38,9 +46,16 @@ export const abortTransaction = defineCommand({
   traits: { adminOnly: true, apiVersion1: true },
   run: ({ services, op }) => {
     const txn = op.access.transaction;
-    if (txn === undefined) throw new CommandError(ErrorCode.InvalidOptions, 'abortTransaction must be run within a transaction');
+    if (txn === undefined)
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        'abortTransaction must be run within a transaction',
+      );
     if (txn.state === 'committed') {
-      throw new CommandError(ErrorCode.TransactionCommitted, `Transaction with { txnNumber: ${txn.txnNumber} } has been committed.`);
+      throw new CommandError(
+        ErrorCode.TransactionCommitted,
+        `Transaction with { txnNumber: ${txn.txnNumber} } has been committed.`,
+      );
     }
     txn.abort();
     return withWriteConcernError({}, op.writeConcern, services.config.replSet);

@@ -12,11 +12,13 @@ export const configureFailPoint = defineCommand({
   args: { mode: t.any, data: t.document },
   traits: { adminOnly: true, testOnly: true },
   run: ({ services, target, args }) => {
-    if (typeof target !== 'string') throw new CommandError(ErrorCode.TypeMismatch, 'configureFailPoint takes a failpoint name');
+    if (typeof target !== 'string')
+      throw new CommandError(ErrorCode.TypeMismatch, 'configureFailPoint takes a failpoint name');
     if (args.mode === undefined) throw new CommandError(ErrorCode.BadValue, "missing 'mode' field");
     const mode = parseMode(args.mode);
     const data = args.data ?? {};
-    if (!isPlainDocument(data)) throw new CommandError(ErrorCode.TypeMismatch, "'data' must be an object");
+    if (!isPlainDocument(data))
+      throw new CommandError(ErrorCode.TypeMismatch, "'data' must be an object");
     const count = services.failPoints.configure(target, mode, data);
     return { count: new Int32(count) };
   },

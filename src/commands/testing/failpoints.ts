@@ -6,7 +6,11 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 
-export type FailPointMode = { kind: 'off' } | { kind: 'alwaysOn' } | { kind: 'times'; remaining: number } | { kind: 'skip'; remaining: number };
+export type FailPointMode =
+  | { kind: 'off' }
+  | { kind: 'alwaysOn' }
+  | { kind: 'times'; remaining: number }
+  | { kind: 'skip'; remaining: number };
 
 export interface FailPointState {
   mode: FailPointMode;
@@ -23,7 +27,6 @@ export const knownFailPoints = new Set([
   'hangAfterCollectionInserts',
 ]);
 
-
 export function parseMode(v: BsonValue): FailPointMode {
   if (v === 'off') return { kind: 'off' };
   if (v === 'alwaysOn') return { kind: 'alwaysOn' };
@@ -32,19 +35,27 @@ export function parseMode(v: BsonValue): FailPointMode {
     const skip = v['skip'];
     if (times !== undefined) {
       const n = numericValue(times);
-      if (n === undefined || n < 0) throw new CommandError(ErrorCode.BadValue, 'times must be a non-negative number');
+      if (n === undefined || n < 0)
+        throw new CommandError(ErrorCode.BadValue, 'times must be a non-negative number');
       return n === 0 ? { kind: 'off' } : { kind: 'times', remaining: n };
     }
     if (skip !== undefined) {
       const n = numericValue(skip);
-      if (n === undefined || n < 0) throw new CommandError(ErrorCode.BadValue, 'skip must be a non-negative number');
+      if (n === undefined || n < 0)
+        throw new CommandError(ErrorCode.BadValue, 'skip must be a non-negative number');
       return { kind: 'skip', remaining: n };
     }
     if (v['activationProbability'] !== undefined) {
-      throw new CommandError(ErrorCode.NotImplemented, 'failpoint mode activationProbability is not supported');
+      throw new CommandError(
+        ErrorCode.NotImplemented,
+        'failpoint mode activationProbability is not supported',
+      );
     }
   }
-  throw new CommandError(ErrorCode.BadValue, "'mode' must be 'off', 'alwaysOn', {times: n} or {skip: n}");
+  throw new CommandError(
+    ErrorCode.BadValue,
+    "'mode' must be 'off', 'alwaysOn', {times: n} or {skip: n}",
+  );
 }
 
 export class FailPoints {
@@ -62,7 +73,10 @@ export class FailPoints {
   }
 
   /** Whether the failpoint fires now; consumes one activation if so. */
-  private evaluate(name: string, applies: (data: BsonDocument) => boolean): BsonDocument | undefined {
+  private evaluate(
+    name: string,
+    applies: (data: BsonDocument) => boolean,
+  ): BsonDocument | undefined {
     const fp = this.points.get(name);
     if (fp === undefined || !applies(fp.data)) return undefined;
     const mode = fp.mode;
@@ -97,7 +111,10 @@ export class FailPoints {
   }
 
   /** Any other failpoint, optionally filtered by its data. */
-  check(name: string, applies: (data: BsonDocument) => boolean = () => true): BsonDocument | undefined {
+  check(
+    name: string,
+    applies: (data: BsonDocument) => boolean = () => true,
+  ): BsonDocument | undefined {
     if (!this.points.has(name)) return undefined;
     return this.evaluate(name, applies);
   }

@@ -17,7 +17,10 @@ import { SCALAR_STATE_BYTES } from './types.js';
 import type { Accumulator, AccumulatorDefinition } from './types.js';
 
 function tooMuch(name: string): never {
-  fail(ErrorCode.ExceededMemoryLimit, `${name} used too much memory and cannot spill to disk. Memory limit: ${limits.accumulatorMemoryBytesMax} bytes`);
+  fail(
+    ErrorCode.ExceededMemoryLimit,
+    `${name} used too much memory and cannot spill to disk. Memory limit: ${limits.accumulatorMemoryBytesMax} bytes`,
+  );
 }
 
 export class PushAccumulator implements Accumulator {

@@ -19,8 +19,16 @@ const $accumulator: AccumulatorDefinition = {
       create: () => ({
         bytes: 0,
         needsInput: true,
-        process: () => fail(AggCode.Location31264, 'Cannot run server-side javascript without the javascript engine enabled'),
-        value: () => fail(AggCode.Location31264, 'Cannot run server-side javascript without the javascript engine enabled'),
+        process: () =>
+          fail(
+            AggCode.Location31264,
+            'Cannot run server-side javascript without the javascript engine enabled',
+          ),
+        value: () =>
+          fail(
+            AggCode.Location31264,
+            'Cannot run server-side javascript without the javascript engine enabled',
+          ),
       }),
     };
     void arg;
@@ -28,7 +36,13 @@ const $accumulator: AccumulatorDefinition = {
 };
 
 export const accumulators: ReadonlyMap<string, AccumulatorDefinition> = new Map(
-  [...simpleAccumulators, ...collectionAccumulators, ...nAccumulators, ...percentileAccumulators, $accumulator].map((a) => [a.name, a]),
+  [
+    ...simpleAccumulators,
+    ...collectionAccumulators,
+    ...nAccumulators,
+    ...percentileAccumulators,
+    $accumulator,
+  ].map((a) => [a.name, a]),
 );
 
 export type { Accumulator, AccumulatorDefinition, AccumulatorSpec } from './types.js';

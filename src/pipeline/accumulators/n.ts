@@ -21,16 +21,27 @@ import type { Accumulator, AccumulatorDefinition, AccumulatorSpec } from './type
 
 /** mongod's AccumulatorN::validateN: a positive integral number. */
 export function validateN(v: Value): number {
-  if (!isNumeric(v)) fail(AggCode.Location5787902, `Value for 'n' must be of integral type, but found ${formatValue(v)}`);
+  if (!isNumeric(v))
+    fail(
+      AggCode.Location5787902,
+      `Value for 'n' must be of integral type, but found ${formatValue(v)}`,
+    );
   const exact = integralValue(v);
-  if (exact === undefined) fail(AggCode.Location5787903, `Value for 'n' must be of integral type, but found ${formatValue(v)}`);
+  if (exact === undefined)
+    fail(
+      AggCode.Location5787903,
+      `Value for 'n' must be of integral type, but found ${formatValue(v)}`,
+    );
   if (exact <= 0n) fail(AggCode.Location5787908, `'n' must be greater than 0, found ${exact}`);
   return exact > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(exact);
 }
 
 function checkBytes(name: string, bytes: number): void {
   if (bytes > limits.accumulatorMemoryBytesMax) {
-    fail(ErrorCode.ExceededMemoryLimit, `${name} used too much memory and spilling to disk cannot reduce memory consumption any further. Memory limit: ${limits.accumulatorMemoryBytesMax} bytes`);
+    fail(
+      ErrorCode.ExceededMemoryLimit,
+      `${name} used too much memory and spilling to disk cannot reduce memory consumption any further. Memory limit: ${limits.accumulatorMemoryBytesMax} bytes`,
+    );
   }
 }
 
@@ -113,7 +124,8 @@ export class TopBottomNAccumulator implements Accumulator {
     this.bytes += approximateValueSize(output) + approximateValueSize(keys);
     if (this.entries.length > this.n) {
       const dropped = this.top ? this.entries.pop() : this.entries.shift();
-      if (dropped !== undefined) this.bytes -= approximateValueSize(dropped.output) + approximateValueSize(dropped.keys);
+      if (dropped !== undefined)
+        this.bytes -= approximateValueSize(dropped.output) + approximateValueSize(dropped.keys);
     }
     checkBytes(this.name, this.bytes);
   }
@@ -125,8 +137,14 @@ export class TopBottomNAccumulator implements Accumulator {
 }
 
 /** {n, input} argument parsing shared by $firstN/$lastN/$minN/$maxN (5787901, 5787906/7). */
-export function parseNInput(name: string, arg: BsonValue, ctx: ParseContext, notObjectCode: number): { n: Expression; input: Expression } {
-  if (!isPlainDocument(arg)) fail(notObjectCode, `specification must be an object; found ${name}: ${formatBson(arg)}`);
+export function parseNInput(
+  name: string,
+  arg: BsonValue,
+  ctx: ParseContext,
+  notObjectCode: number,
+): { n: Expression; input: Expression } {
+  if (!isPlainDocument(arg))
+    fail(notObjectCode, `specification must be an object; found ${name}: ${formatBson(arg)}`);
   let n: Expression | undefined;
   let input: Expression | undefined;
   for (const [k, v] of Object.entries(arg)) {
@@ -139,7 +157,11 @@ export function parseNInput(name: string, arg: BsonValue, ctx: ParseContext, not
   return { n, input };
 }
 
-function nAccumulator(name: string, notObjectCode: number, make: (n: number) => Accumulator): AccumulatorDefinition {
+function nAccumulator(
+  name: string,
+  notObjectCode: number,
+  make: (n: number) => Accumulator,
+): AccumulatorDefinition {
   return {
     name,
     parse(arg, ctx): AccumulatorSpec {
@@ -153,7 +175,11 @@ function topBottom(name: string, top: boolean, single: boolean): AccumulatorDefi
   return {
     name,
     parse(arg, ctx): AccumulatorSpec {
-      if (!isPlainDocument(arg)) fail(AggCode.Location5788001, `specification must be an object; found ${name}: ${formatBson(arg)}`);
+      if (!isPlainDocument(arg))
+        fail(
+          AggCode.Location5788001,
+          `specification must be an object; found ${name}: ${formatBson(arg)}`,
+        );
       let n: Expression | undefined;
       let output: BsonValue | undefined;
       let hasOutput = false;
@@ -182,7 +208,10 @@ function topBottom(name: string, top: boolean, single: boolean): AccumulatorDefi
         op: name,
         evaluate: (f) => {
           const out = outputExpr.evaluate(f);
-          return { output: out === MISSING ? null : out, sortFields: rootExpr.evaluate(f) as BsonValue } as BsonDocument;
+          return {
+            output: out === MISSING ? null : out,
+            sortFields: rootExpr.evaluate(f) as BsonValue,
+          } as BsonDocument;
         },
       };
       const initial = n;
@@ -190,7 +219,8 @@ function topBottom(name: string, top: boolean, single: boolean): AccumulatorDefi
         name,
         initializer: initial,
         argument,
-        create: (init) => new TopBottomNAccumulator(single ? 1 : validateN(init), top, single, pattern, name),
+        create: (init) =>
+          new TopBottomNAccumulator(single ? 1 : validateN(init), top, single, pattern, name),
       };
     },
   };
@@ -206,4 +236,3 @@ export const nAccumulators: readonly AccumulatorDefinition[] = [
   topBottom('$topN', true, false),
   topBottom('$bottomN', false, false),
 ];
-

@@ -11,7 +11,13 @@ import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { AggCode } from '../error-codes.js';
 import { operatorExpression } from '../expressions/operator.js';
-import type { Expression, Frame, OperatorDefinition, ParseContext, Value } from '../expressions/types.js';
+import type {
+  Expression,
+  Frame,
+  OperatorDefinition,
+  ParseContext,
+  Value,
+} from '../expressions/types.js';
 import { formatValue, typeName } from '../values.js';
 import { SCALAR_STATE_BYTES } from './types.js';
 import type { Accumulator, AccumulatorDefinition } from './types.js';
@@ -30,12 +36,17 @@ export class PercentileAccumulator implements Accumulator {
     if (Number.isNaN(x)) return;
     this.values.push(x);
     this.bytes += 8;
-    if (this.bytes > limits.accumulatorMemoryBytesMax) fail(AggCode.Location7434800, `$percentile used too much memory. Memory limit: ${limits.accumulatorMemoryBytesMax} bytes`);
+    if (this.bytes > limits.accumulatorMemoryBytesMax)
+      fail(
+        AggCode.Location7434800,
+        `$percentile used too much memory. Memory limit: ${limits.accumulatorMemoryBytesMax} bytes`,
+      );
   }
   value(): Value {
     if (this.values.length === 0) return this.single ? null : this.ps.map(() => null);
     const sorted = [...this.values].sort((a, b) => a - b);
-    const at = (p: number): Double => new Double(sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] as number);
+    const at = (p: number): Double =>
+      new Double(sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] as number);
     return this.single ? at(this.ps[0] as number) : this.ps.map(at);
   }
 }
@@ -51,22 +62,46 @@ const NOT_OBJECT_CODES = {
   expression: { $percentile: AggCode.Location7436200, $median: AggCode.Location7436201 },
 } as const;
 
-function parseArgs(name: '$percentile' | '$median', form: 'accumulator' | 'expression', arg: BsonValue, ctx: ParseContext): Parsed {
-  if (!isPlainDocument(arg)) fail(NOT_OBJECT_CODES[form][name], `specification must be an object; found ${name}: ${formatValue(arg)}`);
+function parseArgs(
+  name: '$percentile' | '$median',
+  form: 'accumulator' | 'expression',
+  arg: BsonValue,
+  ctx: ParseContext,
+): Parsed {
+  if (!isPlainDocument(arg))
+    fail(
+      NOT_OBJECT_CODES[form][name],
+      `specification must be an object; found ${name}: ${formatValue(arg)}`,
+    );
   const spec = arg as BsonDocument;
   for (const k of Object.keys(spec)) {
-    if (k !== 'input' && k !== 'method' && !(name === '$percentile' && k === 'p')) fail(ErrorCode.Location40415, `BSON field '${name}.${k}' is an unknown field.`);
+    if (k !== 'input' && k !== 'method' && !(name === '$percentile' && k === 'p'))
+      fail(ErrorCode.Location40415, `BSON field '${name}.${k}' is an unknown field.`);
   }
-  if (spec['input'] === undefined) fail(ErrorCode.Location40414, `BSON field '${name}.input' is missing but a required field`);
-  if (spec['method'] === undefined) fail(ErrorCode.Location40414, `BSON field '${name}.method' is missing but a required field`);
+  if (spec['input'] === undefined)
+    fail(ErrorCode.Location40414, `BSON field '${name}.input' is missing but a required field`);
+  if (spec['method'] === undefined)
+    fail(ErrorCode.Location40414, `BSON field '${name}.method' is missing but a required field`);
   // 'method' is an IDL enum (7.0 knows only 'approximate'): an unknown value is BadValue.
-  if (spec['method'] !== 'approximate') fail(ErrorCode.BadValue, `Enumeration value '${formatValue(spec['method'] ?? null)}' for field '${name}.method' is not a valid value.`);
+  if (spec['method'] !== 'approximate')
+    fail(
+      ErrorCode.BadValue,
+      `Enumeration value '${formatValue(spec['method'] ?? null)}' for field '${name}.method' is not a valid value.`,
+    );
   let ps: number[] = [0.5];
   if (name === '$percentile') {
     const p = spec['p'];
-    if (p === undefined) fail(ErrorCode.Location40414, "BSON field '$percentile.p' is missing but a required field");
-    if (!isArray(p) || p.length === 0 || !p.every((x) => num.isNumeric(x) && num.toDouble(x) >= 0 && num.toDouble(x) <= 1)) {
-      fail(AggCode.Location7750301, `The $percentile 'p' field must be an array of numbers from [0.0, 1.0], but found: ${isArray(p) ? formatValue(p) : typeName(p)}`);
+    if (p === undefined)
+      fail(ErrorCode.Location40414, "BSON field '$percentile.p' is missing but a required field");
+    if (
+      !isArray(p) ||
+      p.length === 0 ||
+      !p.every((x) => num.isNumeric(x) && num.toDouble(x) >= 0 && num.toDouble(x) <= 1)
+    ) {
+      fail(
+        AggCode.Location7750301,
+        `The $percentile 'p' field must be an array of numbers from [0.0, 1.0], but found: ${isArray(p) ? formatValue(p) : typeName(p)}`,
+      );
     }
     ps = p.map((x) => num.toDouble(x as num.BsonNumber));
   }
@@ -78,7 +113,11 @@ function accumulator(name: '$percentile' | '$median'): AccumulatorDefinition {
     name,
     parse(arg, ctx) {
       const { input, ps } = parseArgs(name, 'accumulator', arg, ctx);
-      return { name, argument: input, create: () => new PercentileAccumulator(ps, name === '$median') };
+      return {
+        name,
+        argument: input,
+        create: () => new PercentileAccumulator(ps, name === '$median'),
+      };
     },
   };
 }
@@ -100,5 +139,11 @@ function expression(name: '$percentile' | '$median'): OperatorDefinition {
   };
 }
 
-export const percentileAccumulators: readonly AccumulatorDefinition[] = [accumulator('$percentile'), accumulator('$median')];
-export const percentileOperators: readonly OperatorDefinition[] = [expression('$percentile'), expression('$median')];
+export const percentileAccumulators: readonly AccumulatorDefinition[] = [
+  accumulator('$percentile'),
+  accumulator('$median'),
+];
+export const percentileOperators: readonly OperatorDefinition[] = [
+  expression('$percentile'),
+  expression('$median'),
+];

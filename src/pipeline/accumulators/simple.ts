@@ -20,7 +20,10 @@ import { SCALAR_STATE_BYTES } from './types.js';
 import type { Accumulator, AccumulatorDefinition, AccumulatorSpec } from './types.js';
 
 /** The common shape: `{$op: <expression>}` with a factory for the state. */
-export function simpleAccumulator(name: string, create: (collator: Collator | undefined) => Accumulator): AccumulatorDefinition {
+export function simpleAccumulator(
+  name: string,
+  create: (collator: Collator | undefined) => Accumulator,
+): AccumulatorDefinition {
   return {
     name,
     parse(arg, ctx): AccumulatorSpec {
@@ -135,7 +138,11 @@ export class MergeObjectsAccumulator implements Accumulator {
   bytes = SCALAR_STATE_BYTES;
   process(v: Value): void {
     if (isNullish(v)) return;
-    if (!isPlainDocument(v)) fail(AggCode.Location40400, `$mergeObjects requires object inputs, but input ${formatValue(v)} is of type ${typeName(v)}`);
+    if (!isPlainDocument(v))
+      fail(
+        AggCode.Location40400,
+        `$mergeObjects requires object inputs, but input ${formatValue(v)} is of type ${typeName(v)}`,
+      );
     for (const [k, x] of Object.entries(v)) setOwn(this.out, k, x);
     this.bytes = SCALAR_STATE_BYTES + approximateValueSize(this.out);
   }
@@ -147,8 +154,13 @@ export class MergeObjectsAccumulator implements Accumulator {
 const $count: AccumulatorDefinition = {
   name: '$count',
   parse(arg, ctx) {
-    if (!isPlainDocument(arg) || Object.keys(arg).length > 0) fail(AggCode.Location40481, '$count only accepts an empty object as input');
-    return { name: '$count', argument: ctx.parse(new Int32(1)), create: () => new SumAccumulator() };
+    if (!isPlainDocument(arg) || Object.keys(arg).length > 0)
+      fail(AggCode.Location40481, '$count only accepts an empty object as input');
+    return {
+      name: '$count',
+      argument: ctx.parse(new Int32(1)),
+      create: () => new SumAccumulator(),
+    };
   },
 };
 

@@ -39,7 +39,8 @@ export class Summation {
     const kind = num.numericTypeOf(v) as Widest;
     if (ORDER.indexOf(kind) > ORDER.indexOf(this.widest)) this.widest = kind;
     if (v instanceof Decimal128) {
-      this.decimalTotal = this.decimalTotal === undefined ? v : (num.add(this.decimalTotal, v) as Decimal128);
+      this.decimalTotal =
+        this.decimalTotal === undefined ? v : (num.add(this.decimalTotal, v) as Decimal128);
       return;
     }
     if (v instanceof Int32 || v instanceof Long) {
@@ -57,7 +58,10 @@ export class Summation {
   remove(v: BsonNumber): void {
     this.count--;
     if (v instanceof Decimal128) {
-      this.decimalTotal = num.subtract(this.decimalTotal ?? Decimal128.fromString('0'), v) as Decimal128;
+      this.decimalTotal = num.subtract(
+        this.decimalTotal ?? Decimal128.fromString('0'),
+        v,
+      ) as Decimal128;
       return;
     }
     if (v instanceof Int32 || v instanceof Long) {
@@ -118,8 +122,12 @@ export class Summation {
     let total = Decimal128.fromString('0');
     const d = this.doubleValue();
     if (d !== 0 || this.hasSpecial) {
-      total = num.add(total, num.decimalFromDouble(this.sum + (this.hasSpecial ? this.special : 0), 34)) as Decimal128;
-      if (this.error !== 0) total = num.add(total, num.decimalFromDouble(this.error, 34)) as Decimal128;
+      total = num.add(
+        total,
+        num.decimalFromDouble(this.sum + (this.hasSpecial ? this.special : 0), 34),
+      ) as Decimal128;
+      if (this.error !== 0)
+        total = num.add(total, num.decimalFromDouble(this.error, 34)) as Decimal128;
     }
     if (this.decimalTotal !== undefined) total = num.add(total, this.decimalTotal) as Decimal128;
     return total;
@@ -128,7 +136,8 @@ export class Summation {
   /** The mean ($avg): null without input, a decimal if any input was one, else a double. */
   average(): Value {
     if (this.count === 0) return null;
-    if (this.widest === 'decimal') return num.divide(this.decimalSum(), Long.fromNumber(this.count)) as Decimal128;
+    if (this.widest === 'decimal')
+      return num.divide(this.decimalSum(), Long.fromNumber(this.count)) as Decimal128;
     return new Double(this.doubleValue() / this.count);
   }
 }

@@ -12,14 +12,22 @@ import {
   StdDevAccumulator,
   SumAccumulator,
 } from '../accumulators/simple.js';
-import { FirstLastNAccumulator, MinMaxNAccumulator, parseNInput, validateN } from '../accumulators/n.js';
+import {
+  FirstLastNAccumulator,
+  MinMaxNAccumulator,
+  parseNInput,
+  validateN,
+} from '../accumulators/n.js';
 import type { Accumulator } from '../accumulators/types.js';
 import { percentileOperators } from '../accumulators/percentile.js';
 import { AggCode } from '../error-codes.js';
 import { operatorExpression, parseOperands } from './operator.js';
 import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
 
-function fromAccumulator(name: string, create: (collator: Collator | undefined) => Accumulator): OperatorDefinition {
+function fromAccumulator(
+  name: string,
+  create: (collator: Collator | undefined) => Accumulator,
+): OperatorDefinition {
   return {
     name,
     parse(arg, ctx) {
@@ -41,7 +49,11 @@ function fromAccumulator(name: string, create: (collator: Collator | undefined) 
   };
 }
 
-function fromAccumulatorN(name: string, notObjectCode: number, create: (n: number) => Accumulator): OperatorDefinition {
+function fromAccumulatorN(
+  name: string,
+  notObjectCode: number,
+  create: (n: number) => Accumulator,
+): OperatorDefinition {
   return {
     name,
     parse(arg, ctx) {

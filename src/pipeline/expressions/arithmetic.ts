@@ -23,7 +23,13 @@ import {
 } from '../decimal-math.js';
 import type { RoundingMode } from '../decimal-math.js';
 import { formatDoubleG, integralValue, isNullish, typeName } from '../values.js';
-import { checkArityRange, naryOperator, operatorExpression, parseOperands, unaryOperator } from './operator.js';
+import {
+  checkArityRange,
+  naryOperator,
+  operatorExpression,
+  parseOperands,
+  unaryOperator,
+} from './operator.js';
 import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
 
 const INT64_MIN = -(2n ** 63n);
@@ -82,7 +88,9 @@ class AddState {
       if (this.widest === 'double') this.doubleTotal = Number(this.longTotal);
       else if (this.widest === 'decimal') {
         this.decimalTotal =
-          old === 'double' ? num.decimalFromDouble(this.doubleTotal, 34) : num.toDecimal(Long.fromBigInt(this.longTotal));
+          old === 'double'
+            ? num.decimalFromDouble(this.doubleTotal, 34)
+            : num.toDecimal(Long.fromBigInt(this.longTotal));
       }
     }
     switch (this.widest) {
@@ -113,7 +121,7 @@ class AddState {
         case 'long':
           return new Date(Number(this.longTotal));
         case 'double':
-          if (!(this.doubleTotal >= -9223372036854775808 && this.doubleTotal < 9223372036854775807)) {
+          if (!(this.doubleTotal >= -(2 ** 63) && this.doubleTotal < 2 ** 63)) {
             fail(ErrorCode.Overflow, 'date overflow in $add');
           }
           return new Date(Math.round(this.doubleTotal));
@@ -144,7 +152,10 @@ const $add: OperatorDefinition = {
         const v = child.evaluate(frame);
         if (isNullish(v)) return null;
         if (!num.isNumeric(v) && !(v instanceof Date)) {
-          fail(ErrorCode.TypeMismatch, `$add only supports numeric or date types, not ${typeName(v)}`);
+          fail(
+            ErrorCode.TypeMismatch,
+            `$add only supports numeric or date types, not ${typeName(v)}`,
+          );
         }
         state.add(v);
       }
@@ -157,7 +168,8 @@ const $add: OperatorDefinition = {
 // ---- $subtract -----------------------------------------------------------------------------
 
 function subtract(lhs: Value, rhs: Value): Value {
-  if (num.isNumeric(lhs) && num.isNumeric(rhs)) return num.subtract(lhs, rhs, 'aggregate') as BsonNumber;
+  if (num.isNumeric(lhs) && num.isNumeric(rhs))
+    return num.subtract(lhs, rhs, 'aggregate') as BsonNumber;
   if (isNullish(lhs) || isNullish(rhs)) return null;
   if (lhs instanceof Date) {
     if (rhs instanceof Date) return Long.fromNumber(lhs.getTime() - rhs.getTime());
@@ -186,9 +198,15 @@ class MultiplyState {
     this.type = widen(this.type, kindOf(val));
     if (this.type === 'decimal') {
       if (old !== 'decimal') {
-        this.decimalProduct = old === 'double' ? num.decimalFromDouble(this.doubleProduct, 15) : num.toDecimal(Long.fromBigInt(this.longProduct));
+        this.decimalProduct =
+          old === 'double'
+            ? num.decimalFromDouble(this.doubleProduct, 15)
+            : num.toDecimal(Long.fromBigInt(this.longProduct));
       }
-      this.decimalProduct = num.multiply(this.decimalProduct as Decimal128, num.toDecimal(val)) as Decimal128;
+      this.decimalProduct = num.multiply(
+        this.decimalProduct as Decimal128,
+        num.toDecimal(val),
+      ) as Decimal128;
       return;
     }
     const d = num.toDouble(val);
@@ -223,7 +241,8 @@ const $multiply: OperatorDefinition = {
       for (const child of children) {
         const v = child.evaluate(frame);
         if (isNullish(v)) return null;
-        if (!num.isNumeric(v)) fail(ErrorCode.TypeMismatch, `$multiply only supports numeric types, not ${typeName(v)}`);
+        if (!num.isNumeric(v))
+          fail(ErrorCode.TypeMismatch, `$multiply only supports numeric types, not ${typeName(v)}`);
         state.mul(v);
       }
       return state.value();
@@ -241,7 +260,10 @@ function divide(lhs: Value, rhs: Value): Value {
     return q;
   }
   if (isNullish(lhs) || isNullish(rhs)) return null;
-  fail(ErrorCode.TypeMismatch, `$divide only supports numeric types, not ${typeName(lhs)} and ${typeName(rhs)}`);
+  fail(
+    ErrorCode.TypeMismatch,
+    `$divide only supports numeric types, not ${typeName(lhs)} and ${typeName(rhs)}`,
+  );
 }
 
 const $divide = naryOperator('$divide', 2, ([a, b]) => divide(a as Value, b as Value));
@@ -265,7 +287,10 @@ function mod(lhs: Value, rhs: Value): Value {
     return new Int32(r === -1n ? 0 : Number(l % r));
   }
   if (isNullish(lhs) || isNullish(rhs)) return null;
-  fail(AggCode.Location16611, `$mod only supports numeric types, not ${typeName(lhs)} and ${typeName(rhs)}`);
+  fail(
+    AggCode.Location16611,
+    `$mod only supports numeric types, not ${typeName(lhs)} and ${typeName(rhs)}`,
+  );
 }
 
 const $mod = naryOperator('$mod', 2, ([a, b]) => mod(a as Value, b as Value));
@@ -276,7 +301,8 @@ const $mod = naryOperator('$mod', 2, ([a, b]) => mod(a as Value, b as Value));
 function singleNumeric(name: string, apply: (v: BsonNumber) => Value): OperatorDefinition {
   return unaryOperator(name, (v) => {
     if (isNullish(v)) return null;
-    if (!num.isNumeric(v)) fail(AggCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
+    if (!num.isNumeric(v))
+      fail(AggCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
     return apply(v);
   });
 }
@@ -302,25 +328,30 @@ const $floor = singleNumeric('$floor', (v) => {
   return v;
 });
 
-const $exp = singleNumeric('$exp', (v) => (v instanceof Decimal128 ? decimalExp(v) : new Double(Math.exp(num.toDouble(v)))));
+const $exp = singleNumeric('$exp', (v) =>
+  v instanceof Decimal128 ? decimalExp(v) : new Double(Math.exp(num.toDouble(v))),
+);
 
 const $ln = singleNumeric('$ln', (v) => {
   if (v instanceof Decimal128 && decimalSign(v) > 0) return decimalLn(v);
   const x = num.toDouble(v);
-  if (!(x > 0 || Number.isNaN(x))) fail(AggCode.Location28766, `$ln's argument must be a positive number, but is ${fmt(x)}`);
+  if (!(x > 0 || Number.isNaN(x)))
+    fail(AggCode.Location28766, `$ln's argument must be a positive number, but is ${fmt(x)}`);
   return new Double(Math.log(x));
 });
 
 const $log10 = singleNumeric('$log10', (v) => {
   if (v instanceof Decimal128 && decimalSign(v) > 0) return decimalLog10(v);
   const x = num.toDouble(v);
-  if (!(x > 0 || Number.isNaN(x))) fail(AggCode.Location28761, `$log10's argument must be a positive number, but is ${fmt(x)}`);
+  if (!(x > 0 || Number.isNaN(x)))
+    fail(AggCode.Location28761, `$log10's argument must be a positive number, but is ${fmt(x)}`);
   return new Double(Math.log10(x));
 });
 
 const $sqrt = singleNumeric('$sqrt', (v) => {
   if (v instanceof Decimal128) {
-    if (decimalSign(v) < 0) fail(AggCode.Location28714, "$sqrt's argument must be greater than or equal to 0");
+    if (decimalSign(v) < 0)
+      fail(AggCode.Location28714, "$sqrt's argument must be greater than or equal to 0");
     return decimalSqrt(v);
   }
   const x = num.toDouble(v);
@@ -332,8 +363,10 @@ const $log = naryOperator('$log', 2, ([a, b]) => {
   const arg = a as Value;
   const base = b as Value;
   if (isNullish(arg) || isNullish(base)) return null;
-  if (!num.isNumeric(arg)) fail(AggCode.Location28756, `$log's argument must be numeric, not ${typeName(arg)}`);
-  if (!num.isNumeric(base)) fail(AggCode.Location28757, `$log's base must be numeric, not ${typeName(base)}`);
+  if (!num.isNumeric(arg))
+    fail(AggCode.Location28756, `$log's argument must be numeric, not ${typeName(arg)}`);
+  if (!num.isNumeric(base))
+    fail(AggCode.Location28757, `$log's base must be numeric, not ${typeName(base)}`);
   if (arg instanceof Decimal128 || base instanceof Decimal128) {
     const x = num.toDecimal(arg);
     const y = num.toDecimal(base);
@@ -341,16 +374,24 @@ const $log = naryOperator('$log', 2, ([a, b]) => {
   }
   const x = num.toDouble(arg);
   const y = num.toDouble(base);
-  if (!(x > 0 || Number.isNaN(x))) fail(AggCode.Location28758, `$log's argument must be a positive number, but is ${fmt(x)}`);
-  if (!((y > 0 && y !== 1) || Number.isNaN(y))) fail(AggCode.Location28759, `$log's base must be a positive number not equal to 1, but is ${fmt(y)}`);
+  if (!(x > 0 || Number.isNaN(x)))
+    fail(AggCode.Location28758, `$log's argument must be a positive number, but is ${fmt(x)}`);
+  if (!((y > 0 && y !== 1) || Number.isNaN(y)))
+    fail(
+      AggCode.Location28759,
+      `$log's base must be a positive number not equal to 1, but is ${fmt(y)}`,
+    );
   return new Double(Math.log(x) / Math.log(y));
 });
 
 function pow(baseVal: Value, expVal: Value): Value {
   if (isNullish(baseVal) || isNullish(expVal)) return null;
-  if (!num.isNumeric(baseVal)) fail(AggCode.Location28762, `$pow's base must be numeric, not ${typeName(baseVal)}`);
-  if (!num.isNumeric(expVal)) fail(AggCode.Location28763, `$pow's exponent must be numeric, not ${typeName(expVal)}`);
-  const zeroNeg = (): never => fail(AggCode.Location28764, '$pow cannot take a base of 0 and a negative exponent');
+  if (!num.isNumeric(baseVal))
+    fail(AggCode.Location28762, `$pow's base must be numeric, not ${typeName(baseVal)}`);
+  if (!num.isNumeric(expVal))
+    fail(AggCode.Location28763, `$pow's exponent must be numeric, not ${typeName(expVal)}`);
+  const zeroNeg = (): never =>
+    fail(AggCode.Location28764, '$pow cannot take a base of 0 and a negative exponent');
   if (baseVal instanceof Decimal128 || expVal instanceof Decimal128) {
     const b = num.toDecimal(baseVal);
     const e = num.toDecimal(expVal);
@@ -388,18 +429,24 @@ function roundOrTrunc(name: string, mode: RoundingMode): OperatorDefinition {
       const evaluate = (frame: Frame): Value => {
         const v = (children[0] as Expression).evaluate(frame);
         if (isNullish(v)) return null;
-        if (!num.isNumeric(v)) fail(AggCode.Location51081, `${name} only supports numeric types, not ${typeName(v)}`);
+        if (!num.isNumeric(v))
+          fail(AggCode.Location51081, `${name} only supports numeric types, not ${typeName(v)}`);
         let precision = 0n;
         const pExpr = children[1];
         if (pExpr !== undefined) {
           const p = pExpr.evaluate(frame);
           if (isNullish(p)) return null;
-          if (!num.isNumeric(p)) fail(AggCode.Location16003, `can't convert from BSON type ${typeName(p)} to long`);
+          if (!num.isNumeric(p))
+            fail(AggCode.Location16003, `can't convert from BSON type ${typeName(p)} to long`);
           const integral = integralValue(p);
-          if (integral === undefined) fail(AggCode.Location51082, `precision argument to  ${name} must be a integral value`);
+          if (integral === undefined)
+            fail(AggCode.Location51082, `precision argument to  ${name} must be a integral value`);
           precision = integral;
           if (precision < -20n || precision > 100n) {
-            fail(AggCode.Location51083, `cannot apply ${name} with precision value ${precision} value must be in [-20, 100]`);
+            fail(
+              AggCode.Location51083,
+              `cannot apply ${name} with precision value ${precision} value must be in [-20, 100]`,
+            );
           }
         }
         return roundValue(name, v, Number(precision), mode);
@@ -410,7 +457,8 @@ function roundOrTrunc(name: string, mode: RoundingMode): OperatorDefinition {
 }
 
 function roundValue(name: string, v: BsonNumber, precision: number, mode: RoundingMode): Value {
-  if (v instanceof Decimal128) return decimalIsInfinite(v) ? v : quantizeDecimal(v, -precision, mode);
+  if (v instanceof Decimal128)
+    return decimalIsInfinite(v) ? v : quantizeDecimal(v, -precision, mode);
   if (v instanceof Double) {
     const dec = num.decimalFromDouble(v.value, 34);
     if (decimalIsInfinite(dec)) return v;
@@ -421,7 +469,10 @@ function roundValue(name: string, v: BsonNumber, precision: number, mode: Roundi
   const q = quantizeDecimal(num.toDecimal(Long.fromBigInt(n)), -precision, mode);
   const out = decimalToBigInt(q);
   if (out === undefined || out < INT64_MIN || out > INT64_MAX) {
-    fail(AggCode.Location51080, `invalid conversion from Decimal128 result in ${name} resulting from arguments: [${n}, ${precision}]`);
+    fail(
+      AggCode.Location51080,
+      `invalid conversion from Decimal128 result in ${name} resulting from arguments: [${n}, ${precision}]`,
+    );
   }
   if (v instanceof Long || out > 2147483647n || out < -2147483648n) return Long.fromBigInt(out);
   return new Int32(Number(out));

@@ -9,8 +9,24 @@ import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { AggCode } from '../error-codes.js';
 import { documentComparator, parseSortPattern } from '../sort-pattern.js';
-import { compareValues, formatValue, integralValue, isIntegral32, isNullish, numberOf, toBool, typeName, valuesEqual } from '../values.js';
-import { checkArity, naryOperator, operatorExpression, parseOperands, unaryOperator } from './operator.js';
+import {
+  compareValues,
+  formatValue,
+  integralValue,
+  isIntegral32,
+  isNullish,
+  numberOf,
+  toBool,
+  typeName,
+  valuesEqual,
+} from '../values.js';
+import {
+  checkArity,
+  naryOperator,
+  operatorExpression,
+  parseOperands,
+  unaryOperator,
+} from './operator.js';
 import { defineVariable, validateNameForUserWrite, withChildScope } from './variables.js';
 import { MISSING } from './types.js';
 import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
@@ -23,9 +39,21 @@ function intOf(v: Value): number {
 /** mongod's arrayElemAt helper, shared by $arrayElemAt, $first and $last. */
 function elemAt(name: string, arity: number, array: Value, index: Value): Value {
   if (isNullish(array) || isNullish(index)) return null;
-  if (!isArray(array)) fail(AggCode.Location28689, `${name}'s ${arity === 1 ? 'argument' : 'first argument'} must be an array, but is ${typeName(array)}`);
-  if (!isNumeric(index)) fail(AggCode.Location28690, `${name}'s second argument must be a numeric value, but is ${typeName(index)}`);
-  if (!isIntegral32(index)) fail(AggCode.Location28691, `${name}'s second argument must be representable as a 32-bit integer: ${formatValue(index)}`);
+  if (!isArray(array))
+    fail(
+      AggCode.Location28689,
+      `${name}'s ${arity === 1 ? 'argument' : 'first argument'} must be an array, but is ${typeName(array)}`,
+    );
+  if (!isNumeric(index))
+    fail(
+      AggCode.Location28690,
+      `${name}'s second argument must be a numeric value, but is ${typeName(index)}`,
+    );
+  if (!isIntegral32(index))
+    fail(
+      AggCode.Location28691,
+      `${name}'s second argument must be representable as a 32-bit integer: ${formatValue(index)}`,
+    );
   let i = intOf(index);
   if (i < 0) {
     if (-i > array.length) return MISSING;
@@ -34,7 +62,9 @@ function elemAt(name: string, arity: number, array: Value, index: Value): Value 
   return i < array.length ? (array[i] as BsonValue) : MISSING;
 }
 
-const $arrayElemAt = naryOperator('$arrayElemAt', 2, ([a, i]) => elemAt('$arrayElemAt', 2, a as Value, i as Value));
+const $arrayElemAt = naryOperator('$arrayElemAt', 2, ([a, i]) =>
+  elemAt('$arrayElemAt', 2, a as Value, i as Value),
+);
 const $first = unaryOperator('$first', (a) => elemAt('$first', 1, a, new Int32(0)));
 const $last = unaryOperator('$last', (a) => elemAt('$last', 1, a, new Int32(-1)));
 
@@ -47,7 +77,8 @@ const $concatArrays: OperatorDefinition = {
       for (const c of children) {
         const v = c.evaluate(frame);
         if (isNullish(v)) return null;
-        if (!isArray(v)) fail(AggCode.Location28664, `$concatArrays only supports arrays, not ${typeName(v)}`);
+        if (!isArray(v))
+          fail(AggCode.Location28664, `$concatArrays only supports arrays, not ${typeName(v)}`);
         out.push(...v);
       }
       return out;
@@ -59,26 +90,46 @@ const $concatArrays: OperatorDefinition = {
 const $isArray = unaryOperator('$isArray', (v) => isArray(v));
 
 const $size = unaryOperator('$size', (v) => {
-  if (!isArray(v)) fail(AggCode.Location17124, `The argument to $size must be an array, but was of type: ${typeName(v)}`);
+  if (!isArray(v))
+    fail(
+      AggCode.Location17124,
+      `The argument to $size must be an array, but was of type: ${typeName(v)}`,
+    );
   return new Int32(v.length);
 });
 
 const $reverseArray = unaryOperator('$reverseArray', (v) => {
   if (isNullish(v)) return null;
-  if (!isArray(v)) fail(AggCode.Location34435, `The argument to $reverseArray must be an array, but was of type: ${typeName(v)}`);
+  if (!isArray(v))
+    fail(
+      AggCode.Location34435,
+      `The argument to $reverseArray must be an array, but was of type: ${typeName(v)}`,
+    );
   return [...v].reverse();
 });
 
 const $in = naryOperator('$in', 2, ([x, arr], collator) => {
   const a = arr as Value;
-  if (!isArray(a)) fail(AggCode.Location40081, `$in requires an array as a second argument, found: ${typeName(a)}`);
+  if (!isArray(a))
+    fail(
+      AggCode.Location40081,
+      `$in requires an array as a second argument, found: ${typeName(a)}`,
+    );
   return a.some((e) => valuesEqual(x as Value, e, collator));
 });
 
 function indexArgument(v: Value, what: string): number {
-  if (!isIntegral32(v)) fail(AggCode.Location40096, `$indexOfArrayrequires an integral ${what}, found a value of type: ${typeName(v)}, with value: ${formatValue(v)}`);
+  if (!isIntegral32(v))
+    fail(
+      AggCode.Location40096,
+      `$indexOfArrayrequires an integral ${what}, found a value of type: ${typeName(v)}, with value: ${formatValue(v)}`,
+    );
   const n = intOf(v);
-  if (n < 0) fail(AggCode.Location40097, `$indexOfArray requires a nonnegative ${what}, found: ${formatValue(v)}`);
+  if (n < 0)
+    fail(
+      AggCode.Location40097,
+      `$indexOfArray requires a nonnegative ${what}, found: ${formatValue(v)}`,
+    );
   return n;
 }
 
@@ -91,11 +142,22 @@ const $indexOfArray: OperatorDefinition = {
     const evaluate = (frame: Frame): Value => {
       const arr = (children[0] as Expression).evaluate(frame);
       if (isNullish(arr)) return null;
-      if (!isArray(arr)) fail(AggCode.Location40090, `$indexOfArray requires an array as a first argument, found: ${typeName(arr)}`);
-      const start = children[2] === undefined ? 0 : indexArgument(children[2].evaluate(frame), 'starting index');
-      const end = children[3] === undefined ? arr.length : Math.min(arr.length, indexArgument(children[3].evaluate(frame), 'ending index'));
+      if (!isArray(arr))
+        fail(
+          AggCode.Location40090,
+          `$indexOfArray requires an array as a first argument, found: ${typeName(arr)}`,
+        );
+      const start =
+        children[2] === undefined
+          ? 0
+          : indexArgument(children[2].evaluate(frame), 'starting index');
+      const end =
+        children[3] === undefined
+          ? arr.length
+          : Math.min(arr.length, indexArgument(children[3].evaluate(frame), 'ending index'));
       const target = (children[1] as Expression).evaluate(frame);
-      for (let i = start; i < end; i++) if (valuesEqual(arr[i] as BsonValue, target, collator)) return new Int32(i);
+      for (let i = start; i < end; i++)
+        if (valuesEqual(arr[i] as BsonValue, target, collator)) return new Int32(i);
       return new Int32(-1);
     };
     return operatorExpression('$indexOfArray', children, evaluate);
@@ -110,15 +172,39 @@ const $range: OperatorDefinition = {
     const evaluate = (frame: Frame): Value => {
       const s = (children[0] as Expression).evaluate(frame);
       const e = (children[1] as Expression).evaluate(frame);
-      if (!isNumeric(s)) fail(AggCode.Location34443, `$range requires a numeric starting value, found value of type: ${typeName(s)}`);
-      if (!isIntegral32(s)) fail(AggCode.Location34444, `$range requires a starting value that can be represented as a 32-bit integer, found value: ${formatValue(s)}`);
-      if (!isNumeric(e)) fail(AggCode.Location34445, `$range requires a numeric ending value, found value of type: ${typeName(e)}`);
-      if (!isIntegral32(e)) fail(AggCode.Location34446, `$range requires an ending value that can be represented as a 32-bit integer, found value: ${formatValue(e)}`);
+      if (!isNumeric(s))
+        fail(
+          AggCode.Location34443,
+          `$range requires a numeric starting value, found value of type: ${typeName(s)}`,
+        );
+      if (!isIntegral32(s))
+        fail(
+          AggCode.Location34444,
+          `$range requires a starting value that can be represented as a 32-bit integer, found value: ${formatValue(s)}`,
+        );
+      if (!isNumeric(e))
+        fail(
+          AggCode.Location34445,
+          `$range requires a numeric ending value, found value of type: ${typeName(e)}`,
+        );
+      if (!isIntegral32(e))
+        fail(
+          AggCode.Location34446,
+          `$range requires an ending value that can be represented as a 32-bit integer, found value: ${formatValue(e)}`,
+        );
       let step = 1;
       if (children[2] !== undefined) {
         const st = children[2].evaluate(frame);
-        if (!isNumeric(st)) fail(AggCode.Location34447, `$range requires a numeric step value, found value of type:${typeName(st)}`);
-        if (!isIntegral32(st)) fail(AggCode.Location34448, `$range requires a step value that can be represented as a 32-bit integer, found value: ${formatValue(st)}`);
+        if (!isNumeric(st))
+          fail(
+            AggCode.Location34447,
+            `$range requires a numeric step value, found value of type:${typeName(st)}`,
+          );
+        if (!isIntegral32(st))
+          fail(
+            AggCode.Location34448,
+            `$range requires a step value that can be represented as a 32-bit integer, found value: ${formatValue(st)}`,
+          );
         step = intOf(st);
         if (step === 0) fail(AggCode.Location34449, '$range requires a non-zero step value');
       }
@@ -128,7 +214,10 @@ const $range: OperatorDefinition = {
       const length = steps >= 0 ? 1 + steps : 0;
       const bytes = 24 + length * 16;
       if (bytes >= limits.rangeMemoryBytesMax) {
-        fail(ErrorCode.ExceededMemoryLimit, `$range would use too much memory (${bytes} bytes) and cannot spill to disk. Memory limit: ${limits.rangeMemoryBytesMax} bytes`);
+        fail(
+          ErrorCode.ExceededMemoryLimit,
+          `$range would use too much memory (${bytes} bytes) and cannot spill to disk. Memory limit: ${limits.rangeMemoryBytesMax} bytes`,
+        );
       }
       const out: BsonValue[] = [];
       while (step > 0 ? cur < end : cur > end) {
@@ -150,9 +239,21 @@ const $slice: OperatorDefinition = {
       const arr = (children[0] as Expression).evaluate(frame);
       const a2 = (children[1] as Expression).evaluate(frame);
       if (isNullish(arr) || isNullish(a2)) return null;
-      if (!isArray(arr)) fail(AggCode.Location28724, `First argument to $slice must be an array, but is of type: ${typeName(arr)}`);
-      if (!isNumeric(a2)) fail(AggCode.Location28725, `Second argument to $slice must be a numeric value, but is of type: ${typeName(a2)}`);
-      if (!isIntegral32(a2)) fail(AggCode.Location28726, `Second argument to $slice can't be represented as a 32-bit integer: ${formatValue(a2)}`);
+      if (!isArray(arr))
+        fail(
+          AggCode.Location28724,
+          `First argument to $slice must be an array, but is of type: ${typeName(arr)}`,
+        );
+      if (!isNumeric(a2))
+        fail(
+          AggCode.Location28725,
+          `Second argument to $slice must be a numeric value, but is of type: ${typeName(a2)}`,
+        );
+      if (!isIntegral32(a2))
+        fail(
+          AggCode.Location28726,
+          `Second argument to $slice can't be represented as a 32-bit integer: ${formatValue(a2)}`,
+        );
       const len = arr.length;
       if (children.length === 2) {
         const count = intOf(a2);
@@ -162,10 +263,19 @@ const $slice: OperatorDefinition = {
       const start = startInt < 0 ? Math.max(0, len + startInt) : Math.min(len, startInt);
       const c = (children[2] as Expression).evaluate(frame);
       if (isNullish(c)) return null;
-      if (!isNumeric(c)) fail(AggCode.Location28727, `Third argument to $slice must be numeric, but is of type: ${typeName(c)}`);
-      if (!isIntegral32(c)) fail(AggCode.Location28728, `Third argument to $slice can't be represented as a 32-bit integer: ${formatValue(c)}`);
+      if (!isNumeric(c))
+        fail(
+          AggCode.Location28727,
+          `Third argument to $slice must be numeric, but is of type: ${typeName(c)}`,
+        );
+      if (!isIntegral32(c))
+        fail(
+          AggCode.Location28728,
+          `Third argument to $slice can't be represented as a 32-bit integer: ${formatValue(c)}`,
+        );
       const count = intOf(c);
-      if (count <= 0) fail(AggCode.Location28729, `Third argument to $slice must be positive: ${count}`);
+      if (count <= 0)
+        fail(AggCode.Location28729, `Third argument to $slice must be positive: ${count}`);
       return arr.slice(start, Math.min(start + count, len));
     };
     return operatorExpression('$slice', children, evaluate);
@@ -177,10 +287,12 @@ const $slice: OperatorDefinition = {
 const $filter: OperatorDefinition = {
   name: '$filter',
   parse(arg, ctx) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location28646, '$filter only supports an object as its argument');
+    if (!isPlainDocument(arg))
+      fail(AggCode.Location28646, '$filter only supports an object as its argument');
     const spec = new Map<string, BsonValue>();
     for (const [k, v] of Object.entries(arg)) {
-      if (k !== 'input' && k !== 'as' && k !== 'cond' && k !== 'limit') fail(AggCode.Location28647, `Unrecognized parameter to $filter: ${k}`);
+      if (k !== 'input' && k !== 'as' && k !== 'cond' && k !== 'limit')
+        fail(AggCode.Location28647, `Unrecognized parameter to $filter: ${k}`);
       spec.set(k, v);
     }
     if (!spec.has('input')) fail(AggCode.Location28648, "Missing 'input' parameter to $filter");
@@ -196,14 +308,23 @@ const $filter: OperatorDefinition = {
     const evaluate = (frame: Frame): Value => {
       const arr = input.evaluate(frame);
       if (isNullish(arr)) return null;
-      if (!isArray(arr)) fail(AggCode.Location28651, `input to $filter must be an array not ${typeName(arr)}`);
+      if (!isArray(arr))
+        fail(AggCode.Location28651, `input to $filter must be an array not ${typeName(arr)}`);
       let remaining = Infinity;
       if (limit !== undefined) {
         const l = limit.evaluate(frame);
         if (!isNullish(l)) {
-          if (!isIntegral32(l)) fail(AggCode.Location327391, `$filter: limit must be represented as a 32-bit integral value: ${formatValue(l)}`);
+          if (!isIntegral32(l))
+            fail(
+              AggCode.Location327391,
+              `$filter: limit must be represented as a 32-bit integral value: ${formatValue(l)}`,
+            );
           remaining = intOf(l);
-          if (remaining <= 0) fail(AggCode.Location327392, `$filter: limit must be greater than 0: ${formatValue(l)}`);
+          if (remaining <= 0)
+            fail(
+              AggCode.Location327392,
+              `$filter: limit must be greater than 0: ${formatValue(l)}`,
+            );
         }
       }
       const out: BsonValue[] = [];
@@ -223,10 +344,12 @@ const $filter: OperatorDefinition = {
 const $map: OperatorDefinition = {
   name: '$map',
   parse(arg, ctx) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location16878, '$map only supports an object as its argument');
+    if (!isPlainDocument(arg))
+      fail(AggCode.Location16878, '$map only supports an object as its argument');
     const spec = new Map<string, BsonValue>();
     for (const [k, v] of Object.entries(arg)) {
-      if (k !== 'input' && k !== 'as' && k !== 'in') fail(AggCode.Location16879, `Unrecognized parameter to $map: ${k}`);
+      if (k !== 'input' && k !== 'as' && k !== 'in')
+        fail(AggCode.Location16879, `Unrecognized parameter to $map: ${k}`);
       spec.set(k, v);
     }
     if (!spec.has('input')) fail(AggCode.Location16880, "Missing 'input' parameter to $map");
@@ -241,7 +364,8 @@ const $map: OperatorDefinition = {
     const evaluate = (frame: Frame): Value => {
       const arr = input.evaluate(frame);
       if (isNullish(arr)) return null;
-      if (!isArray(arr)) fail(AggCode.Location16883, `input to $map must be an array not ${typeName(arr)}`);
+      if (!isArray(arr))
+        fail(AggCode.Location16883, `input to $map must be an array not ${typeName(arr)}`);
       return arr.map((el) => {
         frame.vars[slot] = el;
         const v = each.evaluate(frame);
@@ -255,7 +379,11 @@ const $map: OperatorDefinition = {
 const $reduce: OperatorDefinition = {
   name: '$reduce',
   parse(arg, ctx) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location40075, `$reduce requires an object as an argument, found: ${typeName(arg)}`);
+    if (!isPlainDocument(arg))
+      fail(
+        AggCode.Location40075,
+        `$reduce requires an object as an argument, found: ${typeName(arg)}`,
+      );
     const child = withChildScope(ctx);
     const thisSlot = defineVariable(ctx.env, child.scope, 'this');
     const valueSlot = defineVariable(ctx.env, child.scope, 'value');
@@ -268,8 +396,10 @@ const $reduce: OperatorDefinition = {
       else if (k === 'in') inE = child.ctx.parse(v);
       else fail(AggCode.Location40076, `$reduce found an unknown argument: ${k}`);
     }
-    if (input === undefined) fail(AggCode.Location40077, "$reduce requires 'input' to be specified");
-    if (initial === undefined) fail(AggCode.Location40078, "$reduce requires 'initialValue' to be specified");
+    if (input === undefined)
+      fail(AggCode.Location40077, "$reduce requires 'input' to be specified");
+    if (initial === undefined)
+      fail(AggCode.Location40078, "$reduce requires 'initialValue' to be specified");
     if (inE === undefined) fail(AggCode.Location40079, "$reduce requires 'in' to be specified");
     const inputE = input;
     const initialE = initial;
@@ -277,7 +407,11 @@ const $reduce: OperatorDefinition = {
     const evaluate = (frame: Frame): Value => {
       const arr = inputE.evaluate(frame);
       if (isNullish(arr)) return null;
-      if (!isArray(arr)) fail(AggCode.Location40080, `$reduce requires that 'input' be an array, found: ${formatValue(arr)}`);
+      if (!isArray(arr))
+        fail(
+          AggCode.Location40080,
+          `$reduce requires that 'input' be an array, found: ${formatValue(arr)}`,
+        );
       let acc = initialE.evaluate(frame);
       for (const el of arr) {
         frame.vars[thisSlot] = el;
@@ -295,41 +429,70 @@ const $reduce: OperatorDefinition = {
 const $zip: OperatorDefinition = {
   name: '$zip',
   parse(arg, ctx) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location34460, `$zip only supports an object as an argument, found ${typeName(arg)}`);
+    if (!isPlainDocument(arg))
+      fail(
+        AggCode.Location34460,
+        `$zip only supports an object as an argument, found ${typeName(arg)}`,
+      );
     let inputs: Expression[] = [];
     let defaults: Expression[] = [];
     let longest = false;
     for (const [k, v] of Object.entries(arg)) {
       if (k === 'inputs') {
-        if (!isArray(v)) fail(AggCode.Location34461, `inputs must be an array of expressions, found ${typeName(v)}`);
+        if (!isArray(v))
+          fail(
+            AggCode.Location34461,
+            `inputs must be an array of expressions, found ${typeName(v)}`,
+          );
         inputs = v.map((x) => ctx.parse(x));
       } else if (k === 'defaults') {
-        if (!isArray(v)) fail(AggCode.Location34462, `defaults must be an array of expressions, found ${typeName(v)}`);
+        if (!isArray(v))
+          fail(
+            AggCode.Location34462,
+            `defaults must be an array of expressions, found ${typeName(v)}`,
+          );
         defaults = v.map((x) => ctx.parse(x));
       } else if (k === 'useLongestLength') {
-        if (typeof v !== 'boolean') fail(AggCode.Location34463, `useLongestLength must be a bool, found ${typeName(v)}`);
+        if (typeof v !== 'boolean')
+          fail(AggCode.Location34463, `useLongestLength must be a bool, found ${typeName(v)}`);
         longest = v;
       } else fail(AggCode.Location34464, `$zip found an unknown argument: ${k}`);
     }
     if (inputs.length === 0) fail(AggCode.Location34465, '$zip requires at least one input array');
-    if (!longest && defaults.length > 0) fail(AggCode.Location34466, 'cannot specify defaults unless useLongestLength is true');
-    if (defaults.length > 0 && defaults.length !== inputs.length) fail(AggCode.Location34467, 'defaults and inputs must have the same length');
+    if (!longest && defaults.length > 0)
+      fail(AggCode.Location34466, 'cannot specify defaults unless useLongestLength is true');
+    if (defaults.length > 0 && defaults.length !== inputs.length)
+      fail(AggCode.Location34467, 'defaults and inputs must have the same length');
     const evaluate = (frame: Frame): Value => {
       const arrays: BsonValue[][] = [];
       for (const e of inputs) {
         const v = e.evaluate(frame);
         if (isNullish(v)) return null;
-        if (!isArray(v)) fail(AggCode.Location34468, `$zip found a non-array expression in input: ${formatValue(v)}`);
+        if (!isArray(v))
+          fail(
+            AggCode.Location34468,
+            `$zip found a non-array expression in input: ${formatValue(v)}`,
+          );
         arrays.push(v);
       }
       const lengths = arrays.map((a) => a.length);
       const min = Math.min(...lengths);
       const max = Math.max(...lengths);
-      const defs: Value[] = inputs.map((_, i) => (min !== max && defaults[i] !== undefined ? (defaults[i] as Expression).evaluate(frame) : null));
+      const defs: Value[] = inputs.map((_, i) =>
+        min !== max && defaults[i] !== undefined
+          ? (defaults[i] as Expression).evaluate(frame)
+          : null,
+      );
       const n = longest ? max : min;
       const out: BsonValue[] = [];
       for (let r = 0; r < n; r++) {
-        out.push(arrays.map((a, c) => (r < a.length ? (a[r] as BsonValue) : ((defs[c] === MISSING ? null : defs[c]) as BsonValue))));
+        out.push(
+          arrays.map((a, c) =>
+            r < a.length
+              ? (a[r] as BsonValue)
+              : ((defs[c] === MISSING ? null : defs[c]) as BsonValue),
+          ),
+        );
       }
       return out;
     };
@@ -340,7 +503,11 @@ const $zip: OperatorDefinition = {
 const $sortArray: OperatorDefinition = {
   name: '$sortArray',
   parse(arg, ctx) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location2942500, `$sortArray requires an object as an argument, found: ${typeName(arg)}`);
+    if (!isPlainDocument(arg))
+      fail(
+        AggCode.Location2942500,
+        `$sortArray requires an object as an argument, found: ${typeName(arg)}`,
+      );
     let input: Expression | undefined;
     let compare: ((a: BsonValue, b: BsonValue) => number) | undefined;
     for (const [k, v] of Object.entries(arg)) {
@@ -351,22 +518,32 @@ const $sortArray: OperatorDefinition = {
           compare = documentComparator(parseSortPattern(v as BsonDocument, ctx.env.collator));
         } else if (isNumeric(v)) {
           const d = numberOf(v);
-          if (d !== 1 && d !== -1) fail(AggCode.Location2942506, 'The $sort element value must be either 1 or -1');
+          if (d !== 1 && d !== -1)
+            fail(AggCode.Location2942506, 'The $sort element value must be either 1 or -1');
           const collator = ctx.env.collator;
           compare = (a, b) => d * compareValues(a, b, collator);
         } else {
-          fail(AggCode.Location2942507, 'The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields');
+          fail(
+            AggCode.Location2942507,
+            'The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields',
+          );
         }
       } else fail(AggCode.Location2942501, `$sortArray found an unknown argument: ${k}`);
     }
-    if (input === undefined) fail(AggCode.Location2942502, "$sortArray requires 'input' to be specified");
-    if (compare === undefined) fail(AggCode.Location2942503, "$sortArray requires 'sortBy' to be specified");
+    if (input === undefined)
+      fail(AggCode.Location2942502, "$sortArray requires 'input' to be specified");
+    if (compare === undefined)
+      fail(AggCode.Location2942503, "$sortArray requires 'sortBy' to be specified");
     const inputE = input;
     const cmp = compare;
     const evaluate = (frame: Frame): Value => {
       const v = inputE.evaluate(frame);
       if (isNullish(v)) return null;
-      if (!isArray(v)) fail(AggCode.Location2942504, `The input argument to $sortArray must be an array, but was of type: ${typeName(v)}`);
+      if (!isArray(v))
+        fail(
+          AggCode.Location2942504,
+          `The input argument to $sortArray must be an array, but was of type: ${typeName(v)}`,
+        );
       return [...v].sort(cmp);
     };
     return operatorExpression('$sortArray', [inputE], evaluate);

@@ -13,7 +13,11 @@ function isIntOrLong(v: Value): v is Int32 | Long {
   return v instanceof Int32 || (v instanceof Long && !(v instanceof Timestamp));
 }
 
-function bitwise(name: string, op: (a: Int32 | Long, b: Int32 | Long) => Int32 | Long, identity: Int32): OperatorDefinition {
+function bitwise(
+  name: string,
+  op: (a: Int32 | Long, b: Int32 | Long) => Int32 | Long,
+  identity: Int32,
+): OperatorDefinition {
   return {
     name,
     parse(arg, ctx) {
@@ -23,7 +27,8 @@ function bitwise(name: string, op: (a: Int32 | Long, b: Int32 | Long) => Int32 |
         for (const c of children) {
           const v = c.evaluate(frame);
           if (isNullish(v)) return null;
-          if (!isIntOrLong(v)) fail(ErrorCode.TypeMismatch, `${name} only supports int and long operands.`);
+          if (!isIntOrLong(v))
+            fail(ErrorCode.TypeMismatch, `${name} only supports int and long operands.`);
           acc = op(acc, v);
         }
         return acc;

@@ -8,11 +8,17 @@ import { naryOperator } from './operator.js';
 import type { OperatorDefinition, Value } from './types.js';
 
 function comparison(name: string, test: (cmp: number) => boolean): OperatorDefinition {
-  return naryOperator(name, 2, ([a, b], collator) => test(compareValues(a as Value, b as Value, collator)));
+  return naryOperator(name, 2, ([a, b], collator) =>
+    test(compareValues(a as Value, b as Value, collator)),
+  );
 }
 
 export const comparisonOperators: readonly OperatorDefinition[] = [
-  naryOperator('$cmp', 2, ([a, b], collator) => new Int32(compareValues(a as Value, b as Value, collator))),
+  naryOperator(
+    '$cmp',
+    2,
+    ([a, b], collator) => new Int32(compareValues(a as Value, b as Value, collator)),
+  ),
   comparison('$eq', (c) => c === 0),
   comparison('$ne', (c) => c !== 0),
   comparison('$gt', (c) => c > 0),

@@ -35,7 +35,9 @@ const $cond: OperatorDefinition = {
     const e = elseE;
     // A constant condition selects its branch at parse time, as mongod's optimize() does.
     if (i.kind === 'constant') return toBool(i.value ?? null) ? t : e;
-    return operatorExpression('$cond', [i, t, e], (f: Frame) => (toBool(i.evaluate(f)) ? t.evaluate(f) : e.evaluate(f)));
+    return operatorExpression('$cond', [i, t, e], (f: Frame) =>
+      toBool(i.evaluate(f)) ? t.evaluate(f) : e.evaluate(f),
+    );
   },
 };
 
@@ -43,7 +45,11 @@ const $ifNull: OperatorDefinition = {
   name: '$ifNull',
   parse(arg, ctx) {
     const children = parseOperands(arg, ctx);
-    if (children.length < 2) fail(AggCode.Location1257300, `$ifNull needs at least two arguments, had: ${children.length}`);
+    if (children.length < 2)
+      fail(
+        AggCode.Location1257300,
+        `$ifNull needs at least two arguments, had: ${children.length}`,
+      );
     const last = children.length - 1;
     const evaluate = (frame: Frame): Value => {
       for (let i = 0; i < last; i++) {
@@ -59,23 +65,38 @@ const $ifNull: OperatorDefinition = {
 const $switch: OperatorDefinition = {
   name: '$switch',
   parse(arg, ctx) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location40060, `$switch requires an object as an argument, found: ${typeName(arg)}`);
+    if (!isPlainDocument(arg))
+      fail(
+        AggCode.Location40060,
+        `$switch requires an object as an argument, found: ${typeName(arg)}`,
+      );
     const branches: Array<[Expression, Expression]> = [];
     let deflt: Expression | undefined;
     for (const [k, v] of Object.entries(arg)) {
       if (k === 'branches') {
-        if (!isArray(v)) fail(AggCode.Location40061, `$switch expected an array for 'branches', found: ${typeName(v)}`);
+        if (!isArray(v))
+          fail(
+            AggCode.Location40061,
+            `$switch expected an array for 'branches', found: ${typeName(v)}`,
+          );
         for (const b of v) {
-          if (!isPlainDocument(b)) fail(AggCode.Location40062, `$switch expected each branch to be an object, found: ${typeName(b)}`);
+          if (!isPlainDocument(b))
+            fail(
+              AggCode.Location40062,
+              `$switch expected each branch to be an object, found: ${typeName(b)}`,
+            );
           let c: Expression | undefined;
           let t: Expression | undefined;
           for (const [bk, bv] of Object.entries(b as BsonDocument)) {
             if (bk === 'case') c = ctx.parse(bv);
             else if (bk === 'then') t = ctx.parse(bv);
-            else fail(AggCode.Location40063, `$switch found an unknown argument to a branch: ${bk}`);
+            else
+              fail(AggCode.Location40063, `$switch found an unknown argument to a branch: ${bk}`);
           }
-          if (c === undefined) fail(AggCode.Location40064, "$switch requires each branch have a 'case' expression");
-          if (t === undefined) fail(AggCode.Location40065, "$switch requires each branch have a 'then' expression.");
+          if (c === undefined)
+            fail(AggCode.Location40064, "$switch requires each branch have a 'case' expression");
+          if (t === undefined)
+            fail(AggCode.Location40065, "$switch requires each branch have a 'then' expression.");
           branches.push([c, t]);
         }
       } else if (k === 'default') {
@@ -98,13 +119,21 @@ const $switch: OperatorDefinition = {
       live.push([c, t]);
     }
     if (live.length === 0) {
-      if (deflt === undefined) fail(AggCode.Location40069, 'One cannot execute a switch statement where all the cases evaluate to false without a default.');
+      if (deflt === undefined)
+        fail(
+          AggCode.Location40069,
+          'One cannot execute a switch statement where all the cases evaluate to false without a default.',
+        );
       return deflt;
     }
     const fallback = deflt;
     const evaluate = (frame: Frame): Value => {
       for (const [c, t] of live) if (toBool(c.evaluate(frame))) return t.evaluate(frame);
-      if (fallback === undefined) fail(AggCode.Location40066, '$switch could not find a matching branch for an input, and no default was specified.');
+      if (fallback === undefined)
+        fail(
+          AggCode.Location40066,
+          '$switch could not find a matching branch for an input, and no default was specified.',
+        );
       return fallback.evaluate(frame);
     };
     return { kind: 'operator', op: '$switch', evaluate };

@@ -11,7 +11,15 @@ import { CommandError, ErrorCode, fail } from '../../errors.js';
 import * as dates from '../dates.js';
 import type { TimeZone, TimeUnit } from '../dates.js';
 import { AggCode } from '../error-codes.js';
-import { coercibleToDate, formatValue, integralValue, isIntegral64, isNullish, toDate, typeName } from '../values.js';
+import {
+  coercibleToDate,
+  formatValue,
+  integralValue,
+  isIntegral64,
+  isNullish,
+  toDate,
+  typeName,
+} from '../values.js';
 import { operatorExpression } from './operator.js';
 import type { Expression, Frame, OperatorDefinition, ParseContext, Value } from './types.js';
 
@@ -20,12 +28,19 @@ function timeZoneOf(expr: Expression | undefined, frame: Frame): TimeZone | unde
   if (expr === undefined) return dates.UTC;
   const v = expr.evaluate(frame);
   if (isNullish(v)) return undefined;
-  if (typeof v !== 'string') fail(AggCode.Location40517, `timezone must evaluate to a string, found ${typeName(v)}`);
+  if (typeof v !== 'string')
+    fail(AggCode.Location40517, `timezone must evaluate to a string, found ${typeName(v)}`);
   return dates.getTimeZone(v);
 }
 
 /** Named arguments of an object-form operator, with its codes for "not an object" and "unknown". */
-function namedArgs(name: string, arg: BsonValue, notObject: [number, string], unknown: (k: string) => [number, string], allowed: readonly string[]): Map<string, BsonValue> {
+function namedArgs(
+  name: string,
+  arg: BsonValue,
+  notObject: [number, string],
+  unknown: (k: string) => [number, string],
+  allowed: readonly string[],
+): Map<string, BsonValue> {
   if (!isPlainDocument(arg)) fail(notObject[0], notObject[1]);
   const out = new Map<string, BsonValue>();
   for (const [k, v] of Object.entries(arg)) {
@@ -39,7 +54,11 @@ function namedArgs(name: string, arg: BsonValue, notObject: [number, string], un
   return out;
 }
 
-function parseOptional(ctx: ParseContext, args: Map<string, BsonValue>, key: string): Expression | undefined {
+function parseOptional(
+  ctx: ParseContext,
+  args: Map<string, BsonValue>,
+  key: string,
+): Expression | undefined {
   return args.has(key) ? ctx.parse(args.get(key) ?? null) : undefined;
 }
 
@@ -61,10 +80,18 @@ function dateFieldOperator(name: string, extract: (wall: number) => number): Ope
           } else if (k === 'timezone') tz = ctx.parse(v);
           else fail(AggCode.Location40535, `unrecognized option to ${name}: "${k}"`);
         }
-        if (!hasDate) fail(AggCode.Location40539, `missing 'date' argument to ${name}, provided: ${formatBson(arg)}`);
+        if (!hasDate)
+          fail(
+            AggCode.Location40539,
+            `missing 'date' argument to ${name}, provided: ${formatBson(arg)}`,
+          );
         date = ctx.parse(dateSpec ?? null);
       } else if (isArray(arg)) {
-        if (arg.length !== 1) fail(AggCode.Location40536, `${name} accepts exactly one argument if given an array, but was given ${arg.length}`);
+        if (arg.length !== 1)
+          fail(
+            AggCode.Location40536,
+            `${name} accepts exactly one argument if given an array, but was given ${arg.length}`,
+          );
         date = ctx.parse(arg[0] ?? null);
       } else {
         date = ctx.parse(arg);
@@ -106,7 +133,13 @@ const fieldOperators: OperatorDefinition[] = [
 const $dateToString: OperatorDefinition = {
   name: '$dateToString',
   parse(arg, ctx) {
-    const args = namedArgs('$dateToString', arg, [AggCode.Location18629, '$dateToString only supports an object as its argument'], (k) => [AggCode.Location18534, `Unrecognized argument to $dateToString: ${k}`], ['format', 'date', 'timezone', 'onNull']);
+    const args = namedArgs(
+      '$dateToString',
+      arg,
+      [AggCode.Location18629, '$dateToString only supports an object as its argument'],
+      (k) => [AggCode.Location18534, `Unrecognized argument to $dateToString: ${k}`],
+      ['format', 'date', 'timezone', 'onNull'],
+    );
     if (!args.has('date')) fail(AggCode.Location18628, "Missing 'date' parameter to $dateToString");
     const date = ctx.parse(args.get('date') ?? null);
     const format = parseOptional(ctx, args, 'format');
@@ -118,7 +151,11 @@ const $dateToString: OperatorDefinition = {
       if (format !== undefined) {
         fmt = format.evaluate(frame);
         if (!isNullish(fmt)) {
-          if (typeof fmt !== 'string') fail(AggCode.Location18533, `$dateToString requires that 'format' be a string, found: ${typeName(fmt)} with value ${formatValue(fmt)}`);
+          if (typeof fmt !== 'string')
+            fail(
+              AggCode.Location18533,
+              `$dateToString requires that 'format' be a string, found: ${typeName(fmt)} with value ${formatValue(fmt)}`,
+            );
           dates.validateFormat(fmt);
         }
       }
@@ -135,8 +172,18 @@ const $dateToString: OperatorDefinition = {
 const $dateFromString: OperatorDefinition = {
   name: '$dateFromString',
   parse(arg, ctx) {
-    const args = namedArgs('$dateFromString', arg, [AggCode.Location40540, `$dateFromString only supports an object as an argument, found: ${typeName(arg)}`], (k) => [AggCode.Location40541, `Unrecognized argument to $dateFromString: ${k}`], ['format', 'dateString', 'timezone', 'onNull', 'onError']);
-    if (!args.has('dateString')) fail(AggCode.Location40542, "Missing 'dateString' parameter to $dateFromString");
+    const args = namedArgs(
+      '$dateFromString',
+      arg,
+      [
+        AggCode.Location40540,
+        `$dateFromString only supports an object as an argument, found: ${typeName(arg)}`,
+      ],
+      (k) => [AggCode.Location40541, `Unrecognized argument to $dateFromString: ${k}`],
+      ['format', 'dateString', 'timezone', 'onNull', 'onError'],
+    );
+    if (!args.has('dateString'))
+      fail(AggCode.Location40542, "Missing 'dateString' parameter to $dateFromString");
     const dateString = ctx.parse(args.get('dateString') ?? null);
     const format = parseOptional(ctx, args, 'format');
     const tz = parseOptional(ctx, args, 'timezone');
@@ -148,23 +195,46 @@ const $dateFromString: OperatorDefinition = {
       if (format !== undefined) {
         fmt = format.evaluate(frame);
         if (!isNullish(fmt)) {
-          if (typeof fmt !== 'string') fail(AggCode.Location40684, `$dateFromString requires that 'format' be a string, found: ${typeName(fmt)} with value ${formatValue(fmt)}`);
+          if (typeof fmt !== 'string')
+            fail(
+              AggCode.Location40684,
+              `$dateFromString requires that 'format' be a string, found: ${typeName(fmt)} with value ${formatValue(fmt)}`,
+            );
           dates.validateParseFormat(fmt);
         }
       }
       const zone = timeZoneOf(tz, frame);
       if (isNullish(s)) return onNull !== undefined ? onNull.evaluate(frame) : null;
       try {
-        if (typeof s !== 'string') fail(ErrorCode.ConversionFailure, `$dateFromString requires that 'dateString' be a string, found: ${typeName(s)} with value ${formatValue(s)}`);
+        if (typeof s !== 'string')
+          fail(
+            ErrorCode.ConversionFailure,
+            `$dateFromString requires that 'dateString' be a string, found: ${typeName(s)} with value ${formatValue(s)}`,
+          );
         if (zone === undefined) return null;
         if (format !== undefined && isNullish(fmt)) return null;
-        return new Date(dates.parseDateString(s, tz === undefined ? undefined : zone, typeof fmt === 'string' ? fmt : undefined));
+        return new Date(
+          dates.parseDateString(
+            s,
+            tz === undefined ? undefined : zone,
+            typeof fmt === 'string' ? fmt : undefined,
+          ),
+        );
       } catch (e) {
-        if (onError !== undefined && e instanceof CommandError && e.code === ErrorCode.ConversionFailure) return onError.evaluate(frame);
+        if (
+          onError !== undefined &&
+          e instanceof CommandError &&
+          e.code === ErrorCode.ConversionFailure
+        )
+          return onError.evaluate(frame);
         throw e;
       }
     };
-    return operatorExpression('$dateFromString', [dateString, format, tz, onNull, onError], evaluate);
+    return operatorExpression(
+      '$dateFromString',
+      [dateString, format, tz, onNull, onError],
+      evaluate,
+    );
   },
 };
 
@@ -173,7 +243,13 @@ const $dateFromString: OperatorDefinition = {
 const $dateToParts: OperatorDefinition = {
   name: '$dateToParts',
   parse(arg, ctx) {
-    const args = namedArgs('$dateToParts', arg, [AggCode.Location40524, '$dateToParts only supports an object as its argument'], (k) => [AggCode.Location40520, `Unrecognized argument to $dateToParts: ${k}`], ['date', 'timezone', 'iso8601']);
+    const args = namedArgs(
+      '$dateToParts',
+      arg,
+      [AggCode.Location40524, '$dateToParts only supports an object as its argument'],
+      (k) => [AggCode.Location40520, `Unrecognized argument to $dateToParts: ${k}`],
+      ['date', 'timezone', 'iso8601'],
+    );
     if (!args.has('date')) fail(AggCode.Location40522, "Missing 'date' parameter to $dateToParts");
     const date = ctx.parse(args.get('date') ?? null);
     const tz = parseOptional(ctx, args, 'timezone');
@@ -186,16 +262,27 @@ const $dateToParts: OperatorDefinition = {
       if (iso !== undefined) {
         const f = iso.evaluate(frame);
         if (isNullish(f)) return null;
-        if (typeof f !== 'boolean') fail(AggCode.Location40521, `iso8601 must evaluate to a bool, found ${typeName(f)}`);
+        if (typeof f !== 'boolean')
+          fail(AggCode.Location40521, `iso8601 must evaluate to a bool, found ${typeName(f)}`);
         isoFlag = f;
       }
       if (isNullish(d)) return null;
       const wall = dates.localMs(toDate(d).getTime(), zone);
       const p = dates.partsOf(wall, dates.UTC);
-      const tail = { hour: new Int32(p.hour), minute: new Int32(p.minute), second: new Int32(p.second), millisecond: new Int32(p.millisecond) };
+      const tail = {
+        hour: new Int32(p.hour),
+        minute: new Int32(p.minute),
+        second: new Int32(p.second),
+        millisecond: new Int32(p.millisecond),
+      };
       if (isoFlag) {
         const w = dates.isoWeekAndYear(wall);
-        return { isoWeekYear: new Int32(w.year), isoWeek: new Int32(w.week), isoDayOfWeek: new Int32(dates.isoDayOfWeek(wall)), ...tail };
+        return {
+          isoWeekYear: new Int32(w.year),
+          isoWeek: new Int32(w.week),
+          isoDayOfWeek: new Int32(dates.isoDayOfWeek(wall)),
+          ...tail,
+        };
       }
       return { year: new Int32(p.year), month: new Int32(p.month), day: new Int32(p.day), ...tail };
     };
@@ -209,25 +296,70 @@ const PART_MAX = 32767;
 const $dateFromParts: OperatorDefinition = {
   name: '$dateFromParts',
   parse(arg, ctx) {
-    const names = ['year', 'month', 'day', 'hour', 'minute', 'second', 'millisecond', 'isoWeekYear', 'isoWeek', 'isoDayOfWeek', 'timezone'];
-    const args = namedArgs('$dateFromParts', arg, [AggCode.Location40519, '$dateFromParts only supports an object as its argument'], (k) => [AggCode.Location40518, `Unrecognized argument to $dateFromParts: ${k}`], names);
-    if (!args.has('year') && !args.has('isoWeekYear')) fail(AggCode.Location40516, "$dateFromParts requires either 'year' or 'isoWeekYear' to be present");
-    if (args.has('year') && (args.has('isoWeekYear') || args.has('isoWeek') || args.has('isoDayOfWeek'))) fail(AggCode.Location40489, '$dateFromParts does not allow mixing natural dates with ISO dates');
-    if (args.has('isoWeekYear') && (args.has('year') || args.has('month') || args.has('day'))) fail(AggCode.Location40525, '$dateFromParts does not allow mixing ISO dates with natural dates');
+    const names = [
+      'year',
+      'month',
+      'day',
+      'hour',
+      'minute',
+      'second',
+      'millisecond',
+      'isoWeekYear',
+      'isoWeek',
+      'isoDayOfWeek',
+      'timezone',
+    ];
+    const args = namedArgs(
+      '$dateFromParts',
+      arg,
+      [AggCode.Location40519, '$dateFromParts only supports an object as its argument'],
+      (k) => [AggCode.Location40518, `Unrecognized argument to $dateFromParts: ${k}`],
+      names,
+    );
+    if (!args.has('year') && !args.has('isoWeekYear'))
+      fail(
+        AggCode.Location40516,
+        "$dateFromParts requires either 'year' or 'isoWeekYear' to be present",
+      );
+    if (
+      args.has('year') &&
+      (args.has('isoWeekYear') || args.has('isoWeek') || args.has('isoDayOfWeek'))
+    )
+      fail(
+        AggCode.Location40489,
+        '$dateFromParts does not allow mixing natural dates with ISO dates',
+      );
+    if (args.has('isoWeekYear') && (args.has('year') || args.has('month') || args.has('day')))
+      fail(
+        AggCode.Location40525,
+        '$dateFromParts does not allow mixing ISO dates with natural dates',
+      );
     const e = new Map<string, Expression>();
     for (const n of names) {
       const x = parseOptional(ctx, args, n);
       if (x !== undefined) e.set(n, x);
     }
-    const numberOf = (frame: Frame, field: string, dflt: number, bounded: boolean): number | undefined => {
+    const numberOf = (
+      frame: Frame,
+      field: string,
+      dflt: number,
+      bounded: boolean,
+    ): number | undefined => {
       const x = e.get(field);
       if (x === undefined) return dflt;
       const v = x.evaluate(frame);
       if (isNullish(v)) return undefined;
-      if (!isIntegral64(v)) fail(AggCode.Location40515, `'${field}' must evaluate to an integer, found ${typeName(v)} with value ${formatValue(v)}`);
+      if (!isIntegral64(v))
+        fail(
+          AggCode.Location40515,
+          `'${field}' must evaluate to an integer, found ${typeName(v)} with value ${formatValue(v)}`,
+        );
       const n = Number(integralValue(v));
       if (bounded && (n < PART_MIN || n > PART_MAX)) {
-        fail(AggCode.Location31034, `'${field}' must evaluate to a value in the range [${PART_MIN}, ${PART_MAX}]; value ${n} is not in range`);
+        fail(
+          AggCode.Location31034,
+          `'${field}' must evaluate to a value in the range [${PART_MIN}, ${PART_MAX}]; value ${n} is not in range`,
+        );
       }
       return n;
     };
@@ -236,7 +368,8 @@ const $dateFromParts: OperatorDefinition = {
       const minute = numberOf(frame, 'minute', 0, true);
       const second = numberOf(frame, 'second', 0, false);
       const ms = numberOf(frame, 'millisecond', 0, false);
-      if (hour === undefined || minute === undefined || second === undefined || ms === undefined) return null;
+      if (hour === undefined || minute === undefined || second === undefined || ms === undefined)
+        return null;
       const zone = timeZoneOf(e.get('timezone'), frame);
       if (zone === undefined) return null;
       if (e.has('year')) {
@@ -244,15 +377,30 @@ const $dateFromParts: OperatorDefinition = {
         const month = numberOf(frame, 'month', 1, true);
         const day = numberOf(frame, 'day', 1, true);
         if (year === undefined || month === undefined || day === undefined) return null;
-        if (year < 1 || year > 9999) fail(AggCode.Location40523, `'year' must evaluate to an integer in the range 1 to 9999, found ${year}`);
-        return new Date(dates.fromLocalMs(dates.wallFromParts(year, month, day, hour, minute, second, ms), zone));
+        if (year < 1 || year > 9999)
+          fail(
+            AggCode.Location40523,
+            `'year' must evaluate to an integer in the range 1 to 9999, found ${year}`,
+          );
+        return new Date(
+          dates.fromLocalMs(dates.wallFromParts(year, month, day, hour, minute, second, ms), zone),
+        );
       }
       const isoYear = numberOf(frame, 'isoWeekYear', 1970, false);
       const isoWeek = numberOf(frame, 'isoWeek', 1, true);
       const isoDow = numberOf(frame, 'isoDayOfWeek', 1, true);
       if (isoYear === undefined || isoWeek === undefined || isoDow === undefined) return null;
-      if (isoYear < 1 || isoYear > 9999) fail(AggCode.Location31095, `'isoWeekYear' must evaluate to an integer in the range 1 to 9999, found ${isoYear}`);
-      return new Date(dates.fromLocalMs(dates.wallFromIsoParts(isoYear, isoWeek, isoDow, hour, minute, second, ms), zone));
+      if (isoYear < 1 || isoYear > 9999)
+        fail(
+          AggCode.Location31095,
+          `'isoWeekYear' must evaluate to an integer in the range 1 to 9999, found ${isoYear}`,
+        );
+      return new Date(
+        dates.fromLocalMs(
+          dates.wallFromIsoParts(isoYear, isoWeek, isoDow, hour, minute, second, ms),
+          zone,
+        ),
+      );
     };
     return operatorExpression('$dateFromParts', [...e.values()], evaluate);
   },
@@ -261,15 +409,28 @@ const $dateFromParts: OperatorDefinition = {
 // ---- $dateAdd, $dateSubtract, $dateDiff, $dateTrunc ----------------------------------------------------
 
 function unitOf(name: string, v: Value): TimeUnit {
-  if (typeof v !== 'string') fail(AggCode.Location5439013, `${name} requires 'unit' to be a string, but got ${typeName(v)}`);
-  if (!dates.isTimeUnit(v)) fail(AggCode.Location5439014, `${name} parameter 'unit' value cannot be recognized as a time unit: ${v}`);
+  if (typeof v !== 'string')
+    fail(AggCode.Location5439013, `${name} requires 'unit' to be a string, but got ${typeName(v)}`);
+  if (!dates.isTimeUnit(v))
+    fail(
+      AggCode.Location5439014,
+      `${name} parameter 'unit' value cannot be recognized as a time unit: ${v}`,
+    );
   return v;
 }
 
 function startOfWeekOf(name: string, v: Value): number {
-  if (typeof v !== 'string') fail(AggCode.Location5439015, `${name} requires 'startOfWeek' to be a string, but got ${typeName(v)}`);
+  if (typeof v !== 'string')
+    fail(
+      AggCode.Location5439015,
+      `${name} requires 'startOfWeek' to be a string, but got ${typeName(v)}`,
+    );
   const d = dates.parseDayOfWeek(v);
-  if (d === undefined) fail(AggCode.Location5439016, `${name} parameter 'startOfWeek' value cannot be recognized as a day of a week: ${v}`);
+  if (d === undefined)
+    fail(
+      AggCode.Location5439016,
+      `${name} parameter 'startOfWeek' value cannot be recognized as a day of a week: ${v}`,
+    );
   return d;
 }
 
@@ -277,8 +438,18 @@ function dateArithmetic(name: '$dateAdd' | '$dateSubtract'): OperatorDefinition 
   return {
     name,
     parse(arg, ctx) {
-      const args = namedArgs(name, arg, [AggCode.Location5166400, `${name} expects an object as its argument`], (k) => [AggCode.Location5166401, `Unrecognized argument to ${name}: ${k}. Expected arguments are startDate, unit, amount, and optionally timezone.`], ['startDate', 'unit', 'amount', 'timezone']);
-      if (!args.has('startDate') || !args.has('unit') || !args.has('amount')) fail(AggCode.Location5166402, `${name} requires startDate, unit, and amount to be present`);
+      const args = namedArgs(
+        name,
+        arg,
+        [AggCode.Location5166400, `${name} expects an object as its argument`],
+        (k) => [
+          AggCode.Location5166401,
+          `Unrecognized argument to ${name}: ${k}. Expected arguments are startDate, unit, amount, and optionally timezone.`,
+        ],
+        ['startDate', 'unit', 'amount', 'timezone'],
+      );
+      if (!args.has('startDate') || !args.has('unit') || !args.has('amount'))
+        fail(AggCode.Location5166402, `${name} requires startDate, unit, and amount to be present`);
       const start = ctx.parse(args.get('startDate') ?? null);
       const unit = ctx.parse(args.get('unit') ?? null);
       const amount = ctx.parse(args.get('amount') ?? null);
@@ -292,14 +463,18 @@ function dateArithmetic(name: '$dateAdd' | '$dateSubtract'): OperatorDefinition 
         if (isNullish(a)) return null;
         const zone = timeZoneOf(tz, frame);
         if (zone === undefined) return null;
-        if (!coercibleToDate(s)) fail(AggCode.Location5166403, `${name} requires startDate to be convertible to a date`);
-        if (typeof u !== 'string') fail(AggCode.Location5166404, `${name} expects string defining the time unit`);
+        if (!coercibleToDate(s))
+          fail(AggCode.Location5166403, `${name} requires startDate to be convertible to a date`);
+        if (typeof u !== 'string')
+          fail(AggCode.Location5166404, `${name} expects string defining the time unit`);
         if (!dates.isTimeUnit(u)) fail(ErrorCode.FailedToParse, `unknown time unit value: ${u}`);
-        if (!isIntegral64(a)) fail(AggCode.Location5166405, `${name} expects integer amount of time units`);
+        if (!isIntegral64(a))
+          fail(AggCode.Location5166405, `${name} expects integer amount of time units`);
         let n = Number(integralValue(a));
         if (name === '$dateSubtract') n = -n;
         const out = dates.dateAdd(toDate(s).getTime(), u, n, zone);
-        if (!Number.isFinite(out) || Math.abs(out) > 8.64e15) fail(ErrorCode.Overflow, `${name} overflowed`);
+        if (!Number.isFinite(out) || Math.abs(out) > 8.64e15)
+          fail(ErrorCode.Overflow, `${name} overflowed`);
         return new Date(out);
       };
       return operatorExpression(name, [start, unit, amount, tz], evaluate);
@@ -310,9 +485,17 @@ function dateArithmetic(name: '$dateAdd' | '$dateSubtract'): OperatorDefinition 
 const $dateDiff: OperatorDefinition = {
   name: '$dateDiff',
   parse(arg, ctx) {
-    const args = namedArgs('$dateDiff', arg, [AggCode.Location5166301, '$dateDiff only supports an object as its argument'], (k) => [AggCode.Location5166302, `Unrecognized argument to $dateDiff: ${k}`], ['startDate', 'endDate', 'unit', 'timezone', 'startOfWeek']);
-    if (!args.has('startDate')) fail(AggCode.Location5166303, "Missing 'startDate' parameter to $dateDiff");
-    if (!args.has('endDate')) fail(AggCode.Location5166304, "Missing 'endDate' parameter to $dateDiff");
+    const args = namedArgs(
+      '$dateDiff',
+      arg,
+      [AggCode.Location5166301, '$dateDiff only supports an object as its argument'],
+      (k) => [AggCode.Location5166302, `Unrecognized argument to $dateDiff: ${k}`],
+      ['startDate', 'endDate', 'unit', 'timezone', 'startOfWeek'],
+    );
+    if (!args.has('startDate'))
+      fail(AggCode.Location5166303, "Missing 'startDate' parameter to $dateDiff");
+    if (!args.has('endDate'))
+      fail(AggCode.Location5166304, "Missing 'endDate' parameter to $dateDiff");
     if (!args.has('unit')) fail(AggCode.Location5166305, "Missing 'unit' parameter to $dateDiff");
     const start = ctx.parse(args.get('startDate') ?? null);
     const end = ctx.parse(args.get('endDate') ?? null);
@@ -335,11 +518,21 @@ const $dateDiff: OperatorDefinition = {
       }
       const zone = timeZoneOf(tz, frame);
       if (zone === undefined) return null;
-      if (!coercibleToDate(s)) fail(AggCode.Location5166307, `$dateDiff requires 'startDate' to be a date, but got ${typeName(s)}`);
-      if (!coercibleToDate(e)) fail(AggCode.Location5166307, `$dateDiff requires 'endDate' to be a date, but got ${typeName(e)}`);
+      if (!coercibleToDate(s))
+        fail(
+          AggCode.Location5166307,
+          `$dateDiff requires 'startDate' to be a date, but got ${typeName(s)}`,
+        );
+      if (!coercibleToDate(e))
+        fail(
+          AggCode.Location5166307,
+          `$dateDiff requires 'endDate' to be a date, but got ${typeName(e)}`,
+        );
       const un = unitOf('$dateDiff', u);
       if (sowActive) startOfWeek = startOfWeekOf('$dateDiff', sowValue);
-      return Long.fromNumber(dates.dateDiff(toDate(s).getTime(), toDate(e).getTime(), un, zone, startOfWeek));
+      return Long.fromNumber(
+        dates.dateDiff(toDate(s).getTime(), toDate(e).getTime(), un, zone, startOfWeek),
+      );
     };
     return operatorExpression('$dateDiff', [start, end, unit, tz, sow], evaluate);
   },
@@ -348,7 +541,16 @@ const $dateDiff: OperatorDefinition = {
 const $dateTrunc: OperatorDefinition = {
   name: '$dateTrunc',
   parse(arg, ctx) {
-    const args = namedArgs('$dateTrunc', arg, [AggCode.Location5439007, '$dateTrunc only supports an object as its argument'], (k) => [AggCode.Location5439008, `Unrecognized argument to $dateTrunc: ${k}. Expected arguments are date, unit, and optionally, binSize, timezone, startOfWeek`], ['date', 'unit', 'binSize', 'timezone', 'startOfWeek']);
+    const args = namedArgs(
+      '$dateTrunc',
+      arg,
+      [AggCode.Location5439007, '$dateTrunc only supports an object as its argument'],
+      (k) => [
+        AggCode.Location5439008,
+        `Unrecognized argument to $dateTrunc: ${k}. Expected arguments are date, unit, and optionally, binSize, timezone, startOfWeek`,
+      ],
+      ['date', 'unit', 'binSize', 'timezone', 'startOfWeek'],
+    );
     if (!args.has('date')) fail(AggCode.Location5439009, "Missing 'date' parameter to $dateTrunc");
     if (!args.has('unit')) fail(AggCode.Location5439010, "Missing 'unit' parameter to $dateTrunc");
     const date = ctx.parse(args.get('date') ?? null);
@@ -374,13 +576,25 @@ const $dateTrunc: OperatorDefinition = {
       }
       const zone = timeZoneOf(tz, frame);
       if (zone === undefined) return null;
-      if (!coercibleToDate(d)) fail(AggCode.Location5439012, `$dateTrunc requires 'date' to be a date, but got ${typeName(d)}`);
+      if (!coercibleToDate(d))
+        fail(
+          AggCode.Location5439012,
+          `$dateTrunc requires 'date' to be a date, but got ${typeName(d)}`,
+        );
       const un = unitOf('$dateTrunc', u);
       let size = 1;
       if (binSize !== undefined) {
-        if (!isIntegral64(bin)) fail(AggCode.Location5439017, `$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '${formatValue(bin)}' of type ${typeName(bin)}`);
+        if (!isIntegral64(bin))
+          fail(
+            AggCode.Location5439017,
+            `$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '${formatValue(bin)}' of type ${typeName(bin)}`,
+          );
         size = Number(integralValue(bin));
-        if (size <= 0) fail(AggCode.Location5439018, `$dateTrunc requires 'binSize' to be greater than 0, but got value ${size}`);
+        if (size <= 0)
+          fail(
+            AggCode.Location5439018,
+            `$dateTrunc requires 'binSize' to be greater than 0, but got value ${size}`,
+          );
       }
       const startOfWeek = sowActive ? startOfWeekOf('$dateTrunc', sowValue) : 7;
       return new Date(dates.dateTrunc(toDate(d).getTime(), un, size, zone, startOfWeek));
@@ -400,4 +614,3 @@ export const dateOperators: readonly OperatorDefinition[] = [
   $dateDiff,
   $dateTrunc,
 ];
-

@@ -21,24 +21,39 @@ const DOLLAR_FIELDS_ALLOWED = new Set(['$id', '$ref', '$db']);
 
 /** mongod's FieldPath::uassertValidFieldName, for one component of a path or an output field. */
 export function validateFieldName(name: string): void {
-  if (name.length === 0) fail(ErrorCode.Location15998, 'FieldPath field names may not be empty strings.');
+  if (name.length === 0)
+    fail(ErrorCode.Location15998, 'FieldPath field names may not be empty strings.');
   if (name.startsWith('$') && !DOLLAR_FIELDS_ALLOWED.has(name)) {
-    fail(ErrorCode.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.");
+    fail(
+      ErrorCode.Location16410,
+      "FieldPath field names may not start with '$'. Consider using $getField or $setField.",
+    );
   }
-  if (name.includes('\0')) fail(ErrorCode.Location16411, "FieldPath field names may not contain '\\0'.");
-  if (name.includes('.')) fail(AggCode.Location16412, "FieldPath field names may not contain '.'. Consider using $getField or $setField.");
+  if (name.includes('\0'))
+    fail(ErrorCode.Location16411, "FieldPath field names may not contain '\\0'.");
+  if (name.includes('.'))
+    fail(
+      AggCode.Location16412,
+      "FieldPath field names may not contain '.'. Consider using $getField or $setField.",
+    );
 }
 
 /** Splits and validates a dotted path ("a.b.c"), as mongod's FieldPath constructor does. */
 export function parseFieldPath(path: string): string[] {
-  if (path.length === 0) fail(ErrorCode.Location40352, 'FieldPath cannot be constructed with empty string');
+  if (path.length === 0)
+    fail(ErrorCode.Location40352, 'FieldPath cannot be constructed with empty string');
   const parts = path.split('.');
   for (const p of parts) {
-    if (p.length === 0) fail(ErrorCode.Location15998, 'FieldPath field names may not be empty strings.');
+    if (p.length === 0)
+      fail(ErrorCode.Location15998, 'FieldPath field names may not be empty strings.');
     if (p.startsWith('$') && !DOLLAR_FIELDS_ALLOWED.has(p)) {
-      fail(ErrorCode.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.");
+      fail(
+        ErrorCode.Location16410,
+        "FieldPath field names may not start with '$'. Consider using $getField or $setField.",
+      );
     }
-    if (p.includes('\0')) fail(ErrorCode.Location16411, "FieldPath field names may not contain '\\0'.");
+    if (p.includes('\0'))
+      fail(ErrorCode.Location16411, "FieldPath field names may not contain '\\0'.");
   }
   return parts;
 }
@@ -113,16 +128,22 @@ function variablePath(name: string, rest: readonly string[], ctx: ParseContext):
   switch (name) {
     case 'ROOT':
     case 'CURRENT': {
-      if (rest.length === 0) return { kind: 'variable', evaluate: (f) => f.vars[ROOT_SLOT] ?? MISSING };
+      if (rest.length === 0)
+        return { kind: 'variable', evaluate: (f) => f.vars[ROOT_SLOT] ?? MISSING };
       const path = rest.join('.');
-      return { kind: 'fieldPath', path, evaluate: (f) => evaluatePathOn(f.vars[ROOT_SLOT] ?? MISSING, rest) };
+      return {
+        kind: 'fieldPath',
+        path,
+        evaluate: (f) => evaluatePathOn(f.vars[ROOT_SLOT] ?? MISSING, rest),
+      };
     }
     case 'REMOVE':
       return constantPath(MISSING, rest);
     case 'NOW':
       return constantPath(ctx.env.now, rest);
     case 'CLUSTER_TIME':
-      if (ctx.env.clusterTime === undefined) fail(AggCode.Location51144, "Builtin variable '$$CLUSTER_TIME' is not available");
+      if (ctx.env.clusterTime === undefined)
+        fail(AggCode.Location51144, "Builtin variable '$$CLUSTER_TIME' is not available");
       return constantPath(ctx.env.clusterTime, rest);
     case 'USER_ROLES':
       // No authentication yet: the session has no roles.
@@ -133,4 +154,3 @@ function variablePath(name: string, rest: readonly string[], ctx: ParseContext):
       fail(AggCode.Location17276, `Use of undefined variable: ${name}`);
   }
 }
-

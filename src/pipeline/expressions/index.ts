@@ -11,11 +11,31 @@ import { ROOT_SLOT } from './types.js';
 export { newEnv, parseExpression, parseObject, rootContext } from './parse.js';
 export type { EnvOptions } from './parse.js';
 export { operators } from './registry.js';
-export { defineConstant, defineVariable, newScope, validateNameForUserWrite, withChildScope } from './variables.js';
-export { parseFieldPath, rootPathExpression, validateFieldName, evaluatePathOn } from './field-path.js';
+export {
+  defineConstant,
+  defineVariable,
+  newScope,
+  validateNameForUserWrite,
+  withChildScope,
+} from './variables.js';
+export {
+  parseFieldPath,
+  rootPathExpression,
+  validateFieldName,
+  evaluatePathOn,
+} from './field-path.js';
 export { constant } from './operator.js';
 export { MISSING, ROOT_SLOT } from './types.js';
-export type { Binding, Expression, ExpressionEnv, Frame, OperatorDefinition, ParseContext, Value, VariableScope } from './types.js';
+export type {
+  Binding,
+  Expression,
+  ExpressionEnv,
+  Frame,
+  OperatorDefinition,
+  ParseContext,
+  Value,
+  VariableScope,
+} from './types.js';
 
 /** Evaluates `expr` with `doc` as $$ROOT / $$CURRENT. */
 export function evaluateOn(expr: Expression, doc: BsonDocument, frame: Frame): Value {

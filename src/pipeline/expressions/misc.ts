@@ -21,7 +21,8 @@ const $const: OperatorDefinition = { name: '$const', parse: (arg) => constant(ar
 const $let: OperatorDefinition = {
   name: '$let',
   parse(arg, ctx) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location16874, '$let only supports an object as its argument');
+    if (!isPlainDocument(arg))
+      fail(AggCode.Location16874, '$let only supports an object as its argument');
     let vars: BsonValue | undefined;
     let inSpec: BsonValue | undefined;
     let hasIn = false;
@@ -34,7 +35,8 @@ const $let: OperatorDefinition = {
     }
     if (vars === undefined) fail(AggCode.Location16876, "Missing 'vars' parameter to $let");
     if (!hasIn) fail(AggCode.Location16877, "Missing 'in' parameter to $let");
-    if (!isPlainDocument(vars)) fail(AggCode.Location10065, "invalid parameter: expected an object (vars)");
+    if (!isPlainDocument(vars))
+      fail(AggCode.Location10065, 'invalid parameter: expected an object (vars)');
     // The variables' expressions see only the outer scope; `in` sees the new variables.
     const defs = Object.entries(vars).map(([name, spec]) => ({ name, expr: ctx.parse(spec) }));
     const child = withChildScope(ctx);
@@ -55,8 +57,10 @@ const $let: OperatorDefinition = {
 const $rand: OperatorDefinition = {
   name: '$rand',
   parse(arg, ctx) {
-    if (ctx.env.forbidRandom === true) fail(AggCode.Location3040500, '$rand not allowed inside collection validators');
-    if (!isPlainDocument(arg) || Object.keys(arg).length > 0) fail(AggCode.Location3040501, '$rand does not currently accept arguments');
+    if (ctx.env.forbidRandom === true)
+      fail(AggCode.Location3040500, '$rand not allowed inside collection validators');
+    if (!isPlainDocument(arg) || Object.keys(arg).length > 0)
+      fail(AggCode.Location3040501, '$rand does not currently accept arguments');
     return operatorExpression('$rand', [], () => new Double(Math.random()), { fold: false });
   },
 };
@@ -80,7 +84,8 @@ const META_NAMES = new Set([
 const $meta: OperatorDefinition = {
   name: '$meta',
   parse(arg) {
-    if (typeof arg !== 'string') fail(AggCode.Location17307, '$meta only supports string arguments');
+    if (typeof arg !== 'string')
+      fail(AggCode.Location17307, '$meta only supports string arguments');
     if (!META_NAMES.has(arg)) fail(AggCode.Location17308, `Unsupported argument to $meta: ${arg}`);
     return { kind: 'operator', op: '$meta', evaluate: () => MISSING };
   },
@@ -89,14 +94,19 @@ const $meta: OperatorDefinition = {
 function timestampPart(name: string, part: (t: Timestamp) => number): OperatorDefinition {
   return unaryOperator(name, (v) => {
     if (isNullish(v)) return null;
-    if (!(v instanceof Timestamp)) fail(name === '$tsSecond' ? AggCode.Location5687301 : AggCode.Location5687302, ` Argument to ${name} must be a timestamp, but is ${typeName(v)}`);
+    if (!(v instanceof Timestamp))
+      fail(
+        name === '$tsSecond' ? AggCode.Location5687301 : AggCode.Location5687302,
+        ` Argument to ${name} must be a timestamp, but is ${typeName(v)}`,
+      );
     return Long.fromNumber(part(v));
   });
 }
 
 const $bsonSize = unaryOperator('$bsonSize', (v) => {
   if (isNullish(v)) return null;
-  if (!isPlainDocument(v)) fail(AggCode.Location31393, `$bsonSize requires a document input, found: ${typeName(v)}`);
+  if (!isPlainDocument(v))
+    fail(AggCode.Location31393, `$bsonSize requires a document input, found: ${typeName(v)}`);
   return new Int32(bsonSize(v));
 });
 
@@ -104,25 +114,39 @@ const $binarySize = unaryOperator('$binarySize', (v) => {
   if (isNullish(v)) return null;
   if (typeof v === 'string') return new Int32(Buffer.byteLength(v, 'utf8'));
   if (v instanceof Binary) return new Int32(v.position);
-  fail(AggCode.Location51276, `$binarySize requires a string or BinData argument, found: ${typeName(v)}`);
+  fail(
+    AggCode.Location51276,
+    `$binarySize requires a string or BinData argument, found: ${typeName(v)}`,
+  );
 });
 
 function noJavaScript(): never {
-  fail(AggCode.Location31264, 'Cannot run server-side javascript without the javascript engine enabled');
+  fail(
+    AggCode.Location31264,
+    'Cannot run server-side javascript without the javascript engine enabled',
+  );
 }
 
 const $function: OperatorDefinition = {
   name: '$function',
   parse(arg, ctx) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location31260, `$function requires an object as an argument, found: ${typeName(arg)}`);
+    if (!isPlainDocument(arg))
+      fail(
+        AggCode.Location31260,
+        `$function requires an object as an argument, found: ${typeName(arg)}`,
+      );
     const spec = arg as BsonDocument;
     for (const k of Object.keys(spec)) {
-      if (k !== 'body' && k !== 'args' && k !== 'lang') fail(AggCode.Location31267, `$function found an unknown argument: ${k}`);
+      if (k !== 'body' && k !== 'args' && k !== 'lang')
+        fail(AggCode.Location31267, `$function found an unknown argument: ${k}`);
     }
-    if (spec['body'] === undefined) fail(AggCode.Location31261, 'The body function must be specified.');
-    if (spec['args'] === undefined) fail(AggCode.Location31263, 'The args field must be specified.');
+    if (spec['body'] === undefined)
+      fail(AggCode.Location31261, 'The body function must be specified.');
+    if (spec['args'] === undefined)
+      fail(AggCode.Location31263, 'The args field must be specified.');
     if (!isArray(spec['args'])) fail(AggCode.Location31266, 'The args field must be of type array');
-    if (spec['lang'] !== 'js') fail(AggCode.Location31418, "$function currently only supports language 'js'");
+    if (spec['lang'] !== 'js')
+      fail(AggCode.Location31418, "$function currently only supports language 'js'");
     const args: Expression[] = (spec['args'] as BsonValue[]).map((a) => ctx.parse(a));
     void args;
     return { kind: 'operator', op: '$function', evaluate: noJavaScript };

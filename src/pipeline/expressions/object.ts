@@ -14,34 +14,73 @@ import type { Expression, Frame, OperatorDefinition, ParseContext, Value } from 
 
 const $objectToArray = unaryOperator('$objectToArray', (v) => {
   if (isNullish(v)) return null;
-  if (!isPlainDocument(v)) fail(AggCode.Location40390, `$objectToArray requires a document input, found: ${typeName(v)}`);
+  if (!isPlainDocument(v))
+    fail(AggCode.Location40390, `$objectToArray requires a document input, found: ${typeName(v)}`);
   return Object.entries(v).map(([k, x]) => ({ k, v: x }));
 });
 
 const $arrayToObject = unaryOperator('$arrayToObject', (input) => {
   if (isNullish(input)) return null;
-  if (!isArray(input)) fail(AggCode.Location40386, `$arrayToObject requires an array input, found: ${typeName(input)}`);
+  if (!isArray(input))
+    fail(
+      AggCode.Location40386,
+      `$arrayToObject requires an array input, found: ${typeName(input)}`,
+    );
   const out: BsonDocument = {};
   if (input.length === 0) return out;
   const first = input[0] as BsonValue;
   const pairs = isArray(first);
-  if (!pairs && !isPlainDocument(first)) fail(AggCode.Location40398, `Unrecognised input type format for $arrayToObject: ${typeName(first)}`);
+  if (!pairs && !isPlainDocument(first))
+    fail(
+      AggCode.Location40398,
+      `Unrecognised input type format for $arrayToObject: ${typeName(first)}`,
+    );
   for (const el of input) {
     if (pairs) {
-      if (!isArray(el)) fail(AggCode.Location40396, `$arrayToObject requires a consistent input format. Elements mustall be arrays or all be objects. Array was detected, now found: ${typeName(el)}`);
-      if (el.length !== 2) fail(AggCode.Location40397, `$arrayToObject requires an array of size 2 arrays,found array of size: ${el.length}`);
+      if (!isArray(el))
+        fail(
+          AggCode.Location40396,
+          `$arrayToObject requires a consistent input format. Elements mustall be arrays or all be objects. Array was detected, now found: ${typeName(el)}`,
+        );
+      if (el.length !== 2)
+        fail(
+          AggCode.Location40397,
+          `$arrayToObject requires an array of size 2 arrays,found array of size: ${el.length}`,
+        );
       const key = el[0] as BsonValue;
-      if (typeof key !== 'string') fail(AggCode.Location40395, `$arrayToObject requires an array of key-value pairs, where the key must be of type string. Found key type: ${typeName(key)}`);
-      if (key.includes('\0')) fail(AggCode.Location4940400, 'Key field cannot contain an embedded null byte');
+      if (typeof key !== 'string')
+        fail(
+          AggCode.Location40395,
+          `$arrayToObject requires an array of key-value pairs, where the key must be of type string. Found key type: ${typeName(key)}`,
+        );
+      if (key.includes('\0'))
+        fail(AggCode.Location4940400, 'Key field cannot contain an embedded null byte');
       setOwn(out, key, el[1] as BsonValue);
     } else {
-      if (!isPlainDocument(el)) fail(AggCode.Location40391, `$arrayToObject requires a consistent input format. Elements mustall be arrays or all be objects. Object was detected, now found: ${typeName(el)}`);
+      if (!isPlainDocument(el))
+        fail(
+          AggCode.Location40391,
+          `$arrayToObject requires a consistent input format. Elements mustall be arrays or all be objects. Object was detected, now found: ${typeName(el)}`,
+        );
       const n = Object.keys(el).length;
-      if (n !== 2) fail(AggCode.Location40392, `$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:${n}`);
-      if (!hasOwn(el, 'k') || !hasOwn(el, 'v')) fail(AggCode.Location40393, `$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: ${formatValue(el)}`);
+      if (n !== 2)
+        fail(
+          AggCode.Location40392,
+          `$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:${n}`,
+        );
+      if (!hasOwn(el, 'k') || !hasOwn(el, 'v'))
+        fail(
+          AggCode.Location40393,
+          `$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: ${formatValue(el)}`,
+        );
       const key = getOwn(el, 'k');
-      if (typeof key !== 'string') fail(AggCode.Location40394, `$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: ${typeName(key ?? null)}`);
-      if (key.includes('\0')) fail(AggCode.Location4940401, 'Key field cannot contain an embedded null byte');
+      if (typeof key !== 'string')
+        fail(
+          AggCode.Location40394,
+          `$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: ${typeName(key ?? null)}`,
+        );
+      if (key.includes('\0'))
+        fail(AggCode.Location4940401, 'Key field cannot contain an embedded null byte');
       setOwn(out, key, getOwn(el, 'v') ?? null);
     }
   }
@@ -64,13 +103,28 @@ function isLiteralSpec(spec: BsonValue): boolean {
 }
 
 /** The 'field' argument of $getField/$setField: a string constant as written (not a field path). */
-function constantField(name: string, field: Expression, pathCode: number, constCode: number, typeCode: number, spec: BsonValue): string {
+function constantField(
+  name: string,
+  field: Expression,
+  pathCode: number,
+  constCode: number,
+  typeCode: number,
+  spec: BsonValue,
+): string {
   if (typeof spec === 'string' && spec.startsWith('$')) {
-    fail(pathCode, `'${spec}' is a field path reference which is not allowed in this context. Did you mean {$literal: '${spec}'}?`);
+    fail(
+      pathCode,
+      `'${spec}' is a field path reference which is not allowed in this context. Did you mean {$literal: '${spec}'}?`,
+    );
   }
-  if (!isLiteralSpec(spec) || field.kind !== 'constant') fail(constCode, `${name} requires 'field' to evaluate to a constant, but got a non-constant argument`);
+  if (!isLiteralSpec(spec) || field.kind !== 'constant')
+    fail(
+      constCode,
+      `${name} requires 'field' to evaluate to a constant, but got a non-constant argument`,
+    );
   const v = field.value ?? null;
-  if (typeof v !== 'string') fail(typeCode, `${name} requires 'field' to evaluate to type String, but got ${typeName(v)}`);
+  if (typeof v !== 'string')
+    fail(typeCode, `${name} requires 'field' to evaluate to type String, but got ${typeName(v)}`);
   return v;
 }
 
@@ -101,9 +155,18 @@ const $getField: OperatorDefinition = {
       field = ctx.parse(arg);
       input = currentDocument(ctx);
     }
-    if (field === undefined) fail(AggCode.Location3041702, "$getField requires 'field' to be specified");
-    if (input === undefined) fail(AggCode.Location3041703, "$getField requires 'input' to be specified");
-    const name = constantField('$getField', field, AggCode.Location5654600, AggCode.Location5654601, AggCode.Location5654602, fieldSpec ?? null);
+    if (field === undefined)
+      fail(AggCode.Location3041702, "$getField requires 'field' to be specified");
+    if (input === undefined)
+      fail(AggCode.Location3041703, "$getField requires 'input' to be specified");
+    const name = constantField(
+      '$getField',
+      field,
+      AggCode.Location5654600,
+      AggCode.Location5654601,
+      AggCode.Location5654602,
+      fieldSpec ?? null,
+    );
     const inputE = input;
     const evaluate = (frame: Frame): Value => {
       const v = inputE.evaluate(frame);
@@ -124,7 +187,8 @@ function setFieldOperator(name: '$setField' | '$unsetField'): OperatorDefinition
   return {
     name,
     parse(arg, ctx) {
-      if (!isPlainDocument(arg)) fail(AggCode.Location4161100, `${name} only supports an object as its argument`);
+      if (!isPlainDocument(arg))
+        fail(AggCode.Location4161100, `${name} only supports an object as its argument`);
       let fieldSpec: BsonValue | undefined;
       let field: Expression | undefined;
       let input: Expression | undefined;
@@ -137,17 +201,29 @@ function setFieldOperator(name: '$setField' | '$unsetField'): OperatorDefinition
         else if (name === '$setField' && k === 'value') value = ctx.parse(v);
         else fail(AggCode.Location4161101, `${name} found an unknown argument: ${k}`);
       }
-      if (name === '$unsetField') value = { kind: 'constant', value: MISSING, evaluate: () => MISSING };
-      if (field === undefined) fail(AggCode.Location4161102, `${name} requires 'field' to be specified`);
-      if (value === undefined) fail(AggCode.Location4161103, `${name} requires 'value' to be specified`);
-      if (input === undefined) fail(AggCode.Location4161109, `${name} requires 'input' to be specified`);
-      const key = constantField(name, field, AggCode.Location4161108, AggCode.Location4161106, AggCode.Location4161107, fieldSpec ?? null);
+      if (name === '$unsetField')
+        value = { kind: 'constant', value: MISSING, evaluate: () => MISSING };
+      if (field === undefined)
+        fail(AggCode.Location4161102, `${name} requires 'field' to be specified`);
+      if (value === undefined)
+        fail(AggCode.Location4161103, `${name} requires 'value' to be specified`);
+      if (input === undefined)
+        fail(AggCode.Location4161109, `${name} requires 'input' to be specified`);
+      const key = constantField(
+        name,
+        field,
+        AggCode.Location4161108,
+        AggCode.Location4161106,
+        AggCode.Location4161107,
+        fieldSpec ?? null,
+      );
       const inputE = input;
       const valueE = value;
       const evaluate = (frame: Frame): Value => {
         const v = inputE.evaluate(frame);
         if (isNullish(v)) return null;
-        if (!isPlainDocument(v)) fail(AggCode.Location4161105, '$setField requires \'input\' to evaluate to type Object');
+        if (!isPlainDocument(v))
+          fail(AggCode.Location4161105, "$setField requires 'input' to evaluate to type Object");
         const out: BsonDocument = { ...v };
         const nv = valueE.evaluate(frame);
         if (nv === MISSING) deleteOwn(out, key);

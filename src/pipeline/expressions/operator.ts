@@ -33,7 +33,8 @@ export function operatorExpression(
 ): Expression {
   const expr: Expression = { kind: 'operator', op, evaluate };
   if (options.fold === false) return expr;
-  if (children.every((c) => c === undefined || isConstant(c))) return constant(evaluate(FOLD_FRAME));
+  if (children.every((c) => c === undefined || isConstant(c)))
+    return constant(evaluate(FOLD_FRAME));
   return expr;
 }
 
@@ -44,12 +45,19 @@ export function parseOperands(arg: BsonValue, ctx: ParseContext): Expression[] {
 }
 
 export function checkExactArity(name: string, n: number, expected: number): void {
-  if (n !== expected) fail(ErrorCode.Location16020, `Expression ${name} takes exactly ${expected} arguments. ${n} were passed in.`);
+  if (n !== expected)
+    fail(
+      ErrorCode.Location16020,
+      `Expression ${name} takes exactly ${expected} arguments. ${n} were passed in.`,
+    );
 }
 
 export function checkArityRange(name: string, n: number, min: number, max: number): void {
   if (n < min || n > max) {
-    fail(AggCode.Location28667, `Expression ${name} takes at least ${min} arguments, and at most ${max}, but ${n} were passed in.`);
+    fail(
+      AggCode.Location28667,
+      `Expression ${name} takes at least ${min} arguments, and at most ${max}, but ${n} were passed in.`,
+    );
   }
 }
 
@@ -89,7 +97,11 @@ export function naryOperator(
 }
 
 /** A one-operand operator; `[x]` and `x` are both accepted, as mongod does. */
-export function unaryOperator(name: string, apply: (value: Value) => Value, options: { fold?: boolean } = {}): OperatorDefinition {
+export function unaryOperator(
+  name: string,
+  apply: (value: Value) => Value,
+  options: { fold?: boolean } = {},
+): OperatorDefinition {
   return naryOperator(name, 1, (values) => apply(values[0] as Value), options);
 }
 

@@ -16,7 +16,14 @@ import { constant, operatorExpression } from './operator.js';
 import { operators, refusedOperators } from './registry.js';
 import { newScope } from './variables.js';
 import { MISSING } from './types.js';
-import type { Expression, ExpressionEnv, Frame, ParseContext, Value, VariableScope } from './types.js';
+import type {
+  Expression,
+  ExpressionEnv,
+  Frame,
+  ParseContext,
+  Value,
+  VariableScope,
+} from './types.js';
 
 export interface EnvOptions {
   readonly now?: Date;
@@ -29,11 +36,21 @@ export interface EnvOptions {
 
 /** A fresh environment for one command (one $$NOW, one frame). */
 export function newEnv(options: EnvOptions = {}): ExpressionEnv {
-  return { now: options.now ?? new Date(), clusterTime: options.clusterTime, frame: { vars: [undefined] }, nextSlot: 1, ...(options.collator === undefined ? {} : { collator: options.collator }), ...(options.forbidRandom === true ? { forbidRandom: true } : {}) };
+  return {
+    now: options.now ?? new Date(),
+    clusterTime: options.clusterTime,
+    frame: { vars: [undefined] },
+    nextSlot: 1,
+    ...(options.collator === undefined ? {} : { collator: options.collator }),
+    ...(options.forbidRandom === true ? { forbidRandom: true } : {}),
+  };
 }
 
 /** The top-level parse context of a command, with an optional enclosing scope. */
-export function rootContext(env: ExpressionEnv, scope: VariableScope = newScope(undefined)): ParseContext {
+export function rootContext(
+  env: ExpressionEnv,
+  scope: VariableScope = newScope(undefined),
+): ParseContext {
   return makeContext(env, scope, 0);
 }
 
@@ -53,7 +70,10 @@ function makeContext(env: ExpressionEnv, scope: VariableScope, depth: number): P
 /** Parses any expression. */
 export function parseExpression(spec: BsonValue, ctx: ParseContext): Expression {
   if (ctx.depth > limits.expressionDepthMax) {
-    fail(ErrorCode.Overflow, `expression nesting exceeds the limit of ${limits.expressionDepthMax}`);
+    fail(
+      ErrorCode.Overflow,
+      `expression nesting exceeds the limit of ${limits.expressionDepthMax}`,
+    );
   }
   if (typeof spec === 'string' && spec.startsWith('$')) return parseFieldPathExpression(spec, ctx);
   if (isArray(spec)) return parseArray(spec, ctx);
@@ -64,11 +84,15 @@ export function parseExpression(spec: BsonValue, ctx: ParseContext): Expression 
 function parseArray(spec: BsonValue[], ctx: ParseContext): Expression {
   const children = spec.map((s) => ctx.parse(s));
   // An array cannot hold a missing value: mongod stores null in its place.
-  const evaluate = (frame: Frame): Value => children.map((c) => {
-    const v = c.evaluate(frame);
-    return v === MISSING ? null : v;
-  });
-  return { ...operatorExpression('$array', children, evaluate), ...(children.every((c) => c.kind === 'constant') ? {} : { kind: 'array' as const }) };
+  const evaluate = (frame: Frame): Value =>
+    children.map((c) => {
+      const v = c.evaluate(frame);
+      return v === MISSING ? null : v;
+    });
+  return {
+    ...operatorExpression('$array', children, evaluate),
+    ...(children.every((c) => c.kind === 'constant') ? {} : { kind: 'array' as const }),
+  };
 }
 
 /** An object: an operator ({$op: arg}) or an object expression ({a: <expr>, ...}). */
@@ -77,7 +101,11 @@ export function parseObject(spec: BsonDocument, ctx: ParseContext): Expression {
   const first = keys[0];
   if (first === undefined) return constant({});
   if (first.startsWith('$')) {
-    if (keys.length !== 1) fail(AggCode.Location15983, `An object representing an expression must have exactly one field: ${formatBson(spec)}`);
+    if (keys.length !== 1)
+      fail(
+        AggCode.Location15983,
+        `An object representing an expression must have exactly one field: ${formatBson(spec)}`,
+      );
     return parseOperator(first, spec[first] as BsonValue, ctx);
   }
   return parseObjectExpression(spec, ctx);
@@ -106,6 +134,10 @@ function parseObjectExpression(spec: BsonDocument, ctx: ParseContext): Expressio
     }
     return out;
   };
-  const folded = operatorExpression('$object', fields.map(([, e]) => e), evaluate);
+  const folded = operatorExpression(
+    '$object',
+    fields.map(([, e]) => e),
+    evaluate,
+  );
   return folded.kind === 'constant' ? folded : { kind: 'object', evaluate };
 }

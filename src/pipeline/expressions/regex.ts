@@ -21,8 +21,16 @@ interface Parsed {
   options: Expression | undefined;
 }
 
-function parseArgs(name: string, arg: BsonValue, ctx: Parameters<OperatorDefinition['parse']>[1]): Parsed {
-  if (!isPlainDocument(arg)) fail(AggCode.Location51103, `${name} expects an object of named arguments but found: ${typeName(arg)}`);
+function parseArgs(
+  name: string,
+  arg: BsonValue,
+  ctx: Parameters<OperatorDefinition['parse']>[1],
+): Parsed {
+  if (!isPlainDocument(arg))
+    fail(
+      AggCode.Location51103,
+      `${name} expects an object of named arguments but found: ${typeName(arg)}`,
+    );
   let input: Expression | undefined;
   let regex: Expression | undefined;
   let options: Expression | undefined;
@@ -42,28 +50,42 @@ function compile(name: string, pattern: Value, options: Value): GuardedRegex | u
   if (!(isNullish(pattern) || typeof pattern === 'string' || pattern instanceof BSONRegExp)) {
     fail(AggCode.Location51105, `${name} needs 'regex' to be of type string or regex`);
   }
-  if (!(isNullish(options) || typeof options === 'string')) fail(AggCode.Location51106, `${name} needs 'options' to be of type string`);
+  if (!(isNullish(options) || typeof options === 'string'))
+    fail(AggCode.Location51106, `${name} needs 'options' to be of type string`);
   let source: string | undefined;
   let flags = '';
   if (pattern instanceof BSONRegExp) {
     source = pattern.pattern;
     if (!isNullish(options) && pattern.options.length > 0) {
-      fail(AggCode.Location51107, `${name}: found regex option(s) specified in both 'regex' and 'option' fields`);
+      fail(
+        AggCode.Location51107,
+        `${name}: found regex option(s) specified in both 'regex' and 'option' fields`,
+      );
     }
     flags = pattern.options;
   } else if (typeof pattern === 'string') {
     source = pattern;
   }
   if (typeof options === 'string') flags = options;
-  if (source !== undefined && source.includes('\0')) fail(AggCode.Location51109, `${name}: regular expression cannot contain an embedded null byte`);
-  if (flags.includes('\0')) fail(AggCode.Location51110, `${name}: regular expression options cannot contain an embedded null byte`);
+  if (source !== undefined && source.includes('\0'))
+    fail(AggCode.Location51109, `${name}: regular expression cannot contain an embedded null byte`);
+  if (flags.includes('\0'))
+    fail(
+      AggCode.Location51110,
+      `${name}: regular expression options cannot contain an embedded null byte`,
+    );
   if (source === undefined) return undefined;
   const parsedFlags = parseRegexFlags(flags, name);
   try {
     const { source: js, ignoreCase } = translatePcre(source, parsedFlags);
     return guardRegex(new RegExp(js, ignoreCase ? 'giu' : 'gu'), name);
   } catch (e) {
-    const reason = e instanceof CommandError || e instanceof Error ? e.message.replace(/^Regular expression is invalid: /, '').replace(/^Invalid regular expression: /, '') : 'syntax error';
+    const reason =
+      e instanceof CommandError || e instanceof Error
+        ? e.message
+            .replace(/^Regular expression is invalid: /, '')
+            .replace(/^Invalid regular expression: /, '')
+        : 'syntax error';
     fail(AggCode.Location51111, `Invalid Regex in ${name}: ${reason}`);
   }
 }
@@ -75,7 +97,11 @@ function codePointLength(s: string): number {
 }
 
 /** One match from UTF-16 offset `from`, as {match, idx, captures}. */
-function matchAt(re: GuardedRegex, input: string, from: number): { doc: BsonDocument; index: number; length: number } | undefined {
+function matchAt(
+  re: GuardedRegex,
+  input: string,
+  from: number,
+): { doc: BsonDocument; index: number; length: number } | undefined {
   const m = re.exec(input, from);
   if (m === null) return undefined;
   const whole = m.groups[0] ?? '';
@@ -95,14 +121,20 @@ function regexOperator(name: string, mode: Mode): OperatorDefinition {
     parse(arg, ctx) {
       const { input, regex, options } = parseArgs(name, arg, ctx);
       // A constant pattern is compiled once (mongod does the same in optimize()).
-      const fixed = regex.kind === 'constant' && (options === undefined || options.kind === 'constant')
-        ? { re: compile(name, regex.value ?? null, options?.value ?? null) }
-        : undefined;
+      const fixed =
+        regex.kind === 'constant' && (options === undefined || options.kind === 'constant')
+          ? { re: compile(name, regex.value ?? null, options?.value ?? null) }
+          : undefined;
       const evaluate = (frame: Frame): Value => {
         const text = input.evaluate(frame);
-        if (!(isNullish(text) || typeof text === 'string')) fail(AggCode.Location51104, `${name} needs 'input' to be of type string`);
-        const re = fixed !== undefined ? fixed.re : compile(name, regex.evaluate(frame), options?.evaluate(frame) ?? null);
-        if (typeof text !== 'string' || re === undefined) return mode === 'match' ? false : mode === 'find' ? null : [];
+        if (!(isNullish(text) || typeof text === 'string'))
+          fail(AggCode.Location51104, `${name} needs 'input' to be of type string`);
+        const re =
+          fixed !== undefined
+            ? fixed.re
+            : compile(name, regex.evaluate(frame), options?.evaluate(frame) ?? null);
+        if (typeof text !== 'string' || re === undefined)
+          return mode === 'match' ? false : mode === 'find' ? null : [];
         if (mode === 'match') return re.test(text);
         if (mode === 'find') return matchAt(re, text, 0)?.doc ?? null;
         const out: BsonDocument[] = [];
@@ -112,11 +144,16 @@ function regexOperator(name: string, mode: Mode): OperatorDefinition {
           if (m === undefined) break;
           out.push(m.doc);
           // An empty match moves on by one code point so the scan always advances.
-          pos = m.length === 0 ? m.index + ((text.codePointAt(m.index) ?? 0) > 0xffff ? 2 : 1) : m.index + m.length;
+          pos =
+            m.length === 0
+              ? m.index + ((text.codePointAt(m.index) ?? 0) > 0xffff ? 2 : 1)
+              : m.index + m.length;
         } while (pos < text.length);
         return out;
       };
-      return operatorExpression(name, [input, regex, options], evaluate, { fold: input.kind === 'constant' });
+      return operatorExpression(name, [input, regex, options], evaluate, {
+        fold: input.kind === 'constant',
+      });
     },
   };
 }
@@ -126,4 +163,3 @@ export const regexOperators: readonly OperatorDefinition[] = [
   regexOperator('$regexFind', 'find'),
   regexOperator('$regexFindAll', 'findAll'),
 ];
-

@@ -19,7 +19,9 @@ import { trigonometryOperators } from './trigonometry.js';
 import { typeOperators } from './type.js';
 import type { OperatorDefinition } from './types.js';
 
-function buildRegistry(families: ReadonlyArray<readonly OperatorDefinition[]>): Map<string, OperatorDefinition> {
+function buildRegistry(
+  families: ReadonlyArray<readonly OperatorDefinition[]>,
+): Map<string, OperatorDefinition> {
   const map = new Map<string, OperatorDefinition>();
   for (const family of families) {
     for (const op of family) {
@@ -55,6 +57,10 @@ export const operators: ReadonlyMap<string, OperatorDefinition> = buildRegistry(
 export const refusedOperators: ReadonlyMap<string, () => never> = new Map([
   [
     '$toHashedIndexKey',
-    () => fail(ErrorCode.NotImplemented, '$toHashedIndexKey is not supported: this server has no hashed indexes, so no hash of their key format'),
+    () =>
+      fail(
+        ErrorCode.NotImplemented,
+        '$toHashedIndexKey is not supported: this server has no hashed indexes, so no hash of their key format',
+      ),
   ],
 ]);

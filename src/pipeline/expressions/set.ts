@@ -16,7 +16,9 @@ import type { Frame, OperatorDefinition, Value } from './types.js';
 function toSet(values: readonly BsonValue[], collator: Collator | undefined): BsonValue[] {
   const sorted = [...values].sort((a, b) => compareValues(a, b, collator));
   const out: BsonValue[] = [];
-  for (const v of sorted) if (out.length === 0 || compareValues(out[out.length - 1] as BsonValue, v, collator) !== 0) out.push(v);
+  for (const v of sorted)
+    if (out.length === 0 || compareValues(out[out.length - 1] as BsonValue, v, collator) !== 0)
+      out.push(v);
   return out;
 }
 
@@ -44,7 +46,11 @@ const $setUnion: OperatorDefinition = {
       for (const c of children) {
         const v = c.evaluate(frame);
         if (isNullish(v)) return null;
-        if (!isArray(v)) fail(AggCode.Location17043, `All operands of $setUnion must be arrays. One argument is of type: ${typeName(v)}`);
+        if (!isArray(v))
+          fail(
+            AggCode.Location17043,
+            `All operands of $setUnion must be arrays. One argument is of type: ${typeName(v)}`,
+          );
         all.push(...v);
       }
       return toSet(all, collator);
@@ -63,7 +69,11 @@ const $setIntersection: OperatorDefinition = {
       for (const c of children) {
         const v = c.evaluate(frame);
         if (isNullish(v)) return null;
-        if (!isArray(v)) fail(AggCode.Location17047, `All operands of $setIntersection must be arrays. One argument is of type: ${typeName(v)}`);
+        if (!isArray(v))
+          fail(
+            AggCode.Location17047,
+            `All operands of $setIntersection must be arrays. One argument is of type: ${typeName(v)}`,
+          );
         if (current === undefined) current = toSet(v, collator);
         else if (current.length > 0) {
           const next = toSet(v, collator);
@@ -80,8 +90,16 @@ const $setDifference = naryOperator('$setDifference', 2, ([a, b], collator) => {
   const lhs = a as Value;
   const rhs = b as Value;
   if (isNullish(lhs) || isNullish(rhs)) return null;
-  if (!isArray(lhs)) fail(AggCode.Location17048, `both operands of $setDifference must be arrays. First argument is of type: ${typeName(lhs)}`);
-  if (!isArray(rhs)) fail(AggCode.Location17049, `both operands of $setDifference must be arrays. Second argument is of type: ${typeName(rhs)}`);
+  if (!isArray(lhs))
+    fail(
+      AggCode.Location17048,
+      `both operands of $setDifference must be arrays. First argument is of type: ${typeName(lhs)}`,
+    );
+  if (!isArray(rhs))
+    fail(
+      AggCode.Location17049,
+      `both operands of $setDifference must be arrays. Second argument is of type: ${typeName(rhs)}`,
+    );
   const seen = toSet(rhs, collator);
   const out: BsonValue[] = [];
   for (const v of lhs) {
@@ -97,17 +115,30 @@ const $setEquals: OperatorDefinition = {
   name: '$setEquals',
   parse(arg, ctx) {
     const children = parseOperands(arg, ctx);
-    if (children.length < 2) fail(AggCode.Location17045, `$setEquals needs at least two arguments had: ${children.length}`);
+    if (children.length < 2)
+      fail(
+        AggCode.Location17045,
+        `$setEquals needs at least two arguments had: ${children.length}`,
+      );
     const collator = ctx.env.collator;
     const evaluate = (frame: Frame): Value => {
       let first: BsonValue[] | undefined;
       let result = true;
       children.forEach((c, i) => {
         const v = c.evaluate(frame);
-        if (!isArray(v)) fail(AggCode.Location17044, `All operands of $setEquals must be arrays. ${i + 1}-th argument is of type: ${typeName(v)}`);
+        if (!isArray(v))
+          fail(
+            AggCode.Location17044,
+            `All operands of $setEquals must be arrays. ${i + 1}-th argument is of type: ${typeName(v)}`,
+          );
         const s = toSet(v, collator);
         if (first === undefined) first = s;
-        else if (result) result = s.length === first.length && s.every((x, k) => compareValues(x, (first as BsonValue[])[k] as BsonValue, collator) === 0);
+        else if (result)
+          result =
+            s.length === first.length &&
+            s.every(
+              (x, k) => compareValues(x, (first as BsonValue[])[k] as BsonValue, collator) === 0,
+            );
       });
       return result;
     };
@@ -118,19 +149,35 @@ const $setEquals: OperatorDefinition = {
 const $setIsSubset = naryOperator('$setIsSubset', 2, ([a, b], collator) => {
   const lhs = a as Value;
   const rhs = b as Value;
-  if (!isArray(lhs)) fail(AggCode.Location17046, `both operands of $setIsSubset must be arrays. First argument is of type: ${typeName(lhs)}`);
-  if (!isArray(rhs)) fail(AggCode.Location17042, `both operands of $setIsSubset must be arrays. Second argument is of type: ${typeName(rhs)}`);
+  if (!isArray(lhs))
+    fail(
+      AggCode.Location17046,
+      `both operands of $setIsSubset must be arrays. First argument is of type: ${typeName(lhs)}`,
+    );
+  if (!isArray(rhs))
+    fail(
+      AggCode.Location17042,
+      `both operands of $setIsSubset must be arrays. Second argument is of type: ${typeName(rhs)}`,
+    );
   const set = toSet(rhs, collator);
   return lhs.every((v) => has(set, v, collator));
 });
 
 const $anyElementTrue = unaryOperator('$anyElementTrue', (v) => {
-  if (!isArray(v)) fail(AggCode.Location17041, `$anyElementTrue's argument must be an array, but is ${typeName(v)}`);
+  if (!isArray(v))
+    fail(
+      AggCode.Location17041,
+      `$anyElementTrue's argument must be an array, but is ${typeName(v)}`,
+    );
   return v.some((x) => toBool(x));
 });
 
 const $allElementsTrue = unaryOperator('$allElementsTrue', (v) => {
-  if (!isArray(v)) fail(AggCode.Location17040, `$allElementsTrue's argument must be an array, but is ${typeName(v)}`);
+  if (!isArray(v))
+    fail(
+      AggCode.Location17040,
+      `$allElementsTrue's argument must be an array, but is ${typeName(v)}`,
+    );
   return v.every((x) => toBool(x));
 });
 

@@ -11,8 +11,22 @@ import { isPlainDocument } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
 import { fail } from '../../errors.js';
 import { AggCode } from '../error-codes.js';
-import { coerceToString, formatValue, integralValue, isIntegral32, isNullish, numberOf, typeName } from '../values.js';
-import { checkArityRange, naryOperator, operatorExpression, parseOperands, unaryOperator } from './operator.js';
+import {
+  coerceToString,
+  formatValue,
+  integralValue,
+  isIntegral32,
+  isNullish,
+  numberOf,
+  typeName,
+} from '../values.js';
+import {
+  checkArityRange,
+  naryOperator,
+  operatorExpression,
+  parseOperands,
+  unaryOperator,
+} from './operator.js';
 import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
 
 const $concat: OperatorDefinition = {
@@ -24,7 +38,8 @@ const $concat: OperatorDefinition = {
       for (const c of children) {
         const v = c.evaluate(frame);
         if (isNullish(v)) return null;
-        if (typeof v !== 'string') fail(AggCode.Location16702, `$concat only supports strings, not ${typeName(v)}`);
+        if (typeof v !== 'string')
+          fail(AggCode.Location16702, `$concat only supports strings, not ${typeName(v)}`);
         out += v;
       }
       return out;
@@ -46,17 +61,32 @@ function toLong(v: Value): number {
 
 function substrBytes(name: string, s: Value, lowerV: Value, lengthV: Value): Value {
   const str = Buffer.from(coerceToString(s), 'utf8');
-  if (!isNumeric(lowerV)) fail(AggCode.Location16034, `${name}:  starting index must be a numeric type (is BSON type ${typeName(lowerV)})`);
-  if (!isNumeric(lengthV)) fail(AggCode.Location16035, `${name}:  length must be a numeric type (is BSON type ${typeName(lengthV)})`);
+  if (!isNumeric(lowerV))
+    fail(
+      AggCode.Location16034,
+      `${name}:  starting index must be a numeric type (is BSON type ${typeName(lowerV)})`,
+    );
+  if (!isNumeric(lengthV))
+    fail(
+      AggCode.Location16035,
+      `${name}:  length must be a numeric type (is BSON type ${typeName(lengthV)})`,
+    );
   const lower = toLong(lowerV);
-  if (lower < 0) fail(AggCode.Location50752, `${name}:  starting index must be non-negative (got: ${lower})`);
+  if (lower < 0)
+    fail(AggCode.Location50752, `${name}:  starting index must be non-negative (got: ${lower})`);
   const signedLength = toLong(lengthV);
   const length = signedLength < 0 ? str.length : signedLength;
   if (lower < str.length && isContinuation(str[lower])) {
-    fail(AggCode.Location28656, `${name}:  Invalid range, starting index is a UTF-8 continuation byte.`);
+    fail(
+      AggCode.Location28656,
+      `${name}:  Invalid range, starting index is a UTF-8 continuation byte.`,
+    );
   }
   if (lower + length < str.length && isContinuation(str[lower + length])) {
-    fail(AggCode.Location28657, `${name}:  Invalid range, ending index is in the middle of a UTF-8 character.`);
+    fail(
+      AggCode.Location28657,
+      `${name}:  Invalid range, ending index is in the middle of a UTF-8 character.`,
+    );
   }
   if (lower >= str.length) return '';
   return str.subarray(lower, Math.min(str.length, lower + length)).toString('utf8');
@@ -64,38 +94,61 @@ function substrBytes(name: string, s: Value, lowerV: Value, lengthV: Value): Val
 
 function substrBytesOperator(name: string): OperatorDefinition {
   // $substr is the deprecated spelling; mongod parses it as $substrBytes and names it so.
-  return naryOperator(name, 3, ([s, l, n]) => substrBytes('$substrBytes', s as Value, l as Value, n as Value));
+  return naryOperator(name, 3, ([s, l, n]) =>
+    substrBytes('$substrBytes', s as Value, l as Value, n as Value),
+  );
 }
 
 const $substrCP = naryOperator('$substrCP', 3, ([s, l, n]) => {
   const str = [...coerceToString(s as Value)];
   const lower = l as Value;
   const len = n as Value;
-  if (!isNumeric(lower)) fail(AggCode.Location34450, `$substrCP: starting index must be a numeric type (is BSON type ${typeName(lower)})`);
-  if (!isIntegral32(lower)) fail(AggCode.Location34451, `$substrCP: starting index cannot be represented as a 32-bit integral value: ${formatValue(lower)}`);
-  if (!isNumeric(len)) fail(AggCode.Location34452, `$substrCP: length must be a numeric type (is BSON type ${typeName(len)})`);
-  if (!isIntegral32(len)) fail(AggCode.Location34453, `$substrCP: length cannot be represented as a 32-bit integral value: ${formatValue(len)}`);
+  if (!isNumeric(lower))
+    fail(
+      AggCode.Location34450,
+      `$substrCP: starting index must be a numeric type (is BSON type ${typeName(lower)})`,
+    );
+  if (!isIntegral32(lower))
+    fail(
+      AggCode.Location34451,
+      `$substrCP: starting index cannot be represented as a 32-bit integral value: ${formatValue(lower)}`,
+    );
+  if (!isNumeric(len))
+    fail(
+      AggCode.Location34452,
+      `$substrCP: length must be a numeric type (is BSON type ${typeName(len)})`,
+    );
+  if (!isIntegral32(len))
+    fail(
+      AggCode.Location34453,
+      `$substrCP: length cannot be represented as a 32-bit integral value: ${formatValue(len)}`,
+    );
   const start = toLong(lower);
   const length = toLong(len);
   if (length < 0) fail(AggCode.Location34454, '$substrCP: length must be a nonnegative integer.');
-  if (start < 0) fail(AggCode.Location34455, '$substrCP: the starting index must be nonnegative integer.');
+  if (start < 0)
+    fail(AggCode.Location34455, '$substrCP: the starting index must be nonnegative integer.');
   return str.slice(start, start + length).join('');
 });
 
 function asciiCase(s: string, upper: boolean): string {
-  return s.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (m) => (upper ? m.toUpperCase() : m.toLowerCase()));
+  return s.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (m) =>
+    upper ? m.toUpperCase() : m.toLowerCase(),
+  );
 }
 
 const $toLower = unaryOperator('$toLower', (v) => asciiCase(coerceToString(v), false));
 const $toUpper = unaryOperator('$toUpper', (v) => asciiCase(coerceToString(v), true));
 
 const $strLenBytes = unaryOperator('$strLenBytes', (v) => {
-  if (typeof v !== 'string') fail(AggCode.Location34473, `$strLenBytes requires a string argument, found: ${typeName(v)}`);
+  if (typeof v !== 'string')
+    fail(AggCode.Location34473, `$strLenBytes requires a string argument, found: ${typeName(v)}`);
   return new Int32(Buffer.byteLength(v, 'utf8'));
 });
 
 const $strLenCP = unaryOperator('$strLenCP', (v) => {
-  if (typeof v !== 'string') fail(AggCode.Location34471, `$strLenCP requires a string argument, found: ${typeName(v)}`);
+  if (typeof v !== 'string')
+    fail(AggCode.Location34471, `$strLenCP requires a string argument, found: ${typeName(v)}`);
   let n = 0;
   for (const _ of v) n++;
   return new Int32(n);
@@ -111,21 +164,54 @@ const $split = naryOperator('$split', 2, ([a, b]) => {
   const input = a as Value;
   const sep = b as Value;
   if (isNullish(input) || isNullish(sep)) return null;
-  if (typeof input !== 'string') fail(AggCode.Location40085, `$split requires an expression that evaluates to a string as a first argument, found: ${typeName(input)}`);
-  if (typeof sep !== 'string') fail(AggCode.Location40086, `$split requires an expression that evaluates to a string as a second argument, found: ${typeName(sep)}`);
+  if (typeof input !== 'string')
+    fail(
+      AggCode.Location40085,
+      `$split requires an expression that evaluates to a string as a first argument, found: ${typeName(input)}`,
+    );
+  if (typeof sep !== 'string')
+    fail(
+      AggCode.Location40086,
+      `$split requires an expression that evaluates to a string as a second argument, found: ${typeName(sep)}`,
+    );
   if (sep.length === 0) fail(AggCode.Location40087, '$split requires a non-empty separator');
   return input.split(sep);
 });
 
 // ---- $trim, $ltrim, $rtrim --------------------------------------------------------------------
 
-const DEFAULT_TRIM = new Set(['\0', ' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2000', '\u2001', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006', '\u2007', '\u2008', '\u2009', '\u200a']);
+const DEFAULT_TRIM = new Set([
+  '\0',
+  ' ',
+  '\t',
+  '\n',
+  '\v',
+  '\f',
+  '\r',
+  '\u00a0',
+  '\u1680',
+  '\u2000',
+  '\u2001',
+  '\u2002',
+  '\u2003',
+  '\u2004',
+  '\u2005',
+  '\u2006',
+  '\u2007',
+  '\u2008',
+  '\u2009',
+  '\u200a',
+]);
 
 function trimOperator(name: string, left: boolean, right: boolean): OperatorDefinition {
   return {
     name,
     parse(arg, ctx) {
-      if (!isPlainDocument(arg)) fail(AggCode.Location50696, `${name} only supports an object as an argument, found ${typeName(arg)}`);
+      if (!isPlainDocument(arg))
+        fail(
+          AggCode.Location50696,
+          `${name} only supports an object as an argument, found ${typeName(arg)}`,
+        );
       let input: Expression | undefined;
       let chars: Expression | undefined;
       for (const [k, v] of Object.entries(arg)) {
@@ -139,12 +225,20 @@ function trimOperator(name: string, left: boolean, right: boolean): OperatorDefi
       const evaluate = (frame: Frame): Value => {
         const s = inputE.evaluate(frame);
         if (isNullish(s)) return null;
-        if (typeof s !== 'string') fail(AggCode.Location50699, `${name} requires its input to be a string, got ${formatValue(s)} (of type ${typeName(s)}) instead.`);
+        if (typeof s !== 'string')
+          fail(
+            AggCode.Location50699,
+            `${name} requires its input to be a string, got ${formatValue(s)} (of type ${typeName(s)}) instead.`,
+          );
         let set = DEFAULT_TRIM;
         if (charsE !== undefined) {
           const c = charsE.evaluate(frame);
           if (isNullish(c)) return null;
-          if (typeof c !== 'string') fail(AggCode.Location50700, `${name} requires 'chars' to be a string, got ${formatValue(c)} (of type ${typeName(c)}) instead.`);
+          if (typeof c !== 'string')
+            fail(
+              AggCode.Location50700,
+              `${name} requires 'chars' to be a string, got ${formatValue(c)} (of type ${typeName(c)}) instead.`,
+            );
           set = new Set(c);
         }
         const cps = [...s];
@@ -163,15 +257,21 @@ function trimOperator(name: string, left: boolean, right: boolean): OperatorDefi
 
 function indexArgument(name: string, v: Value, what: string): number {
   if (!isIntegral32(v)) {
-    fail(AggCode.Location40096, `${name}requires an integral ${what}, found a value of type: ${typeName(v)}, with value: ${formatValue(v)}`);
+    fail(
+      AggCode.Location40096,
+      `${name}requires an integral ${what}, found a value of type: ${typeName(v)}, with value: ${formatValue(v)}`,
+    );
   }
   const n = toLong(v);
-  if (n < 0) fail(AggCode.Location40097, `${name} requires a nonnegative ${what}, found: ${formatValue(v)}`);
+  if (n < 0)
+    fail(AggCode.Location40097, `${name} requires a nonnegative ${what}, found: ${formatValue(v)}`);
   return n;
 }
 
 function indexOfOperator(name: string, bytes: boolean): OperatorDefinition {
-  const [c1, c2] = bytes ? [AggCode.Location40091, AggCode.Location40092] : [AggCode.Location40093, AggCode.Location40094];
+  const [c1, c2] = bytes
+    ? [AggCode.Location40091, AggCode.Location40092]
+    : [AggCode.Location40093, AggCode.Location40094];
   return {
     name,
     parse(arg, ctx) {
@@ -180,13 +280,19 @@ function indexOfOperator(name: string, bytes: boolean): OperatorDefinition {
       const evaluate = (frame: Frame): Value => {
         const s = (children[0] as Expression).evaluate(frame);
         if (isNullish(s)) return null;
-        if (typeof s !== 'string') fail(c1, `${name} requires a string as the first argument, found: ${typeName(s)}`);
+        if (typeof s !== 'string')
+          fail(c1, `${name} requires a string as the first argument, found: ${typeName(s)}`);
         const token = (children[1] as Expression).evaluate(frame);
-        if (typeof token !== 'string') fail(c2, `${name} requires a string as the second argument, found: ${typeName(token)}`);
+        if (typeof token !== 'string')
+          fail(c2, `${name} requires a string as the second argument, found: ${typeName(token)}`);
         const units: readonly string[] | Buffer = bytes ? Buffer.from(s, 'utf8') : [...s];
-        const start = children[2] === undefined ? 0 : indexArgument(name, children[2].evaluate(frame), 'starting index');
+        const start =
+          children[2] === undefined
+            ? 0
+            : indexArgument(name, children[2].evaluate(frame), 'starting index');
         let end = units.length;
-        if (children[3] !== undefined) end = Math.min(end, indexArgument(name, children[3].evaluate(frame), 'ending index'));
+        if (children[3] !== undefined)
+          end = Math.min(end, indexArgument(name, children[3].evaluate(frame), 'ending index'));
         if (start > units.length || end < start) return new Int32(-1);
         if (bytes) {
           const buf = (units as Buffer).subarray(0, end);
@@ -214,23 +320,47 @@ function replaceOperator(name: string, all: boolean): OperatorDefinition {
   return {
     name,
     parse(arg, ctx) {
-      if (!isPlainDocument(arg)) fail(AggCode.Location51751, `${name} requires an object as an argument, found: ${typeName(arg)}`);
-      const parts: Record<'input' | 'find' | 'replacement', Expression | undefined> = { input: undefined, find: undefined, replacement: undefined };
+      if (!isPlainDocument(arg))
+        fail(
+          AggCode.Location51751,
+          `${name} requires an object as an argument, found: ${typeName(arg)}`,
+        );
+      const parts: Record<'input' | 'find' | 'replacement', Expression | undefined> = {
+        input: undefined,
+        find: undefined,
+        replacement: undefined,
+      };
       for (const [k, v] of Object.entries(arg)) {
-        if (k === 'input' || k === 'find' || k === 'replacement') parts[k] = ctx.parse(v as BsonValue);
+        if (k === 'input' || k === 'find' || k === 'replacement')
+          parts[k] = ctx.parse(v as BsonValue);
         else fail(AggCode.Location51750, `${name} found an unknown argument: ${k}`);
       }
       const { input, find, replacement } = parts;
-      if (input === undefined) fail(AggCode.Location51749, `${name} requires 'input' to be specified`);
-      if (find === undefined) fail(AggCode.Location51748, `${name} requires 'find' to be specified`);
-      if (replacement === undefined) fail(AggCode.Location51747, `${name} requires 'replacement' to be specified`);
+      if (input === undefined)
+        fail(AggCode.Location51749, `${name} requires 'input' to be specified`);
+      if (find === undefined)
+        fail(AggCode.Location51748, `${name} requires 'find' to be specified`);
+      if (replacement === undefined)
+        fail(AggCode.Location51747, `${name} requires 'replacement' to be specified`);
       const evaluate = (frame: Frame): Value => {
         const i = input.evaluate(frame);
         const f = find.evaluate(frame);
         const r = replacement.evaluate(frame);
-        if (!(typeof i === 'string' || isNullish(i))) fail(AggCode.Location51746, `${name} requires that 'input' be a string, found: ${formatValue(i)}`);
-        if (!(typeof f === 'string' || isNullish(f))) fail(AggCode.Location51745, `${name} requires that 'find' be a string, found: ${formatValue(f)}`);
-        if (!(typeof r === 'string' || isNullish(r))) fail(AggCode.Location51744, `${name} requires that 'replacement' be a string, found: ${formatValue(r)}`);
+        if (!(typeof i === 'string' || isNullish(i)))
+          fail(
+            AggCode.Location51746,
+            `${name} requires that 'input' be a string, found: ${formatValue(i)}`,
+          );
+        if (!(typeof f === 'string' || isNullish(f)))
+          fail(
+            AggCode.Location51745,
+            `${name} requires that 'find' be a string, found: ${formatValue(f)}`,
+          );
+        if (!(typeof r === 'string' || isNullish(r)))
+          fail(
+            AggCode.Location51744,
+            `${name} requires that 'replacement' be a string, found: ${formatValue(r)}`,
+          );
         if (typeof i !== 'string' || typeof f !== 'string' || typeof r !== 'string') return null;
         if (!all) {
           const at = i.indexOf(f);
@@ -264,4 +394,3 @@ export const stringOperators: readonly OperatorDefinition[] = [
   replaceOperator('$replaceOne', false),
   replaceOperator('$replaceAll', true),
 ];
-

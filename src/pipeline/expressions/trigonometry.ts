@@ -39,10 +39,16 @@ function inDomain(x: D34, d: Domain): boolean {
  * returned unchanged, a bounded function refuses inputs outside its domain (compared in the
  * input's own type, so a decimal just above 1 is outside [-1,1]), int and long compute in double.
  */
-function trig(name: string, dbl: (x: number) => number, dec: (x: D34) => D34, domain?: Domain): OperatorDefinition {
+function trig(
+  name: string,
+  dbl: (x: number) => number,
+  dec: (x: D34) => D34,
+  domain?: Domain,
+): OperatorDefinition {
   return unaryOperator(name, (v) => {
     if (isNullish(v)) return null;
-    if (!num.isNumeric(v)) fail(AggCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
+    if (!num.isNumeric(v))
+      fail(AggCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
     if (v instanceof Decimal128) {
       const x = new D34(v.toString());
       if (x.isNaN()) return v;
@@ -51,14 +57,18 @@ function trig(name: string, dbl: (x: number) => number, dec: (x: D34) => D34, do
     }
     const x = num.toDouble(v);
     if (Number.isNaN(x)) return v;
-    if (domain !== undefined && !inDomain(new D34(x), domain)) outOfDomain(name, formatDoubleG(x), domain);
+    if (domain !== undefined && !inDomain(new D34(x), domain))
+      outOfDomain(name, formatDoubleG(x), domain);
     return new Double(dbl(x));
   });
 }
 
 function outOfDomain(name: string, input: string, d: Domain): never {
   const [open, close] = d.inclusive ? ['[', ']'] : ['(', ')'];
-  fail(AggCode.Location50989, `cannot apply ${name} to ${input}, value must in ${open}${bound(d.lo)},${bound(d.hi)}${close}`);
+  fail(
+    AggCode.Location50989,
+    `cannot apply ${name} to ${input}, value must in ${open}${bound(d.lo)},${bound(d.hi)}${close}`,
+  );
 }
 
 const PI = new D34('3.141592653589793238462643383279503');
@@ -68,10 +78,17 @@ function $atan2(): OperatorDefinition {
     const a = y as Value;
     const b = x as Value;
     if (isNullish(a) || isNullish(b)) return null;
-    if (!num.isNumeric(a)) fail(AggCode.Location51044, `$atan2 only supports numeric types, not ${typeName(a)}`);
-    if (!num.isNumeric(b)) fail(AggCode.Location51045, `$atan2 only supports numeric types, not ${typeName(b)}`);
+    if (!num.isNumeric(a))
+      fail(AggCode.Location51044, `$atan2 only supports numeric types, not ${typeName(a)}`);
+    if (!num.isNumeric(b))
+      fail(AggCode.Location51045, `$atan2 only supports numeric types, not ${typeName(b)}`);
     if (a instanceof Decimal128 || b instanceof Decimal128) {
-      return Decimal128.fromString(D34.atan2(new D34(num.toDecimal(a as BsonNumber).toString()), new D34(num.toDecimal(b as BsonNumber).toString())).toString());
+      return Decimal128.fromString(
+        D34.atan2(
+          new D34(num.toDecimal(a as BsonNumber).toString()),
+          new D34(num.toDecimal(b as BsonNumber).toString()),
+        ).toString(),
+      );
     }
     return new Double(Math.atan2(num.toDouble(a), num.toDouble(b)));
   });
@@ -84,11 +101,17 @@ const DECIMAL_PI_OVER_180 = PI.dividedBy(180);
 const DECIMAL_180_OVER_PI = new D34(180).dividedBy(PI);
 
 /** $degreesToRadians / $radiansToDegrees: one multiplication by the constant, no bounds. */
-function angleConversion(name: string, doubleFactor: number, decimalFactor: D34): OperatorDefinition {
+function angleConversion(
+  name: string,
+  doubleFactor: number,
+  decimalFactor: D34,
+): OperatorDefinition {
   return unaryOperator(name, (v) => {
     if (isNullish(v)) return null;
-    if (!num.isNumeric(v)) fail(AggCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
-    if (v instanceof Decimal128) return Decimal128.fromString(new D34(v.toString()).times(decimalFactor).toString());
+    if (!num.isNumeric(v))
+      fail(AggCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
+    if (v instanceof Decimal128)
+      return Decimal128.fromString(new D34(v.toString()).times(decimalFactor).toString());
     return new Double(num.toDouble(v) * doubleFactor);
   });
 }

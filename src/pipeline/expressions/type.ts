@@ -11,7 +11,14 @@ import { CommandError, ErrorCode, fail } from '../../errors.js';
 import { decimalIsInfinite, decimalIsNaN, decimalToBigInt } from '../decimal-math.js';
 import { parseDateString, UTC } from '../dates.js';
 import { AggCode } from '../error-codes.js';
-import { formatDoubleG, integralValue, isNullish, isoDateString, toBool, typeName } from '../values.js';
+import {
+  formatDoubleG,
+  integralValue,
+  isNullish,
+  isoDateString,
+  toBool,
+  typeName,
+} from '../values.js';
 import { operatorExpression, parseOperands, unaryOperator } from './operator.js';
 import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
 
@@ -20,19 +27,29 @@ const $isNumber = unaryOperator('$isNumber', (v) => num.isNumeric(v));
 
 type Target = BsonTypeName | 'missing';
 
-const TYPE_BY_CODE = new Map<number, BsonTypeName>(Object.entries(BsonType).map(([n, c]) => [c, n as BsonTypeName]));
+const TYPE_BY_CODE = new Map<number, BsonTypeName>(
+  Object.entries(BsonType).map(([n, c]) => [c, n as BsonTypeName]),
+);
 
 function conversionFailure(message: string): never {
   fail(ErrorCode.ConversionFailure, message);
 }
 
 function overflow(v: string): never {
-  conversionFailure(`Conversion would overflow target type in $convert with no onError value: ${v}`);
+  conversionFailure(
+    `Conversion would overflow target type in $convert with no onError value: ${v}`,
+  );
 }
 
 function finiteDouble(d: number): void {
-  if (Number.isNaN(d)) conversionFailure('Attempt to convert NaN value to integer type in $convert with no onError value');
-  if (!Number.isFinite(d)) conversionFailure('Attempt to convert infinity value to integer type in $convert with no onError value');
+  if (Number.isNaN(d))
+    conversionFailure(
+      'Attempt to convert NaN value to integer type in $convert with no onError value',
+    );
+  if (!Number.isFinite(d))
+    conversionFailure(
+      'Attempt to convert infinity value to integer type in $convert with no onError value',
+    );
 }
 
 function doubleToLong(d: number): bigint {
@@ -42,8 +59,14 @@ function doubleToLong(d: number): bigint {
 }
 
 function decimalToInteger(v: Decimal128, bits: 32 | 64): bigint {
-  if (decimalIsNaN(v)) conversionFailure('Attempt to convert NaN value to integer type in $convert with no onError value');
-  if (decimalIsInfinite(v)) conversionFailure('Attempt to convert infinity value to integer type in $convert with no onError value');
+  if (decimalIsNaN(v))
+    conversionFailure(
+      'Attempt to convert NaN value to integer type in $convert with no onError value',
+    );
+  if (decimalIsInfinite(v))
+    conversionFailure(
+      'Attempt to convert infinity value to integer type in $convert with no onError value',
+    );
   const n = decimalToBigInt(v, 'towardZero') ?? 0n;
   const max = bits === 32 ? 2147483647n : 2n ** 63n - 1n;
   if (n > max || n < -max - 1n) overflow(v.toString());
@@ -59,8 +82,10 @@ function formatDouble(d: number): string {
 }
 
 function parseNumber(s: string, target: 'double' | 'int' | 'long' | 'decimal'): Value {
-  const failed = (reason: string): never => conversionFailure(`Failed to parse number '${s}' in $convert with no onError value: ${reason}`);
-  if (s.startsWith('0x')) conversionFailure(`Illegal hexadecimal input in $convert with no onError value: ${s}`);
+  const failed = (reason: string): never =>
+    conversionFailure(`Failed to parse number '${s}' in $convert with no onError value: ${reason}`);
+  if (s.startsWith('0x'))
+    conversionFailure(`Illegal hexadecimal input in $convert with no onError value: ${s}`);
   if (s.length === 0) failed('No digits');
   if (target === 'int' || target === 'long') {
     if (!/^[+-]?\d+$/.test(s)) failed('Did not consume whole string.');
@@ -70,29 +95,55 @@ function parseNumber(s: string, target: 'double' | 'int' | 'long' | 'decimal'): 
     return target === 'int' ? new Int32(Number(n)) : Long.fromBigInt(n);
   }
   if (target === 'double') {
-    if (/^[+-]?(inf|infinity)$/i.test(s)) return new Double(s.startsWith('-') ? -Infinity : Infinity);
+    if (/^[+-]?(inf|infinity)$/i.test(s))
+      return new Double(s.startsWith('-') ? -Infinity : Infinity);
     if (/^[+-]?nan$/i.test(s)) return new Double(NaN);
     if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) failed('Did not consume whole string.');
     const d = Number(s);
     if (!Number.isFinite(d)) failed('Out of range');
     return new Double(d);
   }
-  if (/^[+-]?(inf|infinity)$/i.test(s)) return Decimal128.fromString(s.startsWith('-') ? '-Infinity' : 'Infinity');
+  if (/^[+-]?(inf|infinity)$/i.test(s))
+    return Decimal128.fromString(s.startsWith('-') ? '-Infinity' : 'Infinity');
   if (/^[+-]?nan$/i.test(s)) return Decimal128.fromString('NaN');
   const m = /^([+-])?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(s);
-  if (m === null || ((m[2] ?? '') === '' && (m[3] ?? '') === '')) return failed('Did not consume whole string.');
+  if (m === null || ((m[2] ?? '') === '' && (m[3] ?? '') === ''))
+    return failed('Did not consume whole string.');
   const digits = `${m[2] ?? ''}${m[3] ?? ''}`;
-  return num.encodeDecimal({ kind: 'finite', sign: m[1] === '-' ? 1 : 0, coef: BigInt(digits === '' ? '0' : digits), exp: Number(m[4] ?? '0') - (m[3] ?? '').length });
+  return num.encodeDecimal({
+    kind: 'finite',
+    sign: m[1] === '-' ? 1 : 0,
+    coef: BigInt(digits === '' ? '0' : digits),
+    exp: Number(m[4] ?? '0') - (m[3] ?? '').length,
+  });
 }
 
 /** One conversion of a non-nullish value (mongod's ConversionTable). */
 export function convertValue(v: Exclude<Value, null | undefined>, to: Target): Value {
   const from = typeName(v);
-  const unsupported = (): never => conversionFailure(`Unsupported conversion from ${from} to ${to} in $convert with no onError value`);
+  const unsupported = (): never =>
+    conversionFailure(
+      `Unsupported conversion from ${from} to ${to} in $convert with no onError value`,
+    );
   if (to === 'missing') unsupported();
   if (to === 'bool') {
     if (num.isNumeric(v) || v instanceof Date || typeof v === 'boolean') return toBool(v);
-    if (typeof v === 'string' || from === 'objectId' || from === 'object' || from === 'array' || from === 'binData' || from === 'regex' || from === 'dbPointer' || from === 'javascript' || from === 'symbol' || from === 'javascriptWithScope' || from === 'timestamp' || from === 'minKey' || from === 'maxKey') return true;
+    if (
+      typeof v === 'string' ||
+      from === 'objectId' ||
+      from === 'object' ||
+      from === 'array' ||
+      from === 'binData' ||
+      from === 'regex' ||
+      from === 'dbPointer' ||
+      from === 'javascript' ||
+      from === 'symbol' ||
+      from === 'javascriptWithScope' ||
+      from === 'timestamp' ||
+      from === 'minKey' ||
+      from === 'maxKey'
+    )
+      return true;
     unsupported();
   }
   // A Timestamp is a Long subclass in the bson package; mongod converts it only to bool (above)
@@ -104,7 +155,8 @@ export function convertValue(v: Exclude<Value, null | undefined>, to: Target): V
       if (v instanceof Int32 || v instanceof Long) return new Double(num.toDouble(v));
       if (v instanceof Decimal128) {
         const d = num.toDouble(v);
-        if (!Number.isFinite(d) && !decimalIsInfinite(v) && !decimalIsNaN(v)) overflow(v.toString());
+        if (!Number.isFinite(d) && !decimalIsInfinite(v) && !decimalIsNaN(v))
+          overflow(v.toString());
         return new Double(d);
       }
       if (typeof v === 'string') return parseNumber(v, 'double');
@@ -163,8 +215,14 @@ export function convertValue(v: Exclude<Value, null | undefined>, to: Target): V
     case 'objectId':
       if (v instanceof ObjectId) return v;
       if (typeof v === 'string') {
-        if (v.length !== 24) conversionFailure(`Failed to parse objectId '${v}' in $convert with no onError value: Invalid string length for parsing to OID, expected 24 but found ${v.length}`);
-        if (!/^[0-9a-fA-F]{24}$/.test(v)) conversionFailure(`Failed to parse objectId '${v}' in $convert with no onError value: Invalid character found in hex string: ${v}`);
+        if (v.length !== 24)
+          conversionFailure(
+            `Failed to parse objectId '${v}' in $convert with no onError value: Invalid string length for parsing to OID, expected 24 but found ${v.length}`,
+          );
+        if (!/^[0-9a-fA-F]{24}$/.test(v))
+          conversionFailure(
+            `Failed to parse objectId '${v}' in $convert with no onError value: Invalid character found in hex string: ${v}`,
+          );
         return ObjectId.createFromHexString(v);
       }
       return unsupported();
@@ -182,15 +240,28 @@ function targetOf(v: Value): Target {
   }
   if (num.isNumeric(v)) {
     const n = integralValue(v);
-    if (n === undefined) fail(ErrorCode.FailedToParse, 'In $convert, numeric \'to\' argument is not an integer');
+    if (n === undefined)
+      fail(ErrorCode.FailedToParse, "In $convert, numeric 'to' argument is not an integer");
     const t = TYPE_BY_CODE.get(Number(n));
-    if (t === undefined) fail(ErrorCode.FailedToParse, `In $convert, numeric value for 'to' does not correspond to a BSON type: ${n}`);
+    if (t === undefined)
+      fail(
+        ErrorCode.FailedToParse,
+        `In $convert, numeric value for 'to' does not correspond to a BSON type: ${n}`,
+      );
     return t;
   }
-  fail(ErrorCode.FailedToParse, `$convert's 'to' argument must be a string or number, but is ${typeName(v)}`);
+  fail(
+    ErrorCode.FailedToParse,
+    `$convert's 'to' argument must be a string or number, but is ${typeName(v)}`,
+  );
 }
 
-function convertExpression(input: Expression, to: Expression, onError: Expression | undefined, onNull: Expression | undefined): Expression {
+function convertExpression(
+  input: Expression,
+  to: Expression,
+  onError: Expression | undefined,
+  onNull: Expression | undefined,
+): Expression {
   const evaluate = (frame: Frame): Value => {
     const toV = to.evaluate(frame);
     const v = input.evaluate(frame);
@@ -200,7 +271,12 @@ function convertExpression(input: Expression, to: Expression, onError: Expressio
     try {
       return convertValue(v, target);
     } catch (e) {
-      if (onError !== undefined && e instanceof CommandError && e.code === ErrorCode.ConversionFailure) return onError.evaluate(frame);
+      if (
+        onError !== undefined &&
+        e instanceof CommandError &&
+        e.code === ErrorCode.ConversionFailure
+      )
+        return onError.evaluate(frame);
       throw e;
     }
   };
@@ -210,13 +286,18 @@ function convertExpression(input: Expression, to: Expression, onError: Expressio
 const $convert: OperatorDefinition = {
   name: '$convert',
   parse(arg, ctx) {
-    if (!isPlainDocument(arg)) fail(ErrorCode.FailedToParse, `$convert expects an object of named arguments but found: ${typeName(arg)}`);
+    if (!isPlainDocument(arg))
+      fail(
+        ErrorCode.FailedToParse,
+        `$convert expects an object of named arguments but found: ${typeName(arg)}`,
+      );
     const e: Partial<Record<'input' | 'to' | 'onError' | 'onNull', Expression>> = {};
     for (const [k, v] of Object.entries(arg)) {
       if (k === 'input' || k === 'to' || k === 'onError' || k === 'onNull') e[k] = ctx.parse(v);
       else fail(ErrorCode.FailedToParse, `$convert found an unknown argument: ${k}`);
     }
-    if (e.input === undefined) fail(ErrorCode.FailedToParse, "Missing 'input' parameter to $convert");
+    if (e.input === undefined)
+      fail(ErrorCode.FailedToParse, "Missing 'input' parameter to $convert");
     if (e.to === undefined) fail(ErrorCode.FailedToParse, "Missing 'to' parameter to $convert");
     return convertExpression(e.input, e.to, e.onError, e.onNull);
   },
@@ -227,8 +308,14 @@ function shortcut(name: string, to: BsonTypeName): OperatorDefinition {
     name,
     parse(arg, ctx) {
       const operands = parseOperands(arg, ctx);
-      if (operands.length !== 1) fail(AggCode.Location50723, `${name} requires a single argument, got ${operands.length}`);
-      return convertExpression(operands[0] as Expression, { kind: 'constant', value: to, evaluate: () => to }, undefined, undefined);
+      if (operands.length !== 1)
+        fail(AggCode.Location50723, `${name} requires a single argument, got ${operands.length}`);
+      return convertExpression(
+        operands[0] as Expression,
+        { kind: 'constant', value: to, evaluate: () => to },
+        undefined,
+        undefined,
+      );
     },
   };
 }

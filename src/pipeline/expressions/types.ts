@@ -30,7 +30,8 @@ export interface Frame {
 export const ROOT_SLOT = 0;
 
 /** Kinds of parsed expression, for the few callers that look inside one. */
-export type ExpressionKind = 'constant' | 'fieldPath' | 'variable' | 'operator' | 'object' | 'array';
+export type ExpressionKind =
+  'constant' | 'fieldPath' | 'variable' | 'operator' | 'object' | 'array';
 
 export interface Expression {
   readonly kind: ExpressionKind;

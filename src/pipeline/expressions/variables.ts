@@ -6,7 +6,18 @@ import { AggCode } from '../error-codes.js';
 import type { Binding, ExpressionEnv, ParseContext, Value, VariableScope } from './types.js';
 
 /** Variables the system defines; users may read them but only CURRENT may be rebound. */
-export const BUILTIN_VARIABLES = new Set(['ROOT', 'CURRENT', 'REMOVE', 'NOW', 'CLUSTER_TIME', 'DESCEND', 'PRUNE', 'KEEP', 'SEARCH_META', 'USER_ROLES']);
+export const BUILTIN_VARIABLES = new Set([
+  'ROOT',
+  'CURRENT',
+  'REMOVE',
+  'NOW',
+  'CLUSTER_TIME',
+  'DESCEND',
+  'PRUNE',
+  'KEEP',
+  'SEARCH_META',
+  'USER_ROLES',
+]);
 
 function isLower(c: number): boolean {
   return c >= 97 && c <= 122;
@@ -32,7 +43,11 @@ export function validateNameForUserWrite(name: string): void {
   if (name === 'CURRENT') return;
   if (name.length === 0) fail(AggCode.Location16866, 'empty variable names are not allowed');
   const c = name.charCodeAt(0);
-  if (!(isLower(c) || c >= 0x80)) fail(AggCode.Location16867, `'${name}' starts with an invalid character for a user variable name`);
+  if (!(isLower(c) || c >= 0x80))
+    fail(
+      AggCode.Location16867,
+      `'${name}' starts with an invalid character for a user variable name`,
+    );
   checkRest(name, AggCode.Location16868);
 }
 
@@ -40,7 +55,8 @@ export function validateNameForUserWrite(name: string): void {
 export function validateNameForUserRead(name: string): void {
   if (name.length === 0) fail(AggCode.Location16869, 'empty variable names are not allowed');
   const c = name.charCodeAt(0);
-  if (!(isLower(c) || isUpper(c) || c >= 0x80)) fail(AggCode.Location16870, `'${name}' starts with an invalid character for a variable name`);
+  if (!(isLower(c) || isUpper(c) || c >= 0x80))
+    fail(AggCode.Location16870, `'${name}' starts with an invalid character for a variable name`);
   checkRest(name, AggCode.Location16871);
 }
 
@@ -72,6 +88,10 @@ export function lookupVariable(scope: VariableScope, name: string): Binding | un
 /** A child context whose scope is a fresh child of `ctx`'s scope. */
 export function withChildScope(ctx: ParseContext): { ctx: ParseContext; scope: VariableScope } {
   const scope = newScope(ctx.scope);
-  const child: ParseContext = { ...ctx, scope, parse: (spec, inner) => ctx.parse(spec, inner ?? child) };
+  const child: ParseContext = {
+    ...ctx,
+    scope,
+    parse: (spec, inner) => ctx.parse(spec, inner ?? child),
+  };
   return { ctx: child, scope };
 }

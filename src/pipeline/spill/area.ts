@@ -26,7 +26,9 @@ export class SpillArea {
   /** The area of a server: under its dbPath when durable, else a private directory in the OS temp dir. */
   static forServer(dbPath: string | undefined): SpillArea {
     if (dbPath !== undefined) return new SpillArea(path.join(dbPath, '_tmp'));
-    return new SpillArea(path.join(os.tmpdir(), `secantus-${process.pid}-${randomBytes(4).toString('hex')}`));
+    return new SpillArea(
+      path.join(os.tmpdir(), `secantus-${process.pid}-${randomBytes(4).toString('hex')}`),
+    );
   }
 
   /** Removes the directory and everything in it (start-up after a crash, and stop). */
@@ -41,7 +43,10 @@ export class SpillArea {
       fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       this.created = true;
     }
-    const file = new SpillFile(path.join(this.dir, `spill-${this.nextId++}-${randomBytes(4).toString('hex')}`), this);
+    const file = new SpillFile(
+      path.join(this.dir, `spill-${this.nextId++}-${randomBytes(4).toString('hex')}`),
+      this,
+    );
     this.live.add(file);
     return file;
   }
@@ -54,7 +59,10 @@ export class SpillArea {
   /** Called by a file as it grows; fails the operation once the area is full. */
   reserve(bytes: number): void {
     if (this.bytesInUse + bytes > limits.spillBytesMax) {
-      throw new CommandError(ErrorCode.OutOfDiskSpace, `Cannot spill to disk: spill files would exceed ${limits.spillBytesMax} bytes`);
+      throw new CommandError(
+        ErrorCode.OutOfDiskSpace,
+        `Cannot spill to disk: spill files would exceed ${limits.spillBytesMax} bytes`,
+      );
     }
     this.bytesInUse += bytes;
   }
@@ -108,7 +116,8 @@ export class SpillFile {
   flush(): void {
     if (this.used === 0) return;
     let done = 0;
-    while (done < this.used) done += fs.writeSync(this.openFd(), this.buffer, done, this.used - done, this.flushed + done);
+    while (done < this.used)
+      done += fs.writeSync(this.openFd(), this.buffer, done, this.used - done, this.flushed + done);
     this.flushed += this.used;
     this.used = 0;
   }
@@ -135,7 +144,8 @@ export class SpillFile {
   }
 
   private openFd(): number {
-    if (this.fd === undefined) throw new CommandError(ErrorCode.CursorKilled, 'spill file used after its operation ended');
+    if (this.fd === undefined)
+      throw new CommandError(ErrorCode.CursorKilled, 'spill file used after its operation ended');
     return this.fd;
   }
 }

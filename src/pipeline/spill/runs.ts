@@ -29,7 +29,12 @@ export class RunWriter {
 
   /** Closes the current run and starts the next one at the end of the file. */
   finishRun(): Run {
-    const run: Run = { file: this.file, start: this.start, end: this.file.length, records: this.records };
+    const run: Run = {
+      file: this.file,
+      start: this.start,
+      end: this.file.length,
+      records: this.records,
+    };
     this.start = this.file.length;
     this.records = 0;
     return run;
@@ -44,7 +49,10 @@ export class RunReader {
   private bufLen = 0;
   private pos: number;
 
-  constructor(private readonly run: Run, bufferBytes: number = limits.spillReadBufferBytes) {
+  constructor(
+    private readonly run: Run,
+    bufferBytes: number = limits.spillReadBufferBytes,
+  ) {
     this.buf = Buffer.allocUnsafe(bufferBytes);
     this.pos = run.start;
     this.bufPos = run.start;
@@ -57,7 +65,10 @@ export class RunReader {
     const at = this.pos - this.bufPos;
     const length = this.buf.readInt32LE(at);
     if (length < 5 || this.pos + length > this.run.end) {
-      throw new CommandError(ErrorCode.InternalError, `corrupt spill file ${this.run.file.path} at offset ${this.pos}`);
+      throw new CommandError(
+        ErrorCode.InternalError,
+        `corrupt spill file ${this.run.file.path} at offset ${this.pos}`,
+      );
     }
     this.ensure(length);
     const from = this.pos - this.bufPos;
@@ -74,7 +85,10 @@ export class RunReader {
     this.bufLen = this.run.file.read(this.buf, want, this.pos);
     this.bufPos = this.pos;
     if (this.bufLen < Math.min(n, want)) {
-      throw new CommandError(ErrorCode.InternalError, `short read from spill file ${this.run.file.path} at offset ${this.pos}`);
+      throw new CommandError(
+        ErrorCode.InternalError,
+        `short read from spill file ${this.run.file.path} at offset ${this.pos}`,
+      );
     }
   }
 }

@@ -56,7 +56,12 @@ export function mergeFanIn(memoryBytesMax: number): number {
 }
 
 export class ExternalSorter<T> {
-  readonly stats: SorterStats = { spills: 0, spilledRecords: 0, spilledBytes: 0, totalDataSizeSorted: 0 };
+  readonly stats: SorterStats = {
+    spills: 0,
+    spilledRecords: 0,
+    spilledBytes: 0,
+    totalDataSizeSorted: 0,
+  };
   private items: T[] = [];
   private bytes = 0;
   private file: SpillFile | undefined;
@@ -91,7 +96,8 @@ export class ExternalSorter<T> {
     const spill = this.options.spill;
     if (this.runs.length === 0 || spill === undefined) {
       this.sortItems();
-      if (this.options.limit !== undefined && this.items.length > this.options.limit) this.items.length = this.options.limit;
+      if (this.options.limit !== undefined && this.items.length > this.options.limit)
+        this.items.length = this.options.limit;
       const items = this.items;
       this.items = [];
       let i = 0;
@@ -113,7 +119,11 @@ export class ExternalSorter<T> {
       for (let i = 0; i < runs.length; i += fanIn) {
         const merge = new RunMerge(runs.slice(i, i + fanIn), this.options);
         let n = 0;
-        for (let e = merge.next(); e !== undefined && (this.options.limit === undefined || n < this.options.limit); e = merge.next()) {
+        for (
+          let e = merge.next();
+          e !== undefined && (this.options.limit === undefined || n < this.options.limit);
+          e = merge.next()
+        ) {
           writer.add(e.record);
           this.stats.spilledBytes += e.record.length;
           if ((++n & 1023) === 0) this.options.interrupt?.();
@@ -127,7 +137,9 @@ export class ExternalSorter<T> {
     this.runs = [];
     this.file = undefined;
     this.writer = undefined;
-    return new MergedStream(new RunMerge(runs, this.options), this.options.limit, () => spill.drop(file));
+    return new MergedStream(new RunMerge(runs, this.options), this.options.limit, () =>
+      spill.drop(file),
+    );
   }
 
   private sortItems(): void {
@@ -243,7 +255,8 @@ class MergedStream<T> implements SortedStream<T> {
 
   next(): T | undefined {
     if (this.closed) return undefined;
-    const e = this.limit !== undefined && this.returned >= this.limit ? undefined : this.merge.next();
+    const e =
+      this.limit !== undefined && this.returned >= this.limit ? undefined : this.merge.next();
     if (e === undefined) {
       this.close();
       return undefined;

@@ -20,7 +20,8 @@ export class StreamingBlockingStage implements PlanStage {
     runtimeStats?: () => Record<string, BsonValue>,
   ) {
     this.stats = newStats(name, [input]);
-    if (runtimeStats !== undefined) Object.defineProperty(this.stats, 'extra', { enumerable: true, get: runtimeStats });
+    if (runtimeStats !== undefined)
+      Object.defineProperty(this.stats, 'extra', { enumerable: true, get: runtimeStats });
   }
 
   next(view: ReadView): Row | undefined {

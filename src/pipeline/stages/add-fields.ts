@@ -14,7 +14,11 @@ function addFields(name: string): StageDefinition {
   return {
     name,
     parse(arg, ctx) {
-      if (!isPlainDocument(arg)) fail(AggCode.Location40272, `${name} specification stage must be an object, got ${typeName(arg)}`);
+      if (!isPlainDocument(arg))
+        fail(
+          AggCode.Location40272,
+          `${name} specification stage must be an object, got ${typeName(arg)}`,
+        );
       return new ProjectionStage(name, arg, parseAddFields(arg, expressionContext(ctx), name));
     },
   };
@@ -22,4 +26,3 @@ function addFields(name: string): StageDefinition {
 
 export const $addFields = addFields('$addFields');
 export const $set = addFields('$set');
-

@@ -5,8 +5,18 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import type { PlanStage, Row, StageStats } from '../../query/exec/stages.js';
 import type { ReadView } from '../../storage/engine.js';
 
-export function newStats(stage: string, children: readonly PlanStage[], extra?: Record<string, BsonValue>): StageStats {
-  return { stage, nReturned: 0, works: 0, children: children.map((c) => c.stats), ...(extra ? { extra } : {}) };
+export function newStats(
+  stage: string,
+  children: readonly PlanStage[],
+  extra?: Record<string, BsonValue>,
+): StageStats {
+  return {
+    stage,
+    nReturned: 0,
+    works: 0,
+    children: children.map((c) => c.stats),
+    ...(extra ? { extra } : {}),
+  };
 }
 
 /**

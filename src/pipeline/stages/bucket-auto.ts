@@ -17,7 +17,15 @@ import { AggCode } from '../error-codes.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
 import { approximateValueSize } from '../memory.js';
-import { compareValues, formatValue, integralValue, isIntegral32, isNumeric, numberOf, typeName } from '../values.js';
+import {
+  compareValues,
+  formatValue,
+  integralValue,
+  isIntegral32,
+  isNumeric,
+  numberOf,
+  typeName,
+} from '../values.js';
 import { BlockingStage } from './base.js';
 import { rounderFor } from './granularity.js';
 import type { Rounder } from './granularity.js';
@@ -28,10 +36,22 @@ import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.j
 
 /** mongod's extractKey checks: granularity needs non-negative numbers (40258, 40259, 40260). */
 function checkGranularityKey(v: BsonValue): void {
-  if (!isNumeric(v)) fail(AggCode.Location40258, `$bucketAuto can specify a 'granularity' with numeric boundaries only, but found a value with type: ${typeName(v)}`);
+  if (!isNumeric(v))
+    fail(
+      AggCode.Location40258,
+      `$bucketAuto can specify a 'granularity' with numeric boundaries only, but found a value with type: ${typeName(v)}`,
+    );
   const x = numberOf(v);
-  if (Number.isNaN(x)) fail(AggCode.Location40259, "$bucketAuto can specify a 'granularity' with numeric boundaries only, but found a NaN");
-  if (x < 0) fail(AggCode.Location40260, "$bucketAuto can specify a 'granularity' with non-negative numbers only, but found a negative number");
+  if (Number.isNaN(x))
+    fail(
+      AggCode.Location40259,
+      "$bucketAuto can specify a 'granularity' with numeric boundaries only, but found a NaN",
+    );
+  if (x < 0)
+    fail(
+      AggCode.Location40260,
+      "$bucketAuto can specify a 'granularity' with non-negative numbers only, but found a negative number",
+    );
 }
 
 // ---- the stage ------------------------------------------------------------------------------------
@@ -67,7 +87,10 @@ class BucketAutoStage implements Stage {
       keyed.push({ key: k === MISSING ? null : k, doc, seq: keyed.length });
       bytes += approximateValueSize(doc);
       if (bytes > limits.blockingStageMemoryBytesMax && !rt.allowDiskUse) {
-        fail(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed, `$bucketAuto exceeded memory limit of ${limits.blockingStageMemoryBytesMax} bytes, but did not opt in to external sorting.`);
+        fail(
+          ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed,
+          `$bucketAuto exceeded memory limit of ${limits.blockingStageMemoryBytesMax} bytes, but did not opt in to external sorting.`,
+        );
       }
     }
     if (this.rounder !== undefined) for (const k of keyed) checkGranularityKey(k.key);
@@ -90,20 +113,33 @@ class BucketAutoStage implements Stage {
     for (let n = 0; n < this.buckets && i < keyed.length; n++) {
       const last = n === this.buckets - 1;
       const first = keyed[i++] as { key: BsonValue; doc: BsonDocument };
-      const bucket: Bucket = { min: first.key, max: first.key, accs: this.output.map((f) => createAccumulator(f.spec, null, rt)) };
+      const bucket: Bucket = {
+        min: first.key,
+        max: first.key,
+        accs: this.output.map((f) => createAccumulator(f.spec, null, rt)),
+      };
       // With a granularity, a bucket starts where the previous one ended.
       if (rounder !== undefined) bucket.min = previousMax ?? rounder.down(first.key as BsonNumber);
       add(bucket, first);
-      for (let count = 1; (last || count < approx) && i < keyed.length; count++) add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
+      for (let count = 1; (last || count < approx) && i < keyed.length; count++)
+        add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
       if (rounder !== undefined) {
         const boundary = rounder.up(bucket.max as BsonNumber);
         // Values below the rounded boundary (or equal to the maximum) join this bucket.
-        while (i < keyed.length && (compareValues(boundary, keyAt(i)) > 0 || compareValues(bucket.max, keyAt(i)) === 0)) add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
+        while (
+          i < keyed.length &&
+          (compareValues(boundary, keyAt(i)) > 0 || compareValues(bucket.max, keyAt(i)) === 0)
+        )
+          add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
         // A boundary of zero would make the next bucket's minimum inclusive twice.
-        bucket.max = numberOf(boundary as BsonNumber) === 0 && i < keyed.length ? rounder.down(keyAt(i) as BsonNumber) : boundary;
+        bucket.max =
+          numberOf(boundary as BsonNumber) === 0 && i < keyed.length
+            ? rounder.down(keyAt(i) as BsonNumber)
+            : boundary;
       } else {
         // Equal values stay together; a bucket ends where the next one starts.
-        while (i < keyed.length && compareValues(keyAt(i), bucket.max) === 0) add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
+        while (i < keyed.length && compareValues(keyAt(i), bucket.max) === 0)
+          add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
         if (i < keyed.length) bucket.max = keyAt(i);
       }
       previousMax = bucket.max;
@@ -124,31 +160,56 @@ class BucketAutoStage implements Stage {
 export const $bucketAuto: StageDefinition = {
   name: '$bucketAuto',
   parse(arg, ctx: PipelineContext) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location40240, `The argument to $bucketAuto must be an object, but found type: ${typeName(arg)}.`);
+    if (!isPlainDocument(arg))
+      fail(
+        AggCode.Location40240,
+        `The argument to $bucketAuto must be an object, but found type: ${typeName(arg)}.`,
+      );
     let groupBy: Expression | undefined;
     let buckets: number | undefined;
     let output: AccumulatedField[] | undefined;
     let rounder: Rounder | undefined;
     for (const [k, v] of Object.entries(arg)) {
       if (k === 'groupBy') {
-        if (!isGroupByExpression(v)) fail(AggCode.Location40239, `The $bucketAuto 'groupBy' field must be defined as a $-prefixed path or an expression object, but found: ${formatBson(v)}.`);
+        if (!isGroupByExpression(v))
+          fail(
+            AggCode.Location40239,
+            `The $bucketAuto 'groupBy' field must be defined as a $-prefixed path or an expression object, but found: ${formatBson(v)}.`,
+          );
         groupBy = expressionContext(ctx).parse(v);
       } else if (k === 'buckets') {
-        if (!isNumeric(v)) fail(AggCode.Location40241, `The $bucketAuto 'buckets' field must be a numeric value, but found type: ${typeName(v)}.`);
-        if (!isIntegral32(v)) fail(AggCode.Location40242, `The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found ${formatValue(v)}.`);
+        if (!isNumeric(v))
+          fail(
+            AggCode.Location40241,
+            `The $bucketAuto 'buckets' field must be a numeric value, but found type: ${typeName(v)}.`,
+          );
+        if (!isIntegral32(v))
+          fail(
+            AggCode.Location40242,
+            `The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found ${formatValue(v)}.`,
+          );
         const n = Number(integralValue(v));
-        if (n <= 0) fail(AggCode.Location40243, `The $bucketAuto 'buckets' field must be greater than 0, but found: ${n}.`);
+        if (n <= 0)
+          fail(
+            AggCode.Location40243,
+            `The $bucketAuto 'buckets' field must be greater than 0, but found: ${n}.`,
+          );
         buckets = n;
       } else if (k === 'output') {
         output = parseOutputFields(v, ctx, AggCode.Location40244, '$bucketAuto');
       } else if (k === 'granularity') {
-        if (typeof v !== 'string') fail(AggCode.Location40261, `The $bucketAuto 'granularity' field must be a string, but found type: ${typeName(v)}.`);
+        if (typeof v !== 'string')
+          fail(
+            AggCode.Location40261,
+            `The $bucketAuto 'granularity' field must be a string, but found type: ${typeName(v)}.`,
+          );
         rounder = rounderFor(v);
       } else {
         fail(AggCode.Location40245, `Unrecognized option to $bucketAuto: ${k}.`);
       }
     }
-    if (groupBy === undefined || buckets === undefined) fail(AggCode.Location40246, "$bucketAuto requires 'groupBy' and 'buckets' to be specified");
+    if (groupBy === undefined || buckets === undefined)
+      fail(AggCode.Location40246, "$bucketAuto requires 'groupBy' and 'buckets' to be specified");
     return new BucketAutoStage(arg, groupBy, buckets, output ?? [countField(ctx)], rounder);
   },
 };

@@ -20,7 +20,10 @@ import type { AccumulatedField, GroupSpec } from './group.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
 export function isGroupByExpression(v: BsonValue): boolean {
-  return (typeof v === 'string' && v.startsWith('$')) || (isPlainDocument(v) && (Object.keys(v)[0] ?? '').startsWith('$'));
+  return (
+    (typeof v === 'string' && v.startsWith('$')) ||
+    (isPlainDocument(v) && (Object.keys(v)[0] ?? '').startsWith('$'))
+  );
 }
 
 /** The default output of $bucket and $bucketAuto: {count: {$sum: 1}}. */
@@ -30,8 +33,14 @@ export function countField(ctx: PipelineContext): AccumulatedField {
   return { name: 'count', spec: sum.parse(new Int32(1), expressionContext(ctx)) };
 }
 
-export function parseOutputFields(v: BsonValue, ctx: PipelineContext, code: number, stage: string): AccumulatedField[] {
-  if (!isPlainDocument(v)) fail(code, `The ${stage} 'output' field must be an object, but found type: ${typeName(v)}.`);
+export function parseOutputFields(
+  v: BsonValue,
+  ctx: PipelineContext,
+  code: number,
+  stage: string,
+): AccumulatedField[] {
+  if (!isPlainDocument(v))
+    fail(code, `The ${stage} 'output' field must be an object, but found type: ${typeName(v)}.`);
   const ectx = expressionContext(ctx);
   return Object.entries(v).map(([name, spec]) => parseAccumulatedField(name, spec, ectx));
 }
@@ -46,14 +55,22 @@ class BucketStage implements Stage {
     return { $bucket: this.spec };
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
-    return new BlockingStage('$bucket', input, (docs) => groupDocuments(docs, this.group, rt, '$bucket').sort((a, b) => compareValues(a['_id'] ?? null, b['_id'] ?? null)));
+    return new BlockingStage('$bucket', input, (docs) =>
+      groupDocuments(docs, this.group, rt, '$bucket').sort((a, b) =>
+        compareValues(a['_id'] ?? null, b['_id'] ?? null),
+      ),
+    );
   }
 }
 
 export const $bucket: StageDefinition = {
   name: '$bucket',
   parse(arg, ctx) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location40201, `Argument to $bucket stage must be an object, but found type: ${typeName(arg)}.`);
+    if (!isPlainDocument(arg))
+      fail(
+        AggCode.Location40201,
+        `Argument to $bucket stage must be an object, but found type: ${typeName(arg)}.`,
+      );
     let groupBy: Expression | undefined;
     let boundaries: BsonValue[] | undefined;
     let dflt: Value = MISSING;
@@ -61,19 +78,35 @@ export const $bucket: StageDefinition = {
     const ectx = expressionContext(ctx);
     for (const [k, v] of Object.entries(arg)) {
       if (k === 'groupBy') {
-        if (!isGroupByExpression(v)) fail(AggCode.Location40202, `The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: ${formatBson(v)}.`);
+        if (!isGroupByExpression(v))
+          fail(
+            AggCode.Location40202,
+            `The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: ${formatBson(v)}.`,
+          );
         groupBy = ectx.parse(v);
       } else if (k === 'boundaries') {
-        if (!isArray(v)) fail(AggCode.Location40200, `The $bucket 'boundaries' field must be an array, but found type: ${typeName(v)}.`);
+        if (!isArray(v))
+          fail(
+            AggCode.Location40200,
+            `The $bucket 'boundaries' field must be an array, but found type: ${typeName(v)}.`,
+          );
         boundaries = v.map((b, i) => {
           const e = ectx.parse(b);
-          if (e.kind !== 'constant') fail(AggCode.Location40191, `The $bucket 'boundaries' field must be an array of constant values, but found value: ${formatBson(b)}.`);
+          if (e.kind !== 'constant')
+            fail(
+              AggCode.Location40191,
+              `The $bucket 'boundaries' field must be an array of constant values, but found value: ${formatBson(b)}.`,
+            );
           void i;
           return (e.value === MISSING ? null : e.value) as BsonValue;
         });
       } else if (k === 'default') {
         const e = ectx.parse(v);
-        if (e.kind !== 'constant') fail(AggCode.Location40195, `The $bucket 'default' field must be a constant expression, but found: ${formatBson(v)}.`);
+        if (e.kind !== 'constant')
+          fail(
+            AggCode.Location40195,
+            `The $bucket 'default' field must be a constant expression, but found: ${formatBson(v)}.`,
+          );
         dflt = e.value ?? null;
       } else if (k === 'output') {
         output = parseOutputFields(v, ctx, AggCode.Location40196, '$bucket');
@@ -81,23 +114,37 @@ export const $bucket: StageDefinition = {
         fail(AggCode.Location40197, `Unrecognized option to $bucket: ${k}.`);
       }
     }
-    if (groupBy === undefined || boundaries === undefined) fail(AggCode.Location40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.");
-    if (boundaries.length < 2) fail(AggCode.Location40192, `The $bucket 'boundaries' field must have at least 2 values, but found ${boundaries.length} value(s).`);
+    if (groupBy === undefined || boundaries === undefined)
+      fail(AggCode.Location40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.");
+    if (boundaries.length < 2)
+      fail(
+        AggCode.Location40192,
+        `The $bucket 'boundaries' field must have at least 2 values, but found ${boundaries.length} value(s).`,
+      );
     for (let i = 1; i < boundaries.length; i++) {
       const lo = boundaries[i - 1] as BsonValue;
       const hi = boundaries[i] as BsonValue;
       if (canonicalTypeRank(lo) !== canonicalTypeRank(hi)) {
-        fail(AggCode.Location40193, `All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types ${typeName(lo)} and ${typeName(hi)}.`);
+        fail(
+          AggCode.Location40193,
+          `All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types ${typeName(lo)} and ${typeName(hi)}.`,
+        );
       }
       if (compareValues(lo, hi) >= 0) {
-        fail(AggCode.Location40194, `The 'boundaries' option to $bucket must be sorted, but elements ${i - 1} and ${i} are not in ascending order (${formatValue(lo)} is not less than ${formatValue(hi)}).`);
+        fail(
+          AggCode.Location40194,
+          `The 'boundaries' option to $bucket must be sorted, but elements ${i - 1} and ${i} are not in ascending order (${formatValue(lo)} is not less than ${formatValue(hi)}).`,
+        );
       }
     }
     const bounds = boundaries;
     const lowest = bounds[0] as BsonValue;
     const highest = bounds[bounds.length - 1] as BsonValue;
     if (dflt !== MISSING && compareValues(dflt, lowest) >= 0 && compareValues(dflt, highest) < 0) {
-      fail(AggCode.Location40199, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.");
+      fail(
+        AggCode.Location40199,
+        "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.",
+      );
     }
     const by = groupBy;
     const fallback = dflt;
@@ -117,7 +164,11 @@ export const $bucket: StageDefinition = {
           }
           return bounds[lo] as BsonValue;
         }
-        if (fallback === MISSING) fail(AggCode.Location40066, '$switch could not find a matching branch for an input, and no default was specified.');
+        if (fallback === MISSING)
+          fail(
+            AggCode.Location40066,
+            '$switch could not find a matching branch for an input, and no default was specified.',
+          );
         return fallback;
       },
     };

@@ -12,7 +12,13 @@ import { ErrorCode, fail } from '../../errors.js';
 import type { PlanStage, Row, StageStats } from '../../query/exec/stages.js';
 import type { ReadView } from '../../storage/engine.js';
 import { ChangeEventBuilder, compareTimestamps } from '../../repl/change-stream.js';
-import type { BeforeChangeMode, ChangeEvent, ChangeStreamOptions, FullDocumentMode, StreamPosition } from '../../repl/change-stream.js';
+import type {
+  BeforeChangeMode,
+  ChangeEvent,
+  ChangeStreamOptions,
+  FullDocumentMode,
+  StreamPosition,
+} from '../../repl/change-stream.js';
 import { decodeTimestampKey, encodeTimestampKey, oplogTable } from '../../repl/oplog.js';
 import { peekOpAndNs } from '../../repl/oplog-store.js';
 import { highWaterMarkToken } from '../../repl/resume-token.js';
@@ -32,14 +38,27 @@ export interface ChangeStreamSpec {
 
 const fullDocumentModes = new Set(['default', 'updateLookup', 'whenAvailable', 'required']);
 const beforeChangeModes = new Set(['off', 'whenAvailable', 'required']);
-const ignoredOptions = new Set(['allowToRunOnConfigDB', 'allowToRunOnSystemNS', 'showMigrationEvents', 'showSystemEvents', '$_generateV2ResumeTokens']);
+const ignoredOptions = new Set([
+  'allowToRunOnConfigDB',
+  'allowToRunOnSystemNS',
+  'showMigrationEvents',
+  'showSystemEvents',
+  '$_generateV2ResumeTokens',
+]);
 
 function typeError(field: string, expected: string): never {
-  fail(ErrorCode.TypeMismatch, `BSON field '$changeStream.${field}' is the wrong type, expected type '${expected}'`);
+  fail(
+    ErrorCode.TypeMismatch,
+    `BSON field '$changeStream.${field}' is the wrong type, expected type '${expected}'`,
+  );
 }
 
 export function parseChangeStreamSpec(arg: BsonValue): ChangeStreamSpec {
-  if (!isPlainDocument(arg)) fail(ErrorCode.FailedToParse, `the $changeStream stage expects an object, but found ${typeof arg}`);
+  if (!isPlainDocument(arg))
+    fail(
+      ErrorCode.FailedToParse,
+      `the $changeStream stage expects an object, but found ${typeof arg}`,
+    );
   let fullDocument: FullDocumentMode = 'default';
   let fullDocumentBeforeChange: BeforeChangeMode = 'off';
   let allChangesForCluster = false;
@@ -52,12 +71,14 @@ export function parseChangeStreamSpec(arg: BsonValue): ChangeStreamSpec {
     switch (k) {
       case 'fullDocument':
         if (typeof v !== 'string') typeError(k, 'string');
-        if (!fullDocumentModes.has(v)) fail(ErrorCode.BadValue, `unrecognized fullDocument option '${v}'`);
+        if (!fullDocumentModes.has(v))
+          fail(ErrorCode.BadValue, `unrecognized fullDocument option '${v}'`);
         fullDocument = v as FullDocumentMode;
         break;
       case 'fullDocumentBeforeChange':
         if (typeof v !== 'string') typeError(k, 'string');
-        if (!beforeChangeModes.has(v)) fail(ErrorCode.BadValue, `unrecognized fullDocumentBeforeChange option '${v}'`);
+        if (!beforeChangeModes.has(v))
+          fail(ErrorCode.BadValue, `unrecognized fullDocumentBeforeChange option '${v}'`);
         fullDocumentBeforeChange = v as BeforeChangeMode;
         break;
       case 'allChangesForCluster':
@@ -85,12 +106,28 @@ export function parseChangeStreamSpec(arg: BsonValue): ChangeStreamSpec {
         startAtOperationTime = v;
         break;
       default:
-        if (!ignoredOptions.has(k)) fail(ErrorCode.Location40415, `BSON field '$changeStream.${k}' is an unknown field.`);
+        if (!ignoredOptions.has(k))
+          fail(ErrorCode.Location40415, `BSON field '$changeStream.${k}' is an unknown field.`);
     }
   }
-  const starts = [resumeAfter, startAfter, startAtOperationTime].filter((x) => x !== undefined).length;
-  if (starts > 1) fail(ErrorCode.Location40674, 'Only one type of resume option is allowed, but multiple were found.');
-  return { resumeAfter, startAfter, startAtOperationTime, fullDocument, fullDocumentBeforeChange, allChangesForCluster, showExpandedEvents, showRawUpdateDescription };
+  const starts = [resumeAfter, startAfter, startAtOperationTime].filter(
+    (x) => x !== undefined,
+  ).length;
+  if (starts > 1)
+    fail(
+      ErrorCode.Location40674,
+      'Only one type of resume option is allowed, but multiple were found.',
+    );
+  return {
+    resumeAfter,
+    startAfter,
+    startAtOperationTime,
+    fullDocument,
+    fullDocumentBeforeChange,
+    allChangesForCluster,
+    showExpandedEvents,
+    showRawUpdateDescription,
+  };
 }
 
 /** The source of a change stream pipeline: change events read from the oplog. */
@@ -128,7 +165,11 @@ export class ChangeEventSource implements PlanStage {
     if (this.lastToken !== undefined) {
       if (this.queue.length > 0 || this.invalidated) return this.lastToken;
       // The last event came from the newest entry read: its token is the later position.
-      if (this.lastTokenTs !== undefined && compareTimestamps(this.lastTokenTs, this.position.after) === 0) return this.lastToken;
+      if (
+        this.lastTokenTs !== undefined &&
+        compareTimestamps(this.lastTokenTs, this.position.after) === 0
+      )
+        return this.lastToken;
     }
     return highWaterMarkToken(this.position.after);
   }
@@ -140,7 +181,10 @@ export class ChangeEventSource implements PlanStage {
     }
     while (this.queue.length === 0) {
       if (this.invalidated || this.builder === undefined) return undefined;
-      this.it ??= view.scan(oplogTable, { start: encodeTimestampKey(this.position.after), startInclusive: false });
+      this.it ??= view.scan(oplogTable, {
+        start: encodeTimestampKey(this.position.after),
+        startInclusive: false,
+      });
       const r = this.it.next();
       if (r.done === true) {
         // Entries committed later are read by a later batch (on a new snapshot).
@@ -151,9 +195,13 @@ export class ChangeEventSource implements PlanStage {
       const ts = decodeTimestampKey(r.value.key);
       // Entries of collections the stream does not watch are passed over undecoded.
       const head = peekOpAndNs(r.value.value);
-      const events = head !== undefined && this.builder.skipsEntry(head.op, head.ns) ? [] : this.builder.eventsOf(decodeDocument(r.value.value), this.position.skip);
+      const events =
+        head !== undefined && this.builder.skipsEntry(head.op, head.ns)
+          ? []
+          : this.builder.eventsOf(decodeDocument(r.value.value), this.position.skip);
       this.position.after = ts;
-      if (this.position.skip !== undefined && compareTimestamps(ts, this.position.skip.ts) >= 0) this.position.skip = undefined;
+      if (this.position.skip !== undefined && compareTimestamps(ts, this.position.skip.ts) >= 0)
+        this.position.skip = undefined;
       for (const ev of events) {
         this.queue.push(ev);
         if (ev.invalidates) break;
@@ -162,7 +210,8 @@ export class ChangeEventSource implements PlanStage {
     const ev = this.queue.shift();
     if (ev === undefined) return undefined;
     this.lastToken = ev.token;
-    this.lastTokenTs = ev.doc['clusterTime'] instanceof Timestamp ? ev.doc['clusterTime'] : undefined;
+    this.lastTokenTs =
+      ev.doc['clusterTime'] instanceof Timestamp ? ev.doc['clusterTime'] : undefined;
     if (ev.invalidates) this.invalidated = true;
     this.stats.nReturned++;
     return { doc: ev.doc };
@@ -171,7 +220,12 @@ export class ChangeEventSource implements PlanStage {
 
 export class ChangeStreamStage implements Stage {
   readonly name = '$changeStream';
-  readonly constraints = { first: true, collectionless: true, notInFacet: true, notInLookup: true } as const;
+  readonly constraints = {
+    first: true,
+    collectionless: true,
+    notInFacet: true,
+    notInLookup: true,
+  } as const;
   source: ChangeEventSource | undefined;
   constructor(
     private readonly arg: BsonValue,

@@ -30,14 +30,23 @@ class CollStatsStage implements Stage {
     return new ComputedSource('$collStats', (view) => {
       const name = this.ctx.collection ?? '';
       const coll = collectionOf(rt, name, this.ctx.db);
-      const out: BsonDocument = { ns: `${this.ctx.db}.${name}`, host: hostname(), localTime: new Date() };
-      const size = coll === undefined ? { count: 0, dataBytes: 0 } : catalogOf(rt).sizeOf(view, coll);
+      const out: BsonDocument = {
+        ns: `${this.ctx.db}.${name}`,
+        host: hostname(),
+        localTime: new Date(),
+      };
+      const size =
+        coll === undefined ? { count: 0, dataBytes: 0 } : catalogOf(rt).sizeOf(view, coll);
       if (this.spec['latencyStats'] !== undefined) {
         const zero = { latency: Long.ZERO, ops: Long.ZERO };
         out['latencyStats'] = { reads: zero, writes: zero, commands: zero, transactions: zero };
       }
       if (this.spec['storageStats'] !== undefined) {
-        if (coll === undefined) fail(ErrorCode.NamespaceNotFound, `Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [${this.ctx.db}.${name}] not found.`);
+        if (coll === undefined)
+          fail(
+            ErrorCode.NamespaceNotFound,
+            `Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [${this.ctx.db}.${name}] not found.`,
+          );
         const indexSizes: BsonDocument = {};
         for (const i of coll.indexes) indexSizes[i.meta.name] = new Int32(0);
         out['storageStats'] = {
@@ -56,10 +65,15 @@ class CollStatsStage implements Stage {
         };
       }
       if (this.spec['count'] !== undefined) {
-        if (coll === undefined) fail(ErrorCode.NamespaceNotFound, `Unable to retrieve count in $collStats stage :: caused by :: Collection [${this.ctx.db}.${name}] not found.`);
+        if (coll === undefined)
+          fail(
+            ErrorCode.NamespaceNotFound,
+            `Unable to retrieve count in $collStats stage :: caused by :: Collection [${this.ctx.db}.${name}] not found.`,
+          );
         out['count'] = new Int32(size.count);
       }
-      if (this.spec['queryExecStats'] !== undefined) out['queryExecStats'] = { collectionScans: { total: Long.ZERO, nonTailable: Long.ZERO } };
+      if (this.spec['queryExecStats'] !== undefined)
+        out['queryExecStats'] = { collectionScans: { total: Long.ZERO, nonTailable: Long.ZERO } };
       return [out];
     });
   }
@@ -68,12 +82,20 @@ class CollStatsStage implements Stage {
 export const $collStats: StageDefinition = {
   name: '$collStats',
   parse(arg, ctx: PipelineContext) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location5447000, `$collStats must take a nested object but found: ${typeName(arg)}`);
+    if (!isPlainDocument(arg))
+      fail(
+        AggCode.Location5447000,
+        `$collStats must take a nested object but found: ${typeName(arg)}`,
+      );
     for (const [k, v] of Object.entries(arg)) {
-      if (!SECTIONS.has(k)) fail(ErrorCode.Location40415, `BSON field '$collStats.${k}' is an unknown field.`);
-      if (!isPlainDocument(v)) fail(ErrorCode.TypeMismatch, `BSON field '$collStats.${k}' is the wrong type '${typeName(v)}', expected type 'object'`);
+      if (!SECTIONS.has(k))
+        fail(ErrorCode.Location40415, `BSON field '$collStats.${k}' is an unknown field.`);
+      if (!isPlainDocument(v))
+        fail(
+          ErrorCode.TypeMismatch,
+          `BSON field '$collStats.${k}' is the wrong type '${typeName(v)}', expected type 'object'`,
+        );
     }
     return new CollStatsStage(arg, ctx);
   },
 };
-

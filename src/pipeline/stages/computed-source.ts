@@ -25,4 +25,3 @@ class ComputedSource implements PlanStage {
     return { doc };
   }
 }
-

@@ -28,9 +28,11 @@ class CountStage implements Stage {
 export const $count: StageDefinition = {
   name: '$count',
   parse(arg) {
-    if (typeof arg !== 'string') fail(AggCode.Location40156, 'the count field must be a non-empty string');
+    if (typeof arg !== 'string')
+      fail(AggCode.Location40156, 'the count field must be a non-empty string');
     if (arg.length === 0) fail(AggCode.Location40157, 'the count field must be a non-empty string');
-    if (arg.startsWith('$')) fail(AggCode.Location40158, 'the count field cannot be a $-prefixed path');
+    if (arg.startsWith('$'))
+      fail(AggCode.Location40158, 'the count field cannot be a $-prefixed path');
     if (arg.includes('.')) fail(AggCode.Location40160, "the count field cannot contain '.'");
     return new CountStage(arg);
   },

@@ -11,7 +11,13 @@ import { ErrorCode, fail } from '../../errors.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import { typeName } from '../values.js';
 import { ComputedSource } from './computed-source.js';
-import type { CurrentOpOptions, PipelineContext, ServerIntrospection, Stage, StageDefinition } from './types.js';
+import type {
+  CurrentOpOptions,
+  PipelineContext,
+  ServerIntrospection,
+  Stage,
+  StageDefinition,
+} from './types.js';
 
 const defaults: CurrentOpOptions = {
   allUsers: false,
@@ -30,7 +36,12 @@ const liteParsed = new Set(['allUsers', 'localOps']);
 
 class CurrentOpStage implements Stage {
   readonly name = '$currentOp';
-  readonly constraints = { first: true, collectionless: true, notInFacet: true, notInTransaction: true } as const;
+  readonly constraints = {
+    first: true,
+    collectionless: true,
+    notInFacet: true,
+    notInTransaction: true,
+  } as const;
   constructor(
     private readonly options: CurrentOpOptions,
     private readonly server: ServerIntrospection | undefined,
@@ -38,7 +49,8 @@ class CurrentOpStage implements Stage {
   serialize(): BsonDocument {
     // As mongod serializes it: only the options that differ from their defaults.
     const spec: BsonDocument = {};
-    for (const [k, v] of Object.entries(this.options)) if (isOption(k) && v !== defaults[k]) spec[k] = v;
+    for (const [k, v] of Object.entries(this.options))
+      if (isOption(k) && v !== defaults[k]) spec[k] = v;
     return { $currentOp: spec };
   }
   attach(): PlanStage {
@@ -49,19 +61,34 @@ class CurrentOpStage implements Stage {
 export const $currentOp: StageDefinition = {
   name: '$currentOp',
   parse(arg, ctx: PipelineContext) {
-    if (!isPlainDocument(arg)) fail(ErrorCode.TypeMismatch, `$currentOp options must be specified in an object, but found: ${typeName(arg)}`);
+    if (!isPlainDocument(arg))
+      fail(
+        ErrorCode.TypeMismatch,
+        `$currentOp options must be specified in an object, but found: ${typeName(arg)}`,
+      );
     for (const [k, v] of Object.entries(arg)) {
       if (liteParsed.has(k) && typeof v !== 'boolean') {
-        fail(ErrorCode.TypeMismatch, `The '${k}' parameter of the $currentOp stage must be a boolean value, but found: ${typeName(v)}`);
+        fail(
+          ErrorCode.TypeMismatch,
+          `The '${k}' parameter of the $currentOp stage must be a boolean value, but found: ${typeName(v)}`,
+        );
       }
     }
     if (ctx.db !== 'admin' || ctx.collection !== undefined) {
-      fail(ErrorCode.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}");
+      fail(
+        ErrorCode.InvalidNamespace,
+        "$currentOp must be run against the 'admin' database with {aggregate: 1}",
+      );
     }
     const options: { -readonly [K in keyof CurrentOpOptions]: boolean } = { ...defaults };
     for (const [k, v] of Object.entries(arg)) {
-      if (!isOption(k)) fail(ErrorCode.FailedToParse, `Unrecognized option '${k}' in $currentOp stage.`);
-      if (typeof v !== 'boolean') fail(ErrorCode.FailedToParse, `The '${k}' parameter of the $currentOp stage must be a boolean value, but found: ${typeName(v)}`);
+      if (!isOption(k))
+        fail(ErrorCode.FailedToParse, `Unrecognized option '${k}' in $currentOp stage.`);
+      if (typeof v !== 'boolean')
+        fail(
+          ErrorCode.FailedToParse,
+          `The '${k}' parameter of the $currentOp stage must be a boolean value, but found: ${typeName(v)}`,
+        );
       options[k] = v;
     }
     return new CurrentOpStage(options, ctx.server);

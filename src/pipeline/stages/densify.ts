@@ -48,20 +48,33 @@ class DensifyStage implements Stage {
     return new BlockingStage('$densify', input, (docs) => this.compute(docs));
   }
   private next(v: BsonValue): BsonValue {
-    if (v instanceof Date) return new Date(dateAdd(v.getTime(), this.d.unit as TimeUnit, num.toDouble(this.d.step), UTC));
+    if (v instanceof Date)
+      return new Date(
+        dateAdd(v.getTime(), this.d.unit as TimeUnit, num.toDouble(this.d.step), UTC),
+      );
     return num.add(v as num.BsonNumber, this.d.step) as BsonValue;
   }
   private check(v: BsonValue): void {
     if (this.d.unit !== undefined) {
-      if (!(v instanceof Date)) fail(ErrorCode.TypeMismatch, `Densify field type must be a date when a unit is specified, found ${typeName(v)}`);
+      if (!(v instanceof Date))
+        fail(
+          ErrorCode.TypeMismatch,
+          `Densify field type must be a date when a unit is specified, found ${typeName(v)}`,
+        );
     } else if (!num.isNumeric(v)) {
-      fail(ErrorCode.TypeMismatch, `Densify field type must be numeric when no unit is specified, found ${typeName(v)}`);
+      fail(
+        ErrorCode.TypeMismatch,
+        `Densify field type must be numeric when no unit is specified, found ${typeName(v)}`,
+      );
     }
   }
   private compute(docs: Iterable<BsonDocument>): BsonDocument[] {
     const d = this.d;
     const passthrough: BsonDocument[] = [];
-    const partitions = new ValueMap<{ key: BsonDocument; rows: Array<{ doc: BsonDocument; v: BsonValue }> }>();
+    const partitions = new ValueMap<{
+      key: BsonDocument;
+      rows: Array<{ doc: BsonDocument; v: BsonValue }>;
+    }>();
     let min: BsonValue | undefined;
     let max: BsonValue | undefined;
     for (const doc of docs) {
@@ -112,7 +125,8 @@ class DensifyStage implements Stage {
           while (compareBson(current, row.v) < 0 && inRange(current)) {
             out.push(make(current));
             current = this.next(current);
-            if (++generated > 5_000_000) fail(ErrorCode.ExceededMemoryLimit, '$densify would generate too many documents');
+            if (++generated > 5_000_000)
+              fail(ErrorCode.ExceededMemoryLimit, '$densify would generate too many documents');
           }
           if (compareBson(row.v, current) === 0) current = this.next(current);
         }
@@ -123,7 +137,8 @@ class DensifyStage implements Stage {
         while (inRange(current)) {
           out.push(make(current));
           current = this.next(current);
-          if (++generated > 5_000_000) fail(ErrorCode.ExceededMemoryLimit, '$densify would generate too many documents');
+          if (++generated > 5_000_000)
+            fail(ErrorCode.ExceededMemoryLimit, '$densify would generate too many documents');
         }
       }
     }
@@ -134,63 +149,138 @@ class DensifyStage implements Stage {
 export const $densify: StageDefinition = {
   name: '$densify',
   parse(arg) {
-    if (!isPlainDocument(arg)) fail(ErrorCode.FailedToParse, `The $densify stage specification must be an object, found ${typeName(arg)}`);
+    if (!isPlainDocument(arg))
+      fail(
+        ErrorCode.FailedToParse,
+        `The $densify stage specification must be an object, found ${typeName(arg)}`,
+      );
     let field: string | undefined;
     let partitionFields: string[] = [];
     let range: BsonDocument | undefined;
     for (const [k, v] of Object.entries(arg)) {
       if (k === 'field') {
-        if (typeof v !== 'string') fail(ErrorCode.TypeMismatch, `BSON field '$densify.field' is the wrong type '${typeName(v)}', expected type 'string'`);
+        if (typeof v !== 'string')
+          fail(
+            ErrorCode.TypeMismatch,
+            `BSON field '$densify.field' is the wrong type '${typeName(v)}', expected type 'string'`,
+          );
         field = v;
       } else if (k === 'partitionByFields') {
-        if (!isArray(v) || !v.every((x): x is string => typeof x === 'string')) fail(ErrorCode.TypeMismatch, "BSON field '$densify.partitionByFields' must be an array of strings");
+        if (!isArray(v) || !v.every((x): x is string => typeof x === 'string'))
+          fail(
+            ErrorCode.TypeMismatch,
+            "BSON field '$densify.partitionByFields' must be an array of strings",
+          );
         partitionFields = v;
       } else if (k === 'range') {
-        if (!isPlainDocument(v)) fail(ErrorCode.TypeMismatch, `BSON field '$densify.range' is the wrong type '${typeName(v)}', expected type 'object'`);
+        if (!isPlainDocument(v))
+          fail(
+            ErrorCode.TypeMismatch,
+            `BSON field '$densify.range' is the wrong type '${typeName(v)}', expected type 'object'`,
+          );
         range = v;
       } else fail(ErrorCode.Location40415, `BSON field '$densify.${k}' is an unknown field.`);
     }
-    if (field === undefined) fail(ErrorCode.Location40414, "BSON field '$densify.field' is missing but a required field");
-    if (range === undefined) fail(ErrorCode.Location40414, "BSON field '$densify.range' is missing but a required field");
+    if (field === undefined)
+      fail(ErrorCode.Location40414, "BSON field '$densify.field' is missing but a required field");
+    if (range === undefined)
+      fail(ErrorCode.Location40414, "BSON field '$densify.range' is missing but a required field");
     // Codes from jstests/aggregation/sources/densify/libs/parse_util.js.
-    if (field.startsWith('$')) fail(AggCode.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.");
+    if (field.startsWith('$'))
+      fail(
+        AggCode.Location16410,
+        "FieldPath field names may not start with '$'. Consider using $getField or $setField.",
+      );
     for (const f of partitionFields) {
-      if (f.startsWith('$')) fail(AggCode.Location16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.");
+      if (f.startsWith('$'))
+        fail(
+          AggCode.Location16410,
+          "FieldPath field names may not start with '$'. Consider using $getField or $setField.",
+        );
     }
     let step: num.BsonNumber | undefined;
     let unit: TimeUnit | undefined;
     let bounds: Bounds | undefined;
     for (const [k, v] of Object.entries(range)) {
       if (k === 'step') {
-        if (!num.isNumeric(v)) fail(ErrorCode.TypeMismatch, "BSON field '$densify.range.step' must be numeric");
+        if (!num.isNumeric(v))
+          fail(ErrorCode.TypeMismatch, "BSON field '$densify.range.step' must be numeric");
         step = v;
       } else if (k === 'unit') {
-        if (typeof v !== 'string') fail(ErrorCode.TypeMismatch, `BSON field '$densify.range.unit' is the wrong type '${typeName(v)}', expected type 'string'`);
+        if (typeof v !== 'string')
+          fail(
+            ErrorCode.TypeMismatch,
+            `BSON field '$densify.range.unit' is the wrong type '${typeName(v)}', expected type 'string'`,
+          );
         if (!isTimeUnit(v)) fail(ErrorCode.FailedToParse, `unknown time unit value: ${v}`);
         unit = v;
       } else if (k === 'bounds') {
         if (v === 'full' || v === 'partition') bounds = v;
         else if (isArray(v)) {
-          if (v.length !== 2) fail(AggCode.Location5733403, 'a bounding array in a range statement must have exactly two elements');
+          if (v.length !== 2)
+            fail(
+              AggCode.Location5733403,
+              'a bounding array in a range statement must have exactly two elements',
+            );
           bounds = [v[0] ?? null, v[1] ?? null];
-        } else fail(ErrorCode.FailedToParse, "Bounds must be 'full', 'partition', or an array of two values");
+        } else
+          fail(
+            ErrorCode.FailedToParse,
+            "Bounds must be 'full', 'partition', or an array of two values",
+          );
       } else fail(ErrorCode.Location40415, `BSON field '$densify.range.${k}' is an unknown field.`);
     }
-    if (step === undefined) fail(ErrorCode.Location40414, "BSON field '$densify.range.step' is missing but a required field");
-    if (bounds === undefined) fail(ErrorCode.Location40414, "BSON field '$densify.range.bounds' is missing but a required field");
-    if (num.toDouble(step) <= 0) fail(AggCode.Location5733401, 'the step parameter in a range statement must be a strictly positive numeric value');
+    if (step === undefined)
+      fail(
+        ErrorCode.Location40414,
+        "BSON field '$densify.range.step' is missing but a required field",
+      );
+    if (bounds === undefined)
+      fail(
+        ErrorCode.Location40414,
+        "BSON field '$densify.range.bounds' is missing but a required field",
+      );
+    if (num.toDouble(step) <= 0)
+      fail(
+        AggCode.Location5733401,
+        'the step parameter in a range statement must be a strictly positive numeric value',
+      );
     if (bounds === 'partition' && partitionFields.length === 0) {
-      fail(AggCode.Location5733408, "one may not specify the bounds as 'partition' without specifying a non-empty array of partitionByFields. You may have meant to specify 'full' bounds.");
+      fail(
+        AggCode.Location5733408,
+        "one may not specify the bounds as 'partition' without specifying a non-empty array of partitionByFields. You may have meant to specify 'full' bounds.",
+      );
     }
     if (isArray(bounds)) {
       const [lo, hi] = bounds;
-      if (num.isNumeric(lo) && hi instanceof Date) fail(AggCode.Location5733406, 'a bounding array must contain either both dates or both numeric types');
-      if (!((lo instanceof Date && hi instanceof Date) || (num.isNumeric(lo) && num.isNumeric(hi))) || compareBson(lo, hi) > 0) {
-        fail(AggCode.Location5733402, "the bounds in a range statement must be the string 'full', 'partition', or an ascending array of two numbers or two dates");
+      if (num.isNumeric(lo) && hi instanceof Date)
+        fail(
+          AggCode.Location5733406,
+          'a bounding array must contain either both dates or both numeric types',
+        );
+      if (
+        !((lo instanceof Date && hi instanceof Date) || (num.isNumeric(lo) && num.isNumeric(hi))) ||
+        compareBson(lo, hi) > 0
+      ) {
+        fail(
+          AggCode.Location5733402,
+          "the bounds in a range statement must be the string 'full', 'partition', or an ascending array of two numbers or two dates",
+        );
       }
-      if (num.isNumeric(lo) && unit !== undefined) fail(AggCode.Location5733409, 'numeric bounds may not have unit parameter');
+      if (num.isNumeric(lo) && unit !== undefined)
+        fail(AggCode.Location5733409, 'numeric bounds may not have unit parameter');
     }
-    if (unit !== undefined && integralValue(step) === undefined) fail(AggCode.Location6586400, 'The step parameter in a range satement must be a whole number when densifying a date range');
-    return new DensifyStage(arg, { field: parseFieldPath(field), partitionFields: partitionFields.map(parseFieldPath), step, unit, bounds });
+    if (unit !== undefined && integralValue(step) === undefined)
+      fail(
+        AggCode.Location6586400,
+        'The step parameter in a range satement must be a whole number when densifying a date range',
+      );
+    return new DensifyStage(arg, {
+      field: parseFieldPath(field),
+      partitionFields: partitionFields.map(parseFieldPath),
+      step,
+      unit,
+      bounds,
+    });
   },
 };

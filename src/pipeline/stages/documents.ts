@@ -3,7 +3,7 @@
 
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { fail } from '../../errors.js';
 import { expressionContext } from '../context.js';
 import { AggCode } from '../error-codes.js';
 import { ROOT_SLOT } from '../expressions/types.js';
@@ -28,7 +28,11 @@ class DocumentsSourceStage implements Stage {
     if (!isArray(v)) fail(AggCode.Location5858203, 'an array is expected');
     // mongod turns $documents into $project + $unwind + $replaceRoot, whence 40228.
     const docs = v.map((d) => {
-      if (!isPlainDocument(d)) fail(AggCode.Location40228, `'newRoot' expression must evaluate to an object, but resulting value was: ${formatValue(d)}. Type of resulting value: '${typeName(d)}'.`);
+      if (!isPlainDocument(d))
+        fail(
+          AggCode.Location40228,
+          `'newRoot' expression must evaluate to an object, but resulting value was: ${formatValue(d)}. Type of resulting value: '${typeName(d)}'.`,
+        );
       return d;
     });
     return new DocumentsStage(docs, '$documents');

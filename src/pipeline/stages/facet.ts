@@ -35,14 +35,21 @@ class FacetStage implements Stage {
         buffer.push(d);
         bytes += approximateValueSize(d);
         if (bytes > limits.facetBufferBytesMax) {
-          fail(ErrorCode.ExceededMemoryLimit, `$facet exceeded memory limit of ${limits.facetBufferBytesMax} bytes`);
+          fail(
+            ErrorCode.ExceededMemoryLimit,
+            `$facet exceeded memory limit of ${limits.facetBufferBytesMax} bytes`,
+          );
         }
       }
       const out: BsonDocument = {};
-      for (const f of this.facets) out[f.name] = runSubPipeline(f.pipeline, { documents: buffer }, view, rt);
+      for (const f of this.facets)
+        out[f.name] = runSubPipeline(f.pipeline, { documents: buffer }, view, rt);
       const size = bsonSize(out);
       if (size > limits.bsonObjectSizeMax) {
-        fail(AggCode.Location4031700, `document constructed by $facet is ${size} bytes, which exceeds the limit of ${limits.bsonObjectSizeMax} bytes`);
+        fail(
+          AggCode.Location4031700,
+          `document constructed by $facet is ${size} bytes, which exceeds the limit of ${limits.bsonObjectSizeMax} bytes`,
+        );
       }
       return [out];
     });
@@ -53,14 +60,25 @@ export const $facet: StageDefinition = {
   name: '$facet',
   parse(arg, ctx: PipelineContext) {
     if (!isPlainDocument(arg) || Object.keys(arg).length === 0) {
-      fail(AggCode.Location40169, `the $facet specification must be a non-empty object, but found: $facet: ${isPlainDocument(arg) || isArray(arg) ? formatBson(arg) : typeName(arg)}`);
+      fail(
+        AggCode.Location40169,
+        `the $facet specification must be a non-empty object, but found: $facet: ${isPlainDocument(arg) || isArray(arg) ? formatBson(arg) : typeName(arg)}`,
+      );
     }
     const sub = childContext(ctx, { inFacet: true, collection: ctx.collection });
     const facets = Object.entries(arg).map(([name, v]) => {
       validateFieldName(name);
-      if (!isArray(v)) fail(AggCode.Location40170, `arguments to $facet must be arrays, ${name} is type ${typeName(v)}`);
+      if (!isArray(v))
+        fail(
+          AggCode.Location40170,
+          `arguments to $facet must be arrays, ${name} is type ${typeName(v)}`,
+        );
       for (const s of v) {
-        if (!isPlainDocument(s)) fail(AggCode.Location40171, `elements of arrays in $facet spec must be non-empty objects, ${name} argument contained an element of type ${typeName(s)}: ${formatBson(s)}`);
+        if (!isPlainDocument(s))
+          fail(
+            AggCode.Location40171,
+            `elements of arrays in $facet spec must be non-empty objects, ${name} argument contained an element of type ${typeName(s)}: ${formatBson(s)}`,
+          );
       }
       return { name, pipeline: parseSubPipeline(v, sub) };
     });

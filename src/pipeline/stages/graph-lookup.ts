@@ -66,9 +66,16 @@ class GraphLookupStage implements Stage {
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
     const foreign = foreignResolver(rt, this.ctx, this.g.from);
-    return new FlatMapStage('$graphLookup', input, (doc, view) => [setAtPath(doc, this.g.as, this.search(doc, view, rt, foreign(view)))]);
+    return new FlatMapStage('$graphLookup', input, (doc, view) => [
+      setAtPath(doc, this.g.as, this.search(doc, view, rt, foreign(view))),
+    ]);
   }
-  private search(doc: BsonDocument, view: ReadView, rt: Runtime, foreign: ForeignSource): BsonValue[] {
+  private search(
+    doc: BsonDocument,
+    view: ReadView,
+    rt: Runtime,
+    foreign: ForeignSource,
+  ): BsonValue[] {
     const g = this.g;
     rt.frame.vars[ROOT_SLOT] = doc;
     const start = g.startWith.evaluate(rt.frame);
@@ -79,7 +86,11 @@ class GraphLookupStage implements Stage {
     const queried = new ValueMap<true>();
     const visited = new ValueMap<BsonDocument>();
     let bytes = 0;
-    for (let depth = 0; frontier.length > 0 && (g.maxDepth === undefined || depth <= g.maxDepth); depth++) {
+    for (
+      let depth = 0;
+      frontier.length > 0 && (g.maxDepth === undefined || depth <= g.maxDepth);
+      depth++
+    ) {
       const values = frontier.filter((v) => queried.get(v) === undefined);
       for (const v of values) queried.set(v, true);
       if (values.length === 0) break;
@@ -88,16 +99,42 @@ class GraphLookupStage implements Stage {
       // On a view, each step filters what the view's pipeline produces.
       const found =
         onView === undefined
-          ? runToArray(planQuery(coll, { filter, matcher: compileFilter(filter, { collator: rt.collator }), collator: rt.collator, allowDiskUse: true }), view, rt)
-          : runSubPipeline({ stages: [...onView.stages, new MatchStage(filter, compileFilter(filter, { collator: rt.collator }), onView.ctx)], ctx: onView.ctx }, { collection: coll }, view, rt);
+          ? runToArray(
+              planQuery(coll, {
+                filter,
+                matcher: compileFilter(filter, { collator: rt.collator }),
+                collator: rt.collator,
+                allowDiskUse: true,
+              }),
+              view,
+              rt,
+            )
+          : runSubPipeline(
+              {
+                stages: [
+                  ...onView.stages,
+                  new MatchStage(
+                    filter,
+                    compileFilter(filter, { collator: rt.collator }),
+                    onView.ctx,
+                  ),
+                ],
+                ctx: onView.ctx,
+              },
+              { collection: coll },
+              view,
+              rt,
+            );
       frontier = [];
       for (const d of found) {
         const id = d['_id'] ?? null;
         if (visited.get(id) !== undefined) continue;
-        const out = g.depthField === undefined ? d : setAtPath(d, g.depthField, Long.fromNumber(depth));
+        const out =
+          g.depthField === undefined ? d : setAtPath(d, g.depthField, Long.fromNumber(depth));
         visited.set(id, out);
         bytes += approximateValueSize(out);
-        if (bytes > limits.graphLookupMemoryBytesMax) fail(ErrorCode.ExceededMemoryLimit, `$graphLookup reached maximum memory consumption`);
+        if (bytes > limits.graphLookupMemoryBytesMax)
+          fail(ErrorCode.ExceededMemoryLimit, `$graphLookup reached maximum memory consumption`);
         forEachPathValue(d, g.connectFrom, 'omitArray', (v) => {
           // A missing connectFromField adds nothing (mongod's extractAllElementsAlongPath).
           if (v !== MISSING) frontier.push(v);
@@ -113,8 +150,16 @@ class GraphLookupStage implements Stage {
 export const $graphLookup: StageDefinition = {
   name: '$graphLookup',
   parse(arg, ctx: PipelineContext) {
-    if (!isPlainDocument(arg)) fail(ErrorCode.FailedToParse, `the $graphLookup stage specification must be an object, but found ${typeName(arg)}`);
-    if (arg['from'] === undefined) fail(ErrorCode.FailedToParse, `missing 'from' option to $graphLookup stage specification: ${formatBson(arg)}`);
+    if (!isPlainDocument(arg))
+      fail(
+        ErrorCode.FailedToParse,
+        `the $graphLookup stage specification must be an object, but found ${typeName(arg)}`,
+      );
+    if (arg['from'] === undefined)
+      fail(
+        ErrorCode.FailedToParse,
+        `missing 'from' option to $graphLookup stage specification: ${formatBson(arg)}`,
+      );
     let from: string | undefined;
     let as: string | undefined;
     let startWith: Expression | undefined;
@@ -129,27 +174,40 @@ export const $graphLookup: StageDefinition = {
         continue;
       }
       if (k === 'maxDepth') {
-        if (!isNumeric(v)) fail(AggCode.Location40100, `maxDepth must be numeric, found type: ${typeName(v)}`);
+        if (!isNumeric(v))
+          fail(AggCode.Location40100, `maxDepth must be numeric, found type: ${typeName(v)}`);
         const n = Math.trunc(numberOf(v));
-        if (n < 0) fail(AggCode.Location40101, `maxDepth requires a nonnegative argument, found: ${n}`);
-        if (n !== numberOf(v)) fail(AggCode.Location40102, `maxDepth could not be represented as a long long: ${n}`);
+        if (n < 0)
+          fail(AggCode.Location40101, `maxDepth requires a nonnegative argument, found: ${n}`);
+        if (n !== numberOf(v))
+          fail(AggCode.Location40102, `maxDepth could not be represented as a long long: ${n}`);
         maxDepth = n;
         continue;
       }
       if (k === 'restrictSearchWithMatch') {
-        if (!isPlainDocument(v)) fail(AggCode.Location40185, `restrictSearchWithMatch must be an object, found ${typeName(v)}`);
+        if (!isPlainDocument(v))
+          fail(
+            AggCode.Location40185,
+            `restrictSearchWithMatch must be an object, found ${typeName(v)}`,
+          );
         restrict = { filter: v, matcher: compileRestrictedFilter(v) };
         continue;
       }
       if (k === 'from') {
         // Codes from jstests/aggregation/sources/graphLookup/error.js.
-        if (typeof v !== 'string') fail(ErrorCode.FailedToParse, `from must be a string, found ${typeName(v)}`);
-        if (v === '') fail(ErrorCode.InvalidNamespace, `invalid $graphLookup namespace: ${ctx.db}.`);
+        if (typeof v !== 'string')
+          fail(ErrorCode.FailedToParse, `from must be a string, found ${typeName(v)}`);
+        if (v === '')
+          fail(ErrorCode.InvalidNamespace, `invalid $graphLookup namespace: ${ctx.db}.`);
         from = v;
         continue;
       }
       if (k === 'as' || k === 'connectFromField' || k === 'depthField' || k === 'connectToField') {
-        if (typeof v !== 'string') fail(AggCode.Location40103, `expected string as argument for ${k}, found: ${formatBson(v)}`);
+        if (typeof v !== 'string')
+          fail(
+            AggCode.Location40103,
+            `expected string as argument for ${k}, found: ${formatBson(v)}`,
+          );
         if (k === 'as') as = v;
         else if (k === 'connectFromField') connectFromField = v;
         else if (k === 'connectToField') connectToField = v;
@@ -158,19 +216,36 @@ export const $graphLookup: StageDefinition = {
       }
       fail(AggCode.Location40104, `Unknown argument to $graphLookup: ${k}`);
     }
-    if (from === undefined || as === undefined || startWith === undefined || connectFromField === undefined || connectToField === undefined || from === '' || as === '' || connectFromField === '' || connectToField === '') {
-      fail(AggCode.Location40105, "$graphLookup requires 'from', 'as', 'startWith', 'connectFromField', and 'connectToField' to be specified.");
+    if (
+      from === undefined ||
+      as === undefined ||
+      startWith === undefined ||
+      connectFromField === undefined ||
+      connectToField === undefined ||
+      from === '' ||
+      as === '' ||
+      connectFromField === '' ||
+      connectToField === ''
+    ) {
+      fail(
+        AggCode.Location40105,
+        "$graphLookup requires 'from', 'as', 'startWith', 'connectFromField', and 'connectToField' to be specified.",
+      );
     }
     parseFieldPath(connectToField);
-    return new GraphLookupStage(arg, {
-      from,
-      as: parseFieldPath(as),
-      startWith,
-      connectFrom: parseFieldPath(connectFromField),
-      connectTo: connectToField,
-      maxDepth,
-      depthField: depthField === undefined ? undefined : parseFieldPath(depthField),
-      restrict,
-    }, ctx);
+    return new GraphLookupStage(
+      arg,
+      {
+        from,
+        as: parseFieldPath(as),
+        startWith,
+        connectFrom: parseFieldPath(connectFromField),
+        connectTo: connectToField,
+        maxDepth,
+        depthField: depthField === undefined ? undefined : parseFieldPath(depthField),
+        restrict,
+      },
+      ctx,
+    );
   },
 };

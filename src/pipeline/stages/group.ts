@@ -37,13 +37,21 @@ export interface GroupSpec {
 }
 
 /** Parses `{field: {$acc: arg}}` (mongod's AccumulationStatement::parseAccumulationStatement). */
-export function parseAccumulatedField(name: string, value: BsonValue, ctx: ParseContext): AccumulatedField {
+export function parseAccumulatedField(
+  name: string,
+  value: BsonValue,
+  ctx: ParseContext,
+): AccumulatedField {
   // Checked in mongod's order (AccumulationStatement::parseAccumulationStatement).
-  if (!isPlainDocument(value) || !(Object.keys(value)[0] ?? '').startsWith('$')) fail(AggCode.Location40234, `The field '${name}' must be an accumulator object`);
-  if (name.includes('.')) fail(AggCode.Location40235, `The field name '${name}' cannot contain '.'`);
-  if (name.startsWith('$')) fail(AggCode.Location40236, `The field name '${name}' cannot be an operator name`);
+  if (!isPlainDocument(value) || !(Object.keys(value)[0] ?? '').startsWith('$'))
+    fail(AggCode.Location40234, `The field '${name}' must be an accumulator object`);
+  if (name.includes('.'))
+    fail(AggCode.Location40235, `The field name '${name}' cannot contain '.'`);
+  if (name.startsWith('$'))
+    fail(AggCode.Location40236, `The field name '${name}' cannot be an operator name`);
   const keys = Object.keys(value);
-  if (keys.length !== 1) fail(AggCode.Location40238, `The field '${name}' must specify one accumulator`);
+  if (keys.length !== 1)
+    fail(AggCode.Location40238, `The field '${name}' must specify one accumulator`);
   const accName = keys[0] as string;
   const arg = value[accName] as BsonValue;
   if (isArray(arg)) fail(AggCode.Location40237, `The ${accName} accumulator is a unary operator`);
@@ -53,7 +61,8 @@ export function parseAccumulatedField(name: string, value: BsonValue, ctx: Parse
 }
 
 export function parseGroupSpec(arg: BsonValue, ctx: PipelineContext): GroupSpec {
-  if (!isPlainDocument(arg)) fail(AggCode.Location15947, 'a group\'s fields must be specified in an object');
+  if (!isPlainDocument(arg))
+    fail(AggCode.Location15947, "a group's fields must be specified in an object");
   const ectx = expressionContext(ctx);
   let id: Expression | undefined;
   const fields: AccumulatedField[] = [];
@@ -103,7 +112,13 @@ const groupInputCodec: RecordCodec<GroupInput> = {
  * its inputs in their original order, so $first, $push and $sum give what they give in memory.
  * A group that spilled comes out in group-key order; otherwise in first-seen order.
  */
-export function groupStream(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: Runtime, stageName: string, stats: { usedDisk: boolean; spills: number } = { usedDisk: false, spills: 0 }): SortedStream<BsonDocument> {
+export function groupStream(
+  docs: Iterable<BsonDocument>,
+  spec: GroupSpec,
+  rt: Runtime,
+  stageName: string,
+  stats: { usedDisk: boolean; spills: number } = { usedDisk: false, spills: 0 },
+): SortedStream<BsonDocument> {
   const frame = rt.frame;
   const groups = new ValueMap<GroupState>(rt.collator);
   const bytesMax = rt.memory?.groupBytesMax ?? limits.groupMemoryBytesMax;
@@ -137,7 +152,10 @@ export function groupStream(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: R
     }
     if (bytes > bytesMax) {
       if (!rt.allowDiskUse) {
-        fail(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed, `Exceeded memory limit for ${stageName}, but didn't allow external sort. Pass allowDiskUse:true to opt in.`);
+        fail(
+          ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed,
+          `Exceeded memory limit for ${stageName}, but didn't allow external sort. Pass allowDiskUse:true to opt in.`,
+        );
       }
       if (spill !== undefined) sorter = groupInputSorter(bytesMax, spill, rt);
     }
@@ -172,7 +190,10 @@ export function groupStream(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: R
       if (held === undefined && head === undefined) return undefined;
       let key: BsonValue;
       let state: GroupState;
-      if (held !== undefined && (head === undefined || compareBson(held.key, head.key, rt.collator) <= 0)) {
+      if (
+        held !== undefined &&
+        (head === undefined || compareBson(held.key, head.key, rt.collator) <= 0)
+      ) {
         key = held.key;
         state = held.value;
         i++;
@@ -181,7 +202,11 @@ export function groupStream(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: R
         state = { accs: spec.fields.map((f) => createAccumulator(f.spec, key, rt)) };
       }
       let m = 0;
-      for (; head !== undefined && compareBson(head.key, key, rt.collator) === 0; head = inputs.next()) {
+      for (
+        ;
+        head !== undefined && compareBson(head.key, key, rt.collator) === 0;
+        head = inputs.next()
+      ) {
         const args = head.args;
         state.accs.forEach((acc, j) => {
           if (acc.needsInput) acc.process(args[j] as Value);
@@ -199,10 +224,18 @@ export function groupStream(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: R
 }
 
 /** The external sort of a spilling group's inputs, by group key (stable: input order within a key). */
-function groupInputSorter(bytesMax: number, spill: SpillScope, rt: Runtime): ExternalSorter<GroupInput> {
+function groupInputSorter(
+  bytesMax: number,
+  spill: SpillScope,
+  rt: Runtime,
+): ExternalSorter<GroupInput> {
   return new ExternalSorter<GroupInput>({
     compare: (a, b) => compareBson(a.key, b.key, rt.collator),
-    sizeOf: (input) => input.args.reduce<number>((n, v) => n + approximateValueSize(v), approximateValueSize(input.key)),
+    sizeOf: (input) =>
+      input.args.reduce<number>(
+        (n, v) => n + approximateValueSize(v),
+        approximateValueSize(input.key),
+      ),
     codec: groupInputCodec,
     memoryBytesMax: bytesMax,
     allowDiskUse: true,
@@ -213,7 +246,12 @@ function groupInputSorter(bytesMax: number, spill: SpillScope, rt: Runtime): Ext
 }
 
 /** Runs a group to the end and returns its output (for stages whose output is small: $bucket). */
-export function groupDocuments(docs: Iterable<BsonDocument>, spec: GroupSpec, rt: Runtime, stageName: string): BsonDocument[] {
+export function groupDocuments(
+  docs: Iterable<BsonDocument>,
+  spec: GroupSpec,
+  rt: Runtime,
+  stageName: string,
+): BsonDocument[] {
   const stream = groupStream(docs, spec, rt, stageName);
   const out: BsonDocument[] = [];
   for (let d = stream.next(); d !== undefined; d = stream.next()) out.push(d);
@@ -247,8 +285,16 @@ export class GroupStage implements Stage {
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
     const stats = { usedDisk: false, spills: 0 };
-    const explain = (): Record<string, BsonValue> => ({ usedDisk: stats.usedDisk, spills: Long.fromNumber(stats.spills) });
-    return new StreamingBlockingStage('$group', input, (docs) => groupStream(docs, this.group, rt, '$group', stats), explain);
+    const explain = (): Record<string, BsonValue> => ({
+      usedDisk: stats.usedDisk,
+      spills: Long.fromNumber(stats.spills),
+    });
+    return new StreamingBlockingStage(
+      '$group',
+      input,
+      (docs) => groupStream(docs, this.group, rt, '$group', stats),
+      explain,
+    );
   }
 }
 

@@ -24,7 +24,13 @@ class IndexStatsStage implements Stage {
       const coll = collectionOf(rt, this.ctx.collection ?? '', this.ctx.db);
       if (coll === undefined) return [];
       const since = new Date();
-      return coll.indexes.map((i) => ({ name: i.meta.name, key: i.meta.key, host: hostname(), accesses: { ops: Long.ZERO, since }, spec: i.meta.spec }));
+      return coll.indexes.map((i) => ({
+        name: i.meta.name,
+        key: i.meta.key,
+        host: hostname(),
+        accesses: { ops: Long.ZERO, since },
+        spec: i.meta.spec,
+      }));
     });
   }
 }
@@ -32,8 +38,8 @@ class IndexStatsStage implements Stage {
 export const $indexStats: StageDefinition = {
   name: '$indexStats',
   parse(arg, ctx: PipelineContext) {
-    if (!isPlainDocument(arg) || Object.keys(arg).length > 0) fail(AggCode.Location28803, 'The $indexStats stage specification must be an empty object');
+    if (!isPlainDocument(arg) || Object.keys(arg).length > 0)
+      fail(AggCode.Location28803, 'The $indexStats stage specification must be an empty object');
     return new IndexStatsStage(ctx);
   },
 };
-

@@ -75,7 +75,9 @@ const all: readonly StageDefinition[] = [
   $changeStream,
 ];
 
-export const stageDefinitions: ReadonlyMap<string, StageDefinition> = new Map(all.map((d) => [d.name, d]));
+export const stageDefinitions: ReadonlyMap<string, StageDefinition> = new Map(
+  all.map((d) => [d.name, d]),
+);
 
 /** Stages of mongod 7.0 that need subsystems this server does not have yet (other issues). */
 export const unsupportedStages: ReadonlyMap<string, string> = new Map([
@@ -93,8 +95,16 @@ export const unsupportedStages: ReadonlyMap<string, string> = new Map([
 
 /** Stages mongod registers as never in API Version 1 (AllowedWithApiStrict::kNeverInVersion1). */
 const stagesOutsideApiV1: ReadonlySet<string> = new Set([
-  '$currentOp', '$indexStats', '$listLocalSessions', '$listSessions', '$planCacheStats', '$listCatalog',
-  '$search', '$searchMeta', '$vectorSearch', '$listSearchIndexes',
+  '$currentOp',
+  '$indexStats',
+  '$listLocalSessions',
+  '$listSessions',
+  '$planCacheStats',
+  '$listCatalog',
+  '$search',
+  '$searchMeta',
+  '$vectorSearch',
+  '$listSearchIndexes',
 ]);
 
 /**
@@ -107,7 +117,11 @@ export function checkPipelineInApiV1(pipeline: BsonValue | undefined): void {
   for (const stage of pipeline) {
     if (!isPlainDocument(stage)) continue;
     for (const [name, spec] of Object.entries(stage)) {
-      if (stagesOutsideApiV1.has(name)) fail(ErrorCode.APIStrictError, `${name} is not allowed with 'apiStrict: true' in API Version 1`);
+      if (stagesOutsideApiV1.has(name))
+        fail(
+          ErrorCode.APIStrictError,
+          `${name} is not allowed with 'apiStrict: true' in API Version 1`,
+        );
       if (!isPlainDocument(spec)) continue;
       checkPipelineInApiV1(spec['pipeline']);
       if (name === '$facet') for (const sub of Object.values(spec)) checkPipelineInApiV1(sub);

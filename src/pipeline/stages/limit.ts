@@ -28,4 +28,3 @@ export const $limit: StageDefinition = {
     return new LimitPipelineStage(n);
   },
 };
-

@@ -15,11 +15,18 @@ import { lsidWithUid, sessionUserDigest } from '../../txn/sessions.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import { typeName } from '../values.js';
 import { ComputedSource } from './computed-source.js';
-import type { PipelineContext, SessionRecord, Stage, StageConstraints, StageDefinition } from './types.js';
+import type {
+  PipelineContext,
+  SessionRecord,
+  Stage,
+  StageConstraints,
+  StageDefinition,
+} from './types.js';
 
 type StageName = '$listSessions' | '$listLocalSessions';
 
-const userDigest = (user?: { user: string; db: string }): string => sessionUserDigest(user).toString('hex');
+const userDigest = (user?: { user: string; db: string }): string =>
+  sessionUserDigest(user).toString('hex');
 const ANONYMOUS_DIGEST = userDigest();
 
 interface ListSessionsSpec {
@@ -30,7 +37,10 @@ interface ListSessionsSpec {
 }
 
 function wrongType(path: string, v: BsonValue, expected: string): never {
-  fail(ErrorCode.TypeMismatch, `BSON field '${path}' is the wrong type '${typeName(v)}', expected type '${expected}'`);
+  fail(
+    ErrorCode.TypeMismatch,
+    `BSON field '${path}' is the wrong type '${typeName(v)}', expected type '${expected}'`,
+  );
 }
 
 /** One {user, db} of `users` (mongod's strict ListSessionsUser). */
@@ -38,18 +48,25 @@ function parseUser(stage: StageName, v: BsonValue): { user: string; db: string }
   const path = `${stage}.users`;
   if (!isPlainDocument(v)) wrongType(path, v, 'object');
   for (const [k, x] of Object.entries(v)) {
-    if (k !== 'user' && k !== 'db') fail(ErrorCode.Location40415, `BSON field '${path}.${k}' is an unknown field.`);
+    if (k !== 'user' && k !== 'db')
+      fail(ErrorCode.Location40415, `BSON field '${path}.${k}' is an unknown field.`);
     if (typeof x !== 'string') wrongType(`${path}.${k}`, x, 'string');
   }
   const { user, db } = v;
-  if (typeof user !== 'string') fail(ErrorCode.Location40414, `BSON field '${path}.user' is missing but a required field`);
-  if (typeof db !== 'string') fail(ErrorCode.Location40414, `BSON field '${path}.db' is missing but a required field`);
+  if (typeof user !== 'string')
+    fail(ErrorCode.Location40414, `BSON field '${path}.user' is missing but a required field`);
+  if (typeof db !== 'string')
+    fail(ErrorCode.Location40414, `BSON field '${path}.db' is missing but a required field`);
   return { user, db };
 }
 
 /** mongod's listSessionsParseSpec. */
 function parseSpec(stage: StageName, arg: BsonValue): ListSessionsSpec {
-  if (!isPlainDocument(arg)) fail(ErrorCode.TypeMismatch, `${stage} options must be specified in an object, but found: ${typeName(arg)}`);
+  if (!isPlainDocument(arg))
+    fail(
+      ErrorCode.TypeMismatch,
+      `${stage} options must be specified in an object, but found: ${typeName(arg)}`,
+    );
   let allUsers = false;
   let users: Array<{ user: string; db: string }> | undefined;
   for (const [k, v] of Object.entries(arg)) {
@@ -67,13 +84,19 @@ function parseSpec(stage: StageName, arg: BsonValue): ListSessionsSpec {
     }
   }
   if (allUsers && users !== undefined && users.length > 0) {
-    fail(ErrorCode.UnsupportedFormat, `${stage} may not specify {allUsers:true} and {users:[...]} at the same time`);
+    fail(
+      ErrorCode.UnsupportedFormat,
+      `${stage} may not specify {allUsers:true} and {users:[...]} at the same time`,
+    );
   }
   return { raw: arg, allUsers, users: users !== undefined && users.length > 0 ? users : undefined };
 }
 
 /** The session documents the spec selects. */
-function sessionDocuments(spec: ListSessionsSpec, sessions: readonly SessionRecord[]): BsonDocument[] {
+function sessionDocuments(
+  spec: ListSessionsSpec,
+  sessions: readonly SessionRecord[],
+): BsonDocument[] {
   // Without a users list, the caller's own sessions: the anonymous user's, here.
   const wanted = spec.allUsers ? undefined : new Set((spec.users ?? [undefined]).map(userDigest));
   if (wanted !== undefined && !wanted.has(ANONYMOUS_DIGEST)) return [];
@@ -107,7 +130,12 @@ export const $listLocalSessions: StageDefinition = {
   name: '$listLocalSessions',
   parse(arg, ctx) {
     const spec = parseSpec('$listLocalSessions', arg);
-    return new ListSessionsStage('$listLocalSessions', { first: true, collectionless: true, notInFacet: true, notInTransaction: true }, spec, sessionSource(ctx));
+    return new ListSessionsStage(
+      '$listLocalSessions',
+      { first: true, collectionless: true, notInFacet: true, notInTransaction: true },
+      spec,
+      sessionSource(ctx),
+    );
   },
 };
 
@@ -116,8 +144,16 @@ export const $listSessions: StageDefinition = {
   parse(arg, ctx) {
     const spec = parseSpec('$listSessions', arg);
     if (ctx.db !== 'config' || ctx.collection !== 'system.sessions') {
-      fail(ErrorCode.InvalidNamespace, '$listSessions may only be run against config.system.sessions');
+      fail(
+        ErrorCode.InvalidNamespace,
+        '$listSessions may only be run against config.system.sessions',
+      );
     }
-    return new ListSessionsStage('$listSessions', { first: true, notInFacet: true }, spec, sessionSource(ctx));
+    return new ListSessionsStage(
+      '$listSessions',
+      { first: true, notInFacet: true },
+      spec,
+      sessionSource(ctx),
+    );
   },
 };

@@ -22,7 +22,13 @@ import { runToArray } from '../pipeline.js';
 import { typeName } from '../values.js';
 import { FlatMapStage } from './base.js';
 import { MatchStage } from './match.js';
-import { childContext, foreignResolver, parseSubPipeline, pipelineArray, runSubPipeline } from './sub-pipeline.js';
+import {
+  childContext,
+  foreignResolver,
+  parseSubPipeline,
+  pipelineArray,
+  runSubPipeline,
+} from './sub-pipeline.js';
 import type { ForeignSource } from './sub-pipeline.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
@@ -38,16 +44,33 @@ export function localValues(doc: BsonDocument, parts: readonly string[]): BsonVa
 
 /** The foreign filter matching any of the local values by equality (regexes as values). */
 export function equalityFilter(field: string, values: readonly BsonValue[]): BsonDocument {
-  if (values.length === 1 && !(values[0] instanceof BSONRegExp)) return { [field]: { $eq: values[0] ?? null } };
+  if (values.length === 1 && !(values[0] instanceof BSONRegExp))
+    return { [field]: { $eq: values[0] ?? null } };
   return { $or: values.map((v) => ({ [field]: { $eq: v } })) };
 }
 
 /** Sets `value` at a dotted path, creating or replacing subdocuments on the way. */
-export function setAtPath(doc: BsonDocument, parts: readonly string[], value: BsonValue): BsonDocument {
+export function setAtPath(
+  doc: BsonDocument,
+  parts: readonly string[],
+  value: BsonValue,
+): BsonDocument {
   const out: BsonDocument = { ...doc };
   const name = parts[0] as string;
-  const next: BsonValue = parts.length === 1 ? value : setAtPath(isPlainDocument(out[name]) ? (out[name] as BsonDocument) : {}, parts.slice(1), value);
-  Object.defineProperty(out, name, { value: next, enumerable: true, writable: true, configurable: true });
+  const next: BsonValue =
+    parts.length === 1
+      ? value
+      : setAtPath(
+          isPlainDocument(out[name]) ? (out[name] as BsonDocument) : {},
+          parts.slice(1),
+          value,
+        );
+  Object.defineProperty(out, name, {
+    value: next,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   return out;
 }
 
@@ -72,9 +95,16 @@ class LookupStage implements Stage {
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
     const foreign = this.from === undefined ? undefined : foreignResolver(rt, this.ctx, this.from);
-    return new FlatMapStage('$lookup', input, (doc, view) => [setAtPath(doc, this.as, this.join(doc, view, rt, foreign?.(view)))]);
+    return new FlatMapStage('$lookup', input, (doc, view) => [
+      setAtPath(doc, this.as, this.join(doc, view, rt, foreign?.(view))),
+    ]);
   }
-  private join(doc: BsonDocument, view: ReadView, rt: Runtime, foreign: ForeignSource | undefined): BsonValue[] {
+  private join(
+    doc: BsonDocument,
+    view: ReadView,
+    rt: Runtime,
+    foreign: ForeignSource | undefined,
+  ): BsonValue[] {
     const coll = foreign?.collection;
     rt.frame.vars[ROOT_SLOT] = doc;
     for (const v of this.letVars) rt.frame.vars[v.slot] = v.expr.evaluate(rt.frame);
@@ -93,7 +123,12 @@ class LookupStage implements Stage {
       if (coll === undefined) return [];
       const filter = equalityFilter(this.equality.foreign, localValues(doc, this.equality.local));
       // The join compares by the pipeline's collation (mongod: the foreign collection's default does not apply).
-      const plan = planQuery(coll, { filter, matcher: compileFilter(filter, { collator: rt.collator }), collator: rt.collator, allowDiskUse: rt.allowDiskUse });
+      const plan = planQuery(coll, {
+        filter,
+        matcher: compileFilter(filter, { collator: rt.collator }),
+        collator: rt.collator,
+        allowDiskUse: rt.allowDiskUse,
+      });
       matched = runToArray(plan, view, rt);
       if (this.pipeline === undefined) return matched;
     }
@@ -103,21 +138,33 @@ class LookupStage implements Stage {
   }
 
   /** A join with a view: its pipeline, then the join's equality, then the sub-pipeline. */
-  private joinView(doc: BsonDocument, view: ReadView, rt: Runtime, onView: ParsedPipeline, coll: ForeignSource['collection']): BsonValue[] {
+  private joinView(
+    doc: BsonDocument,
+    view: ReadView,
+    rt: Runtime,
+    onView: ParsedPipeline,
+    coll: ForeignSource['collection'],
+  ): BsonValue[] {
     const stages = [...onView.stages];
     if (this.equality !== undefined) {
       const filter = equalityFilter(this.equality.foreign, localValues(doc, this.equality.local));
       stages.push(new MatchStage(filter, compileMatch(filter, onView.ctx), onView.ctx));
     }
     if (this.pipeline !== undefined) stages.push(...this.pipeline.stages);
-    return runSubPipeline({ stages, ctx: this.pipeline?.ctx ?? onView.ctx }, { collection: coll }, view, rt);
+    return runSubPipeline(
+      { stages, ctx: this.pipeline?.ctx ?? onView.ctx },
+      { collection: coll },
+      view,
+      rt,
+    );
   }
 }
 
 export const $lookup: StageDefinition = {
   name: '$lookup',
   parse(arg, ctx: PipelineContext) {
-    if (!isPlainDocument(arg)) fail(ErrorCode.FailedToParse, 'the $lookup specification must be an Object');
+    if (!isPlainDocument(arg))
+      fail(ErrorCode.FailedToParse, 'the $lookup specification must be an Object');
     let from: string | undefined;
     let as: string | undefined;
     let localField: string | undefined;
@@ -128,14 +175,31 @@ export const $lookup: StageDefinition = {
       if (k === 'pipeline') {
         pipelineSpec = pipelineArray(v, "'pipeline' option must be specified as an array");
       } else if (k === 'let') {
-        if (!isPlainDocument(v)) fail(ErrorCode.FailedToParse, `$lookup argument 'let' must be an object, is type ${typeName(v)}`);
+        if (!isPlainDocument(v))
+          fail(
+            ErrorCode.FailedToParse,
+            `$lookup argument 'let' must be an object, is type ${typeName(v)}`,
+          );
         letSpec = v;
       } else if (k === 'from') {
         if (typeof v === 'string') from = v;
-        else if (isPlainDocument(v) && typeof v['coll'] === 'string' && (v['db'] === undefined || v['db'] === ctx.db)) from = v['coll'];
-        else fail(ErrorCode.FailedToParse, `$lookup 'from' field must be a string or an object, but found ${typeName(v)}`);
+        else if (
+          isPlainDocument(v) &&
+          typeof v['coll'] === 'string' &&
+          (v['db'] === undefined || v['db'] === ctx.db)
+        )
+          from = v['coll'];
+        else
+          fail(
+            ErrorCode.FailedToParse,
+            `$lookup 'from' field must be a string or an object, but found ${typeName(v)}`,
+          );
       } else if (k === 'as' || k === 'localField' || k === 'foreignField') {
-        if (typeof v !== 'string') fail(ErrorCode.FailedToParse, `$lookup argument '${k}: ${String(v)}' must be a string, found type: ${typeName(v)}`);
+        if (typeof v !== 'string')
+          fail(
+            ErrorCode.FailedToParse,
+            `$lookup argument '${k}: ${String(v)}' must be a string, found type: ${typeName(v)}`,
+          );
         if (k === 'as') as = v;
         else if (k === 'localField') localField = v;
         else foreignField = v;
@@ -143,19 +207,32 @@ export const $lookup: StageDefinition = {
         fail(ErrorCode.FailedToParse, `unknown argument to $lookup: ${k}`);
       }
     }
-    if (as === undefined || as.length === 0) fail(ErrorCode.FailedToParse, "must specify 'as' field for a $lookup");
+    if (as === undefined || as.length === 0)
+      fail(ErrorCode.FailedToParse, "must specify 'as' field for a $lookup");
     if ((localField === undefined) !== (foreignField === undefined)) {
-      fail(ErrorCode.FailedToParse, pipelineSpec === undefined
-        ? "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified"
-        : "$lookup requires both or neither of 'localField' and 'foreignField' to be specified");
+      fail(
+        ErrorCode.FailedToParse,
+        pipelineSpec === undefined
+          ? "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified"
+          : "$lookup requires both or neither of 'localField' and 'foreignField' to be specified",
+      );
     }
     if (pipelineSpec === undefined && localField === undefined) {
-      fail(ErrorCode.FailedToParse, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified");
+      fail(
+        ErrorCode.FailedToParse,
+        "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified",
+      );
     }
-    if (letSpec !== undefined && pipelineSpec === undefined) fail(ErrorCode.FailedToParse, "$lookup with 'let' must also specify 'pipeline'");
-    const startsWithDocuments = pipelineSpec !== undefined && isPlainDocument(pipelineSpec[0]) && Object.keys(pipelineSpec[0])[0] === '$documents';
-    if (from === undefined && pipelineSpec === undefined) fail(ErrorCode.FailedToParse, "must specify 'pipeline' when 'from' is empty");
-    if (from === undefined && !startsWithDocuments) fail(ErrorCode.FailedToParse, "must specify 'from' field for a $lookup");
+    if (letSpec !== undefined && pipelineSpec === undefined)
+      fail(ErrorCode.FailedToParse, "$lookup with 'let' must also specify 'pipeline'");
+    const startsWithDocuments =
+      pipelineSpec !== undefined &&
+      isPlainDocument(pipelineSpec[0]) &&
+      Object.keys(pipelineSpec[0])[0] === '$documents';
+    if (from === undefined && pipelineSpec === undefined)
+      fail(ErrorCode.FailedToParse, "must specify 'pipeline' when 'from' is empty");
+    if (from === undefined && !startsWithDocuments)
+      fail(ErrorCode.FailedToParse, "must specify 'from' field for a $lookup");
     const asParts = parseFieldPath(as);
     // The `let` expressions see the outer scope; the sub-pipeline sees them as variables.
     const outer = expressionContext(ctx);
@@ -167,7 +244,10 @@ export const $lookup: StageDefinition = {
     });
     const sub = childContext(ctx, { inLookup: true, collection: from, scope });
     const pipeline = pipelineSpec === undefined ? undefined : parseSubPipeline(pipelineSpec, sub);
-    const equality = localField === undefined || foreignField === undefined ? undefined : { local: parseFieldPath(localField), foreign: foreignField };
+    const equality =
+      localField === undefined || foreignField === undefined
+        ? undefined
+        : { local: parseFieldPath(localField), foreign: foreignField };
     if (foreignField !== undefined) parseFieldPath(foreignField);
     return new LookupStage(arg, from, asParts, equality, letVars, pipeline, ctx);
   },

@@ -36,7 +36,8 @@ export class MatchStage implements Stage {
 export const $match: StageDefinition = {
   name: '$match',
   parse(arg, ctx) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location15959, 'the match filter must be an expression in an object');
+    if (!isPlainDocument(arg))
+      fail(AggCode.Location15959, 'the match filter must be an expression in an object');
     return new MatchStage(arg, compileMatch(arg, ctx), ctx);
   },
 };

@@ -59,15 +59,24 @@ class MergeStage implements WriteStage {
     const onId = m.on.length === 1 && m.on[0] === '_id';
     const target = catalog.get(m.db, m.coll);
     if (!onId) {
-      const unique = target?.indexes.some((i) => i.unique && i.fields.length === m.on.length && m.on.every((f) => i.fields.some((x) => x.path === f)));
-      if (unique !== true) fail(AggCode.Location51183, 'Cannot find index to verify that join fields will be unique');
+      const unique = target?.indexes.some(
+        (i) =>
+          i.unique &&
+          i.fields.length === m.on.length &&
+          m.on.every((f) => i.fields.some((x) => x.path === f)),
+      );
+      if (unique !== true)
+        fail(AggCode.Location51183, 'Cannot find index to verify that join fields will be unique');
     }
     for (const doc of docs) {
       const filter: BsonDocument = {};
       for (const f of m.on) {
         const v = valueAt(doc, f);
         if (v === MISSING || v === null || v === undefined || isArray(v)) {
-          fail(AggCode.Location51132, `$merge write error: 'on' field '${f}' cannot be missing, null, undefined or an array`);
+          fail(
+            AggCode.Location51132,
+            `$merge write error: 'on' field '${f}' cannot be missing, null, undefined or an array`,
+          );
         }
         filter[f] = { $eq: v };
       }
@@ -76,11 +85,16 @@ class MergeStage implements WriteStage {
       const match = found[0];
       if (match === undefined || coll === undefined) {
         if (m.whenNotMatched === 'discard') continue;
-        if (m.whenNotMatched === 'fail') fail(AggCode.Location13113, '$merge could not find a matching document in the target collection for at least one document in the source collection');
+        if (m.whenNotMatched === 'fail')
+          fail(
+            AggCode.Location13113,
+            '$merge could not find a matching document in the target collection for at least one document in the source collection',
+          );
         insertDocument(txn, catalog, m.db, m.coll, doc, options);
         continue;
       }
-      if (found.length > 1 && !onId) fail(AggCode.Location51183, 'Cannot find index to verify that join fields will be unique');
+      if (found.length > 1 && !onId)
+        fail(AggCode.Location51183, 'Cannot find index to verify that join fields will be unique');
       let after: BsonDocument;
       switch (m.whenMatched) {
         case 'keepExisting':
@@ -93,9 +107,13 @@ class MergeStage implements WriteStage {
             keyPattern[f] = new Int32(1);
             keyValue[f] = valueAt(doc, f) as BsonValue;
           }
-          fail(ErrorCode.DuplicateKey, `$merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: ${m.db}.${m.coll} index: ${m.on.join('_1_')}_1 dup key: ${formatBson(keyValue)}`, {
-            info: { keyPattern, keyValue },
-          });
+          fail(
+            ErrorCode.DuplicateKey,
+            `$merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: ${m.db}.${m.coll} index: ${m.on.join('_1_')}_1 dup key: ${formatBson(keyValue)}`,
+            {
+              info: { keyPattern, keyValue },
+            },
+          );
           break;
         }
         case 'replace':
@@ -134,7 +152,10 @@ function withId(after: BsonDocument, before: BsonDocument): BsonDocument {
   const id = getOwn(before, '_id');
   if (hasOwn(after, '_id')) {
     if (compareBson(getOwn(after, '_id') ?? null, id ?? null) !== 0) {
-      fail(ErrorCode.ImmutableField, "$merge failed to update the matching document, did you attempt to modify the _id or the shard key? :: caused by :: Performing an update on the path '_id' would modify the immutable field '_id'");
+      fail(
+        ErrorCode.ImmutableField,
+        "$merge failed to update the matching document, did you attempt to modify the _id or the shard key? :: caused by :: Performing an update on the path '_id' would modify the immutable field '_id'",
+      );
     }
     checkIdValue(getOwn(after, '_id') ?? null);
     if (Object.keys(after)[0] === '_id') return after;
@@ -146,10 +167,17 @@ function withId(after: BsonDocument, before: BsonDocument): BsonDocument {
 
 /** The whenMatched/whenNotMatched pairs mongod supports (51181 for the others). */
 const SUPPORTED_MODES = new Set([
-  'replace/insert', 'replace/discard', 'replace/fail',
-  'merge/insert', 'merge/discard', 'merge/fail',
-  'keepExisting/insert', 'fail/insert',
-  'pipeline/insert', 'pipeline/discard', 'pipeline/fail',
+  'replace/insert',
+  'replace/discard',
+  'replace/fail',
+  'merge/insert',
+  'merge/discard',
+  'merge/fail',
+  'keepExisting/insert',
+  'fail/insert',
+  'pipeline/insert',
+  'pipeline/discard',
+  'pipeline/fail',
 ]);
 const MATCHED = new Set(['replace', 'keepExisting', 'merge', 'fail']);
 const NOT_MATCHED = new Set(['insert', 'discard', 'fail']);
@@ -157,8 +185,13 @@ const NOT_MATCHED = new Set(['insert', 'discard', 'fail']);
 export const $merge: StageDefinition = {
   name: '$merge',
   parse(arg, ctx: PipelineContext) {
-    const spec: BsonDocument | undefined = typeof arg === 'string' ? { into: arg } : isPlainDocument(arg) ? arg : undefined;
-    if (spec === undefined) fail(AggCode.Location51182, `$merge only supports a string or object argument, but found ${typeName(arg)}`);
+    const spec: BsonDocument | undefined =
+      typeof arg === 'string' ? { into: arg } : isPlainDocument(arg) ? arg : undefined;
+    if (spec === undefined)
+      fail(
+        AggCode.Location51182,
+        `$merge only supports a string or object argument, but found ${typeName(arg)}`,
+      );
     let db = ctx.db;
     let coll: string | undefined;
     let on: string[] = ['_id'];
@@ -171,51 +204,102 @@ export const $merge: StageDefinition = {
         if (typeof v === 'string') coll = v;
         else if (isPlainDocument(v)) {
           if (typeof v['db'] === 'string') db = v['db'];
-          if (typeof v['coll'] !== 'string') fail(AggCode.Location51178, `$merge 'into' field must specify a 'coll' that is not empty, null or undefined`);
+          if (typeof v['coll'] !== 'string')
+            fail(
+              AggCode.Location51178,
+              `$merge 'into' field must specify a 'coll' that is not empty, null or undefined`,
+            );
           coll = v['coll'];
-        } else fail(AggCode.Location51178, `$merge 'into' field must be either a string or an object, but found ${typeName(v)}`);
+        } else
+          fail(
+            AggCode.Location51178,
+            `$merge 'into' field must be either a string or an object, but found ${typeName(v)}`,
+          );
       } else if (k === 'on') {
         if (typeof v === 'string') on = [v];
         else if (isArray(v)) {
-          if (v.length === 0) fail(AggCode.Location51187, "If explicitly specifying $merge 'on', must include at least one field");
+          if (v.length === 0)
+            fail(
+              AggCode.Location51187,
+              "If explicitly specifying $merge 'on', must include at least one field",
+            );
           on = v.map((x) => {
-            if (typeof x !== 'string') fail(AggCode.Location51134, `$merge 'on' array elements must be strings, but found ${typeName(x)}`);
+            if (typeof x !== 'string')
+              fail(
+                AggCode.Location51134,
+                `$merge 'on' array elements must be strings, but found ${typeName(x)}`,
+              );
             return x;
           });
-        } else fail(AggCode.Location51186, `$merge 'on' field must be either a string or an array of strings, but found ${typeName(v)}`);
+        } else
+          fail(
+            AggCode.Location51186,
+            `$merge 'on' field must be either a string or an array of strings, but found ${typeName(v)}`,
+          );
       } else if (k === 'whenMatched') {
         if (isArray(v)) {
           whenMatched = 'pipeline';
           pipelineSpec = v;
         } else if (typeof v === 'string' && MATCHED.has(v)) whenMatched = v as WhenMatched;
-        else fail(ErrorCode.BadValue, `Enumeration value '${String(v)}' for field 'whenMatched' is not a valid value.`);
+        else
+          fail(
+            ErrorCode.BadValue,
+            `Enumeration value '${String(v)}' for field 'whenMatched' is not a valid value.`,
+          );
       } else if (k === 'whenNotMatched') {
         if (typeof v === 'string' && NOT_MATCHED.has(v)) whenNotMatched = v as WhenNotMatched;
-        else fail(ErrorCode.BadValue, `Enumeration value '${String(v)}' for field 'whenNotMatched' is not a valid value.`);
+        else
+          fail(
+            ErrorCode.BadValue,
+            `Enumeration value '${String(v)}' for field 'whenNotMatched' is not a valid value.`,
+          );
       } else if (k === 'let') {
-        if (!isPlainDocument(v)) fail(ErrorCode.TypeMismatch, `BSON field '$merge.let' is the wrong type '${typeName(v)}', expected type 'object'`);
+        if (!isPlainDocument(v))
+          fail(
+            ErrorCode.TypeMismatch,
+            `BSON field '$merge.let' is the wrong type '${typeName(v)}', expected type 'object'`,
+          );
         letSpec = v;
       } else {
         fail(ErrorCode.Location40415, `BSON field '$merge.${k}' is an unknown field.`);
       }
     }
-    if (coll === undefined) fail(ErrorCode.Location40414, "BSON field '$merge.into' is missing but a required field");
+    if (coll === undefined)
+      fail(ErrorCode.Location40414, "BSON field '$merge.into' is missing but a required field");
     if (!SUPPORTED_MODES.has(`${whenMatched}/${whenNotMatched}`)) {
-      fail(AggCode.Location51181, `Combination of $merge modes 'whenMatched: ${whenMatched}' and 'whenNotMatched: ${whenNotMatched}' is not supported`);
+      fail(
+        AggCode.Location51181,
+        `Combination of $merge modes 'whenMatched: ${whenMatched}' and 'whenNotMatched: ${whenNotMatched}' is not supported`,
+      );
     }
-    if (coll.startsWith('system.')) fail(AggCode.Location31319, `Cannot $merge to special collection: ${coll}`);
+    if (coll.startsWith('system.'))
+      fail(AggCode.Location31319, `Cannot $merge to special collection: ${coll}`);
     validateCollectionName(db, coll, { allowSystem: false });
-    if (letSpec !== undefined && whenMatched !== 'pipeline') fail(AggCode.Location51199, `Cannot use 'let' variables with 'whenMatched: ${whenMatched}' mode`);
-    if (letSpec?.['new'] !== undefined && letSpec['new'] !== '$$ROOT') fail(AggCode.Location51273, "'let' may not define a value for the reserved 'new' variable other than '$$ROOT'");
+    if (letSpec !== undefined && whenMatched !== 'pipeline')
+      fail(
+        AggCode.Location51199,
+        `Cannot use 'let' variables with 'whenMatched: ${whenMatched}' mode`,
+      );
+    if (letSpec?.['new'] !== undefined && letSpec['new'] !== '$$ROOT')
+      fail(
+        AggCode.Location51273,
+        "'let' may not define a value for the reserved 'new' variable other than '$$ROOT'",
+      );
     // The pipeline sees $$new (the incoming document) and the `let` variables.
     const scope = newScope(ctx.scope);
     const outer = rootContext(ctx.env, ctx.scope);
-    const letVars = whenMatched !== 'pipeline' ? [] : Object.entries(letSpec ?? { new: '$$ROOT' }).map(([name, s]) => {
-      validateNameForUserWrite(name);
-      const expr = parseExpression(s, outer);
-      return { slot: defineVariable(ctx.env, scope, name), expr };
-    });
-    const pipeline = pipelineSpec === undefined ? undefined : parseDocumentPipeline(pipelineSpec, { env: ctx.env, scope });
+    const letVars =
+      whenMatched !== 'pipeline'
+        ? []
+        : Object.entries(letSpec ?? { new: '$$ROOT' }).map(([name, s]) => {
+            validateNameForUserWrite(name);
+            const expr = parseExpression(s, outer);
+            return { slot: defineVariable(ctx.env, scope, name), expr };
+          });
+    const pipeline =
+      pipelineSpec === undefined
+        ? undefined
+        : parseDocumentPipeline(pipelineSpec, { env: ctx.env, scope });
     return new MergeStage(arg, { db, coll, on, whenMatched, whenNotMatched, pipeline, letVars });
   },
 };

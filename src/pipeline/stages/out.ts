@@ -52,10 +52,18 @@ export const $out: StageDefinition = {
       let c: string | undefined;
       for (const [k, v] of Object.entries(arg)) {
         if (k === 'db') {
-          if (typeof v !== 'string') fail(ErrorCode.TypeMismatch, `BSON field '$out.db' is the wrong type '${typeName(v)}', expected type 'string'`);
+          if (typeof v !== 'string')
+            fail(
+              ErrorCode.TypeMismatch,
+              `BSON field '$out.db' is the wrong type '${typeName(v)}', expected type 'string'`,
+            );
           db = v;
         } else if (k === 'coll') {
-          if (typeof v !== 'string') fail(ErrorCode.TypeMismatch, `BSON field '$out.coll' is the wrong type '${typeName(v)}', expected type 'string'`);
+          if (typeof v !== 'string')
+            fail(
+              ErrorCode.TypeMismatch,
+              `BSON field '$out.coll' is the wrong type '${typeName(v)}', expected type 'string'`,
+            );
           c = v;
         } else if (k === 'timeseries') {
           fail(ErrorCode.NotImplemented, '$out to a time-series collection is not supported yet');
@@ -63,12 +71,17 @@ export const $out: StageDefinition = {
           fail(ErrorCode.Location40415, `BSON field '$out.${k}' is an unknown field.`);
         }
       }
-      if (c === undefined) fail(ErrorCode.Location40414, "BSON field '$out.coll' is missing but a required field");
+      if (c === undefined)
+        fail(ErrorCode.Location40414, "BSON field '$out.coll' is missing but a required field");
       coll = c;
     } else {
-      fail(AggCode.Location16990, `$out only supports a string or object argument, but found ${typeName(arg)}`);
+      fail(
+        AggCode.Location16990,
+        `$out only supports a string or object argument, but found ${typeName(arg)}`,
+      );
     }
-    if (coll.startsWith('system.')) fail(AggCode.Location17385, `Can't $out to special collection: ${coll}`);
+    if (coll.startsWith('system.'))
+      fail(AggCode.Location17385, `Can't $out to special collection: ${coll}`);
     validateCollectionName(db, coll, { allowSystem: false });
     return new OutStage(db, coll);
   },

@@ -12,8 +12,8 @@ import { ProjectionStage } from './projection-stage.js';
 export const $project: StageDefinition = {
   name: '$project',
   parse(arg, ctx: PipelineContext) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location15969, '$project specification must be an object');
+    if (!isPlainDocument(arg))
+      fail(AggCode.Location15969, '$project specification must be an object');
     return new ProjectionStage('$project', arg, parseProjection(arg, expressionContext(ctx)));
   },
 };
-

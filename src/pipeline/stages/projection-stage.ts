@@ -21,4 +21,3 @@ export class ProjectionStage implements Stage {
     return new MapStage(this.name, input, (doc) => p.apply(doc, frame));
   }
 }
-

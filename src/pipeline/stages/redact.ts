@@ -30,7 +30,10 @@ class RedactStage implements Stage {
       frame.vars[ROOT_SLOT] = doc;
       const v = this.expr.evaluate(frame);
       if (v === DESCEND || v === PRUNE || v === KEEP) return v;
-      fail(AggCode.Location17053, `$redact's expression should not return anything aside from the variables $$KEEP, $$DESCEND, and $$PRUNE, but returned ${formatValue(v)}`);
+      fail(
+        AggCode.Location17053,
+        `$redact's expression should not return anything aside from the variables $$KEEP, $$DESCEND, and $$PRUNE, but returned ${formatValue(v)}`,
+      );
     };
     // mongod evaluates the expression with $$CURRENT bound to each subdocument in turn, while
     // $$ROOT stays the top document; field paths here read $$CURRENT, so each level is
@@ -71,7 +74,14 @@ export const $redact: StageDefinition = {
   name: '$redact',
   parse(arg, ctx: PipelineContext) {
     // $$DESCEND, $$PRUNE and $$KEEP are the strings the expression returns.
-    const scope = { parent: ctx.scope, names: new Map([['DESCEND', { constant: DESCEND }], ['PRUNE', { constant: PRUNE }], ['KEEP', { constant: KEEP }]]) };
+    const scope = {
+      parent: ctx.scope,
+      names: new Map([
+        ['DESCEND', { constant: DESCEND }],
+        ['PRUNE', { constant: PRUNE }],
+        ['KEEP', { constant: KEEP }],
+      ]),
+    };
     return new RedactStage(arg, expressionContext({ env: ctx.env, scope }).parse(arg));
   },
 };

@@ -41,15 +41,24 @@ class ReplaceRootStage implements Stage {
 export const $replaceRoot: StageDefinition = {
   name: '$replaceRoot',
   parse(arg, ctx) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location40229, `expected an object as specification for $replaceRoot stage, got ${typeName(arg)}`);
+    if (!isPlainDocument(arg))
+      fail(
+        AggCode.Location40229,
+        `expected an object as specification for $replaceRoot stage, got ${typeName(arg)}`,
+      );
     let newRoot: BsonValue | undefined;
     let has = false;
     for (const [k, v] of Object.entries(arg)) {
-      if (k !== 'newRoot') fail(ErrorCode.Location40415, `BSON field '$replaceRoot.${k}' is an unknown field.`);
+      if (k !== 'newRoot')
+        fail(ErrorCode.Location40415, `BSON field '$replaceRoot.${k}' is an unknown field.`);
       newRoot = v;
       has = true;
     }
-    if (!has) fail(ErrorCode.Location40414, "BSON field '$replaceRoot.newRoot' is missing but a required field");
+    if (!has)
+      fail(
+        ErrorCode.Location40414,
+        "BSON field '$replaceRoot.newRoot' is missing but a required field",
+      );
     return new ReplaceRootStage('$replaceRoot', arg, expressionContext(ctx).parse(newRoot ?? null));
   },
 };

@@ -42,7 +42,8 @@ class SampleStage implements Stage {
 export const $sample: StageDefinition = {
   name: '$sample',
   parse(arg) {
-    if (!isPlainDocument(arg)) fail(AggCode.Location28745, 'the $sample stage specification must be an object');
+    if (!isPlainDocument(arg))
+      fail(AggCode.Location28745, 'the $sample stage specification must be an object');
     let size: number | undefined;
     for (const [k, v] of Object.entries(arg)) {
       if (k !== 'size') fail(AggCode.Location28748, `unrecognized option to $sample: ${k}`);

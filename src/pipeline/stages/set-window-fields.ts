@@ -41,10 +41,12 @@ function parseBound(v: BsonValue, type: 'documents' | 'range'): Bound {
   if (v === 'current') return { kind: 'current' };
   if (type === 'documents') {
     const n = integralValue(v ?? null);
-    if (n === undefined) fail(ErrorCode.FailedToParse, "Numeric document-based bounds must be an integer");
+    if (n === undefined)
+      fail(ErrorCode.FailedToParse, 'Numeric document-based bounds must be an integer');
     return { kind: 'offset', n: Number(n) };
   }
-  if (!num.isNumeric(v)) fail(ErrorCode.FailedToParse, "Range-based bounds expression must be a number");
+  if (!num.isNumeric(v))
+    fail(ErrorCode.FailedToParse, 'Range-based bounds expression must be a number');
   return { kind: 'value', v };
 }
 
@@ -55,29 +57,57 @@ function parseWindow(spec: BsonValue): WindowSpec {
   let unit: TimeUnit | undefined;
   for (const [k, v] of Object.entries(spec)) {
     if (k === 'documents' || k === 'range') {
-      if (type !== undefined) fail(ErrorCode.FailedToParse, "Window bounds can specify either 'documents' or 'unit', not both");
-      if (!isArray(v) || v.length !== 2) fail(ErrorCode.FailedToParse, `Window bounds must be a 2-element array: ${k}`);
+      if (type !== undefined)
+        fail(
+          ErrorCode.FailedToParse,
+          "Window bounds can specify either 'documents' or 'unit', not both",
+        );
+      if (!isArray(v) || v.length !== 2)
+        fail(ErrorCode.FailedToParse, `Window bounds must be a 2-element array: ${k}`);
       type = k;
       bounds = v;
     } else if (k === 'unit') {
-      if (typeof v !== 'string' || !isTimeUnit(v)) fail(ErrorCode.FailedToParse, `Unknown time unit: ${String(v)}`);
+      if (typeof v !== 'string' || !isTimeUnit(v))
+        fail(ErrorCode.FailedToParse, `Unknown time unit: ${String(v)}`);
       unit = v;
     } else {
-      fail(ErrorCode.FailedToParse, `'window' field can only contain 'documents' as the only argument or 'range' with an optional 'unit' field`);
+      fail(
+        ErrorCode.FailedToParse,
+        `'window' field can only contain 'documents' as the only argument or 'range' with an optional 'unit' field`,
+      );
     }
   }
-  if (type === undefined || bounds === undefined) fail(ErrorCode.FailedToParse, "'window' field must specify 'documents' or 'range'");
-  if (unit !== undefined && type !== 'range') fail(ErrorCode.FailedToParse, "Document-based bounds cannot have a 'unit'");
-  return { type, lower: parseBound(bounds[0] ?? null, type), upper: parseBound(bounds[1] ?? null, type), unit };
+  if (type === undefined || bounds === undefined)
+    fail(ErrorCode.FailedToParse, "'window' field must specify 'documents' or 'range'");
+  if (unit !== undefined && type !== 'range')
+    fail(ErrorCode.FailedToParse, "Document-based bounds cannot have a 'unit'");
+  return {
+    type,
+    lower: parseBound(bounds[0] ?? null, type),
+    upper: parseBound(bounds[1] ?? null, type),
+    unit,
+  };
 }
 
 /** The index range [lo, hi] of the window around position i, or undefined when empty. */
-function windowBounds(w: WindowSpec | undefined, p: Partition, i: number): [number, number] | undefined {
+function windowBounds(
+  w: WindowSpec | undefined,
+  p: Partition,
+  i: number,
+): [number, number] | undefined {
   const n = p.docs.length;
   if (w === undefined) return n === 0 ? undefined : [0, n - 1];
   if (w.type === 'documents') {
     const pos = (b: Bound, isLower: boolean): number =>
-      b.kind === 'unbounded' ? (isLower ? 0 : n - 1) : b.kind === 'current' ? i : b.kind === 'offset' ? i + b.n : i;
+      b.kind === 'unbounded'
+        ? isLower
+          ? 0
+          : n - 1
+        : b.kind === 'current'
+          ? i
+          : b.kind === 'offset'
+            ? i + b.n
+            : i;
     const lo = Math.max(0, pos(w.lower, true));
     const hi = Math.min(n - 1, pos(w.upper, false));
     return lo > hi ? undefined : [lo, hi];
@@ -88,10 +118,15 @@ function windowBounds(w: WindowSpec | undefined, p: Partition, i: number): [numb
     if (b.kind === 'current') return cur;
     if (b.kind !== 'value') return cur;
     if (cur instanceof Date) {
-      if (w.unit === undefined) fail(ErrorCode.FailedToParse, "A range window over dates requires a 'unit'");
+      if (w.unit === undefined)
+        fail(ErrorCode.FailedToParse, "A range window over dates requires a 'unit'");
       return new Date(dateAdd(cur.getTime(), w.unit, num.toDouble(b.v as num.BsonNumber), UTC));
     }
-    if (!num.isNumeric(cur)) fail(ErrorCode.FailedToParse, `Invalid range: Expected the sortBy field to be a number, but it was ${typeName(cur)}`);
+    if (!num.isNumeric(cur))
+      fail(
+        ErrorCode.FailedToParse,
+        `Invalid range: Expected the sortBy field to be a number, but it was ${typeName(cur)}`,
+      );
     return num.add(cur, b.v as num.BsonNumber) as BsonValue;
   };
   const loV = shift(w.lower);
@@ -133,10 +168,17 @@ class SetWindowFieldsStage implements Stage {
         list = [];
         partitions.set(key, list);
       }
-      list.push({ doc, keys: this.sortBy === undefined ? [] : sortKeysOf(doc, this.sortBy), seq: seq++ });
+      list.push({
+        doc,
+        keys: this.sortBy === undefined ? [] : sortKeysOf(doc, this.sortBy),
+        seq: seq++,
+      });
       bytes += approximateValueSize(doc);
       if (bytes > limits.blockingStageMemoryBytesMax && !rt.allowDiskUse) {
-        fail(ErrorCode.ExceededMemoryLimit, `$setWindowFields exceeded memory limit of ${limits.blockingStageMemoryBytesMax} bytes`);
+        fail(
+          ErrorCode.ExceededMemoryLimit,
+          `$setWindowFields exceeded memory limit of ${limits.blockingStageMemoryBytesMax} bytes`,
+        );
       }
     }
     // Partitions come out in partition-key order (mongod sorts on the key first).
@@ -144,9 +186,16 @@ class SetWindowFieldsStage implements Stage {
     const out: BsonDocument[] = [];
     for (const { value: rows } of ordered) {
       const pattern = this.sortBy;
-      if (pattern !== undefined) rows.sort((a, b) => compareSortKeys(a.keys, b.keys, pattern) || a.seq - b.seq);
-      const p: Partition = { docs: rows.map((r) => r.doc), sortKeys: rows.map((r) => r.keys), sortValues: rows.map((r) => r.keys[0] ?? null) };
-      const results = this.outputs.map((o) => o.fn.compute(p, frame, (i) => windowBounds(o.window, p, i)));
+      if (pattern !== undefined)
+        rows.sort((a, b) => compareSortKeys(a.keys, b.keys, pattern) || a.seq - b.seq);
+      const p: Partition = {
+        docs: rows.map((r) => r.doc),
+        sortKeys: rows.map((r) => r.keys),
+        sortValues: rows.map((r) => r.keys[0] ?? null),
+      };
+      const results = this.outputs.map((o) =>
+        o.fn.compute(p, frame, (i) => windowBounds(o.window, p, i)),
+      );
       p.docs.forEach((doc, i) => {
         let d = doc;
         this.outputs.forEach((o, k) => {
@@ -164,7 +213,11 @@ class SetWindowFieldsStage implements Stage {
 export const $setWindowFields: StageDefinition = {
   name: '$setWindowFields',
   parse(arg, ctx: PipelineContext) {
-    if (!isPlainDocument(arg)) fail(ErrorCode.FailedToParse, `the $setWindowFields stage specification must be an object, found ${typeName(arg)}`);
+    if (!isPlainDocument(arg))
+      fail(
+        ErrorCode.FailedToParse,
+        `the $setWindowFields stage specification must be an object, found ${typeName(arg)}`,
+      );
     const ectx = expressionContext(ctx);
     let partitionBy: Expression | undefined;
     let sortBy: SortPattern | undefined;
@@ -172,44 +225,71 @@ export const $setWindowFields: StageDefinition = {
     for (const [k, v] of Object.entries(arg)) {
       if (k === 'partitionBy') {
         partitionBy = ectx.parse(v);
-        if (partitionBy.kind === 'constant' && isArray(partitionBy.value)) fail(ErrorCode.TypeMismatch, PARTITION_ARRAY);
-      }
-      else if (k === 'sortBy') {
-        if (!isPlainDocument(v)) fail(ErrorCode.TypeMismatch, `BSON field '$setWindowFields.sortBy' is the wrong type '${typeName(v)}', expected type 'object'`);
+        if (partitionBy.kind === 'constant' && isArray(partitionBy.value))
+          fail(ErrorCode.TypeMismatch, PARTITION_ARRAY);
+      } else if (k === 'sortBy') {
+        if (!isPlainDocument(v))
+          fail(
+            ErrorCode.TypeMismatch,
+            `BSON field '$setWindowFields.sortBy' is the wrong type '${typeName(v)}', expected type 'object'`,
+          );
         sortBy = parseSortPattern(v);
       } else if (k === 'output') {
-        if (!isPlainDocument(v)) fail(ErrorCode.TypeMismatch, `BSON field '$setWindowFields.output' is the wrong type '${typeName(v)}', expected type 'object'`);
+        if (!isPlainDocument(v))
+          fail(
+            ErrorCode.TypeMismatch,
+            `BSON field '$setWindowFields.output' is the wrong type '${typeName(v)}', expected type 'object'`,
+          );
         output = v;
       } else {
         fail(ErrorCode.Location40415, `BSON field '$setWindowFields.${k}' is an unknown field.`);
       }
     }
-    if (output === undefined) fail(ErrorCode.Location40414, "BSON field '$setWindowFields.output' is missing but a required field");
+    if (output === undefined)
+      fail(
+        ErrorCode.Location40414,
+        "BSON field '$setWindowFields.output' is missing but a required field",
+      );
     const outputs: OutputField[] = Object.entries(output).map(([field, spec]) => {
       const path = parseFieldPath(field);
-      if (!isPlainDocument(spec)) fail(ErrorCode.FailedToParse, `The field '${field}' must be an object`);
+      if (!isPlainDocument(spec))
+        fail(ErrorCode.FailedToParse, `The field '${field}' must be an object`);
       let fnName: string | undefined;
       let fnArg: BsonValue = null;
       let window: WindowSpec | undefined;
       for (const [k, v] of Object.entries(spec)) {
         if (k === 'window') window = parseWindow(v);
         else if (k.startsWith('$')) {
-          if (fnName !== undefined) fail(ErrorCode.FailedToParse, `Window function found an unknown argument: ${k}`);
+          if (fnName !== undefined)
+            fail(ErrorCode.FailedToParse, `Window function found an unknown argument: ${k}`);
           fnName = k;
           fnArg = v;
         } else fail(ErrorCode.FailedToParse, `Window function found an unknown argument: ${k}`);
       }
-      if (fnName === undefined) fail(ErrorCode.FailedToParse, `Expected a $-prefixed window function, ${field}`);
+      if (fnName === undefined)
+        fail(ErrorCode.FailedToParse, `Expected a $-prefixed window function, ${field}`);
       const fn = parseWindowFunction(fnName, fnArg, ectx);
-      if (window !== undefined && !fn.acceptsWindow) fail(fn.rankLike === true ? AggCode.Location5371601 : ErrorCode.FailedToParse, `${fnName} does not accept a 'window' field`);
-      if (window === undefined && fn.needsWindow === true) fail(ErrorCode.FailedToParse, `${fnName} requires explicit window bounds`);
+      if (window !== undefined && !fn.acceptsWindow)
+        fail(
+          fn.rankLike === true ? AggCode.Location5371601 : ErrorCode.FailedToParse,
+          `${fnName} does not accept a 'window' field`,
+        );
+      if (window === undefined && fn.needsWindow === true)
+        fail(ErrorCode.FailedToParse, `${fnName} requires explicit window bounds`);
       if (fn.needsSortBy && (sortBy === undefined || sortBy.parts.length !== 1)) {
-        fail(fn.rankLike === true ? AggCode.Location5371602 : ErrorCode.FailedToParse, `${fnName} must be specified with a top level sortBy expression with exactly one element`);
+        fail(
+          fn.rankLike === true ? AggCode.Location5371602 : ErrorCode.FailedToParse,
+          `${fnName} must be specified with a top level sortBy expression with exactly one element`,
+        );
       }
       if (window?.type === 'range' && (sortBy === undefined || sortBy.parts.length !== 1)) {
         fail(AggCode.Location5339902, 'Range-based window require sortBy a single field');
       }
-      if (window?.type === 'documents' && (window.lower.kind !== 'unbounded' || window.upper.kind !== 'unbounded') && sortBy === undefined) {
+      if (
+        window?.type === 'documents' &&
+        (window.lower.kind !== 'unbounded' || window.upper.kind !== 'unbounded') &&
+        sortBy === undefined
+      ) {
         fail(AggCode.Location5339901, 'Document-based bounds require a sortBy');
       }
       return { path, fn, window };
@@ -217,4 +297,3 @@ export const $setWindowFields: StageDefinition = {
     return new SetWindowFieldsStage(arg, partitionBy, sortBy, outputs);
   },
 };
-

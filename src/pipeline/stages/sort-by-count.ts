@@ -20,18 +20,31 @@ export const $sortByCount: StageDefinition = {
     const ectx = expressionContext(ctx);
     let id: Expression;
     if (typeof arg === 'string') {
-      if (!arg.startsWith('$')) fail(AggCode.Location40148, `the sortByCount field must be defined as a $-prefixed path or an expression, got ${arg}`);
+      if (!arg.startsWith('$'))
+        fail(
+          AggCode.Location40148,
+          `the sortByCount field must be defined as a $-prefixed path or an expression, got ${arg}`,
+        );
       id = parseFieldPathExpression(arg, ectx);
     } else if (isPlainDocument(arg) && (Object.keys(arg)[0] ?? '').startsWith('$')) {
       id = ectx.parse(arg);
     } else if (isPlainDocument(arg)) {
-      fail(AggCode.Location40147, 'the sortByCount field must be specified as a string or as an object with an operator');
+      fail(
+        AggCode.Location40147,
+        'the sortByCount field must be specified as a string or as an object with an operator',
+      );
     } else {
-      fail(AggCode.Location40149, 'the sortByCount field must be specified as a string or as an object');
+      fail(
+        AggCode.Location40149,
+        'the sortByCount field must be specified as a string or as an object',
+      );
     }
     const sum = accumulators.get('$sum');
     if (sum === undefined) fail(ErrorCode.InternalError, '$sum accumulator missing');
-    const group = new GroupStage({ _id: arg, count: { $sum: new Int32(1) } }, { id, fields: [{ name: 'count', spec: sum.parse(new Int32(1), ectx) }] });
+    const group = new GroupStage(
+      { _id: arg, count: { $sum: new Int32(1) } },
+      { id, fields: [{ name: 'count', spec: sum.parse(new Int32(1), ectx) }] },
+    );
     return [group, new SortPipelineStage(parseSortPattern({ count: new Int32(-1) }))];
   },
 };

@@ -12,7 +12,13 @@ import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { AggCode } from '../error-codes.js';
 import { approximateValueSize } from '../memory.js';
-import { collatedPattern, compareSortKeys, parseSortPattern, serializeSortPattern, sortKeysOf } from '../sort-pattern.js';
+import {
+  collatedPattern,
+  compareSortKeys,
+  parseSortPattern,
+  serializeSortPattern,
+  sortKeysOf,
+} from '../sort-pattern.js';
 import type { SortPattern } from '../sort-pattern.js';
 import { ExternalSorter } from '../spill/sorter.js';
 import type { SortedStream } from '../spill/sorter.js';
@@ -25,18 +31,29 @@ interface Keyed {
 }
 
 /** A sorter of documents by a pattern, keeping at most `limit`, under the operation's memory policy. */
-export function documentSorter(pattern: SortPattern, limit: number | undefined, rt: Runtime): ExternalSorter<Keyed> {
+export function documentSorter(
+  pattern: SortPattern,
+  limit: number | undefined,
+  rt: Runtime,
+): ExternalSorter<Keyed> {
   return new ExternalSorter<Keyed>({
     compare: (a, b) => compareSortKeys(a.keys, b.keys, pattern),
     sizeOf: (k) => approximateValueSize(k.doc),
     // Spilled runs hold the documents; their keys are computed again as they are read.
-    codec: { encode: (k) => encodeDocument(k.doc), decode: (bytes) => keyed(decodeDocument(bytes), pattern) },
+    codec: {
+      encode: (k) => encodeDocument(k.doc),
+      decode: (bytes) => keyed(decodeDocument(bytes), pattern),
+    },
     memoryBytesMax: rt.memory?.sortBytesMax ?? limits.sortMemoryBytesMax,
     limit,
     allowDiskUse: rt.allowDiskUse,
     spill: rt.memory?.spill,
     interrupt: () => rt.interrupt(),
-    exceeded: (max) => fail(ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed, `Sort exceeded memory limit of ${max} bytes, but did not opt in to external sorting.`),
+    exceeded: (max) =>
+      fail(
+        ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed,
+        `Sort exceeded memory limit of ${max} bytes, but did not opt in to external sorting.`,
+      ),
   });
 }
 
@@ -45,7 +62,12 @@ function keyed(doc: BsonDocument, pattern: SortPattern): Keyed {
 }
 
 /** Sorts documents through `sorter`; the result streams (from disk if the sorter spilled). */
-export function sortDocuments(docs: Iterable<BsonDocument>, pattern: SortPattern, sorter: ExternalSorter<Keyed>, rt: Runtime): SortedStream<BsonDocument> {
+export function sortDocuments(
+  docs: Iterable<BsonDocument>,
+  pattern: SortPattern,
+  sorter: ExternalSorter<Keyed>,
+  rt: Runtime,
+): SortedStream<BsonDocument> {
   let n = 0;
   for (const doc of docs) {
     sorter.add(keyed(doc, pattern));
@@ -63,11 +85,15 @@ export class SortPipelineStage implements Stage {
   ) {}
   serialize(): BsonDocument {
     const out: BsonDocument = { $sort: serializeSortPattern(this.pattern) };
-    if (this.limit !== undefined) (out['$sort'] as BsonDocument)['$limit'] = Long.fromNumber(this.limit);
+    if (this.limit !== undefined)
+      (out['$sort'] as BsonDocument)['$limit'] = Long.fromNumber(this.limit);
     return out;
   }
   withLimit(limit: number): SortPipelineStage {
-    return new SortPipelineStage(this.pattern, this.limit === undefined ? limit : Math.min(this.limit, limit));
+    return new SortPipelineStage(
+      this.pattern,
+      this.limit === undefined ? limit : Math.min(this.limit, limit),
+    );
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
     const pattern = collatedPattern(this.pattern, rt.collator);
@@ -78,14 +104,21 @@ export class SortPipelineStage implements Stage {
       usedDisk: sorter.usedDisk,
       spills: Long.fromNumber(sorter.stats.spills),
     });
-    return new StreamingBlockingStage('$sort', input, (docs) => sortDocuments(docs, pattern, sorter, rt), stats);
+    return new StreamingBlockingStage(
+      '$sort',
+      input,
+      (docs) => sortDocuments(docs, pattern, sorter, rt),
+      stats,
+    );
   }
 }
 
 /** Parses a sort specification as $sort does (15973 not an object, 15976 empty). */
 export function parseSortStageSpec(arg: BsonValue): SortPattern {
-  if (!isPlainDocument(arg)) fail(AggCode.Location15973, 'the $sort key specification must be an object');
-  if (Object.keys(arg).length === 0) fail(AggCode.Location15976, '$sort stage must have at least one sort key');
+  if (!isPlainDocument(arg))
+    fail(AggCode.Location15973, 'the $sort key specification must be an object');
+  if (Object.keys(arg).length === 0)
+    fail(AggCode.Location15976, '$sort stage must have at least one sort key');
   return parseSortPattern(arg);
 }
 

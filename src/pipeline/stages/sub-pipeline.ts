@@ -18,10 +18,22 @@ import { parseCollation, sameCollation } from '../../bson/collation.js';
 import type { VariableScope } from '../expressions/types.js';
 import { newScope } from '../expressions/variables.js';
 
-export function childContext(ctx: PipelineContext, options: { inFacet?: boolean; inLookup?: boolean; inUnionWith?: boolean; collection?: string | undefined; scope?: VariableScope }): PipelineContext {
+export function childContext(
+  ctx: PipelineContext,
+  options: {
+    inFacet?: boolean;
+    inLookup?: boolean;
+    inUnionWith?: boolean;
+    collection?: string | undefined;
+    scope?: VariableScope;
+  },
+): PipelineContext {
   const depth = ctx.subPipelineDepth + 1;
   if (depth > limits.subPipelineDepthMax) {
-    fail(ErrorCode.MaxSubPipelineDepthExceeded, `Maximum number of nested sub-pipelines exceeded. Limit is ${limits.subPipelineDepthMax}`);
+    fail(
+      ErrorCode.MaxSubPipelineDepthExceeded,
+      `Maximum number of nested sub-pipelines exceeded. Limit is ${limits.subPipelineDepthMax}`,
+    );
   }
   return {
     ...ctx,
@@ -37,7 +49,9 @@ export function childContext(ctx: PipelineContext, options: { inFacet?: boolean;
 /** Checks that a sub-pipeline is an array of objects; `what` names the option in messages. */
 export function pipelineArray(v: BsonValue, message: string): BsonValue[] {
   if (!isArray(v)) fail(ErrorCode.FailedToParse, message);
-  for (const s of v) if (!isPlainDocument(s)) fail(ErrorCode.FailedToParse, `${message}, found element of type ${typeName(s)}`);
+  for (const s of v)
+    if (!isPlainDocument(s))
+      fail(ErrorCode.FailedToParse, `${message}, found element of type ${typeName(s)}`);
   return v;
 }
 
@@ -70,7 +84,11 @@ export interface ForeignSource {
  * Resolves `name` on first use and keeps the answer for the rest of the command, as mongod
  * resolves the views a pipeline involves once, when it is parsed.
  */
-export function foreignResolver(rt: Runtime, ctx: PipelineContext, name: string): (view: ReadView) => ForeignSource {
+export function foreignResolver(
+  rt: Runtime,
+  ctx: PipelineContext,
+  name: string,
+): (view: ReadView) => ForeignSource {
   let resolved: ForeignSource | undefined;
   return (view) => {
     if (resolved !== undefined) return resolved;
@@ -81,11 +99,19 @@ export function foreignResolver(rt: Runtime, ctx: PipelineContext, name: string)
       resolved = { collection: coll, view: undefined };
     } else {
       // The pipeline's collation must be the view's (mongod resolves views under that rule).
-      if (!sameCollation(rt.collator, onView.collation === undefined ? undefined : parseCollation(onView.collation))) {
+      if (
+        !sameCollation(
+          rt.collator,
+          onView.collation === undefined ? undefined : parseCollation(onView.collation),
+        )
+      ) {
         fail(ErrorCode.OptionNotSupportedOnView, "Cannot override a view's default collation");
       }
       const sub = childContext(ctx, { collection: onView.collection, scope: newScope(undefined) });
-      resolved = { collection: catalog.get(rt.db, onView.collection), view: parsePipeline(onView.pipeline, sub) };
+      resolved = {
+        collection: catalog.get(rt.db, onView.collection),
+        view: parsePipeline(onView.pipeline, sub),
+      };
     }
     return resolved;
   };

@@ -124,6 +124,10 @@ export function catalogOf(rt: Runtime): Catalog {
 }
 
 /** Resolves a collection at run time (undefined if absent). */
-export function collectionOf(rt: Runtime, name: string, db: string = rt.db): Collection | undefined {
+export function collectionOf(
+  rt: Runtime,
+  name: string,
+  db: string = rt.db,
+): Collection | undefined {
   return catalogOf(rt).get(db, name);
 }

@@ -55,8 +55,15 @@ class UnionWithStage implements Stage {
     return new UnionPlan(input, (view) => {
       const source = foreign?.(view);
       // On a view, the view's pipeline runs first, then the $unionWith's own.
-      const stages = source?.view === undefined ? this.pipeline.stages : [...source.view.stages, ...this.pipeline.stages];
-      return buildPipeline({ stages, ctx: this.pipeline.ctx }, { collection: source?.collection }, rt).plan;
+      const stages =
+        source?.view === undefined
+          ? this.pipeline.stages
+          : [...source.view.stages, ...this.pipeline.stages];
+      return buildPipeline(
+        { stages, ctx: this.pipeline.ctx },
+        { collection: source?.collection },
+        rt,
+      ).plan;
     });
   }
 }
@@ -71,7 +78,11 @@ export const $unionWith: StageDefinition = {
     } else if (isPlainDocument(arg)) {
       for (const [k, v] of Object.entries(arg)) {
         if (k === 'coll') {
-          if (typeof v !== 'string') fail(ErrorCode.TypeMismatch, `BSON field '$unionWith.coll' is the wrong type '${typeName(v)}', expected type 'string'`);
+          if (typeof v !== 'string')
+            fail(
+              ErrorCode.TypeMismatch,
+              `BSON field '$unionWith.coll' is the wrong type '${typeName(v)}', expected type 'string'`,
+            );
           coll = v;
         } else if (k === 'pipeline') {
           pipelineSpec = pipelineArray(v, "'pipeline' option must be specified as an array");
@@ -79,10 +90,18 @@ export const $unionWith: StageDefinition = {
           fail(ErrorCode.Location40415, `BSON field '$unionWith.${k}' is an unknown field.`);
         }
       }
-      const startsWithDocuments = isPlainDocument(pipelineSpec[0]) && Object.keys(pipelineSpec[0])[0] === '$documents';
-      if (coll === undefined && !startsWithDocuments) fail(ErrorCode.FailedToParse, '$unionWith stage without explicit collection must have a pipeline with $documents as first stage');
+      const startsWithDocuments =
+        isPlainDocument(pipelineSpec[0]) && Object.keys(pipelineSpec[0])[0] === '$documents';
+      if (coll === undefined && !startsWithDocuments)
+        fail(
+          ErrorCode.FailedToParse,
+          '$unionWith stage without explicit collection must have a pipeline with $documents as first stage',
+        );
     } else {
-      fail(ErrorCode.FailedToParse, `the $unionWith stage specification must be an object or string, but found ${typeName(arg)}`);
+      fail(
+        ErrorCode.FailedToParse,
+        `the $unionWith stage specification must be an object or string, but found ${typeName(arg)}`,
+      );
     }
     const sub = childContext(ctx, { inUnionWith: true, collection: coll });
     return new UnionWithStage(arg, coll, parseSubPipeline(pipelineSpec, sub), ctx);

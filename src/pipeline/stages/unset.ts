@@ -12,10 +12,18 @@ export const $unset: StageDefinition = {
   name: '$unset',
   parse(arg) {
     const paths = typeof arg === 'string' ? [arg] : isArray(arg) ? arg : undefined;
-    if (paths === undefined) fail(AggCode.Location31002, '$unset specification must be a string or an array');
-    if (paths.length === 0) fail(AggCode.Location31119, '$unset specification must be a string or an array with at least one field');
+    if (paths === undefined)
+      fail(AggCode.Location31002, '$unset specification must be a string or an array');
+    if (paths.length === 0)
+      fail(
+        AggCode.Location31119,
+        '$unset specification must be a string or an array with at least one field',
+      );
     if (!paths.every((p): p is string => typeof p === 'string')) {
-      fail(AggCode.Location31120, '$unset specification must be a string or an array containing only string values');
+      fail(
+        AggCode.Location31120,
+        '$unset specification must be a string or an array containing only string values',
+      );
     }
     return new ProjectionStage('$unset', arg, parseUnset(paths));
   },

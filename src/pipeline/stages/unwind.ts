@@ -16,16 +16,33 @@ import { FlatMapStage } from './base.js';
 import type { Stage, StageDefinition } from './types.js';
 
 /** A copy of `doc` with the value at `parts` replaced (the path is known to reach documents). */
-function withValueAt(doc: BsonDocument, parts: readonly string[], i: number, value: BsonValue | typeof MISSING): BsonDocument {
+function withValueAt(
+  doc: BsonDocument,
+  parts: readonly string[],
+  i: number,
+  value: BsonValue | typeof MISSING,
+): BsonDocument {
   const out: BsonDocument = { ...doc };
   const name = parts[i] as string;
   if (i === parts.length - 1) {
     if (value === MISSING) delete out[name];
-    else Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    else
+      Object.defineProperty(out, name, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return out;
   }
   const sub = out[name];
-  if (isPlainDocument(sub)) Object.defineProperty(out, name, { value: withValueAt(sub, parts, i + 1, value), enumerable: true, writable: true, configurable: true });
+  if (isPlainDocument(sub))
+    Object.defineProperty(out, name, {
+      value: withValueAt(sub, parts, i + 1, value),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }
 
@@ -35,11 +52,24 @@ function withIndex(doc: BsonDocument, field: string | undefined, index: BsonValu
   return setPath(doc, parts, 0, index);
 }
 
-function setPath(doc: BsonDocument, parts: readonly string[], i: number, value: BsonValue): BsonDocument {
+function setPath(
+  doc: BsonDocument,
+  parts: readonly string[],
+  i: number,
+  value: BsonValue,
+): BsonDocument {
   const out: BsonDocument = { ...doc };
   const name = parts[i] as string;
-  const next: BsonValue = i === parts.length - 1 ? value : setPath(isPlainDocument(out[name]) ? (out[name] as BsonDocument) : {}, parts, i + 1, value);
-  Object.defineProperty(out, name, { value: next, enumerable: true, writable: true, configurable: true });
+  const next: BsonValue =
+    i === parts.length - 1
+      ? value
+      : setPath(isPlainDocument(out[name]) ? (out[name] as BsonDocument) : {}, parts, i + 1, value);
+  Object.defineProperty(out, name, {
+    value: next,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   return out;
 }
 
@@ -65,8 +95,13 @@ class UnwindStage implements Stage {
       const v = getPathValue(doc, parts);
       // A path through arrays does not reach a single value: mongod's Document::getNestedField.
       if (isArray(v)) {
-        if (v.length === 0) return this.preserve ? [withIndex(withValueAt(doc, parts, 0, MISSING), this.indexField, null)] : [];
-        return v.map((el, i) => withIndex(withValueAt(doc, parts, 0, el), this.indexField, Long.fromNumber(i)));
+        if (v.length === 0)
+          return this.preserve
+            ? [withIndex(withValueAt(doc, parts, 0, MISSING), this.indexField, null)]
+            : [];
+        return v.map((el, i) =>
+          withIndex(withValueAt(doc, parts, 0, el), this.indexField, Long.fromNumber(i)),
+        );
       }
       if (v === MISSING || v === null || v === undefined) {
         return this.preserve ? [withIndex(doc, this.indexField, null)] : [];
@@ -87,15 +122,35 @@ export const $unwind: StageDefinition = {
     } else if (isPlainDocument(arg)) {
       for (const [k, v] of Object.entries(arg)) {
         if (k === 'path') {
-          if (typeof v !== 'string') fail(AggCode.Location28808, `expected a string as the path for $unwind stage, got ${typeName(v)}`);
+          if (typeof v !== 'string')
+            fail(
+              AggCode.Location28808,
+              `expected a string as the path for $unwind stage, got ${typeName(v)}`,
+            );
           path = v;
         } else if (k === 'preserveNullAndEmptyArrays') {
-          if (typeof v !== 'boolean') fail(AggCode.Location28809, `expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got ${typeName(v)}`);
+          if (typeof v !== 'boolean')
+            fail(
+              AggCode.Location28809,
+              `expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got ${typeName(v)}`,
+            );
           preserve = v;
         } else if (k === 'includeArrayIndex') {
-          if (typeof v !== 'string') fail(AggCode.Location28810, `expected a non-empty string for the includeArrayIndex option to $unwind stage, got ${typeName(v)}`);
-          if (v.length === 0) fail(AggCode.Location28810, 'expected a non-empty string for the includeArrayIndex option to $unwind stage, got string');
-          if (v.startsWith('$')) fail(AggCode.Location28822, `includeArrayIndex option to $unwind stage should not be prefixed with a '$': ${v}`);
+          if (typeof v !== 'string')
+            fail(
+              AggCode.Location28810,
+              `expected a non-empty string for the includeArrayIndex option to $unwind stage, got ${typeName(v)}`,
+            );
+          if (v.length === 0)
+            fail(
+              AggCode.Location28810,
+              'expected a non-empty string for the includeArrayIndex option to $unwind stage, got string',
+            );
+          if (v.startsWith('$'))
+            fail(
+              AggCode.Location28822,
+              `includeArrayIndex option to $unwind stage should not be prefixed with a '$': ${v}`,
+            );
           parseFieldPath(v);
           indexField = v;
         } else {
@@ -104,10 +159,17 @@ export const $unwind: StageDefinition = {
       }
       if (path === undefined) fail(AggCode.Location28812, 'no path specified to $unwind stage');
     } else {
-      fail(AggCode.Location15981, `expected either a string or an object as specification for $unwind stage, got ${typeName(arg)}`);
+      fail(
+        AggCode.Location15981,
+        `expected either a string or an object as specification for $unwind stage, got ${typeName(arg)}`,
+      );
     }
     const p = path as string;
-    if (!p.startsWith('$')) fail(AggCode.Location28818, `path option to $unwind stage should be prefixed with a '$': ${p}`);
+    if (!p.startsWith('$'))
+      fail(
+        AggCode.Location28818,
+        `path option to $unwind stage should be prefixed with a '$': ${p}`,
+      );
     const fieldPath = p.slice(1);
     parseFieldPath(fieldPath);
     return new UnwindStage(fieldPath, indexField, preserve);

@@ -14,11 +14,17 @@ import type { Runtime, Stage } from './types.js';
 export interface WriteOptions {
   readonly bypassDocumentValidation: boolean;
   /** The target collection's document validation (from the command layer); throws to refuse a document. */
-  readonly validate?: ((coll: Collection, doc: BsonDocument, before: BsonDocument | undefined) => void) | undefined;
+  readonly validate?:
+    ((coll: Collection, doc: BsonDocument, before: BsonDocument | undefined) => void) | undefined;
 }
 
 export interface WriteStage extends Stage {
-  executeWrite(txn: WriteTxn, docs: readonly BsonDocument[], rt: Runtime, options: WriteOptions): void;
+  executeWrite(
+    txn: WriteTxn,
+    docs: readonly BsonDocument[],
+    rt: Runtime,
+    options: WriteOptions,
+  ): void;
 }
 
 export function isWriteStage(s: Stage): s is WriteStage {
@@ -26,7 +32,14 @@ export function isWriteStage(s: Stage): s is WriteStage {
 }
 
 /** Inserts a document as the insert command does (generated _id, storage checks, oplog hook). */
-export function insertDocument(txn: WriteTxn, catalog: Catalog, db: string, name: string, doc: BsonDocument, options?: WriteOptions): void {
+export function insertDocument(
+  txn: WriteTxn,
+  catalog: Catalog,
+  db: string,
+  name: string,
+  doc: BsonDocument,
+  options?: WriteOptions,
+): void {
   const coll = catalog.getOrCreate(txn, db, name);
   const prepared = prepareForInsert(doc);
   options?.validate?.(coll, prepared, undefined);
@@ -35,14 +48,26 @@ export function insertDocument(txn: WriteTxn, catalog: Catalog, db: string, name
 }
 
 /** Replaces a stored document (a whole-document update) and tells the observer. */
-export function replaceDocument(txn: WriteTxn, catalog: Catalog, coll: Collection, record: StoredRecord, after: BsonDocument, options?: WriteOptions): void {
+export function replaceDocument(
+  txn: WriteTxn,
+  catalog: Catalog,
+  coll: Collection,
+  record: StoredRecord,
+  after: BsonDocument,
+  options?: WriteOptions,
+): void {
   options?.validate?.(coll, after, record.doc);
   const written = coll.update(txn, record, after);
   catalog.observer.onUpdate(txn, coll, record.doc, after, undefined, written.bytes);
 }
 
 /** The stored records a filter selects inside the write transaction. */
-export function findRecords(txn: WriteTxn, coll: Collection, filter: BsonDocument, matcher: DocumentFilter): StoredRecord[] {
+export function findRecords(
+  txn: WriteTxn,
+  coll: Collection,
+  filter: BsonDocument,
+  matcher: DocumentFilter,
+): StoredRecord[] {
   const plan = planQuery(coll, { filter, matcher, allowDiskUse: true });
   const out: StoredRecord[] = [];
   for (let row = plan.next(txn); row !== undefined; row = plan.next(txn)) {

@@ -29,7 +29,11 @@ export interface Partition {
 }
 
 /** A window: [lower, upper] as document offsets, positions, or values of the sort field. */
-export type Bound = { kind: 'unbounded' } | { kind: 'current' } | { kind: 'offset'; n: number } | { kind: 'value'; v: BsonValue };
+export type Bound =
+  | { kind: 'unbounded' }
+  | { kind: 'current' }
+  | { kind: 'offset'; n: number }
+  | { kind: 'value'; v: BsonValue };
 export interface WindowSpec {
   readonly type: 'documents' | 'range';
   readonly lower: Bound;
@@ -105,7 +109,11 @@ function rankFunction(kind: 'rank' | 'denseRank' | 'documentNumber'): WindowFunc
       let rank = 0;
       let dense = 0;
       for (let i = 0; i < p.docs.length; i++) {
-        const same = i > 0 && (p.sortKeys[i] as BsonValue[]).every((k, j) => compareBson(k, (p.sortKeys[i - 1] as BsonValue[])[j] ?? null) === 0);
+        const same =
+          i > 0 &&
+          (p.sortKeys[i] as BsonValue[]).every(
+            (k, j) => compareBson(k, (p.sortKeys[i - 1] as BsonValue[])[j] ?? null) === 0,
+          );
         if (!same) {
           rank = i + 1;
           dense++;
@@ -172,7 +180,15 @@ function linearFillFunction(input: Expression): WindowFunction {
         const xa = numberOfSortValue(p.sortValues[a] ?? null);
         const xb = numberOfSortValue(p.sortValues[b] ?? null);
         const xi = numberOfSortValue(p.sortValues[i] ?? null);
-        if (!num.isNumeric(ya) || !num.isNumeric(yb) || xa === undefined || xb === undefined || xi === undefined || xb === xa) continue;
+        if (
+          !num.isNumeric(ya) ||
+          !num.isNumeric(yb) ||
+          xa === undefined ||
+          xb === undefined ||
+          xi === undefined ||
+          xb === xa
+        )
+          continue;
         const y0 = num.toDouble(ya);
         const y1 = num.toDouble(yb);
         out[i] = new Double(y0 + ((y1 - y0) * (xi - xa)) / (xb - xa));
@@ -199,7 +215,13 @@ function expMovingAvgFunction(input: Expression, alpha: Decimal128): WindowFunct
         if (num.isNumeric(v)) {
           if (v instanceof Decimal128) decimal = true;
           const x = num.toDecimal(v);
-          avg = avg === undefined ? x : (num.add(num.multiply(x, alpha) as Decimal128, num.multiply(avg, complement) as Decimal128) as Decimal128);
+          avg =
+            avg === undefined
+              ? x
+              : (num.add(
+                  num.multiply(x, alpha) as Decimal128,
+                  num.multiply(avg, complement) as Decimal128,
+                ) as Decimal128);
         }
         if (avg === undefined) return null;
         return decimal ? avg : new Double(num.toDouble(avg));
@@ -208,10 +230,21 @@ function expMovingAvgFunction(input: Expression, alpha: Decimal128): WindowFunct
   };
 }
 
-const UNIT_MS: Partial<Record<TimeUnit, number>> = { week: 604800000, day: 86400000, hour: 3600000, minute: 60000, second: 1000, millisecond: 1 };
+const UNIT_MS: Partial<Record<TimeUnit, number>> = {
+  week: 604800000,
+  day: 86400000,
+  hour: 3600000,
+  minute: 60000,
+  second: 1000,
+  millisecond: 1,
+};
 
 /** $derivative and $integral over each window, against the single sortBy field. */
-function calculusFunction(kind: 'derivative' | 'integral', input: Expression, unit: TimeUnit | undefined): WindowFunction {
+function calculusFunction(
+  kind: 'derivative' | 'integral',
+  input: Expression,
+  unit: TimeUnit | undefined,
+): WindowFunction {
   const scale = unit === undefined ? 1 : (UNIT_MS[unit] ?? 1);
   return {
     acceptsWindow: true,
@@ -221,10 +254,16 @@ function calculusFunction(kind: 'derivative' | 'integral', input: Expression, un
       // A unit needs dates to sort by, and dates need a unit (mongod's run-time checks).
       for (const x of p.sortValues) {
         if (unit !== undefined && !(x instanceof Date)) {
-          fail(kind === 'derivative' ? AggCode.Location5624900 : AggCode.Location5423901, `$${kind} with unit expects the sortBy field to be a Date`);
+          fail(
+            kind === 'derivative' ? AggCode.Location5624900 : AggCode.Location5423901,
+            `$${kind} with unit expects the sortBy field to be a Date`,
+          );
         }
         if (unit === undefined && x instanceof Date) {
-          fail(kind === 'derivative' ? AggCode.Location5624901 : AggCode.Location5423902, `$${kind} where the sortBy is a Date requires an 'unit'`);
+          fail(
+            kind === 'derivative' ? AggCode.Location5624901 : AggCode.Location5423902,
+            `$${kind} where the sortBy is a Date requires an 'unit'`,
+          );
         }
       }
       const ys = evaluateAll(input, p, frame);
@@ -242,7 +281,14 @@ function calculusFunction(kind: 'derivative' | 'integral', input: Expression, un
           const x1 = xOf(hi);
           const y0 = ys[lo];
           const y1 = ys[hi];
-          if (x0 === undefined || x1 === undefined || !num.isNumeric(y0) || !num.isNumeric(y1) || x1 === x0) return null;
+          if (
+            x0 === undefined ||
+            x1 === undefined ||
+            !num.isNumeric(y0) ||
+            !num.isNumeric(y1) ||
+            x1 === x0
+          )
+            return null;
           return new Double((num.toDouble(y1) - num.toDouble(y0)) / (x1 - x0));
         }
         let sum = 0;
@@ -251,7 +297,8 @@ function calculusFunction(kind: 'derivative' | 'integral', input: Expression, un
           const x1 = xOf(k);
           const y0 = ys[k - 1];
           const y1 = ys[k];
-          if (x0 === undefined || x1 === undefined || !num.isNumeric(y0) || !num.isNumeric(y1)) continue;
+          if (x0 === undefined || x1 === undefined || !num.isNumeric(y0) || !num.isNumeric(y1))
+            continue;
           sum += ((num.toDouble(y0) + num.toDouble(y1)) / 2) * (x1 - x0);
         }
         return new Double(sum);
@@ -288,32 +335,73 @@ function covarianceFunction(x: Expression, y: Expression, sample: boolean): Wind
 }
 
 function objectArg(name: string, arg: BsonValue): BsonDocument {
-  if (!isPlainDocument(arg)) fail(ErrorCode.FailedToParse, `${name} must be specified with an object, found: ${typeName(arg)}`);
+  if (!isPlainDocument(arg))
+    fail(
+      ErrorCode.FailedToParse,
+      `${name} must be specified with an object, found: ${typeName(arg)}`,
+    );
   return arg;
 }
 
 function unitOf(name: string, v: BsonValue | undefined): TimeUnit | undefined {
   if (v === undefined) return undefined;
-  if (typeof v !== 'string' || !isTimeUnit(v)) fail(ErrorCode.FailedToParse, `${name} 'unit' must be a valid time unit, found: ${String(v)}`);
+  if (typeof v !== 'string' || !isTimeUnit(v))
+    fail(ErrorCode.FailedToParse, `${name} 'unit' must be a valid time unit, found: ${String(v)}`);
   return v;
 }
 
 const ACCUMULATOR_FUNCTIONS = new Set([
-  '$sum', '$avg', '$min', '$max', '$push', '$addToSet', '$first', '$last', '$stdDevPop', '$stdDevSamp',
-  '$firstN', '$lastN', '$maxN', '$minN', '$top', '$bottom', '$topN', '$bottomN', '$mergeObjects', '$percentile', '$median',
+  '$sum',
+  '$avg',
+  '$min',
+  '$max',
+  '$push',
+  '$addToSet',
+  '$first',
+  '$last',
+  '$stdDevPop',
+  '$stdDevSamp',
+  '$firstN',
+  '$lastN',
+  '$maxN',
+  '$minN',
+  '$top',
+  '$bottom',
+  '$topN',
+  '$bottomN',
+  '$mergeObjects',
+  '$percentile',
+  '$median',
 ]);
 
 /** The functions that exist only as window functions (parseWindowFunction's switch). */
 const WINDOW_ONLY_FUNCTIONS = [
-  '$count', '$rank', '$denseRank', '$documentNumber', '$shift', '$locf', '$linearFill', '$expMovingAvg',
-  '$derivative', '$integral', '$covariancePop', '$covarianceSamp',
+  '$count',
+  '$rank',
+  '$denseRank',
+  '$documentNumber',
+  '$shift',
+  '$locf',
+  '$linearFill',
+  '$expMovingAvg',
+  '$derivative',
+  '$integral',
+  '$covariancePop',
+  '$covarianceSamp',
 ] as const;
 
 /** Every name $setWindowFields accepts as a window function (for docs and completeness tests). */
-export const windowFunctionNames: readonly string[] = [...ACCUMULATOR_FUNCTIONS, ...WINDOW_ONLY_FUNCTIONS];
+export const windowFunctionNames: readonly string[] = [
+  ...ACCUMULATOR_FUNCTIONS,
+  ...WINDOW_ONLY_FUNCTIONS,
+];
 
 /** Parses `{$fn: arg}` of a $setWindowFields output field. */
-export function parseWindowFunction(name: string, arg: BsonValue, ctx: ParseContext): WindowFunction {
+export function parseWindowFunction(
+  name: string,
+  arg: BsonValue,
+  ctx: ParseContext,
+): WindowFunction {
   if (ACCUMULATOR_FUNCTIONS.has(name)) {
     const def = accumulators.get(name);
     if (def === undefined) fail(ErrorCode.InternalError, `accumulator ${name} missing`);
@@ -321,7 +409,8 @@ export function parseWindowFunction(name: string, arg: BsonValue, ctx: ParseCont
   }
   switch (name) {
     case '$count': {
-      if (!isPlainDocument(arg) || Object.keys(arg).length > 0) fail(ErrorCode.FailedToParse, '$count only accepts an empty object as input');
+      if (!isPlainDocument(arg) || Object.keys(arg).length > 0)
+        fail(ErrorCode.FailedToParse, '$count only accepts an empty object as input');
       const sum = accumulators.get('$sum');
       if (sum === undefined) fail(ErrorCode.InternalError, '$sum missing');
       return accumulatorFunction(sum.parse(new Int32(1), ctx));
@@ -329,17 +418,27 @@ export function parseWindowFunction(name: string, arg: BsonValue, ctx: ParseCont
     case '$rank':
     case '$denseRank':
     case '$documentNumber':
-      if (!isPlainDocument(arg) || Object.keys(arg).length > 0) fail(AggCode.Location5371603, `${name} must be specified with '{}' as the value`);
+      if (!isPlainDocument(arg) || Object.keys(arg).length > 0)
+        fail(AggCode.Location5371603, `${name} must be specified with '{}' as the value`);
       return rankFunction(name.slice(1) as 'rank' | 'denseRank' | 'documentNumber');
     case '$shift': {
       const a = objectArg(name, arg);
-      for (const k of Object.keys(a)) if (k !== 'output' && k !== 'by' && k !== 'default') fail(ErrorCode.FailedToParse, `Unknown argument in $shift: ${k}`);
-      if (a['output'] === undefined) fail(ErrorCode.FailedToParse, "$shift requires an 'output' expression.");
+      for (const k of Object.keys(a))
+        if (k !== 'output' && k !== 'by' && k !== 'default')
+          fail(ErrorCode.FailedToParse, `Unknown argument in $shift: ${k}`);
+      if (a['output'] === undefined)
+        fail(ErrorCode.FailedToParse, "$shift requires an 'output' expression.");
       const by = integralValue(a['by'] ?? MISSING);
-      if (by === undefined) fail(ErrorCode.FailedToParse, "$shift requires 'by' as an integer value.");
+      if (by === undefined)
+        fail(ErrorCode.FailedToParse, "$shift requires 'by' as an integer value.");
       const dflt = a['default'] === undefined ? null : ctx.parse(a['default']);
-      if (dflt !== null && dflt.kind !== 'constant') fail(ErrorCode.FailedToParse, "$shift's default expression must be a constant.");
-      return shiftFunction(ctx.parse(a['output']), Number(by), dflt === null ? null : (dflt.value ?? null));
+      if (dflt !== null && dflt.kind !== 'constant')
+        fail(ErrorCode.FailedToParse, "$shift's default expression must be a constant.");
+      return shiftFunction(
+        ctx.parse(a['output']),
+        Number(by),
+        dflt === null ? null : (dflt.value ?? null),
+      );
     }
     case '$locf':
       return locfFunction(ctx.parse(arg));
@@ -347,15 +446,21 @@ export function parseWindowFunction(name: string, arg: BsonValue, ctx: ParseCont
       return linearFillFunction(ctx.parse(arg));
     case '$expMovingAvg': {
       const a = objectArg(name, arg);
-      if (a['input'] === undefined) fail(ErrorCode.FailedToParse, "$expMovingAvg requires an 'input' expression");
+      if (a['input'] === undefined)
+        fail(ErrorCode.FailedToParse, "$expMovingAvg requires an 'input' expression");
       let alpha: Decimal128;
       if (a['N'] !== undefined && a['alpha'] === undefined) {
         const n = integralValue(a['N']);
-        if (n === undefined || n <= 0n) fail(ErrorCode.FailedToParse, "'N' field must be an integer greater than zero");
-        alpha = num.divide(Decimal128.fromString('2'), Decimal128.fromString(String(n + 1n))) as Decimal128;
+        if (n === undefined || n <= 0n)
+          fail(ErrorCode.FailedToParse, "'N' field must be an integer greater than zero");
+        alpha = num.divide(
+          Decimal128.fromString('2'),
+          Decimal128.fromString(String(n + 1n)),
+        ) as Decimal128;
       } else if (a['alpha'] !== undefined && a['N'] === undefined) {
         const x = num.isNumeric(a['alpha']) ? num.toDouble(a['alpha']) : NaN;
-        if (!(x > 0 && x < 1)) fail(ErrorCode.FailedToParse, "'alpha' must be between 0 and 1 (exclusive)");
+        if (!(x > 0 && x < 1))
+          fail(ErrorCode.FailedToParse, "'alpha' must be between 0 and 1 (exclusive)");
         alpha = num.toDecimal(a['alpha'] as num.BsonNumber);
       } else {
         fail(ErrorCode.FailedToParse, "$expMovingAvg requires exactly one of 'N' and 'alpha'");
@@ -365,13 +470,23 @@ export function parseWindowFunction(name: string, arg: BsonValue, ctx: ParseCont
     case '$derivative':
     case '$integral': {
       const a = objectArg(name, arg);
-      if (a['input'] === undefined) fail(ErrorCode.FailedToParse, `${name} requires an 'input' expression`);
-      return calculusFunction(name === '$derivative' ? 'derivative' : 'integral', ctx.parse(a['input']), unitOf(name, a['unit']));
+      if (a['input'] === undefined)
+        fail(ErrorCode.FailedToParse, `${name} requires an 'input' expression`);
+      return calculusFunction(
+        name === '$derivative' ? 'derivative' : 'integral',
+        ctx.parse(a['input']),
+        unitOf(name, a['unit']),
+      );
     }
     case '$covariancePop':
     case '$covarianceSamp': {
-      if (!isArray(arg) || arg.length !== 2) fail(ErrorCode.FailedToParse, `${name} requires an array of two expressions`);
-      return covarianceFunction(ctx.parse(arg[0] ?? null), ctx.parse(arg[1] ?? null), name === '$covarianceSamp');
+      if (!isArray(arg) || arg.length !== 2)
+        fail(ErrorCode.FailedToParse, `${name} requires an array of two expressions`);
+      return covarianceFunction(
+        ctx.parse(arg[0] ?? null),
+        ctx.parse(arg[1] ?? null),
+        name === '$covarianceSamp',
+      );
     }
     default:
       fail(ErrorCode.FailedToParse, `Unrecognized window function, ${name}`);

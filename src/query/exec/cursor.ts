@@ -143,7 +143,10 @@ export class CursorManager {
 
   register(cursor: ServerCursor): void {
     if (this.cursors.size >= limits.openCursorsMax) {
-      throw new CommandError(ErrorCode.ExceededMemoryLimit, `too many open cursors (max ${limits.openCursorsMax})`);
+      throw new CommandError(
+        ErrorCode.ExceededMemoryLimit,
+        `too many open cursors (max ${limits.openCursorsMax})`,
+      );
     }
     this.cursors.set(cursor.id.toString(), cursor);
   }

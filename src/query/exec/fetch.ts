@@ -16,7 +16,11 @@ import type { KeySource } from './index-scan.js';
 import type { DocumentFilter, MatchDetailsSink, PlanStage, Row, StageStats } from './stages.js';
 
 /** The key of an entry as a document {field: value, ...} (returnKey, covered plans). */
-export function keyDocument(entry: IndexEntry, paths: readonly string[], directions: readonly KeyDirection[]): BsonDocument {
+export function keyDocument(
+  entry: IndexEntry,
+  paths: readonly string[],
+  directions: readonly KeyDirection[],
+): BsonDocument {
   const out: BsonDocument = {};
   if (entry.truncated) return out;
   const values = decodeKey(entry.key, directions, entry.typeInfo);
@@ -61,7 +65,9 @@ export class FetchStage implements PlanStage {
       if (this.filter !== undefined && !this.filter.matches(rec.doc, details)) continue;
       this.stats.nReturned++;
       const row: Row = { doc: rec.doc, recordId: rec.recordId, details };
-      return this.keyShape === undefined ? row : { ...row, indexKey: keyDocument(e, this.keyShape.paths, this.keyShape.directions) };
+      return this.keyShape === undefined
+        ? row
+        : { ...row, indexKey: keyDocument(e, this.keyShape.paths, this.keyShape.directions) };
     }
   }
 }

@@ -54,14 +54,27 @@ export interface IndexScanPlan {
 
 /** Encoded value intervals of a field → byte intervals in ascending byte order. */
 export function byteIntervals(
-  intervals: ReadonlyArray<{ low: { value: BsonValue; inclusive: boolean }; high: { value: BsonValue; inclusive: boolean } }>,
+  intervals: ReadonlyArray<{
+    low: { value: BsonValue; inclusive: boolean };
+    high: { value: BsonValue; inclusive: boolean };
+  }>,
   direction: KeyDirection,
 ): ByteInterval[] {
   const enc = (v: BsonValue): Uint8Array => encodeKey([v], [direction]);
   const out = intervals.map((iv) =>
     direction === 1
-      ? { lo: enc(iv.low.value), loInclusive: iv.low.inclusive, hi: enc(iv.high.value), hiInclusive: iv.high.inclusive }
-      : { lo: enc(iv.high.value), loInclusive: iv.high.inclusive, hi: enc(iv.low.value), hiInclusive: iv.low.inclusive },
+      ? {
+          lo: enc(iv.low.value),
+          loInclusive: iv.low.inclusive,
+          hi: enc(iv.high.value),
+          hiInclusive: iv.high.inclusive,
+        }
+      : {
+          lo: enc(iv.high.value),
+          loInclusive: iv.high.inclusive,
+          hi: enc(iv.low.value),
+          hiInclusive: iv.low.inclusive,
+        },
   );
   return direction === 1 ? out : out.reverse();
 }
@@ -74,7 +87,14 @@ function isFullBytes(list: readonly ByteInterval[], direction: KeyDirection): bo
   if (list.length !== 1) return false;
   const iv = list[0] as ByteInterval;
   const [min, max] = direction === 1 ? [0x08, 0xf0] : [0x0f, 0xf7];
-  return iv.loInclusive && iv.hiInclusive && iv.lo.length === 1 && iv.lo[0] === min && iv.hi.length === 1 && iv.hi[0] === max;
+  return (
+    iv.loInclusive &&
+    iv.hiInclusive &&
+    iv.lo.length === 1 &&
+    iv.lo[0] === min &&
+    iv.hi.length === 1 &&
+    iv.hi[0] === max
+  );
 }
 
 /** A fresh Uint8Array (not a Buffer: keyPrefixUpperBound's slice must copy, not alias). */
@@ -95,18 +115,26 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
  * into prefixes (at most limits.indexScanRangesMax ranges), the next field's intervals become
  * each range's ends, and bounded fields after it are checked key by key.
  */
-export function planRanges(fields: readonly ByteInterval[][], directions: readonly KeyDirection[]): IndexScanPlan {
+export function planRanges(
+  fields: readonly ByteInterval[][],
+  directions: readonly KeyDirection[],
+): IndexScanPlan {
   if (fields.some((f) => f.length === 0)) return { ranges: [], residual: [] };
   let k = 0;
   let product = 1;
-  while (k < fields.length && (fields[k] as ByteInterval[]).every(isBytePoint) && product * (fields[k] as ByteInterval[]).length <= limits.indexScanRangesMax) {
+  while (
+    k < fields.length &&
+    (fields[k] as ByteInterval[]).every(isBytePoint) &&
+    product * (fields[k] as ByteInterval[]).length <= limits.indexScanRangesMax
+  ) {
     product *= (fields[k] as ByteInterval[]).length;
     k++;
   }
   let prefixes: Uint8Array[][] = [[]];
   for (let i = 0; i < k; i++) {
     const next: Uint8Array[][] = [];
-    for (const p of prefixes) for (const iv of fields[i] as ByteInterval[]) next.push([...p, iv.lo]);
+    for (const p of prefixes)
+      for (const iv of fields[i] as ByteInterval[]) next.push([...p, iv.lo]);
     prefixes = next;
   }
   const ranges: ByteRange[] = [];
@@ -133,7 +161,11 @@ export function planRanges(fields: readonly ByteInterval[][], directions: readon
       // Too many: one range per prefix over the field's whole span, the field checked per key.
       const first = field[0] as ByteInterval;
       const last = field[field.length - 1] as ByteInterval;
-      for (const p of prefixes) ranges.push({ start: concat([...p, first.lo]), end: keyPrefixUpperBound(concat([...p, last.hi])) });
+      for (const p of prefixes)
+        ranges.push({
+          start: concat([...p, first.lo]),
+          end: keyPrefixUpperBound(concat([...p, last.hi])),
+        });
       residual.push({ field: k, intervals: field });
     }
   }
@@ -180,7 +212,14 @@ export class IndexScanStage implements KeySource {
   constructor(private readonly options: IndexScanOptions) {
     this.widen = options.state.hasTruncatedKeys;
     this.dedup = options.dedup || this.widen;
-    this.stats = { stage: 'IXSCAN', nReturned: 0, works: 0, keysExamined: 0, children: [], extra: lazyExtra(options.explain, () => this.runtimeExtra()) };
+    this.stats = {
+      stage: 'IXSCAN',
+      nReturned: 0,
+      works: 0,
+      keysExamined: 0,
+      children: [],
+      extra: lazyExtra(options.explain, () => this.runtimeExtra()),
+    };
   }
 
   private range(): ByteRange | undefined {
@@ -241,7 +280,8 @@ export class IndexScanStage implements KeySource {
       if (this.iter === undefined) {
         this.seeks++;
         const scanRange = this.widen ? widenForTruncatedKeys(range) : range;
-        this.iter = this.options.index.scan(view, scanRange, this.options.reverse, this.last)[Symbol.iterator]();
+        const entries = this.options.index.scan(view, scanRange, this.options.reverse, this.last);
+        this.iter = entries[Symbol.iterator]();
       }
       const r = this.iter.next();
       if (r.done === true) {
@@ -255,7 +295,12 @@ export class IndexScanStage implements KeySource {
       this.stats.works++;
       this.stats.keysExamined = (this.stats.keysExamined ?? 0) + 1;
       if (!e.truncated) {
-        if (this.widen && (Buffer.compare(e.storedKey, range.start) < 0 || (range.end !== undefined && Buffer.compare(e.storedKey, range.end) >= 0))) continue;
+        if (
+          this.widen &&
+          (Buffer.compare(e.storedKey, range.start) < 0 ||
+            (range.end !== undefined && Buffer.compare(e.storedKey, range.end) >= 0))
+        )
+          continue;
         if (!this.residualOk(e.key)) continue;
       }
       if (this.dedup) {
@@ -272,7 +317,11 @@ export class IndexScanStage implements KeySource {
   }
 
   private runtimeExtra(): Record<string, BsonValue> {
-    return { seeks: new Int32(this.seeks), dupsTested: new Int32(this.dupsTested), dupsDropped: new Int32(this.dupsDropped) };
+    return {
+      seeks: new Int32(this.seeks),
+      dupsTested: new Int32(this.dupsTested),
+      dupsDropped: new Int32(this.dupsDropped),
+    };
   }
 }
 
@@ -281,7 +330,10 @@ export class IndexScanStage implements KeySource {
  * than a point query, and only explain reads them. Later assignments (a covered scan's
  * filter) are kept; the runtime counters are read fresh each time.
  */
-export function lazyExtra(make: () => Record<string, BsonValue>, runtime?: () => Record<string, BsonValue>): Record<string, BsonValue> {
+export function lazyExtra(
+  make: () => Record<string, BsonValue>,
+  runtime?: () => Record<string, BsonValue>,
+): Record<string, BsonValue> {
   let built: Record<string, BsonValue> | undefined;
   const assigned: Record<string, BsonValue> = {};
   const current = (): Record<string, BsonValue> => {
@@ -299,7 +351,9 @@ export function lazyExtra(make: () => Record<string, BsonValue>, runtime?: () =>
     getOwnPropertyDescriptor: (_t, key) => {
       if (typeof key !== 'string') return undefined;
       const all = current();
-      return key in all ? { value: all[key], enumerable: true, configurable: true, writable: true } : undefined;
+      return key in all
+        ? { value: all[key], enumerable: true, configurable: true, writable: true }
+        : undefined;
     },
   });
 }
@@ -313,7 +367,13 @@ export class OrStage implements KeySource {
   private dupsDropped = 0;
 
   constructor(private readonly children: readonly KeySource[]) {
-    this.stats = { stage: 'OR', nReturned: 0, works: 0, children: children.map((c) => c.stats), extra: {} };
+    this.stats = {
+      stage: 'OR',
+      nReturned: 0,
+      works: 0,
+      children: children.map((c) => c.stats),
+      extra: {},
+    };
   }
 
   nextEntry(view: ReadView): IndexEntry | undefined {

@@ -5,11 +5,24 @@ import { decodeDocument } from '../../bson/codec.js';
 import type { ReadView } from '../../storage/engine.js';
 import { oplogTable } from '../../repl/oplog.js';
 import { LimitStage, SkipStage, SortStage, TransformStage } from './stages.js';
-import type { DocumentFilter, PlanStage, Row, RowComparator, RowTransform, StageStats } from './stages.js';
+import type {
+  DocumentFilter,
+  PlanStage,
+  Row,
+  RowComparator,
+  RowTransform,
+  StageStats,
+} from './stages.js';
 
 /** Scans oplog entries; remembers its position so each batch's snapshot re-seeks after it. */
 export class OplogScanStage implements PlanStage {
-  readonly stats: StageStats = { stage: 'COLLSCAN', nReturned: 0, works: 0, docsExamined: 0, children: [] };
+  readonly stats: StageStats = {
+    stage: 'COLLSCAN',
+    nReturned: 0,
+    works: 0,
+    docsExamined: 0,
+    children: [],
+  };
   private boundView: ReadView | undefined;
   private it: Iterator<{ key: Uint8Array; value: Uint8Array }> | undefined;
   private last: Uint8Array | undefined;
@@ -25,11 +38,12 @@ export class OplogScanStage implements PlanStage {
     if (view !== this.boundView || this.it === undefined) {
       this.boundView = view;
       const after = this.last;
-      const range = after === undefined
-        ? { reverse: this.reverse }
-        : this.reverse
-          ? { reverse: true, end: after, endInclusive: false }
-          : { start: after, startInclusive: false };
+      const range =
+        after === undefined
+          ? { reverse: this.reverse }
+          : this.reverse
+            ? { reverse: true, end: after, endInclusive: false }
+            : { start: after, startInclusive: false };
       this.it = view.scan(oplogTable, range);
     }
     for (;;) {
@@ -64,7 +78,10 @@ export function planOplogQuery(q: OplogQuery): PlanStage {
   let stage: PlanStage = new OplogScanStage(q.matcher, q.natural === -1);
   if (q.sort !== undefined) {
     const topK = q.limit !== undefined && q.limit > 0 ? (q.skip ?? 0) + q.limit : undefined;
-    stage = new SortStage(stage, q.sort, { ...(topK === undefined ? {} : { limit: topK }), allowDiskUse: q.allowDiskUse });
+    stage = new SortStage(stage, q.sort, {
+      ...(topK === undefined ? {} : { limit: topK }),
+      allowDiskUse: q.allowDiskUse,
+    });
   }
   if (q.skip !== undefined && q.skip > 0) stage = new SkipStage(stage, q.skip);
   if (q.limit !== undefined && q.limit > 0) stage = new LimitStage(stage, q.limit);

@@ -51,8 +51,18 @@ export interface PlanStage {
   next(view: ReadView): Row | undefined;
 }
 
-function newStats(stage: string, children: PlanStage[], extra?: Record<string, BsonValue>): StageStats {
-  return { stage, nReturned: 0, works: 0, children: children.map((c) => c.stats), ...(extra ? { extra } : {}) };
+function newStats(
+  stage: string,
+  children: PlanStage[],
+  extra?: Record<string, BsonValue>,
+): StageStats {
+  return {
+    stage,
+    nReturned: 0,
+    works: 0,
+    children: children.map((c) => c.stats),
+    ...(extra ? { extra } : {}),
+  };
 }
 
 /** Collection scan in RecordId order (natural order), with an optional filter. */
@@ -76,7 +86,10 @@ export class CollScanStage implements PlanStage {
     if (this.done) return undefined;
     if (view !== this.boundView || this.it === undefined) {
       this.boundView = view;
-      this.it = this.coll.scanRecords(view, { reverse: this.reverse, ...(this.last === undefined ? {} : { after: this.last }) });
+      this.it = this.coll.scanRecords(view, {
+        reverse: this.reverse,
+        ...(this.last === undefined ? {} : { after: this.last }),
+      });
     }
     for (;;) {
       this.stats.works++;
@@ -316,7 +329,8 @@ export function approximateSize(doc: BsonDocument): number {
     n += k.length + 2;
     if (typeof v === 'string') n += v.length + 5;
     else if (Array.isArray(v)) n += 16 * v.length + 5;
-    else if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) n += approximateSize(v as BsonDocument);
+    else if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
+      n += approximateSize(v as BsonDocument);
     else n += 8;
   }
   return n;

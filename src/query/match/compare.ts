@@ -48,7 +48,12 @@ function isNaNValue(v: PathValue): boolean {
   return false;
 }
 
-function acrossBrackets(op: ComparisonOp, lhsRank: number, rhs: BsonValue, rhsRank: number): boolean {
+function acrossBrackets(
+  op: ComparisonOp,
+  lhsRank: number,
+  rhs: BsonValue,
+  rhsRank: number,
+): boolean {
   if (lhsRank + rhsRank === NULL_RANK_SUM) return op === 'eq' || op === 'lte' || op === 'gte';
   if (rhs instanceof MaxKey) return op === 'lt' || op === 'lte';
   if (rhs instanceof MinKey) return op === 'gt' || op === 'gte';
@@ -91,7 +96,10 @@ export function comparisonTest(op: ComparisonOp, rhs: BsonValue): (v: PathValue)
  * sorted by compareBson), a listed null also matching missing and undefined, or any listed
  * regex matching.
  */
-export function inTest(values: readonly BsonValue[], regexes: ReadonlyArray<(v: PathValue) => boolean>): (v: PathValue) => boolean {
+export function inTest(
+  values: readonly BsonValue[],
+  regexes: ReadonlyArray<(v: PathValue) => boolean>,
+): (v: PathValue) => boolean {
   const collator = parseCollator;
   const sorted = [...values].sort((a, b) => compareBson(a, b, collator));
   const hasNull = values.some((x) => x === null);
@@ -103,7 +111,11 @@ export function inTest(values: readonly BsonValue[], regexes: ReadonlyArray<(v: 
   };
 }
 
-function sortedContains(sorted: readonly BsonValue[], v: BsonValue, collator: Collator | undefined): boolean {
+function sortedContains(
+  sorted: readonly BsonValue[],
+  v: BsonValue,
+  collator: Collator | undefined,
+): boolean {
   let lo = 0;
   let hi = sorted.length - 1;
   while (lo <= hi) {

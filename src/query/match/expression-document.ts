@@ -18,7 +18,10 @@ export function isDBRefDocument(doc: BsonDocument, allowIncomplete: boolean): bo
   return allowIncomplete ? hasRef || hasId || hasDb : hasRef && hasId;
 }
 
-export function isExpressionDocument(v: BsonValue, allowIncompleteDBRef: boolean): v is BsonDocument {
+export function isExpressionDocument(
+  v: BsonValue,
+  allowIncompleteDBRef: boolean,
+): v is BsonDocument {
   if (v instanceof DBRef || !isPlainDocument(v)) return false;
   const first = Object.keys(v)[0];
   if (first === undefined || !first.startsWith('$')) return false;

@@ -33,7 +33,11 @@ export function comparisonNode(op: ComparisonOp, path: string, value: BsonValue)
 }
 
 export function regexNode(path: string, pattern: string, flags: string): PathNode {
-  return pathNode(path, { kind: 'regex', pattern, flags }, simpleTest(regexValueTest(pattern, flags)));
+  return pathNode(
+    path,
+    { kind: 'regex', pattern, flags },
+    simpleTest(regexValueTest(pattern, flags)),
+  );
 }
 
 export function notNode(child: MatchNode): MatchNode {

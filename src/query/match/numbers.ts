@@ -37,7 +37,8 @@ export function parseIntegerToLong(name: string, v: BsonValue): IntegerParse {
   if (v instanceof Long) return { ok: true, value: v.toBigInt() };
   if (v instanceof Double) {
     const d = v.value;
-    if (Number.isNaN(d)) return bad(`Expected an integer, but found NaN in: ${describeElement(name, v)}`);
+    if (Number.isNaN(d))
+      return bad(`Expected an integer, but found NaN in: ${describeElement(name, v)}`);
     if (d >= LONG_MAX_PLUS_ONE_AS_DOUBLE || d < -LONG_MAX_PLUS_ONE_AS_DOUBLE) {
       return bad(`Cannot represent as a 64-bit integer: ${describeElement(name, v)}`);
     }
@@ -45,13 +46,15 @@ export function parseIntegerToLong(name: string, v: BsonValue): IntegerParse {
     return { ok: true, value: BigInt(d) };
   }
   const exact = decimalToLongExact(v);
-  if (exact === undefined) return bad(`Cannot represent as a 64-bit integer: ${describeElement(name, v)}`);
+  if (exact === undefined)
+    return bad(`Cannot represent as a 64-bit integer: ${describeElement(name, v)}`);
   return { ok: true, value: exact };
 }
 
 export function parseIntegerToNonNegativeLong(name: string, v: BsonValue): IntegerParse {
   const r = parseIntegerToLong(name, v);
-  if (r.ok && r.value < 0n) return bad(`Expected a positive number in: ${describeElement(name, v)}`);
+  if (r.ok && r.value < 0n)
+    return bad(`Expected a positive number in: ${describeElement(name, v)}`);
   return r;
 }
 
@@ -65,12 +68,17 @@ export function parseIntegerToInt(name: string, v: BsonValue): IntegerParse {
 
 export function parseIntegerToNonNegativeInt(name: string, v: BsonValue): IntegerParse {
   const r = parseIntegerToInt(name, v);
-  if (r.ok && r.value < 0n) return bad(`Expected a positive number in: ${describeElement(name, v)}`);
+  if (r.ok && r.value < 0n)
+    return bad(`Expected a positive number in: ${describeElement(name, v)}`);
   return r;
 }
 
 /** Unwraps a parse or throws FailedToParse with mongod's reason, as most callers do. */
-export function integerOrFail(r: IntegerParse, code: number = ErrorCode.FailedToParse, prefix = ''): bigint {
+export function integerOrFail(
+  r: IntegerParse,
+  code: number = ErrorCode.FailedToParse,
+  prefix = '',
+): bigint {
   if (!r.ok) fail(code, prefix + r.reason);
   return r.value;
 }
@@ -84,7 +92,8 @@ export function tryCoerceToLong(v: Int32 | Long | Double | Decimal128): IntegerP
   if (v instanceof Long) return { ok: true, value: v.toBigInt() };
   const truncated = truncateTowardZero(v);
   if (truncated === 'nonFinite') return bad('Unable to coerce NaN/Inf to integral type');
-  if (truncated < LONG_MIN || truncated > LONG_MAX) return bad('Out of bounds coercing to integral value');
+  if (truncated < LONG_MIN || truncated > LONG_MAX)
+    return bad('Out of bounds coercing to integral value');
   return { ok: true, value: truncated };
 }
 

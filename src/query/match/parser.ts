@@ -31,7 +31,11 @@ export interface ParseFilterOptions extends MatchOptions {
 
 export function parseFilter(filter: BsonDocument, options: ParseFilterOptions = {}): MatchNode {
   checkNestingDepth(filter, limits.commandDepthMax);
-  const ctx: ParseContext = { options, level: 'predicateTop', banSpecialFeatures: options.banSpecialFeatures === true };
+  const ctx: ParseContext = {
+    options,
+    level: 'predicateTop',
+    banSpecialFeatures: options.banSpecialFeatures === true,
+  };
   return withParseCollator(options.collator, () => parseDocument(filter, ctx));
 }
 
@@ -44,8 +48,13 @@ function checkNestingDepth(root: BsonDocument, max: number): void {
   const stack: Array<[BsonValue, number]> = [[root, 1]];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const [value, depth] = item;
-    if (depth > max) fail(ErrorCode.Overflow, `BSONObj exceeded maximum nested object depth: ${max}`);
-    const children = isArray(value) ? value : isPlainDocument(value) ? Object.values(value) : undefined;
+    if (depth > max)
+      fail(ErrorCode.Overflow, `BSONObj exceeded maximum nested object depth: ${max}`);
+    const children = isArray(value)
+      ? value
+      : isPlainDocument(value)
+        ? Object.values(value)
+        : undefined;
     if (children === undefined) continue;
     for (const child of children) {
       if (isArray(child) || isPlainDocument(child)) stack.push([child, depth + 1]);
@@ -61,11 +70,13 @@ function topLevelHint(name: string): string {
 
 function parseDocument(doc: BsonDocument, ctx: ParseContext): MatchNode {
   const children: MatchNode[] = [];
-  const fieldCtx: ParseContext = ctx.level === 'predicateTop' ? { ...ctx, level: 'documentTop' } : ctx;
+  const fieldCtx: ParseContext =
+    ctx.level === 'predicateTop' ? { ...ctx, level: 'documentTop' } : ctx;
   for (const [key, value] of Object.entries(doc)) {
     if (key.startsWith('$')) {
       const op = topLevelOperators.get(key);
-      if (op === undefined) fail(ErrorCode.BadValue, `unknown top level operator: ${key}${topLevelHint(key)}`);
+      if (op === undefined)
+        fail(ErrorCode.BadValue, `unknown top level operator: ${key}${topLevelHint(key)}`);
       const node = op.parse(value, ctx, subParser);
       if (node !== null) children.push(node);
       continue;
@@ -76,13 +87,18 @@ function parseDocument(doc: BsonDocument, ctx: ParseContext): MatchNode {
 }
 
 function parseField(path: string, value: BsonValue, ctx: ParseContext): MatchNode[] {
-  if (path.split('.').length > FIELD_PATH_COMPONENTS_MAX) fail(ErrorCode.Location5729100, 'FieldPath is too long');
+  if (path.split('.').length > FIELD_PATH_COMPONENTS_MAX)
+    fail(ErrorCode.Location5729100, 'FieldPath is too long');
   if (isExpressionDocument(value, false)) return parseOperatorDocument(path, value, ctx);
   if (value instanceof BSONRegExp) return [regexNode(path, value.pattern, value.options)];
   return [comparisonNode('eq', path, value)];
 }
 
-function parseOperatorDocument(path: string, operatorDoc: BsonDocument, ctx: ParseContext): MatchNode[] {
+function parseOperatorDocument(
+  path: string,
+  operatorDoc: BsonDocument,
+  ctx: ParseContext,
+): MatchNode[] {
   const nodes: MatchNode[] = [];
   for (const [name, arg] of Object.entries(operatorDoc)) {
     const op = pathOperators.get(name);

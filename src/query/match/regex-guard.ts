@@ -37,7 +37,8 @@ export interface GuardedRegex {
 }
 
 /** How the worst-case cost of a pattern grows with the input length. */
-export type RegexCost = { readonly kind: 'polynomial'; readonly degree: number } | { readonly kind: 'exponential' };
+export type RegexCost =
+  { readonly kind: 'polynomial'; readonly degree: number } | { readonly kind: 'exponential' };
 
 /** A bounded quantifier {n,m} with m above this is counted as unbounded. */
 const SMALL_REPEAT_MAX = 16;
@@ -102,7 +103,8 @@ export function regexCost(source: string): RegexCost {
       const unbounded = max > SMALL_REPEAT_MAX;
       if (lastGroup !== undefined && max > 1) {
         // Repeating a group whose content can match in many ways multiplies the ways.
-        if (lastGroup.unbounded || (unbounded && (lastGroup.quantified || lastGroup.alternation))) return { kind: 'exponential' };
+        if (lastGroup.unbounded || (unbounded && (lastGroup.quantified || lastGroup.alternation)))
+          return { kind: 'exponential' };
       }
       if (unbounded) degree += 1;
       for (const g of open) {
@@ -172,7 +174,11 @@ let current: MatchWorker | undefined;
 function startWorker(): MatchWorker {
   const signal = new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT);
   const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { port: port2, signal }, transferList: [port2] });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { port: port2, signal },
+    transferList: [port2],
+  });
   worker.unref();
   port1.unref();
   // A worker that dies (terminated after a timeout, or out of memory) is replaced on next use.
@@ -197,11 +203,23 @@ function overLimit(opName: string): never {
 }
 
 /** Runs one search in the worker, waiting at most the match time limit. */
-function execInWorker(source: string, flags: string, input: string, from: number, opName: string): RegexMatch | null {
+function execInWorker(
+  source: string,
+  flags: string,
+  input: string,
+  from: number,
+  opName: string,
+): RegexMatch | null {
   const w = current ?? (current = startWorker());
-  if (Atomics.load(w.ctrl, READY) !== 1 && Atomics.wait(w.ctrl, READY, 0, limits.regexWorkerStartMsMax) === 'timed-out') {
+  if (
+    Atomics.load(w.ctrl, READY) !== 1 &&
+    Atomics.wait(w.ctrl, READY, 0, limits.regexWorkerStartMsMax) === 'timed-out'
+  ) {
     abandon(w);
-    fail(ErrorCode.InternalError, `the regular expression worker did not start within ${limits.regexWorkerStartMsMax} ms`);
+    fail(
+      ErrorCode.InternalError,
+      `the regular expression worker did not start within ${limits.regexWorkerStartMsMax} ms`,
+    );
   }
   const seq = (w.seq = (w.seq + 1) | 0);
   w.port.postMessage({ seq, source, flags, input, from });

@@ -40,7 +40,8 @@ function invalid(reason: string): never {
 export function parseRegexFlags(options: string, opName = ''): RegexFlags {
   const flags: RegexFlags = { i: false, m: false, s: false, x: false };
   for (const c of options) {
-    if (!VALID_FLAGS.includes(c)) fail(ErrorCode.Location51108, `${opName} invalid flag in regex options: ${c}`);
+    if (!VALID_FLAGS.includes(c))
+      fail(ErrorCode.Location51108, `${opName} invalid flag in regex options: ${c}`);
     if (c !== 'u') flags[c as keyof RegexFlags] = true;
   }
   return flags;
@@ -52,7 +53,8 @@ export function parseRegexFlags(options: string, opName = ''): RegexFlags {
  */
 export function compileRegex(pattern: string, options: string, opName = '$regex'): GuardedRegex {
   const flags = parseRegexFlags(options);
-  if (pattern.includes('\0')) fail(ErrorCode.BadValue, 'Regular expression cannot contain an embedded null byte');
+  if (pattern.includes('\0'))
+    fail(ErrorCode.BadValue, 'Regular expression cannot contain an embedded null byte');
   if (Buffer.byteLength(pattern, 'utf8') > limits.regexPatternLengthBytesMax) {
     invalid('pattern string is longer than the limit set by the application');
   }
@@ -60,7 +62,9 @@ export function compileRegex(pattern: string, options: string, opName = '$regex'
   try {
     return guardRegex(new RegExp(source, ignoreCase ? 'iu' : 'u'), opName);
   } catch (e) {
-    invalid(e instanceof Error ? e.message.replace(/^Invalid regular expression: /, '') : 'syntax error');
+    invalid(
+      e instanceof Error ? e.message.replace(/^Invalid regular expression: /, '') : 'syntax error',
+    );
   }
 }
 
@@ -131,12 +135,18 @@ const UCP_WORD = '[\\p{L}\\p{N}_]';
 
 /** Escapes whose meaning (*UCP) widens from ASCII to Unicode. */
 function ucpEscape(d: string, inClass: boolean): string | undefined {
-  const sets: Record<string, string> = { w: '\\p{L}\\p{N}_', d: '\\p{Nd}', s: `\\p{Z}${SPACE_CLASS}` };
+  const sets: Record<string, string> = {
+    w: '\\p{L}\\p{N}_',
+    d: '\\p{Nd}',
+    s: `\\p{Z}${SPACE_CLASS}`,
+  };
   const positive = sets[d];
   if (positive !== undefined) return inClass ? positive : `[${positive}]`;
   const negated = sets[d.toLowerCase()];
   if (negated !== undefined && d !== d.toLowerCase()) {
-    return inClass ? invalid(`\\${d} inside a character class is not supported with (*UCP)`) : `[^${negated}]`;
+    return inClass
+      ? invalid(`\\${d} inside a character class is not supported with (*UCP)`)
+      : `[^${negated}]`;
   }
   if (inClass) return undefined;
   const boundary = `(?:(?<=${UCP_WORD})(?!${UCP_WORD})|(?<!${UCP_WORD})(?=${UCP_WORD}))`;
@@ -323,7 +333,8 @@ class Translator {
     if (rest.startsWith('>')) invalid('atomic groups are not supported');
     if (rest.startsWith('|')) invalid('branch reset groups are not supported');
     if (rest.startsWith('(')) invalid('conditional groups are not supported');
-    if (/^[imsxnU^-]/.test(rest)) invalid('inline flags are only supported at the start of the pattern');
+    if (/^[imsxnU^-]/.test(rest))
+      invalid('inline flags are only supported at the start of the pattern');
     invalid('recursion and subroutine calls are not supported');
   }
 
@@ -406,7 +417,7 @@ class Translator {
       case 'S':
       case 'H':
       case 'V':
-        invalid(`\\${d} inside a character class is not supported`);
+        return invalid(`\\${d} inside a character class is not supported`);
       case 'Q':
         return this.quoted(true);
       case 'E':
@@ -480,7 +491,9 @@ class Translator {
   }
 
   private namedOrRelativeBackref(d: string): string {
-    const m = /^(?:\{(-?\d+|[A-Za-z_]\w*)\}|<([A-Za-z_]\w*)>|'([A-Za-z_]\w*)'|(-?\d+))/.exec(this.src.slice(this.i));
+    const m = /^(?:\{(-?\d+|[A-Za-z_]\w*)\}|<([A-Za-z_]\w*)>|'([A-Za-z_]\w*)'|(-?\d+))/.exec(
+      this.src.slice(this.i),
+    );
     if (!m || (d === 'g' && m[2] !== undefined) || (d === 'g' && m[3] !== undefined)) {
       invalid(`\\${d} subroutine calls are not supported`);
     }
@@ -501,7 +514,8 @@ class Translator {
     if (!valid.test(body)) invalid(`invalid \\${what}{...} escape`);
     this.i = end + 1;
     const cp = parseInt(body, radix);
-    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) invalid('character code point value is too large or a surrogate');
+    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+      invalid('character code point value is too large or a surrogate');
     return cp;
   }
 
@@ -516,7 +530,8 @@ class Translator {
   private controlEscape(): number {
     const ch = this.peek();
     const code = ch.charCodeAt(0);
-    if (ch === '' || code < 32 || code > 126) invalid('\\c must be followed by a printable ASCII character');
+    if (ch === '' || code < 32 || code > 126)
+      invalid('\\c must be followed by a printable ASCII character');
     this.i++;
     return ch.toUpperCase().charCodeAt(0) ^ 0x40;
   }
@@ -539,13 +554,16 @@ class Translator {
       name = name.slice(1);
     }
     if (name === 'Any') {
-      if (inClass) return negate ? invalid('\\P{Any} inside a character class is not supported') : '\\s\\S';
+      if (inClass)
+        return negate ? invalid('\\P{Any} inside a character class is not supported') : '\\s\\S';
       return negate ? '[^\\s\\S]' : '[\\s\\S]';
     }
     const special = PCRE_SPECIAL_PROPERTIES[name];
     if (special !== undefined) {
       if (!negate) return inClass ? special : `[${special}]`;
-      return inClass ? invalid(`\\P{${name}} inside a character class is not supported`) : `[^${special}]`;
+      return inClass
+        ? invalid(`\\P{${name}} inside a character class is not supported`)
+        : `[^${special}]`;
     }
     const jsName = name === 'L&' ? 'LC' : /^[A-Z][a-z]?$/.test(name) ? name : `Script=${name}`;
     return `\\${negate ? 'P' : 'p'}{${jsName}}`;
@@ -593,14 +611,18 @@ class Translator {
   }
 
   private nextIsClassSet(): boolean {
-    return (this.peek() === '\\' && /[dDwWsShHvVpP]/.test(this.peek(1))) || (this.peek() === '[' && this.peek(1) === ':');
+    return (
+      (this.peek() === '\\' && /[dDwWsShHvVpP]/.test(this.peek(1))) ||
+      (this.peek() === '[' && this.peek(1) === ':')
+    );
   }
 
   /** `[:name:]` or `[:^name:]` inside a class, `[` already read. */
   private posixClass(): string {
     const m = /^:(\^?)([a-z]+):\]/.exec(this.src.slice(this.i));
     if (!m) return '\\[';
-    const body = (this.ucp ? UCP_POSIX_CLASSES[m[2] ?? ''] : undefined) ?? POSIX_CLASSES[m[2] ?? ''];
+    const body =
+      (this.ucp ? UCP_POSIX_CLASSES[m[2] ?? ''] : undefined) ?? POSIX_CLASSES[m[2] ?? ''];
     if (body === undefined) invalid(`unknown POSIX class name ${m[2] ?? ''}`);
     if (m[1] === '^') invalid('negated POSIX classes are not supported');
     this.i += m[0].length;
@@ -612,6 +634,9 @@ class Translator {
  * Translates a PCRE pattern to JavaScript source, honouring the given flags; `ignoreCase` is
  * the `i` flag the JS RegExp needs (a leading `(?i)` may have turned it on).
  */
-export function translatePcre(pattern: string, flags: RegexFlags): { source: string; ignoreCase: boolean } {
+export function translatePcre(
+  pattern: string,
+  flags: RegexFlags,
+): { source: string; ignoreCase: boolean } {
   return new Translator(pattern, flags).run();
 }

@@ -71,7 +71,11 @@ export class TypeSetBuilder {
     const r = parseIntegerToInt('', v);
     if (!r.ok) fail(ErrorCode.BadValue, `Invalid numerical type code: ${text}`);
     const code = Number(r.value);
-    if (code === 0) fail(ErrorCode.BadValue, `Invalid numerical type code: ${text}. Instead use {$exists:false}.`);
+    if (code === 0)
+      fail(
+        ErrorCode.BadValue,
+        `Invalid numerical type code: ${text}. Instead use {$exists:false}.`,
+      );
     const t = typeByCode.get(code);
     if (t === undefined) fail(ErrorCode.BadValue, `Invalid numerical type code: ${text}`);
     this.types.add(t);
@@ -99,6 +103,7 @@ export function parseMatchTypeSet(arg: BsonValue): TypeSet {
 export function typeSetHas(set: TypeSet, v: PathValue): boolean {
   if (isMissing(v)) return false;
   const t = bsonTypeName(v);
-  if (set.allNumbers && (t === 'double' || t === 'int' || t === 'long' || t === 'decimal')) return true;
+  if (set.allNumbers && (t === 'double' || t === 'int' || t === 'long' || t === 'decimal'))
+    return true;
   return set.types.has(t);
 }

@@ -37,7 +37,11 @@ export type BitTestOp = 'bitsAllSet' | 'bitsAllClear' | 'bitsAnySet' | 'bitsAnyC
 export type PathNode = PathNodeBase &
   (
     | { readonly kind: ComparisonOp; readonly value: BsonValue }
-    | { readonly kind: 'in'; readonly values: readonly BsonValue[]; readonly regexes: readonly RegexOperand[] }
+    | {
+        readonly kind: 'in';
+        readonly values: readonly BsonValue[];
+        readonly regexes: readonly RegexOperand[];
+      }
     | ({ readonly kind: 'regex' } & RegexOperand)
     | { readonly kind: 'exists' }
     | { readonly kind: 'type'; readonly types: TypeSet }

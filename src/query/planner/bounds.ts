@@ -55,7 +55,13 @@ export function point(v: BsonValue): Interval {
 }
 
 export function isFullRange(list: readonly Interval[]): boolean {
-  return list.length === 1 && list[0]?.low.value instanceof MinKey && list[0].low.inclusive && list[0].high.value instanceof MaxKey && list[0].high.inclusive;
+  return (
+    list.length === 1 &&
+    list[0]?.low.value instanceof MinKey &&
+    list[0].low.inclusive &&
+    list[0].high.value instanceof MaxKey &&
+    list[0].high.inclusive
+  );
 }
 
 export function isPoint(iv: Interval): boolean {
@@ -64,7 +70,6 @@ export function isPoint(iv: Interval): boolean {
 
 // ---- type brackets ---------------------------------------------------------------------------
 
-const NaNDouble = new Double(NaN);
 const negInf = new Double(-Infinity);
 const posInf = new Double(Infinity);
 
@@ -83,9 +88,15 @@ function bracketOf(v: BsonValue): Bracket | undefined {
     case 20:
       return { low: incl({}), high: excl([]) };
     case 30:
-      return { low: incl(new Binary(new Uint8Array(0), 0)), high: excl(new ObjectId('000000000000000000000000')) };
+      return {
+        low: incl(new Binary(new Uint8Array(0), 0)),
+        high: excl(new ObjectId('000000000000000000000000')),
+      };
     case 35:
-      return { low: incl(new ObjectId('000000000000000000000000')), high: incl(new ObjectId('ffffffffffffffffffffffff')) };
+      return {
+        low: incl(new ObjectId('000000000000000000000000')),
+        high: incl(new ObjectId('ffffffffffffffffffffffff')),
+      };
     case 40:
       return { low: incl(false), high: incl(true) };
     case 45:
@@ -96,7 +107,10 @@ function bracketOf(v: BsonValue): Bracket | undefined {
         high: excl(new Timestamp({ t: 0, i: 0 }), 'new Date(9223372036854775807)', true),
       };
     case 47:
-      return { low: incl(new Timestamp({ t: 0, i: 0 })), high: incl(new Timestamp({ t: 0xffffffff, i: 0xffffffff })) };
+      return {
+        low: incl(new Timestamp({ t: 0, i: 0 })),
+        high: incl(new Timestamp({ t: 0xffffffff, i: 0xffffffff })),
+      };
     default:
       return undefined;
   }
@@ -136,7 +150,8 @@ export function normalize(list: readonly Interval[]): Interval[] {
     if (last !== undefined) {
       const c = compareBson(iv.low.value, last.high.value);
       if (c < 0 || (c === 0 && (iv.low.inclusive || last.high.inclusive))) {
-        if (compareHigh(iv.high, last.high) > 0) out[out.length - 1] = { low: last.low, high: iv.high };
+        if (compareHigh(iv.high, last.high) > 0)
+          out[out.length - 1] = { low: last.low, high: iv.high };
         continue;
       }
     }
@@ -251,9 +266,13 @@ function successor(s: string): string | undefined {
 function regexBounds(pattern: string, flags: string): Interval[] {
   const regexPoint = point(new BSONRegExp(pattern, flags));
   const prefix = regexPrefix(pattern, flags);
-  if (prefix === undefined || prefix === '') return normalize([{ low: incl(''), high: excl({}) }, regexPoint]);
+  if (prefix === undefined || prefix === '')
+    return normalize([{ low: incl(''), high: excl({}) }, regexPoint]);
   const next = successor(prefix);
-  const strings: Interval = next === undefined ? { low: incl(prefix), high: excl({}) } : { low: incl(prefix), high: excl(next) };
+  const strings: Interval =
+    next === undefined
+      ? { low: incl(prefix), high: excl({}) }
+      : { low: incl(prefix), high: excl(next) };
   return normalize([strings, regexPoint]);
 }
 
@@ -264,7 +283,8 @@ function exactPoints(node: MatchNode): BsonValue[] | undefined {
     return [node.value];
   }
   if (node.kind === 'in') {
-    if (node.regexes.length > 0 || node.values.some((v) => isArray(v) || v instanceof BSONRegExp)) return undefined;
+    if (node.regexes.length > 0 || node.values.some((v) => isArray(v) || v instanceof BSONRegExp))
+      return undefined;
     return [...node.values];
   }
   return undefined;
@@ -312,14 +332,18 @@ export function leafBounds(node: MatchNode): LeafBounds | undefined {
       const points = exactPoints(child);
       if (points === undefined) return undefined;
       // {a: {$ne: null}} still matches an empty array, whose key is undefined: keep it.
-      return { intervals: complementOfPoints(points), ...(points.some((p) => p === null) ? { excludesNull: true } : {}) };
+      return {
+        intervals: complementOfPoints(points),
+        ...(points.some((p) => p === null) ? { excludesNull: true } : {}),
+      };
     }
     case 'elemMatchValue': {
       let acc: Interval[] | undefined;
       for (const c of node.children) {
         // Elements are compared as they are: an element that is itself an array is one key
         // (not expanded), so only predicates on scalar elements may bound the scan.
-        if (c.kind === 'elemMatchValue' || c.kind === 'elemMatchObject' || c.kind === 'size') continue;
+        if (c.kind === 'elemMatchValue' || c.kind === 'elemMatchObject' || c.kind === 'size')
+          continue;
         const b = leafBounds(c);
         if (b === undefined) continue;
         acc = acc === undefined ? b.intervals : intersect(acc, b.intervals);
@@ -367,7 +391,9 @@ export function allowsNullish(list: readonly Interval[]): boolean {
     list.some((iv) => {
       const lo = compareBson(iv.low.value, v);
       const hi = compareBson(v, iv.high.value);
-      return (lo < 0 || (lo === 0 && iv.low.inclusive)) && (hi < 0 || (hi === 0 && iv.high.inclusive));
+      return (
+        (lo < 0 || (lo === 0 && iv.low.inclusive)) && (hi < 0 || (hi === 0 && iv.high.inclusive))
+      );
     });
   return probe(null) || probe(undefined);
 }

@@ -30,7 +30,10 @@ export function serializeFilter(node: MatchNode): BsonDocument {
     case 'gte':
       return leaf(node.path, `$${node.kind}`, node.value);
     case 'in':
-      return leaf(node.path, '$in', [...node.values, ...node.regexes.map((r) => new BSONRegExp(r.pattern, r.flags))]);
+      return leaf(node.path, '$in', [
+        ...node.values,
+        ...node.regexes.map((r) => new BSONRegExp(r.pattern, r.flags)),
+      ]);
     case 'regex': {
       const inner: BsonDocument = { $regex: node.pattern };
       if (node.flags !== '') inner['$options'] = node.flags;
@@ -41,16 +44,26 @@ export function serializeFilter(node: MatchNode): BsonDocument {
     case 'exists':
       return leaf(node.path, '$exists', true);
     case 'type':
-      return leaf(node.path, '$type', [...(node.types.allNumbers ? ['number'] : []), ...node.types.types]);
+      return leaf(node.path, '$type', [
+        ...(node.types.allNumbers ? ['number'] : []),
+        ...node.types.types,
+      ]);
     case 'size':
       return leaf(node.path, '$size', new Int32(node.size));
     case 'mod':
-      return leaf(node.path, '$mod', [Long.fromBigInt(node.divisor), Long.fromBigInt(node.remainder)]);
+      return leaf(node.path, '$mod', [
+        Long.fromBigInt(node.divisor),
+        Long.fromBigInt(node.remainder),
+      ]);
     case 'bitsAllSet':
     case 'bitsAllClear':
     case 'bitsAnySet':
     case 'bitsAnyClear':
-      return leaf(node.path, `$${node.kind}`, node.positions.map((p) => new Int32(p)));
+      return leaf(
+        node.path,
+        `$${node.kind}`,
+        node.positions.map((p) => new Int32(p)),
+      );
     case 'elemMatchObject':
       return leaf(node.path, '$elemMatch', serializeFilter(node.child));
     case 'elemMatchValue': {
@@ -92,7 +105,14 @@ export function serializeFilter(node: MatchNode): BsonDocument {
 }
 
 /** Parameters only the execution statistics show. */
-const runtimeOnly = new Set(['seeks', 'dupsTested', 'dupsDropped', 'totalDataSizeSorted', 'usedDisk', 'spills']);
+const runtimeOnly = new Set([
+  'seeks',
+  'dupsTested',
+  'dupsDropped',
+  'totalDataSizeSorted',
+  'usedDisk',
+  'spills',
+]);
 
 export type ExplainMode = 'queryPlanner' | 'executionStats';
 
@@ -123,7 +143,8 @@ export function explainStage(stats: StageStats, mode: ExplainMode): BsonDocument
   }
   const [child, ...more] = stats.children;
   if (child !== undefined && more.length === 0) out['inputStage'] = explainStage(child, mode);
-  else if (child !== undefined) out['inputStages'] = stats.children.map((c) => explainStage(c, mode));
+  else if (child !== undefined)
+    out['inputStages'] = stats.children.map((c) => explainStage(c, mode));
   return out;
 }
 
@@ -160,7 +181,11 @@ export interface ExplainOptions {
 }
 
 /** A stage tree node of our own (COUNT, UPDATE, DELETE) over a plan. */
-export function wrapperStage(stage: string, child: StageStats, extra: Record<string, BsonValue> = {}): StageStats {
+export function wrapperStage(
+  stage: string,
+  child: StageStats,
+  extra: Record<string, BsonValue> = {},
+): StageStats {
   return { stage, nReturned: 0, works: child.works, children: [child], extra };
 }
 
@@ -168,7 +193,11 @@ export function wrapperStage(stage: string, child: StageStats, extra: Record<str
  * queryPlanner and executionStats for a plan made by planQuery (planned on `view` if it has
  * not run yet). Execution runs on the same view, so what is counted is what was planned.
  */
-export function explainPlan(plan: PlanStage, view: ReadView, options: ExplainOptions): ExplainSections {
+export function explainPlan(
+  plan: PlanStage,
+  view: ReadView,
+  options: ExplainOptions,
+): ExplainSections {
   const info = prepareQueryPlan(plan.stats, view);
   const started = Date.now();
   const executed = options.verbosity !== 'queryPlanner';
@@ -203,18 +232,19 @@ export function explainPlan(plan: PlanStage, view: ReadView, options: ExplainOpt
     executionStages: explainStage(wrapped, 'executionStats'),
   };
   if (options.verbosity === 'allPlansExecution') {
-    executionStats['allPlansExecution'] = (info?.trials.length ?? 0) > 1
-      ? (info?.trials ?? []).map((t) => {
-          const tt = examinedTotals(t.stats);
-          return {
-            nReturned: new Int32(t.produced),
-            executionTimeMillisEstimate: new Int32(0),
-            totalKeysExamined: new Int32(tt.keys),
-            totalDocsExamined: new Int32(tt.docs),
-            executionStages: explainStage(t.stats, 'executionStats'),
-          };
-        })
-      : [];
+    executionStats['allPlansExecution'] =
+      (info?.trials.length ?? 0) > 1
+        ? (info?.trials ?? []).map((t) => {
+            const tt = examinedTotals(t.stats);
+            return {
+              nReturned: new Int32(t.produced),
+              executionTimeMillisEstimate: new Int32(0),
+              totalKeysExamined: new Int32(tt.keys),
+              totalDocsExamined: new Int32(tt.docs),
+              executionStages: explainStage(t.stats, 'executionStats'),
+            };
+          })
+        : [];
   }
   return { queryPlanner, executionStats };
 }
@@ -228,7 +258,12 @@ function queryHashOf(shape: BsonValue): string {
 function shapeOf(v: BsonValue): unknown {
   if (Array.isArray(v)) return v.map(shapeOf);
   if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
-    return Object.fromEntries(Object.entries(v as BsonDocument).map(([k, x]) => [k, k.startsWith('$') || typeof x === 'object' ? shapeOf(x) : '?']));
+    return Object.fromEntries(
+      Object.entries(v as BsonDocument).map(([k, x]) => [
+        k,
+        k.startsWith('$') || typeof x === 'object' ? shapeOf(x) : '?',
+      ]),
+    );
   }
   return '?';
 }

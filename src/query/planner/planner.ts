@@ -34,13 +34,43 @@ import { firstEntryKey } from '../../catalog/index-access.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import type { ReadView } from '../../storage/engine.js';
-import { CollScanStage, IdLookupStage, LimitStage, RowsStage, SkipStage, SortStage, TransformStage } from '../exec/stages.js';
-import type { DocumentFilter, PlanStage, Row, RowComparator, RowTransform, StageStats } from '../exec/stages.js';
-import { IndexScanStage, OrStage, byteIntervals, lazyExtra, planRanges } from '../exec/index-scan.js';
+import {
+  CollScanStage,
+  IdLookupStage,
+  LimitStage,
+  RowsStage,
+  SkipStage,
+  SortStage,
+  TransformStage,
+} from '../exec/stages.js';
+import type {
+  DocumentFilter,
+  PlanStage,
+  Row,
+  RowComparator,
+  RowTransform,
+  StageStats,
+} from '../exec/stages.js';
+import {
+  IndexScanStage,
+  OrStage,
+  byteIntervals,
+  lazyExtra,
+  planRanges,
+} from '../exec/index-scan.js';
 import type { KeySource } from '../exec/index-scan.js';
 import { CoveredRowsStage, FetchStage } from '../exec/fetch.js';
 import type { MatchNode, PathNode } from '../match/index.js';
-import { allowsNullish, fullInterval, intersect, intervalStrings, isFullRange, isPoint, leafBounds, mayMatchMissing } from './bounds.js';
+import {
+  allowsNullish,
+  fullInterval,
+  intersect,
+  intervalStrings,
+  isFullRange,
+  isPoint,
+  leafBounds,
+  mayMatchMissing,
+} from './bounds.js';
 import type { Interval, LeafBounds } from './bounds.js';
 import { serializeFilter } from './explain.js';
 import { compareBson } from '../../bson/compare.js';
@@ -99,7 +129,11 @@ export function pinnedId(filter: BsonDocument): BsonValue | undefined {
     if (keys.some((k) => k.startsWith('$'))) {
       if (keys.length === 1 && keys[0] === '$eq') {
         const v = id['$eq'];
-        return v instanceof BSONRegExp ? undefined : isPlainDocument(v) || Array.isArray(v) ? undefined : v;
+        return v instanceof BSONRegExp
+          ? undefined
+          : isPlainDocument(v) || Array.isArray(v)
+            ? undefined
+            : v;
       }
       return undefined;
     }
@@ -113,7 +147,10 @@ export function pinnedId(filter: BsonDocument): BsonValue | undefined {
 // ---- hints and min/max -------------------------------------------------------------------------
 
 function plannerError(code: number, message: string): CommandError {
-  return new CommandError(code, `error processing query: planner returned error :: caused by :: ${message}`);
+  return new CommandError(
+    code,
+    `error processing query: planner returned error :: caused by :: ${message}`,
+  );
 }
 
 function sameKeyPattern(a: BsonDocument, b: BsonDocument): boolean {
@@ -131,20 +168,34 @@ function sameKeyPattern(a: BsonDocument, b: BsonDocument): boolean {
 }
 
 /** The index a hint names (by name or key pattern), as mongod's planner resolves it. */
-export function hintedIndex(coll: Collection, hint: BsonValue | undefined): IndexAccess | undefined {
+export function hintedIndex(
+  coll: Collection,
+  hint: BsonValue | undefined,
+): IndexAccess | undefined {
   if (hint === undefined || hint === null) return undefined;
   const visible = coll.indexes.filter((i) => !i.hidden);
   if (typeof hint === 'string') {
     const found = visible.find((i) => i.meta.name === hint);
-    if (found === undefined) throw plannerError(ErrorCode.BadValue, 'hint provided does not correspond to an existing index');
+    if (found === undefined)
+      throw plannerError(
+        ErrorCode.BadValue,
+        'hint provided does not correspond to an existing index',
+      );
     return found;
   }
   if (isPlainDocument(hint)) {
     if (Object.keys(hint).length === 0 || Object.keys(hint)[0] === '$natural') return undefined;
     const found = visible.filter((i) => sameKeyPattern(i.meta.key, hint));
-    if (found.length === 0) throw plannerError(ErrorCode.BadValue, 'hint provided does not correspond to an existing index');
+    if (found.length === 0)
+      throw plannerError(
+        ErrorCode.BadValue,
+        'hint provided does not correspond to an existing index',
+      );
     if (found.length > 1) {
-      throw plannerError(ErrorCode.IndexNotFound, `Hint matched multiple indexes, must hint by index name. Matched: ${found[0]?.meta.name} and ${found[1]?.meta.name}`);
+      throw plannerError(
+        ErrorCode.IndexNotFound,
+        `Hint matched multiple indexes, must hint by index name. Matched: ${found[0]?.meta.name} and ${found[1]?.meta.name}`,
+      );
     }
     return found[0];
   }
@@ -156,22 +207,34 @@ interface MinMaxRange {
   readonly end: Uint8Array | undefined;
 }
 
-function minMaxRange(index: IndexAccess | undefined, min: BsonDocument | undefined, max: BsonDocument | undefined): MinMaxRange | undefined {
+function minMaxRange(
+  index: IndexAccess | undefined,
+  min: BsonDocument | undefined,
+  max: BsonDocument | undefined,
+): MinMaxRange | undefined {
   const hasMin = min !== undefined && Object.keys(min).length > 0;
   const hasMax = max !== undefined && Object.keys(max).length > 0;
   if (!hasMin && !hasMax) return undefined;
-  if (index === undefined) throw plannerError(ErrorCode.Location51173, 'When using min()/max() a hint of which index to use must be provided');
+  if (index === undefined)
+    throw plannerError(
+      ErrorCode.Location51173,
+      'When using min()/max() a hint of which index to use must be provided',
+    );
   const paths = index.fields.map((f) => f.path);
   const compatible = (b: BsonDocument | undefined): boolean => {
     if (b === undefined || Object.keys(b).length === 0) return true;
     const keys = Object.keys(b);
     return keys.length === paths.length && keys.every((k, i) => k === paths[i]);
   };
-  if (!compatible(min) || !compatible(max)) throw plannerError(ErrorCode.Location51174, 'The index chosen is not compatible with min/max');
+  if (!compatible(min) || !compatible(max))
+    throw plannerError(ErrorCode.Location51174, 'The index chosen is not compatible with min/max');
   const start = hasMin ? encodeKey(Object.values(min), index.directions) : firstEntryKey;
   const end = hasMax ? encodeKey(Object.values(max), index.directions) : undefined;
   if (hasMin && hasMax && end !== undefined && Buffer.compare(start, end) >= 0) {
-    throw plannerError(ErrorCode.Location51175, 'The value provided for min() does not come before the value provided for max() in the hinted index');
+    throw plannerError(
+      ErrorCode.Location51175,
+      'The value provided for min() does not come before the value provided for max() in the hinted index',
+    );
   }
   return { start, end };
 }
@@ -216,7 +279,14 @@ function collationSensitive(v: BsonValue): boolean {
 
 /** Whether a predicate compares a value a collation changes ($eq, ranges, $in and their negations). */
 function comparesStrings(node: MatchNode): boolean {
-  if (node.kind === 'eq' || node.kind === 'lt' || node.kind === 'lte' || node.kind === 'gt' || node.kind === 'gte') return collationSensitive(node.value);
+  if (
+    node.kind === 'eq' ||
+    node.kind === 'lt' ||
+    node.kind === 'lte' ||
+    node.kind === 'gt' ||
+    node.kind === 'gte'
+  )
+    return collationSensitive(node.value);
   if (node.kind === 'in') return node.values.some(collationSensitive);
   if (node.kind === 'not') return comparesStrings(node.child);
   if (node.kind === 'elemMatchValue') return node.children.some(comparesStrings);
@@ -228,7 +298,10 @@ function comparesStrings(node: MatchNode): boolean {
  * are left to the filter: index keys hold strings in binary order (mongod only uses an index for
  * string bounds when its collation is the query's; ours are all simple).
  */
-function collectPredicates(tree: MatchNode | undefined, collator: Collator | undefined): Predicate[] {
+function collectPredicates(
+  tree: MatchNode | undefined,
+  collator: Collator | undefined,
+): Predicate[] {
   const out: Predicate[] = [];
   let groups = 0;
   const visit = (node: MatchNode, prefix: string, group: Predicate['group']): void => {
@@ -268,13 +341,20 @@ function sharedPrefix(a: readonly string[], b: readonly string[]): number {
 }
 
 /** Per-field bounds of an index for the predicates, under the multikey rules. */
-function boundsFor(index: IndexAccess, state: IndexState, preds: readonly Predicate[]): FieldBounds[] {
+function boundsFor(
+  index: IndexAccess,
+  state: IndexState,
+  preds: readonly Predicate[],
+): FieldBounds[] {
   const out: FieldBounds[] = index.fields.map((f, i) => {
-    let mine = preds.filter((p) => p.path === f.path && !(p.bounds.existsOnly === true && !index.sparse));
+    let mine = preds.filter(
+      (p) => p.path === f.path && !(p.bounds.existsOnly === true && !index.sparse),
+    );
     // A positional path ("a.0") also reaches field "0" of subdocument elements, where it may be
     // missing (matching null) while the key holds the element at position 0: predicates that
     // match a missing field cannot bound such a field.
-    if (f.parts.some((part) => /^\d+$/.test(part))) mine = mine.filter((p) => !mayMatchMissing(p.node));
+    if (f.parts.some((part) => /^\d+$/.test(part)))
+      mine = mine.filter((p) => !mayMatchMissing(p.node));
     if (mine.length === 0) return { intervals: [fullInterval], from: [] };
     const mk = state.multikeyPaths[i] ?? [];
     if (mk.length > 0) mine = mine.filter((p) => p.bounds.excludesNull !== true);
@@ -307,11 +387,20 @@ function boundsFor(index: IndexAccess, state: IndexState, preds: readonly Predic
       if (bi.from.length === 0) continue;
       const pi = (index.fields[i] as { parts: readonly string[] }).parts;
       const shared = sharedPrefix(pi, pj);
-      const mkShared = [...(state.multikeyPaths[i] ?? []), ...(state.multikeyPaths[j] ?? [])].filter((c) => c < shared);
+      const mkShared = [
+        ...(state.multikeyPaths[i] ?? []),
+        ...(state.multikeyPaths[j] ?? []),
+      ].filter((c) => c < shared);
       if (mkShared.length === 0) continue;
       const gi = bi.from[0]?.group;
       const gj = bj.from[0]?.group;
-      if (gi !== undefined && gj !== undefined && gi.id === gj.id && mkShared.every((c) => c < gi.prefixLength)) continue;
+      if (
+        gi !== undefined &&
+        gj !== undefined &&
+        gi.id === gj.id &&
+        mkShared.every((c) => c < gi.prefixLength)
+      )
+        continue;
       out[j] = { intervals: [fullInterval], from: [] };
       break;
     }
@@ -332,11 +421,13 @@ function impliesPartial(index: IndexAccess, preds: readonly Predicate[]): boolea
     if (path === undefined) return false;
     const mine = top.filter((p) => p.path === path);
     if (node.kind === 'exists') return mine.some((p) => !mayMatchMissing(p.node));
-    if (!['eq', 'lt', 'lte', 'gt', 'gte', 'in'].includes(node.kind) || mayMatchMissing(node)) return false;
+    if (!['eq', 'lt', 'lte', 'gt', 'gte', 'in'].includes(node.kind) || mayMatchMissing(node))
+      return false;
     const want = leafBounds(node);
     if (want === undefined) return false;
     return mine.some((p) => {
-      if (mayMatchMissing(p.node) || !['eq', 'lt', 'lte', 'gt', 'gte', 'in'].includes(p.node.kind)) return false;
+      if (mayMatchMissing(p.node) || !['eq', 'lt', 'lte', 'gt', 'gte', 'in'].includes(p.node.kind))
+        return false;
       // Every value the query's predicate allows is one the partial filter allows.
       return sameIntervals(intersect(p.bounds.intervals, want.intervals), p.bounds.intervals);
     });
@@ -349,7 +440,12 @@ function sameIntervals(a: readonly Interval[], b: readonly Interval[]): boolean 
     a.length === b.length &&
     a.every((x, i) => {
       const y = b[i] as Interval;
-      return compareBson(x.low.value, y.low.value) === 0 && compareBson(x.high.value, y.high.value) === 0 && x.low.inclusive === y.low.inclusive && x.high.inclusive === y.high.inclusive;
+      return (
+        compareBson(x.low.value, y.low.value) === 0 &&
+        compareBson(x.high.value, y.high.value) === 0 &&
+        x.low.inclusive === y.low.inclusive &&
+        x.high.inclusive === y.high.inclusive
+      );
     })
   );
 }
@@ -371,12 +467,22 @@ function parseSortSpec(spec: BsonDocument | undefined): SortKey[] | undefined {
 }
 
 /** Whether scanning the index (forward or backward) with these bounds yields the sort order. */
-function sortProvided(index: IndexAccess, state: IndexState, bounds: readonly FieldBounds[], sort: readonly SortKey[]): { reverse: boolean } | undefined {
+function sortProvided(
+  index: IndexAccess,
+  state: IndexState,
+  bounds: readonly FieldBounds[],
+  sort: readonly SortKey[],
+): { reverse: boolean } | undefined {
   if (state.hasTruncatedKeys) return undefined;
   let p = 0;
   let reverse: boolean | undefined;
   for (const s of sort) {
-    while (p < index.fields.length && index.fields[p]?.path !== s.path && isSinglePoint(bounds[p] as FieldBounds)) p++;
+    while (
+      p < index.fields.length &&
+      index.fields[p]?.path !== s.path &&
+      isSinglePoint(bounds[p] as FieldBounds)
+    )
+      p++;
     const f = index.fields[p];
     if (f === undefined || f.path !== s.path) return undefined;
     if ((state.multikeyPaths[p] ?? []).length > 0) return undefined;
@@ -422,7 +528,12 @@ function multiKeyPathsDoc(index: IndexAccess, state: IndexState): BsonDocument {
   return out;
 }
 
-function indexExplain(index: IndexAccess, state: IndexState, reverse: boolean, boundsDoc: BsonDocument): Record<string, BsonValue> {
+function indexExplain(
+  index: IndexAccess,
+  state: IndexState,
+  reverse: boolean,
+  boundsDoc: BsonDocument,
+): Record<string, BsonValue> {
   const v = index.meta.spec['v'];
   return {
     keyPattern: index.meta.key,
@@ -439,8 +550,16 @@ function indexExplain(index: IndexAccess, state: IndexState, reverse: boolean, b
 }
 
 /** Builds an IXSCAN over per-field bounds. */
-function indexScan(index: IndexAccess, state: IndexState, bounds: readonly FieldBounds[], reverse: boolean, filter?: () => BsonDocument | undefined): IndexScanStage {
-  const fields = index.fields.map((f, i) => byteIntervals((bounds[i] as FieldBounds).intervals, f.direction));
+function indexScan(
+  index: IndexAccess,
+  state: IndexState,
+  bounds: readonly FieldBounds[],
+  reverse: boolean,
+  filter?: () => BsonDocument | undefined,
+): IndexScanStage {
+  const fields = index.fields.map((f, i) =>
+    byteIntervals((bounds[i] as FieldBounds).intervals, f.direction),
+  );
   const plan = planRanges(fields, index.directions);
   const boundsOf = (): BsonDocument => {
     const doc: BsonDocument = {};
@@ -450,14 +569,29 @@ function indexScan(index: IndexAccess, state: IndexState, bounds: readonly Field
     return doc;
   };
   const dedup = state.multikeyPaths.some((p) => p.length > 0);
-  return new IndexScanStage({ index, plan, reverse, dedup, state, explain: () => {
+  return new IndexScanStage({
+    index,
+    plan,
+    reverse,
+    dedup,
+    state,
+    explain: () => {
       const f = filter?.();
-      return { ...indexExplain(index, state, reverse, boundsOf()), ...(f === undefined ? {} : { filter: f }) };
-    } });
+      return {
+        ...indexExplain(index, state, reverse, boundsOf()),
+        ...(f === undefined ? {} : { filter: f }),
+      };
+    },
+  });
 }
 
 /** The conjuncts the bounds do not answer exactly (what explain shows as FETCH's filter). */
-function residualFilter(ctx: PlanContext, state: IndexState | undefined, bounds: readonly FieldBounds[] | undefined, index: IndexAccess | undefined): BsonDocument | undefined {
+function residualFilter(
+  ctx: PlanContext,
+  state: IndexState | undefined,
+  bounds: readonly FieldBounds[] | undefined,
+  index: IndexAccess | undefined,
+): BsonDocument | undefined {
   const all = conjuncts(ctx.tree);
   if (all.length === 0) return undefined;
   const rest = all.filter((node) => {
@@ -471,12 +605,15 @@ function residualFilter(ctx: PlanContext, state: IndexState | undefined, bounds:
     return !isExact(node);
   });
   if (rest.length === 0) return undefined;
-  return serializeFilter(rest.length === 1 ? (rest[0] as MatchNode) : { kind: 'and', children: rest });
+  return serializeFilter(
+    rest.length === 1 ? (rest[0] as MatchNode) : { kind: 'and', children: rest },
+  );
 }
 
 /** Predicates whose index bounds hold exactly the keys of matching values. */
 function isExact(node: MatchNode): boolean {
-  const scalar = (v: BsonValue): boolean => v !== null && !Array.isArray(v) && !(v instanceof BSONRegExp);
+  const scalar = (v: BsonValue): boolean =>
+    v !== null && !Array.isArray(v) && !(v instanceof BSONRegExp);
   switch (node.kind) {
     case 'eq':
     case 'lt':
@@ -492,7 +629,13 @@ function isExact(node: MatchNode): boolean {
 }
 
 /** Whether the index key alone answers the query (no FETCH): see the file comment. */
-function coverable(ctx: PlanContext, index: IndexAccess, state: IndexState, bounds: readonly FieldBounds[], providesSort: boolean): boolean {
+function coverable(
+  ctx: PlanContext,
+  index: IndexAccess,
+  state: IndexState,
+  bounds: readonly FieldBounds[],
+  providesSort: boolean,
+): boolean {
   const { req } = ctx;
   if (state.hasTruncatedKeys || state.multikeyPaths.some((p) => p.length > 0)) return false;
   const paths = index.fields.map((f) => f.path);
@@ -522,11 +665,17 @@ function coverable(ctx: PlanContext, index: IndexAccess, state: IndexState, boun
     if (path === undefined || !solid.has(path)) return false;
   }
   if (!required.every((p) => solid.has(p))) return false;
-  if (ctx.sort !== undefined && !providesSort && !ctx.sort.every((s) => solid.has(s.path))) return false;
+  if (ctx.sort !== undefined && !providesSort && !ctx.sort.every((s) => solid.has(s.path)))
+    return false;
   return true;
 }
 
-function analyzeIndex(ctx: PlanContext, index: IndexAccess, order: number, hinted: boolean): Candidate | undefined {
+function analyzeIndex(
+  ctx: PlanContext,
+  index: IndexAccess,
+  order: number,
+  hinted: boolean,
+): Candidate | undefined {
   const state = index.readState(ctx.view);
   if (!hinted) {
     if (!impliesPartial(index, ctx.preds)) return undefined;
@@ -534,16 +683,27 @@ function analyzeIndex(ctx: PlanContext, index: IndexAccess, order: number, hinte
   const bounds = boundsFor(index, state, ctx.preds);
   const first = bounds[0] as FieldBounds;
   const bounded = first.from.length > 0 && (!isFullRange(first.intervals) || index.sparse);
-  const sortInfo = ctx.sort === undefined ? undefined : sortProvided(index, state, bounds, ctx.sort);
+  const sortInfo =
+    ctx.sort === undefined ? undefined : sortProvided(index, state, bounds, ctx.sort);
   if (!hinted) {
     if (!bounded && sortInfo === undefined) return undefined;
     if (index.sparse) {
-      const requiresField = ctx.preds.some((p) => p.group === undefined && index.fields.some((f) => f.path === p.path) && !mayMatchMissing(p.node));
+      const requiresField = ctx.preds.some(
+        (p) =>
+          p.group === undefined &&
+          index.fields.some((f) => f.path === p.path) &&
+          !mayMatchMissing(p.node),
+      );
       if (!requiresField) return undefined;
     }
   }
   let pointPrefix = 0;
-  while (pointPrefix < bounds.length && (bounds[pointPrefix] as FieldBounds).from.length > 0 && (bounds[pointPrefix] as FieldBounds).intervals.every(isPoint)) pointPrefix++;
+  while (
+    pointPrefix < bounds.length &&
+    (bounds[pointPrefix] as FieldBounds).from.length > 0 &&
+    (bounds[pointPrefix] as FieldBounds).intervals.every(isPoint)
+  )
+    pointPrefix++;
   const reverse = sortInfo?.reverse ?? false;
   const covered = coverable(ctx, index, state, bounds, sortInfo !== undefined);
   const build = (): PlanStage => {
@@ -551,9 +711,20 @@ function analyzeIndex(ctx: PlanContext, index: IndexAccess, order: number, hinte
     if (covered) {
       // A covered scan carries the filter itself, as mongod's covered IXSCAN does.
       const scan = indexScan(index, state, bounds, reverse, residual);
-      return new CoveredRowsStage(scan, index.fields.map((f) => f.path), index.directions, ctx.req.matcher);
+      return new CoveredRowsStage(
+        scan,
+        index.fields.map((f) => f.path),
+        index.directions,
+        ctx.req.matcher,
+      );
     }
-    return new FetchStage(indexScan(index, state, bounds, reverse), ctx.coll, ctx.req.matcher, keyShape(ctx.req, index), residual);
+    return new FetchStage(
+      indexScan(index, state, bounds, reverse),
+      ctx.coll,
+      ctx.req.matcher,
+      keyShape(ctx.req, index),
+      residual,
+    );
   };
   return {
     label: index.meta.name,
@@ -567,8 +738,13 @@ function analyzeIndex(ctx: PlanContext, index: IndexAccess, order: number, hinte
   };
 }
 
-function keyShape(req: QueryRequest, index: IndexAccess): { paths: readonly string[]; directions: readonly (1 | -1)[] } | undefined {
-  return req.returnKey === true ? { paths: index.fields.map((f) => f.path), directions: index.directions } : undefined;
+function keyShape(
+  req: QueryRequest,
+  index: IndexAccess,
+): { paths: readonly string[]; directions: readonly (1 | -1)[] } | undefined {
+  return req.returnKey === true
+    ? { paths: index.fields.map((f) => f.path), directions: index.directions }
+    : undefined;
 }
 
 /** A top-level $or whose every branch can use an index: OR of index scans, then FETCH. */
@@ -585,11 +761,26 @@ function orCandidate(ctx: PlanContext, indexes: readonly IndexAccess[]): Candida
       const bounds = boundsFor(index, state, preds);
       const first = bounds[0] as FieldBounds;
       if (first.from.length === 0 || (isFullRange(first.intervals) && !index.sparse)) continue;
-      if (index.sparse && !preds.some((p) => p.group === undefined && index.fields.some((f) => f.path === p.path) && !mayMatchMissing(p.node))) continue;
+      if (
+        index.sparse &&
+        !preds.some(
+          (p) =>
+            p.group === undefined &&
+            index.fields.some((f) => f.path === p.path) &&
+            !mayMatchMissing(p.node),
+        )
+      )
+        continue;
       let points = 0;
-      while (points < bounds.length && (bounds[points] as FieldBounds).from.length > 0 && (bounds[points] as FieldBounds).intervals.every(isPoint)) points++;
+      while (
+        points < bounds.length &&
+        (bounds[points] as FieldBounds).from.length > 0 &&
+        (bounds[points] as FieldBounds).intervals.every(isPoint)
+      )
+        points++;
       const score = [points, index.unique ? 1 : 0, -index.fields.length];
-      if (best === undefined || compareScores(score, best.score) > 0) best = { score, make: () => indexScan(index, state, bounds, false) };
+      if (best === undefined || compareScores(score, best.score) > 0)
+        best = { score, make: () => indexScan(index, state, bounds, false) };
     }
     if (best === undefined) return undefined;
     builders.push(best.make);
@@ -602,7 +793,14 @@ function orCandidate(ctx: PlanContext, indexes: readonly IndexAccess[]): Candida
     covered: false,
     unique: false,
     order: indexes.length,
-    build: () => new FetchStage(new OrStage(builders.map((b) => b())), ctx.coll, ctx.req.matcher, undefined, () => ctx.parsedQuery()),
+    build: () =>
+      new FetchStage(
+        new OrStage(builders.map((b) => b())),
+        ctx.coll,
+        ctx.req.matcher,
+        undefined,
+        () => ctx.parsedQuery(),
+      ),
   };
 }
 
@@ -635,7 +833,11 @@ function runTrial(candidate: Candidate, view: ReadView): TrialResult {
   let produced = 0;
   let eof = false;
   for (;;) {
-    if (produced >= limits.planTrialResultsMax || totalExamined(stage.stats) >= limits.planTrialWorksMax) break;
+    if (
+      produced >= limits.planTrialResultsMax ||
+      totalExamined(stage.stats) >= limits.planTrialWorksMax
+    )
+      break;
     const row = stage.next(view);
     if (row === undefined) {
       eof = true;
@@ -654,8 +856,20 @@ function better(a: TrialResult, b: TrialResult, wantSort: boolean): boolean {
     const pb = b.produced / b.cost;
     if (pa !== pb) return pa > pb;
   }
-  const ka = [wantSort && a.candidate.providesSort ? 1 : 0, a.candidate.pointPrefix, a.candidate.unique ? 1 : 0, a.candidate.covered ? 1 : 0, -a.candidate.order];
-  const kb = [wantSort && b.candidate.providesSort ? 1 : 0, b.candidate.pointPrefix, b.candidate.unique ? 1 : 0, b.candidate.covered ? 1 : 0, -b.candidate.order];
+  const ka = [
+    wantSort && a.candidate.providesSort ? 1 : 0,
+    a.candidate.pointPrefix,
+    a.candidate.unique ? 1 : 0,
+    a.candidate.covered ? 1 : 0,
+    -a.candidate.order,
+  ];
+  const kb = [
+    wantSort && b.candidate.providesSort ? 1 : 0,
+    b.candidate.pointPrefix,
+    b.candidate.unique ? 1 : 0,
+    b.candidate.covered ? 1 : 0,
+    -b.candidate.order,
+  ];
   return compareScores(ka, kb) > 0;
 }
 
@@ -674,7 +888,12 @@ export interface PlanExplain {
 
 function projectionStageName(spec: BsonDocument | undefined): string {
   if (spec === undefined) return 'PROJECTION_DEFAULT';
-  const simple = Object.entries(spec).every(([k, v]) => !k.includes('.') && !k.startsWith('$') && (typeof v === 'boolean' || numericValue(v) !== undefined));
+  const simple = Object.entries(spec).every(
+    ([k, v]) =>
+      !k.includes('.') &&
+      !k.startsWith('$') &&
+      (typeof v === 'boolean' || numericValue(v) !== undefined),
+  );
   return simple ? 'PROJECTION_SIMPLE' : 'PROJECTION_DEFAULT';
 }
 
@@ -691,6 +910,8 @@ export class PlannedQuery implements PlanStage {
     private readonly hinted: IndexAccess | undefined,
     private readonly minMax: MinMaxRange | undefined,
   ) {
+    // The stats object's getters read the plan chosen later, so they need the instance.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self = this;
     const stats = {
       get stage(): string {
@@ -730,16 +951,28 @@ export class PlannedQuery implements PlanStage {
     const { coll, req } = this;
     const tree = treeOf(req.matcher);
     let parsed: BsonDocument | undefined;
-    const parsedQuery = (): BsonDocument => (parsed ??= tree === undefined ? {} : serializeFilter(tree));
+    const parsedQuery = (): BsonDocument =>
+      (parsed ??= tree === undefined ? {} : serializeFilter(tree));
     // Under a collation an index's (binary) order of strings is not the sort's: a blocking sort orders.
     const sort = req.collator === undefined ? parseSortSpec(req.sortSpec) : undefined;
-    const ctx: PlanContext = { coll, req, view, tree, preds: collectPredicates(tree, req.collator), sort, parsedQuery };
+    const ctx: PlanContext = {
+      coll,
+      req,
+      view,
+      tree,
+      preds: collectPredicates(tree, req.collator),
+      sort,
+      parsedQuery,
+    };
     let access: PlanStage;
     let providesSort = false;
     let covered = false;
     let rejected: StageStats[] = [];
     let trials: Array<{ stats: StageStats; produced: number }> = [];
-    let id = req.natural === undefined && this.hinted === undefined && this.minMax === undefined ? pinnedId(req.filter) : undefined;
+    let id =
+      req.natural === undefined && this.hinted === undefined && this.minMax === undefined
+        ? pinnedId(req.filter)
+        : undefined;
     if (id !== undefined && req.collator !== undefined && collationSensitive(id)) id = undefined;
     if (req.natural !== undefined) {
       access = new CollScanStage(coll, req.matcher, req.natural === -1);
@@ -761,7 +994,10 @@ export class PlannedQuery implements PlanStage {
           if (c !== undefined) candidates.push(c);
         });
         if (candidates.length === 0) {
-          const or = orCandidate(ctx, coll.indexes.filter((i) => !i.hidden));
+          const or = orCandidate(
+            ctx,
+            coll.indexes.filter((i) => !i.hidden),
+          );
           if (or !== undefined) candidates.push(or);
         }
       }
@@ -781,14 +1017,24 @@ export class PlannedQuery implements PlanStage {
         providesSort = best.candidate.providesSort;
         covered = best.candidate.covered;
         rejected = results.filter((r) => r !== best).map((r) => r.stage.stats);
-        trials = [best, ...results.filter((r) => r !== best)].map((r) => ({ stats: r.stage.stats, produced: r.produced }));
+        trials = [best, ...results.filter((r) => r !== best)].map((r) => ({
+          stats: r.stage.stats,
+          produced: r.produced,
+        }));
       }
     }
     let stage = access;
     if (req.sort !== undefined && !providesSort) {
-      const topK = req.limit !== undefined && req.limit > 0 ? (req.skip ?? 0) + req.limit : undefined;
-      const sort = new SortStage(stage, req.sort, { ...(topK === undefined ? {} : { limit: topK }), allowDiskUse: req.allowDiskUse, memory: req.memory, interrupt: req.interrupt });
-      if (req.sortSpec !== undefined) Object.assign(sort.stats, { extra: sortExplain(sort, req.sortSpec, topK) });
+      const topK =
+        req.limit !== undefined && req.limit > 0 ? (req.skip ?? 0) + req.limit : undefined;
+      const sort = new SortStage(stage, req.sort, {
+        ...(topK === undefined ? {} : { limit: topK }),
+        allowDiskUse: req.allowDiskUse,
+        memory: req.memory,
+        interrupt: req.interrupt,
+      });
+      if (req.sortSpec !== undefined)
+        Object.assign(sort.stats, { extra: sortExplain(sort, req.sortSpec, topK) });
       stage = sort;
     }
     if (req.skip !== undefined && req.skip > 0) stage = new SkipStage(stage, req.skip);
@@ -796,7 +1042,8 @@ export class PlannedQuery implements PlanStage {
     if (req.projection !== undefined) {
       const name = covered ? 'PROJECTION_COVERED' : projectionStageName(req.projectionSpec);
       stage = new TransformStage(stage, req.projection, name);
-      if (req.projectionSpec !== undefined) Object.assign(stage.stats, { extra: { transformBy: req.projectionSpec } });
+      if (req.projectionSpec !== undefined)
+        Object.assign(stage.stats, { extra: { transformBy: req.projectionSpec } });
     }
     this.root = stage;
     this.explainInfo = {
@@ -821,15 +1068,29 @@ export class PlannedQuery implements PlanStage {
       state,
       explain: () => indexExplain(index, state, false, {}),
     });
-    return new FetchStage(scan, ctx.coll, ctx.req.matcher, keyShape(ctx.req, index), () => residualFilter(ctx, undefined, undefined, undefined));
+    return new FetchStage(scan, ctx.coll, ctx.req.matcher, keyShape(ctx.req, index), () =>
+      residualFilter(ctx, undefined, undefined, undefined),
+    );
   }
 }
 
 /** SORT's explain parameters; the runtime ones (filtered out of queryPlanner) read the sorter as they are shown. */
-function sortExplain(sort: SortStage, sortSpec: BsonDocument, topK: number | undefined): Record<string, BsonValue> {
-  const extra: Record<string, BsonValue> = { sortPattern: sortSpec, memLimit: new Int32(sort.memoryLimitBytes), ...(topK === undefined ? {} : { limitAmount: new Int32(topK) }), type: 'simple' };
+function sortExplain(
+  sort: SortStage,
+  sortSpec: BsonDocument,
+  topK: number | undefined,
+): Record<string, BsonValue> {
+  const extra: Record<string, BsonValue> = {
+    sortPattern: sortSpec,
+    memLimit: new Int32(sort.memoryLimitBytes),
+    ...(topK === undefined ? {} : { limitAmount: new Int32(topK) }),
+    type: 'simple',
+  };
   return Object.defineProperties(extra, {
-    totalDataSizeSorted: { enumerable: true, get: () => Long.fromNumber(sort.sorterStats?.totalDataSizeSorted ?? 0) },
+    totalDataSizeSorted: {
+      enumerable: true,
+      get: () => Long.fromNumber(sort.sorterStats?.totalDataSizeSorted ?? 0),
+    },
     usedDisk: { enumerable: true, get: () => (sort.sorterStats?.spills ?? 0) > 0 },
     spills: { enumerable: true, get: () => Long.fromNumber(sort.sorterStats?.spills ?? 0) },
   });

@@ -19,7 +19,11 @@ function subDocument(v: BsonValue): BsonDocument | undefined {
 }
 
 /** Inclusion at one level; `root` is the whole input document, which expressions read. */
-export function applyInclusion(node: PathNode, input: BsonDocument, root: BsonDocument): BsonDocument {
+export function applyInclusion(
+  node: PathNode,
+  input: BsonDocument,
+  root: BsonDocument,
+): BsonDocument {
   const out: BsonDocument = {};
   for (const [name, value] of Object.entries(input)) {
     const child = node.children.get(name);
@@ -31,7 +35,11 @@ export function applyInclusion(node: PathNode, input: BsonDocument, root: BsonDo
   return out;
 }
 
-function includeValue(child: ProjectionNode, value: BsonValue, root: BsonDocument): BsonValue | typeof MISSING {
+function includeValue(
+  child: ProjectionNode,
+  value: BsonValue,
+  root: BsonDocument,
+): BsonValue | typeof MISSING {
   switch (child.kind) {
     case 'include':
     case 'slice':
@@ -44,7 +52,11 @@ function includeValue(child: ProjectionNode, value: BsonValue, root: BsonDocumen
   }
 }
 
-function includeNested(node: PathNode, value: BsonValue, root: BsonDocument): BsonValue | typeof MISSING {
+function includeNested(
+  node: PathNode,
+  value: BsonValue,
+  root: BsonDocument,
+): BsonValue | typeof MISSING {
   const sub = subDocument(value);
   if (sub !== undefined) return applyInclusion(node, sub, root);
   if (isArray(value)) return includeArray(node, value, root);
@@ -55,14 +67,20 @@ function includeArray(node: PathNode, arr: BsonArray, root: BsonDocument): BsonA
   const out: BsonArray = [];
   for (const el of arr) {
     if (isArray(el)) out.push(includeArray(node, el, root));
-    else if (subDocument(el) !== undefined) out.push(applyInclusion(node, subDocument(el) as BsonDocument, root));
+    else if (subDocument(el) !== undefined)
+      out.push(applyInclusion(node, subDocument(el) as BsonDocument, root));
     else if (hasComputed(node)) out.push(applyInclusion(node, {}, root)); // computed fields replace scalars
   }
   return out;
 }
 
 /** Computed fields of this level, and nested levels that only computed fields create. */
-function addComputed(node: PathNode, input: BsonDocument, out: BsonDocument, root: BsonDocument): void {
+function addComputed(
+  node: PathNode,
+  input: BsonDocument,
+  out: BsonDocument,
+  root: BsonDocument,
+): void {
   for (const [name, child] of node.children) {
     if (child.kind === 'computed') {
       const v = child.compute(root);
@@ -80,7 +98,11 @@ function addComputed(node: PathNode, input: BsonDocument, out: BsonDocument, roo
 }
 
 /** find's $elemMatch projection: the first matching element as a one-element array, else nothing. */
-export function elemMatchValue(matcher: Matcher, doc: BsonDocument, field: string): BsonValue | typeof MISSING {
+export function elemMatchValue(
+  matcher: Matcher,
+  doc: BsonDocument,
+  field: string,
+): BsonValue | typeof MISSING {
   const details: MatchDetails = {};
   if (!matcher.matches(doc, details) || details.elemMatchKey === undefined) return MISSING;
   const arr = getOwn(doc, field);

@@ -38,7 +38,8 @@ export interface ProjectionOptions {
 export function isLiteralConstant(v: BsonValue): boolean {
   if (typeof v === 'string') return !v.startsWith('$');
   if (isArray(v)) return v.every(isLiteralConstant);
-  if (isPlainDocument(v)) return Object.entries(v).every(([k, x]) => !k.startsWith('$') && isLiteralConstant(x));
+  if (isPlainDocument(v))
+    return Object.entries(v).every(([k, x]) => !k.startsWith('$') && isLiteralConstant(x));
   return true;
 }
 
@@ -46,13 +47,21 @@ export function isLiteralConstant(v: BsonValue): boolean {
  * A computed field: `value` is a literal, or (`operatorDocument`) a one-key document naming an
  * expression operator. $literal is handled here; other expressions need the hook.
  */
-export function compileComputed(value: BsonValue, options: ProjectionOptions, operatorDocument = false): ComputedValue {
+export function compileComputed(
+  value: BsonValue,
+  options: ProjectionOptions,
+  operatorDocument = false,
+): ComputedValue {
   if (operatorDocument && isPlainDocument(value) && Object.keys(value)[0] === '$literal') {
     const constant = value['$literal'] as BsonValue;
     return () => constant;
   }
   if (!operatorDocument && isLiteralConstant(value)) return () => value;
   const hook = options.expressions;
-  if (hook === undefined) fail(ErrorCode.NotImplemented, 'aggregation expressions in find projections are not implemented yet');
+  if (hook === undefined)
+    fail(
+      ErrorCode.NotImplemented,
+      'aggregation expressions in find projections are not implemented yet',
+    );
   return hook.compile(value);
 }

@@ -48,7 +48,9 @@ export function compileProjection(spec: BsonDocument, options: ProjectionOptions
     isInclusion: parsed.type === 'inclusion',
     hasPositional: parsed.positional !== undefined,
     requiredFields: requiredFields(parsed),
-    apply: identity ? (doc) => doc : (doc, details) => applyProjection(parsed, options, doc, details),
+    apply: identity
+      ? (doc) => doc
+      : (doc, details) => applyProjection(parsed, options, doc, details),
   };
 }
 
@@ -58,9 +60,13 @@ function applyProjection(
   doc: BsonDocument,
   callerDetails: MatchDetails | undefined,
 ): BsonDocument {
-  let out = parsed.type === 'inclusion' ? applyInclusion(parsed.root, doc, doc) : applyExclusion(parsed.root, doc);
+  let out =
+    parsed.type === 'inclusion'
+      ? applyInclusion(parsed.root, doc, doc)
+      : applyExclusion(parsed.root, doc);
   for (const s of parsed.slices) out = applySlice(out, s.path, s.skip, s.limit);
-  if (parsed.positional !== undefined) out = applyPositional(out, parsed.positional, positionOf(options, doc, callerDetails));
+  if (parsed.positional !== undefined)
+    out = applyPositional(out, parsed.positional, positionOf(options, doc, callerDetails));
   if (parsed.type === 'exclusion') {
     // In an exclusion projection, $elemMatch replaces the field where it stands.
     for (const { field, matcher } of parsed.elemMatches) {
@@ -73,7 +79,11 @@ function applyProjection(
 }
 
 /** mongod matches the filter again against the original document to find the position. */
-function positionOf(options: ProjectionOptions, doc: BsonDocument, callerDetails: MatchDetails | undefined): string | undefined {
+function positionOf(
+  options: ProjectionOptions,
+  doc: BsonDocument,
+  callerDetails: MatchDetails | undefined,
+): string | undefined {
   if (options.matcher === undefined) return callerDetails?.elemMatchKey;
   const details: MatchDetails = {};
   options.matcher.matches(doc, details);

@@ -60,8 +60,15 @@ export function parseProjection(spec: BsonDocument, options: ProjectionOptions):
   const type = ctx.type ?? defaultType(ctx);
   if (!ctx.idSpecified && type === 'inclusion') addNodeAtPath(root, ['_id'], { kind: 'include' });
   // {_id: 1} in an exclusion projection is legal and changes nothing.
-  if (type === 'exclusion' && ctx.idSpecified && ctx.idIncludedEntirely) root.children.delete('_id');
-  return { root, type, slices: ctx.slices, positional: ctx.positional, elemMatches: ctx.elemMatches };
+  if (type === 'exclusion' && ctx.idSpecified && ctx.idIncludedEntirely)
+    root.children.delete('_id');
+  return {
+    root,
+    type,
+    slices: ctx.slices,
+    positional: ctx.positional,
+    elemMatches: ctx.elemMatches,
+  };
 }
 
 /** Without explicit inclusions or exclusions, find's historical defaults decide. */
@@ -80,7 +87,8 @@ function addNodeAtPath(root: PathNode, parts: readonly string[], leaf: Projectio
     const name = parts[i] as string;
     const child = node.children.get(name);
     if (i === parts.length - 1) {
-      if (child !== undefined) fail(ErrorCode.Location31250, `Path collision at ${parts.join('.')}`);
+      if (child !== undefined)
+        fail(ErrorCode.Location31250, `Path collision at ${parts.join('.')}`);
       node.children.set(name, leaf);
       return;
     }
@@ -91,7 +99,10 @@ function addNodeAtPath(root: PathNode, parts: readonly string[], leaf: Projectio
     } else if (child.kind === 'path') {
       node = child;
     } else {
-      fail(ErrorCode.Location31249, `Path collision at ${parts.join('.')} remaining portion ${parts.slice(1).join('.')}`);
+      fail(
+        ErrorCode.Location31249,
+        `Path collision at ${parts.join('.')} remaining portion ${parts.slice(1).join('.')}`,
+      );
     }
   }
 }
@@ -129,23 +140,35 @@ function isInclusionOrExclusionType(v: BsonValue): boolean {
   return typeof v === 'boolean' || isNumeric(v);
 }
 
-function parseElement(ctx: Context, name: string, value: BsonValue, parentPath: readonly string[], parent: PathNode): void {
+function parseElement(
+  ctx: Context,
+  name: string,
+  value: BsonValue,
+  parentPath: readonly string[],
+  parent: PathNode,
+): void {
   const positional = firstPositional(name);
   const obj = isArray(value) || value instanceof BSONRegExp ? undefined : asDocument(value);
   if (obj !== undefined) {
-    if (positional) fail(ErrorCode.Location31271, 'positional projection cannot be used with an expression or sub object');
+    if (positional)
+      fail(
+        ErrorCode.Location31271,
+        'positional projection cannot be used with an expression or sub object',
+      );
     parseSubObject(ctx, name, obj, parentPath, parent);
   } else if (isInclusionOrExclusionType(value)) {
     if (trueValue(value)) parseInclusion(ctx, name, parentPath, parent, positional);
     else parseExclusion(ctx, name, parentPath, parent);
   } else {
-    if (positional) fail(ErrorCode.Location31308, 'positional projection cannot be used with a literal');
+    if (positional)
+      fail(ErrorCode.Location31308, 'positional projection cannot be used with a literal');
     parseLiteral(ctx, name, value, parent);
   }
 }
 
 function requireInclusionType(ctx: Context, name: string): void {
-  if (ctx.type === 'exclusion') fail(ErrorCode.Location31253, `Cannot do inclusion on field ${name} in exclusion projection`);
+  if (ctx.type === 'exclusion')
+    fail(ErrorCode.Location31253, `Cannot do inclusion on field ${name} in exclusion projection`);
   ctx.type = 'inclusion';
 }
 
@@ -178,37 +201,62 @@ function parsePositional(
   parent: PathNode,
   [begin, end]: [number, number],
 ): void {
-  if (ctx.hasPositional) fail(ErrorCode.Location31276, 'Cannot specify more than one positional projection per query.');
-  if (ctx.hasElemMatch) fail(ErrorCode.Location31256, 'Cannot specify positional operator and $elemMatch.');
+  if (ctx.hasPositional)
+    fail(ErrorCode.Location31276, 'Cannot specify more than one positional projection per query.');
+  if (ctx.hasElemMatch)
+    fail(ErrorCode.Location31256, 'Cannot specify positional operator and $elemMatch.');
   if (name.endsWith('.$.')) fail(ErrorCode.Location31270, "Path cannot end with '.$.'");
   const rest = name.slice(end);
   if (firstPositional(rest) !== undefined || rest === '$') {
     fail(ErrorCode.Location31287, `Cannot use positional operator twice: ${name}`);
   }
-  if (begin === 0) fail(ErrorCode.Location5392900, `Positional projection '${name}' needs a field path before '$'`);
+  if (begin === 0)
+    fail(
+      ErrorCode.Location5392900,
+      `Positional projection '${name}' needs a field path before '$'`,
+    );
   const parts = validateFieldPath(name.slice(0, begin));
   addNodeAtPath(parent, parts, { kind: 'positional' });
   ctx.hasPositional = true;
   ctx.positional = [...parentPath, ...parts];
 }
 
-function parseExclusion(ctx: Context, name: string, parentPath: readonly string[], parent: PathNode): void {
+function parseExclusion(
+  ctx: Context,
+  name: string,
+  parentPath: readonly string[],
+  parent: PathNode,
+): void {
   addNodeAtPath(parent, validateFieldPath(name), { kind: 'exclude' });
   // Only the document's own _id may be excluded from an inclusion projection.
   if (name === '_id' && parentPath.length === 0) return;
-  if (ctx.type === 'inclusion') fail(ErrorCode.Location31254, `Cannot do exclusion on field ${name} in inclusion projection`);
+  if (ctx.type === 'inclusion')
+    fail(ErrorCode.Location31254, `Cannot do exclusion on field ${name} in inclusion projection`);
   ctx.type = 'exclusion';
 }
 
 function parseLiteral(ctx: Context, name: string, value: BsonValue, parent: PathNode): void {
-  addNodeAtPath(parent, validateFieldPath(name), { kind: 'computed', compute: compileComputed(value, ctx.options) });
-  if (ctx.type === 'exclusion') fail(ErrorCode.Location31310, `Cannot use an expression ${name}: ${formatBson(value)} in an exclusion projection`);
+  addNodeAtPath(parent, validateFieldPath(name), {
+    kind: 'computed',
+    compute: compileComputed(value, ctx.options),
+  });
+  if (ctx.type === 'exclusion')
+    fail(
+      ErrorCode.Location31310,
+      `Cannot use an expression ${name}: ${formatBson(value)} in an exclusion projection`,
+    );
   ctx.type = 'inclusion';
 }
 
 // ---- sub-objects ----
 
-function parseSubObject(ctx: Context, name: string, obj: BsonDocument, parentPath: readonly string[], parent: PathNode): void {
+function parseSubObject(
+  ctx: Context,
+  name: string,
+  obj: BsonDocument,
+  parentPath: readonly string[],
+  parent: PathNode,
+): void {
   const parts = validateFieldPath(name);
   const keys = Object.keys(obj);
   const first = keys[0];
@@ -218,7 +266,10 @@ function parseSubObject(ctx: Context, name: string, obj: BsonDocument, parentPat
     if (!isValidFieldPath(first)) fail(ErrorCode.Location31325, `Unknown expression ${first}`);
   }
   if (keys.length === 0) {
-    fail(ErrorCode.Location51270, `An empty sub-projection is not a valid value. Found empty object at path ${[...parentPath, ...parts].join('.')}`);
+    fail(
+      ErrorCode.Location51270,
+      `An empty sub-projection is not a valid value. Found empty object at path ${[...parentPath, ...parts].join('.')}`,
+    );
   }
   const node = subProjectionNode(parent, parts);
   for (const [childName, childValue] of Object.entries(obj)) {
@@ -276,12 +327,19 @@ function numberInt(v: BsonValue): number {
  * aggregation $slice expression, and if that fails too, reports both (its code is the
  * expression's); without the expression hook the find error stands.
  */
-function parseSlice(ctx: Context, parts: string[], arg: BsonValue, parentPath: readonly string[], parent: PathNode): void {
+function parseSlice(
+  ctx: Context,
+  parts: string[],
+  arg: BsonValue,
+  parentPath: readonly string[],
+  parent: PathNode,
+): void {
   try {
     parseFindSlice(ctx, parts, arg, parentPath, parent);
     return;
   } catch (findError) {
-    if (!(findError instanceof CommandError) || ctx.options.expressions === undefined) throw findError;
+    if (!(findError instanceof CommandError) || ctx.options.expressions === undefined)
+      throw findError;
     try {
       parseOperatorAsExpression(ctx, parts, '$slice', arg, parent);
     } catch (exprError) {
@@ -295,16 +353,32 @@ function parseSlice(ctx: Context, parts: string[], arg: BsonValue, parentPath: r
   }
 }
 
-function parseFindSlice(ctx: Context, parts: string[], arg: BsonValue, parentPath: readonly string[], parent: PathNode): void {
+function parseFindSlice(
+  ctx: Context,
+  parts: string[],
+  arg: BsonValue,
+  parentPath: readonly string[],
+  parent: PathNode,
+): void {
   let leaf: Extract<ProjectionLeaf, { kind: 'slice' }>;
   if (isNumeric(arg)) {
     leaf = { kind: 'slice', skip: undefined, limit: numberInt(arg) };
   } else if (isArray(arg)) {
-    if (arg.length !== 2) fail(ErrorCode.Location31272, '$slice array argument should be of form [skip, limit]');
+    if (arg.length !== 2)
+      fail(ErrorCode.Location31272, '$slice array argument should be of form [skip, limit]');
     const [skip, limit] = arg as [BsonValue, BsonValue];
-    if (!isNumeric(skip)) fail(ErrorCode.Location31257, `$slice expects the skip argument to be a number, got ${bsonTypeName(skip)}`);
-    if (!isNumeric(limit)) fail(ErrorCode.Location31258, `$slice expects the limit argument to be a number, got ${bsonTypeName(limit)}`);
-    if (numberInt(limit) <= 0) fail(ErrorCode.Location31259, `$slice limit must be positive, got ${numberInt(limit)}`);
+    if (!isNumeric(skip))
+      fail(
+        ErrorCode.Location31257,
+        `$slice expects the skip argument to be a number, got ${bsonTypeName(skip)}`,
+      );
+    if (!isNumeric(limit))
+      fail(
+        ErrorCode.Location31258,
+        `$slice expects the limit argument to be a number, got ${bsonTypeName(limit)}`,
+      );
+    if (numberInt(limit) <= 0)
+      fail(ErrorCode.Location31259, `$slice limit must be positive, got ${numberInt(limit)}`);
     leaf = { kind: 'slice', skip: numberInt(skip), limit: numberInt(limit) };
   } else {
     fail(ErrorCode.Location31273, '$slice only supports numbers and [skip, limit] arrays');
@@ -314,10 +388,20 @@ function parseFindSlice(ctx: Context, parts: string[], arg: BsonValue, parentPat
   ctx.hasFindSlice = true;
 }
 
-function parseOperatorAsExpression(ctx: Context, parts: string[], op: string, arg: BsonValue, parent: PathNode): void {
-  if (ctx.type === 'exclusion') fail(ErrorCode.Location31252, 'Cannot use expression other than $meta in exclusion projection');
+function parseOperatorAsExpression(
+  ctx: Context,
+  parts: string[],
+  op: string,
+  arg: BsonValue,
+  parent: PathNode,
+): void {
+  if (ctx.type === 'exclusion')
+    fail(ErrorCode.Location31252, 'Cannot use expression other than $meta in exclusion projection');
   ctx.type = 'inclusion';
-  addNodeAtPath(parent, parts, { kind: 'computed', compute: compileComputed({ [op]: arg } as BsonDocument, ctx.options, true) });
+  addNodeAtPath(parent, parts, {
+    kind: 'computed',
+    compute: compileComputed({ [op]: arg } as BsonDocument, ctx.options, true),
+  });
 }
 
 function parseElemMatchProjection(
@@ -329,10 +413,18 @@ function parseElemMatchProjection(
   parent: PathNode,
 ): void {
   const obj = isArray(arg) ? undefined : asDocument(arg);
-  if (obj === undefined) fail(ErrorCode.Location31274, `elemMatch: Invalid argument, object required, but got ${bsonTypeName(arg)}`);
-  if (ctx.hasPositional) fail(ErrorCode.Location31255, 'Cannot specify positional operator and $elemMatch.');
-  if (parts.length !== 1 || parentPath.length !== 0) fail(ErrorCode.Location31275, 'Cannot use $elemMatch projection on a nested field.');
-  const matcher = compileRestrictedFilter({ [name]: { $elemMatch: obj } } as BsonDocument, { collator: ctx.options.collator });
+  if (obj === undefined)
+    fail(
+      ErrorCode.Location31274,
+      `elemMatch: Invalid argument, object required, but got ${bsonTypeName(arg)}`,
+    );
+  if (ctx.hasPositional)
+    fail(ErrorCode.Location31255, 'Cannot specify positional operator and $elemMatch.');
+  if (parts.length !== 1 || parentPath.length !== 0)
+    fail(ErrorCode.Location31275, 'Cannot use $elemMatch projection on a nested field.');
+  const matcher = compileRestrictedFilter({ [name]: { $elemMatch: obj } } as BsonDocument, {
+    collator: ctx.options.collator,
+  });
   addNodeAtPath(parent, parts, { kind: 'elemMatch', matcher });
   ctx.elemMatches.push({ field: name, matcher });
   ctx.hasElemMatch = true;

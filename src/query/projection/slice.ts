@@ -13,13 +13,19 @@ import { ErrorCode, fail } from '../../errors.js';
  */
 export function sliceArray(arr: BsonArray, skip: number | undefined, limit: number): BsonArray {
   const len = arr.length;
-  if (skip === undefined) return limit < 0 ? arr.slice(Math.max(0, len + limit)) : arr.slice(0, Math.min(len, limit));
+  if (skip === undefined)
+    return limit < 0 ? arr.slice(Math.max(0, len + limit)) : arr.slice(0, Math.min(len, limit));
   const start = skip < 0 ? Math.max(0, len + skip) : Math.min(len, skip);
   return arr.slice(start, start + Math.min(len - start, limit));
 }
 
 /** A copy of `doc` with $slice applied along `path`: through subdocuments and arrays of them. */
-export function applySlice(doc: BsonDocument, path: readonly string[], skip: number | undefined, limit: number): BsonDocument {
+export function applySlice(
+  doc: BsonDocument,
+  path: readonly string[],
+  skip: number | undefined,
+  limit: number,
+): BsonDocument {
   const [name, ...rest] = path as [string, ...string[]];
   const value = getField(doc, name);
   if (isMissing(value)) return doc;
@@ -30,11 +36,20 @@ export function applySlice(doc: BsonDocument, path: readonly string[], skip: num
   return out;
 }
 
-function sliceValue(value: BsonValue, rest: readonly string[], skip: number | undefined, limit: number): BsonValue {
+function sliceValue(
+  value: BsonValue,
+  rest: readonly string[],
+  skip: number | undefined,
+  limit: number,
+): BsonValue {
   if (isArray(value)) {
     if (rest.length === 0) return sliceArray(value, skip, limit);
     // Nested arrays are kept as they are: {a: [[{b: 1}]]} has nothing at "a.b".
-    return value.map((el) => (!isArray(el) && asDocument(el) !== undefined ? applySlice(asDocument(el) as BsonDocument, rest, skip, limit) : el));
+    return value.map((el) =>
+      !isArray(el) && asDocument(el) !== undefined
+        ? applySlice(asDocument(el) as BsonDocument, rest, skip, limit)
+        : el,
+    );
   }
   const sub = asDocument(value);
   if (sub === undefined || rest.length === 0) return value;
@@ -46,14 +61,23 @@ function sliceValue(value: BsonValue, rest: readonly string[], skip: number | un
  * matched (`key`). A path without an array is left alone; an array without a recorded
  * position is mongod's error 51246.
  */
-export function applyPositional(doc: BsonDocument, path: readonly string[], key: string | undefined): BsonDocument {
+export function applyPositional(
+  doc: BsonDocument,
+  path: readonly string[],
+  key: string | undefined,
+): BsonDocument {
   const [name, ...rest] = path as [string, ...string[]];
   const value = getField(doc, name);
   if (isMissing(value)) return doc;
   if (isArray(value)) {
-    if (key === undefined) fail(ErrorCode.Location51246, "positional operator '.$' couldn't find a matching element in the array");
+    if (key === undefined)
+      fail(
+        ErrorCode.Location51246,
+        "positional operator '.$' couldn't find a matching element in the array",
+      );
     const index = Number(key);
-    if (!(index < value.length)) fail(ErrorCode.Location51247, "positional operator '.$' element mismatch");
+    if (!(index < value.length))
+      fail(ErrorCode.Location51247, "positional operator '.$' element mismatch");
     return withField(doc, name, [value[index] as BsonValue]);
   }
   const sub = asDocument(value);

@@ -9,7 +9,8 @@ export const tablePrefixBytesMax = 4;
 export const tableIdMax = 0x0fff_ffff;
 
 export function encodeTableId(id: number): Buffer {
-  if (!Number.isInteger(id) || id < 0 || id > tableIdMax) throw new RangeError(`table id ${id} out of range`);
+  if (!Number.isInteger(id) || id < 0 || id > tableIdMax)
+    throw new RangeError(`table id ${id} out of range`);
   if (id < 0x80) return Buffer.from([id]);
   if (id < 0x4000) return Buffer.from([0x80 | (id >>> 8), id & 0xff]);
   if (id < 0x20_0000) return Buffer.from([0xc0 | (id >>> 16), (id >>> 8) & 0xff, id & 0xff]);

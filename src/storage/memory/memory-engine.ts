@@ -18,7 +18,16 @@
 // ~1 µs with string keys. The stored entry object is what scans yield, so a scan allocates
 // nothing per row.
 
-import type { Bytes, EngineStats, Entry, ScanOptions, Snapshot, StorageEngine, WriteOptions, WriteTxn } from '../engine.js';
+import type {
+  Bytes,
+  EngineStats,
+  Entry,
+  ScanOptions,
+  Snapshot,
+  StorageEngine,
+  WriteOptions,
+  WriteTxn,
+} from '../engine.js';
 import { copyBytes } from '../bytes.js';
 import {
   emptyTree,
@@ -51,7 +60,9 @@ const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1
 const compareNames = compareStrings;
 
 function latin1(key: Bytes): string {
-  return (key instanceof Buffer ? key : Buffer.from(key.buffer, key.byteOffset, key.byteLength)).toString('latin1');
+  return (
+    key instanceof Buffer ? key : Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+  ).toString('latin1');
 }
 
 export interface MemoryEngineOptions {
@@ -63,7 +74,11 @@ function tableOf(tables: Tables, table: string): Table | undefined {
   return treeGet(tables, table, compareNames);
 }
 
-function* scanTable(table: Table | undefined, options: ScanOptions | undefined, live: () => void): Generator<Entry, void, undefined> {
+function* scanTable(
+  table: Table | undefined,
+  options: ScanOptions | undefined,
+  live: () => void,
+): Generator<Entry, void, undefined> {
   if (table === undefined) return;
   const range = toKeyRange(options);
   if (isEmptyRange(range)) return;
@@ -154,7 +169,8 @@ class MemoryWriteTxn implements WriteTxn {
 
   private setTable(table: string, before: Table | undefined, after: Table): void {
     if (treeSize(after) === 0) {
-      if (before !== undefined) this.tables = treeDelete(this.tables, table, compareNames, this.token);
+      if (before !== undefined)
+        this.tables = treeDelete(this.tables, table, compareNames, this.token);
     } else if (after !== before) {
       this.tables = treeSet(this.tables, table, after, compareNames, this.token);
     }
@@ -173,10 +189,20 @@ class MemoryWriteTxn implements WriteTxn {
     // Private copies: the caller may reuse its buffers once put returns.
     const entry: Entry = { key: copyBytes(key), value: copyBytes(value) };
     const before = tableOf(this.tables, table);
-    const after = treeSet(before ?? emptyTree<string, Entry>(), latin1(key), entry, compareStrings, this.token, this.edit);
+    const after = treeSet(
+      before ?? emptyTree<string, Entry>(),
+      latin1(key),
+      entry,
+      compareStrings,
+      this.token,
+      this.edit,
+    );
     this.setTable(table, before, after);
     const prev = this.edit.prev;
-    const delta = entry.key.length + entry.value.length - (prev === undefined ? 0 : prev.key.length + prev.value.length);
+    const delta =
+      entry.key.length +
+      entry.value.length -
+      (prev === undefined ? 0 : prev.key.length + prev.value.length);
     this.tableBytes.set(table, this.bytesOf(table) + delta);
   }
 
@@ -277,7 +303,11 @@ export class MemoryEngine implements StorageEngine {
     resolveIdle?.();
   }
 
-  private runOne<T>(fn: (txn: WriteTxn) => T, resolve: (v: T) => void, reject: (e: unknown) => void): void {
+  private runOne<T>(
+    fn: (txn: WriteTxn) => T,
+    resolve: (v: T) => void,
+    reject: (e: unknown) => void,
+  ): void {
     const txn = new MemoryWriteTxn(this.tables, this.seq + 1, this.maxKeyBytes, this.tableBytes);
     let result: T;
     try {

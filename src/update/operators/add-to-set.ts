@@ -10,7 +10,11 @@ import { formatValue } from '../../bson/format.js';
 import { defineModifier, noop, ownedArray, updated } from '../modifier.js';
 import type { ModifierDefinition } from './definition.js';
 
-function contains(values: readonly BsonValue[], v: BsonValue, collator: Collator | undefined): boolean {
+function contains(
+  values: readonly BsonValue[],
+  v: BsonValue,
+  collator: Collator | undefined,
+): boolean {
   return values.some((x) => compareBson(x, v, collator) === 0);
 }
 
@@ -20,9 +24,16 @@ function parseElements(value: BsonValue, collator: Collator | undefined): BsonVa
     if (keys[0] === '$each') {
       const each = value['$each'] as BsonValue;
       if (!isArray(each)) {
-        fail(ErrorCode.TypeMismatch, `The argument to $each in $addToSet must be an array but it was of type ${bsonTypeName(each)}`);
+        fail(
+          ErrorCode.TypeMismatch,
+          `The argument to $each in $addToSet must be an array but it was of type ${bsonTypeName(each)}`,
+        );
       }
-      if (keys.length > 1) fail(ErrorCode.BadValue, `Found unexpected fields after $each in $addToSet: ${formatValue(value)}`);
+      if (keys.length > 1)
+        fail(
+          ErrorCode.BadValue,
+          `Found unexpected fields after $each in $addToSet: ${formatValue(value)}`,
+        );
       // Duplicates within $each are dropped up front, keeping the first of each.
       const unique: BsonValue[] = [];
       for (const v of each) if (!contains(unique, v, collator)) unique.push(v);

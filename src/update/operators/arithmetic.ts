@@ -29,9 +29,17 @@ function debugString(v: BsonNumber): string {
   }
 }
 
-export function arithmeticModifier(name: '$inc' | '$mul', op: Op, path: string, arg: BsonValue): Modifier {
+export function arithmeticModifier(
+  name: '$inc' | '$mul',
+  op: Op,
+  path: string,
+  arg: BsonValue,
+): Modifier {
   if (!isNumeric(arg)) {
-    fail(ErrorCode.TypeMismatch, `Cannot ${op} with non-numeric argument: {${formatElement(path, arg)}}`);
+    fail(
+      ErrorCode.TypeMismatch,
+      `Cannot ${op} with non-numeric argument: {${formatElement(path, arg)}}`,
+    );
   }
   const compute = (current: BsonNumber): BsonNumber | undefined =>
     op === 'increment' ? add(arg, current, 'update') : multiply(arg, current, 'update');
@@ -57,6 +65,7 @@ export function arithmeticModifier(name: '$inc' | '$mul', op: Op, path: string, 
       return updated;
     },
     // A missing field counts as 0: $inc creates the argument, $mul a zero of the argument's type.
-    valueForNew: () => (op === 'increment' ? arg : (multiply(arg, new Int32(0), 'update') as BsonNumber)),
+    valueForNew: () =>
+      op === 'increment' ? arg : (multiply(arg, new Int32(0), 'update') as BsonNumber),
   });
 }

@@ -7,14 +7,18 @@ import { ErrorCode, fail } from '../../errors.js';
 import { defineModifier, noop, ownedArray, updated } from '../modifier.js';
 import type { Modifier } from '../modifier.js';
 
-export function cullingModifier(name: '$pull' | '$pullAll', matches: (element: BsonValue) => boolean): Modifier {
+export function cullingModifier(
+  name: '$pull' | '$pullAll',
+  matches: (element: BsonValue) => boolean,
+): Modifier {
   return defineModifier({
     name,
     allowCreation: false,
     validatesStorage: false,
     updateExisting(target) {
       // mongod says $pull here for $pullAll too.
-      if (!isArray(target.value)) fail(ErrorCode.BadValue, 'Cannot apply $pull to a non-array value');
+      if (!isArray(target.value))
+        fail(ErrorCode.BadValue, 'Cannot apply $pull to a non-array value');
       if (!target.value.some((v) => matches(v))) return noop;
       const arr = ownedArray(target);
       const kept = arr.filter((v) => !matches(v));

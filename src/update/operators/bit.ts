@@ -1,7 +1,8 @@
 // $bit: and / or / xor with int32 or int64 operands, applied in the order given, on an
 // int32 or int64 field (a missing field counts as int32 0).
 
-import { Int32, Long } from 'bson';
+import type { Long } from 'bson';
+import { Int32 } from 'bson';
 import { bitAnd, bitOr, bitXor, isIdentical, isIntegral } from '../../bson/numeric.js';
 import { bsonTypeName, isPlainDocument } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
@@ -24,7 +25,9 @@ export const $bit: ModifierDefinition = {
     }
     const ops: Array<[BitFn, Int32 | Long]> = [];
     for (const [name, operand] of Object.entries(value)) {
-      const fn = Object.prototype.hasOwnProperty.call(operators, name) ? operators[name] : undefined;
+      const fn = Object.prototype.hasOwnProperty.call(operators, name)
+        ? operators[name]
+        : undefined;
       if (fn === undefined) {
         fail(
           ErrorCode.BadValue,
@@ -40,9 +43,13 @@ export const $bit: ModifierDefinition = {
       ops.push([fn, operand]);
     }
     if (ops.length === 0) {
-      fail(ErrorCode.BadValue, 'You must pass in at least one bitwise operation. The format is: {$bit: {field: {and/or/xor: #}}');
+      fail(
+        ErrorCode.BadValue,
+        'You must pass in at least one bitwise operation. The format is: {$bit: {field: {and/or/xor: #}}',
+      );
     }
-    const applyOps = (start: Int32 | Long): Int32 | Long => ops.reduce((acc, [fn, operand]) => fn(acc, operand), start);
+    const applyOps = (start: Int32 | Long): Int32 | Long =>
+      ops.reduce((acc, [fn, operand]) => fn(acc, operand), start);
     return defineModifier({
       name: '$bit',
       updateExisting(target) {

@@ -8,7 +8,11 @@ import type { Collator } from '../../bson/collation.js';
 import { defineModifier, noop, updated } from '../modifier.js';
 import type { Modifier } from '../modifier.js';
 
-export function compareModifier(name: '$min' | '$max', value: BsonValue, collator?: Collator): Modifier {
+export function compareModifier(
+  name: '$min' | '$max',
+  value: BsonValue,
+  collator?: Collator,
+): Modifier {
   const keepWhen = name === '$max' ? 1 : -1;
   return defineModifier({
     name,

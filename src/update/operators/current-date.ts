@@ -22,7 +22,10 @@ function parseType(value: BsonValue): 'date' | 'timestamp' {
     if (v === 'date' || v === 'timestamp') type = v;
   }
   if (type === undefined) {
-    fail(ErrorCode.BadValue, "The '$type' string field is required to be 'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}");
+    fail(
+      ErrorCode.BadValue,
+      "The '$type' string field is required to be 'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}",
+    );
   }
   return type;
 }
@@ -31,7 +34,8 @@ export const $currentDate: ModifierDefinition = {
   name: '$currentDate',
   parse(_path, value) {
     const type = parseType(value);
-    const current = (state: ApplyState): BsonValue => (type === 'date' ? new Date(state.options.now.getTime()) : state.nextTimestamp());
+    const current = (state: ApplyState): BsonValue =>
+      type === 'date' ? new Date(state.options.now.getTime()) : state.nextTimestamp();
     return defineModifier({
       name: '$currentDate',
       updateExisting(target) {

@@ -19,9 +19,23 @@ import { $setOnInsert } from './set-on-insert.js';
 import { $unset } from './unset.js';
 
 export const modifierTable: ReadonlyMap<string, ModifierDefinition> = new Map(
-  [$addToSet, $bit, $currentDate, $inc, $max, $min, $mul, $pop, $pull, $pullAll, $push, $rename, $set, $setOnInsert, $unset].map(
-    (d) => [d.name, d] as const,
-  ),
+  [
+    $addToSet,
+    $bit,
+    $currentDate,
+    $inc,
+    $max,
+    $min,
+    $mul,
+    $pop,
+    $pull,
+    $pullAll,
+    $push,
+    $rename,
+    $set,
+    $setOnInsert,
+    $unset,
+  ].map((d) => [d.name, d] as const),
 );
 
 export type { ModifierDefinition, ParseEnv } from './definition.js';

@@ -12,7 +12,8 @@ export const $pop: ModifierDefinition = {
   parse(path, value) {
     const parsed = parseIntegerArgument(path, value);
     if (!parsed.ok) fail(ErrorCode.FailedToParse, parsed.message);
-    if (parsed.value !== 1n && parsed.value !== -1n) fail(ErrorCode.FailedToParse, `$pop expects 1 or -1, found: ${parsed.value}`);
+    if (parsed.value !== 1n && parsed.value !== -1n)
+      fail(ErrorCode.FailedToParse, `$pop expects 1 or -1, found: ${parsed.value}`);
     const fromFront = parsed.value === -1n;
     return defineModifier({
       name: '$pop',
@@ -20,7 +21,10 @@ export const $pop: ModifierDefinition = {
       validatesStorage: false,
       updateExisting(target) {
         if (!isArray(target.value)) {
-          fail(ErrorCode.TypeMismatch, `Path '${target.path.join('.')}' contains an element of non-array type '${bsonTypeName(target.value)}'`);
+          fail(
+            ErrorCode.TypeMismatch,
+            `Path '${target.path.join('.')}' contains an element of non-array type '${bsonTypeName(target.value)}'`,
+          );
         }
         if (target.value.length === 0) return noop;
         const arr = ownedArray(target);

@@ -9,8 +9,14 @@ import type { ModifierDefinition } from './definition.js';
 export const $pullAll: ModifierDefinition = {
   name: '$pullAll',
   parse(_path, value, env) {
-    if (!isArray(value)) fail(ErrorCode.BadValue, `$pullAll requires an array argument but was given a ${bsonTypeName(value)}`);
+    if (!isArray(value))
+      fail(
+        ErrorCode.BadValue,
+        `$pullAll requires an array argument but was given a ${bsonTypeName(value)}`,
+      );
     const values = [...value];
-    return cullingModifier('$pullAll', (element) => values.some((v) => compareBson(element, v, env.collator) === 0));
+    return cullingModifier('$pullAll', (element) =>
+      values.some((v) => compareBson(element, v, env.collator) === 0),
+    );
   },
 };

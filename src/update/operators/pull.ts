@@ -17,9 +17,34 @@ import type { ModifierDefinition, ParseEnv } from './definition.js';
 
 /** Query operators that apply to a path (MatchExpressionParser::parsePathAcceptingKeyword). */
 const pathOperators = new Set([
-  '$all', '$bitsAllClear', '$bitsAllSet', '$bitsAnyClear', '$bitsAnySet', '$elemMatch', '$eq', '$exists',
-  '$geoIntersects', '$geoWithin', '$gt', '$gte', '$in', '$lt', '$lte', '$maxDistance', '$minDistance', '$mod',
-  '$ne', '$near', '$nearSphere', '$nin', '$not', '$options', '$regex', '$size', '$type', '$within',
+  '$all',
+  '$bitsAllClear',
+  '$bitsAllSet',
+  '$bitsAnyClear',
+  '$bitsAnySet',
+  '$elemMatch',
+  '$eq',
+  '$exists',
+  '$geoIntersects',
+  '$geoWithin',
+  '$gt',
+  '$gte',
+  '$in',
+  '$lt',
+  '$lte',
+  '$maxDistance',
+  '$minDistance',
+  '$mod',
+  '$ne',
+  '$near',
+  '$nearSphere',
+  '$nin',
+  '$not',
+  '$options',
+  '$regex',
+  '$size',
+  '$type',
+  '$within',
 ]);
 
 function isPathOperator(name: string | undefined): boolean {
@@ -33,17 +58,24 @@ function wrap(value: BsonValue): BsonDocument {
 }
 
 function compile(env: ParseEnv, filter: BsonDocument) {
-  invariant(env.compileFilter !== undefined, '$pull with a condition needs compileFilter in the update options');
+  invariant(
+    env.compileFilter !== undefined,
+    '$pull with a condition needs compileFilter in the update options',
+  );
   return env.compileFilter(filter);
 }
 
 export const $pull: ModifierDefinition = {
   name: '$pull',
   parse(_path, value, env) {
-    const condition = value instanceof DBRef ? asDocument(value) : isPlainDocument(value) ? value : undefined;
+    const condition =
+      value instanceof DBRef ? asDocument(value) : isPlainDocument(value) ? value : undefined;
     if (condition !== undefined && !isPathOperator(Object.keys(condition)[0])) {
       const matcher = compile(env, condition);
-      return cullingModifier('$pull', (element) => isObjectLike(element) && matcher.matches(asDocument(element) ?? {}));
+      return cullingModifier(
+        '$pull',
+        (element) => isObjectLike(element) && matcher.matches(asDocument(element) ?? {}),
+      );
     }
     if (condition !== undefined || value instanceof BSONRegExp) {
       const matcher = compile(env, wrap(value));

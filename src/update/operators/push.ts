@@ -17,17 +17,21 @@ import { parseIntegerArgument } from './integer-argument.js';
 const clauses = new Set(['$each', '$slice', '$sort', '$position']);
 
 /** How $sort orders elements: whole values, or by fields of subdocuments. */
-export type SortSpec = { readonly whole: true; readonly direction: 1 | -1 } | { readonly whole: false; readonly fields: ReadonlyArray<readonly [string, 1 | -1]> };
+export type SortSpec =
+  | { readonly whole: true; readonly direction: 1 | -1 }
+  | { readonly whole: false; readonly fields: ReadonlyArray<readonly [string, 1 | -1]> };
 
 /** pattern_cmp::checkSortClause, shared with $sortArray's rules. */
 export function parseSortPattern(pattern: BsonDocument): SortSpec {
   const keys = Object.keys(pattern);
-  if (keys.length === 0) fail(ErrorCode.BadValue, 'The sort pattern is empty when it should be a set of fields.');
+  if (keys.length === 0)
+    fail(ErrorCode.BadValue, 'The sort pattern is empty when it should be a set of fields.');
   const fields: Array<readonly [string, 1 | -1]> = [];
   for (const key of keys) {
     const v = pattern[key] as BsonValue;
     const order = isNumeric(v) ? toDouble(v) : 0;
-    if (order !== 1 && order !== -1) fail(ErrorCode.BadValue, 'The sort element value must be either 1 or -1');
+    if (order !== 1 && order !== -1)
+      fail(ErrorCode.BadValue, 'The sort element value must be either 1 or -1');
     if (key.length === 0) fail(ErrorCode.BadValue, 'The sort field cannot be empty');
     if (key.split('.').some((part) => part.length === 0)) {
       fail(ErrorCode.BadValue, `The sort field is a dotted field but has an empty part: ${key}`);
@@ -61,13 +65,21 @@ function extractAtPath(container: BsonDocument | BsonArray, path: string): Looku
   if (dot < 0) return absent;
   const sub = fieldOf(container, path.slice(0, dot));
   if (!sub.found) return absent;
-  const next = isArray(sub.value) ? sub.value : isObjectLike(sub.value) ? asDocument(sub.value) : undefined;
-  if (next === undefined || (isArray(next) ? next.length === 0 : Object.keys(next).length === 0)) return absent;
+  const next = isArray(sub.value)
+    ? sub.value
+    : isObjectLike(sub.value)
+      ? asDocument(sub.value)
+      : undefined;
+  if (next === undefined || (isArray(next) ? next.length === 0 : Object.keys(next).length === 0))
+    return absent;
   return extractAtPath(next, path.slice(dot + 1));
 }
 
 /** mongod's PatternElementCmp as a comparator (missing sort fields count as null). */
-export function sortComparator(sort: SortSpec, collator?: Collator): (a: BsonValue, b: BsonValue) => number {
+export function sortComparator(
+  sort: SortSpec,
+  collator?: Collator,
+): (a: BsonValue, b: BsonValue) => number {
   if (sort.whole) return (a, b) => sort.direction * compareBson(a, b, collator);
   const keyOf = (v: BsonValue): BsonValue[] => {
     const doc: BsonDocument = isObjectLike(v) ? (asDocument(v) ?? {}) : { '': v };
@@ -95,19 +107,27 @@ interface PushSpec {
 }
 
 function parsePush(value: BsonValue): PushSpec {
-  if (!isPlainDocument(value) || !hasOwn(value, '$each')) return { values: [value], position: undefined, slice: undefined, sort: undefined };
+  if (!isPlainDocument(value) || !hasOwn(value, '$each'))
+    return { values: [value], position: undefined, slice: undefined, sort: undefined };
   for (const key of Object.keys(value)) {
     if (!clauses.has(key)) fail(ErrorCode.BadValue, `Unrecognized clause in $push: ${key}`);
   }
   const each = value['$each'] as BsonValue;
   if (!isArray(each)) {
-    fail(ErrorCode.BadValue, `The argument to $each in $push must be an array but it was of type: ${bsonTypeName(each)}`);
+    fail(
+      ErrorCode.BadValue,
+      `The argument to $each in $push must be an array but it was of type: ${bsonTypeName(each)}`,
+    );
   }
   let slice: bigint | undefined;
   if (hasOwn(value, '$slice')) {
     const v = value['$slice'] as BsonValue;
     const parsed = parseIntegerArgument('$slice', v);
-    if (!parsed.ok) fail(ErrorCode.BadValue, `The value for $slice must be an integer value but was given type: ${bsonTypeName(v)}`);
+    if (!parsed.ok)
+      fail(
+        ErrorCode.BadValue,
+        `The value for $slice must be an integer value but was given type: ${bsonTypeName(v)}`,
+      );
     slice = parsed.value;
   }
   let sort: SortSpec | undefined;
@@ -117,17 +137,25 @@ function parsePush(value: BsonValue): PushSpec {
       sort = parseSortPattern(v);
     } else if (isNumeric(v)) {
       const order = toDouble(v);
-      if (order !== 1 && order !== -1) fail(ErrorCode.BadValue, 'The $sort element value must be either 1 or -1');
+      if (order !== 1 && order !== -1)
+        fail(ErrorCode.BadValue, 'The $sort element value must be either 1 or -1');
       sort = { whole: true, direction: order };
     } else {
-      fail(ErrorCode.BadValue, 'The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields');
+      fail(
+        ErrorCode.BadValue,
+        'The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields',
+      );
     }
   }
   let position: bigint | undefined;
   if (hasOwn(value, '$position')) {
     const v = value['$position'] as BsonValue;
     const parsed = parseIntegerArgument('$position', v);
-    if (!parsed.ok) fail(ErrorCode.BadValue, `The value for $position must be an integer value, not of type: ${bsonTypeName(v)}`);
+    if (!parsed.ok)
+      fail(
+        ErrorCode.BadValue,
+        `The value for $position must be an integer value, not of type: ${bsonTypeName(v)}`,
+      );
     position = parsed.value;
   }
   return { values: [...each], position, slice, sort };

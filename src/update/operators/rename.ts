@@ -8,7 +8,13 @@ import { isArray } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { formatElement } from '../../bson/format.js';
-import { applyToExisting, applyToMissing, defineModifier, idForMessage, updated } from '../modifier.js';
+import {
+  applyToExisting,
+  applyToMissing,
+  defineModifier,
+  idForMessage,
+  updated,
+} from '../modifier.js';
 import type { Modifier } from '../modifier.js';
 import { isArrayFilterPart, isPositionalPart, parseCreateIndex, splitPath } from '../path.js';
 import { isObjectLike, rootLoc } from '../state.js';
@@ -53,7 +59,10 @@ function findSource(state: ApplyState, from: string, parts: readonly string[]): 
     const viable = isObjectLike(v) || (isArray(v) && parseCreateIndex(part) !== undefined);
     if (!viable) {
       // mongod names the part that led to the element it cannot traverse.
-      fail(ErrorCode.PathNotViable, `cannot use the part (${parts[i - 1] ?? part} of ${from}) to traverse the element ({${formatElement(String(loc.key), v)}})`);
+      fail(
+        ErrorCode.PathNotViable,
+        `cannot use the part (${parts[i - 1] ?? part} of ${from}) to traverse the element ({${formatElement(String(loc.key), v)}})`,
+      );
     }
     const next = state.childOf(loc, part);
     if (next === undefined) return undefined;
@@ -64,7 +73,9 @@ function findSource(state: ApplyState, from: string, parts: readonly string[]): 
   return { loc, path, ancestors };
 }
 
-function closestArray(ancestors: ReadonlyArray<{ readonly name: string; readonly isArray: boolean }>): string | undefined {
+function closestArray(
+  ancestors: ReadonlyArray<{ readonly name: string; readonly isArray: boolean }>,
+): string | undefined {
   for (let i = ancestors.length - 1; i >= 0; i--) {
     const a = ancestors[i];
     if (a?.isArray) return a.name;
@@ -73,7 +84,10 @@ function closestArray(ancestors: ReadonlyArray<{ readonly name: string; readonly
 }
 
 /** The containers from the root to (excluding) the element at `taken`, and the element itself. */
-function destinationChain(state: ApplyState, taken: readonly string[]): Array<{ name: string; isArray: boolean }> {
+function destinationChain(
+  state: ApplyState,
+  taken: readonly string[],
+): Array<{ name: string; isArray: boolean }> {
   const chain: Array<{ name: string; isArray: boolean }> = [];
   let loc = rootLoc;
   for (const part of taken) {
@@ -89,7 +103,8 @@ export const $rename: ModifierDefinition = {
   name: '$rename',
   parse(from, value) {
     const to = value as string;
-    if (to.includes('\0')) fail(ErrorCode.BadValue, "The 'to' field for $rename cannot contain an embedded null byte");
+    if (to.includes('\0'))
+      fail(ErrorCode.BadValue, "The 'to' field for $rename cannot contain an embedded null byte");
     const fromParts = splitPath(from);
     const toParts = splitPath(to);
     const shown = formatElement(from, value);
@@ -97,10 +112,15 @@ export const $rename: ModifierDefinition = {
       fail(ErrorCode.BadValue, `The source and target field for $rename must differ: ${shown}`);
     }
     if (isStrictPrefix(fromParts, toParts) || isStrictPrefix(toParts, fromParts)) {
-      fail(ErrorCode.BadValue, `The source and target field for $rename must not be on the same path: ${shown}`);
+      fail(
+        ErrorCode.BadValue,
+        `The source and target field for $rename must not be on the same path: ${shown}`,
+      );
     }
-    if (isDynamic(fromParts)) fail(ErrorCode.BadValue, `The source field for $rename may not be dynamic: ${from}`);
-    if (isDynamic(toParts)) fail(ErrorCode.BadValue, `The destination field for $rename may not be dynamic: ${to}`);
+    if (isDynamic(fromParts))
+      fail(ErrorCode.BadValue, `The source field for $rename may not be dynamic: ${from}`);
+    if (isDynamic(toParts))
+      fail(ErrorCode.BadValue, `The destination field for $rename may not be dynamic: ${to}`);
 
     return defineModifier({
       name: '$rename',

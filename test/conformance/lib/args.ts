@@ -6,17 +6,51 @@
 // Values the driver itself interprets as options (batchSize, limit, upsert, chunkSizeBytes,
 // ...) become JavaScript numbers, which is what the driver's option validation expects.
 
-import { ReadPreference, type ReadConcernLike, type ReadPreferenceMode, type WriteConcernSettings } from 'mongodb';
+import {
+  ReadPreference,
+  type ReadConcernLike,
+  type ReadPreferenceMode,
+  type WriteConcernSettings,
+} from 'mongodb';
 import { type Doc, isDocument, toJsNumber } from './bson-values.js';
 import { TestFileError } from './match.js';
 
 /** Argument names whose values are sent to the server as BSON content, unchanged. */
 const CONTENT_KEYS = new Set([
-  'filter', 'document', 'documents', 'update', 'replacement', 'pipeline', 'command', 'keys', 'let',
-  'projection', 'hint', 'arrayFilters', 'comment', 'min', 'max', 'metadata', 'failPoint',
-  'validator', 'index', 'clusteredIndex', 'timeseries', 'changeStreamPreAndPostImages',
-  'resumeAfter', 'startAfter', 'startAtOperationTime', 'storageEngine', 'indexOptionDefaults',
-  'map', 'reduce', 'finalize', 'scope', 'out', 'query', 'encryptedFields',
+  'filter',
+  'document',
+  'documents',
+  'update',
+  'replacement',
+  'pipeline',
+  'command',
+  'keys',
+  'let',
+  'projection',
+  'hint',
+  'arrayFilters',
+  'comment',
+  'min',
+  'max',
+  'metadata',
+  'failPoint',
+  'validator',
+  'index',
+  'clusteredIndex',
+  'timeseries',
+  'changeStreamPreAndPostImages',
+  'resumeAfter',
+  'startAfter',
+  'startAtOperationTime',
+  'storageEngine',
+  'indexOptionDefaults',
+  'map',
+  'reduce',
+  'finalize',
+  'scope',
+  'out',
+  'query',
+  'encryptedFields',
 ]);
 
 /**
@@ -25,7 +59,8 @@ const CONTENT_KEYS = new Set([
  */
 export function driverArgs(args: unknown): Doc {
   if (args === undefined) return {};
-  if (!isDocument(args)) throw new TestFileError(`arguments must be a document, got ${typeof args}`);
+  if (!isDocument(args))
+    throw new TestFileError(`arguments must be a document, got ${typeof args}`);
   const out: Doc = {};
   for (const [k, v] of Object.entries(args)) out[k] = CONTENT_KEYS.has(k) ? v : convertOption(v);
   return out;
@@ -60,9 +95,11 @@ export function writeConcernOf(v: unknown): WriteConcernSettings | undefined {
 export function readPreferenceOf(v: unknown): ReadPreference | undefined {
   if (v === undefined) return undefined;
   if (typeof v === 'string') return new ReadPreference(v as ReadPreferenceMode);
-  if (!isDocument(v) || typeof v.mode !== 'string') throw new TestFileError('readPreference must be a document with a mode');
+  if (!isDocument(v) || typeof v.mode !== 'string')
+    throw new TestFileError('readPreference must be a document with a mode');
   const options: { maxStalenessSeconds?: number; hedge?: Doc } = {};
-  if (v.maxStalenessSeconds !== undefined) options.maxStalenessSeconds = toJsNumber(v.maxStalenessSeconds) as number;
+  if (v.maxStalenessSeconds !== undefined)
+    options.maxStalenessSeconds = toJsNumber(v.maxStalenessSeconds) as number;
   if (isDocument(v.hedge)) options.hedge = v.hedge;
   const tags = Array.isArray(v.tagSets) ? (v.tagSets as Record<string, string>[]) : undefined;
   return new ReadPreference(v.mode as ReadPreferenceMode, tags, options);

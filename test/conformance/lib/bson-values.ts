@@ -69,7 +69,8 @@ export function compareNumeric(a: unknown, b: unknown): number | undefined {
   if ('int' in x && 'int' in y) return x.int < y.int ? -1 : x.int > y.int ? 1 : 0;
   const fx = 'int' in x ? Number(x.int) : x.float;
   const fy = 'int' in y ? Number(y.int) : y.float;
-  if (Number.isNaN(fx) || Number.isNaN(fy)) return Number.isNaN(fx) && Number.isNaN(fy) ? 0 : undefined;
+  if (Number.isNaN(fx) || Number.isNaN(fy))
+    return Number.isNaN(fx) && Number.isNaN(fy) ? 0 : undefined;
   return fx < fy ? -1 : fx > fy ? 1 : 0;
 }
 
@@ -93,9 +94,28 @@ export function toJsNumber(v: unknown): unknown {
 
 /** Type names accepted by `$$type`: the `$type` query operator's aliases. */
 export const TYPE_NAMES = new Set([
-  'double', 'string', 'object', 'array', 'binData', 'undefined', 'objectId', 'bool', 'date',
-  'null', 'regex', 'dbPointer', 'javascript', 'symbol', 'javascriptWithScope', 'int',
-  'timestamp', 'long', 'decimal', 'minKey', 'maxKey', 'number',
+  'double',
+  'string',
+  'object',
+  'array',
+  'binData',
+  'undefined',
+  'objectId',
+  'bool',
+  'date',
+  'null',
+  'regex',
+  'dbPointer',
+  'javascript',
+  'symbol',
+  'javascriptWithScope',
+  'int',
+  'timestamp',
+  'long',
+  'decimal',
+  'minKey',
+  'maxKey',
+  'number',
 ]);
 
 const INT32_MIN = -2147483648;
@@ -108,7 +128,8 @@ const INT32_MAX = 2147483647;
  * double; a larger integer long or double; a fraction only double.
  */
 export function possibleTypes(v: unknown): Set<string> {
-  const one = (t: string): Set<string> => new Set(t === 'int' || t === 'long' || t === 'double' || t === 'decimal' ? [t, 'number'] : [t]);
+  const one = (t: string): Set<string> =>
+    new Set(t === 'int' || t === 'long' || t === 'double' || t === 'decimal' ? [t, 'number'] : [t]);
   if (v === undefined) return new Set();
   if (v === null) return one('null');
   if (typeof v === 'boolean') return one('bool');
@@ -125,24 +146,40 @@ export function possibleTypes(v: unknown): Set<string> {
   if (v instanceof Uint8Array) return one('binData');
   if (v instanceof Map) return one('object');
   switch (bsonTag(v)) {
-    case undefined: return one('object');
-    case 'Int32': return one('int');
-    case 'Double': return one('double');
-    case 'Long': return one('long');
-    case 'Decimal128': return one('decimal');
-    case 'ObjectId': case 'ObjectID': return one('objectId');
-    case 'Binary': return one('binData');
-    case 'BSONRegExp': return one('regex');
-    case 'Timestamp': return one('timestamp');
-    case 'MinKey': return one('minKey');
-    case 'MaxKey': return one('maxKey');
-    case 'BSONSymbol': case 'Symbol': return one('symbol');
-    case 'DBRef': return one('object');
+    case undefined:
+      return one('object');
+    case 'Int32':
+      return one('int');
+    case 'Double':
+      return one('double');
+    case 'Long':
+      return one('long');
+    case 'Decimal128':
+      return one('decimal');
+    case 'ObjectId':
+    case 'ObjectID':
+      return one('objectId');
+    case 'Binary':
+      return one('binData');
+    case 'BSONRegExp':
+      return one('regex');
+    case 'Timestamp':
+      return one('timestamp');
+    case 'MinKey':
+      return one('minKey');
+    case 'MaxKey':
+      return one('maxKey');
+    case 'BSONSymbol':
+    case 'Symbol':
+      return one('symbol');
+    case 'DBRef':
+      return one('object');
     case 'Code': {
       const scope = (v as { scope?: unknown }).scope;
       return one(scope !== undefined && scope !== null ? 'javascriptWithScope' : 'javascript');
     }
-    default: return new Set();
+    default:
+      return new Set();
   }
 }
 
@@ -193,12 +230,16 @@ export function scalarDifference(expected: unknown, actual: unknown): string | u
   }
   const eTag = bsonTag(expected);
   if (expected instanceof Date) {
-    return actual instanceof Date && actual.getTime() === expected.getTime() ? undefined : 'date differs';
+    return actual instanceof Date && actual.getTime() === expected.getTime()
+      ? undefined
+      : 'date differs';
   }
   const eRe = regexParts(expected);
   if (eRe !== undefined) {
     const aRe = regexParts(actual);
-    return aRe !== undefined && aRe.pattern === eRe.pattern && aRe.flags === eRe.flags ? undefined : 'regex differs';
+    return aRe !== undefined && aRe.pattern === eRe.pattern && aRe.flags === eRe.flags
+      ? undefined
+      : 'regex differs';
   }
   const eBytes = bytesOf(expected);
   if (eBytes !== undefined) {
@@ -208,11 +249,15 @@ export function scalarDifference(expected: unknown, actual: unknown): string | u
     return bytesEqual(eBytes, aBytes) ? undefined : 'bytes differ';
   }
   const aTag = bsonTag(actual);
-  const sameKind = (t: string | undefined): string | undefined => (t === 'ObjectID' ? 'ObjectId' : t === 'Symbol' ? 'BSONSymbol' : t);
+  const sameKind = (t: string | undefined): string | undefined =>
+    t === 'ObjectID' ? 'ObjectId' : t === 'Symbol' ? 'BSONSymbol' : t;
   if (sameKind(eTag) !== sameKind(aTag)) return 'type differs';
   switch (sameKind(eTag)) {
     case 'ObjectId':
-      return (expected as { toHexString(): string }).toHexString() === (actual as { toHexString(): string }).toHexString() ? undefined : 'value differs';
+      return (expected as { toHexString(): string }).toHexString() ===
+        (actual as { toHexString(): string }).toHexString()
+        ? undefined
+        : 'value differs';
     case 'Timestamp': {
       const e = expected as { t: number; i: number };
       const a = actual as { t: number; i: number };
@@ -228,14 +273,18 @@ export function scalarDifference(expected: unknown, actual: unknown): string | u
       const e = expected as { code: string; scope?: unknown };
       const a = actual as { code: string; scope?: unknown };
       if (e.code !== a.code) return 'code differs';
-      return exactDifference(e.scope ?? null, a.scope ?? null) === undefined ? undefined : 'code scope differs';
+      return exactDifference(e.scope ?? null, a.scope ?? null) === undefined
+        ? undefined
+        : 'code scope differs';
     }
     case 'DBRef': {
       const e = expected as { collection: string; oid: unknown; db?: string; fields?: unknown };
       const a = actual as { collection: string; oid: unknown; db?: string; fields?: unknown };
       if (e.collection !== a.collection || (e.db ?? '') !== (a.db ?? '')) return 'dbref differs';
       if (exactDifference(e.oid, a.oid) !== undefined) return 'dbref id differs';
-      return exactDifference(e.fields ?? {}, a.fields ?? {}) === undefined ? undefined : 'dbref fields differ';
+      return exactDifference(e.fields ?? {}, a.fields ?? {}) === undefined
+        ? undefined
+        : 'dbref fields differ';
     }
     default:
       return 'cannot compare values of this type';
@@ -246,12 +295,17 @@ export function scalarDifference(expected: unknown, actual: unknown): string | u
  * Exact comparison (no extra keys anywhere, arrays equal length, key order free, flexible
  * numerics, no special operators). Returns a reason with a path when different.
  */
-export function exactDifference(expected: unknown, actual: unknown, path = '$'): string | undefined {
+export function exactDifference(
+  expected: unknown,
+  actual: unknown,
+  path = '$',
+): string | undefined {
   expected = normalizeMap(expected);
   actual = normalizeMap(actual);
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return `${path}: expected an array, got ${show(actual)}`;
-    if (expected.length !== actual.length) return `${path}: expected ${expected.length} elements, got ${actual.length}`;
+    if (expected.length !== actual.length)
+      return `${path}: expected ${expected.length} elements, got ${actual.length}`;
     for (let i = 0; i < expected.length; i++) {
       const d = exactDifference(expected[i], actual[i], `${path}[${i}]`);
       if (d !== undefined) return d;
@@ -272,7 +326,9 @@ export function exactDifference(expected: unknown, actual: unknown, path = '$'):
     return undefined;
   }
   const d = scalarDifference(expected, actual);
-  return d === undefined ? undefined : `${path}: ${d}: expected ${show(expected)}, got ${show(actual)}`;
+  return d === undefined
+    ? undefined
+    : `${path}: ${d}: expected ${show(expected)}, got ${show(actual)}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -306,7 +362,8 @@ function toPrintable(v: unknown): unknown {
   if (v instanceof Uint8Array) return `<bytes ${Buffer.from(v).toString('hex')}>`;
   if (isDocument(v)) {
     const out: Doc = {};
-    for (const [k, val] of Object.entries(v)) if (val !== undefined && typeof val !== 'function') out[k] = toPrintable(val);
+    for (const [k, val] of Object.entries(v))
+      if (val !== undefined && typeof val !== 'function') out[k] = toPrintable(val);
     return out;
   }
   return v;

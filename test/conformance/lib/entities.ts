@@ -1,9 +1,14 @@
 // The entity map of one test: clients (with their observed events), databases, collections,
 // sessions, GridFS buckets, cursors, change streams, saved results and event lists.
 
+import type { ChangeStream, ClientSession, Collection, Db } from 'mongodb';
 import {
-  ChangeStream, ClientSession, Collection, Db, GridFSBucket, MongoClient, type MongoClientOptions,
-  type AbstractCursor, type ClientSessionOptions, type ServerApi,
+  GridFSBucket,
+  MongoClient,
+  type MongoClientOptions,
+  type AbstractCursor,
+  type ClientSessionOptions,
+  type ServerApi,
 } from 'mongodb';
 import { type Doc, isDocument, toJsNumber, show } from './bson-values.js';
 import { readConcernOf, readPreferenceOf, writeConcernOf } from './args.js';
@@ -35,15 +40,40 @@ const DRIVER_EVENTS: ReadonlyArray<readonly [string, EventKind, string, string]>
   ['connectionCreated', 'cmap', 'connectionCreatedEvent', 'ConnectionCreatedEvent'],
   ['connectionReady', 'cmap', 'connectionReadyEvent', 'ConnectionReadyEvent'],
   ['connectionClosed', 'cmap', 'connectionClosedEvent', 'ConnectionClosedEvent'],
-  ['connectionCheckOutStarted', 'cmap', 'connectionCheckOutStartedEvent', 'ConnectionCheckOutStartedEvent'],
-  ['connectionCheckOutFailed', 'cmap', 'connectionCheckOutFailedEvent', 'ConnectionCheckOutFailedEvent'],
+  [
+    'connectionCheckOutStarted',
+    'cmap',
+    'connectionCheckOutStartedEvent',
+    'ConnectionCheckOutStartedEvent',
+  ],
+  [
+    'connectionCheckOutFailed',
+    'cmap',
+    'connectionCheckOutFailedEvent',
+    'ConnectionCheckOutFailedEvent',
+  ],
   ['connectionCheckedOut', 'cmap', 'connectionCheckedOutEvent', 'ConnectionCheckedOutEvent'],
   ['connectionCheckedIn', 'cmap', 'connectionCheckedInEvent', 'ConnectionCheckedInEvent'],
-  ['serverDescriptionChanged', 'sdam', 'serverDescriptionChangedEvent', 'ServerDescriptionChangedEvent'],
+  [
+    'serverDescriptionChanged',
+    'sdam',
+    'serverDescriptionChangedEvent',
+    'ServerDescriptionChangedEvent',
+  ],
   ['serverHeartbeatStarted', 'sdam', 'serverHeartbeatStartedEvent', 'ServerHeartbeatStartedEvent'],
-  ['serverHeartbeatSucceeded', 'sdam', 'serverHeartbeatSucceededEvent', 'ServerHeartbeatSucceededEvent'],
+  [
+    'serverHeartbeatSucceeded',
+    'sdam',
+    'serverHeartbeatSucceededEvent',
+    'ServerHeartbeatSucceededEvent',
+  ],
   ['serverHeartbeatFailed', 'sdam', 'serverHeartbeatFailedEvent', 'ServerHeartbeatFailedEvent'],
-  ['topologyDescriptionChanged', 'sdam', 'topologyDescriptionChangedEvent', 'TopologyDescriptionChangedEvent'],
+  [
+    'topologyDescriptionChanged',
+    'sdam',
+    'topologyDescriptionChangedEvent',
+    'TopologyDescriptionChangedEvent',
+  ],
   ['serverOpening', 'sdam', 'serverOpeningEvent', 'ServerOpeningEvent'],
   ['serverClosed', 'sdam', 'serverClosedEvent', 'ServerClosedEvent'],
   ['topologyOpening', 'sdam', 'topologyOpeningEvent', 'TopologyOpeningEvent'],
@@ -54,8 +84,15 @@ export const EVENT_KIND_BY_NAME = new Map(DRIVER_EVENTS.map(([, kind, name]) => 
 
 /** Commands whose events are dropped unless observeSensitiveCommands (Command Monitoring spec). */
 const SENSITIVE_COMMANDS = new Set([
-  'authenticate', 'saslstart', 'saslcontinue', 'getnonce', 'createuser', 'updateuser',
-  'copydbgetnonce', 'copydbsaslstart', 'copydb',
+  'authenticate',
+  'saslstart',
+  'saslcontinue',
+  'getnonce',
+  'createuser',
+  'updateuser',
+  'copydbgetnonce',
+  'copydbsaslstart',
+  'copydb',
 ]);
 const HELLO_COMMANDS = new Set(['hello', 'ismaster']);
 
@@ -74,10 +111,15 @@ export class ClientEntity {
     private readonly observe: ReadonlySet<string>,
     private readonly ignoreCommands: ReadonlySet<string>,
     private readonly observeSensitive: boolean,
-    private readonly eventLists: ReadonlyArray<{ readonly names: ReadonlySet<string>; readonly list: Doc[] }>,
+    private readonly eventLists: ReadonlyArray<{
+      readonly names: ReadonlySet<string>;
+      readonly list: Doc[];
+    }>,
   ) {
     for (const [driverName, kind, name, listName] of DRIVER_EVENTS) {
-      client.on(driverName as 'commandStarted', (ev: unknown) => this.onEvent(kind, name, listName, ev as Record<string, unknown>));
+      client.on(driverName as 'commandStarted', (ev: unknown) =>
+        this.onEvent(kind, name, listName, ev as Record<string, unknown>),
+      );
     }
   }
 
@@ -86,7 +128,12 @@ export class ClientEntity {
     return this.observe.has(name);
   }
 
-  private onEvent(kind: EventKind, name: string, listName: string, ev: Record<string, unknown>): void {
+  private onEvent(
+    kind: EventKind,
+    name: string,
+    listName: string,
+    ev: Record<string, unknown>,
+  ): void {
     if (name === 'connectionCheckedOutEvent') this.checkedOut++;
     if (name === 'connectionCheckedInEvent') this.checkedOut--;
     const observedAt = Date.now() / 1000;
@@ -106,7 +153,8 @@ export class ClientEntity {
     if (name === 'commandStartedEvent') {
       const lower = commandName.toLowerCase();
       const command = ev.command;
-      const redactedHello = HELLO_COMMANDS.has(lower) && isDocument(command) && Object.keys(command).length === 0;
+      const redactedHello =
+        HELLO_COMMANDS.has(lower) && isDocument(command) && Object.keys(command).length === 0;
       if (SENSITIVE_COMMANDS.has(lower) || redactedHello) {
         this.sensitiveRequests.add(ev.requestId);
         return true;
@@ -191,7 +239,8 @@ export class EntityMap implements EntityLookup {
   }
 
   get(id: unknown): Entity {
-    if (typeof id !== 'string') throw new TestFileError(`entity name must be a string, got ${show(id)}`);
+    if (typeof id !== 'string')
+      throw new TestFileError(`entity name must be a string, got ${show(id)}`);
     const e = this.map.get(id);
     if (e === undefined) throw new TestFileError(`no entity named ${id}`);
     return e;
@@ -199,13 +248,15 @@ export class EntityMap implements EntityLookup {
 
   getAs<K extends EntityKind>(id: unknown, kind: K): ValueOf<K> {
     const e = this.get(id);
-    if (e.kind !== kind) throw new TestFileError(`entity ${String(id)} is a ${e.kind}, expected a ${kind}`);
+    if (e.kind !== kind)
+      throw new TestFileError(`entity ${String(id)} is a ${e.kind}, expected a ${kind}`);
     return e.value as ValueOf<K>;
   }
 
   session(id: unknown): Extract<Entity, { kind: 'session' }> {
     const e = this.get(id);
-    if (e.kind !== 'session') throw new TestFileError(`entity ${String(id)} is a ${e.kind}, expected a session`);
+    if (e.kind !== 'session')
+      throw new TestFileError(`entity ${String(id)} is a ${e.kind}, expected a session`);
     return e;
   }
 
@@ -216,7 +267,8 @@ export class EntityMap implements EntityLookup {
   // EntityLookup
   entityValue(name: string): unknown {
     const e = this.get(name);
-    if (e.kind !== 'bson') throw new TestFileError(`entity ${name} is a ${e.kind}, not a BSON value`);
+    if (e.kind !== 'bson')
+      throw new TestFileError(`entity ${name} is a ${e.kind}, not a BSON value`);
     return e.value;
   }
 
@@ -232,7 +284,12 @@ export class EntityMap implements EntityLookup {
       const keys = Object.keys(item);
       const kind = keys[0];
       const spec = kind === undefined ? undefined : item[kind];
-      if (keys.length !== 1 || kind === undefined || !isDocument(spec) || typeof spec.id !== 'string') {
+      if (
+        keys.length !== 1 ||
+        kind === undefined ||
+        !isDocument(spec) ||
+        typeof spec.id !== 'string'
+      ) {
         throw new TestFileError(`malformed entity ${show(item)}`);
       }
       if (this.map.has(spec.id)) throw new TestFileError(`entity ${spec.id} already exists`);
@@ -251,15 +308,23 @@ export class EntityMap implements EntityLookup {
       case 'database': {
         known(spec, ['id', 'client', 'databaseName', 'databaseOptions'], 'database');
         const client = this.getAs(spec.client, 'client');
-        if (typeof spec.databaseName !== 'string') throw new TestFileError('database.databaseName must be a string');
-        this.set(id, { kind: 'database', value: client.client.db(spec.databaseName, collectionOrDbOptions(spec.databaseOptions)) });
+        if (typeof spec.databaseName !== 'string')
+          throw new TestFileError('database.databaseName must be a string');
+        this.set(id, {
+          kind: 'database',
+          value: client.client.db(spec.databaseName, collectionOrDbOptions(spec.databaseOptions)),
+        });
         return;
       }
       case 'collection': {
         known(spec, ['id', 'database', 'collectionName', 'collectionOptions'], 'collection');
         const db = this.getAs(spec.database, 'database');
-        if (typeof spec.collectionName !== 'string') throw new TestFileError('collection.collectionName must be a string');
-        this.set(id, { kind: 'collection', value: db.collection(spec.collectionName, collectionOrDbOptions(spec.collectionOptions)) });
+        if (typeof spec.collectionName !== 'string')
+          throw new TestFileError('collection.collectionName must be a string');
+        this.set(id, {
+          kind: 'collection',
+          value: db.collection(spec.collectionName, collectionOrDbOptions(spec.collectionOptions)),
+        });
         return;
       }
       case 'session': {
@@ -287,7 +352,9 @@ export class EntityMap implements EntityLookup {
         this.set(id, { kind: 'thread', value: new ThreadEntity() });
         return;
       case 'clientEncryption':
-        throw new UnsupportedError('clientEncryption entities (CSFLE) are not supported by this runner');
+        throw new UnsupportedError(
+          'clientEncryption entities (CSFLE) are not supported by this runner',
+        );
       default:
         throw new TestFileError(`unknown entity type ${kind}`);
     }
@@ -325,13 +392,17 @@ function bucketOptions(v: Doc): Doc {
     if (k === 'readConcern') out.readConcern = readConcernOf(val);
     else if (k === 'writeConcern') out.writeConcern = writeConcernOf(val);
     else if (k === 'readPreference') out.readPreference = readPreferenceOf(val);
-    else if (k === 'bucketName' || k === 'chunkSizeBytes' || k === 'disableMD5') out[k] = toJsNumber(val);
+    else if (k === 'bucketName' || k === 'chunkSizeBytes' || k === 'disableMD5')
+      out[k] = toJsNumber(val);
     else throw new UnsupportedError(`unsupported bucket option ${k}`);
   }
   return out;
 }
 
-function sessionOptions(v: unknown, entities: EntityMap): { options: ClientSessionOptions; snapshotTime?: unknown } {
+function sessionOptions(
+  v: unknown,
+  entities: EntityMap,
+): { options: ClientSessionOptions; snapshotTime?: unknown } {
   if (v === undefined) return { options: {} };
   if (!isDocument(v)) throw new TestFileError('sessionOptions must be a document');
   const options: ClientSessionOptions = {};
@@ -339,14 +410,18 @@ function sessionOptions(v: unknown, entities: EntityMap): { options: ClientSessi
   for (const [k, val] of Object.entries(v)) {
     if (k === 'causalConsistency' || k === 'snapshot') options[k] = val as boolean;
     else if (k === 'defaultTimeoutMS') options.defaultTimeoutMS = toJsNumber(val) as number;
-    else if (k === 'snapshotTime') snapshotTime = typeof val === 'string' ? entities.entityValue(val) : val;
-    else if (k === 'defaultTransactionOptions') options.defaultTransactionOptions = transactionOptions(val);
+    else if (k === 'snapshotTime')
+      snapshotTime = typeof val === 'string' ? entities.entityValue(val) : val;
+    else if (k === 'defaultTransactionOptions')
+      options.defaultTransactionOptions = transactionOptions(val);
     else throw new UnsupportedError(`unsupported session option ${k}`);
   }
   return snapshotTime === undefined ? { options } : { options, snapshotTime };
 }
 
-export function transactionOptions(v: unknown): NonNullable<ClientSessionOptions['defaultTransactionOptions']> {
+export function transactionOptions(
+  v: unknown,
+): NonNullable<ClientSessionOptions['defaultTransactionOptions']> {
   if (v === undefined) return {};
   if (!isDocument(v)) throw new TestFileError('transaction options must be a document');
   const out: NonNullable<ClientSessionOptions['defaultTransactionOptions']> = {};
@@ -364,8 +439,15 @@ export function transactionOptions(v: unknown): NonNullable<ClientSessionOptions
 // Clients
 
 const CLIENT_FIELDS = [
-  'id', 'uriOptions', 'useMultipleMongoses', 'observeEvents', 'ignoreCommandMonitoringEvents',
-  'observeSensitiveCommands', 'storeEventsAsEntities', 'serverApi', 'observeLogMessages',
+  'id',
+  'uriOptions',
+  'useMultipleMongoses',
+  'observeEvents',
+  'ignoreCommandMonitoringEvents',
+  'observeSensitiveCommands',
+  'storeEventsAsEntities',
+  'serverApi',
+  'observeLogMessages',
 ];
 
 /** Builds the connection string for a client entity: the suite's URI plus uriOptions. */
@@ -375,11 +457,17 @@ export function clientUri(base: string, uriOptions: Doc): string {
   const params = new URLSearchParams(q < 0 ? '' : base.slice(q + 1));
   for (const [k, raw] of Object.entries(uriOptions)) {
     const v = toJsNumber(raw);
-    for (const existing of [...params.keys()]) if (existing.toLowerCase() === k.toLowerCase()) params.delete(existing);
+    for (const existing of [...params.keys()])
+      if (existing.toLowerCase() === k.toLowerCase()) params.delete(existing);
     if (k === 'readPreferenceTags' && Array.isArray(v)) {
       for (const tagSet of v) params.append(k, String(tagSet));
     } else if (isDocument(v)) {
-      params.set(k, Object.entries(v).map(([a, b]) => `${a}:${String(toJsNumber(b))}`).join(','));
+      params.set(
+        k,
+        Object.entries(v)
+          .map(([a, b]) => `${a}:${String(toJsNumber(b))}`)
+          .join(','),
+      );
     } else {
       params.set(k, String(v));
     }
@@ -391,19 +479,30 @@ export function clientUri(base: string, uriOptions: Doc): string {
   return query === '' ? head : `${head}${sep}?${query}`;
 }
 
-async function createClient(spec: Doc, defaults: ClientDefaults, entities: EntityMap): Promise<ClientEntity> {
+async function createClient(
+  spec: Doc,
+  defaults: ClientDefaults,
+  entities: EntityMap,
+): Promise<ClientEntity> {
   for (const k of Object.keys(spec)) {
-    if (!CLIENT_FIELDS.includes(k)) throw new UnsupportedError(`unsupported client entity field ${k}`);
+    if (!CLIENT_FIELDS.includes(k))
+      throw new UnsupportedError(`unsupported client entity field ${k}`);
   }
-  if (spec.observeLogMessages !== undefined) throw new UnsupportedError('observeLogMessages is not supported by this runner');
+  if (spec.observeLogMessages !== undefined)
+    throw new UnsupportedError('observeLogMessages is not supported by this runner');
   const uriOptions = spec.uriOptions === undefined ? {} : spec.uriOptions;
   if (!isDocument(uriOptions)) throw new TestFileError('uriOptions must be a document');
   for (const v of Object.values(uriOptions)) {
-    if (isDocument(v) && '$$placeholder' in v) throw new UnsupportedError('$$placeholder uriOptions are not supported');
+    if (isDocument(v) && '$$placeholder' in v)
+      throw new UnsupportedError('$$placeholder uriOptions are not supported');
   }
   // __skipPingOnConnect: connect() discovers the server without checking a connection out of
   // the pool, so pool events and checked-out counts start at the test's first operation.
-  const options = { ...defaults.baseOptions, monitorCommands: true, __skipPingOnConnect: true } as MongoClientOptions;
+  const options = {
+    ...defaults.baseOptions,
+    monitorCommands: true,
+    __skipPingOnConnect: true,
+  } as MongoClientOptions;
   // uriOptions win over the runner's defaults.
   for (const k of Object.keys(uriOptions)) delete (options as Record<string, unknown>)[k];
   if (spec.serverApi !== undefined) {
@@ -412,16 +511,22 @@ async function createClient(spec: Doc, defaults: ClientDefaults, entities: Entit
   }
   const observe = new Set(stringList(spec.observeEvents, 'observeEvents'));
   for (const name of observe) {
-    if (!EVENT_KIND_BY_NAME.has(name)) throw new UnsupportedError(`unsupported observeEvents type ${name}`);
+    if (!EVENT_KIND_BY_NAME.has(name))
+      throw new UnsupportedError(`unsupported observeEvents type ${name}`);
   }
   const eventLists: { names: Set<string>; list: Doc[] }[] = [];
   if (spec.storeEventsAsEntities !== undefined) {
-    if (!Array.isArray(spec.storeEventsAsEntities)) throw new TestFileError('storeEventsAsEntities must be an array');
+    if (!Array.isArray(spec.storeEventsAsEntities))
+      throw new TestFileError('storeEventsAsEntities must be an array');
     for (const s of spec.storeEventsAsEntities) {
-      if (!isDocument(s) || typeof s.id !== 'string') throw new TestFileError('malformed storeEventsAsEntities entry');
+      if (!isDocument(s) || typeof s.id !== 'string')
+        throw new TestFileError('malformed storeEventsAsEntities entry');
       const list: Doc[] = [];
       entities.set(s.id, { kind: 'eventList', value: list });
-      eventLists.push({ names: new Set(stringList(s.events, 'storeEventsAsEntities.events')), list });
+      eventLists.push({
+        names: new Set(stringList(s.events, 'storeEventsAsEntities.events')),
+        list,
+      });
     }
   }
   const client = new MongoClient(clientUri(defaults.uri, uriOptions), options);
@@ -444,6 +549,7 @@ async function createClient(spec: Doc, defaults: ClientDefaults, entities: Entit
 
 function stringList(v: unknown, what: string): string[] {
   if (v === undefined) return [];
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new TestFileError(`${what} must be an array of strings`);
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string'))
+    throw new TestFileError(`${what} must be an array of strings`);
   return v as string[];
 }

@@ -1,16 +1,35 @@
 // expectedError assertions.
 
 import {
-  MongoBulkWriteError, MongoClientBulkWriteError, MongoError, MongoOperationTimeoutError, MongoServerError,
+  MongoBulkWriteError,
+  MongoClientBulkWriteError,
+  MongoError,
+  MongoOperationTimeoutError,
+  MongoServerError,
 } from 'mongodb';
 import { BSONError } from 'bson';
 import { type Doc, isDocument, show, toJsNumber } from './bson-values.js';
 import { MatchError, TestFileError, assertMatch, type EntityLookup } from './match.js';
-import { bulkWriteResult, clientBulkWriteResult, clientWriteError, writeConcernErrorDoc } from './results.js';
+import {
+  bulkWriteResult,
+  clientBulkWriteResult,
+  clientWriteError,
+  writeConcernErrorDoc,
+} from './results.js';
 
 const EXPECTED_ERROR_KEYS = new Set([
-  'isError', 'isClientError', 'isTimeoutError', 'errorContains', 'errorCode', 'errorCodeName',
-  'errorLabelsContain', 'errorLabelsOmit', 'writeErrors', 'writeConcernErrors', 'errorResponse', 'expectResult',
+  'isError',
+  'isClientError',
+  'isTimeoutError',
+  'errorContains',
+  'errorCode',
+  'errorCodeName',
+  'errorLabelsContain',
+  'errorLabelsOmit',
+  'writeErrors',
+  'writeConcernErrors',
+  'errorResponse',
+  'expectResult',
 ]);
 
 /**
@@ -62,7 +81,9 @@ function aggregated(e: Error): { messages: string[]; codes: unknown[]; codeNames
   };
   if (e instanceof MongoBulkWriteError) {
     for (const we of e.writeErrors instanceof Array ? e.writeErrors : [e.writeErrors]) add(we);
-    const wce = (e.result as unknown as { getWriteConcernError?: () => unknown }).getWriteConcernError?.();
+    const wce = (
+      e.result as unknown as { getWriteConcernError?: () => unknown }
+    ).getWriteConcernError?.();
     add(wce);
   }
   if (e instanceof MongoClientBulkWriteError) {
@@ -78,57 +99,82 @@ function labelsOf(e: Error): Set<string> {
   const labels = new Set<string>();
   if (e instanceof MongoError) for (const l of e.errorLabels) labels.add(l);
   const cause = (e as { cause?: unknown }).cause;
-  if (e instanceof MongoClientBulkWriteError && cause instanceof MongoError) for (const l of cause.errorLabels) labels.add(l);
+  if (e instanceof MongoClientBulkWriteError && cause instanceof MongoError)
+    for (const l of cause.errorLabels) labels.add(l);
   return labels;
 }
 
-export function checkExpectedError(error: unknown, expected: unknown, entities: EntityLookup): void {
+export function checkExpectedError(
+  error: unknown,
+  expected: unknown,
+  entities: EntityLookup,
+): void {
   if (!isDocument(expected)) throw new TestFileError('expectError must be a document');
-  for (const k of Object.keys(expected)) if (!EXPECTED_ERROR_KEYS.has(k)) throw new TestFileError(`unknown expectError field ${k}`);
+  for (const k of Object.keys(expected))
+    if (!EXPECTED_ERROR_KEYS.has(k)) throw new TestFileError(`unknown expectError field ${k}`);
   if (!isDriverError(error)) fail(`expected a driver error, got ${describe(error)}`);
   const e = error;
   const where = describe(e);
 
   const isServer = e instanceof MongoServerError;
-  if (expected.isClientError === true && isServer) fail(`expected a client-side error, got a server error: ${where}`);
-  if (expected.isClientError === false && !isServer) fail(`expected a server error, got a client-side error: ${where}`);
+  if (expected.isClientError === true && isServer)
+    fail(`expected a client-side error, got a server error: ${where}`);
+  if (expected.isClientError === false && !isServer)
+    fail(`expected a server error, got a client-side error: ${where}`);
 
   const isTimeout = e instanceof MongoOperationTimeoutError;
-  if (expected.isTimeoutError === true && !isTimeout) fail(`expected a timeout error, got ${where}`);
-  if (expected.isTimeoutError === false && isTimeout) fail(`expected no timeout error, got ${where}`);
+  if (expected.isTimeoutError === true && !isTimeout)
+    fail(`expected a timeout error, got ${where}`);
+  if (expected.isTimeoutError === false && isTimeout)
+    fail(`expected no timeout error, got ${where}`);
 
   const agg = aggregated(e);
   if (expected.errorContains !== undefined) {
-    if (typeof expected.errorContains !== 'string') throw new TestFileError('errorContains must be a string');
+    if (typeof expected.errorContains !== 'string')
+      throw new TestFileError('errorContains must be a string');
     const needle = expected.errorContains.toLowerCase();
-    if (!agg.messages.some((m) => m.toLowerCase().includes(needle))) fail(`expected message containing ${show(expected.errorContains)}, got ${where}`);
+    if (!agg.messages.some((m) => m.toLowerCase().includes(needle)))
+      fail(`expected message containing ${show(expected.errorContains)}, got ${where}`);
   }
   if (expected.errorCode !== undefined) {
     const want = Number(toJsNumber(expected.errorCode));
-    const codes = e instanceof MongoClientBulkWriteError ? [(e.cause as { code?: unknown } | undefined)?.code] : agg.codes;
-    if (!codes.some((c) => typeof c === 'number' && c === want)) fail(`expected code ${want}, got ${where}`);
+    const codes =
+      e instanceof MongoClientBulkWriteError
+        ? [(e.cause as { code?: unknown } | undefined)?.code]
+        : agg.codes;
+    if (!codes.some((c) => typeof c === 'number' && c === want))
+      fail(`expected code ${want}, got ${where}`);
   }
   if (expected.errorCodeName !== undefined) {
-    if (typeof expected.errorCodeName !== 'string') throw new TestFileError('errorCodeName must be a string');
+    if (typeof expected.errorCodeName !== 'string')
+      throw new TestFileError('errorCodeName must be a string');
     const want = expected.errorCodeName.toLowerCase();
     const byName = agg.codeNames.some((n) => typeof n === 'string' && n.toLowerCase() === want);
     const isBulk = e instanceof MongoBulkWriteError || e instanceof MongoClientBulkWriteError;
-    const byCode = isBulk && CODE_BY_NAME[expected.errorCodeName] !== undefined && agg.codes.includes(CODE_BY_NAME[expected.errorCodeName]);
+    const byCode =
+      isBulk &&
+      CODE_BY_NAME[expected.errorCodeName] !== undefined &&
+      agg.codes.includes(CODE_BY_NAME[expected.errorCodeName]);
     if (!byName && !byCode) fail(`expected codeName ${expected.errorCodeName}, got ${where}`);
   }
   const labels = labelsOf(e);
   if (expected.errorLabelsContain !== undefined) {
-    if (!Array.isArray(expected.errorLabelsContain)) throw new TestFileError('errorLabelsContain must be an array');
-    for (const l of expected.errorLabelsContain) if (!labels.has(String(l))) fail(`expected label ${String(l)}, got ${where}`);
+    if (!Array.isArray(expected.errorLabelsContain))
+      throw new TestFileError('errorLabelsContain must be an array');
+    for (const l of expected.errorLabelsContain)
+      if (!labels.has(String(l))) fail(`expected label ${String(l)}, got ${where}`);
   }
   if (expected.errorLabelsOmit !== undefined) {
-    if (!Array.isArray(expected.errorLabelsOmit)) throw new TestFileError('errorLabelsOmit must be an array');
-    for (const l of expected.errorLabelsOmit) if (labels.has(String(l))) fail(`expected no label ${String(l)}, got ${where}`);
+    if (!Array.isArray(expected.errorLabelsOmit))
+      throw new TestFileError('errorLabelsOmit must be an array');
+    for (const l of expected.errorLabelsOmit)
+      if (labels.has(String(l))) fail(`expected no label ${String(l)}, got ${where}`);
   }
   if (expected.expectResult !== undefined) {
     let partial: Doc | undefined;
     if (e instanceof MongoBulkWriteError) partial = bulkWriteResult(e.result);
-    else if (e instanceof MongoClientBulkWriteError) partial = clientBulkWriteResult(e.partialResult);
+    else if (e instanceof MongoClientBulkWriteError)
+      partial = clientBulkWriteResult(e.partialResult);
     wrap('expectResult', () => assertMatch(expected.expectResult, partial, { entities }));
   }
   if (expected.errorResponse !== undefined) {
@@ -138,25 +184,36 @@ export function checkExpectedError(error: unknown, expected: unknown, entities: 
     wrap('errorResponse', () => assertMatch(expected.errorResponse, response, { entities }));
   }
   if (expected.writeErrors !== undefined) {
-    if (!isDocument(expected.writeErrors)) throw new TestFileError('writeErrors must be a document');
-    if (!(e instanceof MongoClientBulkWriteError)) fail(`expected a client bulk write error with writeErrors, got ${where}`);
+    if (!isDocument(expected.writeErrors))
+      throw new TestFileError('writeErrors must be a document');
+    if (!(e instanceof MongoClientBulkWriteError))
+      fail(`expected a client bulk write error with writeErrors, got ${where}`);
     const actual = new Map([...e.writeErrors].map(([k, v]) => [String(k), clientWriteError(v)]));
     for (const [index, exp] of Object.entries(expected.writeErrors)) {
       const got = actual.get(index);
-      if (got === undefined) fail(`expected a write error at index ${index}, got indexes [${[...actual.keys()].join(', ')}]`);
+      if (got === undefined)
+        fail(
+          `expected a write error at index ${index}, got indexes [${[...actual.keys()].join(', ')}]`,
+        );
       wrap(`writeErrors.${index}`, () => assertMatch(exp, got, { entities }));
     }
     const extra = [...actual.keys()].filter((k) => !Object.hasOwn(expected.writeErrors as Doc, k));
     if (extra.length > 0) fail(`unexpected write errors at index(es) ${extra.join(', ')}`);
   }
   if (expected.writeConcernErrors !== undefined) {
-    if (!Array.isArray(expected.writeConcernErrors)) throw new TestFileError('writeConcernErrors must be an array');
-    if (!(e instanceof MongoClientBulkWriteError)) fail(`expected a client bulk write error with writeConcernErrors, got ${where}`);
+    if (!Array.isArray(expected.writeConcernErrors))
+      throw new TestFileError('writeConcernErrors must be an array');
+    if (!(e instanceof MongoClientBulkWriteError))
+      fail(`expected a client bulk write error with writeConcernErrors, got ${where}`);
     const actual = e.writeConcernErrors.map(writeConcernErrorDoc);
     if (actual.length !== expected.writeConcernErrors.length) {
-      fail(`expected ${expected.writeConcernErrors.length} write concern error(s), got ${show(actual)}`);
+      fail(
+        `expected ${expected.writeConcernErrors.length} write concern error(s), got ${show(actual)}`,
+      );
     }
-    expected.writeConcernErrors.forEach((exp: unknown, i: number) => wrap(`writeConcernErrors[${i}]`, () => assertMatch(exp, actual[i], { entities })));
+    expected.writeConcernErrors.forEach((exp: unknown, i: number) =>
+      wrap(`writeConcernErrors[${i}]`, () => assertMatch(exp, actual[i], { entities })),
+    );
   }
 }
 

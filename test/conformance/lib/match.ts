@@ -10,12 +10,24 @@
 
 import { EJSON } from 'bson';
 import {
-  type Doc, TYPE_NAMES, bytesEqual, bsonTag, compareNumeric, isDocument, isNumeric, normalizeMap,
-  possibleTypes, scalarDifference, show,
+  type Doc,
+  TYPE_NAMES,
+  bytesEqual,
+  bsonTag,
+  compareNumeric,
+  isDocument,
+  isNumeric,
+  normalizeMap,
+  possibleTypes,
+  scalarDifference,
+  show,
 } from './bson-values.js';
 
 export class MatchError extends Error {
-  constructor(readonly path: string, detail: string) {
+  constructor(
+    readonly path: string,
+    detail: string,
+  ) {
     super(`${path}: ${detail}`);
     this.name = 'MatchError';
   }
@@ -56,8 +68,15 @@ interface Ctx {
 }
 
 const SPECIAL_OPERATORS = new Set([
-  '$$exists', '$$type', '$$matchesEntity', '$$matchesHexBytes', '$$unsetOrMatches',
-  '$$sessionLsid', '$$lte', '$$matchAsDocument', '$$matchAsRoot',
+  '$$exists',
+  '$$type',
+  '$$matchesEntity',
+  '$$matchesHexBytes',
+  '$$unsetOrMatches',
+  '$$sessionLsid',
+  '$$lte',
+  '$$matchAsDocument',
+  '$$matchAsRoot',
 ]);
 
 /** The operator name if `v` is `{ $$op: ... }` (exactly one key, starting with `$$`). */
@@ -77,7 +96,10 @@ export function assertMatch(expected: unknown, actual: unknown, options: MatchOp
     const list = normalizeMap(actual);
     if (!Array.isArray(list)) throw new MatchError('$', `expected an array, got ${show(list)}`);
     if (list.length !== expected.length) {
-      throw new MatchError('$', `expected ${expected.length} element(s), got ${list.length}: ${show(list)}`);
+      throw new MatchError(
+        '$',
+        `expected ${expected.length} element(s), got ${list.length}: ${show(list)}`,
+      );
     }
     expected.forEach((e, i) => matchValue(e, list[i], `$[${i}]`, true, ctx));
     return;
@@ -95,7 +117,13 @@ export function matches(expected: unknown, actual: unknown, options: MatchOption
   }
 }
 
-function matchValue(expected: unknown, actual: unknown, path: string, root: boolean, ctx: Ctx): void {
+function matchValue(
+  expected: unknown,
+  actual: unknown,
+  path: string,
+  root: boolean,
+  ctx: Ctx,
+): void {
   actual = normalizeMap(actual);
   const op = specialOperatorOf(expected);
   if (op !== undefined) {
@@ -110,9 +138,11 @@ function matchValue(expected: unknown, actual: unknown, path: string, root: bool
       const keyOp = specialOperatorOf(value);
       if (keyOp === '$$exists') {
         const want = (value as Doc)['$$exists'];
-        if (typeof want !== 'boolean') throw new TestFileError(`${childPath}: $$exists takes a boolean`);
+        if (typeof want !== 'boolean')
+          throw new TestFileError(`${childPath}: $$exists takes a boolean`);
         if (want && !present) throw new MatchError(childPath, 'expected the field to exist');
-        if (!want && present) throw new MatchError(childPath, `expected no such field, got ${show(actual[key])}`);
+        if (!want && present)
+          throw new MatchError(childPath, `expected no such field, got ${show(actual[key])}`);
         continue;
       }
       if (keyOp === '$$unsetOrMatches') {
@@ -124,24 +154,34 @@ function matchValue(expected: unknown, actual: unknown, path: string, root: bool
       matchValue(value, actual[key], childPath, false, ctx);
     }
     if (!root && !ctx.lax) {
-      const extra = Object.keys(actual).filter((k) => actual[k] !== undefined && !Object.hasOwn(expected, k));
+      const extra = Object.keys(actual).filter(
+        (k) => actual[k] !== undefined && !Object.hasOwn(expected, k),
+      );
       if (extra.length > 0) {
-        throw new MatchError(path, `unexpected field(s) ${extra.join(', ')} in nested document ${show(actual)}`);
+        throw new MatchError(
+          path,
+          `unexpected field(s) ${extra.join(', ')} in nested document ${show(actual)}`,
+        );
       }
     }
     return;
   }
   if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) throw new MatchError(path, `expected an array, got ${show(actual)}`);
+    if (!Array.isArray(actual))
+      throw new MatchError(path, `expected an array, got ${show(actual)}`);
     if (actual.length !== expected.length) {
-      throw new MatchError(path, `expected ${expected.length} element(s), got ${actual.length}: ${show(actual)}`);
+      throw new MatchError(
+        path,
+        `expected ${expected.length} element(s), got ${actual.length}: ${show(actual)}`,
+      );
     }
     expected.forEach((e, i) => matchValue(e, actual[i], `${path}[${i}]`, false, ctx));
     return;
   }
   if (actual === undefined) throw new MatchError(path, `missing; expected ${show(expected)}`);
   const diff = scalarDifference(expected, actual);
-  if (diff !== undefined) throw new MatchError(path, `${diff}: expected ${show(expected)}, got ${show(actual)}`);
+  if (diff !== undefined)
+    throw new MatchError(path, `${diff}: expected ${show(expected)}, got ${show(actual)}`);
 }
 
 function hexToBytes(hex: unknown, where: string): Uint8Array {
@@ -159,25 +199,42 @@ function actualBytes(v: unknown): Uint8Array | undefined {
   return undefined;
 }
 
-function specialOperator(op: string, arg: unknown, actual: unknown, path: string, root: boolean, ctx: Ctx): void {
+function specialOperator(
+  op: string,
+  arg: unknown,
+  actual: unknown,
+  path: string,
+  root: boolean,
+  ctx: Ctx,
+): void {
   const entities = ctx.entities;
-  if (!SPECIAL_OPERATORS.has(op)) throw new TestFileError(`${path}: unknown special operator ${op}`);
+  if (!SPECIAL_OPERATORS.has(op))
+    throw new TestFileError(`${path}: unknown special operator ${op}`);
   switch (op) {
     case '$$exists': {
       // Normally handled by the enclosing document; as a bare value it concerns `actual` itself.
       if (typeof arg !== 'boolean') throw new TestFileError(`${path}: $$exists takes a boolean`);
-      if (arg !== (actual !== undefined)) throw new MatchError(path, arg ? 'expected a value' : `expected no value, got ${show(actual)}`);
+      if (arg !== (actual !== undefined))
+        throw new MatchError(
+          path,
+          arg ? 'expected a value' : `expected no value, got ${show(actual)}`,
+        );
       return;
     }
     case '$$type': {
       const names = Array.isArray(arg) ? arg : [arg];
       for (const n of names) {
-        if (typeof n !== 'string' || !TYPE_NAMES.has(n)) throw new TestFileError(`${path}: unknown $$type name ${show(n)}`);
+        if (typeof n !== 'string' || !TYPE_NAMES.has(n))
+          throw new TestFileError(`${path}: unknown $$type name ${show(n)}`);
       }
-      if (actual === undefined) throw new MatchError(path, `missing; expected a value of type ${names.join('|')}`);
+      if (actual === undefined)
+        throw new MatchError(path, `missing; expected a value of type ${names.join('|')}`);
       const have = possibleTypes(actual);
       if (!names.some((n) => have.has(n as string))) {
-        throw new MatchError(path, `expected type ${names.join('|')}, got ${[...have].join('|') || 'unknown'} ${show(actual)}`);
+        throw new MatchError(
+          path,
+          `expected type ${names.join('|')}, got ${[...have].join('|') || 'unknown'} ${show(actual)}`,
+        );
       }
       return;
     }
@@ -186,8 +243,10 @@ function specialOperator(op: string, arg: unknown, actual: unknown, path: string
       matchValue(arg, actual, path, root, ctx);
       return;
     case '$$matchesEntity': {
-      if (typeof arg !== 'string') throw new TestFileError(`${path}: $$matchesEntity takes an entity name`);
-      if (entities === undefined) throw new TestFileError(`${path}: $$matchesEntity needs an entity map`);
+      if (typeof arg !== 'string')
+        throw new TestFileError(`${path}: $$matchesEntity takes an entity name`);
+      if (entities === undefined)
+        throw new TestFileError(`${path}: $$matchesEntity needs an entity map`);
       matchValue(entities.entityValue(arg), actual, path, root, ctx);
       return;
     }
@@ -196,32 +255,44 @@ function specialOperator(op: string, arg: unknown, actual: unknown, path: string
       const got = actualBytes(actual);
       if (got === undefined) throw new MatchError(path, `expected bytes, got ${show(actual)}`);
       if (!bytesEqual(want, got)) {
-        throw new MatchError(path, `expected bytes ${Buffer.from(want).toString('hex')}, got ${Buffer.from(got).toString('hex')}`);
+        throw new MatchError(
+          path,
+          `expected bytes ${Buffer.from(want).toString('hex')}, got ${Buffer.from(got).toString('hex')}`,
+        );
       }
       return;
     }
     case '$$sessionLsid': {
-      if (typeof arg !== 'string') throw new TestFileError(`${path}: $$sessionLsid takes a session entity name`);
-      if (entities === undefined) throw new TestFileError(`${path}: $$sessionLsid needs an entity map`);
+      if (typeof arg !== 'string')
+        throw new TestFileError(`${path}: $$sessionLsid takes a session entity name`);
+      if (entities === undefined)
+        throw new TestFileError(`${path}: $$sessionLsid needs an entity map`);
       const lsid = entities.sessionLsid(arg);
       if (actual === undefined) throw new MatchError(path, `missing; expected the lsid of ${arg}`);
       try {
         matchValue(lsid, actual, path, false, ctx);
       } catch (e) {
-        if (e instanceof MatchError) throw new MatchError(path, `expected the lsid of session ${arg} ${show(lsid)}, got ${show(actual)}`);
+        if (e instanceof MatchError)
+          throw new MatchError(
+            path,
+            `expected the lsid of session ${arg} ${show(lsid)}, got ${show(actual)}`,
+          );
         throw e;
       }
       return;
     }
     case '$$lte': {
       if (!isNumeric(arg)) throw new TestFileError(`${path}: $$lte takes a number`);
-      if (!isNumeric(actual)) throw new MatchError(path, `expected a number <= ${show(arg)}, got ${show(actual)}`);
+      if (!isNumeric(actual))
+        throw new MatchError(path, `expected a number <= ${show(arg)}, got ${show(actual)}`);
       const c = compareNumeric(actual, arg);
-      if (c === undefined || c > 0) throw new MatchError(path, `expected a number <= ${show(arg)}, got ${show(actual)}`);
+      if (c === undefined || c > 0)
+        throw new MatchError(path, `expected a number <= ${show(arg)}, got ${show(actual)}`);
       return;
     }
     case '$$matchAsDocument': {
-      if (typeof actual !== 'string') throw new MatchError(path, `expected an Extended JSON string, got ${show(actual)}`);
+      if (typeof actual !== 'string')
+        throw new MatchError(path, `expected an Extended JSON string, got ${show(actual)}`);
       let parsed: unknown;
       try {
         parsed = EJSON.parse(actual, { relaxed: false });
@@ -233,7 +304,8 @@ function specialOperator(op: string, arg: unknown, actual: unknown, path: string
     }
     case '$$matchAsRoot': {
       if (!isDocument(arg)) throw new TestFileError(`${path}: $$matchAsRoot takes a document`);
-      if (!isDocument(actual)) throw new MatchError(path, `expected a document, got ${show(actual)}`);
+      if (!isDocument(actual))
+        throw new MatchError(path, `expected a document, got ${show(actual)}`);
       matchValue(arg, actual, path, true, ctx);
       return;
     }

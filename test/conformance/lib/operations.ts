@@ -2,18 +2,36 @@
 // test runner operations. Each proxies the Node driver's API; results are converted to the
 // documents the specs describe. An operation not listed here fails the test.
 
+import type { Db, GridFSBucket, MongoClient } from 'mongodb';
 import {
-  ChangeStream, ClientSession, Collection, Db, GridFSBucket, MongoClient, MongoRuntimeError,
-  type AbstractCursor, type AnyBulkWriteOperation, type ClientBulkWriteModel, type Document,
+  ChangeStream,
+  ClientSession,
+  Collection,
+  MongoRuntimeError,
+  type AbstractCursor,
+  type AnyBulkWriteOperation,
+  type ClientBulkWriteModel,
+  type Document,
 } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Doc, isDocument, show, toJsNumber } from './bson-values.js';
 import { driverArgs, withCommonOptions } from './args.js';
-import { type ClientEntity, type EntityMap, UnsupportedError, transactionOptions, type ClientDefaults } from './entities.js';
+import {
+  type ClientEntity,
+  type EntityMap,
+  UnsupportedError,
+  transactionOptions,
+  type ClientDefaults,
+} from './entities.js';
 import { countMatchingEvents } from './expect-events.js';
 import { MatchError, TestFileError } from './match.js';
 import {
-  bulkWriteResult, clientBulkWriteResult, deleteResult, insertManyResult, insertOneResult, updateResult,
+  bulkWriteResult,
+  clientBulkWriteResult,
+  deleteResult,
+  insertManyResult,
+  insertOneResult,
+  updateResult,
 } from './results.js';
 
 export interface OperationResult {
@@ -39,7 +57,8 @@ export interface TestScope {
 type Args = Doc;
 type Op<T> = (target: T, args: Args, scope: TestScope) => Promise<OperationResult>;
 
-const result = (value: unknown, rootElements = false): OperationResult => (rootElements ? { value, rootElements } : { value });
+const result = (value: unknown, rootElements = false): OperationResult =>
+  rootElements ? { value, rootElements } : { value };
 const none: OperationResult = { value: undefined };
 
 /** Resolves `session` and (unless `plain`) the common read/write options; converts option numbers. */
@@ -50,7 +69,11 @@ function prepare(raw: unknown, scope: TestScope, plain = false): Args {
   return args;
 }
 
-function take<K extends string>(args: Args, required: readonly K[], op: string): Record<K, unknown> & { rest: Args } {
+function take<K extends string>(
+  args: Args,
+  required: readonly K[],
+  op: string,
+): Record<K, unknown> & { rest: Args } {
   const rest: Args = { ...args };
   const out = {} as Record<K, unknown>;
   for (const k of required) {
@@ -58,15 +81,24 @@ function take<K extends string>(args: Args, required: readonly K[], op: string):
     delete rest[k];
   }
   for (const k of required) {
-    if (out[k] === undefined && !OPTIONAL_POSITIONAL.has(`${op}.${k}`)) throw new TestFileError(`${op} requires argument ${k}`);
+    if (out[k] === undefined && !OPTIONAL_POSITIONAL.has(`${op}.${k}`))
+      throw new TestFileError(`${op} requires argument ${k}`);
   }
   return Object.assign(out, { rest });
 }
 
 const OPTIONAL_POSITIONAL = new Set([
-  'find.filter', 'findOne.filter', 'countDocuments.filter', 'count.filter', 'createFindCursor.filter',
-  'listCollections.filter', 'listCollectionNames.filter', 'createChangeStream.pipeline', 'aggregate.pipeline',
-  'deleteMany.filter', 'distinct.filter',
+  'find.filter',
+  'findOne.filter',
+  'countDocuments.filter',
+  'count.filter',
+  'createFindCursor.filter',
+  'listCollections.filter',
+  'listCollectionNames.filter',
+  'createChangeStream.pipeline',
+  'aggregate.pipeline',
+  'deleteMany.filter',
+  'distinct.filter',
 ]);
 
 /** The spec's cursorType option → the driver's tailable / awaitData options. */
@@ -82,18 +114,25 @@ function cursorTypeOptions(rest: Args): void {
 function returnDocument(rest: Args): void {
   if (rest.returnDocument === undefined) return;
   const v = String(rest.returnDocument).toLowerCase();
-  if (v !== 'before' && v !== 'after') throw new TestFileError(`returnDocument must be Before or After, got ${show(rest.returnDocument)}`);
+  if (v !== 'before' && v !== 'after')
+    throw new TestFileError(
+      `returnDocument must be Before or After, got ${show(rest.returnDocument)}`,
+    );
   rest.returnDocument = v;
 }
 
 /** Creates the server-side cursor without advancing the driver cursor (spec: createFindCursor etc.). */
 async function initCursor(cursor: AbstractCursor): Promise<void> {
   const init = (cursor as unknown as { cursorInit?: () => Promise<void> }).cursorInit;
-  if (typeof init !== 'function') throw new UnsupportedError('this driver version does not expose cursorInit()');
+  if (typeof init !== 'function')
+    throw new UnsupportedError('this driver version does not expose cursorInit()');
   await init.call(cursor);
 }
 
-async function createChangeStream(watchable: MongoClient | Db | Collection, args: Args): Promise<OperationResult> {
+async function createChangeStream(
+  watchable: MongoClient | Db | Collection,
+  args: Args,
+): Promise<OperationResult> {
   const { pipeline, rest } = take(args, ['pipeline'], 'createChangeStream');
   const stream = watchable.watch((pipeline ?? []) as Document[], rest);
   try {
@@ -111,9 +150,14 @@ async function createChangeStream(watchable: MongoClient | Db | Collection, args
 function bulkModels(requests: unknown): AnyBulkWriteOperation[] {
   if (!Array.isArray(requests)) throw new TestFileError('requests must be an array');
   return requests.map((r) => {
-    if (!isDocument(r) || Object.keys(r).length !== 1) throw new TestFileError(`malformed write model ${show(r)}`);
+    if (!isDocument(r) || Object.keys(r).length !== 1)
+      throw new TestFileError(`malformed write model ${show(r)}`);
     const [name] = Object.keys(r);
-    if (!['insertOne', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany'].includes(name ?? '')) {
+    if (
+      !['insertOne', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany'].includes(
+        name ?? '',
+      )
+    ) {
       throw new TestFileError(`unknown write model ${String(name)}`);
     }
     return r as unknown as AnyBulkWriteOperation;
@@ -150,7 +194,8 @@ const collectionOps: Record<string, Op<Collection>> = {
   },
   async distinct(c, a) {
     const { fieldName, filter, rest } = take(a, ['fieldName', 'filter'], 'distinct');
-    if (typeof fieldName !== 'string') throw new TestFileError('distinct.fieldName must be a string');
+    if (typeof fieldName !== 'string')
+      throw new TestFileError('distinct.fieldName must be a string');
     return result(await c.distinct(fieldName, (filter ?? {}) as Document, rest));
   },
   async find(c, a) {
@@ -164,17 +209,29 @@ const collectionOps: Record<string, Op<Collection>> = {
   },
   async findOneAndDelete(c, a) {
     const { filter, rest } = take(a, ['filter'], 'findOneAndDelete');
-    return result(await c.findOneAndDelete(filter as Document, { ...rest, includeResultMetadata: false }));
+    return result(
+      await c.findOneAndDelete(filter as Document, { ...rest, includeResultMetadata: false }),
+    );
   },
   async findOneAndReplace(c, a) {
     const { filter, replacement, rest } = take(a, ['filter', 'replacement'], 'findOneAndReplace');
     returnDocument(rest);
-    return result(await c.findOneAndReplace(filter as Document, replacement as Document, { ...rest, includeResultMetadata: false }));
+    return result(
+      await c.findOneAndReplace(filter as Document, replacement as Document, {
+        ...rest,
+        includeResultMetadata: false,
+      }),
+    );
   },
   async findOneAndUpdate(c, a) {
     const { filter, update, rest } = take(a, ['filter', 'update'], 'findOneAndUpdate');
     returnDocument(rest);
-    return result(await c.findOneAndUpdate(filter as Document, update as Document, { ...rest, includeResultMetadata: false }));
+    return result(
+      await c.findOneAndUpdate(filter as Document, update as Document, {
+        ...rest,
+        includeResultMetadata: false,
+      }),
+    );
   },
   async insertMany(c, a) {
     const { documents, rest } = take(a, ['documents'], 'insertMany');
@@ -187,7 +244,9 @@ const collectionOps: Record<string, Op<Collection>> = {
   },
   async replaceOne(c, a) {
     const { filter, replacement, rest } = take(a, ['filter', 'replacement'], 'replaceOne');
-    return result(updateResult(await c.replaceOne(filter as Document, replacement as Document, rest)));
+    return result(
+      updateResult(await c.replaceOne(filter as Document, replacement as Document, rest)),
+    );
   },
   async updateMany(c, a) {
     const { filter, update, rest } = take(a, ['filter', 'update'], 'updateMany');
@@ -239,7 +298,10 @@ const collectionOps: Record<string, Op<Collection>> = {
     const { map, reduce, out, rest } = take(a, ['map', 'reduce', 'out'], 'mapReduce');
     const { session, ...fields } = rest;
     const db = (c as unknown as { s: { db: Db } }).s.db;
-    const reply = await db.command({ mapReduce: c.collectionName, map, reduce, out, ...fields }, session instanceof ClientSession ? { session } : {});
+    const reply = await db.command(
+      { mapReduce: c.collectionName, map, reduce, out, ...fields },
+      session instanceof ClientSession ? { session } : {},
+    );
     return result(isDocument(out) && 'inline' in out ? reply.results : reply);
   },
 };
@@ -250,14 +312,17 @@ const collectionOps: Record<string, Op<Collection>> = {
 async function cursorCommand(db: Db, a: Args, name: string): Promise<AbstractCursor> {
   const { command, commandName, rest } = take(a, ['command', 'commandName'], name);
   if (!isDocument(command)) throw new TestFileError(`${name}.command must be a document`);
-  if (typeof commandName !== 'string') throw new TestFileError(`${name}.commandName must be a string`);
+  if (typeof commandName !== 'string')
+    throw new TestFileError(`${name}.commandName must be a string`);
   const { batchSize, maxTimeMS, comment, cursorType, timeoutMode, ...options } = rest;
   const opts: Doc = { ...options };
   if (timeoutMode !== undefined) opts.timeoutMode = timeoutMode;
   if (cursorType !== undefined) {
     if (cursorType === 'tailable') opts.tailable = true;
-    else if (cursorType === 'tailableAwait') Object.assign(opts, { tailable: true, awaitData: true });
-    else if (cursorType !== 'nonTailable') throw new TestFileError(`unknown cursorType ${show(cursorType)}`);
+    else if (cursorType === 'tailableAwait')
+      Object.assign(opts, { tailable: true, awaitData: true });
+    else if (cursorType !== 'nonTailable')
+      throw new TestFileError(`unknown cursorType ${show(cursorType)}`);
   }
   const cursor = db.runCursorCommand(command, opts);
   if (typeof batchSize === 'number') cursor.setBatchSize(batchSize);
@@ -270,7 +335,8 @@ const databaseOps: Record<string, Op<Db>> = {
   async runCommand(db, a) {
     const { command, commandName, rest } = take(a, ['command', 'commandName'], 'runCommand');
     if (!isDocument(command)) throw new TestFileError('runCommand.command must be a document');
-    if (typeof commandName !== 'string') throw new TestFileError('runCommand.commandName must be a string');
+    if (typeof commandName !== 'string')
+      throw new TestFileError('runCommand.commandName must be a string');
     return result(await db.command(command, rest));
   },
   async runCursorCommand(db, a) {
@@ -304,13 +370,22 @@ const databaseOps: Record<string, Op<Db>> = {
   },
   async listCollectionNames(db, a) {
     const { filter, rest } = take(a, ['filter'], 'listCollectionNames');
-    return result((await db.listCollections((filter ?? {}) as Document, { ...rest, nameOnly: true }).toArray()).map((c) => c.name));
+    return result(
+      (
+        await db.listCollections((filter ?? {}) as Document, { ...rest, nameOnly: true }).toArray()
+      ).map((c) => c.name),
+    );
   },
   async modifyCollection(db, a) {
     // No driver helper: the collMod command with the given fields.
     const { collection, rest } = take(a, ['collection'], 'modifyCollection');
     const { session, ...fields } = rest;
-    return result(await db.command({ collMod: collection, ...fields }, session instanceof ClientSession ? { session } : {}));
+    return result(
+      await db.command(
+        { collMod: collection, ...fields },
+        session instanceof ClientSession ? { session } : {},
+      ),
+    );
   },
   async dropDatabase(db, a) {
     await db.dropDatabase(a);
@@ -324,10 +399,16 @@ const databaseOps: Record<string, Op<Db>> = {
 function clientModels(models: unknown): ClientBulkWriteModel[] {
   if (!Array.isArray(models)) throw new TestFileError('models must be an array');
   return models.map((m) => {
-    if (!isDocument(m) || Object.keys(m).length !== 1) throw new TestFileError(`malformed write model ${show(m)}`);
+    if (!isDocument(m) || Object.keys(m).length !== 1)
+      throw new TestFileError(`malformed write model ${show(m)}`);
     const [name] = Object.keys(m);
     const body = m[name as string];
-    if (!['insertOne', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany'].includes(name ?? '') || !isDocument(body)) {
+    if (
+      !['insertOne', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany'].includes(
+        name ?? '',
+      ) ||
+      !isDocument(body)
+    ) {
       throw new TestFileError(`unknown write model ${String(name)}`);
     }
     return { name, ...body } as unknown as ClientBulkWriteModel;
@@ -343,7 +424,10 @@ const clientOps: Record<string, Op<ClientEntity>> = {
     return result(r.databases, true);
   },
   async listDatabaseNames(c, a) {
-    const r = await c.client.db('admin').admin().listDatabases({ ...a, nameOnly: true });
+    const r = await c.client
+      .db('admin')
+      .admin()
+      .listDatabases({ ...a, nameOnly: true });
     return result(r.databases.map((d) => d.name));
   },
   async dropDatabase(c, a) {
@@ -386,10 +470,14 @@ const sessionOps: Record<string, Op<ClientSession>> = {
   },
   async withTransaction(s, a, scope) {
     const { callback, rest } = take(a, ['callback'], 'withTransaction');
-    if (!Array.isArray(callback)) throw new TestFileError('withTransaction.callback must be an array of operations');
-    await s.withTransaction(async () => {
-      for (const op of callback) await scope.execute(op, { inCallback: true });
-    }, transactionOptions(stripSession(rest)));
+    if (!Array.isArray(callback))
+      throw new TestFileError('withTransaction.callback must be an array of operations');
+    await s.withTransaction(
+      async () => {
+        for (const op of callback) await scope.execute(op, { inCallback: true });
+      },
+      transactionOptions(stripSession(rest)),
+    );
     return none;
   },
 };
@@ -404,11 +492,16 @@ function stripSession(a: Args): Args {
 // GridFS bucket
 
 function hexSource(source: unknown): Buffer {
-  if (!isDocument(source) || typeof source.$$hexBytes !== 'string' || Object.keys(source).length !== 1) {
+  if (
+    !isDocument(source) ||
+    typeof source.$$hexBytes !== 'string' ||
+    Object.keys(source).length !== 1
+  ) {
     throw new TestFileError(`upload source must be {$$hexBytes: <string>}, got ${show(source)}`);
   }
   const hex = source.$$hexBytes;
-  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) throw new TestFileError(`malformed $$hexBytes ${show(hex)}`);
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex))
+    throw new TestFileError(`malformed $$hexBytes ${show(hex)}`);
   return Buffer.from(hex, 'hex');
 }
 
@@ -422,7 +515,8 @@ async function writeStream(stream: NodeJS.WritableStream, bytes: Buffer): Promis
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  for await (const chunk of stream)
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
   return Buffer.concat(chunks);
 }
 
@@ -463,7 +557,8 @@ const bucketOps: Record<string, Op<GridFSBucket>> = {
     // The Node driver has no deleteByName; delete every revision, as the GridFS spec describes.
     const { filename, rest } = take(a, ['filename'], 'deleteByName');
     const files = await filesNamed(b, filename, rest.session);
-    if (files.length === 0) throw new MongoRuntimeError(`File not found for filename: ${String(filename)}`);
+    if (files.length === 0)
+      throw new MongoRuntimeError(`File not found for filename: ${String(filename)}`);
     for (const f of files) await b.delete(f._id as never, rest);
     return none;
   },
@@ -476,7 +571,8 @@ const bucketOps: Record<string, Op<GridFSBucket>> = {
     // The Node driver has no renameByName; rename every revision, as the GridFS spec describes.
     const { filename, newFilename, rest } = take(a, ['filename', 'newFilename'], 'renameByName');
     const files = await filesNamed(b, filename, rest.session);
-    if (files.length === 0) throw new MongoRuntimeError(`File not found for filename: ${String(filename)}`);
+    if (files.length === 0)
+      throw new MongoRuntimeError(`File not found for filename: ${String(filename)}`);
     for (const f of files) await b.rename(f._id as never, newFilename as string, rest);
     return none;
   },
@@ -493,7 +589,8 @@ const bucketOps: Record<string, Op<GridFSBucket>> = {
 // ---------------------------------------------------------------------------------------------
 // Cursors and change streams
 
-type Iterable = { kind: 'changeStream'; value: ChangeStream } | { kind: 'cursor'; value: AbstractCursor };
+type Iterable =
+  { kind: 'changeStream'; value: ChangeStream } | { kind: 'cursor'; value: AbstractCursor };
 
 const cursorOps: Record<string, Op<Iterable>> = {
   async iterateUntilDocumentOrError(c) {
@@ -534,13 +631,20 @@ function assertion(ok: boolean, what: string, message: string): void {
 }
 
 async function collectionNames(scope: TestScope, dbName: unknown): Promise<string[]> {
-  const list = await scope.internal.db(String(dbName)).listCollections({}, { nameOnly: true }).toArray();
+  const list = await scope.internal
+    .db(String(dbName))
+    .listCollections({}, { nameOnly: true })
+    .toArray();
   return list.map((c) => c.name);
 }
 
 async function indexNames(scope: TestScope, dbName: unknown, collName: unknown): Promise<string[]> {
   try {
-    const list = await scope.internal.db(String(dbName)).collection(String(collName)).listIndexes().toArray();
+    const list = await scope.internal
+      .db(String(dbName))
+      .collection(String(collName))
+      .listIndexes()
+      .toArray();
     return list.map((i) => String(i.name));
   } catch (e) {
     if ((e as { code?: unknown }).code === 26) return [];
@@ -553,10 +657,12 @@ function lastTwoLsids(scope: TestScope, clientName: unknown): [unknown, unknown]
   const started = client.commandStartedEvents();
   const last = started.at(-1);
   const prev = started.at(-2);
-  if (last === undefined || prev === undefined) throw new MatchError('lsid', `fewer than two commandStartedEvents observed on ${client.id}`);
+  if (last === undefined || prev === undefined)
+    throw new MatchError('lsid', `fewer than two commandStartedEvents observed on ${client.id}`);
   const l1 = (prev.command as Doc | undefined)?.lsid;
   const l2 = (last.command as Doc | undefined)?.lsid;
-  if (l1 === undefined || l2 === undefined) throw new MatchError('lsid', 'one of the last two commands has no lsid');
+  if (l1 === undefined || l2 === undefined)
+    throw new MatchError('lsid', 'one of the last two commands has no lsid');
   return [l1, l2];
 }
 
@@ -566,8 +672,13 @@ function sameLsid(a: unknown, b: unknown): boolean {
   return ha === hb;
 }
 
-async function enableFailPoint(scope: TestScope, client: MongoClient, failPoint: unknown): Promise<void> {
-  if (!isDocument(failPoint) || typeof failPoint.configureFailPoint !== 'string') throw new TestFileError('failPoint must be a configureFailPoint command');
+async function enableFailPoint(
+  scope: TestScope,
+  client: MongoClient,
+  failPoint: unknown,
+): Promise<void> {
+  if (!isDocument(failPoint) || typeof failPoint.configureFailPoint !== 'string')
+    throw new TestFileError('failPoint must be a configureFailPoint command');
   await client.db('admin').command(failPoint, { readPreference: 'primary' });
   scope.recordFailPoint(client, failPoint.configureFailPoint);
 }
@@ -580,7 +691,8 @@ const runnerOps: Record<string, (args: Doc, scope: TestScope) => Promise<Operati
   },
   async targetedFailPoint(a, scope) {
     const session = sessionOf(scope, a.session);
-    if (!session.isPinned) throw new MatchError('targetedFailPoint', 'the session is not pinned to a mongos');
+    if (!session.isPinned)
+      throw new MatchError('targetedFailPoint', 'the session is not pinned to a mongos');
     const client = scope.entities.session(a.session).client;
     await enableFailPoint(scope, client.client, a.failPoint);
     return none;
@@ -590,8 +702,13 @@ const runnerOps: Record<string, (args: Doc, scope: TestScope) => Promise<Operati
     if (want === undefined) throw new TestFileError(`unknown transaction state ${show(a.state)}`);
     const got = txnState(sessionOf(scope, a.session));
     // The driver distinguishes a commit of an empty transaction; the spec's "committed" covers both.
-    const ok = got === want || (want === 'TRANSACTION_COMMITTED' && got === 'TRANSACTION_COMMITTED_EMPTY');
-    assertion(ok, 'assertSessionTransactionState', `expected ${String(a.state)}, session is ${got}`);
+    const ok =
+      got === want || (want === 'TRANSACTION_COMMITTED' && got === 'TRANSACTION_COMMITTED_EMPTY');
+    assertion(
+      ok,
+      'assertSessionTransactionState',
+      `expected ${String(a.state)}, session is ${got}`,
+    );
     return none;
   },
   async assertSessionPinned(a, scope) {
@@ -603,49 +720,81 @@ const runnerOps: Record<string, (args: Doc, scope: TestScope) => Promise<Operati
     return none;
   },
   async assertSessionDirty(a, scope) {
-    const dirty = (sessionOf(scope, a.session).serverSession as unknown as { isDirty?: boolean } | undefined)?.isDirty === true;
+    const dirty =
+      (sessionOf(scope, a.session).serverSession as unknown as { isDirty?: boolean } | undefined)
+        ?.isDirty === true;
     assertion(dirty, 'assertSessionDirty', 'session is not dirty');
     return none;
   },
   async assertSessionNotDirty(a, scope) {
-    const dirty = (sessionOf(scope, a.session).serverSession as unknown as { isDirty?: boolean } | undefined)?.isDirty === true;
+    const dirty =
+      (sessionOf(scope, a.session).serverSession as unknown as { isDirty?: boolean } | undefined)
+        ?.isDirty === true;
     assertion(!dirty, 'assertSessionNotDirty', 'session is dirty');
     return none;
   },
   async assertSameLsidOnLastTwoCommands(a, scope) {
     const [x, y] = lastTwoLsids(scope, a.client);
-    assertion(sameLsid(x, y), 'assertSameLsidOnLastTwoCommands', `lsids differ: ${show(x)} vs ${show(y)}`);
+    assertion(
+      sameLsid(x, y),
+      'assertSameLsidOnLastTwoCommands',
+      `lsids differ: ${show(x)} vs ${show(y)}`,
+    );
     return none;
   },
   async assertDifferentLsidOnLastTwoCommands(a, scope) {
     const [x, y] = lastTwoLsids(scope, a.client);
-    assertion(!sameLsid(x, y), 'assertDifferentLsidOnLastTwoCommands', `both commands used lsid ${show(x)}`);
+    assertion(
+      !sameLsid(x, y),
+      'assertDifferentLsidOnLastTwoCommands',
+      `both commands used lsid ${show(x)}`,
+    );
     return none;
   },
   async assertCollectionExists(a, scope) {
     const names = await collectionNames(scope, a.databaseName);
-    assertion(names.includes(String(a.collectionName)), 'assertCollectionExists', `${String(a.databaseName)}.${String(a.collectionName)} does not exist (have ${names.join(', ')})`);
+    assertion(
+      names.includes(String(a.collectionName)),
+      'assertCollectionExists',
+      `${String(a.databaseName)}.${String(a.collectionName)} does not exist (have ${names.join(', ')})`,
+    );
     return none;
   },
   async assertCollectionNotExists(a, scope) {
     const names = await collectionNames(scope, a.databaseName);
-    assertion(!names.includes(String(a.collectionName)), 'assertCollectionNotExists', `${String(a.databaseName)}.${String(a.collectionName)} exists`);
+    assertion(
+      !names.includes(String(a.collectionName)),
+      'assertCollectionNotExists',
+      `${String(a.databaseName)}.${String(a.collectionName)} exists`,
+    );
     return none;
   },
   async assertIndexExists(a, scope) {
     const names = await indexNames(scope, a.databaseName, a.collectionName);
-    assertion(names.includes(String(a.indexName)), 'assertIndexExists', `index ${String(a.indexName)} does not exist (have ${names.join(', ')})`);
+    assertion(
+      names.includes(String(a.indexName)),
+      'assertIndexExists',
+      `index ${String(a.indexName)} does not exist (have ${names.join(', ')})`,
+    );
     return none;
   },
   async assertIndexNotExists(a, scope) {
     const names = await indexNames(scope, a.databaseName, a.collectionName);
-    assertion(!names.includes(String(a.indexName)), 'assertIndexNotExists', `index ${String(a.indexName)} exists`);
+    assertion(
+      !names.includes(String(a.indexName)),
+      'assertIndexNotExists',
+      `index ${String(a.indexName)} exists`,
+    );
     return none;
   },
   async assertNumberConnectionsCheckedOut(a, scope) {
     const client = scope.entities.getAs(a.client, 'client');
     const want = toJsNumber(a.connections);
-    assertion(client.checkedOut === want, 'assertNumberConnectionsCheckedOut', `expected ${String(want)} connections checked out, have ${client.checkedOut}`);
+    assertion(
+      client.checkedOut === want,
+      'assertNumberConnectionsCheckedOut',
+      `expected ${String(want)} connections checked out, have ${client.checkedOut}`,
+    );
     return none;
   },
   async createEntities(a, scope) {
@@ -663,7 +812,8 @@ const runnerOps: Record<string, (args: Doc, scope: TestScope) => Promise<Operati
     for (;;) {
       const n = countMatchingEvents(a.event, client, scope.entities);
       if (n >= want) return none;
-      if (Date.now() > until) throw new MatchError('waitForEvent', `waited for ${want} ${show(a.event)}, observed ${n}`);
+      if (Date.now() > until)
+        throw new MatchError('waitForEvent', `waited for ${want} ${show(a.event)}, observed ${n}`);
       await sleep(20);
     }
   },
@@ -695,7 +845,8 @@ const runnerOps: Record<string, (args: Doc, scope: TestScope) => Promise<Operati
     if (!Array.isArray(a.operations)) throw new TestFileError('loop.operations must be an array');
     const store = (name: unknown, init: () => unknown): void => {
       if (name === undefined) return;
-      if (!scope.entities.has(String(name))) scope.entities.set(String(name), { kind: 'bson', value: init() });
+      if (!scope.entities.has(String(name)))
+        scope.entities.set(String(name), { kind: 'bson', value: init() });
     };
     store(a.storeErrorsAsEntity, () => []);
     store(a.storeFailuresAsEntity, () => []);
@@ -713,13 +864,18 @@ const runnerOps: Record<string, (args: Doc, scope: TestScope) => Promise<Operati
         } catch (e) {
           const target = e instanceof MatchError ? failures : errors;
           if (target === undefined) throw e;
-          (scope.entities.entityValue(String(target)) as Doc[]).push({ error: String((e as Error).message ?? e), time: Date.now() / 1000 });
+          (scope.entities.entityValue(String(target)) as Doc[]).push({
+            error: String((e as Error).message ?? e),
+            time: Date.now() / 1000,
+          });
           break;
         }
       }
     }
-    if (a.storeIterationsAsEntity !== undefined) scope.entities.set(String(a.storeIterationsAsEntity), { kind: 'bson', value: iterations });
-    if (a.storeSuccessesAsEntity !== undefined) scope.entities.set(String(a.storeSuccessesAsEntity), { kind: 'bson', value: successes });
+    if (a.storeIterationsAsEntity !== undefined)
+      scope.entities.set(String(a.storeIterationsAsEntity), { kind: 'bson', value: iterations });
+    if (a.storeSuccessesAsEntity !== undefined)
+      scope.entities.set(String(a.storeSuccessesAsEntity), { kind: 'bson', value: successes });
     return none;
   },
 };
@@ -728,42 +884,91 @@ const runnerOps: Record<string, (args: Doc, scope: TestScope) => Promise<Operati
 // Dispatch
 
 /** Runs one operation and returns its (converted) result; throws what the operation throws. */
-export async function runOperation(name: string, object: string, rawArgs: unknown, scope: TestScope): Promise<OperationResult> {
+export async function runOperation(
+  name: string,
+  object: string,
+  rawArgs: unknown,
+  scope: TestScope,
+): Promise<OperationResult> {
   if (object === 'testRunner') {
     const f = runnerOps[name];
     if (f === undefined) throw new UnsupportedError(`unsupported test runner operation ${name}`);
-    if (rawArgs !== undefined && !isDocument(rawArgs)) throw new TestFileError('arguments must be a document');
+    if (rawArgs !== undefined && !isDocument(rawArgs))
+      throw new TestFileError('arguments must be a document');
     return f(rawArgs ?? {}, scope);
   }
   const entity = scope.entities.get(object);
   const args = (): Args => prepare(rawArgs, scope);
   switch (entity.kind) {
-    case 'collection': return dispatch(collectionOps, name, 'collection', entity.value, args(), scope);
-    case 'database': return dispatch(databaseOps, name, 'database', entity.value, args(), scope);
-    case 'client': return dispatch(clientOps, name, 'client', entity.value, args(), scope);
-    case 'session': return dispatch(sessionOps, name, 'session', entity.value, prepare(rawArgs, scope, true), scope);
-    case 'bucket': return dispatch(bucketOps, name, 'bucket', entity.value, args(), scope);
-    case 'changeStream': return dispatch(cursorOps, name, 'change stream', { kind: 'changeStream', value: entity.value }, args(), scope);
-    case 'cursor': return dispatch(cursorOps, name, 'cursor', { kind: 'cursor', value: entity.value }, args(), scope);
-    default: throw new UnsupportedError(`operations on ${entity.kind} entities are not supported`);
+    case 'collection':
+      return dispatch(collectionOps, name, 'collection', entity.value, args(), scope);
+    case 'database':
+      return dispatch(databaseOps, name, 'database', entity.value, args(), scope);
+    case 'client':
+      return dispatch(clientOps, name, 'client', entity.value, args(), scope);
+    case 'session':
+      return dispatch(
+        sessionOps,
+        name,
+        'session',
+        entity.value,
+        prepare(rawArgs, scope, true),
+        scope,
+      );
+    case 'bucket':
+      return dispatch(bucketOps, name, 'bucket', entity.value, args(), scope);
+    case 'changeStream':
+      return dispatch(
+        cursorOps,
+        name,
+        'change stream',
+        { kind: 'changeStream', value: entity.value },
+        args(),
+        scope,
+      );
+    case 'cursor':
+      return dispatch(
+        cursorOps,
+        name,
+        'cursor',
+        { kind: 'cursor', value: entity.value },
+        args(),
+        scope,
+      );
+    default:
+      throw new UnsupportedError(`operations on ${entity.kind} entities are not supported`);
   }
 }
 
-function dispatch<T>(table: Record<string, Op<T>>, name: string, what: string, target: T, args: Args, scope: TestScope): Promise<OperationResult> {
+function dispatch<T>(
+  table: Record<string, Op<T>>,
+  name: string,
+  what: string,
+  target: T,
+  args: Args,
+  scope: TestScope,
+): Promise<OperationResult> {
   const f = Object.hasOwn(table, name) ? table[name] : undefined;
   if (f === undefined) throw new UnsupportedError(`unsupported ${what} operation ${name}`);
   return f(target, args, scope);
 }
 
 /** Whether a result value may be stored as an entity, and as which kind. */
-export function entityForResult(value: unknown):
+export function entityForResult(
+  value: unknown,
+):
   | { kind: 'changeStream'; value: ChangeStream }
   | { kind: 'cursor'; value: AbstractCursor }
   | { kind: 'collection'; value: Collection }
   | { kind: 'bson'; value: unknown } {
   if (value instanceof ChangeStream) return { kind: 'changeStream', value };
   if (value instanceof Collection) return { kind: 'collection', value };
-  if (typeof value === 'object' && value !== null && typeof (value as { tryNext?: unknown }).tryNext === 'function' && typeof (value as { close?: unknown }).close === 'function') {
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { tryNext?: unknown }).tryNext === 'function' &&
+    typeof (value as { close?: unknown }).close === 'function'
+  ) {
     return { kind: 'cursor', value: value as AbstractCursor };
   }
   if (value === undefined) throw new TestFileError('the operation returned no result to save');

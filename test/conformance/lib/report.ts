@@ -17,7 +17,10 @@ export function testKey(r: Pick<TestResult, 'folder' | 'file' | 'description'>):
   return `${r.folder}/${r.file} :: ${r.description}`;
 }
 
-export function summarize(results: readonly TestResult[], folders: readonly string[]): FolderSummary[] {
+export function summarize(
+  results: readonly TestResult[],
+  folders: readonly string[],
+): FolderSummary[] {
   const out: FolderSummary[] = [];
   for (const folder of folders) {
     const rs = results.filter((r) => r.folder === folder);
@@ -35,7 +38,14 @@ export function summarize(results: readonly TestResult[], folders: readonly stri
 }
 
 export function formatTable(rows: readonly FolderSummary[]): string {
-  const total: FolderSummary = { folder: 'total', files: 0, tests: 0, passed: 0, failed: 0, skipped: 0 };
+  const total: FolderSummary = {
+    folder: 'total',
+    files: 0,
+    tests: 0,
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+  };
   for (const r of rows) {
     total.files += r.files;
     total.tests += r.tests;
@@ -44,9 +54,17 @@ export function formatTable(rows: readonly FolderSummary[]): string {
     total.skipped += r.skipped;
   }
   const header = ['folder', 'files', 'tests', 'passed', 'failed', 'skipped'];
-  const cells = [...rows, total].map((r) => [r.folder, String(r.files), String(r.tests), String(r.passed), String(r.failed), String(r.skipped)]);
+  const cells = [...rows, total].map((r) => [
+    r.folder,
+    String(r.files),
+    String(r.tests),
+    String(r.passed),
+    String(r.failed),
+    String(r.skipped),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
-  const line = (c: readonly string[]): string => c.map((x, i) => (i === 0 ? x.padEnd(widths[i] ?? 0) : x.padStart(widths[i] ?? 0))).join('  ');
+  const line = (c: readonly string[]): string =>
+    c.map((x, i) => (i === 0 ? x.padEnd(widths[i] ?? 0) : x.padStart(widths[i] ?? 0))).join('  ');
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   const body = cells.map(line);
   return [line(header), rule, ...body.slice(0, -1), rule, body.at(-1) ?? ''].join('\n');
@@ -74,7 +92,10 @@ export async function readExpected(path: string): Promise<string[]> {
     if ((e as { code?: unknown }).code === 'ENOENT') return [];
     throw e;
   }
-  return text.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '' && !l.startsWith('#'));
+  return text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
 export async function writeExpected(path: string, keys: Iterable<string>): Promise<void> {

@@ -16,7 +16,11 @@ export function insertManyResult(r: unknown): Doc | undefined {
 
 export function updateResult(r: unknown): Doc | undefined {
   if (!isObject(r)) return undefined;
-  const out: Doc = { matchedCount: r.matchedCount, modifiedCount: r.modifiedCount, upsertedCount: r.upsertedCount };
+  const out: Doc = {
+    matchedCount: r.matchedCount,
+    modifiedCount: r.modifiedCount,
+    upsertedCount: r.upsertedCount,
+  };
   if (r.upsertedId !== null && r.upsertedId !== undefined) out.upsertedId = r.upsertedId;
   return out;
 }
@@ -100,7 +104,8 @@ function indexMap(v: unknown): Doc | undefined {
 
 function mapEntries(v: unknown, f: (x: Record<string, unknown>) => Doc): Doc {
   const out: Doc = {};
-  const entries: Iterable<[unknown, unknown]> = v instanceof Map ? v : isObject(v) ? Object.entries(v) : [];
+  const entries: Iterable<[unknown, unknown]> =
+    v instanceof Map ? v : isObject(v) ? Object.entries(v) : [];
   for (const [k, val] of entries) out[String(k)] = isObject(val) ? f(val) : val;
   return out;
 }

@@ -4,7 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EJSON } from 'bson';
-import { MongoClient, MongoServerError, type MongoClientOptions } from 'mongodb';
+import type { MongoClient } from 'mongodb';
+import { MongoServerError, type MongoClientOptions } from 'mongodb';
 import { type Doc, exactDifference, isDocument, show, withoutRunSpecific } from './bson-values.js';
 import { EntityMap, UnsupportedError, type ClientDefaults } from './entities.js';
 import { checkExpectedError, isDriverError } from './expect-error.js';
@@ -44,27 +45,60 @@ export interface TestFilter {
   only?: ReadonlySet<string>;
 }
 
-const OPERATION_KEYS = new Set(['name', 'object', 'arguments', 'expectError', 'expectResult', 'ignoreResultAndError', 'saveResultAsEntity']);
-const TEST_KEYS = new Set(['description', 'runOnRequirements', 'skipReason', 'operations', 'expectEvents', 'expectLogMessages', 'outcome']);
+const OPERATION_KEYS = new Set([
+  'name',
+  'object',
+  'arguments',
+  'expectError',
+  'expectResult',
+  'ignoreResultAndError',
+  'saveResultAsEntity',
+]);
+const TEST_KEYS = new Set([
+  'description',
+  'runOnRequirements',
+  'skipReason',
+  'operations',
+  'expectEvents',
+  'expectLogMessages',
+  'outcome',
+]);
 
 /** Runs the tests of one file. Never throws: problems become failed tests. */
-export async function runFile(path: string, folder: string, env: RunEnv, filter: TestFilter, report: (r: TestResult) => void): Promise<void> {
+export async function runFile(
+  path: string,
+  folder: string,
+  env: RunEnv,
+  filter: TestFilter,
+  report: (r: TestResult) => void,
+): Promise<void> {
   const file = basename(path);
   let text: string;
   let parsed: Doc;
   try {
     text = await readFile(path, 'utf8');
     const p: unknown = EJSON.parse(text, { relaxed: false });
-    if (!isDocument(p) || !Array.isArray(p.tests)) throw new TestFileError('not a unified test file');
+    if (!isDocument(p) || !Array.isArray(p.tests))
+      throw new TestFileError('not a unified test file');
     parsed = p;
   } catch (e) {
-    report({ folder, file, description: '(file)', status: 'failed', reason: `cannot load: ${messageOf(e)}`, durationMs: 0 });
+    report({
+      folder,
+      file,
+      description: '(file)',
+      status: 'failed',
+      reason: `cannot load: ${messageOf(e)}`,
+      durationMs: 0,
+    });
     return;
   }
   const tests = (parsed.tests as unknown[]).filter(isDocument);
   const selected = tests.filter((t) => {
     const d = String(t.description);
-    return (filter.test === undefined || d.includes(filter.test)) && (filter.only === undefined || filter.only.has(d));
+    return (
+      (filter.test === undefined || d.includes(filter.test)) &&
+      (filter.only === undefined || filter.only.has(d))
+    );
   });
   if (selected.length === 0) return;
 
@@ -91,27 +125,42 @@ export async function runFile(path: string, folder: string, env: RunEnv, filter:
   }
 }
 
-async function fileLevelProblem(file: Doc, facts: ServerFacts): Promise<{ status: Status; reason: string } | undefined> {
+async function fileLevelProblem(
+  file: Doc,
+  facts: ServerFacts,
+): Promise<{ status: Status; reason: string } | undefined> {
   try {
     const [major, minor] = parseVersion(file.schemaVersion);
     if (major !== SUPPORTED_SCHEMA[0] || minor > SUPPORTED_SCHEMA[1]) {
-      return { status: 'failed', reason: `unsupported schemaVersion ${String(file.schemaVersion)} (runner supports ${SUPPORTED_SCHEMA.join('.')})` };
+      return {
+        status: 'failed',
+        reason: `unsupported schemaVersion ${String(file.schemaVersion)} (runner supports ${SUPPORTED_SCHEMA.join('.')})`,
+      };
     }
     const unmet = await requirementsUnmet(file.runOnRequirements, facts);
-    if (unmet !== undefined) return { status: 'skipped', reason: `file runOnRequirements: ${unmet}` };
+    if (unmet !== undefined)
+      return { status: 'skipped', reason: `file runOnRequirements: ${unmet}` };
   } catch (e) {
     return { status: 'failed', reason: messageOf(e) };
   }
   return undefined;
 }
 
-async function runTest(file: Doc, test: Doc, env: RunEnv): Promise<{ status: Status; reason?: string }> {
-  for (const k of Object.keys(test)) if (!TEST_KEYS.has(k)) return { status: 'failed', reason: `unknown test field ${k}` };
-  if (typeof test.skipReason === 'string') return { status: 'skipped', reason: `skipReason: ${test.skipReason}` };
+async function runTest(
+  file: Doc,
+  test: Doc,
+  env: RunEnv,
+): Promise<{ status: Status; reason?: string }> {
+  for (const k of Object.keys(test))
+    if (!TEST_KEYS.has(k)) return { status: 'failed', reason: `unknown test field ${k}` };
+  if (typeof test.skipReason === 'string')
+    return { status: 'skipped', reason: `skipReason: ${test.skipReason}` };
   const unmet = await requirementsUnmet(test.runOnRequirements, env.facts);
   if (unmet !== undefined) return { status: 'skipped', reason: `runOnRequirements: ${unmet}` };
-  if (test.expectLogMessages !== undefined) return { status: 'failed', reason: 'expectLogMessages is not supported by this runner' };
-  if (!Array.isArray(test.operations)) return { status: 'failed', reason: 'test has no operations array' };
+  if (test.expectLogMessages !== undefined)
+    return { status: 'failed', reason: 'expectLogMessages is not supported by this runner' };
+  if (!Array.isArray(test.operations))
+    return { status: 'failed', reason: 'test has no operations array' };
 
   const scope = new Scope(env);
   const deadline = Date.now() + env.testTimeoutMs;
@@ -120,7 +169,15 @@ async function runTest(file: Doc, test: Doc, env: RunEnv): Promise<{ status: Sta
   body.catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(`timed out after ${env.testTimeoutMs} ms${scope.currentOp === undefined ? '' : ` in ${scope.currentOp}`}`)), env.testTimeoutMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new TimeoutError(
+            `timed out after ${env.testTimeoutMs} ms${scope.currentOp === undefined ? '' : ` in ${scope.currentOp}`}`,
+          ),
+        ),
+      env.testTimeoutMs,
+    );
   });
   let failure: unknown;
   try {
@@ -179,7 +236,7 @@ async function killAllSessions(internal: MongoClient): Promise<void> {
   } catch (e) {
     const code = (e as { code?: unknown }).code;
     if (code === 11601 || code === 13 || code === 59) return;
-    throw new Error(`setup: killAllSessions failed: ${messageOf(e)}`);
+    throw new Error(`setup: killAllSessions failed: ${messageOf(e)}`, { cause: e });
   }
 }
 
@@ -189,7 +246,12 @@ async function setUpInitialData(internal: MongoClient, data: unknown): Promise<v
   if (data === undefined) return;
   if (!Array.isArray(data)) throw new TestFileError('initialData must be an array');
   for (const c of data) {
-    if (!isDocument(c) || typeof c.collectionName !== 'string' || typeof c.databaseName !== 'string' || !Array.isArray(c.documents)) {
+    if (
+      !isDocument(c) ||
+      typeof c.collectionName !== 'string' ||
+      typeof c.databaseName !== 'string' ||
+      !Array.isArray(c.documents)
+    ) {
       throw new TestFileError(`malformed collectionData ${show(c)}`);
     }
     const db = internal.db(c.databaseName);
@@ -197,21 +259,31 @@ async function setUpInitialData(internal: MongoClient, data: unknown): Promise<v
       try {
         await f();
       } catch (e) {
-        throw new Error(`setup: ${what} ${c.databaseName}.${String(c.collectionName)} failed: ${messageOf(e)}`);
+        throw new Error(
+          `setup: ${what} ${c.databaseName}.${String(c.collectionName)} failed: ${messageOf(e)}`,
+          {
+            cause: e,
+          },
+        );
       }
     };
     await step('drop', async () => {
       try {
         await db.command({ drop: c.collectionName, ...MAJORITY });
       } catch (e) {
-        if (!(e instanceof MongoServerError && (e.code === 26 || /ns not found/i.test(e.message)))) throw e;
+        if (!(e instanceof MongoServerError && (e.code === 26 || /ns not found/i.test(e.message))))
+          throw e;
       }
     });
     const createOptions = c.createOptions === undefined ? {} : c.createOptions;
     if (!isDocument(createOptions)) throw new TestFileError('createOptions must be a document');
-    await step('create', () => db.command({ create: c.collectionName, ...createOptions, ...MAJORITY }));
+    await step('create', () =>
+      db.command({ create: c.collectionName, ...createOptions, ...MAJORITY }),
+    );
     if (c.documents.length > 0) {
-      await step('insert', () => db.collection(c.collectionName as string).insertMany(c.documents as Doc[], MAJORITY));
+      await step('insert', () =>
+        db.collection(c.collectionName as string).insertMany(c.documents as Doc[], MAJORITY),
+      );
     }
   }
 }
@@ -219,7 +291,12 @@ async function setUpInitialData(internal: MongoClient, data: unknown): Promise<v
 async function checkOutcome(internal: MongoClient, outcome: unknown): Promise<void> {
   if (!Array.isArray(outcome)) throw new TestFileError('outcome must be an array');
   for (const c of outcome) {
-    if (!isDocument(c) || typeof c.collectionName !== 'string' || typeof c.databaseName !== 'string' || !Array.isArray(c.documents)) {
+    if (
+      !isDocument(c) ||
+      typeof c.collectionName !== 'string' ||
+      typeof c.databaseName !== 'string' ||
+      !Array.isArray(c.documents)
+    ) {
       throw new TestFileError(`malformed collectionData ${show(c)}`);
     }
     const actual = await internal
@@ -228,7 +305,11 @@ async function checkOutcome(internal: MongoClient, outcome: unknown): Promise<vo
       .find({}, { sort: { _id: 1 }, readConcern: { level: 'local' }, readPreference: 'primary' })
       .toArray();
     const diff = exactDifference(c.documents, actual);
-    if (diff !== undefined) throw new MatchError(`outcome ${c.databaseName}.${c.collectionName}`, `${diff}; collection holds ${show(actual, 600)}`);
+    if (diff !== undefined)
+      throw new MatchError(
+        `outcome ${c.databaseName}.${c.collectionName}`,
+        `${diff}; collection holds ${show(actual, 600)}`,
+      );
   }
 }
 
@@ -270,7 +351,11 @@ class Scope implements TestScope {
         // The client may be closed or broken by the test; this is a single server, so the
         // internal client reaches the same fail point.
         try {
-          await withTimeout(this.internal.db('admin').command(off), 5_000, 'configureFailPoint off');
+          await withTimeout(
+            this.internal.db('admin').command(off),
+            5_000,
+            'configureFailPoint off',
+          );
         } catch (e) {
           problems.push(`could not turn off fail point ${fp.name}: ${messageOf(e)}`);
         }
@@ -281,10 +366,12 @@ class Scope implements TestScope {
 
   async execute(op: unknown, opts: { inCallback: boolean }): Promise<void> {
     if (!isDocument(op)) throw new TestFileError('operation must be a document');
-    for (const k of Object.keys(op)) if (!OPERATION_KEYS.has(k)) throw new TestFileError(`unknown operation field ${k}`);
+    for (const k of Object.keys(op))
+      if (!OPERATION_KEYS.has(k)) throw new TestFileError(`unknown operation field ${k}`);
     const name = op.name;
     const object = op.object;
-    if (typeof name !== 'string' || typeof object !== 'string') throw new TestFileError('operation needs a name and an object');
+    if (typeof name !== 'string' || typeof object !== 'string')
+      throw new TestFileError('operation needs a name and an object');
     const label = `${object}.${name}`;
 
     let value: unknown;
@@ -300,13 +387,23 @@ class Scope implements TestScope {
       error = e;
     }
     // Runner problems are never "the expected error".
-    if (failed && (error instanceof TestFileError || error instanceof UnsupportedError || error instanceof MatchError)) throw error;
+    if (
+      failed &&
+      (error instanceof TestFileError ||
+        error instanceof UnsupportedError ||
+        error instanceof MatchError)
+    )
+      throw error;
 
     try {
       if (op.ignoreResultAndError === true) {
         // nothing to check
       } else if (op.expectError !== undefined) {
-        if (!failed) throw new MatchError(label, `expected an error, got result ${show(withoutRunSpecific(value))}`);
+        if (!failed)
+          throw new MatchError(
+            label,
+            `expected an error, got result ${show(withoutRunSpecific(value))}`,
+          );
         try {
           checkExpectedError(error, op.expectError, this.entities);
         } catch (e) {
@@ -326,7 +423,8 @@ class Scope implements TestScope {
           }
         }
         if (typeof op.saveResultAsEntity === 'string') {
-          if (value === undefined) throw new MatchError(label, `returned no result to save as ${op.saveResultAsEntity}`);
+          if (value === undefined)
+            throw new MatchError(label, `returned no result to save as ${op.saveResultAsEntity}`);
           this.entities.set(op.saveResultAsEntity, entityForResult(value));
         }
       }

@@ -2,7 +2,7 @@
 
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { MongoClient } from 'mongodb';
+import type { MongoClient } from 'mongodb';
 import { type Doc, isDocument } from './bson-values.js';
 import { type ServerFacts, type Topology } from './requirements.js';
 
@@ -21,7 +21,9 @@ const EMBED_TS = new URL('../../../src/embed/index.ts', import.meta.url);
 const EMBED_JS = new URL('../../../src/embed/index.js', import.meta.url);
 
 interface EmbedModule {
-  SecantusServer?: { start(options: { replSet: string }): Promise<{ uri: string; stop(): Promise<void> }> };
+  SecantusServer?: {
+    start(options: { replSet: string }): Promise<{ uri: string; stop(): Promise<void> }>;
+  };
 }
 
 /** Whether a server can be had at all: SECANTUS_URI, or the embed module exists. */
@@ -31,9 +33,12 @@ export function serverAvailable(): boolean {
 
 export async function acquireServer(topology: 'single' | 'replicaset'): Promise<ServerHandle> {
   const fromEnv = process.env.SECANTUS_URI;
-  if (fromEnv !== undefined && fromEnv !== '') return { uri: fromEnv, source: 'SECANTUS_URI', stop: async () => undefined };
+  if (fromEnv !== undefined && fromEnv !== '')
+    return { uri: fromEnv, source: 'SECANTUS_URI', stop: async () => undefined };
   if (!existsSync(fileURLToPath(EMBED_TS))) {
-    throw new NoServerError('no server: src/embed/index.ts does not exist and SECANTUS_URI is not set');
+    throw new NoServerError(
+      'no server: src/embed/index.ts does not exist and SECANTUS_URI is not set',
+    );
   }
   // A computed specifier: this file must load (and type-check) before the embed module exists.
   const specifier: string = EMBED_JS.href;
@@ -41,16 +46,27 @@ export async function acquireServer(topology: 'single' | 'replicaset'): Promise<
   if (mod.SecantusServer === undefined || typeof mod.SecantusServer.start !== 'function') {
     throw new NoServerError('src/embed/index.ts does not export SecantusServer.start');
   }
-  const server = await mod.SecantusServer.start({ replSet: topology === 'replicaset' ? 'rs0' : '' });
-  return { uri: server.uri, source: `in-process SecantusServer (${topology})`, stop: () => server.stop() };
+  const server = await mod.SecantusServer.start({
+    replSet: topology === 'replicaset' ? 'rs0' : '',
+  });
+  return {
+    uri: server.uri,
+    source: `in-process SecantusServer (${topology})`,
+    stop: () => server.stop(),
+  };
 }
 
 /** Version, topology and parameters of the server, as the runner's requirements see them. */
-export async function serverFacts(internal: MongoClient, uri: string): Promise<ServerFacts & { versionString: string }> {
+export async function serverFacts(
+  internal: MongoClient,
+  uri: string,
+): Promise<ServerFacts & { versionString: string }> {
   const admin = internal.db('admin');
   const hello = await admin.command({ hello: 1 }).catch(() => admin.command({ isMaster: 1 }));
   const build = await admin.command({ buildInfo: 1 });
-  const arr = Array.isArray(build.versionArray) ? build.versionArray.map((x: unknown) => Number(x)) : [];
+  const arr = Array.isArray(build.versionArray)
+    ? build.versionArray.map((x: unknown) => Number(x))
+    : [];
   const version: [number, number, number] = [arr[0] ?? 0, arr[1] ?? 0, arr[2] ?? 0];
   let topology: Topology = 'single';
   if (/[?&]loadBalanced=true/i.test(uri)) topology = 'load-balanced';

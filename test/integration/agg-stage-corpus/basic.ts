@@ -17,9 +17,30 @@ const articles: Document[] = [
 ];
 
 const books: Document[] = [
-  { _id: 1, title: 'abc123', isbn: '0001122223334', author: { last: 'zzz', first: 'aaa' }, copies: 5, lastModified: '2016-07-28' },
-  { _id: 2, title: 'Baked Goods', isbn: '9999999999999', author: { last: 'xyz', first: 'abc', middle: '' }, copies: 2, lastModified: '2017-07-21' },
-  { _id: 3, title: 'Ice Cream Cakes', isbn: '8888888888888', author: { last: 'xyz', first: 'abc', middle: 'mmm' }, copies: 5, lastModified: '2017-07-22' },
+  {
+    _id: 1,
+    title: 'abc123',
+    isbn: '0001122223334',
+    author: { last: 'zzz', first: 'aaa' },
+    copies: 5,
+    lastModified: '2016-07-28',
+  },
+  {
+    _id: 2,
+    title: 'Baked Goods',
+    isbn: '9999999999999',
+    author: { last: 'xyz', first: 'abc', middle: '' },
+    copies: 2,
+    lastModified: '2017-07-21',
+  },
+  {
+    _id: 3,
+    title: 'Ice Cream Cakes',
+    isbn: '8888888888888',
+    author: { last: 'xyz', first: 'abc', middle: 'mmm' },
+    copies: 5,
+    lastModified: '2017-07-22',
+  },
 ];
 
 const match: StageCase[] = [
@@ -34,7 +55,10 @@ const match: StageCase[] = [
     name: '$match $or then $group count',
     source: manual('operator/aggregation/match'),
     docs: articles,
-    pipeline: [{ $match: { $or: [{ score: { $gt: 70, $lt: 90 } }, { views: { $gte: 1000 } }] } }, { $group: { _id: null, count: { $sum: 1 } } }],
+    pipeline: [
+      { $match: { $or: [{ score: { $gt: 70, $lt: 90 } }, { views: { $gte: 1000 } }] } },
+      { $group: { _id: null, count: { $sum: 1 } } },
+    ],
     expected: [{ _id: null, count: 5 }],
   },
   {
@@ -49,7 +73,12 @@ const match: StageCase[] = [
     name: '$match after $sort and $match merge keep the sort',
     source: manual('operator/aggregation/match') + ' (pipeline optimization)',
     docs: articles,
-    pipeline: [{ $sort: { score: -1 } }, { $match: { views: { $gte: 999 } } }, { $match: { author: { $ne: 'ty' } } }, { $project: { _id: 1 } }],
+    pipeline: [
+      { $sort: { score: -1 } },
+      { $match: { views: { $gte: 999 } } },
+      { $match: { author: { $ne: 'ty' } } },
+      { $project: { _id: 1 } },
+    ],
     expected: [{ _id: 6 }, { _id: 3 }, { _id: 4 }],
   },
   {
@@ -60,8 +89,20 @@ const match: StageCase[] = [
     pipeline: [{ $match: {} }],
     expected: [],
   },
-  { name: '$match not an object', source: mongodSource('pipeline/document_source_match.cpp'), docs: [{ _id: 1 }], pipeline: [{ $match: 1 }], error: 15959 },
-  { name: '$match bad operator', source: mongodSource('matcher/expression_parser.cpp'), docs: [{ _id: 1 }], pipeline: [{ $match: { a: { $foo: 1 } } }], error: 2 },
+  {
+    name: '$match not an object',
+    source: mongodSource('pipeline/document_source_match.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $match: 1 }],
+    error: 15959,
+  },
+  {
+    name: '$match bad operator',
+    source: mongodSource('matcher/expression_parser.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $match: { a: { $foo: 1 } } }],
+    error: 2,
+  },
 ];
 
 const project: StageCase[] = [
@@ -84,7 +125,9 @@ const project: StageCase[] = [
     source: manual('operator/aggregation/project'),
     docs: [books[0] as Document],
     pipeline: [{ $project: { 'author.first': 0, lastModified: 0 } }],
-    expected: [{ _id: 1, title: 'abc123', isbn: '0001122223334', author: { last: 'zzz' }, copies: 5 }],
+    expected: [
+      { _id: 1, title: 'abc123', isbn: '0001122223334', author: { last: 'zzz' }, copies: 5 },
+    ],
   },
   {
     name: '$project conditionally excludes with $$REMOVE',
@@ -96,7 +139,13 @@ const project: StageCase[] = [
           title: 1,
           'author.first': 1,
           'author.last': 1,
-          'author.middle': { $cond: { if: { $eq: ['', '$author.middle'] }, then: '$$REMOVE', else: '$author.middle' } },
+          'author.middle': {
+            $cond: {
+              if: { $eq: ['', '$author.middle'] },
+              then: '$$REMOVE',
+              else: '$author.middle',
+            },
+          },
         },
       },
     ],
@@ -108,10 +157,30 @@ const project: StageCase[] = [
   },
   {
     name: '$project computed fields come after included ones',
-    source: manual('operator/aggregation/project') + '; ' + mongodSource('exec/inclusion_projection_executor.cpp'),
+    source:
+      manual('operator/aggregation/project') +
+      '; ' +
+      mongodSource('exec/inclusion_projection_executor.cpp'),
     docs: [books[0] as Document],
-    pipeline: [{ $project: { title: 1, isbn: { prefix: { $substr: ['$isbn', 0, 3] }, group: { $substr: ['$isbn', 3, 2] } }, lastName: '$author.last', copiesSold: '$copies' } }],
-    expected: [{ _id: 1, title: 'abc123', isbn: { prefix: '000', group: '11' }, lastName: 'zzz', copiesSold: 5 }],
+    pipeline: [
+      {
+        $project: {
+          title: 1,
+          isbn: { prefix: { $substr: ['$isbn', 0, 3] }, group: { $substr: ['$isbn', 3, 2] } },
+          lastName: '$author.last',
+          copiesSold: '$copies',
+        },
+      },
+    ],
+    expected: [
+      {
+        _id: 1,
+        title: 'abc123',
+        isbn: { prefix: '000', group: '11' },
+        lastName: 'zzz',
+        copiesSold: 5,
+      },
+    ],
   },
   {
     name: '$project new array fields, missing field as null',
@@ -122,10 +191,18 @@ const project: StageCase[] = [
   },
   {
     name: '$project embedded field in subdocuments and arrays of subdocuments',
-    source: manual('operator/aggregation/project') + ' (Include Specific Fields from Embedded Documents)',
+    source:
+      manual('operator/aggregation/project') + ' (Include Specific Fields from Embedded Documents)',
     docs: [
       { _id: 1, user: '1234', stop: { title: 'book1', author: 'xyz', page: 32 } },
-      { _id: 2, user: '7890', stop: [{ title: 'book2', author: 'abc', page: 5 }, { title: 'book3', author: 'ijk', page: 100 }] },
+      {
+        _id: 2,
+        user: '7890',
+        stop: [
+          { title: 'book2', author: 'abc', page: 5 },
+          { title: 'book3', author: 'ijk', page: 100 },
+        ],
+      },
     ],
     pipeline: [{ $project: { 'stop.title': 1 } }],
     expected: [
@@ -135,21 +212,85 @@ const project: StageCase[] = [
   },
   {
     name: '$project literal values and booleans',
-    source: manual('operator/aggregation/project') + ' (4.4: non-zero numbers include, other literals set)',
+    source:
+      manual('operator/aggregation/project') +
+      ' (4.4: non-zero numbers include, other literals set)',
     docs: [{ _id: 1, a: 1, b: 2, c: 3 }],
     pipeline: [{ $project: { a: true, b: 5, s: 'text', z: { $literal: 1 } } }],
     expected: [{ _id: 1, a: 1, b: 2, s: 'text', z: 1 }],
   },
-  { name: '$project empty', source: mongodSource('query/projection_parser.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: {} }], error: 51272 },
-  { name: '$project exclusion in inclusion', source: mongodSource('query/projection_parser.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: 1, b: 0 } }], error: 31254 },
-  { name: '$project inclusion in exclusion', source: mongodSource('query/projection_parser.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: 0, b: 1 } }], error: 31253 },
-  { name: '$project computed in exclusion', source: mongodSource('query/projection_parser.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: 0, b: { $add: ['$x', 1] } } }], error: 31252 },
-  { name: '$project field path in exclusion', source: mongodSource('query/projection_parser.cpp (parseLiteral)'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: 0, b: '$x' } }], error: 31310 },
-  { name: '$project path collision', source: mongodSource('query/projection_parser.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: 1, 'a.b': 1 } }], error: 31249 },
-  { name: '$project not an object', source: mongodSource('pipeline/document_source_project.cpp'), docs: [{ _id: 1 }], pipeline: [{ $project: 1 }], error: 15969 },
-  { name: '$project unknown expression', source: mongodSource('query/projection_parser.cpp (parseSubObject: neither an expression nor a field name)'), docs: [{ _id: 1 }], pipeline: [{ $project: { a: { $foo: 1 } } }], error: 31325 },
-  { name: '$project positional', source: mongodSource('query/projection_parser.cpp (parseElement)'), docs: [{ _id: 1, a: [1] }], pipeline: [{ $project: { 'a.$': 1 } }], error: 31324 },
-  { name: '$project $elemMatch', source: mongodSource('query/projection_parser.cpp (parseSubObjectAsExpression)'), docs: [{ _id: 1, a: [1] }], pipeline: [{ $project: { a: { $elemMatch: { $gt: 0 } } } }], error: 168 },
+  {
+    name: '$project empty',
+    source: mongodSource('query/projection_parser.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $project: {} }],
+    error: 51272,
+  },
+  {
+    name: '$project exclusion in inclusion',
+    source: mongodSource('query/projection_parser.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $project: { a: 1, b: 0 } }],
+    error: 31254,
+  },
+  {
+    name: '$project inclusion in exclusion',
+    source: mongodSource('query/projection_parser.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $project: { a: 0, b: 1 } }],
+    error: 31253,
+  },
+  {
+    name: '$project computed in exclusion',
+    source: mongodSource('query/projection_parser.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $project: { a: 0, b: { $add: ['$x', 1] } } }],
+    error: 31252,
+  },
+  {
+    name: '$project field path in exclusion',
+    source: mongodSource('query/projection_parser.cpp (parseLiteral)'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $project: { a: 0, b: '$x' } }],
+    error: 31310,
+  },
+  {
+    name: '$project path collision',
+    source: mongodSource('query/projection_parser.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $project: { a: 1, 'a.b': 1 } }],
+    error: 31249,
+  },
+  {
+    name: '$project not an object',
+    source: mongodSource('pipeline/document_source_project.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $project: 1 }],
+    error: 15969,
+  },
+  {
+    name: '$project unknown expression',
+    source: mongodSource(
+      'query/projection_parser.cpp (parseSubObject: neither an expression nor a field name)',
+    ),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $project: { a: { $foo: 1 } } }],
+    error: 31325,
+  },
+  {
+    name: '$project positional',
+    source: mongodSource('query/projection_parser.cpp (parseElement)'),
+    docs: [{ _id: 1, a: [1] }],
+    pipeline: [{ $project: { 'a.$': 1 } }],
+    error: 31324,
+  },
+  {
+    name: '$project $elemMatch',
+    source: mongodSource('query/projection_parser.cpp (parseSubObjectAsExpression)'),
+    docs: [{ _id: 1, a: [1] }],
+    pipeline: [{ $project: { a: { $elemMatch: { $gt: 0 } } } }],
+    error: 168,
+  },
 ];
 
 const scores: Document[] = [
@@ -167,8 +308,26 @@ const addFields: StageCase[] = [
       { $addFields: { totalScore: { $add: ['$totalHomework', '$totalQuiz', '$extraCredit'] } } },
     ],
     expected: [
-      { _id: 1, student: 'Maya', homework: [10, 5, 10], quiz: [10, 8], extraCredit: 0, totalHomework: 25, totalQuiz: 18, totalScore: 43 },
-      { _id: 2, student: 'Ryan', homework: [5, 6, 5], quiz: [8, 8], extraCredit: 8, totalHomework: 16, totalQuiz: 16, totalScore: 40 },
+      {
+        _id: 1,
+        student: 'Maya',
+        homework: [10, 5, 10],
+        quiz: [10, 8],
+        extraCredit: 0,
+        totalHomework: 25,
+        totalQuiz: 18,
+        totalScore: 43,
+      },
+      {
+        _id: 2,
+        student: 'Ryan',
+        homework: [5, 6, 5],
+        quiz: [8, 8],
+        extraCredit: 8,
+        totalHomework: 16,
+        totalQuiz: 16,
+        totalScore: 40,
+      },
     ],
   },
   {
@@ -189,8 +348,13 @@ const addFields: StageCase[] = [
     name: '$addFields appends to an array',
     source: manual('operator/aggregation/addFields') + ' (Add Element to an Array)',
     docs: scores,
-    pipeline: [{ $match: { _id: 1 } }, { $addFields: { homework: { $concatArrays: ['$homework', [7]] } } }],
-    expected: [{ _id: 1, student: 'Maya', homework: [10, 5, 10, 7], quiz: [10, 8], extraCredit: 0 }],
+    pipeline: [
+      { $match: { _id: 1 } },
+      { $addFields: { homework: { $concatArrays: ['$homework', [7]] } } },
+    ],
+    expected: [
+      { _id: 1, student: 'Maya', homework: [10, 5, 10, 7], quiz: [10, 8], extraCredit: 0 },
+    ],
   },
   {
     name: '$addFields removes a field with $$REMOVE',
@@ -219,12 +383,33 @@ const addFields: StageCase[] = [
     pipeline: [{ $set: { 'arr.y': 2 } }],
     expected: [{ _id: 1, arr: [{ y: 2 }, { x: 1, y: 2 }, [{ y: 2 }]] }],
   },
-  { name: '$addFields not an object', source: mongodSource('pipeline/document_source_add_fields.cpp'), docs: [{ _id: 1 }], pipeline: [{ $addFields: 'a' }], error: 40272 },
-  { name: '$set not an object', source: mongodSource('pipeline/document_source_add_fields.cpp'), docs: [{ _id: 1 }], pipeline: [{ $set: [1] }], error: 40272 },
+  {
+    name: '$addFields not an object',
+    source: mongodSource('pipeline/document_source_add_fields.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $addFields: 'a' }],
+    error: 40272,
+  },
+  {
+    name: '$set not an object',
+    source: mongodSource('pipeline/document_source_add_fields.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $set: [1] }],
+    error: 40272,
+  },
 ];
 
 const unsetBooks: Document[] = [
-  { _id: 1, title: 'Antelope Antics', isbn: '0001122223334', author: { last: 'An', first: 'Auntie' }, copies: [{ warehouse: 'A', qty: 5 }, { warehouse: 'B', qty: 15 }] },
+  {
+    _id: 1,
+    title: 'Antelope Antics',
+    isbn: '0001122223334',
+    author: { last: 'An', first: 'Auntie' },
+    copies: [
+      { warehouse: 'A', qty: 5 },
+      { warehouse: 'B', qty: 15 },
+    ],
+  },
 ];
 
 const unset: StageCase[] = [
@@ -233,18 +418,50 @@ const unset: StageCase[] = [
     source: manual('operator/aggregation/unset'),
     docs: unsetBooks,
     pipeline: [{ $unset: 'copies' }],
-    expected: [{ _id: 1, title: 'Antelope Antics', isbn: '0001122223334', author: { last: 'An', first: 'Auntie' } }],
+    expected: [
+      {
+        _id: 1,
+        title: 'Antelope Antics',
+        isbn: '0001122223334',
+        author: { last: 'An', first: 'Auntie' },
+      },
+    ],
   },
   {
     name: '$unset embedded fields, through arrays',
     source: manual('operator/aggregation/unset'),
     docs: unsetBooks,
     pipeline: [{ $unset: ['isbn', 'author.first', 'copies.warehouse'] }],
-    expected: [{ _id: 1, title: 'Antelope Antics', author: { last: 'An' }, copies: [{ qty: 5 }, { qty: 15 }] }],
+    expected: [
+      {
+        _id: 1,
+        title: 'Antelope Antics',
+        author: { last: 'An' },
+        copies: [{ qty: 5 }, { qty: 15 }],
+      },
+    ],
   },
-  { name: '$unset not a string or array', source: mongodSource('pipeline/document_source_project.cpp'), docs: [{ _id: 1 }], pipeline: [{ $unset: 1 }], error: 31002 },
-  { name: '$unset empty array', source: mongodSource('pipeline/document_source_project.cpp'), docs: [{ _id: 1 }], pipeline: [{ $unset: [] }], error: 31119 },
-  { name: '$unset array with a non-string', source: mongodSource('pipeline/document_source_project.cpp'), docs: [{ _id: 1 }], pipeline: [{ $unset: ['a', 1] }], error: 31120 },
+  {
+    name: '$unset not a string or array',
+    source: mongodSource('pipeline/document_source_project.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $unset: 1 }],
+    error: 31002,
+  },
+  {
+    name: '$unset empty array',
+    source: mongodSource('pipeline/document_source_project.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $unset: [] }],
+    error: 31119,
+  },
+  {
+    name: '$unset array with a non-string',
+    source: mongodSource('pipeline/document_source_project.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $unset: ['a', 1] }],
+    error: 31120,
+  },
 ];
 
 const sort: StageCase[] = [
@@ -280,7 +497,17 @@ const sort: StageCase[] = [
       { _id: 9, v: dec('3') },
     ],
     pipeline: [{ $sort: { v: 1, _id: 1 } }, { $project: { _id: 1 } }],
-    expected: [{ _id: 3 }, { _id: 6 }, { _id: 4 }, { _id: 2 }, { _id: 9 }, { _id: 1 }, { _id: 5 }, { _id: 7 }, { _id: 8 }],
+    expected: [
+      { _id: 3 },
+      { _id: 6 },
+      { _id: 4 },
+      { _id: 2 },
+      { _id: 9 },
+      { _id: 1 },
+      { _id: 5 },
+      { _id: 7 },
+      { _id: 8 },
+    ],
   },
   {
     name: '$sort on an array field uses the smallest element ascending, largest descending',
@@ -300,10 +527,34 @@ const sort: StageCase[] = [
     pipeline: [{ $sort: { views: -1, _id: 1 } }, { $limit: 3 }, { $project: { _id: 1 } }],
     expected: [{ _id: 4 }, { _id: 3 }, { _id: 7 }],
   },
-  { name: '$sort not an object', source: mongodSource('pipeline/document_source_sort.cpp'), docs: [{ _id: 1 }], pipeline: [{ $sort: 1 }], error: 15973 },
-  { name: '$sort empty', source: mongodSource('pipeline/document_source_sort.cpp'), docs: [{ _id: 1 }], pipeline: [{ $sort: {} }], error: 15976 },
-  { name: '$sort order not a number', source: mongodSource('query/sort_pattern.cpp'), docs: [{ _id: 1 }], pipeline: [{ $sort: { a: 'asc' } }], error: 15974 },
-  { name: '$sort order not 1 or -1', source: mongodSource('query/sort_pattern.cpp'), docs: [{ _id: 1 }], pipeline: [{ $sort: { a: 2 } }], error: 15975 },
+  {
+    name: '$sort not an object',
+    source: mongodSource('pipeline/document_source_sort.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $sort: 1 }],
+    error: 15973,
+  },
+  {
+    name: '$sort empty',
+    source: mongodSource('pipeline/document_source_sort.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $sort: {} }],
+    error: 15976,
+  },
+  {
+    name: '$sort order not a number',
+    source: mongodSource('query/sort_pattern.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $sort: { a: 'asc' } }],
+    error: 15974,
+  },
+  {
+    name: '$sort order not 1 or -1',
+    source: mongodSource('query/sort_pattern.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $sort: { a: 2 } }],
+    error: 15975,
+  },
 ];
 
 const limitSkip: StageCase[] = [
@@ -323,9 +574,17 @@ const limitSkip: StageCase[] = [
   },
   {
     name: '$skip 0 and $limit as long and as integral double',
-    source: mongodSource('pipeline/document_source_limit.cpp') + ' (parseIntegerElementToNonNegativeLong)',
+    source:
+      mongodSource('pipeline/document_source_limit.cpp') +
+      ' (parseIntegerElementToNonNegativeLong)',
     docs: articles,
-    pipeline: [{ $sort: { _id: 1 } }, { $skip: 0 }, { $limit: l(2) }, { $limit: d(1) }, { $project: { _id: 1 } }],
+    pipeline: [
+      { $sort: { _id: 1 } },
+      { $skip: 0 },
+      { $limit: l(2) },
+      { $limit: d(1) },
+      { $project: { _id: 1 } },
+    ],
     expected: [{ _id: 1 }],
   },
   {
@@ -335,12 +594,48 @@ const limitSkip: StageCase[] = [
     pipeline: [{ $sort: { _id: 1 } }, { $skip: 2 }, { $skip: 3 }, { $project: { _id: 1 } }],
     expected: [{ _id: 6 }, { _id: 7 }],
   },
-  { name: '$limit 0', source: mongodSource('pipeline/document_source_limit.cpp'), docs: [{ _id: 1 }], pipeline: [{ $limit: 0 }], error: 15958 },
-  { name: '$limit negative', source: mongodSource('pipeline/document_source_limit.cpp'), docs: [{ _id: 1 }], pipeline: [{ $limit: -1 }], error: 5107201 },
-  { name: '$limit not a number', source: mongodSource('pipeline/document_source_limit.cpp'), docs: [{ _id: 1 }], pipeline: [{ $limit: 'a' }], error: 5107201 },
-  { name: '$limit fractional', source: mongodSource('pipeline/document_source_limit.cpp'), docs: [{ _id: 1 }], pipeline: [{ $limit: 1.5 }], error: 5107201 },
-  { name: '$skip negative', source: mongodSource('pipeline/document_source_skip.cpp'), docs: [{ _id: 1 }], pipeline: [{ $skip: -1 }], error: 5107200 },
-  { name: '$skip not a number', source: mongodSource('pipeline/document_source_skip.cpp'), docs: [{ _id: 1 }], pipeline: [{ $skip: 'a' }], error: 5107200 },
+  {
+    name: '$limit 0',
+    source: mongodSource('pipeline/document_source_limit.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $limit: 0 }],
+    error: 15958,
+  },
+  {
+    name: '$limit negative',
+    source: mongodSource('pipeline/document_source_limit.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $limit: -1 }],
+    error: 5107201,
+  },
+  {
+    name: '$limit not a number',
+    source: mongodSource('pipeline/document_source_limit.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $limit: 'a' }],
+    error: 5107201,
+  },
+  {
+    name: '$limit fractional',
+    source: mongodSource('pipeline/document_source_limit.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $limit: 1.5 }],
+    error: 5107201,
+  },
+  {
+    name: '$skip negative',
+    source: mongodSource('pipeline/document_source_skip.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $skip: -1 }],
+    error: 5107200,
+  },
+  {
+    name: '$skip not a number',
+    source: mongodSource('pipeline/document_source_skip.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $skip: 'a' }],
+    error: 5107200,
+  },
 ];
 
 const countStage: StageCase[] = [
@@ -365,20 +660,79 @@ const countStage: StageCase[] = [
     pipeline: [{ $match: { x: 1 } }, { $count: 'n' }],
     expected: [],
   },
-  { name: '$count not a string', source: mongodSource('pipeline/document_source_count.cpp'), docs: [{ _id: 1 }], pipeline: [{ $count: 1 }], error: 40156 },
-  { name: '$count empty string', source: mongodSource('pipeline/document_source_count.cpp'), docs: [{ _id: 1 }], pipeline: [{ $count: '' }], error: 40157 },
-  { name: '$count $-prefixed', source: mongodSource('pipeline/document_source_count.cpp'), docs: [{ _id: 1 }], pipeline: [{ $count: '$n' }], error: 40158 },
-  { name: '$count dotted', source: mongodSource('pipeline/document_source_count.cpp'), docs: [{ _id: 1 }], pipeline: [{ $count: 'a.b' }], error: 40160 },
+  {
+    name: '$count not a string',
+    source: mongodSource('pipeline/document_source_count.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $count: 1 }],
+    error: 40156,
+  },
+  {
+    name: '$count empty string',
+    source: mongodSource('pipeline/document_source_count.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $count: '' }],
+    error: 40157,
+  },
+  {
+    name: '$count $-prefixed',
+    source: mongodSource('pipeline/document_source_count.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $count: '$n' }],
+    error: 40158,
+  },
+  {
+    name: '$count dotted',
+    source: mongodSource('pipeline/document_source_count.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $count: 'a.b' }],
+    error: 40160,
+  },
 ];
 
 const exhibits: Document[] = [
-  { _id: 1, title: 'The Pillars of Society', artist: 'Grosz', year: 1926, tags: ['painting', 'satire', 'Expressionism', 'caricature'] },
-  { _id: 2, title: 'Melancholy III', artist: 'Munch', year: 1902, tags: ['woodcut', 'Expressionism'] },
+  {
+    _id: 1,
+    title: 'The Pillars of Society',
+    artist: 'Grosz',
+    year: 1926,
+    tags: ['painting', 'satire', 'Expressionism', 'caricature'],
+  },
+  {
+    _id: 2,
+    title: 'Melancholy III',
+    artist: 'Munch',
+    year: 1902,
+    tags: ['woodcut', 'Expressionism'],
+  },
   { _id: 3, title: 'Dancer', artist: 'Miro', year: 1925, tags: ['oil', 'Surrealism', 'painting'] },
-  { _id: 4, title: 'The Great Wave off Kanagawa', artist: 'Hokusai', tags: ['woodblock', 'ukiyo-e'] },
-  { _id: 5, title: 'The Persistence of Memory', artist: 'Dali', year: 1931, tags: ['Surrealism', 'painting', 'oil'] },
-  { _id: 6, title: 'Composition VII', artist: 'Kandinsky', year: 1913, tags: ['oil', 'painting', 'abstract'] },
-  { _id: 7, title: 'The Scream', artist: 'Munch', year: 1893, tags: ['Expressionism', 'painting', 'oil'] },
+  {
+    _id: 4,
+    title: 'The Great Wave off Kanagawa',
+    artist: 'Hokusai',
+    tags: ['woodblock', 'ukiyo-e'],
+  },
+  {
+    _id: 5,
+    title: 'The Persistence of Memory',
+    artist: 'Dali',
+    year: 1931,
+    tags: ['Surrealism', 'painting', 'oil'],
+  },
+  {
+    _id: 6,
+    title: 'Composition VII',
+    artist: 'Kandinsky',
+    year: 1913,
+    tags: ['oil', 'painting', 'abstract'],
+  },
+  {
+    _id: 7,
+    title: 'The Scream',
+    artist: 'Munch',
+    year: 1893,
+    tags: ['Expressionism', 'painting', 'oil'],
+  },
   { _id: 8, title: 'Blue Flower', artist: "O'Keefe", year: 1918, tags: ['abstract', 'painting'] },
 ];
 
@@ -406,9 +760,27 @@ const sortByCount: StageCase[] = [
     ],
     unordered: true,
   },
-  { name: '$sortByCount object without an operator', source: mongodSource('pipeline/document_source_sort_by_count.cpp'), docs: [{ _id: 1 }], pipeline: [{ $sortByCount: { a: 1 } }], error: 40147 },
-  { name: '$sortByCount string without $', source: mongodSource('pipeline/document_source_sort_by_count.cpp'), docs: [{ _id: 1 }], pipeline: [{ $sortByCount: 'tags' }], error: 40148 },
-  { name: '$sortByCount neither string nor object', source: mongodSource('pipeline/document_source_sort_by_count.cpp'), docs: [{ _id: 1 }], pipeline: [{ $sortByCount: 1 }], error: 40149 },
+  {
+    name: '$sortByCount object without an operator',
+    source: mongodSource('pipeline/document_source_sort_by_count.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $sortByCount: { a: 1 } }],
+    error: 40147,
+  },
+  {
+    name: '$sortByCount string without $',
+    source: mongodSource('pipeline/document_source_sort_by_count.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $sortByCount: 'tags' }],
+    error: 40148,
+  },
+  {
+    name: '$sortByCount neither string nor object',
+    source: mongodSource('pipeline/document_source_sort_by_count.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $sortByCount: 1 }],
+    error: 40149,
+  },
 ];
 
 const people: Document[] = [
@@ -422,7 +794,13 @@ const replaceRoot: StageCase[] = [
     name: '$replaceRoot with $mergeObjects defaults',
     source: manual('operator/aggregation/replaceRoot'),
     docs: people,
-    pipeline: [{ $replaceRoot: { newRoot: { $mergeObjects: [{ dogs: 0, cats: 0, birds: 0, fish: 0 }, '$pets'] } } }],
+    pipeline: [
+      {
+        $replaceRoot: {
+          newRoot: { $mergeObjects: [{ dogs: 0, cats: 0, birds: 0, fish: 0 }, '$pets'] },
+        },
+      },
+    ],
     expected: [
       { dogs: 2, cats: 1, birds: 0, fish: 0 },
       { dogs: 0, cats: 1, birds: 0, fish: 3 },
@@ -433,7 +811,9 @@ const replaceRoot: StageCase[] = [
     name: '$replaceRoot with a newly built document',
     source: manual('operator/aggregation/replaceRoot') + ' (with a newly created document)',
     docs: [{ _id: 1, first_name: 'Gary', last_name: 'Sheffield', city: 'New York' }],
-    pipeline: [{ $replaceRoot: { newRoot: { full_name: { $concat: ['$first_name', ' ', '$last_name'] } } } }],
+    pipeline: [
+      { $replaceRoot: { newRoot: { full_name: { $concat: ['$first_name', ' ', '$last_name'] } } } },
+    ],
     expected: [{ full_name: 'Gary Sheffield' }],
   },
   {
@@ -448,7 +828,10 @@ const replaceRoot: StageCase[] = [
     source: manual('operator/aggregation/replaceWith'),
     docs: people,
     pipeline: [{ $match: { pets: { $exists: true } } }, { $replaceWith: '$pets' }],
-    expected: [{ dogs: 2, cats: 1 }, { cats: 1, fish: 3 }],
+    expected: [
+      { dogs: 2, cats: 1 },
+      { cats: 1, fish: 3 },
+    ],
   },
   {
     name: '$replaceWith a non-document value fails',
@@ -457,9 +840,27 @@ const replaceRoot: StageCase[] = [
     pipeline: [{ $replaceWith: '$name' }],
     error: 40228,
   },
-  { name: '$replaceRoot not an object', source: mongodSource('pipeline/document_source_replace_root.cpp'), docs: [{ _id: 1 }], pipeline: [{ $replaceRoot: '$a' }], error: 40229 },
-  { name: '$replaceRoot without newRoot', source: mongodSource('pipeline/document_source_replace_root.idl'), docs: [{ _id: 1 }], pipeline: [{ $replaceRoot: {} }], error: 40414 },
-  { name: '$replaceRoot unknown field', source: mongodSource('pipeline/document_source_replace_root.idl'), docs: [{ _id: 1 }], pipeline: [{ $replaceRoot: { newRoot: '$a', x: 1 } }], error: 40415 },
+  {
+    name: '$replaceRoot not an object',
+    source: mongodSource('pipeline/document_source_replace_root.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $replaceRoot: '$a' }],
+    error: 40229,
+  },
+  {
+    name: '$replaceRoot without newRoot',
+    source: mongodSource('pipeline/document_source_replace_root.idl'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $replaceRoot: {} }],
+    error: 40414,
+  },
+  {
+    name: '$replaceRoot unknown field',
+    source: mongodSource('pipeline/document_source_replace_root.idl'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $replaceRoot: { newRoot: '$a', x: 1 } }],
+    error: 40415,
+  },
 ];
 
 const sample: StageCase[] = [
@@ -483,11 +884,41 @@ const sample: StageCase[] = [
     expected: articles,
     unordered: true,
   },
-  { name: '$sample not an object', source: mongodSource('pipeline/document_source_sample.cpp'), docs: [{ _id: 1 }], pipeline: [{ $sample: 1 }], error: 28745 },
-  { name: '$sample size not a number', source: mongodSource('pipeline/document_source_sample.cpp'), docs: [{ _id: 1 }], pipeline: [{ $sample: { size: 'a' } }], error: 28746 },
-  { name: '$sample negative size', source: mongodSource('pipeline/document_source_sample.cpp'), docs: [{ _id: 1 }], pipeline: [{ $sample: { size: -1 } }], error: 28747 },
-  { name: '$sample unknown option', source: mongodSource('pipeline/document_source_sample.cpp'), docs: [{ _id: 1 }], pipeline: [{ $sample: { size: 1, x: 1 } }], error: 28748 },
-  { name: '$sample without size', source: mongodSource('pipeline/document_source_sample.cpp'), docs: [{ _id: 1 }], pipeline: [{ $sample: {} }], error: 28749 },
+  {
+    name: '$sample not an object',
+    source: mongodSource('pipeline/document_source_sample.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $sample: 1 }],
+    error: 28745,
+  },
+  {
+    name: '$sample size not a number',
+    source: mongodSource('pipeline/document_source_sample.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $sample: { size: 'a' } }],
+    error: 28746,
+  },
+  {
+    name: '$sample negative size',
+    source: mongodSource('pipeline/document_source_sample.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $sample: { size: -1 } }],
+    error: 28747,
+  },
+  {
+    name: '$sample unknown option',
+    source: mongodSource('pipeline/document_source_sample.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $sample: { size: 1, x: 1 } }],
+    error: 28748,
+  },
+  {
+    name: '$sample without size',
+    source: mongodSource('pipeline/document_source_sample.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $sample: {} }],
+    error: 28749,
+  },
 ];
 
 const forecasts: Document = {
@@ -496,9 +927,21 @@ const forecasts: Document = {
   tags: ['G', 'STLW'],
   year: 2014,
   subsections: [
-    { subtitle: 'Section 1: Overview', tags: ['SI', 'G'], content: 'Section 1: This is the content of section 1.' },
-    { subtitle: 'Section 2: Analysis', tags: ['STLW'], content: 'Section 2: This is the content of section 2.' },
-    { subtitle: 'Section 3: Budgeting', tags: ['TK'], content: { text: 'Section 3: This is the content of section 3.', tags: ['HCS'] } },
+    {
+      subtitle: 'Section 1: Overview',
+      tags: ['SI', 'G'],
+      content: 'Section 1: This is the content of section 1.',
+    },
+    {
+      subtitle: 'Section 2: Analysis',
+      tags: ['STLW'],
+      content: 'Section 2: This is the content of section 2.',
+    },
+    {
+      subtitle: 'Section 3: Budgeting',
+      tags: ['TK'],
+      content: { text: 'Section 3: This is the content of section 3.', tags: ['HCS'] },
+    },
   ],
 };
 
@@ -509,7 +952,15 @@ const redact: StageCase[] = [
     docs: [forecasts],
     pipeline: [
       { $match: { year: 2014 } },
-      { $redact: { $cond: { if: { $gt: [{ $size: { $setIntersection: ['$tags', ['STLW', 'G']] } }, 0] }, then: '$$DESCEND', else: '$$PRUNE' } } },
+      {
+        $redact: {
+          $cond: {
+            if: { $gt: [{ $size: { $setIntersection: ['$tags', ['STLW', 'G']] } }, 0] },
+            then: '$$DESCEND',
+            else: '$$PRUNE',
+          },
+        },
+      },
     ],
     expected: [
       {
@@ -518,8 +969,16 @@ const redact: StageCase[] = [
         tags: ['G', 'STLW'],
         year: 2014,
         subsections: [
-          { subtitle: 'Section 1: Overview', tags: ['SI', 'G'], content: 'Section 1: This is the content of section 1.' },
-          { subtitle: 'Section 2: Analysis', tags: ['STLW'], content: 'Section 2: This is the content of section 2.' },
+          {
+            subtitle: 'Section 1: Overview',
+            tags: ['SI', 'G'],
+            content: 'Section 1: This is the content of section 1.',
+          },
+          {
+            subtitle: 'Section 2: Analysis',
+            tags: ['STLW'],
+            content: 'Section 2: This is the content of section 2.',
+          },
         ],
       },
     ],
@@ -528,10 +987,24 @@ const redact: StageCase[] = [
     name: '$redact $$KEEP keeps the whole subtree, $$PRUNE drops the document',
     source: manual('operator/aggregation/redact') + ' (Exclude All Fields at a Given Level)',
     docs: [
-      { _id: 1, level: 1, acct_id: 'xyz123', cc: { level: 5, type: 'yy', num: 0, exp_date: date('2015-11-01T00:00:00Z'), billing_addr: { level: 5, addr1: '123 ABC Street' } }, status: 'A' },
+      {
+        _id: 1,
+        level: 1,
+        acct_id: 'xyz123',
+        cc: {
+          level: 5,
+          type: 'yy',
+          num: 0,
+          exp_date: date('2015-11-01T00:00:00Z'),
+          billing_addr: { level: 5, addr1: '123 ABC Street' },
+        },
+        status: 'A',
+      },
       { _id: 2, level: 5, status: 'A' },
     ],
-    pipeline: [{ $redact: { $cond: { if: { $eq: ['$level', 5] }, then: '$$PRUNE', else: '$$DESCEND' } } }],
+    pipeline: [
+      { $redact: { $cond: { if: { $eq: ['$level', 5] }, then: '$$PRUNE', else: '$$DESCEND' } } },
+    ],
     expected: [{ _id: 1, level: 1, acct_id: 'xyz123', status: 'A' }],
   },
   {
@@ -554,7 +1027,10 @@ const documents: StageCase[] = [
   {
     name: '$documents in {aggregate: 1}',
     source: manual('operator/aggregation/documents'),
-    pipeline: [{ $documents: [{ x: 10 }, { x: 2 }, { x: 5 }] }, { $bucketAuto: { groupBy: '$x', buckets: 4 } }],
+    pipeline: [
+      { $documents: [{ x: 10 }, { x: 2 }, { x: 5 }] },
+      { $bucketAuto: { groupBy: '$x', buckets: 4 } },
+    ],
     expected: [
       { _id: { min: 2, max: 5 }, count: 1 },
       { _id: { min: 5, max: 10 }, count: 1 },
@@ -569,10 +1045,28 @@ const documents: StageCase[] = [
   },
   {
     name: '$documents in a $lookup sub-pipeline',
-    source: manual('operator/aggregation/documents') + ' (Use a $documents Stage in a $lookup Stage)',
-    docs: [{ _id: 1, zip: 94301 }, { _id: 2, zip: 10019 }],
+    source:
+      manual('operator/aggregation/documents') + ' (Use a $documents Stage in a $lookup Stage)',
+    docs: [
+      { _id: 1, zip: 94301 },
+      { _id: 2, zip: 10019 },
+    ],
     pipeline: [
-      { $lookup: { localField: 'zip', foreignField: 'zip_id', as: 'city', pipeline: [{ $documents: [{ zip_id: 94301, name: 'Palo Alto' }, { zip_id: 10019, name: 'New York' }] }] } },
+      {
+        $lookup: {
+          localField: 'zip',
+          foreignField: 'zip_id',
+          as: 'city',
+          pipeline: [
+            {
+              $documents: [
+                { zip_id: 94301, name: 'Palo Alto' },
+                { zip_id: 10019, name: 'New York' },
+              ],
+            },
+          ],
+        },
+      },
       { $project: { _id: 1, name: { $first: '$city.name' } } },
     ],
     expected: [
@@ -584,7 +1078,11 @@ const documents: StageCase[] = [
     name: '$documents in a $unionWith without coll',
     source: jstest('aggregation/sources/documents.js'),
     docs: [{ _id: 1, a: 1 }],
-    pipeline: [{ $unionWith: { pipeline: [{ $documents: [{ xx: 1 }, { xx: 2 }] }] } }, { $group: { _id: '$xx', xx: { $first: '$xx' } } }, { $project: { _id: 0 } }],
+    pipeline: [
+      { $unionWith: { pipeline: [{ $documents: [{ xx: 1 }, { xx: 2 }] }] } },
+      { $group: { _id: '$xx', xx: { $first: '$xx' } } },
+      { $project: { _id: 0 } },
+    ],
     expected: [{ xx: null }, { xx: 1 }, { xx: 2 }],
     unordered: true,
   },
@@ -636,14 +1134,28 @@ const documents: StageCase[] = [
   {
     name: '$unionWith of $documents in {aggregate: 1}',
     source: jstest('aggregation/sources/documents.js'),
-    pipeline: [{ $unionWith: { pipeline: [{ $documents: { $map: { input: { $range: [0, 5] }, in: { x: '$$this' } } } }] } }],
+    pipeline: [
+      {
+        $unionWith: {
+          pipeline: [{ $documents: { $map: { input: { $range: [0, 5] }, in: { x: '$$this' } } } }],
+        },
+      },
+    ],
     error: 73,
   },
   {
     name: '$lookup without from nor $documents',
     source: jstest('aggregation/sources/documents.js'),
     docs: [{ _id: 1 }],
-    pipeline: [{ $lookup: { let: { id_lookup: '$id_name' }, as: 'aa', pipeline: [{ $project: { a: [{ xx: 1 }, { xx: 2 }] } }] } }],
+    pipeline: [
+      {
+        $lookup: {
+          let: { id_lookup: '$id_name' },
+          as: 'aa',
+          pipeline: [{ $project: { a: [{ xx: 1 }, { xx: 2 }] } }],
+        },
+      },
+    ],
     error: 9,
   },
 ];
@@ -711,7 +1223,9 @@ const unwind: StageCase[] = [
     name: '$unwind includeArrayIndex with preserveNullAndEmptyArrays',
     source: manual('operator/aggregation/unwind') + ' (includeArrayIndex)',
     docs: [inventory[1] as Document, inventory[3] as Document],
-    pipeline: [{ $unwind: { path: '$sizes', includeArrayIndex: 'i', preserveNullAndEmptyArrays: true } }],
+    pipeline: [
+      { $unwind: { path: '$sizes', includeArrayIndex: 'i', preserveNullAndEmptyArrays: true } },
+    ],
     expected: [
       { _id: 2, item: 'EFG', price: dec('120'), i: null },
       { _id: 4, item: 'LMN', price: dec('10'), i: null },
@@ -727,14 +1241,76 @@ const unwind: StageCase[] = [
       { _id: 1, a: { b: 2, c: 'x' } },
     ],
   },
-  { name: '$unwind neither string nor object', source: mongodSource('pipeline/document_source_unwind.cpp'), docs: [{ _id: 1 }], pipeline: [{ $unwind: 1 }], error: 15981 },
-  { name: '$unwind path not a string', source: mongodSource('pipeline/document_source_unwind.cpp'), docs: [{ _id: 1 }], pipeline: [{ $unwind: { path: 1 } }], error: 28808 },
-  { name: '$unwind preserveNullAndEmptyArrays not a boolean', source: mongodSource('pipeline/document_source_unwind.cpp'), docs: [{ _id: 1 }], pipeline: [{ $unwind: { path: '$a', preserveNullAndEmptyArrays: 1 } }], error: 28809 },
-  { name: '$unwind includeArrayIndex not a string', source: mongodSource('pipeline/document_source_unwind.cpp'), docs: [{ _id: 1 }], pipeline: [{ $unwind: { path: '$a', includeArrayIndex: 1 } }], error: 28810 },
-  { name: '$unwind unknown option', source: mongodSource('pipeline/document_source_unwind.cpp'), docs: [{ _id: 1 }], pipeline: [{ $unwind: { path: '$a', x: 1 } }], error: 28811 },
-  { name: '$unwind without path', source: mongodSource('pipeline/document_source_unwind.cpp'), docs: [{ _id: 1 }], pipeline: [{ $unwind: {} }], error: 28812 },
-  { name: '$unwind path without $', source: mongodSource('pipeline/document_source_unwind.cpp'), docs: [{ _id: 1 }], pipeline: [{ $unwind: 'a' }], error: 28818 },
-  { name: '$unwind includeArrayIndex with $', source: mongodSource('pipeline/document_source_unwind.cpp'), docs: [{ _id: 1 }], pipeline: [{ $unwind: { path: '$a', includeArrayIndex: '$i' } }], error: 28822 },
+  {
+    name: '$unwind neither string nor object',
+    source: mongodSource('pipeline/document_source_unwind.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $unwind: 1 }],
+    error: 15981,
+  },
+  {
+    name: '$unwind path not a string',
+    source: mongodSource('pipeline/document_source_unwind.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $unwind: { path: 1 } }],
+    error: 28808,
+  },
+  {
+    name: '$unwind preserveNullAndEmptyArrays not a boolean',
+    source: mongodSource('pipeline/document_source_unwind.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $unwind: { path: '$a', preserveNullAndEmptyArrays: 1 } }],
+    error: 28809,
+  },
+  {
+    name: '$unwind includeArrayIndex not a string',
+    source: mongodSource('pipeline/document_source_unwind.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $unwind: { path: '$a', includeArrayIndex: 1 } }],
+    error: 28810,
+  },
+  {
+    name: '$unwind unknown option',
+    source: mongodSource('pipeline/document_source_unwind.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $unwind: { path: '$a', x: 1 } }],
+    error: 28811,
+  },
+  {
+    name: '$unwind without path',
+    source: mongodSource('pipeline/document_source_unwind.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $unwind: {} }],
+    error: 28812,
+  },
+  {
+    name: '$unwind path without $',
+    source: mongodSource('pipeline/document_source_unwind.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $unwind: 'a' }],
+    error: 28818,
+  },
+  {
+    name: '$unwind includeArrayIndex with $',
+    source: mongodSource('pipeline/document_source_unwind.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $unwind: { path: '$a', includeArrayIndex: '$i' } }],
+    error: 28822,
+  },
 ];
 
-export const basicCases: readonly StageCase[] = [...match, ...project, ...addFields, ...unset, ...sort, ...limitSkip, ...countStage, ...sortByCount, ...replaceRoot, ...sample, ...redact, ...documents, ...unwind];
+export const basicCases: readonly StageCase[] = [
+  ...match,
+  ...project,
+  ...addFields,
+  ...unset,
+  ...sort,
+  ...limitSkip,
+  ...countStage,
+  ...sortByCount,
+  ...replaceRoot,
+  ...sample,
+  ...redact,
+  ...documents,
+  ...unwind,
+];

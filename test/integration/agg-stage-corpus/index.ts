@@ -8,4 +8,11 @@ import type { StageCase } from './types.js';
 import { windowCases } from './window.js';
 import { writeCases } from './write.js';
 
-export const allCases: readonly StageCase[] = [...basicCases, ...groupCases, ...joinCases, ...writeCases, ...windowCases, ...systemCases];
+export const allCases: readonly StageCase[] = [
+  ...basicCases,
+  ...groupCases,
+  ...joinCases,
+  ...writeCases,
+  ...windowCases,
+  ...systemCases,
+];

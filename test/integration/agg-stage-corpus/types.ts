@@ -19,7 +19,11 @@ export interface StageCase {
   /** Other collections of the same database, by name. */
   readonly collections?: Readonly<Record<string, readonly Document[]>>;
   /** Indexes to build before running (collection 'input' is the one the pipeline reads). */
-  readonly indexes?: ReadonlyArray<{ readonly collection: string; readonly key: Document; readonly unique?: boolean }>;
+  readonly indexes?: ReadonlyArray<{
+    readonly collection: string;
+    readonly key: Document;
+    readonly unique?: boolean;
+  }>;
   readonly pipeline: readonly Document[];
   /** Other aggregate options (let, allowDiskUse...). */
   readonly options?: Document;
@@ -39,11 +43,13 @@ export interface StageCase {
 
 export const d = (x: number): Double => new Double(x);
 export const i = (x: number): Int32 => new Int32(x);
-export const l = (x: number | bigint): Long => (typeof x === 'bigint' ? Long.fromBigInt(x) : Long.fromNumber(x));
+export const l = (x: number | bigint): Long =>
+  typeof x === 'bigint' ? Long.fromBigInt(x) : Long.fromNumber(x);
 export const dec = (s: string): Decimal128 => Decimal128.fromString(s);
 export const date = (s: string): Date => new Date(s);
 
 /** Manual pages, shortened in sources. */
-export const manual = (page: string): string => `https://www.mongodb.com/docs/manual/reference/${page}/`;
+export const manual = (page: string): string =>
+  `https://www.mongodb.com/docs/manual/reference/${page}/`;
 export const jstest = (path: string): string => `mongod jstests/${path}`;
 export const mongodSource = (path: string): string => `mongod src/mongo/db/${path}`;

@@ -36,25 +36,58 @@ const out: StageCase[] = [
   },
   {
     name: '$out onto the source collection',
-    source: manual('operator/aggregation/out') + ' (the output collection can be the input collection)',
-    docs: [{ _id: 1, a: 1 }, { _id: 2, a: 2 }],
+    source:
+      manual('operator/aggregation/out') + ' (the output collection can be the input collection)',
+    docs: [
+      { _id: 1, a: 1 },
+      { _id: 2, a: 2 },
+    ],
     pipeline: [{ $match: { a: 2 } }, { $out: 'input' }],
     expected: [],
     after: { collection: 'input', docs: [{ _id: 2, a: 2 }] },
   },
   {
     name: '$out with duplicate _ids fails and leaves the target as it was',
-    source: manual('operator/aggregation/out') + ' (the operation fails if documents violate a unique index)',
-    docs: [{ _id: 1, k: 'x' }, { _id: 2, k: 'x' }],
+    source:
+      manual('operator/aggregation/out') +
+      ' (the operation fails if documents violate a unique index)',
+    docs: [
+      { _id: 1, k: 'x' },
+      { _id: 2, k: 'x' },
+    ],
     collections: { t: [{ _id: 'keep' }] },
     pipeline: [{ $project: { _id: '$k' } }, { $out: 't' }],
     error: 11000,
     after: { collection: 't', docs: [{ _id: 'keep' }] },
   },
-  { name: '$out not last', source: mongodSource('pipeline/pipeline.cpp') + ' (40601)', docs: [{ _id: 1 }], pipeline: [{ $out: 'x' }, { $match: {} }], error: 40601 },
-  { name: '$out argument of another type', source: mongodSource('pipeline/document_source_out.cpp'), docs: [{ _id: 1 }], pipeline: [{ $out: 1 }], error: 16990 },
-  { name: '$out to a system collection', source: mongodSource('pipeline/document_source_out.cpp'), docs: [{ _id: 1 }], pipeline: [{ $out: 'system.x' }], error: 17385 },
-  { name: '$out object without coll', source: mongodSource('pipeline/document_source_out.idl'), docs: [{ _id: 1 }], pipeline: [{ $out: { db: 'x' } }], error: 40414 },
+  {
+    name: '$out not last',
+    source: mongodSource('pipeline/pipeline.cpp') + ' (40601)',
+    docs: [{ _id: 1 }],
+    pipeline: [{ $out: 'x' }, { $match: {} }],
+    error: 40601,
+  },
+  {
+    name: '$out argument of another type',
+    source: mongodSource('pipeline/document_source_out.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $out: 1 }],
+    error: 16990,
+  },
+  {
+    name: '$out to a system collection',
+    source: mongodSource('pipeline/document_source_out.cpp'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $out: 'system.x' }],
+    error: 17385,
+  },
+  {
+    name: '$out object without coll',
+    source: mongodSource('pipeline/document_source_out.idl'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $out: { db: 'x' } }],
+    error: 40414,
+  },
 ];
 
 const specDocs: Document[] = [
@@ -68,25 +101,53 @@ const fromCrudSpec: StageCase[] = [
     name: '$out after $sort and $match',
     source: 'crud spec unified/crud/aggregate-out.json (Aggregate with $out)',
     docs: specDocs,
-    pipeline: [{ $sort: { x: 1 } }, { $match: { _id: { $gt: 1 } } }, { $out: 'other_test_collection' }],
+    pipeline: [
+      { $sort: { x: 1 } },
+      { $match: { _id: { $gt: 1 } } },
+      { $out: 'other_test_collection' },
+    ],
     expected: [],
-    after: { collection: 'other_test_collection', docs: [specDocs[1] as Document, specDocs[2] as Document] },
+    after: {
+      collection: 'other_test_collection',
+      docs: [specDocs[1] as Document, specDocs[2] as Document],
+    },
   },
   {
     name: '$merge after $sort and $match',
     source: 'crud spec unified/crud/aggregate-merge.json (Aggregate with $merge)',
     docs: specDocs,
-    pipeline: [{ $sort: { x: 1 } }, { $match: { _id: { $gt: 1 } } }, { $merge: { into: 'other_test_collection' } }],
+    pipeline: [
+      { $sort: { x: 1 } },
+      { $match: { _id: { $gt: 1 } } },
+      { $merge: { into: 'other_test_collection' } },
+    ],
     expected: [],
-    after: { collection: 'other_test_collection', docs: [specDocs[1] as Document, specDocs[2] as Document] },
+    after: {
+      collection: 'other_test_collection',
+      docs: [specDocs[1] as Document, specDocs[2] as Document],
+    },
   },
   {
     name: '$merge of $documents with whenMatched fail: DuplicateKey',
     source: 'crud spec unified/crud/aggregate-merge-errorResponse.json',
-    collections: { test: [{ _id: 1, x: 1 }, { _id: 2, x: 1 }] },
-    pipeline: [{ $documents: [{ _id: 2, x: 1 }] }, { $merge: { into: 'test', whenMatched: 'fail' } }],
+    collections: {
+      test: [
+        { _id: 1, x: 1 },
+        { _id: 2, x: 1 },
+      ],
+    },
+    pipeline: [
+      { $documents: [{ _id: 2, x: 1 }] },
+      { $merge: { into: 'test', whenMatched: 'fail' } },
+    ],
     error: 11000,
-    after: { collection: 'test', docs: [{ _id: 1, x: 1 }, { _id: 2, x: 1 }] },
+    after: {
+      collection: 'test',
+      docs: [
+        { _id: 1, x: 1 },
+        { _id: 2, x: 1 },
+      ],
+    },
   },
 ];
 
@@ -98,7 +159,14 @@ const merge: StageCase[] = [
     collections: { t: target },
     pipeline: [{ $merge: { into: 't' } }],
     expected: [],
-    after: { collection: 't', docs: [{ _id: 1, a: 10, b: 1, c: 3 }, { _id: 2, a: 2 }, { _id: 3, a: 30 }] },
+    after: {
+      collection: 't',
+      docs: [
+        { _id: 1, a: 10, b: 1, c: 3 },
+        { _id: 2, a: 2 },
+        { _id: 3, a: 30 },
+      ],
+    },
   },
   {
     name: '$merge string form into a new collection',
@@ -114,7 +182,14 @@ const merge: StageCase[] = [
     docs: source,
     collections: { t: target },
     pipeline: [{ $merge: { into: 't', whenMatched: 'replace' } }],
-    after: { collection: 't', docs: [{ _id: 1, a: 10, c: 3 }, { _id: 2, a: 2 }, { _id: 3, a: 30 }] },
+    after: {
+      collection: 't',
+      docs: [
+        { _id: 1, a: 10, c: 3 },
+        { _id: 2, a: 2 },
+        { _id: 3, a: 30 },
+      ],
+    },
   },
   {
     name: '$merge whenMatched keepExisting',
@@ -122,7 +197,14 @@ const merge: StageCase[] = [
     docs: source,
     collections: { t: target },
     pipeline: [{ $merge: { into: 't', whenMatched: 'keepExisting' } }],
-    after: { collection: 't', docs: [{ _id: 1, a: 1, b: 1 }, { _id: 2, a: 2 }, { _id: 3, a: 30 }] },
+    after: {
+      collection: 't',
+      docs: [
+        { _id: 1, a: 1, b: 1 },
+        { _id: 2, a: 2 },
+        { _id: 3, a: 30 },
+      ],
+    },
   },
   {
     name: '$merge whenMatched fail',
@@ -139,7 +221,13 @@ const merge: StageCase[] = [
     docs: source,
     collections: { t: target },
     pipeline: [{ $merge: { into: 't', whenMatched: 'replace', whenNotMatched: 'discard' } }],
-    after: { collection: 't', docs: [{ _id: 1, a: 10, c: 3 }, { _id: 2, a: 2 }] },
+    after: {
+      collection: 't',
+      docs: [
+        { _id: 1, a: 10, c: 3 },
+        { _id: 2, a: 2 },
+      ],
+    },
   },
   {
     name: '$merge whenNotMatched fail',
@@ -155,16 +243,40 @@ const merge: StageCase[] = [
     source: manual('operator/aggregation/merge') + ' (whenMatched: [pipeline], $$new)',
     docs: source,
     collections: { t: target },
-    pipeline: [{ $merge: { into: 't', whenMatched: [{ $addFields: { a: { $add: ['$a', '$$new.a'] } } }] } }],
-    after: { collection: 't', docs: [{ _id: 1, a: 11, b: 1 }, { _id: 2, a: 2 }, { _id: 3, a: 30 }] },
+    pipeline: [
+      { $merge: { into: 't', whenMatched: [{ $addFields: { a: { $add: ['$a', '$$new.a'] } } }] } },
+    ],
+    after: {
+      collection: 't',
+      docs: [
+        { _id: 1, a: 11, b: 1 },
+        { _id: 2, a: 2 },
+        { _id: 3, a: 30 },
+      ],
+    },
   },
   {
     name: '$merge whenMatched pipeline with let variables, whenNotMatched discard',
     source: manual('operator/aggregation/merge') + ' (Use Variables to Customize the Merge)',
     docs: source,
     collections: { t: target },
-    pipeline: [{ $merge: { into: 't', let: { year: 2020, incoming: '$a' }, whenMatched: [{ $set: { year: '$$year', a: '$$incoming' } }], whenNotMatched: 'discard' } }],
-    after: { collection: 't', docs: [{ _id: 1, a: 10, b: 1, year: 2020 }, { _id: 2, a: 2 }] },
+    pipeline: [
+      {
+        $merge: {
+          into: 't',
+          let: { year: 2020, incoming: '$a' },
+          whenMatched: [{ $set: { year: '$$year', a: '$$incoming' } }],
+          whenNotMatched: 'discard',
+        },
+      },
+    ],
+    after: {
+      collection: 't',
+      docs: [
+        { _id: 1, a: 10, b: 1, year: 2020 },
+        { _id: 2, a: 2 },
+      ],
+    },
   },
   {
     name: '$merge on a field with a unique index',
@@ -173,14 +285,31 @@ const merge: StageCase[] = [
       { _id: 10, k: 'x', v: 1 },
       { _id: 11, k: 'z', v: 3 },
     ],
-    collections: { t: [{ _id: 1, k: 'x', v: 0 }, { _id: 2, k: 'y', v: 0 }] },
+    collections: {
+      t: [
+        { _id: 1, k: 'x', v: 0 },
+        { _id: 2, k: 'y', v: 0 },
+      ],
+    },
     indexes: [{ collection: 't', key: { k: 1 }, unique: true }],
-    pipeline: [{ $project: { _id: 0 } }, { $merge: { into: 't', on: 'k', whenMatched: 'merge', whenNotMatched: 'discard' } }],
-    after: { collection: 't', docs: [{ _id: 1, k: 'x', v: 1 }, { _id: 2, k: 'y', v: 0 }] },
+    pipeline: [
+      { $project: { _id: 0 } },
+      { $merge: { into: 't', on: 'k', whenMatched: 'merge', whenNotMatched: 'discard' } },
+    ],
+    after: {
+      collection: 't',
+      docs: [
+        { _id: 1, k: 'x', v: 1 },
+        { _id: 2, k: 'y', v: 0 },
+      ],
+    },
   },
   {
     name: '$merge on fields without a unique index',
-    source: manual('operator/aggregation/merge') + " ('on' field requirements); " + mongodSource('pipeline/process_interface/common_mongod_process_interface.cpp'),
+    source:
+      manual('operator/aggregation/merge') +
+      " ('on' field requirements); " +
+      mongodSource('pipeline/process_interface/common_mongod_process_interface.cpp'),
     docs: [{ _id: 1, k: 'x' }],
     collections: { t: [{ _id: 1, k: 'x' }] },
     pipeline: [{ $merge: { into: 't', on: 'k' } }],
@@ -188,7 +317,9 @@ const merge: StageCase[] = [
   },
   {
     name: '$merge on fields of a missing collection',
-    source: mongodSource('pipeline/process_interface/common_mongod_process_interface.cpp') + ' (no index can support the fields)',
+    source:
+      mongodSource('pipeline/process_interface/common_mongod_process_interface.cpp') +
+      ' (no index can support the fields)',
     docs: [{ _id: 1, k: 'x' }],
     pipeline: [{ $merge: { into: 'none', on: ['k', '_id'] } }],
     error: 51183,
@@ -216,14 +347,62 @@ const merge: StageCase[] = [
     pipeline: [{ $merge: { into: 't', whenMatched: m, whenNotMatched: n } }],
     error: 51181,
   })),
-  { name: "$merge let with another 'new'", source: mongodSource('pipeline/document_source_merge.cpp') + ' (51273)', docs: [{ _id: 1 }], pipeline: [{ $merge: { into: 't', let: { new: '$a' }, whenMatched: [{ $set: { a: 1 } }] } }], error: 51273 },
-  { name: '$merge let without a pipeline', source: mongodSource('pipeline/document_source_merge.cpp') + ' (51199)', docs: [{ _id: 1 }], pipeline: [{ $merge: { into: 't', let: { x: 1 }, whenMatched: 'merge' } }], error: 51199 },
-  { name: '$merge argument of another type', source: mongodSource('pipeline/document_source_merge.cpp') + ' (51182)', docs: [{ _id: 1 }], pipeline: [{ $merge: 1 }], error: 51182 },
-  { name: '$merge unknown whenMatched mode', source: mongodSource('pipeline/document_source_merge.idl'), docs: [{ _id: 1 }], pipeline: [{ $merge: { into: 't', whenMatched: 'x' } }], error: 2 },
-  { name: '$merge unknown field', source: mongodSource('pipeline/document_source_merge.idl'), docs: [{ _id: 1 }], pipeline: [{ $merge: { into: 't', x: 1 } }], error: 40415 },
-  { name: '$merge without into', source: mongodSource('pipeline/document_source_merge.idl'), docs: [{ _id: 1 }], pipeline: [{ $merge: { on: '_id' } }], error: 40414 },
-  { name: '$merge to a system collection', source: mongodSource('pipeline/document_source_merge.cpp') + ' (31319)', docs: [{ _id: 1 }], pipeline: [{ $merge: 'system.x' }], error: 31319 },
-  { name: '$merge not last', source: mongodSource('pipeline/pipeline.cpp') + ' (40601)', docs: [{ _id: 1 }], pipeline: [{ $merge: 'x' }, { $match: {} }], error: 40601 },
+  {
+    name: "$merge let with another 'new'",
+    source: mongodSource('pipeline/document_source_merge.cpp') + ' (51273)',
+    docs: [{ _id: 1 }],
+    pipeline: [{ $merge: { into: 't', let: { new: '$a' }, whenMatched: [{ $set: { a: 1 } }] } }],
+    error: 51273,
+  },
+  {
+    name: '$merge let without a pipeline',
+    source: mongodSource('pipeline/document_source_merge.cpp') + ' (51199)',
+    docs: [{ _id: 1 }],
+    pipeline: [{ $merge: { into: 't', let: { x: 1 }, whenMatched: 'merge' } }],
+    error: 51199,
+  },
+  {
+    name: '$merge argument of another type',
+    source: mongodSource('pipeline/document_source_merge.cpp') + ' (51182)',
+    docs: [{ _id: 1 }],
+    pipeline: [{ $merge: 1 }],
+    error: 51182,
+  },
+  {
+    name: '$merge unknown whenMatched mode',
+    source: mongodSource('pipeline/document_source_merge.idl'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $merge: { into: 't', whenMatched: 'x' } }],
+    error: 2,
+  },
+  {
+    name: '$merge unknown field',
+    source: mongodSource('pipeline/document_source_merge.idl'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $merge: { into: 't', x: 1 } }],
+    error: 40415,
+  },
+  {
+    name: '$merge without into',
+    source: mongodSource('pipeline/document_source_merge.idl'),
+    docs: [{ _id: 1 }],
+    pipeline: [{ $merge: { on: '_id' } }],
+    error: 40414,
+  },
+  {
+    name: '$merge to a system collection',
+    source: mongodSource('pipeline/document_source_merge.cpp') + ' (31319)',
+    docs: [{ _id: 1 }],
+    pipeline: [{ $merge: 'system.x' }],
+    error: 31319,
+  },
+  {
+    name: '$merge not last',
+    source: mongodSource('pipeline/pipeline.cpp') + ' (40601)',
+    docs: [{ _id: 1 }],
+    pipeline: [{ $merge: 'x' }, { $match: {} }],
+    error: 40601,
+  },
 ];
 
 export const writeCases: readonly StageCase[] = [...out, ...merge, ...fromCrudSpec];

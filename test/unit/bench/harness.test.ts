@@ -4,9 +4,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serialize } from 'bson';
-import { findCliff, formatDuration, formatRatio, interleavedOrder, median, spread } from '../../../bench/lib/stats.js';
+import {
+  findCliff,
+  formatDuration,
+  formatRatio,
+  interleavedOrder,
+  median,
+  spread,
+} from '../../../bench/lib/stats.js';
 import { markdownTable } from '../../../bench/lib/markdown.js';
-import { checkLoopbackUri, parseArgs, quickSizes, defaultSizes, UsageError } from '../../../bench/lib/config.js';
+import {
+  checkLoopbackUri,
+  parseArgs,
+  quickSizes,
+  defaultSizes,
+  UsageError,
+} from '../../../bench/lib/config.js';
 import { makeDataset, objectIdFor } from '../../../bench/lib/dataset.js';
 import { areaOf, shortWhere, summariseProfile } from '../../../bench/cpuprofile-top.js';
 import type { CpuProfile } from '../../../bench/cpuprofile-top.js';
@@ -30,8 +43,22 @@ test('formatting keeps three significant digits in a readable unit', () => {
 });
 
 test('findCliff reports the first step that loses more than the threshold', () => {
-  assert.equal(findCliff([{ x: 1, rate: 100 }, { x: 2, rate: 150 }, { x: 4, rate: 140 }]), undefined);
-  assert.deepEqual(findCliff([{ x: 1, rate: 100 }, { x: 2, rate: 150 }, { x: 4, rate: 60 }]), { from: 2, to: 4, drop: 0.6 });
+  assert.equal(
+    findCliff([
+      { x: 1, rate: 100 },
+      { x: 2, rate: 150 },
+      { x: 4, rate: 140 },
+    ]),
+    undefined,
+  );
+  assert.deepEqual(
+    findCliff([
+      { x: 1, rate: 100 },
+      { x: 2, rate: 150 },
+      { x: 4, rate: 60 },
+    ]),
+    { from: 2, to: 4, drop: 0.6 },
+  );
 });
 
 test('interleavedOrder rotates so every item leads once', () => {
@@ -42,7 +69,13 @@ test('interleavedOrder rotates so every item leads once', () => {
 });
 
 test('markdownTable pads columns, aligns figures right and escapes pipes', () => {
-  const t = markdownTable(['name', 'µs'], [['a|b', '1.5'], ['long name', '12']]);
+  const t = markdownTable(
+    ['name', 'µs'],
+    [
+      ['a|b', '1.5'],
+      ['long name', '12'],
+    ],
+  );
   const lines = t.split('\n');
   assert.equal(lines.length, 4);
   assert.match(lines[1] as string, /^\| -+ \| -+: \|$/);
@@ -76,7 +109,10 @@ test('parseArgs: harnesses in dependency order, --quick sizes, bad input refused
 test('the dataset is deterministic, about 1 KiB per document, half even', () => {
   const a = makeDataset(200);
   const b = makeDataset(200);
-  assert.deepEqual(Buffer.from(serialize(a[17] as object)), Buffer.from(serialize(b[17] as object)));
+  assert.deepEqual(
+    Buffer.from(serialize(a[17] as object)),
+    Buffer.from(serialize(b[17] as object)),
+  );
   assert.equal(a.filter((d) => d.even).length, 100);
   const sizes = a.map((d) => serialize(d).length);
   const avg = sizes.reduce((s, x) => s + x, 0) / sizes.length;
@@ -86,7 +122,11 @@ test('the dataset is deterministic, about 1 KiB per document, half even', () => 
 });
 
 test('summariseProfile: self and inclusive time, recursion counted once, idle apart', () => {
-  const frame = (functionName: string, url = 'file:///repo/dist/src/storage/x.js', lineNumber = 0) => ({ functionName, url, lineNumber, columnNumber: 0 });
+  const frame = (
+    functionName: string,
+    url = 'file:///repo/dist/src/storage/x.js',
+    lineNumber = 0,
+  ) => ({ functionName, url, lineNumber, columnNumber: 0 });
   const profile: CpuProfile = {
     startTime: 0,
     endTime: 100,
@@ -94,7 +134,14 @@ test('summariseProfile: self and inclusive time, recursion counted once, idle ap
       { id: 1, callFrame: frame('(root)', ''), children: [2, 5] },
       { id: 2, callFrame: frame('outer'), children: [3] },
       { id: 3, callFrame: frame('outer'), children: [4] }, // recursion
-      { id: 4, callFrame: frame('serialize', 'file:///repo/node_modules/bson/lib/bson.mjs', 9), positionTicks: [{ line: 12, ticks: 3 }, { line: 15, ticks: 1 }] },
+      {
+        id: 4,
+        callFrame: frame('serialize', 'file:///repo/node_modules/bson/lib/bson.mjs', 9),
+        positionTicks: [
+          { line: 12, ticks: 3 },
+          { line: 15, ticks: 1 },
+        ],
+      },
       { id: 5, callFrame: frame('(idle)', '') },
     ],
     samples: [4, 4, 3, 5],
@@ -103,9 +150,18 @@ test('summariseProfile: self and inclusive time, recursion counted once, idle ap
   const s = summariseProfile(profile, 10);
   assert.equal(s.sampledMs, 12);
   assert.equal(s.idleMs, 5);
-  assert.deepEqual(s.bySelf.map((f) => [f.name, f.selfMs]), [['outer', 4], ['serialize', 3]]);
+  assert.deepEqual(
+    s.bySelf.map((f) => [f.name, f.selfMs]),
+    [
+      ['outer', 4],
+      ['serialize', 3],
+    ],
+  );
   assert.equal(s.bySelf[1]?.where, 'bson/lib/bson.mjs:10');
-  assert.deepEqual(s.bySelf[1]?.hotLines, [{ line: 12, share: 0.75 }, { line: 15, share: 0.25 }]);
+  assert.deepEqual(s.bySelf[1]?.hotLines, [
+    { line: 12, share: 0.75 },
+    { line: 15, share: 0.25 },
+  ]);
   const outer = s.byTotal.find((f) => f.name === 'outer');
   assert.equal(outer?.totalMs, 7, 'recursive frames count a sample once');
   assert.deepEqual(
@@ -115,9 +171,17 @@ test('summariseProfile: self and inclusive time, recursion counted once, idle ap
 });
 
 test('areaOf and shortWhere name our layers, packages and internals', () => {
-  const f = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0, columnNumber: 0 });
+  const f = (functionName: string, url: string) => ({
+    functionName,
+    url,
+    lineNumber: 0,
+    columnNumber: 0,
+  });
   assert.equal(areaOf(f('x', 'file:///w/dist/src/catalog/collection.js')), 'src/catalog');
-  assert.equal(areaOf(f('x', 'file:///w/node_modules/@node-rs/crc32/index.js')), 'package @node-rs/crc32');
+  assert.equal(
+    areaOf(f('x', 'file:///w/node_modules/@node-rs/crc32/index.js')),
+    'package @node-rs/crc32',
+  );
   assert.equal(areaOf(f('x', 'node:internal/buffer')), 'node internals');
   assert.equal(areaOf(f('(garbage collector)', '')), 'GC');
   assert.equal(areaOf(f('writev', '')), 'native builtins');

@@ -20,21 +20,44 @@ function roundTrip(doc: BsonDocument): { decoded: BsonDocument; same: boolean } 
 function noDbRefInstances(v: unknown): boolean {
   if (v instanceof DBRef) return false;
   if (Array.isArray(v)) return v.every(noDbRefInstances);
-  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.values(v).every(noDbRefInstances);
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
+    return Object.values(v).every(noDbRefInstances);
   return true;
 }
 
 const cases: Array<[string, BsonDocument]> = [
-  ['a well-formed DBRef', { _id: 1, r: { $ref: 'coll', $id: new ObjectId('0123456789abcdef01234567'), $db: 'db' } }],
+  [
+    'a well-formed DBRef',
+    { _id: 1, r: { $ref: 'coll', $id: new ObjectId('0123456789abcdef01234567'), $db: 'db' } },
+  ],
   ['$id before $ref', { _id: 1, r: { $id: new Int32(1), $ref: 'x' } }],
   ['a field before $ref', { _id: 1, r: { a: new Int32(1), $ref: 'x', $id: new Int32(2), b: 'z' } }],
-  ['a $ref with one dot (the DBRef class would split it)', { _id: 1, r: { $ref: 'a.b', $id: new Int32(2) } }],
+  [
+    'a $ref with one dot (the DBRef class would split it)',
+    { _id: 1, r: { $ref: 'a.b', $id: new Int32(2) } },
+  ],
   ['$db before $id', { _id: 1, r: { $ref: 'x', $db: 'd', $id: new Int32(2) } }],
   ['DBRef fields at the top level', { _id: 1, a: 'x', $ref: 'c', $id: new Int32(2) }],
   ['a document that starts with $ref', { $ref: 'c', $id: new Int32(2), _id: 1 }],
-  ['DBRefs in arrays, in DBRefs and in their $id', { a: [1, { $id: 2, $ref: 'x' }, [{ z: 1, $ref: 'y', $id: { $ref: 'in', $id: 3 } }]], b: { $ref: 'p', $id: 1, sub: { $id: 1, $ref: 'q' } } }],
+  [
+    'DBRefs in arrays, in DBRefs and in their $id',
+    {
+      a: [1, { $id: 2, $ref: 'x' }, [{ z: 1, $ref: 'y', $id: { $ref: 'in', $id: 3 } }]],
+      b: { $ref: 'p', $id: 1, sub: { $id: 1, $ref: 'q' } },
+    },
+  ],
   ['__proto__ beside a DBRef', { ['__proto__']: { $id: 1, $ref: 'x' }, k: 1 }],
-  ['other types around it', { re: new BSONRegExp('a.c', 'i'), bin: new Binary(Buffer.from([1, 2, 3]), 0), code: new Code('x'), n: null, r: { $id: 1, $ref: 'x' }, s: 'after' }],
+  [
+    'other types around it',
+    {
+      re: new BSONRegExp('a.c', 'i'),
+      bin: new Binary(Buffer.from([1, 2, 3]), 0),
+      code: new Code('x'),
+      n: null,
+      r: { $id: 1, $ref: 'x' },
+      s: 'after',
+    },
+  ],
 ];
 
 for (const [name, doc] of cases) {
@@ -62,18 +85,30 @@ test('codec: a $ref that is not a string is no DBRef for the bson package either
 test('codec: joinDocuments writes the BSON of the merged fields, an encoded document as an embedded document', () => {
   // {a: int32 1} then {é: {}}, by the spec's grammar: int32 size, elements, 0x00; an element is
   // its type byte, the name as a C string (UTF-8) and the value; int32 0x10, document 0x03.
-  const expected = Buffer.from([0x15, 0, 0, 0, 0x10, 0x61, 0, 1, 0, 0, 0, 0x03, 0xc3, 0xa9, 0, 5, 0, 0, 0, 0, 0]);
-  const joined = joinDocuments([encodeDocument({ a: new Int32(1) }), { name: 'é', document: encodeDocument({}) }]);
+  const expected = Buffer.from([
+    0x15, 0, 0, 0, 0x10, 0x61, 0, 1, 0, 0, 0, 0x03, 0xc3, 0xa9, 0, 5, 0, 0, 0, 0, 0,
+  ]);
+  const joined = joinDocuments([
+    encodeDocument({ a: new Int32(1) }),
+    { name: 'é', document: encodeDocument({}) },
+  ]);
   assert.deepEqual([...joined], [...expected]);
   assert.deepEqual(decodeDocument(joined), { a: new Int32(1), é: {} });
   assert.deepEqual([...joinDocuments([])], [5, 0, 0, 0, 0]);
 });
 
 test('codec: joinDocuments of parts equals encodeDocument of the merged document (any documents)', () => {
-  const prefixed = (p: string) => bsonDocumentArb.map((d) => Object.fromEntries(Object.entries(d).map(([k, v]) => [`${p}${k}`, v])) as BsonDocument);
+  const prefixed = (p: string) =>
+    bsonDocumentArb.map(
+      (d) => Object.fromEntries(Object.entries(d).map(([k, v]) => [`${p}${k}`, v])) as BsonDocument,
+    );
   fc.assert(
     fc.property(prefixed('h'), bsonDocumentArb, prefixed('t'), (head, o, tail) => {
-      const joined = joinDocuments([encodeDocument(head), { name: 'o', document: encodeDocument(o) }, encodeDocument(tail)]);
+      const joined = joinDocuments([
+        encodeDocument(head),
+        { name: 'o', document: encodeDocument(o) },
+        encodeDocument(tail),
+      ]);
       assert.deepEqual([...joined], [...encodeDocument({ ...head, o, ...tail })]);
     }),
     { numRuns: 300 },

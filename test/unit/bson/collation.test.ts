@@ -14,12 +14,15 @@ function collator(spec: BsonDocument): Collator {
 }
 
 function rejects(spec: unknown, code: number, message?: RegExp): void {
-  assert.throws(() => parseCollation(spec as BsonDocument), (e: unknown) => {
-    assert.ok(e instanceof CommandError);
-    assert.equal(e.code, code, e.message);
-    if (message !== undefined) assert.match(e.message, message);
-    return true;
-  });
+  assert.throws(
+    () => parseCollation(spec as BsonDocument),
+    (e: unknown) => {
+      assert.ok(e instanceof CommandError);
+      assert.equal(e.code, code, e.message);
+      if (message !== undefined) assert.match(e.message, message);
+      return true;
+    },
+  );
 }
 
 test('{locale: "simple"} is binary comparison: no collator', () => {
@@ -47,7 +50,10 @@ test('alternate shifted ignores punctuation and spaces below strength 4', () => 
   const c = collator({ locale: 'en', strength: new Int32(1), alternate: 'shifted' });
   assert.equal(c.compare('black-bird', 'blackbird'), 0);
   assert.equal(c.compare('black bird', 'Blackbird'), 0);
-  assert.notEqual(collator({ locale: 'en', strength: new Int32(1) }).compare('black-bird', 'blackbird'), 0);
+  assert.notEqual(
+    collator({ locale: 'en', strength: new Int32(1) }).compare('black-bird', 'blackbird'),
+    0,
+  );
 });
 
 test('caseLevel at strength 1 tells case apart but not diacritics', () => {
@@ -67,8 +73,16 @@ test('locales with tailorings: German phonebook, Swedish', () => {
 test('the full specification has every field, as listCollections shows it', () => {
   const c = collator({ locale: 'fr', strength: new Double(2) });
   assert.deepEqual(c.spec, {
-    locale: 'fr', caseLevel: false, caseFirst: 'off', strength: new Int32(2), numericOrdering: false,
-    alternate: 'non-ignorable', maxVariable: 'punct', normalization: false, backwards: false, version: '57.1',
+    locale: 'fr',
+    caseLevel: false,
+    caseFirst: 'off',
+    strength: new Int32(2),
+    numericOrdering: false,
+    alternate: 'non-ignorable',
+    maxVariable: 'punct',
+    normalization: false,
+    backwards: false,
+    version: '57.1',
   });
 });
 

@@ -1,6 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, BSONRegExp, Binary } from 'bson';
+import {
+  Decimal128,
+  Double,
+  Int32,
+  Long,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  Timestamp,
+  BSONRegExp,
+  Binary,
+} from 'bson';
 import { compareBson, compareStrings } from '../../../src/bson/compare.js';
 import type { BsonValue } from '../../../src/bson/types.js';
 
@@ -23,8 +34,16 @@ test('cross-type order follows MongoDB canonical ranks', () => {
     new MaxKey(),
   ];
   for (let i = 0; i + 1 < ordered.length; i++) {
-    assert.equal(compareBson(ordered[i] as BsonValue, ordered[i + 1] as BsonValue), -1, `rank ${i}`);
-    assert.equal(compareBson(ordered[i + 1] as BsonValue, ordered[i] as BsonValue), 1, `rank ${i} reversed`);
+    assert.equal(
+      compareBson(ordered[i] as BsonValue, ordered[i + 1] as BsonValue),
+      -1,
+      `rank ${i}`,
+    );
+    assert.equal(
+      compareBson(ordered[i + 1] as BsonValue, ordered[i] as BsonValue),
+      1,
+      `rank ${i} reversed`,
+    );
   }
 });
 

@@ -50,7 +50,8 @@ const recordIdSuffix = (id: bigint): Uint8Array => {
   b.writeBigUInt64BE(id);
   return b;
 };
-const readRecordIdSuffix = (key: Uint8Array): bigint => Buffer.from(key.buffer, key.byteOffset + key.length - 8, 8).readBigUInt64BE();
+const readRecordIdSuffix = (key: Uint8Array): bigint =>
+  Buffer.from(key.buffer, key.byteOffset + key.length - 8, 8).readBigUInt64BE();
 const show = (v: BsonValue): string => {
   try {
     return `${(v as { _bsontype?: string } | null)?._bsontype ?? typeof v}:${String(v instanceof Object && 'toString' in v ? v.toString() : v)}`;
@@ -59,7 +60,11 @@ const show = (v: BsonValue): string => {
   }
 };
 
-function compoundCompare(a: readonly BsonValue[], b: readonly BsonValue[], dirs: readonly KeyDirection[]): number {
+function compoundCompare(
+  a: readonly BsonValue[],
+  b: readonly BsonValue[],
+  dirs: readonly KeyDirection[],
+): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     const c = compareBson(a[i] as BsonValue, b[i] as BsonValue) * (dirs[i] ?? 1);
     if (c !== 0) return c;
@@ -89,33 +94,59 @@ function assertRoundTrip(parts: BsonValue[], dirs: KeyDirection[]): void {
   const back = decodeKey(key, dirs, typeInfo);
   assert.equal(back.length, parts.length);
   for (let i = 0; i < parts.length; i++) {
-    assert.ok(typedEquals(back[i] as BsonValue, parts[i] as BsonValue), `round trip of ${show(parts[i] as BsonValue)}: got ${show(back[i] as BsonValue)}`);
+    assert.ok(
+      typedEquals(back[i] as BsonValue, parts[i] as BsonValue),
+      `round trip of ${show(parts[i] as BsonValue)}: got ${show(back[i] as BsonValue)}`,
+    );
   }
 }
 
 // ---- properties ----------------------------------------------------------------------------
 
 test('property: byte order of single values equals compareBson (numbers)', () => {
-  fc.assert(fc.property(bsonNumberArb, bsonNumberArb, (a, b) => assertOrder(a, b)), { numRuns: 4000 });
+  fc.assert(
+    fc.property(bsonNumberArb, bsonNumberArb, (a, b) => assertOrder(a, b)),
+    { numRuns: 4000 },
+  );
 });
 
 test('property: byte order of single values equals compareBson (strings)', () => {
-  fc.assert(fc.property(bsonStringArb, bsonStringArb, (a, b) => assertOrder(a, b)), { numRuns: 2000 });
+  fc.assert(
+    fc.property(bsonStringArb, bsonStringArb, (a, b) => assertOrder(a, b)),
+    { numRuns: 2000 },
+  );
 });
 
 test('property: byte order of single values equals compareBson (all types, nested)', () => {
   const v = bsonValueArb();
-  fc.assert(fc.property(v, v, (a, b) => assertOrder(a, b)), { numRuns: 3000 });
+  fc.assert(
+    fc.property(v, v, (a, b) => assertOrder(a, b)),
+    { numRuns: 3000 },
+  );
 });
 
 test('property: documents and arrays that share structure order like compareBson', () => {
   // Pairs built from the same skeleton differ deep inside, not at the first type byte.
-  const leaf = fc.oneof(bsonNumberArb, bsonStringArb, fc.constantFrom<BsonValue>(null, true, new MinKey()));
+  const leaf = fc.oneof(
+    bsonNumberArb,
+    bsonStringArb,
+    fc.constantFrom<BsonValue>(null, true, new MinKey()),
+  );
   const pair = fc.tuple(fc.constantFrom('a', 'b', 'ab'), leaf, leaf, leaf, fc.boolean());
   fc.assert(
     fc.property(pair, ([name, shared, x, y, asArray]) => {
-      const a: BsonValue = asArray ? [shared, x] : documentFrom([[name, shared], ['z', x]]);
-      const b: BsonValue = asArray ? [shared, y] : documentFrom([[name, shared], ['z', y]]);
+      const a: BsonValue = asArray
+        ? [shared, x]
+        : documentFrom([
+            [name, shared],
+            ['z', x],
+          ]);
+      const b: BsonValue = asArray
+        ? [shared, y]
+        : documentFrom([
+            [name, shared],
+            ['z', y],
+          ]);
       assertOrder(a, b);
       assertOrder({ k: a }, { k: b });
     }),
@@ -137,15 +168,22 @@ test('property: equal values of different numeric types encode identically', () 
 });
 
 test('property: compound keys with mixed directions order lexicographically', () => {
-  const value = fc.oneof(bsonNumberArb, bsonStringArb, bsonValueArb({ maxDepth: 1 }), fc.constantFrom<BsonValue>(null, 'a', new Int32(1)));
-  const compound = fc.integer({ min: 1, max: 4 }).chain((n) =>
-    fc.tuple(
-      fc.array(value, { minLength: n, maxLength: n }),
-      fc.array(value, { minLength: n, maxLength: n }),
-      fc.array(fc.constantFrom<KeyDirection>(1, -1), { minLength: n, maxLength: n }),
-      fc.array(fc.boolean(), { minLength: n, maxLength: n }),
-    ),
+  const value = fc.oneof(
+    bsonNumberArb,
+    bsonStringArb,
+    bsonValueArb({ maxDepth: 1 }),
+    fc.constantFrom<BsonValue>(null, 'a', new Int32(1)),
   );
+  const compound = fc
+    .integer({ min: 1, max: 4 })
+    .chain((n) =>
+      fc.tuple(
+        fc.array(value, { minLength: n, maxLength: n }),
+        fc.array(value, { minLength: n, maxLength: n }),
+        fc.array(fc.constantFrom<KeyDirection>(1, -1), { minLength: n, maxLength: n }),
+        fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+      ),
+    );
   fc.assert(
     fc.property(compound, ([a, b, dirs, share]) => {
       // Share some parts so that later parts decide.
@@ -153,7 +191,11 @@ test('property: compound keys with mixed directions order lexicographically', ()
       const expected = compoundCompare(a, b2, dirs);
       const ka = encodeKey(a, dirs);
       const kb = encodeKey(b2, dirs);
-      assert.equal(sign(Buffer.compare(ka, kb)), expected, `${a.map(show).join(',')} vs ${b2.map(show).join(',')} dirs ${dirs.join(',')}`);
+      assert.equal(
+        sign(Buffer.compare(ka, kb)),
+        expected,
+        `${a.map(show).join(',')} vs ${b2.map(show).join(',')} dirs ${dirs.join(',')}`,
+      );
       // With RecordId suffixes, distinct keys keep their order; equal keys order by RecordId.
       const sa = encodeKeyWithSuffix(a, dirs, recordIdSuffix(5n));
       const sb = encodeKeyWithSuffix(b2, dirs, recordIdSuffix(3n));
@@ -166,12 +208,19 @@ test('property: compound keys with mixed directions order lexicographically', ()
 test('property: round trip through decodeKey restores types and representations', () => {
   const parts = fc.array(bsonValueArb(), { minLength: 1, maxLength: 3 });
   fc.assert(
-    fc.property(parts, fc.array(fc.constantFrom<KeyDirection>(1, -1), { minLength: 3, maxLength: 3 }), (p, d) =>
-      assertRoundTrip(p, d.slice(0, p.length)),
+    fc.property(
+      parts,
+      fc.array(fc.constantFrom<KeyDirection>(1, -1), { minLength: 3, maxLength: 3 }),
+      (p, d) => assertRoundTrip(p, d.slice(0, p.length)),
     ),
     { numRuns: 2000 },
   );
-  fc.assert(fc.property(bsonNumberArb, fc.constantFrom<KeyDirection>(1, -1), (v, d) => assertRoundTrip([v], [d])), { numRuns: 3000 });
+  fc.assert(
+    fc.property(bsonNumberArb, fc.constantFrom<KeyDirection>(1, -1), (v, d) =>
+      assertRoundTrip([v], [d]),
+    ),
+    { numRuns: 3000 },
+  );
 });
 
 test('property: keyPartsLength finds the suffix; encodeKeyAndTypeInfo agrees with the separate calls', () => {
@@ -186,7 +235,9 @@ test('property: keyPartsLength finds the suffix; encodeKeyAndTypeInfo agrees wit
       assert.equal(readRecordIdSuffix(key), rid);
       assert.equal(hex(typeInfo), hex(encodeTypeInfo(p)));
       // decodeKey reads the parts and ignores the suffix.
-      decodeKey(key, dirs, typeInfo).forEach((v, i) => assert.ok(typedEquals(v, p[i] as BsonValue)));
+      decodeKey(key, dirs, typeInfo).forEach((v, i) =>
+        assert.ok(typedEquals(v, p[i] as BsonValue)),
+      );
     }),
     { numRuns: 1000 },
   );
@@ -207,32 +258,60 @@ function inRange(key: Uint8Array, r: KeyScanBounds): boolean {
 test('property: keyScanBounds selects exactly the keys whose leading parts are within the bounds', () => {
   const small = fc.oneof(
     fc.integer({ min: -3, max: 3 }).map((n) => new Int32(n) as BsonValue),
-    fc.constantFrom<BsonValue>('a', 'ab', '', null, new MinKey(), new MaxKey(), new Double(1.5), new Double(NaN)),
+    fc.constantFrom<BsonValue>(
+      'a',
+      'ab',
+      '',
+      null,
+      new MinKey(),
+      new MaxKey(),
+      new Double(1.5),
+      new Double(NaN),
+    ),
   );
   const entry = fc.tuple(small, small, fc.bigInt({ min: 0n, max: 2n ** 63n - 1n }));
   const bound = fc.option(
-    fc.record({ parts: fc.oneof(fc.array(small, { minLength: 1, maxLength: 1 }), fc.array(small, { minLength: 2, maxLength: 2 })), inclusive: fc.boolean() }),
+    fc.record({
+      parts: fc.oneof(
+        fc.array(small, { minLength: 1, maxLength: 1 }),
+        fc.array(small, { minLength: 2, maxLength: 2 }),
+      ),
+      inclusive: fc.boolean(),
+    }),
     { nil: undefined },
   );
-  const dirsArb = fc.tuple(fc.constantFrom<KeyDirection>(1, -1), fc.constantFrom<KeyDirection>(1, -1));
+  const dirsArb = fc.tuple(
+    fc.constantFrom<KeyDirection>(1, -1),
+    fc.constantFrom<KeyDirection>(1, -1),
+  );
   fc.assert(
-    fc.property(fc.array(entry, { maxLength: 12 }), bound, bound, dirsArb, (entries, low, high, dirs) => {
-      const range = keyScanBounds(low, high, dirs);
-      for (const [x, y, rid] of entries) {
-        const parts = [x, y];
-        const key = encodeKeyWithSuffix(parts, dirs, recordIdSuffix(rid));
-        let expected = true;
-        if (low !== undefined) {
-          const c = compoundCompare(parts.slice(0, low.parts.length), low.parts, dirs);
-          expected &&= c > 0 || (c === 0 && low.inclusive);
+    fc.property(
+      fc.array(entry, { maxLength: 12 }),
+      bound,
+      bound,
+      dirsArb,
+      (entries, low, high, dirs) => {
+        const range = keyScanBounds(low, high, dirs);
+        for (const [x, y, rid] of entries) {
+          const parts = [x, y];
+          const key = encodeKeyWithSuffix(parts, dirs, recordIdSuffix(rid));
+          let expected = true;
+          if (low !== undefined) {
+            const c = compoundCompare(parts.slice(0, low.parts.length), low.parts, dirs);
+            expected &&= c > 0 || (c === 0 && low.inclusive);
+          }
+          if (high !== undefined) {
+            const c = compoundCompare(parts.slice(0, high.parts.length), high.parts, dirs);
+            expected &&= c < 0 || (c === 0 && high.inclusive);
+          }
+          assert.equal(
+            inRange(key, range),
+            expected,
+            `${parts.map(show).join(',')} low ${JSON.stringify(low?.inclusive)} high ${JSON.stringify(high?.inclusive)}`,
+          );
         }
-        if (high !== undefined) {
-          const c = compoundCompare(parts.slice(0, high.parts.length), high.parts, dirs);
-          expected &&= c < 0 || (c === 0 && high.inclusive);
-        }
-        assert.equal(inRange(key, range), expected, `${parts.map(show).join(',')} low ${JSON.stringify(low?.inclusive)} high ${JSON.stringify(high?.inclusive)}`);
-      }
-    }),
+      },
+    ),
     { numRuns: 1500 },
   );
 });
@@ -260,7 +339,17 @@ test('numbers: a hand-ordered ladder across types and magnitudes', () => {
     [d(-0.1)],
     [dec('-0.1')],
     [dec('-1E-400')],
-    [d(-0), d(0), new Int32(0), Long.ZERO, dec('0'), dec('-0'), dec('0E-6176'), dec('0E+6111'), nonCanonicalDecimal(true, 3, 'implicit')],
+    [
+      d(-0),
+      d(0),
+      new Int32(0),
+      Long.ZERO,
+      dec('0'),
+      dec('-0'),
+      dec('0E-6176'),
+      dec('0E+6111'),
+      nonCanonicalDecimal(true, 3, 'implicit'),
+    ],
     [dec('1E-6176')],
     [dec('1E-400')],
     [d(Number.MIN_VALUE)],
@@ -270,7 +359,15 @@ test('numbers: a hand-ordered ladder across types and magnitudes', () => {
     [dec('0.1000000000000000055511151231257828')],
     [d(0.5), dec('0.50')],
     [dec('0.9999999999999999999999999999999999')],
-    [new Int32(1), d(1), Long.ONE, dec('1'), dec('1.0'), dec('1.00'), decimalFromParts(false, 10n ** 33n, -33)],
+    [
+      new Int32(1),
+      d(1),
+      Long.ONE,
+      dec('1'),
+      dec('1.0'),
+      dec('1.00'),
+      decimalFromParts(false, 10n ** 33n, -33),
+    ],
     [d(1 + 2 ** -52)],
     [d(1.5), dec('1.5')],
     [new Int32(255)],
@@ -302,7 +399,12 @@ test('numbers: a hand-ordered ladder across types and magnitudes', () => {
       assertRoundTrip([v], [-1]);
     }
     if (i > 0) assertOrder((ladder[i - 1] as BsonValue[])[0] as BsonValue, rung[0] as BsonValue);
-    if (i > 0) assert.equal(compareBson((ladder[i - 1] as BsonValue[])[0] as BsonValue, rung[0] as BsonValue), -1, `rung ${i}`);
+    if (i > 0)
+      assert.equal(
+        compareBson((ladder[i - 1] as BsonValue[])[0] as BsonValue, rung[0] as BsonValue),
+        -1,
+        `rung ${i}`,
+      );
   }
 });
 
@@ -322,7 +424,18 @@ test('numbers: common values are short', () => {
 
 test('numbers: type info keeps -0, decimal exponents and non-canonical decimals', () => {
   assert.equal(encodeTypeInfo([new Int32(5), 'x', { a: new Int32(1) }]).length, 0);
-  for (const v of [d(-0), d(0), dec('-0'), dec('0E+17'), dec('1.000'), dec('-0.0010'), nonCanonicalDecimal(false, 0, 'large'), nonCanonicalDecimal(true, -6, 'implicit'), dec('-NaN'), dec('-Infinity')]) {
+  for (const v of [
+    d(-0),
+    d(0),
+    dec('-0'),
+    dec('0E+17'),
+    dec('1.000'),
+    dec('-0.0010'),
+    nonCanonicalDecimal(false, 0, 'large'),
+    nonCanonicalDecimal(true, -6, 'implicit'),
+    dec('-NaN'),
+    dec('-Infinity'),
+  ]) {
     assertRoundTrip([v], [1]);
   }
   const [negZero] = decodeKey(enc(d(-0)), [1], encodeTypeInfo([d(-0)]));
@@ -330,14 +443,41 @@ test('numbers: type info keeps -0, decimal exponents and non-canonical decimals'
 });
 
 test('non-canonical decimals are zero, as IEEE 754 and mongod define them', () => {
-  for (const v of [nonCanonicalDecimal(false, 0, 'large'), nonCanonicalDecimal(false, -6, 'large'), nonCanonicalDecimal(true, 5, 'implicit')]) {
+  for (const v of [
+    nonCanonicalDecimal(false, 0, 'large'),
+    nonCanonicalDecimal(false, -6, 'large'),
+    nonCanonicalDecimal(true, 5, 'implicit'),
+  ]) {
     assert.equal(hex(enc(v)), hex(enc(new Int32(0))), show(v));
   }
 });
 
 test('strings: UTF-8 byte order, NUL and 0x01 escaped, symbols equal to strings', () => {
-  const ordered = ['', '\0', '\0\0', '\0a', '\x01', '\x02', 'a', 'a\0', 'a\x01', 'ab', 'b', '\x7f', '\x80', '\u07ff', '\ud7ff', '\ue000', '\uff5e', '\uffff', '\u{10000}', '\u{1f600}', '\u{10ffff}'];
-  for (let i = 1; i < ordered.length; i++) assertOrder(ordered[i - 1] as string, ordered[i] as string);
+  const ordered = [
+    '',
+    '\0',
+    '\0\0',
+    '\0a',
+    '\x01',
+    '\x02',
+    'a',
+    'a\0',
+    'a\x01',
+    'ab',
+    'b',
+    '\x7f',
+    '\x80',
+    '\u07ff',
+    '\ud7ff',
+    '\ue000',
+    '\uff5e',
+    '\uffff',
+    '\u{10000}',
+    '\u{1f600}',
+    '\u{10ffff}',
+  ];
+  for (let i = 1; i < ordered.length; i++)
+    assertOrder(ordered[i - 1] as string, ordered[i] as string);
   assert.equal(hex(enc('a\0b')), 'c061010162' + '00');
   assert.equal(hex(enc(new BSONSymbol('abc'))), hex(enc('abc')));
   assertRoundTrip([new BSONSymbol('x\0y'), 'x\0y'], [1, -1]);
@@ -366,17 +506,29 @@ test('objects: type rank before field name, then value; arrays element by elemen
     [new Int32(2)],
     ['a'],
   ];
-  for (let i = 1; i < ordered.length; i++) assertOrder(ordered[i - 1] as BsonValue, ordered[i] as BsonValue);
+  for (let i = 1; i < ordered.length; i++)
+    assertOrder(ordered[i - 1] as BsonValue, ordered[i] as BsonValue);
   assert.equal(hex(enc([new Int32(1), d(2)])), hex(enc([Long.ONE, dec('2.0')])));
-  const withProto = documentFrom([['__proto__', new Int32(1)], ['a', 'b']]);
+  const withProto = documentFrom([
+    ['__proto__', new Int32(1)],
+    ['a', 'b'],
+  ]);
   assertRoundTrip([withProto], [1]);
-  assert.equal(Object.getPrototypeOf(decodeKey(enc(withProto), [1], encodeTypeInfo([withProto]))[0]), Object.prototype);
+  assert.equal(
+    Object.getPrototypeOf(decodeKey(enc(withProto), [1], encodeTypeInfo([withProto]))[0]),
+    Object.prototype,
+  );
 });
 
 test('DBRef compares and encodes as its document, and decodes back to a DBRef', () => {
   const oid = new ObjectId('0123456789abcdef01234567');
   const ref = new DBRef('coll', oid, 'db', { extra: new Int32(1) });
-  const asDoc = documentFrom([['$ref', 'coll'], ['$id', oid], ['$db', 'db'], ['extra', new Int32(1)]]);
+  const asDoc = documentFrom([
+    ['$ref', 'coll'],
+    ['$id', oid],
+    ['$db', 'db'],
+    ['extra', new Int32(1)],
+  ]);
   assert.equal(hex(enc(ref)), hex(enc(asDoc)));
   assertRoundTrip([ref, asDoc], [1, 1]);
   const dotted = new DBRef('a', oid);
@@ -396,7 +548,8 @@ test('binData by length, then subtype, then bytes; long lengths escaped', () => 
     new Binary(new Uint8Array(256), 0),
     new Binary(new Uint8Array(70000), 0),
   ];
-  for (let i = 1; i < ordered.length; i++) assertOrder(ordered[i - 1] as Binary, ordered[i] as Binary);
+  for (let i = 1; i < ordered.length; i++)
+    assertOrder(ordered[i - 1] as Binary, ordered[i] as Binary);
   for (const b of ordered) assertRoundTrip([b], [-1]);
 });
 
@@ -432,7 +585,8 @@ test('other scalars: ObjectId, bool, Date (negative and invalid), Timestamp (uns
     new Code('a', {}),
     new MaxKey(),
   ];
-  for (let i = 1; i < ordered.length; i++) assertOrder(ordered[i - 1] as BsonValue, ordered[i] as BsonValue);
+  for (let i = 1; i < ordered.length; i++)
+    assertOrder(ordered[i - 1] as BsonValue, ordered[i] as BsonValue);
   for (const v of ordered) assertRoundTrip([v], [-1]);
   assert.equal(compareBson(new Date(NaN), new Date(NaN)), 0);
   assert.equal(hex(enc(new Date(NaN))), hex(enc(new Date(NaN))));
@@ -458,7 +612,8 @@ test('cross-type order: every type rank in sequence, both directions', () => {
     new Code('', {}),
     new MaxKey(),
   ];
-  for (let i = 1; i < ordered.length; i++) assertOrder(ordered[i - 1] as BsonValue, ordered[i] as BsonValue);
+  for (let i = 1; i < ordered.length; i++)
+    assertOrder(ordered[i - 1] as BsonValue, ordered[i] as BsonValue);
   for (const v of ordered) assertRoundTrip([v], [1]);
 });
 
@@ -477,9 +632,15 @@ test('keyPrefixUpperBound and keyScanBounds edge cases', () => {
   assert.equal(hex(keyPrefixUpperBound(new Uint8Array([1, 0xff, 0xff])) ?? new Uint8Array()), '02');
   assert.equal(hex(keyPrefixUpperBound(new Uint8Array([1, 2])) ?? new Uint8Array()), '0103');
   // All keys whose first part equals 'a' (any second part, any suffix).
-  const r = keyScanBounds({ parts: ['a'], inclusive: true }, { parts: ['a'], inclusive: true }, [1, -1]);
+  const r = keyScanBounds(
+    { parts: ['a'], inclusive: true },
+    { parts: ['a'], inclusive: true },
+    [1, -1],
+  );
   for (const second of [new MinKey(), null, new Int32(1), 'zz', new MaxKey()]) {
-    assert.ok(inRange(encodeKeyWithSuffix(['a', second], [1, -1], recordIdSuffix(2n ** 63n - 1n)), r));
+    assert.ok(
+      inRange(encodeKeyWithSuffix(['a', second], [1, -1], recordIdSuffix(2n ** 63n - 1n)), r),
+    );
   }
   assert.ok(!inRange(encodeKey(['a\0', null], [1, -1]), r));
   assert.ok(!inRange(encodeKey(['', null], [1, -1]), r));

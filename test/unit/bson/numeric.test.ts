@@ -82,7 +82,9 @@ describe('types', () => {
   });
 
   test('isZero', () => {
-    assert.ok(isZero(i(0)) && isZero(l(0)) && isZero(d(-0)) && isZero(dec('0E+10')) && isZero(dec('-0.00')));
+    assert.ok(
+      isZero(i(0)) && isZero(l(0)) && isZero(d(-0)) && isZero(dec('0E+10')) && isZero(dec('-0.00')),
+    );
     assert.ok(!isZero(d(NaN)) && !isZero(dec('1E-6176')));
   });
 });
@@ -205,9 +207,21 @@ describe('decimal128 (General Decimal Arithmetic examples)', () => {
     ['remainder 10.2 % 1', () => mod(dec('10.2'), dec('1')), '0.2'],
     ['remainder 10 % 0.3', () => mod(dec('10'), dec('0.3')), '0.1'],
     ['remainder 3.6 % 1.3', () => mod(dec('3.6'), dec('1.3')), '1.0'],
-    ['rounding to 34 digits carries into the exponent', () => add(dec('9999999999999999999999999999999999'), dec('1')), '1.000000000000000000000000000000000E+34'],
-    ['half-even rounding (down to even)', () => add(dec('1000000000000000000000000000000000'), dec('0.5')), '1000000000000000000000000000000000'],
-    ['half-even rounding (up to even)', () => add(dec('1000000000000000000000000000000001'), dec('0.5')), '1000000000000000000000000000000002'],
+    [
+      'rounding to 34 digits carries into the exponent',
+      () => add(dec('9999999999999999999999999999999999'), dec('1')),
+      '1.000000000000000000000000000000000E+34',
+    ],
+    [
+      'half-even rounding (down to even)',
+      () => add(dec('1000000000000000000000000000000000'), dec('0.5')),
+      '1000000000000000000000000000000000',
+    ],
+    [
+      'half-even rounding (up to even)',
+      () => add(dec('1000000000000000000000000000000001'), dec('0.5')),
+      '1000000000000000000000000000000002',
+    ],
     ['overflow gives infinity', () => multiply(dec('9E+6144'), dec('10')), 'Infinity'],
     ['underflow rounds to zero', () => multiply(dec('1E-6176'), dec('0.1')), '0E-6176'],
     ['subnormal half-even', () => multiply(dec('3E-6176'), dec('0.5')), '2E-6176'],
@@ -240,29 +254,40 @@ describe('decimal128 (General Decimal Arithmetic examples)', () => {
 
   test('decimal values survive the round trip through the arithmetic encoder', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 10n ** 34n - 1n }), fc.integer({ min: -6176, max: 6111 }), fc.boolean(), (coef, exp, negative) => {
-        const v = Decimal128.fromString(`${negative ? '-' : ''}${coef}E${exp}`);
-        // x + 0 with the same exponent is x, byte for byte.
-        const zero = Decimal128.fromString(`0E${exp}`);
-        const sum = add(v, zero) as Decimal128;
-        // A zero sum is +0 (IEEE round-half-even), so -0 + 0 loses its sign.
-        assert.equal(sum.toString(), coef === 0n ? zero.toString() : v.toString());
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 34n - 1n }),
+        fc.integer({ min: -6176, max: 6111 }),
+        fc.boolean(),
+        (coef, exp, negative) => {
+          const v = Decimal128.fromString(`${negative ? '-' : ''}${coef}E${exp}`);
+          // x + 0 with the same exponent is x, byte for byte.
+          const zero = Decimal128.fromString(`0E${exp}`);
+          const sum = add(v, zero) as Decimal128;
+          // A zero sum is +0 (IEEE round-half-even), so -0 + 0 loses its sign.
+          assert.equal(sum.toString(), coef === 0n ? zero.toString() : v.toString());
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   test('decimal addition agrees with exact rational addition when no rounding happens', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }), fc.integer({ min: -8, max: 8 }), fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }), fc.integer({ min: -8, max: 8 }), (c1, e1, c2, e2) => {
-        const a = Decimal128.fromString(`${c1}E${e1}`);
-        const b = Decimal128.fromString(`${c2}E${e2}`);
-        const e = Math.min(e1, e2);
-        const exact = c1 * 10n ** BigInt(e1 - e) + c2 * 10n ** BigInt(e2 - e);
-        const expected = Decimal128.fromString(`${exact}E${e}`);
-        const sum = add(a, b) as Decimal128;
-        if (exact !== 0n) assert.equal(sum.toString(), expected.toString());
-      }),
+      fc.property(
+        fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }),
+        fc.integer({ min: -8, max: 8 }),
+        fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }),
+        fc.integer({ min: -8, max: 8 }),
+        (c1, e1, c2, e2) => {
+          const a = Decimal128.fromString(`${c1}E${e1}`);
+          const b = Decimal128.fromString(`${c2}E${e2}`);
+          const e = Math.min(e1, e2);
+          const exact = c1 * 10n ** BigInt(e1 - e) + c2 * 10n ** BigInt(e2 - e);
+          const expected = Decimal128.fromString(`${exact}E${e}`);
+          const sum = add(a, b) as Decimal128;
+          if (exact !== 0n) assert.equal(sum.toString(), expected.toString());
+        },
+      ),
       { numRuns: 300 },
     );
   });

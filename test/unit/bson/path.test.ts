@@ -4,16 +4,35 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Int32 } from 'bson';
-import { MISSING, forEachPathValue, getPathValue, isArrayIndexComponent, splitPath } from '../../../src/bson/path.js';
+import {
+  MISSING,
+  forEachPathValue,
+  getPathValue,
+  isArrayIndexComponent,
+  splitPath,
+} from '../../../src/bson/path.js';
 import type { LeafArrayMode, PathValue } from '../../../src/bson/path.js';
 import type { BsonDocument } from '../../../src/bson/types.js';
 
 const i = (n: number): Int32 => new Int32(n);
 
-function reached(doc: BsonDocument, path: string, mode: LeafArrayMode = 'traverse'): Array<[unknown, string | undefined]> {
+function reached(
+  doc: BsonDocument,
+  path: string,
+  mode: LeafArrayMode = 'traverse',
+): Array<[unknown, string | undefined]> {
   const out: Array<[unknown, string | undefined]> = [];
   forEachPathValue(doc, splitPath(path), mode, (v: PathValue, offset) => {
-    out.push([v === MISSING ? 'MISSING' : v instanceof Int32 ? v.value : Array.isArray(v) ? 'array' : 'object', offset]);
+    out.push([
+      v === MISSING
+        ? 'MISSING'
+        : v instanceof Int32
+          ? v.value
+          : Array.isArray(v)
+            ? 'array'
+            : 'object',
+      offset,
+    ]);
     return false;
   });
   return out;
@@ -26,8 +45,15 @@ test('path: a scalar, a missing field, a scalar in the way', () => {
 });
 
 test('path: a leaf array yields its elements, then itself', () => {
-  assert.deepEqual(reached({ a: [i(1), i(2)] }, 'a'), [[1, '0'], [2, '1'], ['array', undefined]]);
-  assert.deepEqual(reached({ a: [i(1), i(2)] }, 'a', 'omitArray'), [[1, '0'], [2, '1']]);
+  assert.deepEqual(reached({ a: [i(1), i(2)] }, 'a'), [
+    [1, '0'],
+    [2, '1'],
+    ['array', undefined],
+  ]);
+  assert.deepEqual(reached({ a: [i(1), i(2)] }, 'a', 'omitArray'), [
+    [1, '0'],
+    [2, '1'],
+  ]);
   assert.equal(reached({ a: [i(1), i(2)] }, 'a', 'whole').length, 1);
 });
 
@@ -46,7 +72,10 @@ test('path: arrays in the middle reach subdocuments, with the outer offset', () 
 test('path: a numeric component is a position and a field name', () => {
   assert.deepEqual(reached({ a: [i(5), i(6)] }, 'a.1'), [[6, undefined]]);
   assert.deepEqual(reached({ a: { '1': i(6) } }, 'a.1'), [[6, undefined]]);
-  assert.deepEqual(reached({ a: [{ '0': i(8) }] } as BsonDocument, 'a.0'), [[8, '0'], ['object', undefined]]);
+  assert.deepEqual(reached({ a: [{ '0': i(8) }] } as BsonDocument, 'a.0'), [
+    [8, '0'],
+    ['object', undefined],
+  ]);
   assert.deepEqual(reached({ a: [[i(1), i(2)]] } as BsonDocument, 'a.0.1'), [[2, undefined]]);
 });
 
@@ -58,7 +87,12 @@ test('path: early stop', () => {
 
 test('path: __proto__ is data, prototype fields are not reached', () => {
   const doc: BsonDocument = {};
-  Object.defineProperty(doc, '__proto__', { value: { x: i(1) }, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(doc, '__proto__', {
+    value: { x: i(1) },
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   assert.deepEqual(reached(doc, '__proto__.x'), [[1, undefined]]);
   assert.deepEqual(reached({}, 'toString'), [['MISSING', undefined]]);
   assert.deepEqual(reached({}, 'constructor.name'), [['MISSING', undefined]]);

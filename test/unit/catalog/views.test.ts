@@ -8,7 +8,15 @@ import assert from 'node:assert/strict';
 import { Int32 } from 'bson';
 import type { BsonDocument } from '../../../src/bson/types.js';
 import { Catalog } from '../../../src/catalog/catalog.js';
-import { checkViewGraph, involvedCollections, listViews, lookupView, removeView, resolveView, storeView } from '../../../src/catalog/views.js';
+import {
+  checkViewGraph,
+  involvedCollections,
+  listViews,
+  lookupView,
+  removeView,
+  resolveView,
+  storeView,
+} from '../../../src/catalog/views.js';
 import type { ViewDefinition } from '../../../src/catalog/views.js';
 import { CommandError, ErrorCode } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/log.js';
@@ -19,16 +27,49 @@ test('involvedCollections: $lookup, $graphLookup and $unionWith, nested in sub-p
     { $match: { a: 1 } },
     { $lookup: { from: 'l1', as: 'x', pipeline: [{ $unionWith: 'u2' }] } },
     { $lookup: { from: { db: 'd', coll: 'l2' }, as: 'y', localField: 'a', foreignField: 'b' } },
-    { $lookup: { from: { db: 'elsewhere', coll: 'l3' }, as: 'z', localField: 'a', foreignField: 'b' } },
-    { $graphLookup: { from: 'g1', as: 'g', startWith: '$a', connectFromField: 'a', connectToField: 'b' } },
+    {
+      $lookup: {
+        from: { db: 'elsewhere', coll: 'l3' },
+        as: 'z',
+        localField: 'a',
+        foreignField: 'b',
+      },
+    },
+    {
+      $graphLookup: {
+        from: 'g1',
+        as: 'g',
+        startWith: '$a',
+        connectFromField: 'a',
+        connectToField: 'b',
+      },
+    },
     { $unionWith: { coll: 'u1', pipeline: [{ $lookup: { from: 'l4', as: 'w', pipeline: [] } }] } },
-    { $facet: { f: [{ $lookup: { from: 'f1', as: 'q', localField: 'a', foreignField: 'b' } }], g: [{ $count: 'n' }] } },
+    {
+      $facet: {
+        f: [{ $lookup: { from: 'f1', as: 'q', localField: 'a', foreignField: 'b' } }],
+        g: [{ $count: 'n' }],
+      },
+    },
   ];
-  assert.deepEqual([...involvedCollections(pipeline, 'd')].sort(), ['f1', 'g1', 'l1', 'l2', 'l4', 'u1', 'u2']);
+  assert.deepEqual([...involvedCollections(pipeline, 'd')].sort(), [
+    'f1',
+    'g1',
+    'l1',
+    'l2',
+    'l4',
+    'u1',
+    'u2',
+  ]);
   assert.deepEqual([...involvedCollections([], 'd')], []);
 });
 
-async function withCatalog(fn: (catalog: Catalog, write: (f: Parameters<Catalog['engine']['write']>[0]) => Promise<unknown>) => Promise<void>): Promise<void> {
+async function withCatalog(
+  fn: (
+    catalog: Catalog,
+    write: (f: Parameters<Catalog['engine']['write']>[0]) => Promise<unknown>,
+  ) => Promise<void>,
+): Promise<void> {
   const engine = await openEngine({ engine: 'memory' });
   try {
     const catalog = Catalog.open(engine, silentLogger);
@@ -41,7 +82,12 @@ async function withCatalog(fn: (catalog: Catalog, write: (f: Parameters<Catalog[
 /** Stored documents come back with typed numbers. */
 const one = new Int32(1);
 
-const view = (name: string, viewOn: string, pipeline: BsonDocument[] = []): ViewDefinition => ({ db: 'd', name, viewOn, pipeline });
+const view = (name: string, viewOn: string, pipeline: BsonDocument[] = []): ViewDefinition => ({
+  db: 'd',
+  name,
+  viewOn,
+  pipeline,
+});
 
 function codeOf(f: () => void): { code: number; message: string } | undefined {
   try {
@@ -56,14 +102,35 @@ function codeOf(f: () => void): { code: number; message: string } | undefined {
 test('checkViewGraph: cycles are GraphContainsCycle, named as mongod names them', async () => {
   await withCatalog(async (catalog, write) => {
     await write((txn) => {
-      assert.deepEqual(codeOf(() => checkViewGraph(catalog, txn, view('a', 'a'))), { code: ErrorCode.GraphContainsCycle, message: 'View cycle detected: d.a => d.a => d.a' });
+      assert.deepEqual(
+        codeOf(() => checkViewGraph(catalog, txn, view('a', 'a'))),
+        { code: ErrorCode.GraphContainsCycle, message: 'View cycle detected: d.a => d.a => d.a' },
+      );
       storeView(catalog, txn, view('a', 'b'));
       storeView(catalog, txn, view('b', 'c'));
-      assert.deepEqual(codeOf(() => checkViewGraph(catalog, txn, view('c', 'a'))), { code: ErrorCode.GraphContainsCycle, message: 'View cycle detected: d.c => d.c => d.b => d.a => d.c' });
+      assert.deepEqual(
+        codeOf(() => checkViewGraph(catalog, txn, view('c', 'a'))),
+        {
+          code: ErrorCode.GraphContainsCycle,
+          message: 'View cycle detected: d.c => d.c => d.b => d.a => d.c',
+        },
+      );
       // Through a $lookup in the pipeline too.
-      assert.equal(codeOf(() => checkViewGraph(catalog, txn, view('c', 'x', [{ $lookup: { from: 'a', as: 'r', pipeline: [] } }])))?.code, ErrorCode.GraphContainsCycle);
+      assert.equal(
+        codeOf(() =>
+          checkViewGraph(
+            catalog,
+            txn,
+            view('c', 'x', [{ $lookup: { from: 'a', as: 'r', pipeline: [] } }]),
+          ),
+        )?.code,
+        ErrorCode.GraphContainsCycle,
+      );
       // Redefining b to read something else is fine: the old definition no longer counts.
-      assert.equal(codeOf(() => checkViewGraph(catalog, txn, view('b', 'z'))), undefined);
+      assert.equal(
+        codeOf(() => checkViewGraph(catalog, txn, view('b', 'z'))),
+        undefined,
+      );
     });
   });
 });
@@ -72,11 +139,23 @@ test('checkViewGraph: a chain of 20 views is the limit, counted from either end'
   await withCatalog(async (catalog, write) => {
     await write((txn) => {
       for (let i = 1; i <= 20; i++) storeView(catalog, txn, view(`v${i}`, `v${i + 1}`));
-      const depth = { code: ErrorCode.ViewDepthLimitExceeded, message: 'View depth limit exceeded; maximum depth is 20' };
+      const depth = {
+        code: ErrorCode.ViewDepthLimitExceeded,
+        message: 'View depth limit exceeded; maximum depth is 20',
+      };
       // v21 is the collection at the bottom: making it a view lengthens the chain to 21.
-      assert.deepEqual(codeOf(() => checkViewGraph(catalog, txn, view('v21', 'v22'))), depth);
-      assert.deepEqual(codeOf(() => checkViewGraph(catalog, txn, view('v0', 'v1'))), depth);
-      assert.equal(codeOf(() => checkViewGraph(catalog, txn, view('vMid', 'v10'))), undefined);
+      assert.deepEqual(
+        codeOf(() => checkViewGraph(catalog, txn, view('v21', 'v22'))),
+        depth,
+      );
+      assert.deepEqual(
+        codeOf(() => checkViewGraph(catalog, txn, view('v0', 'v1'))),
+        depth,
+      );
+      assert.equal(
+        codeOf(() => checkViewGraph(catalog, txn, view('vMid', 'v10'))),
+        undefined,
+      );
     });
   });
 });
@@ -86,20 +165,36 @@ test('resolveView stacks the pipelines innermost first and ends on the collectio
     await write((txn) => {
       storeView(catalog, txn, view('v1', 'coll', [{ $match: { a: one } }]));
       storeView(catalog, txn, view('v2', 'v1', [{ $project: { a: one } }]));
-      assert.deepEqual(resolveView(catalog, txn, 'd', 'v2'), { collection: 'coll', pipeline: [{ $match: { a: one } }, { $project: { a: one } }], collation: undefined });
+      assert.deepEqual(resolveView(catalog, txn, 'd', 'v2'), {
+        collection: 'coll',
+        pipeline: [{ $match: { a: one } }, { $project: { a: one } }],
+        collation: undefined,
+      });
       assert.equal(resolveView(catalog, txn, 'd', 'coll'), undefined);
-      assert.deepEqual(lookupView(catalog, txn, 'd', 'v1'), view('v1', 'coll', [{ $match: { a: one } }]));
+      assert.deepEqual(
+        lookupView(catalog, txn, 'd', 'v1'),
+        view('v1', 'coll', [{ $match: { a: one } }]),
+      );
       // Storing again replaces the definition.
       storeView(catalog, txn, view('v1', 'other'));
-      assert.deepEqual(listViews(catalog, txn, 'd').map((v) => [v.name, v.viewOn]), [
-        ['v1', 'other'],
-        ['v2', 'v1'],
-      ]);
+      assert.deepEqual(
+        listViews(catalog, txn, 'd').map((v) => [v.name, v.viewOn]),
+        [
+          ['v1', 'other'],
+          ['v2', 'v1'],
+        ],
+      );
       assert.equal(removeView(catalog, txn, 'd', 'v1'), true);
       assert.equal(removeView(catalog, txn, 'd', 'v1'), false);
-      assert.deepEqual(listViews(catalog, txn, 'd').map((v) => v.name), ['v2']);
+      assert.deepEqual(
+        listViews(catalog, txn, 'd').map((v) => v.name),
+        ['v2'],
+      );
       // An implicit creation on a view's name is refused.
-      assert.equal(codeOf(() => catalog.getOrCreate(txn, 'd', 'v2'))?.code, ErrorCode.CommandNotSupportedOnView);
+      assert.equal(
+        codeOf(() => catalog.getOrCreate(txn, 'd', 'v2'))?.code,
+        ErrorCode.CommandNotSupportedOnView,
+      );
     });
   });
 });

@@ -17,7 +17,9 @@ test('defaults', () => {
 });
 
 test('precedence: flag > environment > file > default', () => {
-  const file = configFile('port = 1111\ndbpath = "/from/file"\nreplSet = "fileRs"\nstorageEngine = "memory"\n');
+  const file = configFile(
+    'port = 1111\ndbpath = "/from/file"\nreplSet = "fileRs"\nstorageEngine = "memory"\n',
+  );
   const env = { SECANTUS_CONFIG: file, SECANTUS_PORT: '2222', SECANTUS_DBPATH: '/from/env' };
   const o = resolveOptions(['--port', '3333'], env).options;
   assert.equal(o.port, 3333, 'flag beats env and file');
@@ -30,8 +32,14 @@ test('precedence: flag > environment > file > default', () => {
 test('--config flag, setParameter table and flag', () => {
   const file = configFile('[setParameter]\nenableTestCommands = true\n');
   assert.equal(resolveOptions(['--config', file], {}).options.enableTestCommands, true);
-  assert.equal(resolveOptions(['--setParameter', 'enableTestCommands=1'], {}).options.enableTestCommands, true);
-  assert.equal(resolveOptions([], { SECANTUS_ENABLE_TEST_COMMANDS: '1' }).options.enableTestCommands, true);
+  assert.equal(
+    resolveOptions(['--setParameter', 'enableTestCommands=1'], {}).options.enableTestCommands,
+    true,
+  );
+  assert.equal(
+    resolveOptions([], { SECANTUS_ENABLE_TEST_COMMANDS: '1' }).options.enableTestCommands,
+    true,
+  );
 });
 
 test('an empty replica set name from the environment means standalone', () => {
@@ -52,7 +60,11 @@ test('bad input is an OptionsError with a clear message', () => {
     [['--config', configFile('colour = "red"')], {}, /unknown key 'colour'/],
   ];
   for (const [argv, env, re] of cases) {
-    assert.throws(() => resolveOptions(argv, env), (e: unknown) => e instanceof OptionsError && re.test(e.message), argv.join(' '));
+    assert.throws(
+      () => resolveOptions(argv, env),
+      (e: unknown) => e instanceof OptionsError && re.test(e.message),
+      argv.join(' '),
+    );
   }
 });
 
@@ -62,13 +74,29 @@ test('--oplog-async and --oplog-nonlogged: flag, SECANTUS_OPLOG_* and TOML keys,
   assert.equal(resolveOptions(['--oplog-async'], {}).options.oplogAsync, true);
   assert.equal(resolveOptions(['--oplog-nonlogged'], {}).options.oplogNonlogged, true);
   assert.equal(resolveOptions([], { SECANTUS_OPLOG_ASYNC: '1' }).options.oplogAsync, true);
-  assert.equal(resolveOptions([], { SECANTUS_OPLOG_NONLOGGED: 'true' }).options.oplogNonlogged, true);
+  assert.equal(
+    resolveOptions([], { SECANTUS_OPLOG_NONLOGGED: 'true' }).options.oplogNonlogged,
+    true,
+  );
   const file = configFile('oplogAsync = true\noplogNonlogged = true\n');
   const o = resolveOptions(['--config', file], {}).options;
   assert.deepEqual([o.oplogAsync, o.oplogNonlogged], [true, true]);
   // Precedence: the environment turns off what the file turned on; a flag turns it on again.
-  assert.equal(resolveOptions(['--config', file], { SECANTUS_OPLOG_ASYNC: '0' }).options.oplogAsync, false);
-  assert.equal(resolveOptions(['--config', file, '--oplog-async'], { SECANTUS_OPLOG_ASYNC: '0' }).options.oplogAsync, true);
-  assert.throws(() => resolveOptions([], { SECANTUS_OPLOG_ASYNC: 'maybe' }), (e: unknown) => e instanceof OptionsError && /SECANTUS_OPLOG_ASYNC/.test(e.message));
-  assert.throws(() => resolveOptions(['--config', configFile('oplogNonlogged = "yes"\n')], {}), (e: unknown) => e instanceof OptionsError && /oplogNonlogged/.test(e.message));
+  assert.equal(
+    resolveOptions(['--config', file], { SECANTUS_OPLOG_ASYNC: '0' }).options.oplogAsync,
+    false,
+  );
+  assert.equal(
+    resolveOptions(['--config', file, '--oplog-async'], { SECANTUS_OPLOG_ASYNC: '0' }).options
+      .oplogAsync,
+    true,
+  );
+  assert.throws(
+    () => resolveOptions([], { SECANTUS_OPLOG_ASYNC: 'maybe' }),
+    (e: unknown) => e instanceof OptionsError && /SECANTUS_OPLOG_ASYNC/.test(e.message),
+  );
+  assert.throws(
+    () => resolveOptions(['--config', configFile('oplogNonlogged = "yes"\n')], {}),
+    (e: unknown) => e instanceof OptionsError && /oplogNonlogged/.test(e.message),
+  );
 });

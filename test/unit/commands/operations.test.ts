@@ -4,19 +4,43 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Binary } from 'bson';
-import { OperationRegistry, interruptibleSleep, redactCommand } from '../../../src/commands/operations.js';
+import {
+  OperationRegistry,
+  interruptibleSleep,
+  redactCommand,
+} from '../../../src/commands/operations.js';
 import { localIsoString, truncateCommand } from '../../../src/commands/diag/current-op.js';
 import type { ConnectionState } from '../../../src/commands/context.js';
 
-const client = (id: number): ConnectionState => ({ id, remote: `127.0.0.1:${40000 + id}`, local: '127.0.0.1:27017', clientMetadata: undefined, appName: undefined });
+const client = (id: number): ConnectionState => ({
+  id,
+  remote: `127.0.0.1:${40000 + id}`,
+  local: '127.0.0.1:27017',
+  clientMetadata: undefined,
+  appName: undefined,
+});
 
 describe('redactCommand', () => {
   test('passwords and SASL payloads are replaced (mongod shows "xxx")', () => {
-    assert.deepEqual(redactCommand({ createUser: 'u', pwd: 'secret', roles: [] }), { createUser: 'u', pwd: 'xxx', roles: [] });
-    assert.deepEqual(redactCommand({ updateUser: 'u', pwd: 'secret' }), { updateUser: 'u', pwd: 'xxx' });
+    assert.deepEqual(redactCommand({ createUser: 'u', pwd: 'secret', roles: [] }), {
+      createUser: 'u',
+      pwd: 'xxx',
+      roles: [],
+    });
+    assert.deepEqual(redactCommand({ updateUser: 'u', pwd: 'secret' }), {
+      updateUser: 'u',
+      pwd: 'xxx',
+    });
     const payload = new Binary(Buffer.from('n,,n=user,r=nonce'));
-    assert.deepEqual(redactCommand({ saslStart: 1, mechanism: 'SCRAM-SHA-256', payload }), { saslStart: 1, mechanism: 'SCRAM-SHA-256', payload: 'xxx' });
-    assert.deepEqual(redactCommand({ hello: 1, speculativeAuthenticate: { saslStart: 1, payload } }), { hello: 1, speculativeAuthenticate: 'xxx' });
+    assert.deepEqual(redactCommand({ saslStart: 1, mechanism: 'SCRAM-SHA-256', payload }), {
+      saslStart: 1,
+      mechanism: 'SCRAM-SHA-256',
+      payload: 'xxx',
+    });
+    assert.deepEqual(
+      redactCommand({ hello: 1, speculativeAuthenticate: { saslStart: 1, payload } }),
+      { hello: 1, speculativeAuthenticate: 'xxx' },
+    );
   });
 
   test('other commands are shown as sent, even with a field named pwd', () => {
@@ -64,9 +88,15 @@ describe('OperationRegistry', () => {
     const a = r.begin(client(1), { ping: 1 }, 'admin');
     const b = r.begin(client(2), { ping: 1 }, 'admin');
     assert.ok(a.opid > 0 && b.opid > a.opid);
-    assert.deepEqual(r.operations().map((o) => o.opid), [a.opid, b.opid]);
+    assert.deepEqual(
+      r.operations().map((o) => o.opid),
+      [a.opid, b.opid],
+    );
     r.end(a);
-    assert.deepEqual(r.operations().map((o) => o.opid), [b.opid]);
+    assert.deepEqual(
+      r.operations().map((o) => o.opid),
+      [b.opid],
+    );
     assert.equal(r.kill(a.opid), false, 'an ended op cannot be killed');
     r.end(b);
   });

@@ -7,7 +7,12 @@ import assert from 'node:assert/strict';
 import { bsonTypeName } from '../../../src/bson/types.js';
 import type { BsonValue } from '../../../src/bson/types.js';
 import { CommandError } from '../../../src/errors.js';
-import { evaluateOn, newEnv, parseExpression, rootContext } from '../../../src/pipeline/expressions/index.js';
+import {
+  evaluateOn,
+  newEnv,
+  parseExpression,
+  rootContext,
+} from '../../../src/pipeline/expressions/index.js';
 import type { Value } from '../../../src/pipeline/expressions/types.js';
 import { assertSameTyped } from './corpus/compare.js';
 import { expressionFamilies } from './corpus/index.js';
@@ -20,22 +25,34 @@ function evaluate(expr: BsonValue, doc: Record<string, BsonValue> | undefined): 
 
 for (const [family, cases] of Object.entries(expressionFamilies)) {
   for (const c of cases.values) {
-    test(`expression ${family}: ${c.name}`, c.driverOnly === undefined ? {} : { skip: c.driverOnly }, () => {
-      assertSameTyped(evaluate(c.expr, c.doc), c.expected);
-    });
+    test(
+      `expression ${family}: ${c.name}`,
+      c.driverOnly === undefined ? {} : { skip: c.driverOnly },
+      () => {
+        assertSameTyped(evaluate(c.expr, c.doc), c.expected);
+      },
+    );
   }
   for (const c of cases.errors) {
-    test(`expression ${family} error: ${c.name}`, c.driverOnly === undefined ? {} : { skip: c.driverOnly }, () => {
-      assert.throws(
-        () => evaluate(c.expr, c.doc),
-        (e: unknown) => {
-          assert.ok(e instanceof CommandError, `not a CommandError: ${String(e)}`);
-          assert.equal(e.code, c.code, `${e.message} (${c.source})`);
-          if (c.message !== undefined) assert.ok(e.message.includes(c.message), `message "${e.message}" lacks "${c.message}"`);
-          return true;
-        },
-      );
-    });
+    test(
+      `expression ${family} error: ${c.name}`,
+      c.driverOnly === undefined ? {} : { skip: c.driverOnly },
+      () => {
+        assert.throws(
+          () => evaluate(c.expr, c.doc),
+          (e: unknown) => {
+            assert.ok(e instanceof CommandError, `not a CommandError: ${String(e)}`);
+            assert.equal(e.code, c.code, `${e.message} (${c.source})`);
+            if (c.message !== undefined)
+              assert.ok(
+                e.message.includes(c.message),
+                `message "${e.message}" lacks "${c.message}"`,
+              );
+            return true;
+          },
+        );
+      },
+    );
   }
 }
 
@@ -72,5 +89,8 @@ test('expression: constant operands are folded at parse time (errors too)', () =
 
 test('expression: $$CLUSTER_TIME without a cluster time is refused', () => {
   const env = newEnv();
-  assert.throws(() => parseExpression('$$CLUSTER_TIME', rootContext(env)), (e: unknown) => e instanceof CommandError && e.code === 51144);
+  assert.throws(
+    () => parseExpression('$$CLUSTER_TIME', rootContext(env)),
+    (e: unknown) => e instanceof CommandError && e.code === 51144,
+  );
 });

@@ -57,5 +57,8 @@ test('POWERSOF2: integral results for integral and double inputs, doubles below 
 });
 
 test('an unknown granularity is 40257', () => {
-  assert.throws(() => rounderFor('R7'), (e: unknown) => e instanceof CommandError && e.code === 40257);
+  assert.throws(
+    () => rounderFor('R7'),
+    (e: unknown) => e instanceof CommandError && e.code === 40257,
+  );
 });

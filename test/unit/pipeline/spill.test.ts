@@ -51,7 +51,11 @@ function randoms(n: number, seed: number, range: number): number[] {
   });
 }
 
-function sorter(scope: SpillScope | undefined, memoryBytesMax: number, extra: { limit?: number; allowDiskUse?: boolean } = {}): ExternalSorter<Item> {
+function sorter(
+  scope: SpillScope | undefined,
+  memoryBytesMax: number,
+  extra: { limit?: number; allowDiskUse?: boolean } = {},
+): ExternalSorter<Item> {
   return new ExternalSorter<Item>({
     compare: (a, b) => a.key - b.key,
     sizeOf: () => 100,
@@ -78,7 +82,11 @@ test('runs round-trip records, including records larger than the read buffer', (
   withArea((area) => {
     const file = area.create();
     const writer = new RunWriter(file);
-    const docs = [{ a: 'x' }, { big: 'y'.repeat(3 * limits.spillReadBufferBytes) }, { c: new Int32(3) }];
+    const docs = [
+      { a: 'x' },
+      { big: 'y'.repeat(3 * limits.spillReadBufferBytes) },
+      { c: new Int32(3) },
+    ];
     for (const d of docs) writer.add(encodeDocument(d));
     const first = writer.finishRun();
     writer.add(encodeDocument({ second: true }));
@@ -88,7 +96,8 @@ test('runs round-trip records, including records larger than the read buffer', (
     const read = (r: typeof first): unknown[] => {
       const reader = new RunReader(r, 64);
       const out: unknown[] = [];
-      for (let rec = reader.next(); rec !== undefined; rec = reader.next()) out.push(decodeDocument(rec));
+      for (let rec = reader.next(); rec !== undefined; rec = reader.next())
+        out.push(decodeDocument(rec));
       return out;
     };
     assert.deepEqual(read(first), docs);
@@ -110,7 +119,10 @@ test('an external sort spills runs and merges them into the order JavaScript sor
     assert.deepEqual(out, expected);
     assert.equal(s.stats.spills, Math.ceil(items.length / 51));
     assert.ok(s.usedDisk);
-    assert.ok(s.stats.spills > mergeFanIn(100 * 50) ** 2, 'the input needs more than two merge passes');
+    assert.ok(
+      s.stats.spills > mergeFanIn(100 * 50) ** 2,
+      'the input needs more than two merge passes',
+    );
     // The stream deleted its file when it ended.
     assert.equal(area.fileCount, 0);
     assert.deepEqual(fs.readdirSync(dir), []);
@@ -133,9 +145,15 @@ test('top-k keeps the first k items in order, spilling when k items do not fit',
 test('without disk use the sorter fails once past its limit; without a scope it stays in memory', () => {
   withArea((area) => {
     const items = randoms(100, 3, 50).map((key, seq) => ({ key, seq }));
-    assert.throws(() => drainAll(sorter(new SpillScope(area), 1000, { allowDiskUse: false }), items), (e) => e instanceof CommandError && e.code === 292);
+    assert.throws(
+      () => drainAll(sorter(new SpillScope(area), 1000, { allowDiskUse: false }), items),
+      (e) => e instanceof CommandError && e.code === 292,
+    );
     const s = sorter(undefined, 1000);
-    assert.deepEqual(drainAll(s, items), [...items].sort((a, b) => a.key - b.key || a.seq - b.seq));
+    assert.deepEqual(
+      drainAll(s, items),
+      [...items].sort((a, b) => a.key - b.key || a.seq - b.seq),
+    );
     assert.equal(s.usedDisk, false);
     assert.equal(area.fileCount, 0);
   });

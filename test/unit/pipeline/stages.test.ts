@@ -6,16 +6,41 @@ import assert from 'node:assert/strict';
 import { Double, Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../../src/bson/types.js';
 import { CommandError } from '../../../src/errors.js';
-import { buildPipeline, newEnv, newScope, parsePipeline, runToArray } from '../../../src/pipeline/index.js';
+import {
+  buildPipeline,
+  newEnv,
+  newScope,
+  parsePipeline,
+  runToArray,
+} from '../../../src/pipeline/index.js';
 import type { PipelineContext, Runtime } from '../../../src/pipeline/index.js';
 
 const i = (n: number): Int32 => new Int32(n);
 
 function run(pipeline: BsonValue[], input: BsonDocument[] = []): BsonDocument[] {
   const env = newEnv();
-  const ctx: PipelineContext = { env, scope: newScope(undefined), db: 'test', collection: 'c', allowDiskUse: false, subPipelineDepth: 0, inFacet: false, inLookup: false };
-  const rt: Runtime = { catalog: undefined, db: 'test', frame: env.frame, allowDiskUse: false, interrupt: () => undefined };
-  return runToArray(buildPipeline(parsePipeline(pipeline, ctx), { documents: input }, rt).plan, undefined as never, rt);
+  const ctx: PipelineContext = {
+    env,
+    scope: newScope(undefined),
+    db: 'test',
+    collection: 'c',
+    allowDiskUse: false,
+    subPipelineDepth: 0,
+    inFacet: false,
+    inLookup: false,
+  };
+  const rt: Runtime = {
+    catalog: undefined,
+    db: 'test',
+    frame: env.frame,
+    allowDiskUse: false,
+    interrupt: () => undefined,
+  };
+  return runToArray(
+    buildPipeline(parsePipeline(pipeline, ctx), { documents: input }, rt).plan,
+    undefined as never,
+    rt,
+  );
 }
 
 const errors: Array<[string, BsonValue[], number]> = [
@@ -60,13 +85,29 @@ const errors: Array<[string, BsonValue[], number]> = [
   ['$sortByCount non-$ string', [{ $sortByCount: 'a' }], 40148],
   ['$bucket without boundaries', [{ $bucket: { groupBy: '$a' } }], 40198],
   ['$bucket one boundary', [{ $bucket: { groupBy: '$a', boundaries: [i(1)] } }], 40192],
-  ['$bucket unsorted boundaries', [{ $bucket: { groupBy: '$a', boundaries: [i(2), i(1)] } }], 40194],
-  ['$bucket mixed boundary types', [{ $bucket: { groupBy: '$a', boundaries: [i(1), 'a'] } }], 40193],
-  ['$bucket default inside range', [{ $bucket: { groupBy: '$a', boundaries: [i(1), i(5)], default: i(2) } }], 40199],
+  [
+    '$bucket unsorted boundaries',
+    [{ $bucket: { groupBy: '$a', boundaries: [i(2), i(1)] } }],
+    40194,
+  ],
+  [
+    '$bucket mixed boundary types',
+    [{ $bucket: { groupBy: '$a', boundaries: [i(1), 'a'] } }],
+    40193,
+  ],
+  [
+    '$bucket default inside range',
+    [{ $bucket: { groupBy: '$a', boundaries: [i(1), i(5)], default: i(2) } }],
+    40199,
+  ],
   ['$bucket bad groupBy', [{ $bucket: { groupBy: 'a', boundaries: [i(1), i(2)] } }], 40202],
   ['$bucketAuto without buckets', [{ $bucketAuto: { groupBy: '$a' } }], 40246],
   ['$bucketAuto zero buckets', [{ $bucketAuto: { groupBy: '$a', buckets: i(0) } }], 40243],
-  ['$bucketAuto bad granularity', [{ $bucketAuto: { groupBy: '$a', buckets: i(1), granularity: 'X' } }], 40257],
+  [
+    '$bucketAuto bad granularity',
+    [{ $bucketAuto: { groupBy: '$a', buckets: i(1), granularity: 'X' } }],
+    40257,
+  ],
   ['$facet empty', [{ $facet: {} }], 40169],
   ['$facet non-array', [{ $facet: { a: i(1) } }], 40170],
   ['$facet inside $facet', [{ $facet: { a: [{ $facet: { b: [] } }] } }], 40600],
@@ -74,7 +115,22 @@ const errors: Array<[string, BsonValue[], number]> = [
   ['$lookup unknown argument', [{ $lookup: { from: 'x', as: 'y', z: i(1) } }], 9],
   ['$lookup only localField', [{ $lookup: { from: 'x', as: 'y', localField: 'a' } }], 9],
   ['$graphLookup missing fields', [{ $graphLookup: { from: 'x', as: 'y' } }], 40105],
-  ['$graphLookup negative maxDepth', [{ $graphLookup: { from: 'x', as: 'y', startWith: '$a', connectFromField: 'a', connectToField: 'b', maxDepth: i(-1) } }], 40101],
+  [
+    '$graphLookup negative maxDepth',
+    [
+      {
+        $graphLookup: {
+          from: 'x',
+          as: 'y',
+          startWith: '$a',
+          connectFromField: 'a',
+          connectToField: 'b',
+          maxDepth: i(-1),
+        },
+      },
+    ],
+    40101,
+  ],
   ['$graphLookup unknown argument', [{ $graphLookup: { from: 'x', z: i(1) } }], 40104],
   ['$out not last', [{ $out: 'x' }, { $match: {} }], 40601],
   ['$out bad argument', [{ $out: i(1) }], 16990],
@@ -83,7 +139,11 @@ const errors: Array<[string, BsonValue[], number]> = [
   ['$documents not first', [{ $match: {} }, { $documents: [] }], 40602],
   ['$changeStream unknown option', [{ $changeStream: { bogus: i(1) } }], 40415],
   ['$setWindowFields unknown function', [{ $setWindowFields: { output: { a: { $foo: {} } } } }], 9],
-  ['$setWindowFields rank without sortBy', [{ $setWindowFields: { output: { a: { $rank: {} } } } }], 5371602],
+  [
+    '$setWindowFields rank without sortBy',
+    [{ $setWindowFields: { output: { a: { $rank: {} } } } }],
+    5371602,
+  ],
   ['$densify missing range', [{ $densify: { field: 'a' } }], 40414],
   ['$fill missing output', [{ $fill: {} }], 40414],
 ];
@@ -102,9 +162,24 @@ for (const [name, pipeline, code] of errors) {
 }
 
 test('$bucket with default and output ($bucket manual example)', () => {
-  const docs = [1926, 1902, 1925, 1931, 1913, 1893, 1918].map((year, k) => ({ _id: i(k), year: i(year) }));
+  const docs = [1926, 1902, 1925, 1931, 1913, 1893, 1918].map((year, k) => ({
+    _id: i(k),
+    year: i(year),
+  }));
   docs.push({ _id: i(99), year: 'unknown' as unknown as Int32 });
-  const out = run([{ $bucket: { groupBy: '$year', boundaries: [i(1890), i(1910), i(1920), i(1940)], default: 'Unknown', output: { count: { $sum: i(1) } } } }], docs);
+  const out = run(
+    [
+      {
+        $bucket: {
+          groupBy: '$year',
+          boundaries: [i(1890), i(1910), i(1920), i(1940)],
+          default: 'Unknown',
+          output: { count: { $sum: i(1) } },
+        },
+      },
+    ],
+    docs,
+  );
   assert.deepEqual(
     out.map((d) => [String(d['_id']), String(d['count'])]),
     [
@@ -125,41 +200,79 @@ test('$sortByCount orders by count, descending', () => {
 });
 
 test('$redact with $$DESCEND / $$PRUNE', () => {
-  const out = run([{ $redact: { $cond: [{ $gt: ['$level', i(4)] }, '$$PRUNE', '$$DESCEND'] } }], [{ level: i(1), sub: { level: i(5) }, arr: [{ level: i(2) }, { level: i(9) }] }]);
+  const out = run(
+    [{ $redact: { $cond: [{ $gt: ['$level', i(4)] }, '$$PRUNE', '$$DESCEND'] } }],
+    [{ level: i(1), sub: { level: i(5) }, arr: [{ level: i(2) }, { level: i(9) }] }],
+  );
   assert.deepEqual(out, [{ level: i(1), arr: [{ level: i(2) }] }]);
 });
 
 test('$group keys 1, 1.0 and NumberLong(1) as one group, keeping the first key', () => {
-  const out = run([{ $group: { _id: '$k', n: { $sum: i(1) } } }], [{ k: new Double(1) }, { k: i(1) }, { k: 'x' }]);
+  const out = run(
+    [{ $group: { _id: '$k', n: { $sum: i(1) } } }],
+    [{ k: new Double(1) }, { k: i(1) }, { k: 'x' }],
+  );
   assert.equal(out.length, 2);
   assert.ok(out[0]?.['_id'] instanceof Double);
   assert.equal((out[0]?.['n'] as Int32).value, 2);
 });
 
 test('$project keeps input field order for inclusions, appends computed fields', () => {
-  const out = run([{ $project: { b: i(1), x: '$a', a: i(1) } }], [{ _id: i(1), a: i(1), b: i(2), c: i(3) }]);
+  const out = run(
+    [{ $project: { b: i(1), x: '$a', a: i(1) } }],
+    [{ _id: i(1), a: i(1), b: i(2), c: i(3) }],
+  );
   assert.deepEqual(Object.keys(out[0] ?? {}), ['_id', 'a', 'b', 'x']);
 });
 
 test('$skip then $limit, $limit then $skip', () => {
   const docs = [1, 2, 3, 4, 5].map((n) => ({ n: i(n) }));
-  assert.deepEqual(run([{ $skip: i(1) }, { $limit: i(2) }], docs).map((d) => (d['n'] as Int32).value), [2, 3]);
-  assert.deepEqual(run([{ $limit: i(3) }, { $skip: i(1) }], docs).map((d) => (d['n'] as Int32).value), [2, 3]);
+  assert.deepEqual(
+    run([{ $skip: i(1) }, { $limit: i(2) }], docs).map((d) => (d['n'] as Int32).value),
+    [2, 3],
+  );
+  assert.deepEqual(
+    run([{ $limit: i(3) }, { $skip: i(1) }], docs).map((d) => (d['n'] as Int32).value),
+    [2, 3],
+  );
 });
 
 // The manual's Comparison/Sort Order: "A comparison of an empty array ... considers the empty
 // array as less than a null value or a missing field value"; mongod's $sort takes its keys from
 // the same SortKeyGenerator as find (an empty array's key is undefined).
 test('$sort: an empty array sorts below null and missing, and last when descending', () => {
-  const docs = (): BsonDocument[] => [{ _id: i(1), a: null }, { _id: i(2), a: [] }, { _id: i(3), a: i(0) }, { _id: i(4) }];
-  assert.deepEqual(run([{ $sort: { a: i(1) } }], docs()).map((d) => (d['_id'] as Int32).value), [2, 1, 4, 3]);
-  assert.deepEqual(run([{ $sort: { a: i(-1) } }], docs()).map((d) => (d['_id'] as Int32).value), [3, 1, 4, 2]);
+  const docs = (): BsonDocument[] => [
+    { _id: i(1), a: null },
+    { _id: i(2), a: [] },
+    { _id: i(3), a: i(0) },
+    { _id: i(4) },
+  ];
+  assert.deepEqual(
+    run([{ $sort: { a: i(1) } }], docs()).map((d) => (d['_id'] as Int32).value),
+    [2, 1, 4, 3],
+  );
+  assert.deepEqual(
+    run([{ $sort: { a: i(-1) } }], docs()).map((d) => (d['_id'] as Int32).value),
+    [3, 1, 4, 2],
+  );
 });
 
 test('$top and $bottom order an empty array below null', () => {
   const out = run(
-    [{ $group: { _id: null, top: { $top: { sortBy: { a: i(1) }, output: '$_id' } }, bottom: { $bottom: { sortBy: { a: i(1) }, output: '$_id' } } } }],
-    [{ _id: i(1), a: null }, { _id: i(2), a: [] }, { _id: i(3), a: i(0) }],
+    [
+      {
+        $group: {
+          _id: null,
+          top: { $top: { sortBy: { a: i(1) }, output: '$_id' } },
+          bottom: { $bottom: { sortBy: { a: i(1) }, output: '$_id' } },
+        },
+      },
+    ],
+    [
+      { _id: i(1), a: null },
+      { _id: i(2), a: [] },
+      { _id: i(3), a: i(0) },
+    ],
   );
   assert.deepEqual(out, [{ _id: null, top: i(2), bottom: i(3) }]);
 });

@@ -12,9 +12,12 @@ const i = (n: number): Int32 => new Int32(n);
 const ctx = { isInsert: false, now: new Date('2024-01-01T00:00:00Z') };
 
 test('update pipeline: $set with expressions and $unset (manual example)', () => {
-  const u = compileUpdate([{ $set: { modified: '$$NOW', total: { $add: ['$a', '$b'] } } }, { $unset: ['misc'] }], {
-    compilePipeline: (p) => compileUpdatePipeline(p),
-  });
+  const u = compileUpdate(
+    [{ $set: { modified: '$$NOW', total: { $add: ['$a', '$b'] } } }, { $unset: ['misc'] }],
+    {
+      compilePipeline: (p) => compileUpdatePipeline(p),
+    },
+  );
   assert.equal(u.type, 'pipeline');
   const r = u.apply({ _id: i(1), a: i(1), b: i(2), misc: 'x' }, ctx);
   assert.equal(r.modified, true);
@@ -27,7 +30,9 @@ test('update pipeline: $set with expressions and $unset (manual example)', () =>
 });
 
 test('update pipeline: $replaceRoot and let variables', () => {
-  const u = compileUpdatePipeline([{ $replaceWith: { _id: '$_id', v: '$$k' } }], { variables: { k: 'x' } });
+  const u = compileUpdatePipeline([{ $replaceWith: { _id: '$_id', v: '$$k' } }], {
+    variables: { k: 'x' },
+  });
   const r = u.apply({ _id: i(1), a: i(1) }, ctx);
   assert.deepEqual(r.doc, { _id: i(1), v: 'x' });
   assert.equal(r.diff, undefined, 'a diff larger than the document: a replacement');
@@ -52,14 +57,20 @@ test('update pipeline: upsert seeds from the query equalities', () => {
 test('update pipeline: only reshaping stages are allowed', () => {
   assert.throws(
     () => compileUpdatePipeline([{ $group: { _id: null } }]),
-    (e: unknown) => e instanceof CommandError && e.code === 72 && e.message === '$group is not allowed to be used within an update',
+    (e: unknown) =>
+      e instanceof CommandError &&
+      e.code === 72 &&
+      e.message === '$group is not allowed to be used within an update',
   );
 });
 
 // mongod applies a pipeline's output as a replacement (PipelineExecutor →
 // ObjectReplaceExecutor::applyReplacementUpdate): the stored _id stays when the output has none.
 test('update pipeline: $replaceRoot without _id keeps the stored _id first (spec crud/updateOne-pipeline.json)', () => {
-  const u = compileUpdatePipeline([{ $replaceRoot: { newRoot: '$t' } }, { $addFields: { foo: i(1) } }]);
+  const u = compileUpdatePipeline([
+    { $replaceRoot: { newRoot: '$t' } },
+    { $addFields: { foo: i(1) } },
+  ]);
   const r = u.apply({ _id: i(1), x: i(1), y: i(1), t: { u: { v: i(1) } } }, ctx);
   assert.equal(r.modified, true);
   assert.deepEqual(r.doc, { _id: i(1), u: { v: i(1) }, foo: i(1) });
@@ -77,15 +88,23 @@ test('update pipeline: changing _id fails as a replacement does (66)', () => {
   assert.throws(
     () => u.apply({ _id: i(1), a: i(1) }, ctx),
     (e: unknown) =>
-      e instanceof CommandError && e.code === 66 && e.message === "After applying the update, the (immutable) field '_id' was found to have been altered to _id: 2",
+      e instanceof CommandError &&
+      e.code === 66 &&
+      e.message ===
+        "After applying the update, the (immutable) field '_id' was found to have been altered to _id: 2",
   );
 });
 
 test('update pipeline: the output is checked for storage, top-level $ names allowed', () => {
   const u = compileUpdatePipeline([{ $replaceWith: { $literal: { _id: i(1), $a: i(1) } } }]);
   assert.deepEqual(u.apply({ _id: i(1) }, ctx).doc, { _id: i(1), $a: i(1) });
-  const deep = compileUpdatePipeline([{ $replaceWith: { $literal: { _id: i(1), a: { $b: i(1) }, c: { _id: { $x: i(1) } } } } }]);
+  const deep = compileUpdatePipeline([
+    { $replaceWith: { $literal: { _id: i(1), a: { $b: i(1) }, c: { _id: { $x: i(1) } } } } },
+  ]);
   assert.equal(deep.apply({ _id: i(1) }, ctx).modified, true);
   const arrayId = compileUpdatePipeline([{ $set: { _id: [i(1)] } }]);
-  assert.throws(() => arrayId.apply({ _id: i(1) }, ctx), (e: unknown) => e instanceof CommandError && e.code === 53);
+  assert.throws(
+    () => arrayId.apply({ _id: i(1) }, ctx),
+    (e: unknown) => e instanceof CommandError && e.code === 53,
+  );
 });

@@ -20,7 +20,14 @@ test('without a collator, strings are keys byte for byte; numbers of equal value
 test('with a collator, strings (alone or inside documents and arrays) that it equates are one key, the first kept', () => {
   const m = new ValueMap<number>(strength2);
   for (const [i, k] of ['b', 'A', 'a', 'B', 'c'].entries()) m.set(k, (m.get(k) ?? 0) + i);
-  assert.deepEqual(m.entries().map((e) => [e.key, e.value]), [['b', 3], ['A', 3], ['c', 4]]);
+  assert.deepEqual(
+    m.entries().map((e) => [e.key, e.value]),
+    [
+      ['b', 3],
+      ['A', 3],
+      ['c', 4],
+    ],
+  );
   m.set({ x: 'Q', n: new Int32(1) }, 1);
   m.set({ x: 'q', n: new Double(1) }, 2);
   m.set(['Z'], 5);

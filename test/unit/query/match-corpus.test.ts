@@ -13,12 +13,26 @@ import { bs, doc } from './corpus/values.js';
 for (const c of allMatchCases) {
   test(`match: ${c.name}`, () => {
     const matcher = compileFilter(doc(c.filter));
-    const got = c.docs.map((d) => doc(d)).filter((d: BsonDocument) => matcher.matches(d)).map((d) => d['_id']);
-    if (c.expectedCount !== undefined) assert.equal(got.length, c.expectedCount, `count (${c.source})`);
+    const got = c.docs
+      .map((d) => doc(d))
+      .filter((d: BsonDocument) => matcher.matches(d))
+      .map((d) => d['_id']);
+    if (c.expectedCount !== undefined)
+      assert.equal(got.length, c.expectedCount, `count (${c.source})`);
     if (c.expected === undefined) return;
     const want = c.expected.map(bs);
-    assert.equal(got.length, want.length, `matched ${JSON.stringify(got)}, expected ${JSON.stringify(want)} (${c.source})`);
-    got.forEach((id, i) => assert.equal(compareBson(id ?? null, want[i] ?? null), 0, `position ${i}: ${String(id)} (${c.source})`));
+    assert.equal(
+      got.length,
+      want.length,
+      `matched ${JSON.stringify(got)}, expected ${JSON.stringify(want)} (${c.source})`,
+    );
+    got.forEach((id, i) =>
+      assert.equal(
+        compareBson(id ?? null, want[i] ?? null),
+        0,
+        `position ${i}: ${String(id)} (${c.source})`,
+      ),
+    );
   });
 }
 
@@ -29,7 +43,8 @@ for (const c of allMatchErrorCases) {
       (e: unknown) => {
         assert.ok(e instanceof CommandError, `not a CommandError: ${String(e)}`);
         assert.equal(e.code, c.code, `${e.message} (${c.source})`);
-        if (c.message !== undefined) assert.ok(e.message.includes(c.message), `message "${e.message}" lacks "${c.message}"`);
+        if (c.message !== undefined)
+          assert.ok(e.message.includes(c.message), `message "${e.message}" lacks "${c.message}"`);
         return true;
       },
     );

@@ -16,7 +16,11 @@ import { doc } from './corpus/values.js';
 /** Same fields in the same order with equal values (compareBson compares names and order). */
 function assertSameDocument(got: BsonDocument, want: BsonDocument, source: string): void {
   assert.deepEqual(Object.keys(got), Object.keys(want), `fields (${source})`);
-  assert.equal(compareBson(got, want), 0, `${JSON.stringify(got)} vs ${JSON.stringify(want)} (${source})`);
+  assert.equal(
+    compareBson(got, want),
+    0,
+    `${JSON.stringify(got)} vs ${JSON.stringify(want)} (${source})`,
+  );
 }
 
 for (const c of projectionCases) {
@@ -30,7 +34,10 @@ for (const c of projectionCases) {
 /** The aggregation layer's hook, as the server wires it (src/query/language.ts). */
 function realHook(): ExpressionHook {
   const expressions = queryExpressions();
-  return { compile: (e) => expressions.compileValue(e), isExpressionName: (n) => expressions.isExpressionName(n) };
+  return {
+    compile: (e) => expressions.compileValue(e),
+    isExpressionName: (n) => expressions.isExpressionName(n),
+  };
 }
 
 for (const c of projectionErrorCases) {
@@ -50,10 +57,16 @@ for (const c of projectionErrorCases) {
   test(`projection error, with the expression layer: ${c.name}`, () => {
     const run = (): BsonDocument => {
       const matcher = compileFilter(doc(c.filter ?? {}));
-      return compileProjection(doc(c.projection), { matcher, expressions: realHook() }).apply(doc(c.input ?? DEFAULT_ERROR_INPUT));
+      return compileProjection(doc(c.projection), { matcher, expressions: realHook() }).apply(
+        doc(c.input ?? DEFAULT_ERROR_INPUT),
+      );
     };
     if ('code' in withExpressions) {
-      assert.throws(run, (e: unknown) => e instanceof CommandError && e.code === withExpressions.code, `expected code ${withExpressions.code} (${c.source})`);
+      assert.throws(
+        run,
+        (e: unknown) => e instanceof CommandError && e.code === withExpressions.code,
+        `expected code ${withExpressions.code} (${c.source})`,
+      );
     } else {
       assertSameDocument(run(), doc(withExpressions.expected), c.source);
     }
@@ -63,15 +76,25 @@ for (const c of projectionErrorCases) {
 // Every projection the layer answers alone gives the same document with expressions available.
 for (const c of projectionCases) {
   test(`projection, with the expression layer: ${c.name}`, () => {
-    const projection = compileProjection(doc(c.projection), { matcher: compileFilter(doc(c.filter ?? {})), expressions: realHook() });
+    const projection = compileProjection(doc(c.projection), {
+      matcher: compileFilter(doc(c.filter ?? {})),
+      expressions: realHook(),
+    });
     assertSameDocument(projection.apply(doc(c.input)), doc(c.expected), c.source);
   });
 }
 
-test('projection: positional without the filter uses the caller\'s match details', () => {
+test("projection: positional without the filter uses the caller's match details", () => {
   const p = compileProjection(doc({ 'a.$': 1 }));
-  assertSameDocument(p.apply(doc({ _id: 1, a: [5, 6, 7] }), { elemMatchKey: '2' }), doc({ _id: 1, a: [7] }), 'details');
-  assert.throws(() => p.apply(doc({ _id: 1, a: [5] }), {}), (e: unknown) => e instanceof CommandError && e.code === 51246);
+  assertSameDocument(
+    p.apply(doc({ _id: 1, a: [5, 6, 7] }), { elemMatchKey: '2' }),
+    doc({ _id: 1, a: [7] }),
+    'details',
+  );
+  assert.throws(
+    () => p.apply(doc({ _id: 1, a: [5] }), {}),
+    (e: unknown) => e instanceof CommandError && e.code === 51246,
+  );
 });
 
 test('projection: expressions go through the hook, literals do not need it', () => {
@@ -85,7 +108,11 @@ test('projection: expressions go through the hook, literals do not need it', () 
       isExpressionName: (name) => name === '$add',
     },
   });
-  assertSameDocument(p.apply(doc({ _id: 1, a: 2, b: 3 })), doc({ _id: 1, a: 2, total: 'computed', tag: 'x' }), 'hook');
+  assertSameDocument(
+    p.apply(doc({ _id: 1, a: 2, b: 3 })),
+    doc({ _id: 1, a: 2, total: 'computed', tag: 'x' }),
+    'hook',
+  );
   assert.equal(calls.length, 1);
 });
 

@@ -36,7 +36,8 @@ const docWithX: fc.Arbitrary<BsonDocument> = fc.oneof(
   fc.constant<BsonDocument>({ _id: new Int32(0) }),
 );
 
-const matches = (filter: BsonDocument, doc: BsonDocument): boolean => compileFilter(filter).matches(doc);
+const matches = (filter: BsonDocument, doc: BsonDocument): boolean =>
+  compileFilter(filter).matches(doc);
 
 test('property: $gt on scalars of one bracket agrees with compareBson', () => {
   fc.assert(
@@ -53,7 +54,8 @@ test('property: comparisons never cross type brackets (except null/missing)', ()
   fc.assert(
     fc.property(scalar, scalar, (a, b) => {
       fc.pre(a !== null && b !== null && canonicalTypeRank(a) !== canonicalTypeRank(b));
-      for (const op of ['$gt', '$gte', '$lt', '$lte', '$eq']) assert.equal(matches({ x: { [op]: b } }, { x: a }), false, op);
+      for (const op of ['$gt', '$gte', '$lt', '$lte', '$eq'])
+        assert.equal(matches({ x: { [op]: b } }, { x: a }), false, op);
     }),
     { numRuns: 300 },
   );
@@ -96,13 +98,17 @@ test('property: a literal pattern, escaped, matches its own string', () => {
 
 test('property: an inclusion projection is idempotent', () => {
   fc.assert(
-    fc.property(fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd'), value), fc.subarray(['a', 'b', 'c', 'x']), (fields, keep) => {
-      const doc: BsonDocument = { _id: new Int32(1), ...fields };
-      const spec: BsonDocument = Object.fromEntries(keep.map((k) => [k, new Int32(1)]));
-      const p = compileProjection(spec);
-      const once = p.apply(doc);
-      assert.equal(compareBson(p.apply(once), once), 0);
-    }),
+    fc.property(
+      fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd'), value),
+      fc.subarray(['a', 'b', 'c', 'x']),
+      (fields, keep) => {
+        const doc: BsonDocument = { _id: new Int32(1), ...fields };
+        const spec: BsonDocument = Object.fromEntries(keep.map((k) => [k, new Int32(1)]));
+        const p = compileProjection(spec);
+        const once = p.apply(doc);
+        assert.equal(compareBson(p.apply(once), once), 0);
+      },
+    ),
     { numRuns: 300 },
   );
 });

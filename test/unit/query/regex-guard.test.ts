@@ -58,15 +58,23 @@ describe('guarded searches', () => {
     // run in the worker. These ones are fast, so both sides answer.
     const patterns = ['(?:a|b)*c', '(a|ab)+b$', '^(?:ab|ba)+', '(b|c)+a(?:a|c)*', '(\\w)\\1'];
     fc.assert(
-      fc.property(fc.constantFrom(...patterns), fc.stringMatching(/^[abc]{17,80}$/), fc.nat(20), (pattern, input, from) => {
-        const native = new RegExp(pattern, 'gu');
-        native.lastIndex = from;
-        const expected = native.exec(input);
-        const guarded = guardRegex(new RegExp(pattern, 'gu'), '$regex');
-        const got = guarded.exec(input, from);
-        assert.deepEqual(got, expected === null ? null : { index: expected.index, groups: Array.from(expected) });
-        assert.equal(guarded.test(input), new RegExp(pattern, 'u').test(input));
-      }),
+      fc.property(
+        fc.constantFrom(...patterns),
+        fc.stringMatching(/^[abc]{17,80}$/),
+        fc.nat(20),
+        (pattern, input, from) => {
+          const native = new RegExp(pattern, 'gu');
+          native.lastIndex = from;
+          const expected = native.exec(input);
+          const guarded = guardRegex(new RegExp(pattern, 'gu'), '$regex');
+          const got = guarded.exec(input, from);
+          assert.deepEqual(
+            got,
+            expected === null ? null : { index: expected.index, groups: Array.from(expected) },
+          );
+          assert.equal(guarded.test(input), new RegExp(pattern, 'u').test(input));
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -80,21 +88,33 @@ describe('guarded searches', () => {
   test('exponential backtracking fails with 51156 within the limit, and the next search works', () => {
     const re = compileRegex('(a+)+$', '');
     const started = performance.now();
-    assert.equal(errorCode(() => re.test(`${'a'.repeat(40)}!`)), 51156);
+    assert.equal(
+      errorCode(() => re.test(`${'a'.repeat(40)}!`)),
+      51156,
+    );
     const elapsed = performance.now() - started;
     // 2^40 steps would take hours; the guard gives up after the limit (plus a worker start).
-    assert.ok(elapsed < limits.regexMatchTimeMsMax + limits.regexWorkerStartMsMax, `took ${elapsed} ms`);
+    assert.ok(
+      elapsed < limits.regexMatchTimeMsMax + limits.regexWorkerStartMsMax,
+      `took ${elapsed} ms`,
+    );
     assert.equal(re.test('a'.repeat(40)), true);
     assert.equal(re.test('b'.repeat(40)), false);
   });
 
   test('polynomial blow-up on a long string fails with 51156', () => {
     const re = compileRegex('.*a.*a.*a.*b', '');
-    assert.equal(errorCode(() => re.test('a'.repeat(100_000))), 51156);
+    assert.equal(
+      errorCode(() => re.test('a'.repeat(100_000))),
+      51156,
+    );
   });
 
   test('the error names the operator', () => {
     const re = guardRegex(/(x+x+)+y/u, '$regexMatch');
-    assert.throws(() => re.test('x'.repeat(40)), /in \$regexMatch\. Result code: match limit exceeded/);
+    assert.throws(
+      () => re.test('x'.repeat(40)),
+      /in \$regexMatch\. Result code: match limit exceeded/,
+    );
   });
 });

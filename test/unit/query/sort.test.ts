@@ -15,7 +15,13 @@ for (const c of sortCases) {
     const got = sorted.map((d) => d['_id']);
     const want = c.expected.map(bs);
     assert.equal(got.length, want.length);
-    got.forEach((id, i) => assert.equal(compareBson(id ?? null, want[i] ?? null), 0, `${JSON.stringify(got)} (${c.source})`));
+    got.forEach((id, i) =>
+      assert.equal(
+        compareBson(id ?? null, want[i] ?? null),
+        0,
+        `${JSON.stringify(got)} (${c.source})`,
+      ),
+    );
   });
 }
 
@@ -36,11 +42,22 @@ test('sort: $natural is reported to the caller', () => {
   assert.equal(compileSort(doc({ $natural: -1 })).natural, -1);
   assert.equal(compileSort(doc({ $natural: 1 })).natural, 1);
   assert.equal(compileSort(doc({ a: 1 })).natural, undefined);
-  assert.throws(() => compileSort(doc({ $natural: 1, a: 1 })), (e: unknown) => e instanceof CommandError && e.code === 2);
+  assert.throws(
+    () => compileSort(doc({ $natural: 1, a: 1 })),
+    (e: unknown) => e instanceof CommandError && e.code === 2,
+  );
 });
 
 test('sort: keyOf exposes the chosen key', () => {
   const spec = compileSort(doc({ 'a.b': 1, 'a.c': -1 }));
-  const key = spec.keyOf(doc({ a: [{ b: 1, c: 0 }, { b: 0, c: 3 }, { b: 0, c: 1 }] }));
+  const key = spec.keyOf(
+    doc({
+      a: [
+        { b: 1, c: 0 },
+        { b: 0, c: 3 },
+        { b: 0, c: 1 },
+      ],
+    }),
+  );
   assert.equal(compareBson(key, bs([0, 3]) as never), 0);
 });

@@ -12,8 +12,18 @@ import type { BsonDocument } from '../../../src/bson/types.js';
 const i = (n: number): Int32 => new Int32(n);
 
 test('dotted field names are disambiguated, and everything below them', () => {
-  const d = describeDiff({ u: { 'a.b': 1 }, 'sc.d.': { u: { e: 1, 'f.g': 1 }, sh: { u: { 'i.j': 1 } } }, sk: { u: { 'l.m': 1 } } });
-  assert.deepEqual(d.updatedFields, { 'a.b': 1, 'c.d..e': 1, 'c.d..f.g': 1, 'c.d..h.i.j': 1, 'k.l.m': 1 });
+  const d = describeDiff({
+    u: { 'a.b': 1 },
+    'sc.d.': { u: { e: 1, 'f.g': 1 }, sh: { u: { 'i.j': 1 } } },
+    sk: { u: { 'l.m': 1 } },
+  });
+  assert.deepEqual(d.updatedFields, {
+    'a.b': 1,
+    'c.d..e': 1,
+    'c.d..f.g': 1,
+    'c.d..h.i.j': 1,
+    'k.l.m': 1,
+  });
   assert.deepEqual(d.disambiguatedPaths, {
     'a.b': ['a.b'],
     'c.d..e': ['c.d.', 'e'],
@@ -33,7 +43,12 @@ test('a numeric field name below the top level is ambiguous; an array index is a
 });
 
 test('not ambiguous: a numeric name at the top level, a leading zero, array indexes only', () => {
-  assert.deepEqual(describeDiff({ u: { 0: 1 } }), { updatedFields: { 0: 1 }, removedFields: [], truncatedArrays: [], disambiguatedPaths: {} });
+  assert.deepEqual(describeDiff({ u: { 0: 1 } }), {
+    updatedFields: { 0: 1 },
+    removedFields: [],
+    truncatedArrays: [],
+    disambiguatedPaths: {},
+  });
   const lead = describeDiff({ sa: { u: { '01': 1 } } });
   assert.deepEqual(lead.updatedFields, { 'a.01': 1 });
   assert.deepEqual(lead.disambiguatedPaths, {});
@@ -61,7 +76,14 @@ test('a combination: arrays in dotted parents, dotted and numeric names in array
     sf: { s1: { u: { 'g.h': 1 }, s2: { a: true, u3: 1, s4: { u: { 5: 1 } } } } },
   };
   const d = describeDiff(diff);
-  assert.deepEqual(d.updatedFields, { 'a.b.0.1': 1, 'c.0.d.e': 1, 'c.1.2': 1, 'f.1.g.h': 1, 'f.1.2.3': 1, 'f.1.2.4.5': 1 });
+  assert.deepEqual(d.updatedFields, {
+    'a.b.0.1': 1,
+    'c.0.d.e': 1,
+    'c.1.2': 1,
+    'f.1.g.h': 1,
+    'f.1.2.3': 1,
+    'f.1.2.4.5': 1,
+  });
   assert.deepEqual(d.disambiguatedPaths, {
     'a.b.0.1': ['a.b', i(0), '1'],
     'c.0.d.e': ['c', i(0), 'd.e'],
@@ -73,7 +95,12 @@ test('a combination: arrays in dotted parents, dotted and numeric names in array
 });
 
 test('updates, then inserts, then removals, then sub-diffs (mongod reading order)', () => {
-  const d = describeDiff({ d: { x: false }, u: { a: 1 }, i: { b: 2 }, sc: { a: true, l: i(1), u0: 3 } });
+  const d = describeDiff({
+    d: { x: false },
+    u: { a: 1 },
+    i: { b: 2 },
+    sc: { a: true, l: i(1), u0: 3 },
+  });
   assert.deepEqual(Object.keys(d.updatedFields), ['a', 'b', 'c.0']);
   assert.deepEqual(d.removedFields, ['x']);
   assert.deepEqual(d.truncatedArrays, [{ field: 'c', newSize: i(1) }]);

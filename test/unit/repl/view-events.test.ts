@@ -20,8 +20,16 @@ const options = (over: Partial<ChangeStreamOptions> = {}): ChangeStreamOptions =
   ...over,
 });
 const ui = new Binary(Buffer.alloc(16, 7), Binary.SUBTYPE_UUID);
-const entry = (op: string, o: BsonDocument, i: number): BsonDocument => ({ op, ns: 'd.system.views', ui, o, ts: new Timestamp({ t: 100, i }), wall: new Date(0) });
-const events = (opts: ChangeStreamOptions, e: BsonDocument): BsonDocument[] => new ChangeEventBuilder(opts, () => null).eventsOf(e, undefined).map((x) => x.doc);
+const entry = (op: string, o: BsonDocument, i: number): BsonDocument => ({
+  op,
+  ns: 'd.system.views',
+  ui,
+  o,
+  ts: new Timestamp({ t: 100, i }),
+  wall: new Date(0),
+});
+const events = (opts: ChangeStreamOptions, e: BsonDocument): BsonDocument[] =>
+  new ChangeEventBuilder(opts, () => null).eventsOf(e, undefined).map((x) => x.doc);
 
 const definition = { _id: 'd.v', viewOn: 'c', pipeline: [{ $match: { a: 1 } }] };
 
@@ -29,10 +37,21 @@ test('insert, replacement and delete of a definition: create, modify, drop on th
   const [create] = events(options(), entry('i', definition, 1));
   assert.equal(create?.['operationType'], 'create');
   assert.deepEqual(create?.['ns'], { db: 'd', coll: 'v' });
-  assert.deepEqual(create?.['operationDescription'], { viewOn: 'c', pipeline: [{ $match: { a: 1 } }] });
+  assert.deepEqual(create?.['operationDescription'], {
+    viewOn: 'c',
+    pipeline: [{ $match: { a: 1 } }],
+  });
   assert.equal(create?.['nsType'], 'view');
   assert.equal(create?.['collectionUUID'], undefined);
-  assert.deepEqual(Object.keys(create ?? {}), ['_id', 'operationType', 'clusterTime', 'wallTime', 'ns', 'operationDescription', 'nsType']);
+  assert.deepEqual(Object.keys(create ?? {}), [
+    '_id',
+    'operationType',
+    'clusterTime',
+    'wallTime',
+    'ns',
+    'operationDescription',
+    'nsType',
+  ]);
 
   const [modify] = events(options(), entry('u', { _id: 'd.v', viewOn: 'other', pipeline: [] }, 2));
   assert.equal(modify?.['operationType'], 'modify');
@@ -46,7 +65,10 @@ test('insert, replacement and delete of a definition: create, modify, drop on th
 });
 
 test('a view on a time-series buckets collection is nsType timeseries', () => {
-  const [create] = events(options(), entry('i', { _id: 'd.t', viewOn: 'system.buckets.t', pipeline: [] }, 1));
+  const [create] = events(
+    options(),
+    entry('i', { _id: 'd.t', viewOn: 'system.buckets.t', pipeline: [] }, 1),
+  );
   assert.equal(create?.['nsType'], 'timeseries');
 });
 
@@ -54,5 +76,9 @@ test('not seen by collection streams, streams of other databases, or without sho
   assert.deepEqual(events(options({ coll: 'v' }), entry('i', definition, 1)), []);
   assert.deepEqual(events(options({ db: 'other' }), entry('i', definition, 1)), []);
   assert.deepEqual(events(options({ showExpandedEvents: false }), entry('i', definition, 1)), []);
-  assert.equal(events(options({ db: undefined }), entry('i', definition, 1)).length, 1, 'a cluster stream sees it');
+  assert.equal(
+    events(options({ db: undefined }), entry('i', definition, 1)).length,
+    1,
+    'a cluster stream sees it',
+  );
 });

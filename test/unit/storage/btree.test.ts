@@ -48,7 +48,10 @@ describe('persistent B+ tree', () => {
   it('matches a sorted-array model under random inserts and deletes', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 1000 })), { maxLength: 3000, size: 'max' }),
+        fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 1000 })), {
+          maxLength: 3000,
+          size: 'max',
+        }),
         fc.array(boundsArb, { minLength: 1, maxLength: 5 }),
         (ops, boundsList) => {
           const model = new Map<number, number>();
@@ -79,17 +82,32 @@ describe('persistent B+ tree', () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 0, max: 500 }), { minLength: 1, maxLength: 800, size: 'max' }),
-        fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 500 })), { maxLength: 800, size: 'max' }),
+        fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 500 })), {
+          maxLength: 800,
+          size: 'max',
+        }),
         (initial, later) => {
           const map = new SortedMap<number, number>(cmp);
           for (const k of initial) map.set(k, k);
           const frozen = map.freeze();
-          const before = collect(frozen, { lo: undefined, loInclusive: true, hi: undefined, hiInclusive: false, reverse: false });
+          const before = collect(frozen, {
+            lo: undefined,
+            loInclusive: true,
+            hi: undefined,
+            hiInclusive: false,
+            reverse: false,
+          });
           for (const [isPut, k] of later) {
             if (isPut) map.set(k, -k);
             else map.delete(k);
           }
-          const after = collect(frozen, { lo: undefined, loInclusive: true, hi: undefined, hiInclusive: false, reverse: false });
+          const after = collect(frozen, {
+            lo: undefined,
+            loInclusive: true,
+            hi: undefined,
+            hiInclusive: false,
+            reverse: false,
+          });
           assert.deepEqual(after, before);
           for (const k of before) assert.equal(treeGet(frozen, k, cmp), k);
         },
@@ -115,8 +133,17 @@ describe('persistent B+ tree', () => {
     const map = new SortedMap<number, number>(cmp);
     for (let i = 0; i < 20_000; i++) map.set(i, i);
     for (let i = 0; i < 20_000; i++) if (i % 97 !== 0) map.delete(i);
-    const keys = collect(map.freeze(), { lo: undefined, loInclusive: true, hi: undefined, hiInclusive: false, reverse: false });
+    const keys = collect(map.freeze(), {
+      lo: undefined,
+      loInclusive: true,
+      hi: undefined,
+      hiInclusive: false,
+      reverse: false,
+    });
     assert.equal(keys.length, map.size);
-    assert.deepEqual(keys, Array.from({ length: Math.ceil(20_000 / 97) }, (_, i) => i * 97));
+    assert.deepEqual(
+      keys,
+      Array.from({ length: Math.ceil(20_000 / 97) }, (_, i) => i * 97),
+    );
   });
 });

@@ -5,7 +5,13 @@
 import { after, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { KeyTooLongError, type Bytes, type ScanOptions, type Snapshot, type StorageEngine } from '../../../src/storage/engine.js';
+import {
+  KeyTooLongError,
+  type Bytes,
+  type ScanOptions,
+  type Snapshot,
+  type StorageEngine,
+} from '../../../src/storage/engine.js';
 import { ReferenceModel, pairs } from './reference-model.js';
 
 export interface EngineHarness {
@@ -56,7 +62,15 @@ export function registerContractSuite(h: EngineHarness): void {
           t.put('t', b('a'), b('1bis'));
           assert.equal(t.count('t'), 2);
         }, durable);
-        const existed = await e.write((t) => [t.delete('t', b('b')), t.delete('t', b('b')), t.delete('t', b('zz')), t.delete('nope', b('a'))], durable);
+        const existed = await e.write(
+          (t) => [
+            t.delete('t', b('b')),
+            t.delete('t', b('b')),
+            t.delete('t', b('zz')),
+            t.delete('nope', b('a')),
+          ],
+          durable,
+        );
         assert.deepEqual(existed, [true, false, false, false]);
         const s = e.snapshot();
         assert.equal(b('1bis').equals(s.get('t', b('a')) as Buffer), true);
@@ -82,7 +96,17 @@ export function registerContractSuite(h: EngineHarness): void {
 
     it('keeps tables apart, whatever their names', () =>
       withEngine(async (e) => {
-        const names = ['', 'a', 'ab', 'a\u0000b', 'a.b', '\ud800', '\u{1F600}', 'x'.repeat(300), 'é'];
+        const names = [
+          '',
+          'a',
+          'ab',
+          'a\u0000b',
+          'a.b',
+          '\ud800',
+          '\u{1F600}',
+          'x'.repeat(300),
+          'é',
+        ];
         await e.write((t) => names.forEach((n, i) => t.put(n, b('k'), b(String(i)))), durable);
         const s = e.snapshot();
         names.forEach((n, i) => {
@@ -90,7 +114,10 @@ export function registerContractSuite(h: EngineHarness): void {
           assert.equal(s.count(n), 1);
         });
         s.release();
-        await assert.rejects(e.write((t) => t.put('y'.repeat(100_000), b('k'), b('v')), durable), RangeError);
+        await assert.rejects(
+          e.write((t) => t.put('y'.repeat(100_000), b('k'), b('v')), durable),
+          RangeError,
+        );
       }));
 
     it('orders keys by unsigned bytes, shorter prefix first', () =>
@@ -132,7 +159,15 @@ export function registerContractSuite(h: EngineHarness): void {
         const model = new ReferenceModel();
         await e.write((t) => stored.forEach((k) => t.put('t', k, k)), durable);
         stored.forEach((k) => model.put('t', k, k));
-        const points: (Buffer | undefined)[] = [undefined, bytes(0x00), bytes(0x06), bytes(0x07), bytes(0x06, 0x00), bytes(0x14), bytes(0x30)];
+        const points: (Buffer | undefined)[] = [
+          undefined,
+          bytes(0x00),
+          bytes(0x06),
+          bytes(0x07),
+          bytes(0x06, 0x00),
+          bytes(0x14),
+          bytes(0x30),
+        ];
         const flags: (boolean | undefined)[] = [undefined, true, false];
         const s = e.snapshot();
         let combos = 0;
@@ -200,7 +235,10 @@ export function registerContractSuite(h: EngineHarness): void {
 
     it('lets a transaction read its own writes, scans merged in order with bounds', () =>
       withEngine(async (e) => {
-        await e.write((t) => ['a', 'c', 'e', 'g'].forEach((k) => t.put('t', b(k), b(k.toUpperCase()))), durable);
+        await e.write(
+          (t) => ['a', 'c', 'e', 'g'].forEach((k) => t.put('t', b(k), b(k.toUpperCase()))),
+          durable,
+        );
         const seen = await e.write((t) => {
           t.put('t', b('b'), b('b1'));
           t.put('t', b('c'), b('c1'));
@@ -209,13 +247,27 @@ export function registerContractSuite(h: EngineHarness): void {
           t.put('t', b('h'), b('h1'));
           t.delete('t', b('h'));
           t.put('t', b('0'), b('01'));
-          const row = (x: { key: Bytes; value: Bytes }): string => `${String(x.key)}=${String(x.value)}`;
+          const row = (x: { key: Bytes; value: Bytes }): string =>
+            `${String(x.key)}=${String(x.value)}`;
           return {
-            get: [String(t.get('t', b('c'))), t.get('t', b('e')), t.get('t', b('h')), String(t.get('t', b('a')))],
+            get: [
+              String(t.get('t', b('c'))),
+              t.get('t', b('e')),
+              t.get('t', b('h')),
+              String(t.get('t', b('a'))),
+            ],
             fwd: [...t.scan('t')].map(row),
             rev: [...t.scan('t', { reverse: true })].map(row),
             bounded: [...t.scan('t', { start: b('b'), end: b('g') })].map(row),
-            boundedRev: [...t.scan('t', { start: b('b'), startInclusive: false, end: b('g'), endInclusive: true, reverse: true })].map(row),
+            boundedRev: [
+              ...t.scan('t', {
+                start: b('b'),
+                startInclusive: false,
+                end: b('g'),
+                endInclusive: true,
+                reverse: true,
+              }),
+            ].map(row),
             count: t.count('t'),
           };
         }, durable);
@@ -226,7 +278,10 @@ export function registerContractSuite(h: EngineHarness): void {
         assert.deepEqual(seen.boundedRev, ['g=G', 'c=c1']);
         assert.equal(seen.count, 5);
         const s = e.snapshot();
-        assert.deepEqual(keysOf(s.scan('t')), ['0', 'a', 'b', 'c', 'g'].map((k) => hex(b(k))));
+        assert.deepEqual(
+          keysOf(s.scan('t')),
+          ['0', 'a', 'b', 'c', 'g'].map((k) => hex(b(k))),
+        );
         s.release();
       }));
 
@@ -245,7 +300,10 @@ export function registerContractSuite(h: EngineHarness): void {
           return { out, after: keysOf(t.scan('t')) };
         }, durable);
         assert.deepEqual(got.out, ['a', 'b', 'c']);
-        assert.deepEqual(got.after, ['az', 'bz', 'cz'].map((k) => hex(b(k))));
+        assert.deepEqual(
+          got.after,
+          ['az', 'bz', 'cz'].map((k) => hex(b(k))),
+        );
       }));
 
     it('applies nothing of a transaction that throws, and goes on normally', () =>
@@ -287,7 +345,10 @@ export function registerContractSuite(h: EngineHarness): void {
         }, durable);
         assert.equal(seq, before + 1);
         const s = e.snapshot();
-        assert.deepEqual(keysOf(s.scan('t')), ['after', 'keep'].map((k) => hex(b(k))));
+        assert.deepEqual(
+          keysOf(s.scan('t')),
+          ['after', 'keep'].map((k) => hex(b(k))),
+        );
         assert.equal(s.count('u'), 1);
         assert.equal(s.count('v'), 0);
         s.release();
@@ -300,23 +361,37 @@ export function registerContractSuite(h: EngineHarness): void {
         const start = e.committedSeq;
         for (let i = 0; i < 300; i++) {
           calls.push(
-            e.write((t) => {
-              order.push(i);
-              if (i % 7 === 3) throw new Error(`fail ${i}`);
-              const n = Number(String(t.get('t', b('counter')) ?? '0'));
-              t.put('t', b('counter'), b(String(n + 1)));
-              t.put('log', b(String(i).padStart(4, '0')), b(String(n)));
-              return t.seq;
-            }, i % 2 === 0 ? durable : visible),
+            e.write(
+              (t) => {
+                order.push(i);
+                if (i % 7 === 3) throw new Error(`fail ${i}`);
+                const n = Number(String(t.get('t', b('counter')) ?? '0'));
+                t.put('t', b('counter'), b(String(n + 1)));
+                t.put('log', b(String(i).padStart(4, '0')), b(String(n)));
+                return t.seq;
+              },
+              i % 2 === 0 ? durable : visible,
+            ),
           );
         }
         assert.deepEqual(order, [], 'fn must not run inside write() itself');
         const results = await Promise.allSettled(calls);
-        assert.deepEqual(order, Array.from({ length: 300 }, (_, i) => i));
-        const seqs = results.filter((r): r is PromiseFulfilledResult<number> => r.status === 'fulfilled').map((r) => r.value);
+        assert.deepEqual(
+          order,
+          Array.from({ length: 300 }, (_, i) => i),
+        );
+        const seqs = results
+          .filter((r): r is PromiseFulfilledResult<number> => r.status === 'fulfilled')
+          .map((r) => r.value);
         const failures = results.filter((r) => r.status === 'rejected').length;
-        assert.equal(failures, Array.from({ length: 300 }, (_, i) => i).filter((i) => i % 7 === 3).length);
-        assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => start + 1 + i));
+        assert.equal(
+          failures,
+          Array.from({ length: 300 }, (_, i) => i).filter((i) => i % 7 === 3).length,
+        );
+        assert.deepEqual(
+          seqs,
+          Array.from({ length: seqs.length }, (_, i) => start + 1 + i),
+        );
         assert.equal(e.committedSeq, start + seqs.length);
         const s = e.snapshot();
         assert.equal(String(s.get('t', b('counter'))), String(seqs.length));
@@ -359,7 +434,12 @@ export function registerContractSuite(h: EngineHarness): void {
           const afterClear = [t.count('t'), t.get('t', bytes(5)), [...t.scan('t')].length] as const;
           t.put('t', bytes(5), b('new'));
           t.clearTable('never-written');
-          return { afterClear, count: t.count('t'), keys: keysOf(t.scan('t')), other: t.count('other') };
+          return {
+            afterClear,
+            count: t.count('t'),
+            keys: keysOf(t.scan('t')),
+            other: t.count('other'),
+          };
         }, durable);
         assert.deepEqual(seen.afterClear, [0, undefined, 0]);
         assert.equal(seen.count, 1);
@@ -383,7 +463,9 @@ export function registerContractSuite(h: EngineHarness): void {
         const s0 = e.snapshot();
         const base = e.committedSeq;
         assert.equal(s0.seq, base);
-        const seqs = await Promise.all([1, 2, 3].map((i) => e.write((t) => (t.put('t', bytes(i), bytes(i)), t.seq), visible)));
+        const seqs = await Promise.all(
+          [1, 2, 3].map((i) => e.write((t) => (t.put('t', bytes(i), bytes(i)), t.seq), visible)),
+        );
         assert.deepEqual(seqs, [base + 1, base + 2, base + 3]);
         assert.equal(e.committedSeq, base + 3);
         const s1 = e.snapshot();
@@ -410,10 +492,18 @@ export function registerContractSuite(h: EngineHarness): void {
         const seen = await e.write((t) => {
           t.put('t', b('k'), b('mine'));
           t.put('t', b('k2'), b('mine'));
-          return [String(snap.get('t', b('k'))), snap.get('t', b('k2')), snap.count('t'), keysOf(snap.scan('t'))];
+          return [
+            String(snap.get('t', b('k'))),
+            snap.get('t', b('k2')),
+            snap.count('t'),
+            keysOf(snap.scan('t')),
+          ];
         }, durable);
         await e.write((t) => t.put('t', b('k3'), b('x')), durable);
-        const later = await e.write(() => [String(snap.get('t', b('k'))), snap.count('t')], durable);
+        const later = await e.write(
+          () => [String(snap.get('t', b('k'))), snap.count('t')],
+          durable,
+        );
         assert.deepEqual(seen, ['old', undefined, 1, [hex(b('k'))]]);
         assert.deepEqual(later, ['old', 1]);
         snap.release();
@@ -440,20 +530,33 @@ export function registerContractSuite(h: EngineHarness): void {
           assert.equal([...t.scan('t', { end: tooLong, endInclusive: false })].length, 2);
           return err;
         }, durable);
-        if (!(caught instanceof KeyTooLongError)) assert.fail(`expected KeyTooLongError, got ${String(caught)}`);
+        if (!(caught instanceof KeyTooLongError))
+          assert.fail(`expected KeyTooLongError, got ${String(caught)}`);
         assert.equal(caught.keyBytes, e.maxKeyBytes + 1);
         assert.equal(caught.maxKeyBytes, e.maxKeyBytes);
-        await assert.rejects(e.write((t) => t.put('t', tooLong, b('no')), durable), KeyTooLongError);
+        await assert.rejects(
+          e.write((t) => t.put('t', tooLong, b('no')), durable),
+          KeyTooLongError,
+        );
         const s = e.snapshot();
         assert.equal(String(s.get('t', longest)), 'ok');
         assert.equal(String(s.get('t', b('after'))), 'ok');
         assert.equal(s.get('t', tooLong), undefined);
         assert.deepEqual(keysOf(s.scan('t', { start: Buffer.concat([longest, bytes(0)]) })), []);
-        assert.deepEqual(keysOf(s.scan('t', { end: Buffer.concat([longest, bytes(0)]) })), [hex(b('after')), hex(longest)]);
-        assert.deepEqual(keysOf(s.scan('t', { end: Buffer.concat([longest, bytes(0)]), reverse: true })), [hex(longest), hex(b('after'))]);
+        assert.deepEqual(keysOf(s.scan('t', { end: Buffer.concat([longest, bytes(0)]) })), [
+          hex(b('after')),
+          hex(longest),
+        ]);
+        assert.deepEqual(
+          keysOf(s.scan('t', { end: Buffer.concat([longest, bytes(0)]), reverse: true })),
+          [hex(longest), hex(b('after'))],
+        );
         const longA = Buffer.alloc(e.maxKeyBytes + 1, 0x61); // 'aaa…' sorts before 'after'
         assert.deepEqual(keysOf(s.scan('t', { start: longA })), [hex(b('after')), hex(longest)]);
-        assert.deepEqual(keysOf(s.scan('t', { end: longA, endInclusive: true, reverse: true })), []);
+        assert.deepEqual(
+          keysOf(s.scan('t', { end: longA, endInclusive: true, reverse: true })),
+          [],
+        );
         s.release();
       }));
 
@@ -559,7 +662,9 @@ export function registerContractSuite(h: EngineHarness): void {
 
     it('agrees with a reference model on random operation sequences (property)', async () => {
       const tables = ['t0', 't1', 't2'];
-      const keyArb = fc.uint8Array({ maxLength: 3 }).map((a) => Buffer.from(a.map((x) => [0x00, 0x01, 0x7f, 0xff][x % 4] as number)));
+      const keyArb = fc
+        .uint8Array({ maxLength: 3 })
+        .map((a) => Buffer.from(a.map((x) => [0x00, 0x01, 0x7f, 0xff][x % 4] as number)));
       const boundsArb = fc.record(
         {
           start: keyArb,
@@ -571,18 +676,73 @@ export function registerContractSuite(h: EngineHarness): void {
         { requiredKeys: ['reverse'] },
       );
       const opArb = fc.oneof(
-        { weight: 5, arbitrary: fc.record({ op: fc.constant('put' as const), t: fc.constantFrom(...tables), k: keyArb, v: fc.uint8Array({ maxLength: 4 }) }) },
-        { weight: 2, arbitrary: fc.record({ op: fc.constant('del' as const), t: fc.constantFrom(...tables), k: keyArb }) },
-        { weight: 1, arbitrary: fc.record({ op: fc.constant('clear' as const), t: fc.constantFrom(...tables) }) },
-        { weight: 2, arbitrary: fc.record({ op: fc.constant('get' as const), t: fc.constantFrom(...tables), k: keyArb }) },
-        { weight: 2, arbitrary: fc.record({ op: fc.constant('scan' as const), t: fc.constantFrom(...tables), o: boundsArb }) },
-        { weight: 1, arbitrary: fc.record({ op: fc.constant('count' as const), t: fc.constantFrom(...tables) }) },
+        {
+          weight: 5,
+          arbitrary: fc.record({
+            op: fc.constant('put' as const),
+            t: fc.constantFrom(...tables),
+            k: keyArb,
+            v: fc.uint8Array({ maxLength: 4 }),
+          }),
+        },
+        {
+          weight: 2,
+          arbitrary: fc.record({
+            op: fc.constant('del' as const),
+            t: fc.constantFrom(...tables),
+            k: keyArb,
+          }),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.record({
+            op: fc.constant('clear' as const),
+            t: fc.constantFrom(...tables),
+          }),
+        },
+        {
+          weight: 2,
+          arbitrary: fc.record({
+            op: fc.constant('get' as const),
+            t: fc.constantFrom(...tables),
+            k: keyArb,
+          }),
+        },
+        {
+          weight: 2,
+          arbitrary: fc.record({
+            op: fc.constant('scan' as const),
+            t: fc.constantFrom(...tables),
+            o: boundsArb,
+          }),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.record({
+            op: fc.constant('count' as const),
+            t: fc.constantFrom(...tables),
+          }),
+        },
       );
       const txnArb = fc.record({ ops: fc.array(opArb, { maxLength: 12 }), fail: fc.boolean() });
       const stepArb = fc.oneof(
-        { weight: 4, arbitrary: fc.record({ kind: fc.constant('writes' as const), txns: fc.array(txnArb, { minLength: 1, maxLength: 4 }) }) },
+        {
+          weight: 4,
+          arbitrary: fc.record({
+            kind: fc.constant('writes' as const),
+            txns: fc.array(txnArb, { minLength: 1, maxLength: 4 }),
+          }),
+        },
         { weight: 1, arbitrary: fc.record({ kind: fc.constant('snap' as const) }) },
-        { weight: 1, arbitrary: fc.record({ kind: fc.constant('check' as const), i: fc.nat(), o: boundsArb, t: fc.constantFrom(...tables) }) },
+        {
+          weight: 1,
+          arbitrary: fc.record({
+            kind: fc.constant('check' as const),
+            i: fc.nat(),
+            o: boundsArb,
+            t: fc.constantFrom(...tables),
+          }),
+        },
         { weight: 1, arbitrary: fc.record({ kind: fc.constant('release' as const), i: fc.nat() }) },
       );
 
@@ -612,7 +772,10 @@ export function registerContractSuite(h: EngineHarness): void {
                           m.clearTable(op.t);
                           break;
                         case 'get':
-                          assert.equal(hex(t.get(op.t, op.k) ?? bytes(0xee, 0xee)), hex(m.get(op.t, op.k) ?? bytes(0xee, 0xee)));
+                          assert.equal(
+                            hex(t.get(op.t, op.k) ?? bytes(0xee, 0xee)),
+                            hex(m.get(op.t, op.k) ?? bytes(0xee, 0xee)),
+                          );
                           break;
                         case 'scan':
                           assert.deepEqual(pairs(t.scan(op.t, op.o)), m.scan(op.t, op.o));
@@ -628,7 +791,8 @@ export function registerContractSuite(h: EngineHarness): void {
                 );
                 const results = await Promise.allSettled(promises);
                 results.forEach((r, i) => {
-                  if (r.status === 'rejected') assert.equal((r.reason as Error).message, 'rollback', String(r.reason));
+                  if (r.status === 'rejected')
+                    assert.equal((r.reason as Error).message, 'rollback', String(r.reason));
                   else assert.equal(step.txns[i]?.fail, false);
                 });
               } else if (step.kind === 'snap') {
@@ -647,7 +811,10 @@ export function registerContractSuite(h: EngineHarness): void {
               const now = e.snapshot();
               for (const t of tables) {
                 assert.deepEqual(pairs(now.scan(t)), model.scan(t));
-                assert.deepEqual(pairs(now.scan(t, { reverse: true })), model.scan(t, { reverse: true }));
+                assert.deepEqual(
+                  pairs(now.scan(t, { reverse: true })),
+                  model.scan(t, { reverse: true }),
+                );
               }
               now.release();
             }

@@ -66,7 +66,10 @@ interface ChildResult {
  * Run ES module code in a child `node --import tsx`, with `openEngine` in scope. `onLine`
  * sees stdout line by line and may kill the child.
  */
-function runChild(body: string, onLine?: (line: string, kill: () => void) => void): Promise<ChildResult> {
+function runChild(
+  body: string,
+  onLine?: (line: string, kill: () => void) => void,
+): Promise<ChildResult> {
   const code = `const { openEngine } = await import(${JSON.stringify(openModule)});\n${body}`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
     cwd: repoRoot,
@@ -88,7 +91,9 @@ function runChild(body: string, onLine?: (line: string, kill: () => void) => voi
     }
   });
   child.stderr.on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, lines, stderr })));
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, lines, stderr })),
+  );
 }
 
 describe('lmdb engine', () => {
@@ -98,7 +103,10 @@ describe('lmdb engine', () => {
     const e = await openEngine({ engine: 'lmdb', path: dir });
     assert.equal(e.name, 'lmdb');
     assert.equal(e.persistent, true);
-    const raw = openLmdb({ path: path.join(root, 'probe'), keyEncoding: 'binary' }) as unknown as { maxKeySize: number; close(): Promise<void> };
+    const raw = openLmdb({ path: path.join(root, 'probe'), keyEncoding: 'binary' }) as unknown as {
+      maxKeySize: number;
+      close(): Promise<void>;
+    };
     assert.equal(e.maxKeyBytes, raw.maxKeySize - 4);
     await raw.close();
     await e.close();
@@ -108,7 +116,10 @@ describe('lmdb engine', () => {
     const dir = freshDir();
     const e = await openAt(dir);
     assert.equal(fs.readFileSync(path.join(dir, lockFileName), 'utf8').trim(), String(process.pid));
-    await assert.rejects(openAt(dir), (err: unknown) => err instanceof DataDirectoryLockedError && err.holderPid === process.pid);
+    await assert.rejects(
+      openAt(dir),
+      (err: unknown) => err instanceof DataDirectoryLockedError && err.holderPid === process.pid,
+    );
     await e.close();
     assert.equal(fs.existsSync(path.join(dir, lockFileName)), false, 'close removes the lock file');
     const again = await openAt(dir);
@@ -127,7 +138,10 @@ describe('lmdb engine', () => {
         console.log(JSON.stringify({ name: err.name, holderPid: err.holderPid }));
       }`);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.lines[0] ?? '{}'), { name: 'DataDirectoryLockedError', holderPid: process.pid });
+    assert.deepEqual(JSON.parse(r.lines[0] ?? '{}'), {
+      name: 'DataDirectoryLockedError',
+      holderPid: process.pid,
+    });
     await e.close();
   });
 
@@ -169,7 +183,11 @@ describe('lmdb engine', () => {
       const e = await openAt(dir); // also: the dead child's lock is stale and taken over
       try {
         const s = e.snapshot();
-        for (const i of ackedKeys) assert.ok(s.get('t', Buffer.from(String(i).padStart(8, '0'))) !== undefined, `acked write ${i} lost`);
+        for (const i of ackedKeys)
+          assert.ok(
+            s.get('t', Buffer.from(String(i).padStart(8, '0'))) !== undefined,
+            `acked write ${i} lost`,
+          );
         assert.ok(s.count('t') >= ackedKeys.length);
         assert.ok(e.committedSeq >= ackedKeys.length);
         s.release();
@@ -185,7 +203,9 @@ describe('lmdb engine', () => {
       await e.write((t) => t.put('t', Buffer.from('warm'), Buffer.from('up')), { durable: true });
       const before = e.diagnostics().lastTxnId;
       await Promise.all(
-        Array.from({ length: 200 }, (_, i) => e.write((t) => t.put('t', Buffer.from([i]), Buffer.from([i])), { durable: true })),
+        Array.from({ length: 200 }, (_, i) =>
+          e.write((t) => t.put('t', Buffer.from([i]), Buffer.from([i])), { durable: true }),
+        ),
       );
       const txns = e.diagnostics().lastTxnId - before;
       assert.ok(txns >= 1 && txns <= 2, `200 writes took ${txns} LMDB transactions`);
@@ -209,16 +229,29 @@ describe('lmdb engine', () => {
       const base = e.committedSeq;
       const results = await Promise.allSettled([
         e.write((t) => (t.put('a', Buffer.from('1'), Buffer.from('1')), t.seq), { durable: true }),
-        e.write((t) => (t.put('new1', Buffer.from('1'), Buffer.from('1')), t.seq), { durable: true }),
+        e.write((t) => (t.put('new1', Buffer.from('1'), Buffer.from('1')), t.seq), {
+          durable: true,
+        }),
         // Creates a table, writes another, then fails: none of it may remain.
-        e.write((t) => {
-          t.put('new2', Buffer.from('x'), Buffer.from('x'));
-          t.put('a', Buffer.from('x'), Buffer.from('x'));
-          t.put('poison', Buffer.from('x'), Buffer.from('x'));
-          return t.seq;
-        }, { durable: true }),
-        e.write((t) => (t.put('new3', Buffer.from('1'), Buffer.from(String(t.get('new1', Buffer.from('1'))))), t.seq), { durable: true }),
-        e.write((t) => (t.put('a', Buffer.from('2'), Buffer.from(String(t.count('a')))), t.seq), { durable: true }),
+        e.write(
+          (t) => {
+            t.put('new2', Buffer.from('x'), Buffer.from('x'));
+            t.put('a', Buffer.from('x'), Buffer.from('x'));
+            t.put('poison', Buffer.from('x'), Buffer.from('x'));
+            return t.seq;
+          },
+          { durable: true },
+        ),
+        e.write(
+          (t) => (
+            t.put('new3', Buffer.from('1'), Buffer.from(String(t.get('new1', Buffer.from('1'))))),
+            t.seq
+          ),
+          { durable: true },
+        ),
+        e.write((t) => (t.put('a', Buffer.from('2'), Buffer.from(String(t.count('a')))), t.seq), {
+          durable: true,
+        }),
       ]);
       assert.deepEqual(
         results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
@@ -227,7 +260,10 @@ describe('lmdb engine', () => {
       const check = async (eng: StorageEngine): Promise<void> => {
         const s = eng.snapshot();
         assert.equal(s.seq, base + 4);
-        assert.deepEqual([...s.scan('a')].map((x) => `${String(x.key)}=${String(x.value)}`), ['1=1', '2=1']);
+        assert.deepEqual(
+          [...s.scan('a')].map((x) => `${String(x.key)}=${String(x.value)}`),
+          ['1=1', '2=1'],
+        );
         assert.equal(s.count('new1'), 1);
         assert.equal(s.count('new2'), 0);
         assert.equal(s.count('poison'), 0);
@@ -257,14 +293,21 @@ describe('lmdb engine', () => {
     try {
       const base = e.committedSeq;
       const results = await Promise.allSettled(
-        [1, 2, 3].map((i) => e.write((t) => (t.put('t', Buffer.from([i]), Buffer.from([i])), t.seq), { durable: true })),
+        [1, 2, 3].map((i) =>
+          e.write((t) => (t.put('t', Buffer.from([i]), Buffer.from([i])), t.seq), {
+            durable: true,
+          }),
+        ),
       );
       assert.deepEqual(
         results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
         ['injected begin failure', base + 1, base + 2],
       );
       const s = e.snapshot();
-      assert.deepEqual([...s.scan('t')].map((x) => x.key[0]), [2, 3]);
+      assert.deepEqual(
+        [...s.scan('t')].map((x) => x.key[0]),
+        [2, 3],
+      );
       s.release();
     } finally {
       await e.close();
@@ -277,9 +320,13 @@ describe('lmdb engine', () => {
     try {
       await e.write((t) => t.put('keep', Buffer.from('k'), Buffer.from('v')), { durable: true });
       const empty = e.diagnostics().entryCount;
-      await e.write((t) => {
-        for (let i = 0; i < 3000; i++) t.put('big', Buffer.from(String(i).padStart(6, '0')), Buffer.alloc(64, 1));
-      }, { durable: true });
+      await e.write(
+        (t) => {
+          for (let i = 0; i < 3000; i++)
+            t.put('big', Buffer.from(String(i).padStart(6, '0')), Buffer.alloc(64, 1));
+        },
+        { durable: true },
+      );
       const full = e.diagnostics().entryCount;
       assert.equal(full, empty + 3000 + 1); // rows plus the catalog entry
       const old = e.snapshot();
@@ -291,7 +338,11 @@ describe('lmdb engine', () => {
       const held = e.snapshot();
       await e.write((t) => t.put('big', Buffer.from('new'), Buffer.from('row')), { durable: true });
       await e.reclaimed();
-      assert.equal(e.diagnostics().entryCount, empty + 1 + 1, 'old rows gone; new row and its catalog entry remain');
+      assert.equal(
+        e.diagnostics().entryCount,
+        empty + 1 + 1,
+        'old rows gone; new row and its catalog entry remain',
+      );
       assert.equal(held.count('big'), 0);
       held.release();
       const s = e.snapshot();
@@ -306,9 +357,13 @@ describe('lmdb engine', () => {
   it('lets a snapshot taken before a clear read the old rows while they are reclaimed', async () => {
     const e = await LmdbEngine.open({ path: freshDir(), reclaimBatchKeys: 100 });
     try {
-      await e.write((t) => {
-        for (let i = 0; i < 1000; i++) t.put('big', Buffer.from(String(i).padStart(6, '0')), Buffer.from('x'));
-      }, { durable: true });
+      await e.write(
+        (t) => {
+          for (let i = 0; i < 1000; i++)
+            t.put('big', Buffer.from(String(i).padStart(6, '0')), Buffer.from('x'));
+        },
+        { durable: true },
+      );
       const old = e.snapshot();
       await e.write((t) => t.clearTable('big'), { durable: true });
       await e.reclaimed();

@@ -58,9 +58,12 @@ describe('memory engine', () => {
     const e = new MemoryEngine();
     const value = Buffer.alloc(10 * 1024, 7);
     const rewrite = (): Promise<void> =>
-      e.write((t) => {
-        for (let i = 0; i < 100; i++) t.put('t', Buffer.from([i]), value);
-      }, { durable: false });
+      e.write(
+        (t) => {
+          for (let i = 0; i < 100; i++) t.put('t', Buffer.from([i]), value);
+        },
+        { durable: false },
+      );
     await rewrite();
     await collectGarbage();
     const baseline = process.memoryUsage().arrayBuffers;
@@ -79,22 +82,33 @@ describe('memory engine', () => {
 
   it('counts the bytes it holds', async () => {
     const e = new MemoryEngine();
-    await e.write((t) => {
-      t.put('a', Buffer.from('k1'), Buffer.from('vvvv'));
-      t.put('a', Buffer.from('k2'), Buffer.from('vv'));
-      t.put('b', Buffer.from('k'), Buffer.from('v'));
-    }, { durable: false });
+    await e.write(
+      (t) => {
+        t.put('a', Buffer.from('k1'), Buffer.from('vvvv'));
+        t.put('a', Buffer.from('k2'), Buffer.from('vv'));
+        t.put('b', Buffer.from('k'), Buffer.from('v'));
+      },
+      { durable: false },
+    );
     assert.equal(e.stats().storageSizeBytes, 6 + 4 + 2);
-    await e.write((t) => {
-      t.put('a', Buffer.from('k1'), Buffer.from('v'));
-      t.delete('a', Buffer.from('k2'));
-    }, { durable: false });
+    await e.write(
+      (t) => {
+        t.put('a', Buffer.from('k1'), Buffer.from('v'));
+        t.delete('a', Buffer.from('k2'));
+      },
+      { durable: false },
+    );
     assert.equal(e.stats().storageSizeBytes, 3 + 2);
     await e.write((t) => t.clearTable('b'), { durable: false });
     assert.equal(e.stats().storageSizeBytes, 3);
-    await assert.rejects(e.write(() => {
-      throw new Error('x');
-    }, { durable: false }));
+    await assert.rejects(
+      e.write(
+        () => {
+          throw new Error('x');
+        },
+        { durable: false },
+      ),
+    );
     assert.equal(e.stats().storageSizeBytes, 3);
     await e.close();
   });

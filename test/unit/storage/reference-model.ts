@@ -59,7 +59,10 @@ export class ReferenceModel {
       })
       .sort(Buffer.compare);
     if (options.reverse === true) keys.reverse();
-    return keys.map((k) => [k.toString('hex'), (rows.get(k.toString('hex')) as Buffer).toString('hex')]);
+    return keys.map((k) => [
+      k.toString('hex'),
+      (rows.get(k.toString('hex')) as Buffer).toString('hex'),
+    ]);
   }
 
   tableNames(): string[] {

@@ -16,8 +16,15 @@ import { fakeCompileFilter } from './fake-matcher.js';
 import { shellDoc } from './values.js';
 
 const ctx = { isInsert: false, now: new Date(0) };
-const apply = (doc: unknown, update: unknown, extra: Partial<typeof ctx> & { positional?: number } = {}) =>
-  compileUpdate(shellDoc(update), { compileFilter: fakeCompileFilter }).apply(shellDoc(doc), { ...ctx, ...extra });
+const apply = (
+  doc: unknown,
+  update: unknown,
+  extra: Partial<typeof ctx> & { positional?: number } = {},
+) =>
+  compileUpdate(shellDoc(update), { compileFilter: fakeCompileFilter }).apply(shellDoc(doc), {
+    ...ctx,
+    ...extra,
+  });
 
 // Expected diffs: mongod's V2LogBuilder (v2_log_builder.cpp / modifier_node.cpp): a changed
 // value in `u`, a created path in `i` at its first new component, a removed field in `d`,
@@ -127,18 +134,36 @@ describe('compiled updates', () => {
   });
 
   test('the positional index comes straight from the matcher (elemMatchKey)', () => {
-    const doc = shellDoc({ _id: 4, grades: [{ grade: 80, std: 8 }, { grade: 85, std: 5 }] });
+    const doc = shellDoc({
+      _id: 4,
+      grades: [
+        { grade: 80, std: 8 },
+        { grade: 85, std: 5 },
+      ],
+    });
     const details: MatchDetails = {};
     assert.ok(compileFilter(shellDoc({ 'grades.grade': 85 })).matches(doc, details));
     const u = compileUpdate(shellDoc({ $set: { 'grades.$.std': 6 } }));
     assert.equal(u.needsPositional, true);
     const r = u.apply(doc, { ...ctx, positional: details.elemMatchKey });
-    assertSameBson(r.doc, shellDoc({ _id: 4, grades: [{ grade: 80, std: 8 }, { grade: 85, std: 6 }] }));
+    assertSameBson(
+      r.doc,
+      shellDoc({
+        _id: 4,
+        grades: [
+          { grade: 80, std: 8 },
+          { grade: 85, std: 6 },
+        ],
+      }),
+    );
   });
 
   test('a path with too many parts is refused before walking it', () => {
     const path = Array.from({ length: 1001 }, () => 'a').join('.');
-    assert.throws(() => compileUpdate({ $set: { [path]: new Int32(1) } }), (e: unknown) => isCommandError(e) && e.code === 15);
+    assert.throws(
+      () => compileUpdate({ $set: { [path]: new Int32(1) } }),
+      (e: unknown) => isCommandError(e) && e.code === 15,
+    );
   });
 });
 
@@ -147,31 +172,61 @@ describe('document size', () => {
   test('an update that makes the document too large fails with 17419', () => {
     assert.throws(
       () => apply({ _id: 1 }, { $set: { big } }),
-      (e: unknown) => isCommandError(e) && e.code === 17419 && e.message === 'Resulting document after update is larger than 16777216',
+      (e: unknown) =>
+        isCommandError(e) &&
+        e.code === 17419 &&
+        e.message === 'Resulting document after update is larger than 16777216',
     );
   });
   test('a caller that encodes the document can check the size itself', () => {
-    const r = compileUpdate(shellDoc({ $set: { big } })).apply(shellDoc({ _id: 1 }), { ...ctx, checkSize: false });
-    assert.throws(() => assertUpdatedDocumentSize(bsonSize(r.doc)), (e: unknown) => isCommandError(e) && e.code === 17419);
+    const r = compileUpdate(shellDoc({ $set: { big } })).apply(shellDoc({ _id: 1 }), {
+      ...ctx,
+      checkSize: false,
+    });
+    assert.throws(
+      () => assertUpdatedDocumentSize(bsonSize(r.doc)),
+      (e: unknown) => isCommandError(e) && e.code === 17419,
+    );
   });
   test('an upsert that builds a too large document fails with 17420', () => {
     assert.throws(
-      () => compileUpdate(shellDoc({ $set: { big } })).upsert(shellDoc({ _id: 1 }), { now: new Date(0) }),
-      (e: unknown) => isCommandError(e) && e.code === 17420 && e.message === 'Document to upsert is larger than 16777216',
+      () =>
+        compileUpdate(shellDoc({ $set: { big } })).upsert(shellDoc({ _id: 1 }), {
+          now: new Date(0),
+        }),
+      (e: unknown) =>
+        isCommandError(e) &&
+        e.code === 17420 &&
+        e.message === 'Document to upsert is larger than 16777216',
     );
   });
 });
 
 describe('upsertSeed', () => {
   test('equalities become fields, dotted paths documents, _id first', () => {
-    assertSameBson(upsertSeed(shellDoc({ b: 1, 'c.d': 2, _id: 3, e: { $gt: 1 } })), shellDoc({ _id: 3, b: 1, c: { d: 2 } }));
+    assertSameBson(
+      upsertSeed(shellDoc({ b: 1, 'c.d': 2, _id: 3, e: { $gt: 1 } })),
+      shellDoc({ _id: 3, b: 1, c: { d: 2 } }),
+    );
   });
   test('replacement style takes only _id', () => {
-    assertSameBson(upsertSeed(shellDoc({ b: 1, _id: 3 }), { replacement: true }), shellDoc({ _id: 3 }));
+    assertSameBson(
+      upsertSeed(shellDoc({ b: 1, _id: 3 }), { replacement: true }),
+      shellDoc({ _id: 3 }),
+    );
   });
   test('conflicts', () => {
-    assert.throws(() => upsertSeed(shellDoc({ a: 1, $and: [{ a: 2 }] })), (e: unknown) => isCommandError(e) && e.code === 54 && e.message === "cannot infer query fields to set, path 'a' is matched twice");
-    assert.throws(() => upsertSeed(shellDoc({ 'a.b': 1, a: { b: 1 } })), (e: unknown) => isCommandError(e) && e.code === 54);
+    assert.throws(
+      () => upsertSeed(shellDoc({ a: 1, $and: [{ a: 2 }] })),
+      (e: unknown) =>
+        isCommandError(e) &&
+        e.code === 54 &&
+        e.message === "cannot infer query fields to set, path 'a' is matched twice",
+    );
+    assert.throws(
+      () => upsertSeed(shellDoc({ 'a.b': 1, a: { b: 1 } })),
+      (e: unknown) => isCommandError(e) && e.code === 54,
+    );
   });
   test('the filter is not changed', () => {
     const filter = shellDoc({ a: { b: 1 } });
@@ -182,36 +237,82 @@ describe('upsertSeed', () => {
 
 describe('robustness', () => {
   const key = fc.constantFrom('a', 'b', 'c', '0', '1', '$x', '__proto__', '');
-  const leaf = fc.oneof(fc.integer().map((n) => new Int32(n)), fc.double().map((n) => new Double(n)), fc.string(), fc.constant(null));
+  const leaf = fc.oneof(
+    fc.integer().map((n) => new Int32(n)),
+    fc.double().map((n) => new Double(n)),
+    fc.string(),
+    fc.constant(null),
+  );
   const value = fc.letrec((tie) => ({
-    v: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(key, tie('v'), { maxKeys: 3 })),
+    v: fc.oneof(
+      { depthSize: 'small' },
+      leaf,
+      fc.array(tie('v'), { maxLength: 3 }),
+      fc.dictionary(key, tie('v'), { maxKeys: 3 }),
+    ),
   })).v;
-  const docArb = fc.dictionary(key, value, { maxKeys: 4 }).map((d) => ({ _id: new Int32(1), ...d }) as BsonDocument);
-  const pathArb = fc.array(fc.constantFrom('a', 'b', '0', '1', '$', '$[]', '$[i]', '5', 'c'), { minLength: 1, maxLength: 4 }).map((p) => p.join('.'));
+  const docArb = fc
+    .dictionary(key, value, { maxKeys: 4 })
+    .map((d) => ({ _id: new Int32(1), ...d }) as BsonDocument);
+  const pathArb = fc
+    .array(fc.constantFrom('a', 'b', '0', '1', '$', '$[]', '$[i]', '5', 'c'), {
+      minLength: 1,
+      maxLength: 4,
+    })
+    .map((p) => p.join('.'));
   const opArb = fc.record({
-    op: fc.constantFrom('$set', '$unset', '$inc', '$push', '$addToSet', '$pop', '$pull', '$min', '$max', '$mul', '$rename', '$setOnInsert', '$bit'),
+    op: fc.constantFrom(
+      '$set',
+      '$unset',
+      '$inc',
+      '$push',
+      '$addToSet',
+      '$pop',
+      '$pull',
+      '$min',
+      '$max',
+      '$mul',
+      '$rename',
+      '$setOnInsert',
+      '$bit',
+    ),
     path: pathArb,
     arg: value,
   });
 
   test('arbitrary updates either apply or fail with a CommandError, and never change the input', () => {
     fc.assert(
-      fc.property(docArb, fc.array(opArb, { minLength: 1, maxLength: 3 }), fc.option(fc.nat({ max: 3 }), { nil: undefined }), (doc, ops, positional) => {
-        const spec: BsonDocument = {};
-        for (const o of ops) {
-          const inner = (spec[o.op] as BsonDocument | undefined) ?? {};
-          inner[o.path] = o.op === '$rename' ? 'r.' + o.path : o.op === '$pop' ? new Int32(1) : o.op === '$bit' ? { or: new Int32(1) } : o.arg;
-          spec[o.op] = inner;
-        }
-        const before = encode(doc);
-        try {
-          const u = compileUpdate(spec, { arrayFilters: [{ i: new Int32(0) }], compileFilter: fakeCompileFilter });
-          u.apply(doc, { ...ctx, positional });
-        } catch (e) {
-          if (!isCommandError(e)) throw e;
-        }
-        assert.ok(encode(doc).equals(before));
-      }),
+      fc.property(
+        docArb,
+        fc.array(opArb, { minLength: 1, maxLength: 3 }),
+        fc.option(fc.nat({ max: 3 }), { nil: undefined }),
+        (doc, ops, positional) => {
+          const spec: BsonDocument = {};
+          for (const o of ops) {
+            const inner = (spec[o.op] as BsonDocument | undefined) ?? {};
+            inner[o.path] =
+              o.op === '$rename'
+                ? 'r.' + o.path
+                : o.op === '$pop'
+                  ? new Int32(1)
+                  : o.op === '$bit'
+                    ? { or: new Int32(1) }
+                    : o.arg;
+            spec[o.op] = inner;
+          }
+          const before = encode(doc);
+          try {
+            const u = compileUpdate(spec, {
+              arrayFilters: [{ i: new Int32(0) }],
+              compileFilter: fakeCompileFilter,
+            });
+            u.apply(doc, { ...ctx, positional });
+          } catch (e) {
+            if (!isCommandError(e)) throw e;
+          }
+          assert.ok(encode(doc).equals(before));
+        },
+      ),
       { numRuns: 400 },
     );
   });

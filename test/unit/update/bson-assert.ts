@@ -18,13 +18,24 @@ function sortFields(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortFields);
   if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) Object.defineProperty(out, k, { value: sortFields((v as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
+    for (const k of Object.keys(v).sort())
+      Object.defineProperty(out, k, {
+        value: sortFields((v as Record<string, unknown>)[k]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return out;
   }
   return v;
 }
 
-export function assertSameBson(actual: BsonDocument, expected: BsonDocument, options: { anyFieldOrder?: boolean } = {}, message = ''): void {
+export function assertSameBson(
+  actual: BsonDocument,
+  expected: BsonDocument,
+  options: { anyFieldOrder?: boolean } = {},
+  message = '',
+): void {
   const a = options.anyFieldOrder ? (sortFields(actual) as BsonDocument) : actual;
   const e = options.anyFieldOrder ? (sortFields(expected) as BsonDocument) : expected;
   if (encode(a).equals(encode(e))) return;

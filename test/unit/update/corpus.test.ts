@@ -32,10 +32,25 @@ function run(c: UpdateCase, compileFilter: FilterCompiler) {
   const nextTimestamp = (): Timestamp => new Timestamp(NEXT_TS);
   const compiled = compileUpdate(update, options);
   if (c.upsert) {
-    return { input: undefined, result: compiled.upsert(shellDoc(c.query ?? {}), { now: NOW, nextTimestamp, generateId: () => generatedId }) };
+    return {
+      input: undefined,
+      result: compiled.upsert(shellDoc(c.query ?? {}), {
+        now: NOW,
+        nextTimestamp,
+        generateId: () => generatedId,
+      }),
+    };
   }
   const input = shellDoc(c.doc);
-  return { input, result: compiled.apply(input, { isInsert: false, now: NOW, nextTimestamp, positional: c.positional }) };
+  return {
+    input,
+    result: compiled.apply(input, {
+      isInsert: false,
+      now: NOW,
+      nextTimestamp,
+      positional: c.positional,
+    }),
+  };
 }
 
 const matchers: ReadonlyArray<readonly [string, FilterCompiler]> = [
@@ -77,10 +92,13 @@ function check(c: UpdateCase, compileFilter: FilterCompiler): void {
   }
   const before = c.doc === undefined ? undefined : encode(shellDoc(c.doc));
   const { input, result } = run(c, compileFilter);
-  assertSameBson(result.doc, shellDoc(expect.doc), { anyFieldOrder: expect.anyFieldOrder === true });
+  assertSameBson(result.doc, shellDoc(expect.doc), {
+    anyFieldOrder: expect.anyFieldOrder === true,
+  });
   assert.equal(result.modified, expect.modified, 'modified');
   if (input !== undefined && before !== undefined) {
     assert.ok(encode(input).equals(before), 'the input document was changed');
-    if (!result.modified) assert.equal(result.doc, input, 'a no-op returns the input document itself');
+    if (!result.modified)
+      assert.equal(result.doc, input, 'a no-op returns the input document itself');
   }
 }

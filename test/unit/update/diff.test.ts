@@ -28,25 +28,49 @@ describe('computeDiff', () => {
   });
 
   test('a moved field is re-inserted at the end', () => {
-    expectDiff({ a: 1, b: 2, c: 3, d: 4, e: 'padding value' }, { b: 2, c: 3, d: 4, e: 'padding value', a: 1 }, { i: { a: 1 } });
+    expectDiff(
+      { a: 1, b: 2, c: 3, d: 4, e: 'padding value' },
+      { b: 2, c: 3, d: 4, e: 'padding value', a: 1 },
+      { i: { a: 1 } },
+    );
   });
 
   test('removals: trailing ones in order, the others in ascending name order', () => {
     const pad = 'a value long enough for the diff to be worth it';
-    expectDiff({ pad, b: 1, a: 2, c: 'value', d: 'value', e: 'value', g: 1, f: 1 }, { pad, c: 'value', d: 'value', e: 'value' }, { d: { g: false, f: false, a: false, b: false } });
+    expectDiff(
+      { pad, b: 1, a: 2, c: 'value', d: 'value', e: 'value', g: 1, f: 1 },
+      { pad, c: 'value', d: 'value', e: 'value' },
+      { d: { g: false, f: false, a: false, b: false } },
+    );
   });
 
   test('a changed numeric type is a change; a subdocument changes in place', () => {
-    expectDiff({ a: 1, b: 2, c: { subField1: 1, subField2: 3.5 }, d: 4 }, { a: 1, b: 2, c: { subField1: 1, subField2: 3 }, d: 4 }, { sc: { u: { subField2: 3 } } });
+    expectDiff(
+      { a: 1, b: 2, c: { subField1: 1, subField2: 3.5 }, d: 4 },
+      { a: 1, b: 2, c: { subField1: 1, subField2: 3 }, d: 4 },
+      { sc: { u: { subField2: 3 } } },
+    );
   });
 
   test('an appended array element; a shortened array (truncatedArrays)', () => {
-    expectDiff({ field1: 'abcd', field2: [1, 2, 3] }, { field1: 'abcd', field2: [1, 2, 3, 4] }, { sfield2: { a: true, u3: 4 } });
-    expectDiff({ _id: 1, a: 1, array: ['foo', { a: 'bar' }, 1, 2, 3] }, { _id: 1, a: 1, array: ['foo', { a: 'bar' }] }, { sarray: { a: true, l: NumberInt(2) } });
+    expectDiff(
+      { field1: 'abcd', field2: [1, 2, 3] },
+      { field1: 'abcd', field2: [1, 2, 3, 4] },
+      { sfield2: { a: true, u3: 4 } },
+    );
+    expectDiff(
+      { _id: 1, a: 1, array: ['foo', { a: 'bar' }, 1, 2, 3] },
+      { _id: 1, a: 1, array: ['foo', { a: 'bar' }] },
+      { sarray: { a: true, l: NumberInt(2) } },
+    );
   });
 
   test('nested arrays: a sub-diff when smaller than the new element, the element otherwise', () => {
-    expectDiff({ field1: 'abcd', field2: [1, 2, 3, [[2]]] }, { field1: 'abcd', field2: [1, 2, 3, [[4]]] }, { sfield2: { a: true, u3: [[4]] } });
+    expectDiff(
+      { field1: 'abcd', field2: [1, 2, 3, [[2]]] },
+      { field1: 'abcd', field2: [1, 2, 3, [[4]]] },
+      { sfield2: { a: true, u3: [[4]] } },
+    );
     expectDiff(
       { field1: 'abcd', field2: [1, 2, 3, [1, 'longString', [2], 4, 5, 6], 5, 5, 5] },
       { field1: 'abcd', field2: [1, 2, 3, [1, 'longString', [4], 4], 5, 6] },
@@ -55,7 +79,11 @@ describe('computeDiff', () => {
   });
 
   test('a subdocument replaced when its diff would be larger', () => {
-    expectDiff({ field: { p: 1, q: 2, r: { a: 1, b: 2, c: 3, d: 4 }, s: 3 } }, { field: { p: 1, q: 2, r: { p: 1, q: 2 }, s: 3 } }, { sfield: { u: { r: { p: 1, q: 2 } } } });
+    expectDiff(
+      { field: { p: 1, q: 2, r: { a: 1, b: 2, c: 3, d: 4 }, s: 3 } },
+      { field: { p: 1, q: 2, r: { p: 1, q: 2 }, s: 3 } },
+      { sfield: { u: { r: { p: 1, q: 2 } } } },
+    );
   });
 });
 
@@ -67,7 +95,15 @@ describe('DiffBuilder', () => {
     b.update(['arr', 1], NumberInt(5));
     b.update(['a'], NumberInt(2));
     b.delete(['z']);
-    assertSameBson(b.serialize(), shellDoc({ d: { z: false }, u: { a: NumberInt(2) }, i: { n: NumberInt(1) }, sarr: { a: true, u1: NumberInt(5), s3: { u: { x: NumberInt(2) } } } }));
+    assertSameBson(
+      b.serialize(),
+      shellDoc({
+        d: { z: false },
+        u: { a: NumberInt(2) },
+        i: { n: NumberInt(1) },
+        sarr: { a: true, u1: NumberInt(5), s3: { u: { x: NumberInt(2) } } },
+      }),
+    );
   });
 
   test('a change below a logged value is covered by it; a change above replaces what was below', () => {

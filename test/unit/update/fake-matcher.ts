@@ -27,14 +27,17 @@ function valuesAt(value: Found, parts: readonly string[]): Found[] {
     return out.length > 0 ? out : [MISSING];
   }
   if (isPlainDocument(value)) {
-    return Object.prototype.hasOwnProperty.call(value, part) ? valuesAt(value[part] as BsonValue, rest) : [MISSING];
+    return Object.prototype.hasOwnProperty.call(value, part)
+      ? valuesAt(value[part] as BsonValue, rest)
+      : [MISSING];
   }
   return [MISSING];
 }
 
 function equals(v: Found, target: BsonValue): boolean {
   if (v === MISSING) return target === null;
-  if (target instanceof BSONRegExp && typeof v === 'string') return new RegExp(target.pattern, target.options.replace(/[^imsx]/g, '')).test(v);
+  if (target instanceof BSONRegExp && typeof v === 'string')
+    return new RegExp(target.pattern, target.options.replace(/[^imsx]/g, '')).test(v);
   return canonicalTypeRank(v) === canonicalTypeRank(target) && compareBson(v, target) === 0;
 }
 
@@ -77,7 +80,11 @@ function operatorPredicate(op: string, arg: BsonValue): (v: Found) => boolean {
     case '$elemMatch': {
       const spec = arg as BsonDocument;
       const first = Object.keys(spec)[0];
-      if (first !== undefined && first.startsWith('$') && !['$and', '$or', '$nor'].includes(first)) {
+      if (
+        first !== undefined &&
+        first.startsWith('$') &&
+        !['$and', '$or', '$nor'].includes(first)
+      ) {
         const p = conditionPredicate(spec);
         return (v) => isArray(v) && v.some((el) => p(el as BsonValue));
       }
@@ -85,7 +92,10 @@ function operatorPredicate(op: string, arg: BsonValue): (v: Found) => boolean {
       return (v) => isArray(v) && v.some((el) => isPlainDocument(el) && m(el));
     }
     case '$not': {
-      const p = arg instanceof BSONRegExp ? operatorPredicate('$eq', arg) : conditionPredicate(arg as BsonDocument);
+      const p =
+        arg instanceof BSONRegExp
+          ? operatorPredicate('$eq', arg)
+          : conditionPredicate(arg as BsonDocument);
       return (v) => !p(v);
     }
     default:
@@ -94,7 +104,11 @@ function operatorPredicate(op: string, arg: BsonValue): (v: Found) => boolean {
 }
 
 function conditionPredicate(cond: BsonValue): (v: Found) => boolean {
-  if (isPlainDocument(cond) && Object.keys(cond).length > 0 && (Object.keys(cond)[0] as string).startsWith('$')) {
+  if (
+    isPlainDocument(cond) &&
+    Object.keys(cond).length > 0 &&
+    (Object.keys(cond)[0] as string).startsWith('$')
+  ) {
     const preds = Object.keys(cond).map((op) => operatorPredicate(op, cond[op] as BsonValue));
     return (v) => preds.every((p) => p(v));
   }
@@ -126,7 +140,8 @@ function compile(filter: BsonDocument): (doc: BsonDocument) => boolean {
       clauses.push((d) => {
         const found = valuesAt(d, parts);
         // A negation must hold for every reached value; anything else for one of them.
-        const negative = isPlainDocument(value) && ['$ne', '$nin', '$not'].includes(Object.keys(value)[0] ?? '');
+        const negative =
+          isPlainDocument(value) && ['$ne', '$nin', '$not'].includes(Object.keys(value)[0] ?? '');
         return negative ? found.every((v) => pred(v)) : found.some((v) => pred(v));
       });
     }

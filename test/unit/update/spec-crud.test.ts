@@ -39,7 +39,13 @@ const files = [
   'findOneAndUpdate-dots_and_dollars.json',
 ];
 
-const supported = new Set(['updateOne', 'updateMany', 'replaceOne', 'findOneAndUpdate', 'findOneAndReplace']);
+const supported = new Set([
+  'updateOne',
+  'updateMany',
+  'replaceOne',
+  'findOneAndUpdate',
+  'findOneAndReplace',
+]);
 const serverVersion = [7, 0, 0];
 
 function versionAtLeast(v: string | undefined, than: number[]): boolean {
@@ -61,7 +67,12 @@ interface Requirement {
 
 function runsOn7(reqs: Requirement[] | undefined): boolean {
   if (reqs === undefined || reqs.length === 0) return true;
-  return reqs.some((r) => versionAtLeast('7.0.0', (r.minServerVersion ?? '0').split('.').map(Number)) && versionAtLeast(r.maxServerVersion ?? '99', serverVersion) && r.serverless !== 'require');
+  return reqs.some(
+    (r) =>
+      versionAtLeast('7.0.0', (r.minServerVersion ?? '0').split('.').map(Number)) &&
+      versionAtLeast(r.maxServerVersion ?? '99', serverVersion) &&
+      r.serverless !== 'require',
+  );
 }
 
 interface Operation {
@@ -89,17 +100,35 @@ function num(v: BsonValue | undefined): number | undefined {
 }
 
 /** Apply one operation to the collection; returns matched/modified/upserted counts. */
-function apply(collection: BsonDocument[], op: Operation): { matched: number; modified: number; upserted: number } {
+function apply(
+  collection: BsonDocument[],
+  op: Operation,
+): { matched: number; modified: number; upserted: number } {
   const args = op.arguments ?? {};
   const filter = (args['filter'] ?? {}) as BsonDocument;
-  const spec = (op.name === 'replaceOne' || op.name === 'findOneAndReplace' ? args['replacement'] : args['update']) as BsonDocument;
+  const spec = (
+    op.name === 'replaceOne' || op.name === 'findOneAndReplace'
+      ? args['replacement']
+      : args['update']
+  ) as BsonDocument;
   const arrayFilters = args['arrayFilters'] as BsonDocument[] | undefined;
   const multi = op.name === 'updateMany';
-  const compiled = compileUpdate(spec, { compileFilter: fakeCompileFilter, ...(arrayFilters ? { arrayFilters } : {}), multi });
+  const compiled = compileUpdate(spec, {
+    compileFilter: fakeCompileFilter,
+    ...(arrayFilters ? { arrayFilters } : {}),
+    multi,
+  });
   const matcher = fakeCompileFilter(filter);
-  const candidates = sortDocs(collection.filter((d) => matcher.matches(d)), args['sort'] as BsonDocument | undefined);
+  const candidates = sortDocs(
+    collection.filter((d) => matcher.matches(d)),
+    args['sort'] as BsonDocument | undefined,
+  );
   const targets = multi ? candidates : candidates.slice(0, 1);
-  const ctx = { isInsert: false, now: new Date(0), nextTimestamp: () => new Timestamp({ t: 1, i: 1 }) };
+  const ctx = {
+    isInsert: false,
+    now: new Date(0),
+    nextTimestamp: () => new Timestamp({ t: 1, i: 1 }),
+  };
   let modified = 0;
   const results = targets.map((doc) => compiled.apply(doc, ctx));
   // All documents are validated before any is written, as one statement would fail as a whole.
@@ -110,7 +139,9 @@ function apply(collection: BsonDocument[], op: Operation): { matched: number; mo
     collection[collection.indexOf(doc)] = r.doc;
   });
   if (targets.length === 0 && args['upsert'] === true) {
-    collection.push(compiled.upsert(filter, { now: new Date(0), generateId: () => new ObjectId() }).doc);
+    collection.push(
+      compiled.upsert(filter, { now: new Date(0), generateId: () => new ObjectId() }).doc,
+    );
     return { matched: 0, modified: 0, upserted: 1 };
   }
   return { matched: targets.length, modified, upserted: 0 };
@@ -119,7 +150,8 @@ function apply(collection: BsonDocument[], op: Operation): { matched: number; mo
 /** Unified-format equality for stored documents: numbers compare by value. */
 function sameDocs(actual: BsonDocument[], expected: BsonDocument[]): boolean {
   if (actual.length !== expected.length) return false;
-  const byId = (a: BsonDocument, b: BsonDocument): number => compareBson(a['_id'] ?? null, b['_id'] ?? null);
+  const byId = (a: BsonDocument, b: BsonDocument): number =>
+    compareBson(a['_id'] ?? null, b['_id'] ?? null);
   const x = [...actual].sort(byId);
   const y = [...expected].sort(byId);
   return x.every((d, k) => compareBson(d, y[k] as BsonDocument) === 0);
@@ -129,7 +161,13 @@ for (const file of files) {
   const spec = EJSON.parse(readFileSync(path.join(specDir, file), 'utf8'), { relaxed: false }) as {
     runOnRequirements?: Requirement[];
     initialData?: Array<{ documents: BsonDocument[] }>;
-    tests: Array<{ description: string; runOnRequirements?: Requirement[]; operations: Operation[]; outcome?: Array<{ documents: BsonDocument[] }>; skipReason?: string }>;
+    tests: Array<{
+      description: string;
+      runOnRequirements?: Requirement[];
+      operations: Operation[];
+      outcome?: Array<{ documents: BsonDocument[] }>;
+      skipReason?: string;
+    }>;
   };
   describe(`spec ${file}`, () => {
     for (const t of spec.tests) {
@@ -140,28 +178,50 @@ for (const file of files) {
         t.operations.every((op) => supported.has(op.name)) &&
         t.operations.every((op) => {
           const u = op.arguments?.['update'];
-          return !Array.isArray(u) && op.expectError?.['isClientError'] !== true && op.arguments?.['let'] === undefined && op.arguments?.['collation'] === undefined;
+          return (
+            !Array.isArray(u) &&
+            op.expectError?.['isClientError'] !== true &&
+            op.arguments?.['let'] === undefined &&
+            op.arguments?.['collation'] === undefined
+          );
         });
-      test(t.description, { skip: usable ? false : 'needs more than the update layer (pipeline, client error, other commands)' }, () => {
-        const collection = (spec.initialData?.[0]?.documents ?? []).map((d) => d);
-        for (const op of t.operations) {
-          if (op.expectError !== undefined) {
-            assert.throws(() => apply(collection, op));
-            continue;
+      test(
+        t.description,
+        {
+          skip: usable
+            ? false
+            : 'needs more than the update layer (pipeline, client error, other commands)',
+        },
+        () => {
+          const collection = (spec.initialData?.[0]?.documents ?? []).map((d) => d);
+          for (const op of t.operations) {
+            if (op.expectError !== undefined) {
+              assert.throws(() => apply(collection, op));
+              continue;
+            }
+            const counts = apply(collection, op);
+            const r = op.expectResult;
+            if (
+              (op.name === 'updateOne' || op.name === 'updateMany' || op.name === 'replaceOne') &&
+              isPlainDocument(r)
+            ) {
+              if (r['matchedCount'] !== undefined)
+                assert.equal(counts.matched, num(r['matchedCount']), 'matchedCount');
+              if (r['modifiedCount'] !== undefined)
+                assert.equal(counts.modified, num(r['modifiedCount']), 'modifiedCount');
+              if (r['upsertedCount'] !== undefined)
+                assert.equal(counts.upserted, num(r['upsertedCount']), 'upsertedCount');
+            }
           }
-          const counts = apply(collection, op);
-          const r = op.expectResult;
-          if ((op.name === 'updateOne' || op.name === 'updateMany' || op.name === 'replaceOne') && isPlainDocument(r)) {
-            if (r['matchedCount'] !== undefined) assert.equal(counts.matched, num(r['matchedCount']), 'matchedCount');
-            if (r['modifiedCount'] !== undefined) assert.equal(counts.modified, num(r['modifiedCount']), 'modifiedCount');
-            if (r['upsertedCount'] !== undefined) assert.equal(counts.upserted, num(r['upsertedCount']), 'upsertedCount');
+          const outcome = t.outcome?.[0]?.documents;
+          if (outcome !== undefined) {
+            assert.ok(
+              sameDocs(collection, outcome),
+              `outcome\n actual:   ${EJSON.stringify(collection)}\n expected: ${EJSON.stringify(outcome)}`,
+            );
           }
-        }
-        const outcome = t.outcome?.[0]?.documents;
-        if (outcome !== undefined) {
-          assert.ok(sameDocs(collection, outcome), `outcome\n actual:   ${EJSON.stringify(collection)}\n expected: ${EJSON.stringify(outcome)}`);
-        }
-      });
+        },
+      );
     }
   });
 }

@@ -2,19 +2,35 @@
 // number is a double (jstests and the MongoDB docs are written in the shell), and int32,
 // int64 and decimal are spelled out as the shell spells them.
 
-import { BSONRegExp, Binary, DBRef, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
+import {
+  BSONRegExp,
+  Binary,
+  DBRef,
+  Decimal128,
+  Double,
+  Int32,
+  Long,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  Timestamp,
+} from 'bson';
 import { setOwn } from '../../../src/bson/document.js';
 import type { BsonDocument, BsonValue } from '../../../src/bson/types.js';
 
 export const NumberInt = (n: number): Int32 => new Int32(n);
-export const NumberLong = (n: number | string): Long => (typeof n === 'string' ? Long.fromString(n) : Long.fromNumber(n));
+export const NumberLong = (n: number | string): Long =>
+  typeof n === 'string' ? Long.fromString(n) : Long.fromNumber(n);
 export const NumberDecimal = (s: string): Decimal128 => Decimal128.fromString(s);
 export const dbl = (n: number): Double => new Double(n);
 export const oid = (hex: string): ObjectId => new ObjectId(hex);
 export const ts = (t: number, i: number): Timestamp => new Timestamp({ t, i });
-export const regex = (pattern: string, options = ''): BSONRegExp => new BSONRegExp(pattern, options);
-export const bin = (hex: string, subtype = 0): Binary => new Binary(Buffer.from(hex, 'hex'), subtype);
-export const dbref = (collection: string, id: unknown, db?: string): DBRef => new DBRef(collection, shell(id) as ObjectId, db);
+export const regex = (pattern: string, options = ''): BSONRegExp =>
+  new BSONRegExp(pattern, options);
+export const bin = (hex: string, subtype = 0): Binary =>
+  new Binary(Buffer.from(hex, 'hex'), subtype);
+export const dbref = (collection: string, id: unknown, db?: string): DBRef =>
+  new DBRef(collection, shell(id) as ObjectId, db);
 export { MaxKey, MinKey };
 
 /** A shell-style literal as BSON: numbers become doubles; bson values, dates and strings stay. */

@@ -17,33 +17,53 @@ function arrayCheck(check: (arr: BsonArray) => boolean): Check {
 function positionalItems(arg: BsonArray, compile: SchemaCompiler): { check: Check; next: number } {
   const schemas = arg.map((s) => {
     if (!isPlainDocument(s)) {
-      typeMismatch(`$jsonSchema keyword 'items' requires that each element of the array is an object, but found a ${typeNameOf(s)}`);
+      typeMismatch(
+        `$jsonSchema keyword 'items' requires that each element of the array is an object, but found a ${typeNameOf(s)}`,
+      );
     }
     return compile(s, false);
   });
-  const check = arrayCheck((arr) => schemas.every((c, i) => i >= arr.length || c(arr[i] as BsonValue)));
+  const check = arrayCheck((arr) =>
+    schemas.every((c, i) => i >= arr.length || c(arr[i] as BsonValue)),
+  );
   return { check, next: schemas.length };
 }
 
-function itemsKeyword(arg: BsonValue, compile: SchemaCompiler): { check: Check; next: number | undefined } {
+function itemsKeyword(
+  arg: BsonValue,
+  compile: SchemaCompiler,
+): { check: Check; next: number | undefined } {
   if (isArray(arg)) return positionalItems(arg, compile);
-  if (!isPlainDocument(arg)) typeMismatch(`$jsonSchema keyword 'items' must be an array or an object, not ${typeNameOf(arg)}`);
+  if (!isPlainDocument(arg))
+    typeMismatch(
+      `$jsonSchema keyword 'items' must be an array or an object, not ${typeNameOf(arg)}`,
+    );
   const each = compile(arg, false);
   return { check: arrayCheck((arr) => arr.every((el) => each(el))), next: undefined };
 }
 
-function additionalItemsKeyword(arg: BsonValue, start: number | undefined, compile: SchemaCompiler): Check | undefined {
+function additionalItemsKeyword(
+  arg: BsonValue,
+  start: number | undefined,
+  compile: SchemaCompiler,
+): Check | undefined {
   let each: Check;
   if (typeof arg === 'boolean') each = () => arg;
   else if (isPlainDocument(arg)) each = compile(arg, false);
   else {
-    typeMismatch(`$jsonSchema keyword 'additionalItems' must be either an object or a boolean, but got a ${typeNameOf(arg)}`);
+    typeMismatch(
+      `$jsonSchema keyword 'additionalItems' must be either an object or a boolean, but got a ${typeNameOf(arg)}`,
+    );
   }
   if (start === undefined) return undefined; // only meaningful after a positional `items`
   return arrayCheck((arr) => arr.slice(start).every((el) => each(el)));
 }
 
-export function arrayKeywords(get: (k: string) => BsonValue | undefined, root: boolean, compile: SchemaCompiler): Check[] {
+export function arrayKeywords(
+  get: (k: string) => BsonValue | undefined,
+  root: boolean,
+  compile: SchemaCompiler,
+): Check[] {
   const checks: Check[] = [];
   const minItems = get('minItems');
   if (minItems !== undefined) {
@@ -57,7 +77,8 @@ export function arrayKeywords(get: (k: string) => BsonValue | undefined, root: b
   }
   const uniqueItems = get('uniqueItems');
   if (uniqueItems !== undefined) {
-    if (typeof uniqueItems !== 'boolean') typeMismatch("$jsonSchema keyword 'uniqueItems' must be a boolean");
+    if (typeof uniqueItems !== 'boolean')
+      typeMismatch("$jsonSchema keyword 'uniqueItems' must be a boolean");
     if (uniqueItems) checks.push(arrayCheck((arr) => !hasDuplicates(arr)));
   }
   let additionalStart: number | undefined;

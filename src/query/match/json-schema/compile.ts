@@ -21,11 +21,37 @@ import { failedToParse, typeMismatch } from './shared.js';
 import type { Check } from './shared.js';
 
 const KEYWORDS = new Set([
-  'additionalItems', 'additionalProperties', 'allOf', 'anyOf', 'bsonType', 'dependencies', 'description',
-  'encrypt', 'encryptMetadata', 'enum', 'exclusiveMaximum', 'exclusiveMinimum', 'items', 'maxItems',
-  'maxLength', 'maxProperties', 'maximum', 'minItems', 'minLength', 'minProperties', 'minimum',
-  'multipleOf', 'not', 'oneOf', 'pattern', 'patternProperties', 'properties', 'required', 'title',
-  'type', 'uniqueItems',
+  'additionalItems',
+  'additionalProperties',
+  'allOf',
+  'anyOf',
+  'bsonType',
+  'dependencies',
+  'description',
+  'encrypt',
+  'encryptMetadata',
+  'enum',
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'items',
+  'maxItems',
+  'maxLength',
+  'maxProperties',
+  'maximum',
+  'minItems',
+  'minLength',
+  'minProperties',
+  'minimum',
+  'multipleOf',
+  'not',
+  'oneOf',
+  'pattern',
+  'patternProperties',
+  'properties',
+  'required',
+  'title',
+  'type',
+  'uniqueItems',
 ]);
 const UNSUPPORTED = new Set(['$ref', '$schema', 'default', 'definitions', 'format', 'id']);
 
@@ -38,11 +64,13 @@ export function compileJsonSchema(schema: BsonDocument): (doc: BsonDocument) => 
 function checkKeywords(schema: BsonDocument): void {
   for (const key of Object.keys(schema)) {
     if (KEYWORDS.has(key)) continue;
-    if (UNSUPPORTED.has(key)) failedToParse(`$jsonSchema keyword '${key}' is not currently supported`);
+    if (UNSUPPORTED.has(key))
+      failedToParse(`$jsonSchema keyword '${key}' is not currently supported`);
     failedToParse(`Unknown $jsonSchema keyword: ${key}`);
   }
   for (const key of ['description', 'title']) {
-    if (hasOwn(schema, key) && typeof schema[key] !== 'string') typeMismatch(`$jsonSchema keyword '${key}' must be of type string`);
+    if (hasOwn(schema, key) && typeof schema[key] !== 'string')
+      typeMismatch(`$jsonSchema keyword '${key}' must be of type string`);
   }
 }
 
@@ -54,13 +82,17 @@ function parseSchemaTypes(keyword: 'type' | 'bsonType', arg: BsonValue): TypeSet
   const seen = new Set<string>();
   const builder = new TypeSetBuilder();
   for (const name of names) {
-    if (typeof name !== 'string') typeMismatch(`$jsonSchema keyword '${keyword}' array elements must be strings`);
+    if (typeof name !== 'string')
+      typeMismatch(`$jsonSchema keyword '${keyword}' array elements must be strings`);
     if (name === 'integer') failedToParse("$jsonSchema type 'integer' is not currently supported.");
-    if (seen.has(name)) failedToParse(`$jsonSchema keyword '${keyword}' has duplicate value: ${name}`);
+    if (seen.has(name))
+      failedToParse(`$jsonSchema keyword '${keyword}' has duplicate value: ${name}`);
     seen.add(name);
   }
-  for (const name of [...seen].sort()) builder.addAlias(name, keyword === 'type' ? jsonTypeAliases : bsonTypeAliases);
-  if (builder.isEmpty) failedToParse(`$jsonSchema keyword '${keyword}' must name at least one type`);
+  for (const name of [...seen].sort())
+    builder.addAlias(name, keyword === 'type' ? jsonTypeAliases : bsonTypeAliases);
+  if (builder.isEmpty)
+    failedToParse(`$jsonSchema keyword '${keyword}' must name at least one type`);
   return builder.build();
 }
 
@@ -68,10 +100,16 @@ function statedTypes(get: (k: string) => BsonValue | undefined): TypeSet | undef
   const type = get('type');
   const bsonType = get('bsonType');
   const encrypt = get('encrypt');
-  if (type !== undefined && bsonType !== undefined) failedToParse("Cannot specify both $jsonSchema keywords 'type' and 'bsonType'");
-  for (const [name, arg] of [['type', type], ['bsonType', bsonType]] as const) {
+  if (type !== undefined && bsonType !== undefined)
+    failedToParse("Cannot specify both $jsonSchema keywords 'type' and 'bsonType'");
+  for (const [name, arg] of [
+    ['type', type],
+    ['bsonType', bsonType],
+  ] as const) {
     if (arg !== undefined && encrypt !== undefined) {
-      failedToParse(`$jsonSchema keyword 'encrypt' cannot be used in conjunction with '${name}', 'encrypt' implies type 'bsonType::BinData'`);
+      failedToParse(
+        `$jsonSchema keyword 'encrypt' cannot be used in conjunction with '${name}', 'encrypt' implies type 'bsonType::BinData'`,
+      );
     }
   }
   if (type !== undefined) return parseSchemaTypes('type', type);
@@ -83,11 +121,20 @@ function compileSchema(schema: BsonDocument, root: boolean): Check {
   checkKeywords(schema);
   const get = (k: string): BsonValue | undefined => (hasOwn(schema, k) ? schema[k] : undefined);
   const types = statedTypes(get);
-  const checks: Check[] = [...scalarKeywords(get, root), ...arrayKeywords(get, root, compileSchema)];
+  const checks: Check[] = [
+    ...scalarKeywords(get, root),
+    ...arrayKeywords(get, root, compileSchema),
+  ];
   if (get('encrypt') !== undefined || get('encryptMetadata') !== undefined) {
-    fail(ErrorCode.NotImplemented, "$jsonSchema keywords 'encrypt' and 'encryptMetadata' are not implemented");
+    fail(
+      ErrorCode.NotImplemented,
+      "$jsonSchema keywords 'encrypt' and 'encryptMetadata' are not implemented",
+    );
   }
-  checks.push(...objectKeywords(get, root, compileSchema), ...logicalKeywords(get, root, compileSchema));
+  checks.push(
+    ...objectKeywords(get, root, compileSchema),
+    ...logicalKeywords(get, root, compileSchema),
+  );
   if (types !== undefined) {
     // A stored document is an object: a top-level schema stating another type matches nothing.
     if (root && !types.types.has('object')) return () => false;

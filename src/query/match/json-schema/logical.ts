@@ -12,23 +12,37 @@ import type { Check } from './shared.js';
 
 function schemaList(name: string, arg: BsonValue, root: boolean, compile: SchemaCompiler): Check[] {
   if (!isArray(arg)) typeMismatch(`$jsonSchema keyword '${name}' must be an array`);
-  if (arg.length === 0) fail(ErrorCode.BadValue, `$jsonSchema keyword '${name}' must be a non-empty array`);
+  if (arg.length === 0)
+    fail(ErrorCode.BadValue, `$jsonSchema keyword '${name}' must be a non-empty array`);
   return arg.map((s) => {
-    if (!isPlainDocument(s)) typeMismatch(`$jsonSchema keyword '${name}' must be an array of objects, but found an element of type ${typeNameOf(s)}`);
+    if (!isPlainDocument(s))
+      typeMismatch(
+        `$jsonSchema keyword '${name}' must be an array of objects, but found an element of type ${typeNameOf(s)}`,
+      );
     return compile(s, root);
   });
 }
 
 /** enum: equality ignoring field order; at the top level only object values can match a document. */
 function enumCheck(arg: BsonValue, root: boolean): Check {
-  if (!isArray(arg)) typeMismatch(`$jsonSchema keyword 'enum' must be an array, but found an element of type ${typeNameOf(arg)}`);
+  if (!isArray(arg))
+    typeMismatch(
+      `$jsonSchema keyword 'enum' must be an array, but found an element of type ${typeNameOf(arg)}`,
+    );
   if (arg.length === 0) failedToParse("$jsonSchema keyword 'enum' cannot be an empty array");
-  if (hasDuplicates(arg)) failedToParse("$jsonSchema keyword 'enum' array cannot contain duplicate values.");
-  const candidates = (root ? arg.filter((v) => !isArray(v) && asDocument(v) !== undefined) : arg).map(canonical);
+  if (hasDuplicates(arg))
+    failedToParse("$jsonSchema keyword 'enum' array cannot contain duplicate values.");
+  const candidates = (
+    root ? arg.filter((v) => !isArray(v) && asDocument(v) !== undefined) : arg
+  ).map(canonical);
   return (v) => !isMissing(v) && candidates.some((c) => compareBson(canonical(v), c) === 0);
 }
 
-export function logicalKeywords(get: (k: string) => BsonValue | undefined, root: boolean, compile: SchemaCompiler): Check[] {
+export function logicalKeywords(
+  get: (k: string) => BsonValue | undefined,
+  root: boolean,
+  compile: SchemaCompiler,
+): Check[] {
   const checks: Check[] = [];
   const allOf = get('allOf');
   if (allOf !== undefined) {
@@ -47,7 +61,10 @@ export function logicalKeywords(get: (k: string) => BsonValue | undefined, root:
   }
   const not = get('not');
   if (not !== undefined) {
-    if (!isPlainDocument(not)) typeMismatch(`$jsonSchema keyword 'not' must be an object, but found an element of type ${typeNameOf(not)}`);
+    if (!isPlainDocument(not))
+      typeMismatch(
+        `$jsonSchema keyword 'not' must be an object, but found an element of type ${typeNameOf(not)}`,
+      );
     const inner = compile(not, root);
     checks.push((v) => !inner(v));
   }

@@ -2,7 +2,8 @@
 // additionalProperties, minProperties, maxProperties, dependencies. At the top level they apply
 // to the document itself; below it, only to values that are objects.
 
-import { MISSING, isMissing } from '../../../bson/path.js';
+import type { MISSING } from '../../../bson/path.js';
+import { isMissing } from '../../../bson/path.js';
 import { isArray, isPlainDocument } from '../../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../../bson/types.js';
 import { integerOrFail, parseIntegerToNonNegativeLong } from '../numbers.js';
@@ -15,23 +16,34 @@ import type { Check } from './shared.js';
 type ObjectCheck = (doc: BsonDocument) => boolean;
 
 function parseRequired(arg: BsonValue): Set<string> {
-  if (!isArray(arg)) typeMismatch(`$jsonSchema keyword 'required' must be an array, but found an element of type ${typeNameOf(arg)}`);
+  if (!isArray(arg))
+    typeMismatch(
+      `$jsonSchema keyword 'required' must be an array, but found an element of type ${typeNameOf(arg)}`,
+    );
   const names = arg.map((n) => {
     if (typeof n !== 'string') {
-      typeMismatch(`$jsonSchema keyword 'required' must be an array of strings, but found an element of type: ${typeNameOf(n)}`);
+      typeMismatch(
+        `$jsonSchema keyword 'required' must be an array of strings, but found an element of type: ${typeNameOf(n)}`,
+      );
     }
     return n;
   });
   if (names.length === 0) failedToParse("$jsonSchema keyword 'required' cannot be an empty array");
   const set = new Set(names);
-  if (set.size !== names.length) failedToParse("$jsonSchema keyword 'required' array cannot contain duplicate values");
+  if (set.size !== names.length)
+    failedToParse("$jsonSchema keyword 'required' array cannot contain duplicate values");
   return set;
 }
 
-function propertiesCheck(arg: BsonValue, required: ReadonlySet<string>, compile: SchemaCompiler): ObjectCheck {
+function propertiesCheck(
+  arg: BsonValue,
+  required: ReadonlySet<string>,
+  compile: SchemaCompiler,
+): ObjectCheck {
   if (!isPlainDocument(arg)) typeMismatch("$jsonSchema keyword 'properties' must be an object");
   const props = Object.entries(arg).map(([name, schema]) => {
-    if (!isPlainDocument(schema)) typeMismatch(`Nested schema for $jsonSchema property '${name}' must be an object`);
+    if (!isPlainDocument(schema))
+      typeMismatch(`Nested schema for $jsonSchema property '${name}' must be an object`);
     return { name, check: compile(schema, false), required: required.has(name) };
   });
   return (doc) =>
@@ -55,10 +67,13 @@ function allowedPropertiesCheck(
   const listed = new Set(isPlainDocument(propertiesArg) ? Object.keys(propertiesArg) : []);
   const patterns: Array<{ re: GuardedRegex; check: Check }> = [];
   if (patternArg !== undefined) {
-    if (!isPlainDocument(patternArg)) typeMismatch("$jsonSchema keyword 'patternProperties' must be an object");
+    if (!isPlainDocument(patternArg))
+      typeMismatch("$jsonSchema keyword 'patternProperties' must be an object");
     for (const [source, schema] of Object.entries(patternArg)) {
       if (!isPlainDocument(schema)) {
-        typeMismatch(`$jsonSchema keyword 'patternProperties' has property '${source}' which is not an object`);
+        typeMismatch(
+          `$jsonSchema keyword 'patternProperties' has property '${source}' which is not an object`,
+        );
       }
       patterns.push({ re: compileRegex(source, '', '$jsonSchema'), check: compile(schema, false) });
     }
@@ -83,7 +98,11 @@ function allowedPropertiesCheck(
   };
 }
 
-function countKeyword(name: string, arg: BsonValue, holds: (count: number, n: number) => boolean): ObjectCheck {
+function countKeyword(
+  name: string,
+  arg: BsonValue,
+  holds: (count: number, n: number) => boolean,
+): ObjectCheck {
   const n = Number(integerOrFail(parseIntegerToNonNegativeLong(name, arg)));
   return (doc) => holds(Object.keys(doc).length, n);
 }
@@ -93,11 +112,15 @@ function propertyDependency(name: string, arg: BsonValue[]): ObjectCheck {
   if (arg.length === 0) failedToParse(`property '${name}' ${where} cannot be an empty array`);
   const needed = new Set<string>();
   for (const d of arg) {
-    if (typeof d !== 'string') typeMismatch(`array '${name}' ${where} can only contain strings, but found element of type: ${typeNameOf(d)}`);
+    if (typeof d !== 'string')
+      typeMismatch(
+        `array '${name}' ${where} can only contain strings, but found element of type: ${typeNameOf(d)}`,
+      );
     if (needed.has(d)) failedToParse(`array '${name}' ${where} contains duplicate element: ${d}`);
     needed.add(d);
   }
-  return (doc) => isMissing(field(doc, name)) || [...needed].every((d) => !isMissing(field(doc, d)));
+  return (doc) =>
+    isMissing(field(doc, name)) || [...needed].every((d) => !isMissing(field(doc, d)));
 }
 
 /** dependencies: when a field is present, more fields must be (array) or the whole value must satisfy a schema (object). */
@@ -106,7 +129,9 @@ function dependenciesCheck(arg: BsonValue, root: boolean, compile: SchemaCompile
   const checks = Object.entries(arg).map(([name, dep]): ObjectCheck => {
     if (isArray(dep)) return propertyDependency(name, dep);
     if (!isPlainDocument(dep)) {
-      typeMismatch(`property '${name}' in $jsonSchema keyword 'dependencies' must be either an object or an array`);
+      typeMismatch(
+        `property '${name}' in $jsonSchema keyword 'dependencies' must be either an object or an array`,
+      );
     }
     const schema = compile(dep, root);
     return (doc) => isMissing(field(doc, name)) || schema(doc);
@@ -114,7 +139,11 @@ function dependenciesCheck(arg: BsonValue, root: boolean, compile: SchemaCompile
   return (doc) => checks.every((c) => c(doc));
 }
 
-export function objectKeywords(get: (k: string) => BsonValue | undefined, root: boolean, compile: SchemaCompiler): Check[] {
+export function objectKeywords(
+  get: (k: string) => BsonValue | undefined,
+  root: boolean,
+  compile: SchemaCompiler,
+): Check[] {
   const checks: ObjectCheck[] = [];
   const requiredArg = get('required');
   const required = requiredArg === undefined ? new Set<string>() : parseRequired(requiredArg);
@@ -123,13 +152,18 @@ export function objectKeywords(get: (k: string) => BsonValue | undefined, root: 
   const patternProperties = get('patternProperties');
   const additionalProperties = get('additionalProperties');
   if (patternProperties !== undefined || additionalProperties !== undefined) {
-    checks.push(allowedPropertiesCheck(properties, patternProperties, additionalProperties, compile));
+    checks.push(
+      allowedPropertiesCheck(properties, patternProperties, additionalProperties, compile),
+    );
   }
-  if (required.size > 0) checks.push((doc) => [...required].every((n) => !isMissing(field(doc, n))));
+  if (required.size > 0)
+    checks.push((doc) => [...required].every((n) => !isMissing(field(doc, n))));
   const minProperties = get('minProperties');
-  if (minProperties !== undefined) checks.push(countKeyword('minProperties', minProperties, (c, n) => c >= n));
+  if (minProperties !== undefined)
+    checks.push(countKeyword('minProperties', minProperties, (c, n) => c >= n));
   const maxProperties = get('maxProperties');
-  if (maxProperties !== undefined) checks.push(countKeyword('maxProperties', maxProperties, (c, n) => c <= n));
+  if (maxProperties !== undefined)
+    checks.push(countKeyword('maxProperties', maxProperties, (c, n) => c <= n));
   const dependencies = get('dependencies');
   if (dependencies !== undefined) checks.push(dependenciesCheck(dependencies, root, compile));
   if (checks.length === 0) return [];

@@ -3,8 +3,8 @@
 // then ignored: a stored document is never a number or a string.
 
 import { Decimal } from 'decimal.js';
-import { Decimal128, Double, Int32, Long, isNumeric } from '../../../bson/types.js';
-import type { BsonValue } from '../../../bson/types.js';
+import { Decimal128, Int32, Long, isNumeric } from '../../../bson/types.js';
+import type { BsonValue, Double } from '../../../bson/types.js';
 import type { PathValue } from '../../../bson/path.js';
 import { comparisonTest } from '../compare.js';
 import { integerOrFail, parseIntegerToNonNegativeLong } from '../numbers.js';
@@ -36,11 +36,16 @@ function codePoints(s: string): number {
   return n;
 }
 
-function bound(name: 'maximum' | 'minimum', arg: BsonValue, exclusiveArg: BsonValue | undefined): Check {
+function bound(
+  name: 'maximum' | 'minimum',
+  arg: BsonValue,
+  exclusiveArg: BsonValue | undefined,
+): Check {
   const exclusiveName = name === 'maximum' ? 'exclusiveMaximum' : 'exclusiveMinimum';
   let exclusive = false;
   if (exclusiveArg !== undefined) {
-    if (typeof exclusiveArg !== 'boolean') typeMismatch(`$jsonSchema keyword '${exclusiveName}' must be a boolean`);
+    if (typeof exclusiveArg !== 'boolean')
+      typeMismatch(`$jsonSchema keyword '${exclusiveName}' must be a boolean`);
     exclusive = exclusiveArg;
   }
   if (!isNumeric(arg)) typeMismatch(`$jsonSchema keyword '${name}' must be a number`);
@@ -73,7 +78,9 @@ export function scalarKeywords(get: (k: string) => BsonValue | undefined, root: 
     const arg = get(name);
     if (arg !== undefined) checks.push(bound(name, arg, get(exclusiveName)));
     else if (get(exclusiveName) !== undefined) {
-      failedToParse(`$jsonSchema keyword '${name}' must be a present if ${exclusiveName} is present`);
+      failedToParse(
+        `$jsonSchema keyword '${name}' must be a present if ${exclusiveName} is present`,
+      );
     }
   }
   return root ? [] : checks;
@@ -85,5 +92,9 @@ function multipleOfCheck(arg: BsonValue): Check {
   if (divisor.isNegative() || divisor.isZero()) {
     failedToParse("$jsonSchema keyword 'multipleOf' must have a positive value");
   }
-  return restrict('number', (v: PathValue) => toDecimal(v as Int32).mod(divisor).isZero());
+  return restrict('number', (v: PathValue) =>
+    toDecimal(v as Int32)
+      .mod(divisor)
+      .isZero(),
+  );
 }

@@ -66,7 +66,12 @@ export function canonical(v: BsonValue): BsonValue {
   if (doc === undefined) return v;
   const out: BsonDocument = {};
   for (const key of Object.keys(doc).sort(compareStrings)) {
-    Object.defineProperty(out, key, { value: canonical(doc[key] as BsonValue), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, key, {
+      value: canonical(doc[key] as BsonValue),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

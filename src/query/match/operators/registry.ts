@@ -38,7 +38,9 @@ export interface TopLevelOperator {
   parse(arg: BsonValue, ctx: ParseContext, parser: SubParser): MatchNode | null;
 }
 
-export function registry<T extends { readonly name: string }>(...families: ReadonlyArray<readonly T[]>): ReadonlyMap<string, T> {
+export function registry<T extends { readonly name: string }>(
+  ...families: ReadonlyArray<readonly T[]>
+): ReadonlyMap<string, T> {
   const map = new Map<string, T>();
   for (const family of families) for (const op of family) map.set(op.name, op);
   return map;

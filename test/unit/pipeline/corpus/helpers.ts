@@ -8,7 +8,8 @@ import { MISSING } from '../../../../src/pipeline/expressions/types.js';
 import type { Value } from '../../../../src/pipeline/expressions/types.js';
 
 export const int = (n: number): Int32 => new Int32(n);
-export const long = (n: number | bigint): Long => (typeof n === 'bigint' ? Long.fromBigInt(n) : Long.fromNumber(n));
+export const long = (n: number | bigint): Long =>
+  typeof n === 'bigint' ? Long.fromBigInt(n) : Long.fromNumber(n);
 export const dbl = (n: number): Double => new Double(n);
 export const dec = (s: string): Decimal128 => Decimal128.fromString(s);
 export const date = (iso: string): Date => new Date(iso);

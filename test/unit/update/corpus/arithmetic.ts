@@ -11,9 +11,27 @@ const mulExamples = 'jstests/core/write/update/update_mul_examples.js';
 const safeNum = 'mongod src/mongo/util/safe_num.cpp + src/mongo/db/update/arithmetic_node.cpp';
 
 export const arithmeticCases: UpdateCase[] = [
-  { name: '$inc by 1', source: inc1, doc: { _id: 1, x: 1 }, update: { $inc: { x: 1 } }, expect: { doc: { _id: 1, x: 2 }, modified: true } },
-  { name: '$inc by 2', source: inc1, doc: { _id: 1, x: 3 }, update: { $inc: { x: 2 } }, expect: { doc: { _id: 1, x: 5 }, modified: true } },
-  { name: '$inc by -1', source: inc1, doc: { _id: 1, x: 5 }, update: { $inc: { x: -1 } }, expect: { doc: { _id: 1, x: 4 }, modified: true } },
+  {
+    name: '$inc by 1',
+    source: inc1,
+    doc: { _id: 1, x: 1 },
+    update: { $inc: { x: 1 } },
+    expect: { doc: { _id: 1, x: 2 }, modified: true },
+  },
+  {
+    name: '$inc by 2',
+    source: inc1,
+    doc: { _id: 1, x: 3 },
+    update: { $inc: { x: 2 } },
+    expect: { doc: { _id: 1, x: 5 }, modified: true },
+  },
+  {
+    name: '$inc by -1',
+    source: inc1,
+    doc: { _id: 1, x: 5 },
+    update: { $inc: { x: -1 } },
+    expect: { doc: { _id: 1, x: 4 }, modified: true },
+  },
   {
     name: '$inc two fields keeps their order',
     source: 'jstests/core/query/inc/inc3.js',
@@ -26,7 +44,10 @@ export const arithmeticCases: UpdateCase[] = [
     source: docsInc,
     doc: { _id: 1, sku: 'abc123', quantity: 10, metrics: { orders: 2, ratings: 3.5 } },
     update: { $inc: { quantity: -2, 'metrics.orders': 1 } },
-    expect: { doc: { _id: 1, sku: 'abc123', quantity: 8, metrics: { orders: 3, ratings: 3.5 } }, modified: true },
+    expect: {
+      doc: { _id: 1, sku: 'abc123', quantity: 8, metrics: { orders: 3, ratings: 3.5 } },
+      modified: true,
+    },
   },
   {
     name: '$inc of a missing field creates it with the argument',
@@ -47,28 +68,43 @@ export const arithmeticCases: UpdateCase[] = [
     source: docsInc,
     doc: { _id: 1, a: null },
     update: { $inc: { a: 1 } },
-    expect: { error: 14, message: "Cannot apply $inc to a value of non-numeric type. {_id: 1.0} has the field 'a' of non-numeric type null" },
+    expect: {
+      error: 14,
+      message:
+        "Cannot apply $inc to a value of non-numeric type. {_id: 1.0} has the field 'a' of non-numeric type null",
+    },
   },
   {
     name: '$inc of a string field fails',
     source: safeNum,
     doc: { _id: 1, a: 'x' },
     update: { $inc: { a: 1 } },
-    expect: { error: 14, message: "Cannot apply $inc to a value of non-numeric type. {_id: 1.0} has the field 'a' of non-numeric type string" },
+    expect: {
+      error: 14,
+      message:
+        "Cannot apply $inc to a value of non-numeric type. {_id: 1.0} has the field 'a' of non-numeric type string",
+    },
   },
   {
     name: '$inc of a timestamp fails',
     source: safeNum,
     doc: { _id: 1, a: ts(1, 2) },
     update: { $inc: { a: 1 } },
-    expect: { error: 14, message: "Cannot apply $inc to a value of non-numeric type. {_id: 1.0} has the field 'a' of non-numeric type timestamp" },
+    expect: {
+      error: 14,
+      message:
+        "Cannot apply $inc to a value of non-numeric type. {_id: 1.0} has the field 'a' of non-numeric type timestamp",
+    },
   },
   {
     name: '$inc by a timestamp fails at parse',
     source: safeNum,
     doc: { _id: 1, a: 1 },
     update: { $inc: { a: ts(1, 2) } },
-    expect: { error: 14, message: 'Cannot increment with non-numeric argument: {a: Timestamp(1, 2)}' },
+    expect: {
+      error: 14,
+      message: 'Cannot increment with non-numeric argument: {a: Timestamp(1, 2)}',
+    },
   },
   {
     name: '$inc with a non-numeric argument fails at parse',
@@ -103,7 +139,11 @@ export const arithmeticCases: UpdateCase[] = [
     source: overflow,
     doc: { _id: 1, a: NumberLong('9223372036854775807') },
     update: { $inc: { a: NumberInt(1) } },
-    expect: { error: 2, message: 'Failed to apply $inc operations to current value ((NumberLong)9223372036854775807) for document {_id: 1.0}' },
+    expect: {
+      error: 2,
+      message:
+        'Failed to apply $inc operations to current value ((NumberLong)9223372036854775807) for document {_id: 1.0}',
+    },
   },
   {
     name: '$inc int64 below its minimum fails',
@@ -205,17 +245,50 @@ export const arithmeticCases: UpdateCase[] = [
   },
 
   // $mul
-  { name: '$mul positive', source: mulExamples, doc: { _id: 1, a: 2 }, update: { $mul: { a: 10 } }, expect: { doc: { _id: 1, a: 20 }, modified: true } },
-  { name: '$mul negative', source: mulExamples, doc: { _id: 1, a: 2 }, update: { $mul: { a: -10 } }, expect: { doc: { _id: 1, a: -20 }, modified: true } },
-  { name: '$mul zero', source: mulExamples, doc: { _id: 1, a: 2 }, update: { $mul: { a: 0 } }, expect: { doc: { _id: 1, a: 0 }, modified: true } },
-  { name: '$mul by 1.1', source: mulExamples, doc: { _id: 1, a: 2 }, update: { $mul: { a: 1.1 } }, expect: { doc: { _id: 1, a: 2.2 }, modified: true } },
-  { name: '$mul by -0.1', source: mulExamples, doc: { _id: 1, a: 2 }, update: { $mul: { a: -0.1 } }, expect: { doc: { _id: 1, a: -0.2 }, modified: true } },
+  {
+    name: '$mul positive',
+    source: mulExamples,
+    doc: { _id: 1, a: 2 },
+    update: { $mul: { a: 10 } },
+    expect: { doc: { _id: 1, a: 20 }, modified: true },
+  },
+  {
+    name: '$mul negative',
+    source: mulExamples,
+    doc: { _id: 1, a: 2 },
+    update: { $mul: { a: -10 } },
+    expect: { doc: { _id: 1, a: -20 }, modified: true },
+  },
+  {
+    name: '$mul zero',
+    source: mulExamples,
+    doc: { _id: 1, a: 2 },
+    update: { $mul: { a: 0 } },
+    expect: { doc: { _id: 1, a: 0 }, modified: true },
+  },
+  {
+    name: '$mul by 1.1',
+    source: mulExamples,
+    doc: { _id: 1, a: 2 },
+    update: { $mul: { a: 1.1 } },
+    expect: { doc: { _id: 1, a: 2.2 }, modified: true },
+  },
+  {
+    name: '$mul by -0.1',
+    source: mulExamples,
+    doc: { _id: 1, a: 2 },
+    update: { $mul: { a: -0.1 } },
+    expect: { doc: { _id: 1, a: -0.2 }, modified: true },
+  },
   {
     name: '$mul decimal and double fields',
     source: docsMul,
     doc: { _id: 1, item: 'ABC', price: NumberDecimal('10.99'), qty: 25 },
     update: { $mul: { price: NumberDecimal('1.25'), qty: 2 } },
-    expect: { doc: { _id: 1, item: 'ABC', price: NumberDecimal('13.7375'), qty: 50 }, modified: true },
+    expect: {
+      doc: { _id: 1, item: 'ABC', price: NumberDecimal('13.7375'), qty: 50 },
+      modified: true,
+    },
   },
   {
     name: '$mul of a missing field creates a zero of the multiplier type',
@@ -257,7 +330,11 @@ export const arithmeticCases: UpdateCase[] = [
     source: safeNum,
     doc: { _id: 1, a: NumberLong('4611686018427387904') },
     update: { $mul: { a: NumberInt(2) } },
-    expect: { error: 2, message: 'Failed to apply $mul operations to current value ((NumberLong)4611686018427387904) for document {_id: 1.0}' },
+    expect: {
+      error: 2,
+      message:
+        'Failed to apply $mul operations to current value ((NumberLong)4611686018427387904) for document {_id: 1.0}',
+    },
   },
   {
     name: '$mul by 1 of the same type is a no-op',
@@ -271,7 +348,11 @@ export const arithmeticCases: UpdateCase[] = [
     source: safeNum,
     doc: { _id: 1, a: 'x' },
     update: { $mul: { a: 2 } },
-    expect: { error: 14, message: "Cannot apply $mul to a value of non-numeric type. {_id: 1.0} has the field 'a' of non-numeric type string" },
+    expect: {
+      error: 14,
+      message:
+        "Cannot apply $mul to a value of non-numeric type. {_id: 1.0} has the field 'a' of non-numeric type string",
+    },
   },
   {
     name: '$mul with a non-numeric argument fails at parse',

@@ -15,32 +15,66 @@ export const parseCases: UpdateCase[] = [
     source: driver,
     doc,
     update: { $foo: { a: 1 } },
-    expect: { error: 9, message: 'Unknown modifier: $foo. Expected a valid update modifier or pipeline-style update specified as an array' },
+    expect: {
+      error: 9,
+      message:
+        'Unknown modifier: $foo. Expected a valid update modifier or pipeline-style update specified as an array',
+    },
   },
-  { name: '$pushAll no longer exists', source: `${driver} (removed in 3.6)`, doc, update: { $pushAll: { a: [1] } }, expect: { error: 9 } },
+  {
+    name: '$pushAll no longer exists',
+    source: `${driver} (removed in 3.6)`,
+    doc,
+    update: { $pushAll: { a: [1] } },
+    expect: { error: 9 },
+  },
   {
     name: 'a plain field after a modifier is an unknown modifier',
     source: driver,
     doc,
     update: { $set: { a: 2 }, b: 1 },
-    expect: { error: 9, message: 'Unknown modifier: b. Expected a valid update modifier or pipeline-style update specified as an array' },
+    expect: {
+      error: 9,
+      message:
+        'Unknown modifier: b. Expected a valid update modifier or pipeline-style update specified as an array',
+    },
   },
   {
     name: 'a modifier must be given a document',
     source: driver,
     doc,
     update: { $set: 1 },
-    expect: { error: 9, message: 'Modifiers operate on fields but we found type double instead. For example: {$mod: {<field>: ...}} not {$set: 1.0}' },
+    expect: {
+      error: 9,
+      message:
+        'Modifiers operate on fields but we found type double instead. For example: {$mod: {<field>: ...}} not {$set: 1.0}',
+    },
   },
   {
     name: 'a modifier given an array',
     source: driver,
     doc,
     update: { $inc: [1] },
-    expect: { error: 9, message: 'Modifiers operate on fields but we found type array instead. For example: {$mod: {<field>: ...}} not {$inc: [ 1.0 ]}' },
+    expect: {
+      error: 9,
+      message:
+        'Modifiers operate on fields but we found type array instead. For example: {$mod: {<field>: ...}} not {$inc: [ 1.0 ]}',
+    },
   },
-  { name: 'an empty modifier is a no-op (5.0+)', source: 'MongoDB manual, $set (an empty operand is a no-op since 5.0)', doc, update: { $set: {} }, expect: { doc, modified: false } },
-  { name: 'several empty modifiers are a no-op', source: 'MongoDB manual, $set', doc, update: { $set: {}, $unset: {}, $inc: {} }, expect: { doc, modified: false } },
+  {
+    name: 'an empty modifier is a no-op (5.0+)',
+    source: 'MongoDB manual, $set (an empty operand is a no-op since 5.0)',
+    doc,
+    update: { $set: {} },
+    expect: { doc, modified: false },
+  },
+  {
+    name: 'several empty modifiers are a no-op',
+    source: 'MongoDB manual, $set',
+    doc,
+    update: { $set: {}, $unset: {}, $inc: {} },
+    expect: { doc, modified: false },
+  },
   {
     name: 'two operators on one path conflict',
     source: objectNode,
@@ -69,15 +103,75 @@ export const parseCases: UpdateCase[] = [
     update: { $set: { 'a.b.c': 1 }, $inc: { 'a.b': 1 } },
     expect: { error: 40, message: "Updating the path 'a.b' would create a conflict at 'a.b'" },
   },
-  { name: 'siblings do not conflict', source: objectNode, doc: { _id: 1 }, update: { $set: { 'a.b': 1, 'a.c': 2 } }, expect: { doc: { _id: 1, a: { b: 1, c: 2 } }, modified: true } },
-  { name: 'a name that extends another does not conflict', source: objectNode, doc: { _id: 1 }, update: { $set: { a: 1, ab: 2 } }, expect: { doc: { _id: 1, a: 1, ab: 2 }, modified: true } },
-  { name: 'an empty path', source: fieldChecker, doc, update: { $set: { '': 1 } }, expect: { error: 56, message: 'An empty update path is not valid.' } },
-  { name: 'an empty part in a path', source: fieldChecker, doc, update: { $set: { 'a..b': 1 } }, expect: { error: 56, message: "The update path 'a..b' contains an empty field name, which is not allowed." } },
-  { name: 'a trailing dot', source: fieldChecker, doc, update: { $unset: { 'a.': 1 } }, expect: { error: 56 } },
-  { name: 'pipeline updates are not implemented here yet', source: 'project (NotImplemented until the aggregation layer lands)', doc, update: [{ $set: { a: 2 } }], expect: { error: 238 } },
-  { name: 'pipeline updates refuse arrayFilters', source: driver, doc, update: [{ $set: { a: 2 } }], arrayFilters: [{ i: 0 }], expect: { error: 9, message: 'arrayFilters may not be specified for pipeline-style updates' } },
-  { name: 'a replacement refuses multi', source: driver, doc, update: { a: 2 }, multi: true, expect: { error: 9, message: 'multi update is not supported for replacement-style update' } },
-  { name: 'an operator update with multi is fine', source: driver, doc, update: { $set: { a: 2 } }, multi: true, expect: { doc: { _id: 1, a: 2 }, modified: true } },
+  {
+    name: 'siblings do not conflict',
+    source: objectNode,
+    doc: { _id: 1 },
+    update: { $set: { 'a.b': 1, 'a.c': 2 } },
+    expect: { doc: { _id: 1, a: { b: 1, c: 2 } }, modified: true },
+  },
+  {
+    name: 'a name that extends another does not conflict',
+    source: objectNode,
+    doc: { _id: 1 },
+    update: { $set: { a: 1, ab: 2 } },
+    expect: { doc: { _id: 1, a: 1, ab: 2 }, modified: true },
+  },
+  {
+    name: 'an empty path',
+    source: fieldChecker,
+    doc,
+    update: { $set: { '': 1 } },
+    expect: { error: 56, message: 'An empty update path is not valid.' },
+  },
+  {
+    name: 'an empty part in a path',
+    source: fieldChecker,
+    doc,
+    update: { $set: { 'a..b': 1 } },
+    expect: {
+      error: 56,
+      message: "The update path 'a..b' contains an empty field name, which is not allowed.",
+    },
+  },
+  {
+    name: 'a trailing dot',
+    source: fieldChecker,
+    doc,
+    update: { $unset: { 'a.': 1 } },
+    expect: { error: 56 },
+  },
+  {
+    name: 'pipeline updates are not implemented here yet',
+    source: 'project (NotImplemented until the aggregation layer lands)',
+    doc,
+    update: [{ $set: { a: 2 } }],
+    expect: { error: 238 },
+  },
+  {
+    name: 'pipeline updates refuse arrayFilters',
+    source: driver,
+    doc,
+    update: [{ $set: { a: 2 } }],
+    arrayFilters: [{ i: 0 }],
+    expect: { error: 9, message: 'arrayFilters may not be specified for pipeline-style updates' },
+  },
+  {
+    name: 'a replacement refuses multi',
+    source: driver,
+    doc,
+    update: { a: 2 },
+    multi: true,
+    expect: { error: 9, message: 'multi update is not supported for replacement-style update' },
+  },
+  {
+    name: 'an operator update with multi is fine',
+    source: driver,
+    doc,
+    update: { $set: { a: 2 } },
+    multi: true,
+    expect: { doc: { _id: 1, a: 2 }, modified: true },
+  },
 
   // arrayFilters
   {
@@ -86,7 +180,11 @@ export const parseCases: UpdateCase[] = [
     doc: { _id: 0 },
     update: { $set: { 'a.$[i]': 5 } },
     arrayFilters: [{ i: 0, j: 0 }],
-    expect: { error: 9, message: "Error parsing array filter :: caused by :: Expected a single top-level field name, found 'i' and 'j'" },
+    expect: {
+      error: 9,
+      message:
+        "Error parsing array filter :: caused by :: Expected a single top-level field name, found 'i' and 'j'",
+    },
   },
   {
     name: 'two array filters with one name fail',
@@ -94,7 +192,10 @@ export const parseCases: UpdateCase[] = [
     doc: { _id: 0 },
     update: { $set: { 'a.$[i]': 5, 'a.$[j]': 6 } },
     arrayFilters: [{ i: 0 }, { j: 0 }, { i: 1 }],
-    expect: { error: 9, message: 'Found multiple array filters with the same top-level field name i' },
+    expect: {
+      error: 9,
+      message: 'Found multiple array filters with the same top-level field name i',
+    },
   },
   {
     name: 'an unused array filter fails',
@@ -102,7 +203,11 @@ export const parseCases: UpdateCase[] = [
     doc: { _id: 0 },
     update: { $set: { 'a.$[i]': 5 } },
     arrayFilters: [{ i: 0 }, { j: 0 }],
-    expect: { error: 9, message: "The array filter for identifier 'j' was not used in the update { $set: { a.$[i]: 5.0 } }" },
+    expect: {
+      error: 9,
+      message:
+        "The array filter for identifier 'j' was not used in the update { $set: { a.$[i]: 5.0 } }",
+    },
   },
   {
     name: 'an array filter without a field name fails',
@@ -110,9 +215,19 @@ export const parseCases: UpdateCase[] = [
     doc: { _id: 0 },
     update: { $set: { 'a.$[i]': 5 } },
     arrayFilters: [{ $alwaysTrue: 1 }],
-    expect: { error: 9, message: 'Cannot use an expression without a top-level field name in arrayFilters' },
+    expect: {
+      error: 9,
+      message: 'Cannot use an expression without a top-level field name in arrayFilters',
+    },
   },
-  { name: 'an empty array filter has no field name', source: 'mongod src/mongo/db/matcher/expression_with_placeholder.cpp', doc: { _id: 0 }, update: { $set: { 'a.$[i]': 5 } }, arrayFilters: [{}], expect: { error: 9 } },
+  {
+    name: 'an empty array filter has no field name',
+    source: 'mongod src/mongo/db/matcher/expression_with_placeholder.cpp',
+    doc: { _id: 0 },
+    update: { $set: { 'a.$[i]': 5 } },
+    arrayFilters: [{}],
+    expect: { error: 9 },
+  },
   {
     name: 'an array filter with $expr fails',
     source: af,
@@ -137,10 +252,18 @@ export const parseCases: UpdateCase[] = [
     arrayFilters: [{ I: 0 }],
     expect: {
       error: 2,
-      message: "Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found 'I'",
+      message:
+        "Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found 'I'",
     },
   },
-  { name: 'an identifier may not contain punctuation', source: 'mongod src/mongo/db/matcher/expression_with_placeholder.cpp', doc: { _id: 0 }, update: { $set: { 'a.$[a_b]': 1 } }, arrayFilters: [{ a_b: 0 }], expect: { error: 2 } },
+  {
+    name: 'an identifier may not contain punctuation',
+    source: 'mongod src/mongo/db/matcher/expression_with_placeholder.cpp',
+    doc: { _id: 0 },
+    update: { $set: { 'a.$[a_b]': 1 } },
+    arrayFilters: [{ a_b: 0 }],
+    expect: { error: 2 },
+  },
   {
     name: 'a logical array filter over one name (the empty $and matches every element)',
     source: af,

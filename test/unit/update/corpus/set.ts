@@ -5,7 +5,8 @@ import type { UpdateCase } from './types.js';
 
 const docsSet = 'MongoDB manual, $set (update operator)';
 const docsUnset = 'MongoDB manual, $unset';
-const setNode = 'mongod src/mongo/db/update/set_node.cpp (no-op only when the BSON value bytes are equal)';
+const setNode =
+  'mongod src/mongo/db/update/set_node.cpp (no-op only when the BSON value bytes are equal)';
 const set7 = 'jstests/core/query/set/set7.js';
 
 const product = {
@@ -23,9 +24,20 @@ export const setCases: UpdateCase[] = [
     name: '$set top-level fields replaces them in place',
     source: docsSet,
     doc: product,
-    update: { $set: { quantity: 500, details: { model: '2600', make: 'Fashionaires' }, tags: ['coats', 'outerwear', 'clothing'] } },
+    update: {
+      $set: {
+        quantity: 500,
+        details: { model: '2600', make: 'Fashionaires' },
+        tags: ['coats', 'outerwear', 'clothing'],
+      },
+    },
     expect: {
-      doc: { ...product, quantity: 500, details: { model: '2600', make: 'Fashionaires' }, tags: ['coats', 'outerwear', 'clothing'] },
+      doc: {
+        ...product,
+        quantity: 500,
+        details: { model: '2600', make: 'Fashionaires' },
+        tags: ['coats', 'outerwear', 'clothing'],
+      },
       modified: true,
     },
   },
@@ -34,14 +46,24 @@ export const setCases: UpdateCase[] = [
     source: docsSet,
     doc: product,
     update: { $set: { 'details.make': 'Kustom Kidz' } },
-    expect: { doc: { ...product, details: { model: '14QQ', make: 'Kustom Kidz' } }, modified: true },
+    expect: {
+      doc: { ...product, details: { model: '14QQ', make: 'Kustom Kidz' } },
+      modified: true,
+    },
   },
   {
     name: '$set elements in arrays by index',
     source: docsSet,
     doc: product,
     update: { $set: { 'tags.1': 'rain gear', 'ratings.0.rating': 2 } },
-    expect: { doc: { ...product, tags: ['apparel', 'rain gear'], ratings: [{ by: 'Customer007', rating: 2 }] }, modified: true },
+    expect: {
+      doc: {
+        ...product,
+        tags: ['apparel', 'rain gear'],
+        ratings: [{ by: 'Customer007', rating: 2 }],
+      },
+      modified: true,
+    },
   },
   {
     name: '$set adds a missing field at the end',
@@ -174,7 +196,7 @@ export const setCases: UpdateCase[] = [
     source: 'mongod src/mongo/db/update/path_support.cpp (createPathAt)',
     doc: { _id: 1, a: { b: 'x' } },
     update: { $set: { 'a.b.c': 1 } },
-    expect: { error: 28, message: "Cannot create field 'c' in element {b: \"x\"}" },
+    expect: { error: 28, message: 'Cannot create field \'c\' in element {b: "x"}' },
   },
   {
     name: '$set padding beyond 1500000 elements fails',
@@ -206,7 +228,8 @@ export const setCases: UpdateCase[] = [
   },
   {
     name: '$set the same value on an unchanged _id is allowed',
-    source: 'mongod src/mongo/db/update/modifier_node.cpp (immutable check only after a real change)',
+    source:
+      'mongod src/mongo/db/update/modifier_node.cpp (immutable check only after a real change)',
     doc: { _id: 1, a: 1 },
     update: { $set: { _id: 1, a: 2 } },
     expect: { doc: { _id: 1, a: 2 }, modified: true },
@@ -216,7 +239,10 @@ export const setCases: UpdateCase[] = [
     source: 'mongod src/mongo/db/update/modifier_node.cpp',
     doc: { _id: 1 },
     update: { $set: { _id: 2 } },
-    expect: { error: 66, message: "Performing an update on the path '_id' would modify the immutable field '_id'" },
+    expect: {
+      error: 66,
+      message: "Performing an update on the path '_id' would modify the immutable field '_id'",
+    },
   },
   {
     name: '$set _id to an equal value of another type fails (not a byte-level no-op)',
@@ -230,21 +256,31 @@ export const setCases: UpdateCase[] = [
     source: 'mongod src/mongo/db/update/modifier_node.cpp',
     doc: { _id: { a: 1 } },
     update: { $set: { '_id.a': 2 } },
-    expect: { error: 66, message: "Performing an update on the path '_id.a' would modify the immutable field '_id'" },
+    expect: {
+      error: 66,
+      message: "Performing an update on the path '_id.a' would modify the immutable field '_id'",
+    },
   },
   {
     name: '$set a new field inside a document _id fails',
     source: 'mongod src/mongo/db/update/modifier_node.cpp',
     doc: { _id: { a: 1 } },
     update: { $set: { '_id.b': 2 } },
-    expect: { error: 66, message: "Updating the path '_id' to _id: { a: 1.0, b: 2.0 } would modify the immutable field '_id'" },
+    expect: {
+      error: 66,
+      message:
+        "Updating the path '_id' to _id: { a: 1.0, b: 2.0 } would modify the immutable field '_id'",
+    },
   },
   {
     name: '$set field names __proto__ and constructor are data',
     source: 'project rule: documents may carry any key',
     doc: JSON.parse('{"_id": 1, "__proto__": {"x": 1}}'),
     update: { $set: JSON.parse('{"__proto__.y": 2, "constructor": 3}') },
-    expect: { doc: JSON.parse('{"_id": 1, "__proto__": {"x": 1, "y": 2}, "constructor": 3}'), modified: true },
+    expect: {
+      doc: JSON.parse('{"_id": 1, "__proto__": {"x": 1, "y": 2}, "constructor": 3}'),
+      modified: true,
+    },
   },
 
   // $setOnInsert
@@ -318,7 +354,10 @@ export const setCases: UpdateCase[] = [
     source: 'mongod src/mongo/db/update/modifier_node.cpp',
     doc: { _id: 1, a: 1 },
     update: { $unset: { _id: 1 } },
-    expect: { error: 66, message: "Performing an update on the path '_id' would modify the immutable field '_id'" },
+    expect: {
+      error: 66,
+      message: "Performing an update on the path '_id' would modify the immutable field '_id'",
+    },
   },
   {
     name: '$unset and $set on different fields',

@@ -21,7 +21,8 @@ export const $all: PathOperator = {
     if (arg.length > 0 && firstKey(arg[0]) === '$elemMatch') {
       return andOf(
         arg.map((v) => {
-          if (!isPlainDocument(v) || firstKey(v) !== '$elemMatch') fail(ErrorCode.BadValue, '$all/$elemMatch has to be consistent');
+          if (!isPlainDocument(v) || firstKey(v) !== '$elemMatch')
+            fail(ErrorCode.BadValue, '$all/$elemMatch has to be consistent');
           return parseElemMatch(path, v['$elemMatch'] as BsonValue, ctx, parser);
         }),
       );
@@ -29,7 +30,8 @@ export const $all: PathOperator = {
     const children: MatchNode[] = arg.map((v) => {
       if (v instanceof BSONRegExp) return regexNode(path, v.pattern, v.options);
       const key = firstKey(v);
-      if (key !== undefined && parser.isPathOperator(key)) fail(ErrorCode.BadValue, 'no $ expressions in $all');
+      if (key !== undefined && parser.isPathOperator(key))
+        fail(ErrorCode.BadValue, 'no $ expressions in $all');
       return comparisonNode('eq', path, v);
     });
     return children.length === 0 ? { kind: 'alwaysFalse' } : andOf(children);

@@ -34,7 +34,12 @@ function firstMatch(
  * value form ({$gt: 1, $lt: 5}) tests elements directly; the object form ({b: 1, c: 2}) is a
  * filter applied to each subdocument element. The array is not traversed further.
  */
-export function parseElemMatch(path: string, arg: BsonValue, ctx: ParseContext, parser: SubParser): MatchNode {
+export function parseElemMatch(
+  path: string,
+  arg: BsonValue,
+  ctx: ParseContext,
+  parser: SubParser,
+): MatchNode {
   const obj = isArray(arg) ? undefined : asDocument(arg);
   if (obj === undefined) fail(ErrorCode.BadValue, '$elemMatch needs an Object');
   const sub: ParseContext = { ...ctx, level: 'subDocument' };
@@ -43,7 +48,12 @@ export function parseElemMatch(path: string, arg: BsonValue, ctx: ParseContext, 
     const children = parser.operators('', obj, sub);
     const tests = children.map(compileValueTest);
     const passes = (el: BsonValue): boolean => tests.every((t) => t(el, undefined));
-    return pathNode(path, { kind: 'elemMatchValue', children }, (v, d) => firstMatch(v, d, passes), 'whole');
+    return pathNode(
+      path,
+      { kind: 'elemMatchValue', children },
+      (v, d) => firstMatch(v, d, passes),
+      'whole',
+    );
   }
   const child = parser.filter(obj, sub);
   const docTest = compileDocumentTest(child);
@@ -51,7 +61,12 @@ export function parseElemMatch(path: string, arg: BsonValue, ctx: ParseContext, 
     const doc = elementAsDocument(el);
     return doc !== undefined && docTest(doc, undefined);
   };
-  return pathNode(path, { kind: 'elemMatchObject', child }, (v, d) => firstMatch(v, d, passes), 'whole');
+  return pathNode(
+    path,
+    { kind: 'elemMatchObject', child },
+    (v, d) => firstMatch(v, d, passes),
+    'whole',
+  );
 }
 
 export const $elemMatch: PathOperator = {

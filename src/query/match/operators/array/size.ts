@@ -8,7 +8,18 @@ import type { PathOperator } from '../registry.js';
 export const $size: PathOperator = {
   name: '$size',
   parse({ path, arg }) {
-    const size = Number(integerOrFail(parseIntegerToNonNegativeInt('$size', arg), ErrorCode.BadValue, 'Failed to parse $size. '));
-    return pathNode(path, { kind: 'size', size }, simpleTest((v) => isArray(v) && v.length === size), 'whole');
+    const size = Number(
+      integerOrFail(
+        parseIntegerToNonNegativeInt('$size', arg),
+        ErrorCode.BadValue,
+        'Failed to parse $size. ',
+      ),
+    );
+    return pathNode(
+      path,
+      { kind: 'size', size },
+      simpleTest((v) => isArray(v) && v.length === size),
+      'whole',
+    );
   },
 };

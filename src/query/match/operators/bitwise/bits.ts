@@ -11,7 +11,12 @@ import type { BsonValue } from '../../../../bson/types.js';
 import type { PathValue } from '../../../../bson/path.js';
 import { ErrorCode, fail } from '../../../../errors.js';
 import { pathNode, simpleTest } from '../../nodes.js';
-import { decimalToLongExact, integerOrFail, parseIntegerToNonNegativeInt, parseIntegerToNonNegativeLong } from '../../numbers.js';
+import {
+  decimalToLongExact,
+  integerOrFail,
+  parseIntegerToNonNegativeInt,
+  parseIntegerToNonNegativeLong,
+} from '../../numbers.js';
 import { describeElement } from '../../describe.js';
 import type { BitTestOp } from '../../types.js';
 import type { PathOperator } from '../registry.js';
@@ -62,14 +67,30 @@ function fromBinary(bin: Binary): BitOperand {
 function parseOperand(name: string, path: string, arg: BsonValue): BitOperand {
   if (isArray(arg)) {
     return fromPositions(
-      arg.map((p, i) => Number(integerOrFail(parseIntegerToNonNegativeInt(String(i), p), ErrorCode.BadValue, 'Failed to parse bit position. '))),
+      arg.map((p, i) =>
+        Number(
+          integerOrFail(
+            parseIntegerToNonNegativeInt(String(i), p),
+            ErrorCode.BadValue,
+            'Failed to parse bit position. ',
+          ),
+        ),
+      ),
     );
   }
-  if (arg instanceof Int32 || arg instanceof Long || arg instanceof Double || arg instanceof Decimal128) {
+  if (
+    arg instanceof Int32 ||
+    arg instanceof Long ||
+    arg instanceof Double ||
+    arg instanceof Decimal128
+  ) {
     return fromMask(integerOrFail(parseIntegerToNonNegativeLong(name, arg)));
   }
   if (arg instanceof Binary) return fromBinary(arg);
-  fail(ErrorCode.BadValue, `${path} takes an Array, a number, or a BinData but received: ${describeElement(name, arg)}`);
+  fail(
+    ErrorCode.BadValue,
+    `${path} takes an Array, a number, or a BinData but received: ${describeElement(name, arg)}`,
+  );
 }
 
 /** The int64 a numeric value is tested as, or undefined when it is not tested (mongod rules). */
@@ -83,8 +104,18 @@ function numericValue(v: PathValue): bigint | undefined {
   return BigInt(d);
 }
 
-const ALL: Record<BitTestOp, boolean> = { bitsAllSet: true, bitsAllClear: true, bitsAnySet: false, bitsAnyClear: false };
-const WANT_SET: Record<BitTestOp, boolean> = { bitsAllSet: true, bitsAnySet: true, bitsAllClear: false, bitsAnyClear: false };
+const ALL: Record<BitTestOp, boolean> = {
+  bitsAllSet: true,
+  bitsAllClear: true,
+  bitsAnySet: false,
+  bitsAnyClear: false,
+};
+const WANT_SET: Record<BitTestOp, boolean> = {
+  bitsAllSet: true,
+  bitsAnySet: true,
+  bitsAllClear: false,
+  bitsAnyClear: false,
+};
 
 function testNumber(op: BitTestOp, value: bigint, mask: bigint): boolean {
   const bits = BigInt.asUintN(64, value) & mask;

@@ -8,4 +8,13 @@ import { $lte } from './lte.js';
 import { $ne } from './ne.js';
 import { $nin } from './nin.js';
 
-export const comparisonOperators: readonly PathOperator[] = [$eq, $ne, $gt, $gte, $lt, $lte, $in, $nin];
+export const comparisonOperators: readonly PathOperator[] = [
+  $eq,
+  $ne,
+  $gt,
+  $gte,
+  $lt,
+  $lte,
+  $in,
+  $nin,
+];

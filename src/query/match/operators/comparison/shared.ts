@@ -18,7 +18,8 @@ export function orderedComparison(name: string, op: Exclude<ComparisonOp, 'eq'>)
     name,
     parse({ path, arg }) {
       const node = comparisonNode(op, path, arg);
-      if (arg instanceof BSONRegExp) fail(ErrorCode.BadValue, `Can't have RegEx as arg to predicate over field '${path}'.`);
+      if (arg instanceof BSONRegExp)
+        fail(ErrorCode.BadValue, `Can't have RegEx as arg to predicate over field '${path}'.`);
       return node;
     },
   };
@@ -39,7 +40,8 @@ export function parseInList(name: string, path: string, arg: BsonValue): PathNod
       values.push(v);
     }
   }
-  if (values.some((v) => v === undefined)) fail(ErrorCode.BadValue, 'InMatchExpression equality cannot be undefined');
+  if (values.some((v) => v === undefined))
+    fail(ErrorCode.BadValue, 'InMatchExpression equality cannot be undefined');
   return pathNode(path, { kind: 'in', values, regexes }, simpleTest(inTest(values, regexTests)));
 }
 

@@ -20,7 +20,11 @@ export function trueValue(v: BsonValue): boolean {
 export const $exists: PathOperator = {
   name: '$exists',
   parse({ path, arg }) {
-    const exists = pathNode(path, { kind: 'exists' }, simpleTest((v) => v !== MISSING));
+    const exists = pathNode(
+      path,
+      { kind: 'exists' },
+      simpleTest((v) => v !== MISSING),
+    );
     return trueValue(arg) ? exists : notNode(exists);
   },
 };

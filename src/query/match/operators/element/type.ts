@@ -11,7 +11,12 @@ export const $type: PathOperator = {
   name: '$type',
   parse({ path, arg }) {
     const types = parseMatchTypeSet(arg);
-    if (!types.allNumbers && types.types.size === 0) fail(ErrorCode.FailedToParse, `${path} must match at least one type`);
-    return pathNode(path, { kind: 'type', types }, simpleTest((v) => typeSetHas(types, v)));
+    if (!types.allNumbers && types.types.size === 0)
+      fail(ErrorCode.FailedToParse, `${path} must match at least one type`);
+    return pathNode(
+      path,
+      { kind: 'type', types },
+      simpleTest((v) => typeSetHas(types, v)),
+    );
   },
 };

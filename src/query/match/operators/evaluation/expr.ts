@@ -8,8 +8,10 @@ import type { TopLevelOperator } from '../registry.js';
 export const $expr: TopLevelOperator = {
   name: '$expr',
   parse(arg, ctx) {
-    if (ctx.level === 'subDocument') fail(ErrorCode.BadValue, '$expr can only be applied to the top-level document');
-    if (ctx.banSpecialFeatures) fail(ErrorCode.QueryFeatureNotAllowed, '$expr is not allowed in this context');
+    if (ctx.level === 'subDocument')
+      fail(ErrorCode.BadValue, '$expr can only be applied to the top-level document');
+    if (ctx.banSpecialFeatures)
+      fail(ErrorCode.QueryFeatureNotAllowed, '$expr is not allowed in this context');
     const compile = ctx.options.compileExpr;
     if (compile === undefined) fail(ErrorCode.NotImplemented, '$expr is not implemented yet');
     const evaluate = compile(arg);

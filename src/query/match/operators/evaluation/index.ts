@@ -9,4 +9,10 @@ import { $text } from './text.js';
 import { $where } from './where.js';
 
 export const evaluationPathOperators: readonly PathOperator[] = [$mod, $regex, $options];
-export const evaluationTopLevelOperators: readonly TopLevelOperator[] = [$expr, $jsonSchema, $where, $text, $comment];
+export const evaluationTopLevelOperators: readonly TopLevelOperator[] = [
+  $expr,
+  $jsonSchema,
+  $where,
+  $text,
+  $comment,
+];

@@ -7,7 +7,8 @@ import type { TopLevelOperator } from '../registry.js';
 export const $jsonSchema: TopLevelOperator = {
   name: '$jsonSchema',
   parse(arg, ctx) {
-    if (ctx.banSpecialFeatures) fail(ErrorCode.QueryFeatureNotAllowed, '$jsonSchema is not allowed in this context');
+    if (ctx.banSpecialFeatures)
+      fail(ErrorCode.QueryFeatureNotAllowed, '$jsonSchema is not allowed in this context');
     if (!isPlainDocument(arg)) fail(ErrorCode.TypeMismatch, '$jsonSchema must be an object');
     const check = compileJsonSchema(arg);
     return { kind: 'jsonSchema', schema: arg, test: (doc) => check(doc) };

@@ -35,9 +35,17 @@ export const $mod: PathOperator = {
     if (!isNumeric(r)) fail(ErrorCode.BadValue, 'malformed mod, remainder not a number');
     if (arg.length > 2) fail(ErrorCode.BadValue, 'malformed mod, too many elements');
     const divisor = tryCoerceToLong(d);
-    if (!divisor.ok) fail(ErrorCode.BadValue, `malformed mod, divisor value is invalid :: caused by :: ${divisor.reason}`);
+    if (!divisor.ok)
+      fail(
+        ErrorCode.BadValue,
+        `malformed mod, divisor value is invalid :: caused by :: ${divisor.reason}`,
+      );
     const remainder = tryCoerceToLong(r);
-    if (!remainder.ok) fail(ErrorCode.BadValue, `malformed mod, remainder value is invalid :: caused by :: ${remainder.reason}`);
+    if (!remainder.ok)
+      fail(
+        ErrorCode.BadValue,
+        `malformed mod, remainder value is invalid :: caused by :: ${remainder.reason}`,
+      );
     if (divisor.value === 0n) fail(ErrorCode.BadValue, 'divisor cannot be 0');
     const dv = divisor.value;
     const rv = remainder.value;

@@ -19,7 +19,8 @@ export const $regex: PathOperator = {
         } else if (v instanceof BSONRegExp) {
           pattern = v.pattern;
           if (v.options !== '') {
-            if (options !== '') fail(ErrorCode.Location51074, 'options set in both $regex and $options');
+            if (options !== '')
+              fail(ErrorCode.Location51074, 'options set in both $regex and $options');
             options = v.options;
           }
         } else {
@@ -27,7 +28,8 @@ export const $regex: PathOperator = {
         }
       } else if (key === '$options') {
         if (typeof v !== 'string') fail(ErrorCode.BadValue, '$options has to be a string');
-        if (options !== '') fail(ErrorCode.Location51075, 'options set in both $regex and $options');
+        if (options !== '')
+          fail(ErrorCode.Location51075, 'options set in both $regex and $options');
         options = v;
       }
     }

@@ -9,7 +9,8 @@ export const $where: TopLevelOperator = {
   name: '$where',
   parse(_arg, ctx) {
     if (ctx.banSpecialFeatures) fail(ErrorCode.BadValue, '$where is not allowed in this context');
-    if (ctx.level === 'subDocument') fail(ErrorCode.BadValue, '$where can only be applied to the top-level document');
+    if (ctx.level === 'subDocument')
+      fail(ErrorCode.BadValue, '$where can only be applied to the top-level document');
     fail(ErrorCode.Location6108304, 'no globalScriptEngine in $where parsing');
   },
 };

@@ -10,7 +10,10 @@ import { formatBson } from '../../../../bson/format.js';
 import type { PathOperator } from '../registry.js';
 
 function notImplemented(name: string): never {
-  fail(ErrorCode.NotImplemented, `${name} is not implemented: geospatial queries are not supported yet`);
+  fail(
+    ErrorCode.NotImplemented,
+    `${name} is not implemented: geospatial queries are not supported yet`,
+  );
 }
 
 function geoNear(name: string): PathOperator {

@@ -9,7 +9,10 @@ import type { SubParser, TopLevelOperator } from '../registry.js';
  * $and / $or / $nor: a non-empty array of filter documents, each parsed at the current level
  * (a clause still sees the whole document).
  */
-export function treeOperator(name: '$and' | '$or' | '$nor', kind: 'and' | 'or' | 'nor'): TopLevelOperator {
+export function treeOperator(
+  name: '$and' | '$or' | '$nor',
+  kind: 'and' | 'or' | 'nor',
+): TopLevelOperator {
   return {
     name,
     parse(arg: BsonValue, ctx: ParseContext, parser: SubParser): MatchNode {
@@ -17,7 +20,8 @@ export function treeOperator(name: '$and' | '$or' | '$nor', kind: 'and' | 'or' |
       if (arg.length === 0) fail(ErrorCode.BadValue, '$and/$or/$nor must be a nonempty array');
       const children = arg.map((clause) => {
         const doc = isArray(clause) ? undefined : asDocument(clause);
-        if (doc === undefined) fail(ErrorCode.BadValue, '$or/$and/$nor entries need to be full objects');
+        if (doc === undefined)
+          fail(ErrorCode.BadValue, '$or/$and/$nor entries need to be full objects');
         return parser.filter(doc, ctx);
       });
       return optimizeTree(kind, children);

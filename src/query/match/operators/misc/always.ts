@@ -6,7 +6,8 @@ function always(name: '$alwaysTrue' | '$alwaysFalse'): TopLevelOperator {
   return {
     name,
     parse(arg) {
-      if (integerOrFail(parseIntegerToLong(name, arg)) !== 1n) fail(ErrorCode.FailedToParse, `${name} must be an integer value of 1`);
+      if (integerOrFail(parseIntegerToLong(name, arg)) !== 1n)
+        fail(ErrorCode.FailedToParse, `${name} must be an integer value of 1`);
       return { kind: name === '$alwaysTrue' ? 'alwaysTrue' : 'alwaysFalse' };
     },
   };

@@ -9,4 +9,8 @@ function dbrefField(name: '$ref' | '$id' | '$db'): TopLevelOperator {
   return { name, parse: (arg) => comparisonNode('eq', name, arg) };
 }
 
-export const dbrefOperators: readonly TopLevelOperator[] = [dbrefField('$ref'), dbrefField('$id'), dbrefField('$db')];
+export const dbrefOperators: readonly TopLevelOperator[] = [
+  dbrefField('$ref'),
+  dbrefField('$id'),
+  dbrefField('$db'),
+];

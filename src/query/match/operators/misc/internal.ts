@@ -10,18 +10,39 @@ function notImplemented(name: string): never {
 }
 
 const pathNames = [
-  '$_internalExprEq', '$_internalExprGt', '$_internalExprGte', '$_internalExprLt', '$_internalExprLte',
-  '$_internalSchemaAllElemMatchFromIndex', '$_internalSchemaBinDataEncryptedType', '$_internalSchemaBinDataSubType',
-  '$_internalSchemaEq', '$_internalSchemaFmod', '$_internalSchemaMatchArrayIndex', '$_internalSchemaMaxItems',
-  '$_internalSchemaMaxLength', '$_internalSchemaMinItems', '$_internalSchemaMinLength', '$_internalSchemaObjectMatch',
-  '$_internalSchemaType', '$_internalSchemaUniqueItems',
+  '$_internalExprEq',
+  '$_internalExprGt',
+  '$_internalExprGte',
+  '$_internalExprLt',
+  '$_internalExprLte',
+  '$_internalSchemaAllElemMatchFromIndex',
+  '$_internalSchemaBinDataEncryptedType',
+  '$_internalSchemaBinDataSubType',
+  '$_internalSchemaEq',
+  '$_internalSchemaFmod',
+  '$_internalSchemaMatchArrayIndex',
+  '$_internalSchemaMaxItems',
+  '$_internalSchemaMaxLength',
+  '$_internalSchemaMinItems',
+  '$_internalSchemaMinLength',
+  '$_internalSchemaObjectMatch',
+  '$_internalSchemaType',
+  '$_internalSchemaUniqueItems',
 ];
 const topLevelNames = [
-  '$_internalBucketGeoWithin', '$_internalSchemaAllowedProperties', '$_internalSchemaCond',
-  '$_internalSchemaMaxProperties', '$_internalSchemaMinProperties', '$_internalSchemaRootDocEq', '$_internalSchemaXor',
+  '$_internalBucketGeoWithin',
+  '$_internalSchemaAllowedProperties',
+  '$_internalSchemaCond',
+  '$_internalSchemaMaxProperties',
+  '$_internalSchemaMinProperties',
+  '$_internalSchemaRootDocEq',
+  '$_internalSchemaXor',
 ];
 
-export const internalPathOperators: readonly PathOperator[] = pathNames.map((name) => ({ name, parse: () => notImplemented(name) }));
+export const internalPathOperators: readonly PathOperator[] = pathNames.map((name) => ({
+  name,
+  parse: () => notImplemented(name),
+}));
 export const internalTopLevelOperators: readonly TopLevelOperator[] = topLevelNames.map((name) => ({
   name,
   parse: () => notImplemented(name),
