@@ -30,6 +30,7 @@ import {
   writeExpected,
   writeResults,
 } from './lib/report.js';
+import { specsDir } from '../helpers/specs.js';
 
 const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const EXPECTED_PATH = join(REPO, 'conformance', 'expected-pass.txt');
@@ -53,12 +54,8 @@ export const FOLDERS = [
   'unified-test-format-valid-pass',
 ];
 
-function specsDir(explicit: string | undefined): string {
-  const candidates = [
-    explicit,
-    process.env.SPECS_DIR,
-    join(REPO, '..', 'shared', 'specs', 'unified'),
-  ];
+function unifiedDir(explicit: string | undefined): string {
+  const candidates = [explicit, process.env.SPECS_DIR, specsDir('unified')];
   for (const c of candidates) if (c !== undefined && c !== '' && existsSync(c)) return resolve(c);
   throw new Error(
     `cannot find the spec test files (tried ${candidates.filter(Boolean).join(', ')}); use --specs`,
@@ -92,7 +89,7 @@ async function main(): Promise<number> {
   const folders = (values.folder ?? FOLDERS).flatMap((f) => f.split(',')).filter((f) => f !== '');
   for (const f of folders)
     if (!FOLDERS.includes(f)) throw new Error(`unknown folder ${f} (known: ${FOLDERS.join(', ')})`);
-  const root = specsDir(values.specs);
+  const root = unifiedDir(values.specs);
   const fileFilter = values.file?.replace(/\.json$/, '');
 
   const expected = await readExpected(EXPECTED_PATH);
