@@ -1,17 +1,58 @@
-// Small helpers for driver-level tests: a collection holding exactly the given documents, and
-// the server error a promise must reject with.
+// Small helpers for driver-level tests: the document type test collections hold, a collection
+// holding exactly the given documents, and the server error a promise must reject with.
 
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { MongoServerError } from 'mongodb';
-import type { Collection, Db, Document } from 'mongodb';
+import type {
+  Binary,
+  BSONRegExp,
+  Collection,
+  Db,
+  Decimal128,
+  Document,
+  Double,
+  Int32,
+  Long,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  Timestamp,
+} from 'mongodb';
+
+/**
+ * An `_id` as tests write them: any BSON value but an array. The driver types the `_id` of a
+ * plain `Collection<Document>` as ObjectId, which rejects `{ _id: 1 }` in every filter.
+ */
+export type TestId =
+  | null
+  | boolean
+  | number
+  | string
+  | Date
+  | ObjectId
+  | Int32
+  | Long
+  | Double
+  | Decimal128
+  | Binary
+  | Timestamp
+  | MinKey
+  | MaxKey
+  | BSONRegExp
+  | Document;
+
+/** The schema of a test collection: any document, its `_id` any {@link TestId}. */
+export interface TestDoc extends Document {
+  _id?: TestId;
+}
 
 /** The collection `name` of `db`, emptied, then holding `docs`. */
 export async function freshCollection(
   db: Db,
   name: string,
-  docs: Document[],
-): Promise<Collection<Document>> {
-  const c = db.collection(name);
+  docs: TestDoc[],
+): Promise<Collection<TestDoc>> {
+  const c = db.collection<TestDoc>(name);
   await c.deleteMany({});
   if (docs.length > 0) await c.insertMany(docs);
   return c;
