@@ -1,5 +1,6 @@
 // Small helpers for driver-level tests: the document type test collections hold, a collection
-// holding exactly the given documents, and the server error a promise must reject with.
+// holding exactly the given documents, a collection's listCollections entry, and the server
+// error a promise must reject with.
 
 import * as assert from 'node:assert/strict';
 import { MongoServerError } from 'mongodb';
@@ -7,6 +8,7 @@ import type {
   Binary,
   BSONRegExp,
   Collection,
+  CollectionInfo,
   Db,
   Decimal128,
   Document,
@@ -46,6 +48,16 @@ export interface TestDoc extends Document {
   _id?: TestId;
 }
 
+/**
+ * An update using `$push`, `$pull` or `$pullAll`, typed as a plain document. For a
+ * schema with an index signature (Document, TestDoc) the driver's PushOperator and PullOperator
+ * types map every field name to `never` (NotAcceptedFields), so no such update type-checks as an
+ * UpdateFilter; the driver takes a Document there as it does for update pipelines.
+ */
+export function arrayUpdate(update: Document): Document {
+  return update;
+}
+
 /** The collection `name` of `db`, emptied, then holding `docs`. */
 export async function freshCollection(
   db: Db,
@@ -56,6 +68,20 @@ export async function freshCollection(
   await c.deleteMany({});
   if (docs.length > 0) await c.insertMany(docs);
   return c;
+}
+
+/** `name`'s entry in `db`'s listCollections (the full form, not nameOnly); fails when absent. */
+export async function collectionInfo(db: Db, name: string): Promise<CollectionInfo> {
+  const [info] = await db.listCollections<CollectionInfo>({ name }).toArray();
+  assert.ok(info !== undefined, `listCollections has no ${name}`);
+  return info;
+}
+
+/** The UUID listCollections reports for the collection `name` of `db`. */
+export async function collectionUuid(db: Db, name: string): Promise<Binary> {
+  const uuid = (await collectionInfo(db, name)).info?.uuid;
+  assert.ok(uuid !== undefined, `listCollections shows no uuid for ${name}`);
+  return uuid;
 }
 
 /** Awaits `p`, which must fail with a server error of `code`; returns the error. */
