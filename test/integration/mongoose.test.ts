@@ -2,7 +2,7 @@
 // (autoIndex / syncIndexes), and session.withTransaction.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import mongoose from 'mongoose';
 import { SecantusServer } from '../../src/embed/index.js';
 

@@ -18,7 +18,7 @@
 //   aggregation layer) are the unit test's business.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { EJSON } from 'bson';
 import { MongoServerError } from 'mongodb';
 import type { Collection, Db, Document } from 'mongodb';

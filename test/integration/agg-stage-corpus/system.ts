@@ -4,7 +4,7 @@
 // parse errors, and the rules of a pipeline as a whole: stage shape, unknown names, length,
 // positions, nesting.
 
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Timestamp } from 'bson';
 import type { Document } from 'mongodb';
 import { jstest, manual, mongodSource } from './types.js';
