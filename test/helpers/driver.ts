@@ -4,44 +4,15 @@
 
 import * as assert from 'node:assert/strict';
 import { MongoServerError } from 'mongodb';
-import type {
-  Binary,
-  BSONRegExp,
-  Collection,
-  CollectionInfo,
-  Db,
-  Decimal128,
-  Document,
-  Double,
-  Int32,
-  Long,
-  MaxKey,
-  MinKey,
-  ObjectId,
-  Timestamp,
-} from 'mongodb';
+import type { Binary, Collection, CollectionInfo, Db, Document } from 'mongodb';
+import type { BsonScalar } from '../../src/bson/types.js';
 
 /**
- * An `_id` as tests write them: any BSON value but an array. The driver types the `_id` of a
- * plain `Collection<Document>` as ObjectId, which rejects `{ _id: 1 }` in every filter.
+ * An `_id` as tests write them: a JS number (the driver sends it as int32 or double), any other
+ * BSON scalar, or a document; not an array, which mongod refuses. The driver types the `_id` of
+ * a plain `Collection<Document>` as ObjectId, which rejects `{ _id: 1 }` in every filter.
  */
-export type TestId =
-  | null
-  | boolean
-  | number
-  | string
-  | Date
-  | ObjectId
-  | Int32
-  | Long
-  | Double
-  | Decimal128
-  | Binary
-  | Timestamp
-  | MinKey
-  | MaxKey
-  | BSONRegExp
-  | Document;
+export type TestId = number | BsonScalar | Document;
 
 /** The schema of a test collection: any document, its `_id` any {@link TestId}. */
 export interface TestDoc extends Document {
