@@ -9,10 +9,12 @@ import type { PlanStage, Row } from '../../query/exec/stages.js';
 import {
   commandExpressions,
   compileQueryFilter,
+  textSearchHook,
   compileQueryProjection,
   compileQuerySort,
 } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
+import { asksForTextScore, requireTextScore } from '../../query/planner/text-plan.js';
 import { planOplogQuery } from '../../query/exec/oplog-scan.js';
 import { fullName } from '../../catalog/namespace.js';
 import { t, typeNameOf } from '../args.js';
@@ -94,7 +96,13 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     throw new CommandError(ErrorCode.FailedToParse, 'Cannot set awaitData without tailable');
   }
   const filter = args.filter ?? {};
-  const matcher = compileQueryFilter(filter, { expressions, collator });
+  const matcher = compileQueryFilter(filter, {
+    expressions,
+    collator,
+    textSearch: textSearchHook(ns, coll),
+  });
+  const wantTextScore = asksForTextScore(args.projection) || asksForTextScore(args.sort);
+  if (wantTextScore) requireTextScore(matcher);
   const sort = compileQuerySort(args.sort, collator);
   const hint = resolveHint(coll, args.hint);
   const disk = diskUseFor(services, args.allowDiskUse);
@@ -138,6 +146,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     min: args.min,
     max: args.max,
     returnKey: args.returnKey === true,
+    wantTextScore,
   });
   return {
     ns,

@@ -101,6 +101,8 @@ export function serializeFilter(node: MatchNode): BsonDocument {
       return { $jsonSchema: node.schema };
     case 'sampleRate':
       return { $sampleRate: new Double(node.rate) };
+    case 'text':
+      return node.search.serialized;
   }
 }
 

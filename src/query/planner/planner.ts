@@ -76,6 +76,7 @@ import { serializeFilter } from './explain.js';
 import { compareBson } from '../../bson/compare.js';
 import type { Collator } from '../../bson/collation.js';
 import type { MemoryPolicy } from '../../pipeline/memory.js';
+import { checkSpecialPredicates, splitText, textPlan } from './text-plan.js';
 
 export interface QueryRequest {
   readonly filter: BsonDocument;
@@ -116,6 +117,8 @@ export interface QueryRequest {
   readonly memory?: MemoryPolicy | undefined;
   /** Checks the operation's deadline during a long blocking sort. */
   readonly interrupt?: (() => void) | undefined;
+  /** A projection or sort reads {$meta: "textScore"}: a $text plan computes scores. */
+  readonly wantTextScore?: boolean | undefined;
 }
 
 /** The value `_id` is pinned to by the filter, if the filter is an _id equality. */
@@ -974,7 +977,17 @@ export class PlannedQuery implements PlanStage {
         ? pinnedId(req.filter)
         : undefined;
     if (id !== undefined && req.collator !== undefined && collationSensitive(id)) id = undefined;
-    if (req.natural !== undefined) {
+    const text = splitText(tree);
+    if (text !== undefined) {
+      access = textPlan({
+        coll,
+        view,
+        search: text.search,
+        rest: text.rest,
+        wantTextScore: req.wantTextScore === true,
+        interrupt: req.interrupt,
+      });
+    } else if (req.natural !== undefined) {
       access = new CollScanStage(coll, req.matcher, req.natural === -1);
       decorateCollScan(access, ctx);
     } else if (id !== undefined) {
@@ -989,14 +1002,15 @@ export class PlannedQuery implements PlanStage {
         if (c !== undefined) candidates.push(c);
       } else {
         coll.indexes.forEach((index, i) => {
-          if (index.hidden) return;
+          // Special indexes (text, geo) serve only their own operators.
+          if (index.hidden || index.kind !== 'btree') return;
           const c = analyzeIndex(ctx, index, i, false);
           if (c !== undefined) candidates.push(c);
         });
         if (candidates.length === 0) {
           const or = orCandidate(
             ctx,
-            coll.indexes.filter((i) => !i.hidden),
+            coll.indexes.filter((i) => !i.hidden && i.kind === 'btree'),
           );
           if (or !== undefined) candidates.push(or);
         }
@@ -1129,6 +1143,10 @@ export function planQuery(coll: Collection | undefined, req: QueryRequest): Plan
     if (req.projection !== undefined) stage = new TransformStage(stage, req.projection);
     return stage;
   }
+  checkSpecialPredicates(treeOf(req.matcher), {
+    natural: req.natural !== undefined,
+    hint: req.hint !== undefined && req.hint !== null,
+  });
   const hinted = req.natural === undefined ? hintedIndex(coll, req.hint) : undefined;
   const minMax = minMaxRange(hinted, req.min, req.max);
   return new PlannedQuery(coll, req, hinted, minMax);

@@ -24,7 +24,23 @@ export interface ParsedProjection {
   readonly slices: ReadonlyArray<{ path: string[]; skip: number | undefined; limit: number }>;
   readonly positional: string[] | undefined;
   readonly elemMatches: ReadonlyArray<{ field: string; matcher: Matcher }>;
+  /** {$meta: ...} fields, set after the projection (they neither include nor exclude). */
+  readonly metaFields: ReadonlyArray<{ path: string[]; name: string }>;
 }
+
+/** The $meta arguments a find projection accepts (mongod's DocumentMetadataFields names). */
+export const PROJECTION_META_NAMES = new Set([
+  'textScore',
+  'randVal',
+  'searchScore',
+  'searchHighlights',
+  'geoNearDistance',
+  'geoNearPoint',
+  'recordId',
+  'indexKey',
+  'sortKey',
+  'searchScoreDetails',
+]);
 
 interface Context {
   readonly options: ProjectionOptions;
@@ -37,6 +53,7 @@ interface Context {
   slices: Array<{ path: string[]; skip: number | undefined; limit: number }>;
   positional: string[] | undefined;
   elemMatches: Array<{ field: string; matcher: Matcher }>;
+  metaFields: Array<{ path: string[]; name: string }>;
 }
 
 export function parseProjection(spec: BsonDocument, options: ProjectionOptions): ParsedProjection {
@@ -52,6 +69,7 @@ export function parseProjection(spec: BsonDocument, options: ProjectionOptions):
     slices: [],
     positional: undefined,
     elemMatches: [],
+    metaFields: [],
   };
   for (const [name, value] of Object.entries(spec)) {
     ctx.idSpecified ||= name === '_id' || name.startsWith('_id.');
@@ -68,6 +86,7 @@ export function parseProjection(spec: BsonDocument, options: ProjectionOptions):
     slices: ctx.slices,
     positional: ctx.positional,
     elemMatches: ctx.elemMatches,
+    metaFields: ctx.metaFields,
   };
 }
 
@@ -295,7 +314,11 @@ function parseOperator(
   } else if (op === '$elemMatch') {
     parseElemMatchProjection(ctx, name, parts, arg, parentPath, parent);
   } else if (op === '$meta') {
-    fail(ErrorCode.NotImplemented, '$meta projections are not implemented yet (no text search)');
+    if (typeof arg !== 'string')
+      fail(ErrorCode.Location17307, '$meta only supports string arguments');
+    if (!PROJECTION_META_NAMES.has(arg))
+      fail(ErrorCode.Location17308, `Unsupported argument to $meta: ${arg}`);
+    ctx.metaFields.push({ path: [...parentPath, ...parts], name: arg });
   } else {
     const hook = ctx.options.expressions;
     // Without the aggregation layer every other operator is taken for an expression (NotImplemented).
