@@ -107,4 +107,27 @@ describe('mongoose', () => {
       ],
     );
   });
+
+  test('a schema with a text index: init() builds it, $text queries rank by score', async () => {
+    const schema = new mongoose.Schema({ title: String, body: String });
+    schema.index({ title: 'text', body: 'text' }, { weights: { title: 5 }, name: 'search' });
+    const Post = conn.model('Post', schema);
+    await Post.init();
+    const spec = (await Post.collection.listIndexes().toArray()).find(
+      (i) => i['name'] === 'search',
+    );
+    assert.deepEqual(spec?.['weights'], { body: 1, title: 5 });
+    await Post.create([
+      { title: 'Cooking rice', body: 'Rinse, boil, rest.' },
+      { title: 'Gardening', body: 'Rice fields need water.' },
+      { title: 'Painting', body: 'Walls and ceilings.' },
+    ]);
+    const found = await Post.find({ $text: { $search: 'rice' } }, { score: { $meta: 'textScore' } })
+      .sort({ score: { $meta: 'textScore' } })
+      .lean();
+    assert.deepEqual(
+      found.map((p) => p.title),
+      ['Cooking rice', 'Gardening'],
+    );
+  });
 });
