@@ -44,6 +44,8 @@ import { indexKindOf } from './index-kind.js';
 import type { IndexKind } from './index-kind.js';
 import { textIndexKeys, textSpecOf } from '../text/spec.js';
 import type { TextSpec } from '../text/spec.js';
+import { s2IndexKeys, twoDIndexKeys } from './geo-keys.js';
+import type { Hash2dParams } from '../geo/cells.js';
 import { decodeRecordId, encodeRecordId } from './record-id.js';
 import type { RecordId } from './record-id.js';
 
@@ -157,7 +159,18 @@ export class IndexAccess {
         multikeyPaths: this.fields.map((f) => (multikey && f.path === '_fts' ? [0] : [])),
       };
     }
+    if (this.kind === '2dsphere') return s2IndexKeys(this.fields, doc);
+    if (this.kind === '2d') return twoDIndexKeys(this.fields, doc, this.hash2d);
     return generateIndexKeys(this.fields, doc, { sparse: this.sparse });
+  }
+
+  /** A 2d index's hashing parameters (bits, min, max; mongod's defaults 26, -180, 180). */
+  get hash2d(): Hash2dParams {
+    const n = (name: string, dflt: number): number => {
+      const v = this.meta.spec[name];
+      return v === undefined || v === null ? dflt : Number(v.valueOf());
+    };
+    return { bits: Math.trunc(n('bits', 26)), min: n('min', -180), max: n('max', 180) };
   }
 
   get table(): string {

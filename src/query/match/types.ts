@@ -8,6 +8,8 @@ import type { ComparisonOp } from './compare.js';
 import type { TypeSet } from './type-set.js';
 import type { Collator } from '../../bson/collation.js';
 import type { TextParams, TextSearch } from '../../text/query.js';
+import type { QueryShape } from '../../geo/geometry.js';
+import type { NearQuery } from '../../geo/near.js';
 
 /**
  * What a successful match reports back. `elemMatchKey` is the array position (as a string)
@@ -51,7 +53,14 @@ export type PathNode = PathNodeBase &
     | { readonly kind: BitTestOp; readonly positions: readonly number[] }
     | { readonly kind: 'elemMatchObject'; readonly child: MatchNode }
     | { readonly kind: 'elemMatchValue'; readonly children: readonly MatchNode[] }
-    | { readonly kind: 'geo'; readonly operator: string }
+    | {
+        readonly kind: 'geo';
+        readonly operator: '$geoWithin' | '$geoIntersects';
+        readonly shape: QueryShape;
+        /** The operator as written ({$geoWithin: {...}}), for explain. */
+        readonly raw: BsonDocument;
+      }
+    | { readonly kind: 'near'; readonly near: NearQuery; readonly raw: BsonDocument }
   );
 
 export interface RegexOperand {

@@ -77,6 +77,7 @@ import { compareBson } from '../../bson/compare.js';
 import type { Collator } from '../../bson/collation.js';
 import type { MemoryPolicy } from '../../pipeline/memory.js';
 import { checkSpecialPredicates, splitText, textPlan } from './text-plan.js';
+import { geoCandidates, nearPlan, splitNear } from './geo-plan.js';
 
 export interface QueryRequest {
   readonly filter: BsonDocument;
@@ -978,7 +979,16 @@ export class PlannedQuery implements PlanStage {
         : undefined;
     if (id !== undefined && req.collator !== undefined && collationSensitive(id)) id = undefined;
     const text = splitText(tree);
-    if (text !== undefined) {
+    const near = text === undefined ? splitNear(tree) : undefined;
+    if (near !== undefined) {
+      access = nearPlan({
+        coll,
+        view,
+        node: near.node,
+        rest: near.rest,
+        interrupt: req.interrupt,
+      });
+    } else if (text !== undefined) {
       access = textPlan({
         coll,
         view,
@@ -997,7 +1007,21 @@ export class PlannedQuery implements PlanStage {
       access = this.minMaxScan(ctx, this.hinted, this.minMax);
     } else {
       const candidates: Candidate[] = [];
-      if (this.hinted !== undefined) {
+      const geo = (only?: IndexAccess): Candidate[] =>
+        geoCandidates(coll, view, tree, req.matcher, () => ctx.parsedQuery(), only).map((g, i) => ({
+          label: g.index.meta.name,
+          index: g.index,
+          pointPrefix: 0,
+          providesSort: false,
+          covered: false,
+          unique: false,
+          order: coll.indexes.length + i,
+          build: g.build,
+        }));
+      if (this.hinted !== undefined && this.hinted.kind !== 'btree') {
+        // A hinted geo index serves the geo predicates; otherwise the scan answers.
+        candidates.push(...geo(this.hinted));
+      } else if (this.hinted !== undefined) {
         const c = analyzeIndex(ctx, this.hinted, 0, true);
         if (c !== undefined) candidates.push(c);
       } else {
@@ -1007,6 +1031,7 @@ export class PlannedQuery implements PlanStage {
           const c = analyzeIndex(ctx, index, i, false);
           if (c !== undefined) candidates.push(c);
         });
+        candidates.push(...geo());
         if (candidates.length === 0) {
           const or = orCandidate(
             ctx,
