@@ -154,6 +154,39 @@ function parseLine(v: BsonValue): s2.Polyline {
   return line;
 }
 
+function orientation(a: s2.Point, b: s2.Point, c: s2.Point): number {
+  return Math.sign(a.vector.cross(b.vector).dot(c.vector));
+}
+
+/** Whether edges AB and CD cross at a point interior to both (S2's crossing rule). */
+function edgesCross(a: s2.Point, b: s2.Point, c: s2.Point, d: s2.Point): boolean {
+  const acb = -orientation(a, b, c);
+  const bda = orientation(a, b, d);
+  if (acb === 0 || acb !== bda) return false;
+  const cbd = -orientation(c, d, b);
+  const dac = orientation(c, d, a);
+  return acb === cbd && cbd === dac;
+}
+
+/** Rings checked for crossing edges (pairwise) up to this many vertices. */
+const SELF_INTERSECTION_CHECK_VERTICES_MAX = 4096;
+
+/** mongod's "Edges i and j cross" (s2js's validation does not look for crossings). */
+function selfIntersection(vertices: readonly s2.Point[]): string | undefined {
+  const n = vertices.length;
+  if (n > SELF_INTERSECTION_CHECK_VERTICES_MAX) return undefined;
+  for (let i = 0; i < n; i++) {
+    const a = vertices[i] as s2.Point;
+    const b = vertices[(i + 1) % n] as s2.Point;
+    for (let j = i + 2; j < n; j++) {
+      if (i === 0 && j === n - 1) continue;
+      if (edgesCross(a, b, vertices[j] as s2.Point, vertices[(j + 1) % n] as s2.Point))
+        return `Edges ${i} and ${j} cross.`;
+    }
+  }
+  return undefined;
+}
+
 function parsePolygon(v: BsonValue): s2.Polygon {
   if (!isArray(v)) throw geoError('Polygon coordinates must be an array');
   const loops: s2.Loop[] = [];
@@ -167,8 +200,8 @@ function parsePolygon(v: BsonValue): s2.Polygon {
     if (vertices.length < 3)
       throw geoError(`Loop must have at least 3 different vertices: ${show(ring)}`);
     const loop = new s2.Loop(vertices);
-    const err = loop.validate();
-    if (err !== null) throw geoError(`Loop is not valid: ${show(ring)} ${err.message}`);
+    const err = loop.validate()?.message ?? selfIntersection(vertices);
+    if (err !== undefined) throw geoError(`Loop is not valid: ${show(ring)} ${err}`);
     loop.normalize();
     const shell = loops[0];
     if (shell !== undefined && !shell.contains(loop)) {

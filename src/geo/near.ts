@@ -135,8 +135,8 @@ function parseNew(doc: BsonDocument): NearQuery {
   let maxDistance = Infinity;
   for (const [k, v] of Object.entries(obj)) {
     if (k === '$geometry') {
-      const g = isArray(v) ? undefined : asDocument(v);
-      if (g === undefined) continue;
+      if (!isArray(v) && asDocument(v) === undefined) continue;
+      const g = v;
       try {
         point = parseQueryPoint(v);
       } catch (e) {

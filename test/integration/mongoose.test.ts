@@ -130,4 +130,36 @@ describe('mongoose', () => {
       ['Cooking rice', 'Gardening'],
     );
   });
+
+  test('a schema with a 2dsphere index: init() builds it, $near and $geoWithin query', async () => {
+    const pointSchema = new mongoose.Schema(
+      { type: { type: String, enum: ['Point'], required: true }, coordinates: [Number] },
+      { _id: false },
+    );
+    const schema = new mongoose.Schema({
+      name: String,
+      location: { type: pointSchema, index: '2dsphere' },
+    });
+    const Shop = conn.model('Shop', schema);
+    await Shop.init();
+    const names = (await Shop.collection.listIndexes().toArray()).map((i) => i['name']);
+    assert.ok(names.includes('location_2dsphere'));
+    await Shop.create([
+      { name: 'near', location: { type: 'Point', coordinates: [2.35, 48.85] } },
+      { name: 'far', location: { type: 'Point', coordinates: [2.5, 48.9] } },
+    ]);
+    const found = await Shop.find({
+      location: {
+        $near: { $geometry: { type: 'Point', coordinates: [2.35, 48.86] }, $maxDistance: 5000 },
+      },
+    }).lean();
+    assert.deepEqual(
+      found.map((s) => s.name),
+      ['near'],
+    );
+    const within = await Shop.find({
+      location: { $geoWithin: { $centerSphere: [[2.35, 48.86], 20 / 6378.1] } },
+    }).lean();
+    assert.deepEqual(within.map((s) => s.name).sort(), ['far', 'near']);
+  });
 });
