@@ -19,6 +19,7 @@ import { formatBson } from '../bson/format.js';
 import { asDocument, isArray, isNumeric } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
+import { limits } from '../limits.js';
 
 export interface FlatPoint {
   readonly x: number;
@@ -168,13 +169,11 @@ function edgesCross(a: s2.Point, b: s2.Point, c: s2.Point, d: s2.Point): boolean
   return acb === cbd && cbd === dac;
 }
 
-/** Rings checked for crossing edges (pairwise) up to this many vertices. */
-const SELF_INTERSECTION_CHECK_VERTICES_MAX = 4096;
 
 /** mongod's "Edges i and j cross" (s2js's validation does not look for crossings). */
 function selfIntersection(vertices: readonly s2.Point[]): string | undefined {
   const n = vertices.length;
-  if (n > SELF_INTERSECTION_CHECK_VERTICES_MAX) return undefined;
+  if (n > limits.geoRingCrossingCheckVerticesMax) return undefined;
   for (let i = 0; i < n; i++) {
     const a = vertices[i] as s2.Point;
     const b = vertices[(i + 1) % n] as s2.Point;

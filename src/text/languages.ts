@@ -5,6 +5,7 @@
 // (stop-words-data.ts) where Snowball has one. docs/compatibility.md lists the differences.
 
 import snowball from 'snowball-stemmers';
+import { limits } from '../limits.js';
 import { snowballStopWords } from './stop-words-data.js';
 
 export interface TextLanguage {
@@ -41,12 +42,19 @@ function makeLanguage(name: string): TextLanguage {
   const words = name === 'none' ? '' : (snowballStopWords[name] ?? '');
   const stopWords = new Set(words.split(' ').filter((w) => w !== ''));
   let stemmer: snowball.Stemmer | undefined;
+  // Words repeat: a bounded cache of stems (cleared when full) saves most of the stemming.
+  const cache = new Map<string, string>();
   const stem =
     name === 'none'
       ? (word: string): string => word
       : (word: string): string => {
+          const known = cache.get(word);
+          if (known !== undefined) return known;
           stemmer ??= snowball.newStemmer(name);
-          return stemmer.stem(word);
+          const stemmed = stemmer.stem(word);
+          if (cache.size >= limits.textStemCacheEntriesMax) cache.clear();
+          cache.set(word, stemmed);
+          return stemmed;
         };
   return { name, stem, stopWords, english: name === 'english', turkish: name === 'turkish' };
 }

@@ -21,6 +21,7 @@ import { asDocument, isArray } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { formatBson } from '../bson/format.js';
 import { CommandError, ErrorCode } from '../errors.js';
+import { limits } from '../limits.js';
 import { textLanguage } from './languages.js';
 import type { TextLanguage } from './languages.js';
 import { indexTokenOptions, tokens } from './tokenizer.js';
@@ -29,8 +30,6 @@ export const TEXT_INDEX_VERSION = 3;
 export const WILDCARD_WEIGHT_FIELD = '$**';
 /** Weights are integers in (0, 100000) (mongod's MAX_WORD_WEIGHT). */
 export const TEXT_WEIGHT_MAX = 100000;
-/** A document may produce at most this many distinct terms (16732). */
-export const TEXT_TERMS_PER_DOCUMENT_MAX = 400000;
 const termKeyPrefixBytes = 224;
 
 export interface TextSpec {
@@ -283,7 +282,7 @@ export function textIndexKeys(spec: TextSpec, doc: BsonDocument): BsonValue[][] 
   });
   const after = spec.extraAfter.map((p) => valueAtPath(doc, p));
   const scores = scoreDocument(spec, doc);
-  if (scores.size > TEXT_TERMS_PER_DOCUMENT_MAX) {
+  if (scores.size > limits.textTermsPerDocumentMax) {
     throw new CommandError(
       ErrorCode.Location16732,
       `too many unique keys for a single document to have a text index, max is ${scores.size}${formatBson(getField(doc, '_id') === MISSING ? null : (getField(doc, '_id') as BsonValue))}`,

@@ -4,7 +4,7 @@
 // its diacritics are removed unless the search is diacritic-sensitive.
 
 import type { TextLanguage } from './languages.js';
-import { foldString, isDelimiter } from './unicode.js';
+import { foldString, isAscii, isDelimiter } from './unicode.js';
 
 export interface TokenizeOptions {
   /** Skip stop words (indexing and query terms do; matching does not). */
@@ -19,8 +19,22 @@ export const indexTokenOptions: TokenizeOptions = {
   diacriticSensitive: false,
 };
 
+function asciiDelimiterClass(english: boolean): RegExp {
+  let chars = '';
+  for (let cp = 0; cp < 128; cp++)
+    if (isDelimiter(cp, english)) chars += `\\x${cp.toString(16).padStart(2, '0')}`;
+  return new RegExp(`[${chars}]+`);
+}
+const asciiDelimitersEnglish = asciiDelimiterClass(true);
+const asciiDelimitersOther = asciiDelimiterClass(false);
+
 /** The raw words of a text: runs of non-delimiter code points. */
 export function* rawWords(text: string, english: boolean): Generator<string> {
+  if (isAscii(text)) {
+    for (const w of text.split(english ? asciiDelimitersEnglish : asciiDelimitersOther))
+      if (w !== '') yield w;
+    return;
+  }
   let word = '';
   for (const ch of text) {
     if (isDelimiter(ch.codePointAt(0) as number, english)) {

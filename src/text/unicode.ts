@@ -18,6 +18,13 @@ const delimiterPattern =
 const diacriticPattern = /\p{Diacritic}/u;
 
 const APOSTROPHE = 0x27;
+
+/** Whether a string holds only ASCII (the fast paths of tokenizing and folding). */
+export function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
 const asciiDelimiters = new Uint8Array(128);
 for (let cp = 0; cp < 128; cp++)
   asciiDelimiters[cp] = delimiterPattern.test(String.fromCodePoint(cp)) ? 1 : 0;
@@ -108,6 +115,13 @@ export interface FoldOptions {
 /** A string case-folded and/or without diacritics, code point by code point. */
 export function foldString(s: string, options: FoldOptions): string {
   if (!options.foldCase && !options.stripDiacritics) return s;
+  if (isAscii(s)) {
+    // ASCII: its only diacritics are ^ and `, and its case folding is toLowerCase's.
+    let out = options.stripDiacritics ? s.replace(/[\^`]/g, '') : s;
+    if (options.foldCase)
+      out = options.turkish ? out.replace(/I/g, '\u0131').toLowerCase() : out.toLowerCase();
+    return out;
+  }
   let out = '';
   for (const ch of s) {
     let cp = ch.codePointAt(0) as number;
