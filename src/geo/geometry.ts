@@ -169,7 +169,6 @@ function edgesCross(a: s2.Point, b: s2.Point, c: s2.Point, d: s2.Point): boolean
   return acb === cbd && cbd === dac;
 }
 
-
 /** mongod's "Edges i and j cross" (s2js's validation does not look for crossings). */
 function selfIntersection(vertices: readonly s2.Point[]): string | undefined {
   const n = vertices.length;

@@ -266,7 +266,17 @@ export const matchErrorCases: MatchErrorCase[] = [
   ),
   err(
     '$geoWithin beside another operator',
-    { a: { $geoWithin: { $box: [[0, 0], [1, 1]] }, $exists: true } },
+    {
+      a: {
+        $geoWithin: {
+          $box: [
+            [0, 0],
+            [1, 1],
+          ],
+        },
+        $exists: true,
+      },
+    },
     BadValue,
     "can't parse extra field",
   ),
