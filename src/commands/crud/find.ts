@@ -101,12 +101,13 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     collator,
     textSearch: textSearchHook(ns, coll),
   });
-  const wantTextScore = asksForTextScore(args.projection) || asksForTextScore(args.sort);
-  if (wantTextScore) requireTextScore(matcher);
   const sort = compileQuerySort(args.sort, collator);
   const hint = resolveHint(coll, args.hint);
   const disk = diskUseFor(services, args.allowDiskUse);
   const projection = compileQueryProjection(args.projection, { expressions, collator });
+  // After the sort and projection parse (their own errors come first, as in mongod).
+  const wantTextScore = asksForTextScore(args.projection) || asksForTextScore(args.sort);
+  if (wantTextScore) requireTextScore(matcher);
   if (db === 'local' && name === 'oplog.rs' && services.oplog !== undefined) {
     // The oplog is a table of its own, not a catalog collection: read it in natural order.
     const oplogPlan = planOplogQuery({

@@ -13,7 +13,7 @@ import { isNullish, typeName } from '../values.js';
 import { constant, operatorExpression, unaryOperator } from './operator.js';
 import { defineVariable, validateNameForUserWrite, withChildScope } from './variables.js';
 import { MISSING, ROOT_SLOT } from './types.js';
-import { metadataOf } from '../../query/exec/metadata.js';
+import { META_FIELD_NAMES, metadataOf } from '../../query/exec/metadata.js';
 import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
 
 const $literal: OperatorDefinition = { name: '$literal', parse: (arg) => constant(arg) };
@@ -66,21 +66,6 @@ const $rand: OperatorDefinition = {
   },
 };
 
-const META_NAMES = new Set([
-  'textScore',
-  'randVal',
-  'searchScore',
-  'searchHighlights',
-  'geoNearDistance',
-  'geoNearPoint',
-  'recordId',
-  'indexKey',
-  'sortKey',
-  'searchScoreDetails',
-  'timeseriesBucketMinTime',
-  'timeseriesBucketMaxTime',
-]);
-
 /**
  * $meta: the metadata of the document being evaluated ($$ROOT): the text score of a $text
  * search, the distance and point of $geoNear; missing where no stage produced it (and for the
@@ -91,7 +76,8 @@ const $meta: OperatorDefinition = {
   parse(arg) {
     if (typeof arg !== 'string')
       fail(AggCode.Location17307, '$meta only supports string arguments');
-    if (!META_NAMES.has(arg)) fail(AggCode.Location17308, `Unsupported argument to $meta: ${arg}`);
+    if (!META_FIELD_NAMES.has(arg))
+      fail(AggCode.Location17308, `Unsupported argument to $meta: ${arg}`);
     const read = (frame: Frame): Value => {
       const root = frame.vars[ROOT_SLOT];
       const meta = isPlainDocument(root) ? metadataOf(root) : undefined;

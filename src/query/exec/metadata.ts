@@ -13,6 +13,22 @@ export interface DocumentMetadata {
   geoNearPoint?: BsonValue;
 }
 
+/** The names {$meta: ...} accepts (mongod's DocumentMetadataFields), in find and aggregation. */
+export const META_FIELD_NAMES: ReadonlySet<string> = new Set([
+  'textScore',
+  'randVal',
+  'searchScore',
+  'searchHighlights',
+  'geoNearDistance',
+  'geoNearPoint',
+  'recordId',
+  'indexKey',
+  'sortKey',
+  'searchScoreDetails',
+  'timeseriesBucketMinTime',
+  'timeseriesBucketMaxTime',
+]);
+
 const metadataByDocument = new WeakMap<BsonDocument, DocumentMetadata>();
 
 export function metadataOf(doc: BsonDocument): DocumentMetadata | undefined {

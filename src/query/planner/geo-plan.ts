@@ -23,25 +23,13 @@ import type { ReadView } from '../../storage/engine.js';
 import { FetchStage } from '../exec/fetch.js';
 import { GeoNearStage, geoIndexScan, keyIntervals } from '../exec/geo-near.js';
 import type { DocumentFilter, PlanStage } from '../exec/stages.js';
-import { compileDocumentTest } from '../match/evaluate.js';
+import { conjunctsOf, filterOfNodes } from './conjuncts.js';
 import type { MatchNode, PathNode } from '../match/index.js';
 import { fullInterval, intervalStrings } from './bounds.js';
 import type { Interval } from './bounds.js';
 
 type NearNode = Extract<PathNode, { kind: 'near' }>;
 type GeoNode = Extract<PathNode, { kind: 'geo' }>;
-
-function conjunctsOf(tree: MatchNode): MatchNode[] {
-  return tree.kind === 'and' ? tree.children.flatMap(conjunctsOf) : [tree];
-}
-
-function filterOf(nodes: readonly MatchNode[]): DocumentFilter | undefined {
-  if (nodes.length === 0) return undefined;
-  const tree: MatchNode =
-    nodes.length === 1 ? (nodes[0] as MatchNode) : { kind: 'and', children: [...nodes] };
-  const test = compileDocumentTest(tree);
-  return { matches: (doc, details) => test(doc, details) };
-}
 
 /** The $near node at the top of a filter and the other conjuncts. */
 export function splitNear(
@@ -96,7 +84,7 @@ export function nearPlan(req: NearPlanRequest): PlanStage {
     state: index.readState(req.view),
     near: req.node.near,
     field: geoField(index, req.node.path),
-    filter: filterOf(req.rest),
+    filter: filterOfNodes(req.rest),
     interrupt: req.interrupt,
   });
 }

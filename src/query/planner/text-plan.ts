@@ -19,7 +19,7 @@ import type { KeySource } from '../exec/index-scan.js';
 import { RowsStage } from '../exec/stages.js';
 import type { DocumentFilter, PlanStage } from '../exec/stages.js';
 import { TextMatchStage, TextOrStage } from '../exec/text.js';
-import { compileDocumentTest } from '../match/evaluate.js';
+import { andOfNodes, conjunctsOf, filterOfNodes } from './conjuncts.js';
 import type { MatchNode } from '../match/index.js';
 import { serializeFilter } from './explain.js';
 
@@ -28,10 +28,6 @@ function plannerError(code: number, message: string): CommandError {
     code,
     `error processing query: planner returned error :: caused by :: ${message}`,
   );
-}
-
-function conjunctsOf(tree: MatchNode): MatchNode[] {
-  return tree.kind === 'and' ? tree.children.flatMap(conjunctsOf) : [tree];
 }
 
 function countKind(node: MatchNode, kind: string): number {
@@ -93,21 +89,11 @@ export function splitText(
   return { search: node.search, rest: all.filter((c) => c !== node) };
 }
 
-function filterOf(nodes: readonly MatchNode[]): DocumentFilter | undefined {
-  if (nodes.length === 0) return undefined;
-  const tree: MatchNode =
-    nodes.length === 1 ? (nodes[0] as MatchNode) : { kind: 'and', children: [...nodes] };
-  const test = compileDocumentTest(tree);
-  return { matches: (doc, details) => test(doc, details) };
-}
-
 function explainFilterOf(nodes: readonly MatchNode[]): () => BsonDocument | undefined {
-  return () =>
-    nodes.length === 0
-      ? undefined
-      : serializeFilter(
-          nodes.length === 1 ? (nodes[0] as MatchNode) : { kind: 'and', children: [...nodes] },
-        );
+  return () => {
+    const tree = andOfNodes(nodes);
+    return tree === undefined ? undefined : serializeFilter(tree);
+  };
 }
 
 /** An equality a prefix field can take as its index value. */
@@ -154,7 +140,7 @@ export function textPlan(req: TextPlanRequest): PlanStage {
   const scans: KeySource[] = req.search.query.termsForBounds.map((term) =>
     termScan(index, state, prefix, term, multikey),
   );
-  const filter = filterOf(rest);
+  const filter = filterOfNodes(rest);
   const filterExplain = explainFilterOf(rest);
   let input: PlanStage;
   if (scans.length === 0) {

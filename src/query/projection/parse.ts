@@ -15,6 +15,7 @@ import { validateFieldPath } from './field-path.js';
 import { compileComputed } from './computed.js';
 import type { ProjectionOptions } from './computed.js';
 import { newPathNode } from './tree.js';
+import { META_FIELD_NAMES } from '../exec/metadata.js';
 import type { PathNode, ProjectionLeaf, ProjectionNode, ProjectionType } from './tree.js';
 
 export interface ParsedProjection {
@@ -27,20 +28,6 @@ export interface ParsedProjection {
   /** {$meta: ...} fields, set after the projection (they neither include nor exclude). */
   readonly metaFields: ReadonlyArray<{ path: string[]; name: string }>;
 }
-
-/** The $meta arguments a find projection accepts (mongod's DocumentMetadataFields names). */
-export const PROJECTION_META_NAMES = new Set([
-  'textScore',
-  'randVal',
-  'searchScore',
-  'searchHighlights',
-  'geoNearDistance',
-  'geoNearPoint',
-  'recordId',
-  'indexKey',
-  'sortKey',
-  'searchScoreDetails',
-]);
 
 interface Context {
   readonly options: ProjectionOptions;
@@ -316,7 +303,7 @@ function parseOperator(
   } else if (op === '$meta') {
     if (typeof arg !== 'string')
       fail(ErrorCode.Location17307, '$meta only supports string arguments');
-    if (!PROJECTION_META_NAMES.has(arg))
+    if (!META_FIELD_NAMES.has(arg))
       fail(ErrorCode.Location17308, `Unsupported argument to $meta: ${arg}`);
     ctx.metaFields.push({ path: [...parentPath, ...parts], name: arg });
   } else {
