@@ -6,7 +6,7 @@
 // within reach, nearest first, at the distances a haversine formula gives.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Db, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';

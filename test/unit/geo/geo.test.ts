@@ -4,16 +4,19 @@
 // in one of the region's ranges).
 
 import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { boxHashRanges, capRanges, hash2d, shapeCells } from '../../../src/geo/cells.js';
-import {
-  parseGeoJson,
-  parseQueryShape,
-  parseStoredGeometry,
-  toSpherePoint,
-} from '../../../src/geo/geometry.js';
-import { nearDistance, parseNear } from '../../../src/geo/near.js';
+import * as geometry from '../../../src/geo/geometry.js';
+import { toSpherePoint } from '../../../src/geo/geometry.js';
+import { nearDistance, parseNear as parseNearDoc } from '../../../src/geo/near.js';
+import { bdoc, bv } from '../../helpers/bson-values.js';
+
+// The geometry functions take the server's value model; these take literals.
+const parseGeoJson = (v: Record<string, unknown>) => geometry.parseGeoJson(bdoc(v));
+const parseStoredGeometry = (v: unknown, name: string) => geometry.parseStoredGeometry(bv(v), name);
+const parseQueryShape = (name: string, v: unknown) => geometry.parseQueryShape(name, bv(v));
+const parseNear = (v: Record<string, unknown>) => parseNearDoc(bdoc(v));
 import { intersects, within } from '../../../src/geo/relations.js';
 
 const polygon = (ring: number[][]) => ({ type: 'Polygon', coordinates: [ring] });

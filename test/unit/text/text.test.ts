@@ -3,11 +3,12 @@
 // words, stemming) and the score formula (fts_spec.cpp).
 
 import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { textLanguage } from '../../../src/text/languages.js';
 import type { TextLanguage } from '../../../src/text/languages.js';
 import { compileTextSearch, parseTextParams, parseTextQuery } from '../../../src/text/query.js';
 import { indexedTerm, scoreDocument, textSpecOf } from '../../../src/text/spec.js';
+import { bdoc } from '../../helpers/bson-values.js';
 import { indexTokenOptions, tokens } from '../../../src/text/tokenizer.js';
 import { foldString } from '../../../src/text/unicode.js';
 
@@ -89,13 +90,15 @@ describe('tokenization', () => {
 });
 
 describe('scores (mongod FTSSpec::_scoreStringV2)', () => {
-  const spec = textSpecOf({
-    key: { _fts: 'text', _ftsx: 1 },
-    weights: { a: 1, b: 5 },
-    default_language: 'english',
-    language_override: 'language',
-    textIndexVersion: 3,
-  });
+  const spec = textSpecOf(
+    bdoc({
+      key: { _fts: 'text', _ftsx: 1 },
+      weights: { a: 1, b: 5 },
+      default_language: 'english',
+      language_override: 'language',
+      textIndexVersion: 3,
+    }),
+  );
   test('frequency, length coefficient, whole-string bonus and weights', () => {
     // "cake": n = 1 of N = 2 terms ("baking a cake": "a" is a stop word): 1 × 0.75.
     assert.equal(scoreDocument(spec, { a: 'Baking a cake' }).get('cake'), 0.75);
