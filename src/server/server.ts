@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import { join } from 'node:path';
 import { Catalog } from '../catalog/catalog.js';
 import { createRegistry } from '../commands/all.js';
+import { documentValidator } from '../commands/crud/document-validation.js';
 import type {
   ConnectionState,
   OpCounters,
@@ -142,6 +143,7 @@ export class Server {
     let listener: net.Server | undefined;
     try {
       const catalog = Catalog.open(engine, logger);
+      catalog.validator = documentValidator(logger);
       listener = net.createServer();
       listener.maxConnections = limits.connectionsMax;
       const port = await listen(listener, options.port ?? 27017, bindIp);
