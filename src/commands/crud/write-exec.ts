@@ -21,52 +21,11 @@ import {
 import type { CheckedUpdate, Namespace, WriteContext } from '../../catalog/write-unit.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { DocumentFilter, MatchDetailsSink, RowComparator } from '../../query/exec/stages.js';
-import { planQuery } from '../../query/planner/planner.js';
+import { selectRecords } from '../../query/exec/select-records.js';
 import type { Collator } from '../../bson/collation.js';
 import { resolveHint } from './common.js';
 import type { ReadView } from '../../storage/engine.js';
-import type { StoredRecord } from '../../catalog/collection.js';
 import type { CompiledUpdate } from '../../update/index.js';
-
-export interface MatchedRecord {
-  readonly record: StoredRecord;
-  readonly details: MatchDetailsSink;
-}
-
-/** The records a filter selects, in plan order (sort first if given), at most `limit`. */
-export function selectRecords(
-  txn: ReadView,
-  coll: Collection,
-  filter: BsonDocument,
-  matcher: DocumentFilter | undefined,
-  options: {
-    limit?: number;
-    sort?: RowComparator;
-    hint?: BsonValue;
-    collator?: Collator | undefined;
-  },
-): MatchedRecord[] {
-  const plan = planQuery(coll, {
-    filter,
-    matcher,
-    collator: options.collator,
-    sort: options.sort,
-    limit: options.limit,
-    allowDiskUse: true,
-    // The statement's hint picks the index (or {$natural: ±1} a collection scan), as for find.
-    hint: options.hint,
-    natural: resolveHint(undefined, options.hint).natural,
-  });
-  const out: MatchedRecord[] = [];
-  for (let row = plan.next(txn); row !== undefined; row = plan.next(txn)) {
-    if (row.recordId === undefined) continue;
-    out.push({
-      record: { recordId: row.recordId, doc: row.doc, size: 0 },
-      details: row.details ?? {},
-    });
-  }
-  return out;
-}
 
 export interface UpdateSpec {
   readonly filter: BsonDocument;
@@ -117,11 +76,15 @@ export function executeUpdate(w: WriteContext, ns: Namespace, spec: UpdateSpec):
   const matched =
     coll === undefined
       ? []
-      : selectRecords(txn, coll, spec.filter, spec.matcher, {
-          ...(spec.multi ? {} : { limit: 1 }),
-          ...(spec.sort ? { sort: spec.sort } : {}),
-          hint: spec.hint,
+      : selectRecords(txn, coll, {
+          filter: spec.filter,
+          matcher: spec.matcher,
+          limit: spec.multi ? undefined : 1,
+          sort: spec.sort,
           collator: spec.collator,
+          // The statement's hint picks the index (or {$natural: ±1} a collection scan), as for find.
+          hint: spec.hint,
+          natural: resolveHint(undefined, spec.hint).natural,
         });
   if (matched.length === 0) {
     if (!spec.upsert) return { n: 0, nModified: 0 };
@@ -178,11 +141,14 @@ export function executeDelete(
 ): BsonDocument[] {
   const coll = writableCollection(w.txn, w.catalog, ns);
   if (coll === undefined) return [];
-  const matched = selectRecords(w.txn, coll, spec.filter, spec.matcher, {
-    ...(spec.limit > 0 ? { limit: spec.limit } : {}),
-    ...(spec.sort ? { sort: spec.sort } : {}),
-    hint: spec.hint,
+  const matched = selectRecords(w.txn, coll, {
+    filter: spec.filter,
+    matcher: spec.matcher,
+    limit: spec.limit > 0 ? spec.limit : undefined,
+    sort: spec.sort,
     collator: spec.collator,
+    hint: spec.hint,
+    natural: resolveHint(undefined, spec.hint).natural,
   });
   for (const { record } of matched) deleteDocument(w, coll, record);
   return matched.map((m) => m.record.doc);

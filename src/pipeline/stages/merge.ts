@@ -15,6 +15,7 @@ import { checkIdValue } from '../../catalog/validate-document.js';
 import { insertDocument, updateDocument } from '../../catalog/write-unit.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { compileFilter } from '../../query/match/index.js';
+import { selectRecords } from '../../query/exec/select-records.js';
 import { AggCode } from '../error-codes.js';
 import { parseExpression, rootContext } from '../expressions/parse.js';
 import { defineVariable, newScope, validateNameForUserWrite } from '../expressions/variables.js';
@@ -24,7 +25,6 @@ import { parseDocumentPipeline } from '../update.js';
 import type { DocumentPipeline } from '../update.js';
 import { typeName } from '../values.js';
 import type { PipelineContext, StageDefinition } from './types.js';
-import { findRecords } from './write.js';
 import type { WriteStage } from './write.js';
 
 type WhenMatched = 'replace' | 'keepExisting' | 'merge' | 'fail' | 'pipeline';
@@ -81,8 +81,11 @@ class MergeStage implements WriteStage {
         filter[f] = { $eq: v };
       }
       const coll = catalog.get(m.db, m.coll);
-      const found = coll === undefined ? [] : findRecords(txn, coll, filter, compileFilter(filter));
-      const match = found[0];
+      const found =
+        coll === undefined
+          ? []
+          : selectRecords(txn, coll, { filter, matcher: compileFilter(filter) });
+      const match = found[0]?.record;
       if (match === undefined || coll === undefined) {
         if (m.whenNotMatched === 'discard') continue;
         if (m.whenNotMatched === 'fail')

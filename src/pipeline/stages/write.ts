@@ -4,11 +4,7 @@
 // documents through the write unit (src/catalog/write-unit.ts), as the CRUD commands do.
 
 import type { BsonDocument } from '../../bson/types.js';
-import type { Collection, StoredRecord } from '../../catalog/collection.js';
 import type { WriteContext } from '../../catalog/write-unit.js';
-import type { DocumentFilter } from '../../query/exec/stages.js';
-import { planQuery } from '../../query/planner/planner.js';
-import type { WriteTxn } from '../../storage/engine.js';
 import type { Runtime, Stage } from './types.js';
 
 export interface WriteStage extends Stage {
@@ -18,19 +14,4 @@ export interface WriteStage extends Stage {
 
 export function isWriteStage(s: Stage): s is WriteStage {
   return s.constraints?.writes === true && 'executeWrite' in s;
-}
-
-/** The stored records a filter selects inside the write transaction. */
-export function findRecords(
-  txn: WriteTxn,
-  coll: Collection,
-  filter: BsonDocument,
-  matcher: DocumentFilter,
-): StoredRecord[] {
-  const plan = planQuery(coll, { filter, matcher, allowDiskUse: true });
-  const out: StoredRecord[] = [];
-  for (let row = plan.next(txn); row !== undefined; row = plan.next(txn)) {
-    if (row.recordId !== undefined) out.push({ recordId: row.recordId, doc: row.doc, size: 0 });
-  }
-  return out;
 }
