@@ -1,5 +1,6 @@
 // The oplog: one entry per change, written inside the same storage transaction as the change
-// (the catalog calls this observer from its write path), keyed by its cluster timestamp.
+// (the catalog's write unit, src/catalog/write-unit.ts, calls this observer), keyed by its
+// cluster timestamp. Entries are read through ./oplog-reader.ts (`reader`).
 // (With --oplog-async / --oplog-nonlogged the encoded entry is queued instead and written
 // after the change commits: ./oplog-store.ts.)
 // Because storage write callbacks run one at a time in commit order, timestamps are issued
@@ -13,21 +14,20 @@
 // (src/repl/update-description.ts).
 
 import { Binary, Int32, Long, Timestamp } from 'bson';
-import { decodeDocument, encodeDocument, joinDocuments } from '../bson/codec.js';
+import { encodeDocument, joinDocuments } from '../bson/codec.js';
 import type { EncodedField } from '../bson/codec.js';
 import { getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
 import type { Collection } from '../catalog/collection.js';
 import type { OpObserver, StatementInfo } from '../catalog/observer.js';
-import type { ReadView, WriteTxn } from '../storage/engine.js';
+import type { WriteTxn } from '../storage/engine.js';
 import { TransactionView } from '../txn/transaction.js';
 import type { Transaction } from '../txn/transaction.js';
 import type { ClusterClock } from './clock.js';
-import { decodeTimestampKey, encodeTimestampKey, oplogTable } from './oplog-store.js';
+import { OplogReader } from './oplog-reader.js';
+import { encodeTimestampKey } from './oplog-store.js';
 import type { OplogStore } from './oplog-store.js';
-
-export { decodeTimestampKey, encodeTimestampKey, oplogTable };
 
 /**
  * Pre- and post-images for change streams (fullDocumentBeforeChange, fullDocument
@@ -48,43 +48,20 @@ export class Oplog implements OpObserver {
   /** Listeners told after a write that added entries commits (change streams wake on it). */
   private readonly listeners = new Set<() => void>();
 
+  /** Reads the entries (change streams, local.oplog.rs, snapshot reads). */
+  readonly reader: OplogReader;
+
   constructor(
     private readonly clock: ClusterClock,
     /** Where and when entries are stored, and their retention (./oplog-store.ts). */
     readonly store: OplogStore,
-  ) {}
+  ) {
+    this.reader = new OplogReader(store, clock);
+  }
 
   /** Delete the oldest entries beyond the size budget, in small write transactions. */
   prune(): Promise<void> {
     return this.store.prune();
-  }
-
-  /** The timestamp of the newest entry in `view`. */
-  static lastTimestamp(view: ReadView): Timestamp | undefined {
-    const last = view.scan(oplogTable, { reverse: true }).next();
-    return last.done === true ? undefined : decodeTimestampKey(last.value.key);
-  }
-
-  /**
-   * Where a change stream opened now starts: after the newest entry, or, when entries are
-   * written off the writers' path, after the newest timestamp issued (so it never shows a
-   * change older than its start that is still queued).
-   */
-  startPosition(view: ReadView): Timestamp {
-    const latest = Oplog.lastTimestamp(view);
-    if (this.store.deferred || latest === undefined) return this.clock.now();
-    return latest;
-  }
-
-  /** Whether any write committed with a timestamp in (from, to] (snapshot reads). */
-  changedBetween(from: Timestamp, to: Timestamp): boolean {
-    return this.store.changedBetween(from, to);
-  }
-
-  *entries(view: ReadView, after?: Timestamp): Generator<BsonDocument> {
-    const range =
-      after === undefined ? {} : { start: encodeTimestampKey(after), startInclusive: false };
-    for (const e of view.scan(oplogTable, range)) yield decodeDocument(e.value);
   }
 
   onChange(listener: () => void): () => void {

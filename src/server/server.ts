@@ -26,7 +26,7 @@ import { CursorManager } from '../query/exec/cursor.js';
 import { SpillArea } from '../pipeline/spill/area.js';
 import { ClusterClock } from '../repl/clock.js';
 import { Oplog } from '../repl/oplog.js';
-import { OplogStore, oplogTable } from '../repl/oplog-store.js';
+import { OplogStore, oplogEntryTables } from '../repl/oplog-store.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { openEngine } from '../storage/open.js';
 import { RoutedEngine } from '../storage/routed-engine.js';
@@ -132,7 +132,7 @@ export class Server {
           noSync: true,
           logger,
         });
-        rawEngine = new RoutedEngine(mainEngine, side, [oplogTable]);
+        rawEngine = new RoutedEngine(mainEngine, side, oplogEntryTables);
       } catch (e) {
         await mainEngine.close();
         throw e;
@@ -188,7 +188,7 @@ export class Server {
       const snapshots = new SnapshotHistory(
         engine,
         () => clock.now(),
-        (from, to) => oplog?.changedBetween(from, to) ?? false,
+        (from, to) => oplog?.reader.changedBetween(from, to) ?? false,
       );
       if (oplog !== undefined) catalog.observer = oplog;
       // Spill files left by a crash belong to no operation any more.

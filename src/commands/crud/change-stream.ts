@@ -20,7 +20,6 @@ import {
   previousTimestamp,
 } from '../../repl/change-stream.js';
 import type { StreamPosition } from '../../repl/change-stream.js';
-import { encodeTimestampKey, oplogTable } from '../../repl/oplog.js';
 import { decodeResumeToken, tokenTypeEvent } from '../../repl/resume-token.js';
 import type { Oplog as OplogType } from '../../repl/oplog.js';
 import type { OperationContext, ServerServices } from '../context.js';
@@ -257,7 +256,7 @@ export function runChangeStreamAggregate(
   try {
     const view = lease.view;
     // History before this is gone: pruned, or lost in a crash with --oplog-async/nonlogged.
-    const oldest = oplog.store.historyStart(view);
+    const oldest = oplog.reader.historyStart(view);
     const token = spec.resumeAfter ?? spec.startAfter;
     if (token !== undefined) {
       const tok = decodeResumeToken(token);
@@ -273,10 +272,7 @@ export function runChangeStreamAggregate(
           'Resume of change stream was not possible, as the resume point may no longer be in the oplog.',
         );
       }
-      if (
-        tok.tokenType === tokenTypeEvent &&
-        view.get(oplogTable, encodeTimestampKey(tok.clusterTime)) === undefined
-      ) {
+      if (tok.tokenType === tokenTypeEvent && !oplog.reader.hasEntryAt(view, tok.clusterTime)) {
         fail(
           ErrorCode.ChangeStreamFatalError,
           'cannot resume stream; the resume token was not found.',
@@ -296,7 +292,7 @@ export function runChangeStreamAggregate(
       }
       position = { after: previousTimestamp(spec.startAtOperationTime) };
     } else {
-      position = { after: oplog.startPosition(view) };
+      position = { after: oplog.reader.startPosition(view) };
     }
   } finally {
     lease.release();

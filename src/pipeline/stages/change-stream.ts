@@ -4,7 +4,6 @@
 // ChangeStreamCursor (src/commands/crud/change-stream.ts), which waits for new entries.
 
 import { Timestamp } from 'bson';
-import { decodeDocument } from '../../bson/codec.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
@@ -19,8 +18,7 @@ import type {
   FullDocumentMode,
   StreamPosition,
 } from '../../repl/change-stream.js';
-import { decodeTimestampKey, encodeTimestampKey, oplogTable } from '../../repl/oplog.js';
-import { peekOpAndNs } from '../../repl/oplog-store.js';
+import { OplogCursor, decodeOplogEntry, peekOpAndNs } from '../../repl/oplog-reader.js';
 import { highWaterMarkToken } from '../../repl/resume-token.js';
 import type { Runtime, Stage, StageDefinition } from './types.js';
 
@@ -137,7 +135,7 @@ export class ChangeEventSource implements PlanStage {
   private builder: ChangeEventBuilder | undefined;
   private position: StreamPosition = { after: new Timestamp({ t: 0, i: 0 }) };
   private view: ReadView | undefined;
-  private it: Iterator<{ key: Uint8Array; value: Uint8Array }> | undefined;
+  private cursor: OplogCursor | undefined;
   /** The token of the last event handed to the pipeline. */
   lastToken: BsonDocument | undefined;
   private lastTokenTs: Timestamp | undefined;
@@ -149,6 +147,7 @@ export class ChangeEventSource implements PlanStage {
   /** Sets what the stream watches and where it starts (before the first batch). */
   start(options: ChangeStreamOptions, position: StreamPosition): void {
     this.position = position;
+    this.cursor = new OplogCursor({ after: position.after });
     this.builder = new ChangeEventBuilder(options, (db, coll, key) => {
       const c = this.rt.catalog?.get(db, coll);
       if (c === undefined || this.view === undefined) return null;
@@ -175,30 +174,21 @@ export class ChangeEventSource implements PlanStage {
   }
 
   next(view: ReadView): Row | undefined {
-    if (view !== this.view) {
-      this.view = view;
-      this.it = undefined;
-    }
+    this.view = view;
     while (this.queue.length === 0) {
-      if (this.invalidated || this.builder === undefined) return undefined;
-      this.it ??= view.scan(oplogTable, {
-        start: encodeTimestampKey(this.position.after),
-        startInclusive: false,
-      });
-      const r = this.it.next();
-      if (r.done === true) {
-        // Entries committed later are read by a later batch (on a new snapshot).
-        this.it = undefined;
+      if (this.invalidated || this.builder === undefined || this.cursor === undefined)
         return undefined;
-      }
+      // Entries committed later are read by a later batch (on a new snapshot).
+      const r = this.cursor.next(view);
+      if (r === undefined) return undefined;
       this.stats.works++;
-      const ts = decodeTimestampKey(r.value.key);
+      const ts = r.ts;
       // Entries of collections the stream does not watch are passed over undecoded.
-      const head = peekOpAndNs(r.value.value);
+      const head = peekOpAndNs(r.bytes);
       const events =
         head !== undefined && this.builder.skipsEntry(head.op, head.ns)
           ? []
-          : this.builder.eventsOf(decodeDocument(r.value.value), this.position.skip);
+          : this.builder.eventsOf(decodeOplogEntry(r), this.position.skip);
       this.position.after = ts;
       if (this.position.skip !== undefined && compareTimestamps(ts, this.position.skip.ts) >= 0)
         this.position.skip = undefined;
