@@ -47,7 +47,7 @@ import {
   targetCollection,
   writeWithConcern,
 } from './common.js';
-import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream.js';
+import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream-cursor.js';
 import { notACollection } from '../../catalog/views.js';
 import { diskUseFor } from './disk-use.js';
 import { serverIntrospection } from '../diag/current-op.js';
