@@ -13,8 +13,9 @@
 // multi-document transaction `w.txn` is the transaction's view, and the commit applies the
 // buffered writes and the one applyOps entry together (recordTransactionCommit).
 //
-// The observer's document hooks are called from this file only (test/unit/architecture.test.ts):
-// a change made around it would be missing from the oplog and from change streams. Who makes
+// The observer's document hooks and Collection's record mutators (insertRecord, updateRecord,
+// removeRecord) are called from this file only (test/unit/architecture.test.ts): a change
+// made around it would be missing from the oplog and from change streams. Who makes
 // the change (a retryable write's statement, whether validation is bypassed) is passed in
 // explicitly with each change, in the WriteContext.
 
@@ -55,7 +56,7 @@ export interface Namespace {
  * prepareForInsert makes it (`_id` first, generated when absent); the record returned holds
  * that document and its bytes.
  *
- * The steps after the checks already carry bytes: Collection.insert takes the prepared
+ * The steps after the checks already carry bytes: Collection.insertRecord takes the prepared
  * document's encoding when the caller has it (else it encodes), and the observer logs the
  * record's bytes as they are. A byte-level insert (bytes checked in place, `_id` read from
  * them) is another input to this function, not another path.
@@ -64,7 +65,7 @@ export function insertDocument(w: WriteContext, ns: Namespace, doc: BsonDocument
   const prepared = prepareForInsert(doc);
   const coll = w.catalog.getOrCreate(w.txn, ns.db, ns.name);
   validate(w, coll, prepared, undefined);
-  const rec = coll.insert(w.txn, prepared);
+  const rec = coll.insertRecord(w.txn, prepared);
   w.catalog.observer.onInsert(w.txn, coll, prepared, rec.bytes, w.statement);
   return rec;
 }
@@ -109,7 +110,7 @@ export function applyUpdates(
   updates: readonly CheckedUpdate[],
 ): void {
   for (const { record, after, diff } of updates) {
-    const written = coll.update(w.txn, record, after);
+    const written = coll.updateRecord(w.txn, record, after);
     w.catalog.observer.onUpdate(w.txn, coll, record.doc, after, diff, written.bytes, w.statement);
   }
 }
@@ -127,7 +128,7 @@ export function updateDocument(
 
 /** Deletes a stored document, its index entries, and logs it. */
 export function deleteDocument(w: WriteContext, coll: Collection, record: StoredRecord): void {
-  coll.remove(w.txn, record);
+  coll.removeRecord(w.txn, record);
   w.catalog.observer.onDelete(w.txn, coll, record.doc, w.statement);
 }
 
