@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import { join } from 'node:path';
 import { Catalog } from '../catalog/catalog.js';
 import { createRegistry } from '../commands/all.js';
+import { documentValidator } from '../commands/crud/document-validation.js';
 import type {
   ConnectionState,
   OpCounters,
@@ -25,7 +26,7 @@ import { CursorManager } from '../query/exec/cursor.js';
 import { SpillArea } from '../pipeline/spill/area.js';
 import { ClusterClock } from '../repl/clock.js';
 import { Oplog } from '../repl/oplog.js';
-import { OplogStore, oplogTable } from '../repl/oplog-store.js';
+import { OplogStore, oplogEntryTables } from '../repl/oplog-store.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { openEngine } from '../storage/open.js';
 import { RoutedEngine } from '../storage/routed-engine.js';
@@ -131,7 +132,7 @@ export class Server {
           noSync: true,
           logger,
         });
-        rawEngine = new RoutedEngine(mainEngine, side, [oplogTable]);
+        rawEngine = new RoutedEngine(mainEngine, side, oplogEntryTables);
       } catch (e) {
         await mainEngine.close();
         throw e;
@@ -142,6 +143,7 @@ export class Server {
     let listener: net.Server | undefined;
     try {
       const catalog = Catalog.open(engine, logger);
+      catalog.validator = documentValidator(logger);
       listener = net.createServer();
       listener.maxConnections = limits.connectionsMax;
       const port = await listen(listener, options.port ?? 27017, bindIp);
@@ -186,7 +188,7 @@ export class Server {
       const snapshots = new SnapshotHistory(
         engine,
         () => clock.now(),
-        (from, to) => oplog?.changedBetween(from, to) ?? false,
+        (from, to) => oplog?.reader.changedBetween(from, to) ?? false,
       );
       if (oplog !== undefined) catalog.observer = oplog;
       // Spill files left by a crash belong to no operation any more.

@@ -39,6 +39,7 @@ import type { ServerServices } from '../context.js';
 import { TtlMonitor } from '../../catalog/ttl-monitor.js';
 import { compileQueryFilter } from '../../query/language.js';
 import { executeDelete } from '../crud/write-exec.js';
+import { internalWrite } from '../../catalog/write-unit.js';
 import { collectionCollation } from '../crud/common.js';
 import { parseCollation } from '../../bson/collation.js';
 import { lookupView, notACollection } from '../../catalog/views.js';
@@ -970,7 +971,11 @@ export function createTtlMonitor(services: ServerServices): TtlMonitor {
       const matcher = compileQueryFilter(filter);
       const deleted = await services.engine.write(
         (txn) =>
-          executeDelete(txn, services.catalog, { db, name: coll }, { filter, matcher, limit: 0 }),
+          executeDelete(
+            internalWrite(txn, services.catalog),
+            { db, name: coll },
+            { filter, matcher, limit: 0 },
+          ),
         { durable: true },
       );
       return deleted.length;

@@ -48,11 +48,9 @@ import {
   targetCollection,
   writeWithConcern,
 } from './common.js';
-import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream.js';
+import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream-cursor.js';
 import { notACollection } from '../../catalog/views.js';
 import { diskUseFor } from './disk-use.js';
-import { validateForWrite } from './document-validation.js';
-import type { Collection } from '../../catalog/collection.js';
 import { serverIntrospection } from '../diag/current-op.js';
 
 export const aggregateArgs = {
@@ -357,14 +355,13 @@ export async function runAggregate(
       lease.release();
       disk.release();
     }
-    const validation = { bypass: args.bypassDocumentValidation === true, logger: services.logger };
-    const writeOptions = {
-      bypassDocumentValidation: validation.bypass,
-      validate: (coll: Collection, doc: BsonDocument, before: BsonDocument | undefined) =>
-        validateForWrite(coll, doc, before, validation),
-    };
+    const bypassDocumentValidation = args.bypassDocumentValidation === true;
     const { wcError } = await writeWithConcern(services, inv.op, (txn) =>
-      writer.executeWrite(txn, docs, rt, writeOptions),
+      writer.executeWrite(
+        { txn, catalog: services.catalog, statement: undefined, bypassDocumentValidation },
+        docs,
+        rt,
+      ),
     );
     const reply = cursorReply(undefined, ns, [], true);
     if (wcError !== undefined) reply['writeConcernError'] = wcError;

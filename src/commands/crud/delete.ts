@@ -100,11 +100,11 @@ export const deleteCommand = defineCommand({
       services,
       op,
       statements,
-      args.ordered ?? true,
-      (txn, st) => {
+      { ordered: args.ordered ?? true },
+      (w, st) => {
         const collator = resolveCollation(services.catalog.get(db, name), st.collation);
         const expressions = commandExpressions({ let: args.let, clusterTime, collator });
-        return executeDelete(txn, services.catalog, ns, {
+        return executeDelete(w, ns, {
           filter: st.q,
           matcher: compileQueryFilter(st.q, {
             expressions,

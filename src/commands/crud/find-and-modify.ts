@@ -151,10 +151,10 @@ export const findAndModify = defineCommand({
       services,
       op,
       [null],
-      true,
-      (txn): FamResult => {
+      { ordered: true, bypassDocumentValidation: args.bypassDocumentValidation },
+      (w): FamResult => {
         if (compiled === undefined) {
-          const removed = executeDelete(txn, services.catalog, ns, {
+          const removed = executeDelete(w, ns, {
             filter,
             matcher,
             limit: 1,
@@ -169,7 +169,7 @@ export const findAndModify = defineCommand({
             upserted: undefined,
           };
         }
-        const r = executeUpdate(txn, services.catalog, ns, {
+        const r = executeUpdate(w, ns, {
           filter,
           matcher,
           update: compiled,
@@ -178,7 +178,6 @@ export const findAndModify = defineCommand({
           sort,
           hint: args.hint,
           collator,
-          validation: { bypass: args.bypassDocumentValidation === true, logger: services.logger },
         });
         const value =
           r.upsertedId !== undefined

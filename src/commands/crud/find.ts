@@ -30,7 +30,11 @@ import {
   resolveHint,
   targetCollection,
 } from './common.js';
-import { ChangeStreamCursor, changeStreamGetMore, failPointLabels } from './change-stream.js';
+import {
+  ChangeStreamCursor,
+  changeStreamGetMore,
+  failPointLabels,
+} from './change-stream-cursor.js';
 import { diskUseFor } from './disk-use.js';
 import { runFindOnView } from './view-reads.js';
 

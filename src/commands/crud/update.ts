@@ -174,8 +174,11 @@ export const update = defineCommand({
       services,
       op,
       statements,
-      args.ordered ?? true,
-      (txn, stmt): UpdateOutcome => {
+      {
+        ordered: args.ordered ?? true,
+        bypassDocumentValidation: args.bypassDocumentValidation,
+      },
+      (w, stmt): UpdateOutcome => {
         // One expression context per statement, as mongod's: `let`, then the statement's `c`
         // (pipelines only), shared by the update and the filter, parsed in that order.
         const collator = resolveCollation(services.catalog.get(db, name), stmt.collation);
@@ -190,7 +193,7 @@ export const update = defineCommand({
           expressions,
           collator,
         });
-        const r = executeUpdate(txn, services.catalog, ns, {
+        const r = executeUpdate(w, ns, {
           filter: stmt.q,
           matcher: compileQueryFilter(stmt.q, {
             expressions,
@@ -202,7 +205,6 @@ export const update = defineCommand({
           multi: stmt.multi,
           upsert: stmt.upsert,
           hint: stmt.hint,
-          validation: { bypass: args.bypassDocumentValidation === true, logger: services.logger },
         });
         // Only the counts and the upserted _id are kept (and replayed for a retry).
         return {

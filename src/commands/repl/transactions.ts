@@ -1,5 +1,6 @@
 // commitTransaction and abortTransaction.
 
+import { recordTransactionCommit } from '../../catalog/write-unit.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { writeSessionRecord, readSessionRecord } from '../../txn/ledger.js';
 import { t } from '../args.js';
@@ -30,7 +31,7 @@ export const commitTransaction = defineCommand({
           { txnNumber: txn.txnNumber, state: 'committed' },
           prev?.txnNumber ?? -1,
         );
-        services.oplog?.logTransaction(raw, txn.oplogOps, session.lsid, txn.txnNumber);
+        recordTransactionCommit(raw, services.catalog, txn, session.lsid);
       });
     } else if (op.writeConcern.durable) {
       // A retried commit: the first one may not have waited for durability.

@@ -4,7 +4,7 @@
 
 import { $bucket } from './bucket.js';
 import { $bucketAuto } from './bucket-auto.js';
-import { $changeStream } from './change-stream.js';
+import { $changeStream } from './change-stream-stage.js';
 import { $densify } from './densify.js';
 import { $facet } from './facet.js';
 import { $fill } from './fill.js';
