@@ -811,12 +811,17 @@ export class Restore {
       const m = intent.metadata;
       if (m === undefined || m.options['viewOn'] !== undefined) continue;
       const ns = `${intent.db}.${intent.collection}`;
+      // mongod writes an index's effective collation into its spec, so on a collection with a
+      // default collation a spec without one is a simple-collation index (SecantusDB lists
+      // those without `collation`): say so, or the index would inherit the collection's.
+      const collated = m.options['collation'] !== undefined && !this.o.noOptionsRestore;
       const indexes = m.indexes
         .filter((ix) => ix['name'] !== '_id_')
         .map((ix) => {
           const spec: Document = { ...ix };
           if (!this.o.keepIndexVersion) delete spec['v'];
           delete spec['ns'];
+          if (collated && spec['collation'] === undefined) spec['collation'] = { locale: 'simple' };
           return spec;
         });
       if (indexes.length === 0) {
