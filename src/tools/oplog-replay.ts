@@ -73,6 +73,15 @@ function firstKey(m: OrderedDocument): string | undefined {
   return undefined;
 }
 
+/**
+ * A command for the driver: a plain object, whose keys keep their order (command names and
+ * options are never integer-like). A Map at the top would let the driver's own fields (lsid,
+ * $db) go first.
+ */
+function commandOf(o: OrderedDocument): Document {
+  return Object.fromEntries(o) as Document;
+}
+
 function splitNamespace(ns: string): [string, string] {
   const dot = ns.indexOf('.');
   return dot < 0 ? [ns, ''] : [ns.slice(0, dot), ns.slice(dot + 1)];
@@ -376,9 +385,9 @@ export class OplogReplayer {
           [85, 86],
         );
       case 'create':
-        return ignore(db.command(o), [48]);
+        return ignore(db.command(commandOf(o)), [48]);
       case 'drop':
-        return ignore(db.command(o), [26]);
+        return ignore(db.command(commandOf(o)), [26]);
       case 'dropIndexes':
       case 'dropIndex':
       case 'deleteIndex':
@@ -386,15 +395,15 @@ export class OplogReplayer {
         const cmd = new Map(o);
         const coll = cmd.get(name);
         cmd.delete(name);
-        return ignore(db.command(new Map([['dropIndexes', coll], ...cmd])), [26, 27]);
+        return ignore(db.command(commandOf(new Map([['dropIndexes', coll], ...cmd]))), [26, 27]);
       }
       case 'renameCollection':
-        return ignore(this.client.db('admin').command(o), [26]);
+        return ignore(this.client.db('admin').command(commandOf(o)), [26]);
       case 'dropDatabase':
       case 'collMod':
       case 'convertToCapped':
       case 'emptycapped':
-        return ignore(db.command(o), [26]);
+        return ignore(db.command(commandOf(o)), [26]);
       case 'dbCheck':
         return;
       default:
