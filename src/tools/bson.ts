@@ -9,3 +9,11 @@ export const serialize = BSON.serialize;
 export const EJSON = BSON.EJSON;
 export { Double, Int32, Long, Timestamp, UUID } from 'mongodb';
 export type { Document } from 'mongodb';
+
+/** Decoding that keeps every value's BSON type (int32, double, int64 and regexes stay distinct). */
+export const rawDecodeOptions = {
+  promoteValues: false,
+  promoteLongs: false,
+  promoteBuffers: false,
+  bsonRegExp: true,
+} as const;

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import type { MongoClientOptions } from 'mongodb';
 import { ToolError } from './tool-error.js';
+import type { ToolLog } from './tool-log.js';
 
 export const toolVersion = '0.1.0';
 
@@ -158,4 +159,15 @@ export function connectionFrom(a: ParsedArgs): { connection: Connection; rest: s
   if (mechanism !== undefined)
     clientOptions.authMechanism = mechanism as MongoClientOptions['authMechanism'];
   return { connection: { uri: built, clientOptions }, rest };
+}
+
+/** Prints a failure as mongo-tools do ("Failed: ..."); returns the exit code, 1. */
+export function reportFailure(log: ToolLog, e: unknown, tool: string): number {
+  log.stopBars();
+  if (e instanceof ToolError) {
+    log.failure(e.message);
+    if (e.message.startsWith('error parsing command line options'))
+      log.always(`try '${tool} --help' for more information`);
+  } else log.failure(e instanceof Error ? (e.stack ?? e.message) : String(e));
+  return 1;
 }

@@ -11,6 +11,7 @@ import {
   listOption,
   parseToolArgs,
   positiveInteger,
+  reportFailure,
   stringOption,
   toolVersion,
   verbosity,
@@ -129,14 +130,6 @@ export async function dumpMain(argv: readonly string[], io: ToolStreams): Promis
     await runDump(o, log, io);
     return 0;
   } catch (e) {
-    log.stopBars();
-    if (e instanceof ToolError) {
-      log.failure(e.message);
-      if (e.message.startsWith('error parsing command line options'))
-        log.always("try 'secantus-dump --help' for more information");
-      return 1;
-    }
-    log.failure(e instanceof Error ? (e.stack ?? e.message) : String(e));
-    return 1;
+    return reportFailure(log, e, 'secantus-dump');
   }
 }

@@ -32,6 +32,8 @@ import { toolVersion } from './cli-options.js';
 import { collectionFileStem } from './file-names.js';
 import { metadataToJson } from './metadata.js';
 import type { CollectionMetadata } from './metadata.js';
+import { configCollectionsKept, plural, specialCollection } from './namespaces.js';
+import type { SpecialCollection } from './namespaces.js';
 import { NamespaceMatcher } from './ns-patterns.js';
 import { runPool } from './pool.js';
 import { rawField } from './raw-bson.js';
@@ -67,35 +69,10 @@ export interface DumpOptions {
   readonly excludeCollectionPrefixes: readonly string[];
 }
 
-/** mongodump keeps these config collections in a full dump (the sharding metadata). */
-const configCollectionsKept = [
-  'chunks',
-  'collections',
-  'databases',
-  'settings',
-  'shards',
-  'tags',
-  'version',
-];
-
-type Special = 'users' | 'roles' | 'version';
-
 interface DumpIntent extends CollectionInfo {
   readonly db: string;
-  readonly special: Special | undefined;
+  readonly special: SpecialCollection | undefined;
   metadata?: CollectionMetadata;
-}
-
-function specialOf(db: string, name: string): Special | undefined {
-  if (db !== 'admin') return undefined;
-  if (name === 'system.users') return 'users';
-  if (name === 'system.roles') return 'roles';
-  if (name === 'system.version') return 'version';
-  return undefined;
-}
-
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** mongodump's option checks, with its messages. */
@@ -412,7 +389,7 @@ export class Dump {
         throw new ToolError(
           `${db}.${c.name} is a time-series collection, which secantus-dump does not dump yet; leave it out with --nsExclude`,
         );
-      out.push({ ...c, db, special: specialOf(db, c.name) });
+      out.push({ ...c, db, special: specialCollection(db, c.name) });
     };
     if (o.db !== undefined && o.collection !== undefined) {
       for (const c of await listCollectionInfos(this.client.db(o.db), o.collection)) add(o.db, c);
@@ -444,7 +421,7 @@ export class Dump {
     if (db === 'admin') {
       if (name === 'system.keys') return true;
     } else if (db === 'config') {
-      if (this.o.db !== 'config' && !configCollectionsKept.includes(name)) return true;
+      if (this.o.db !== 'config' && !configCollectionsKept.has(name)) return true;
     } else if (name !== 'system.js' && name.startsWith('system.')) return true;
     return name.includes('$') && !name.includes('.oplog.$');
   }

@@ -12,6 +12,7 @@ import type { Timestamp } from './bson.js';
 import type { Document } from './bson.js';
 import { MongoServerError } from 'mongodb';
 import type { MongoClient } from 'mongodb';
+import { configCollectionsKept } from './namespaces.js';
 import { orderedDocument } from './raw-bson.js';
 import type { OrderedDocument } from './raw-bson.js';
 import { asTimestamp, compareTimestamps } from './server-catalog.js';
@@ -43,15 +44,6 @@ const knownCommands = new Set([
   'startIndexBuild',
   'abortIndexBuild',
   'commitIndexBuild',
-]);
-const configKept = new Set([
-  'chunks',
-  'collections',
-  'databases',
-  'settings',
-  'shards',
-  'tags',
-  'version',
 ]);
 
 export interface ReplaySettings {
@@ -203,7 +195,7 @@ export class OplogReplayer {
 
   private shouldIgnoreNamespace(ns: string): boolean {
     if (ns.startsWith('__mdb_internal')) return true;
-    if (ns.startsWith('config.')) return !configKept.has(ns.slice('config.'.length));
+    if (ns.startsWith('config.')) return !configCollectionsKept.has(ns.slice('config.'.length));
     return false;
   }
 

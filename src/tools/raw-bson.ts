@@ -4,64 +4,16 @@
 // document is rebuilt as Maps in its stored field order (the driver serializes Maps in
 // order). And a few fields of oplog entries are read without decoding the rest.
 
-import { deserialize } from './bson.js';
+import { valueSize } from '../bson/codec.js';
+import { deserialize, rawDecodeOptions as decodeOptions } from './bson.js';
 import type { Document } from './bson.js';
 import { ToolError } from './tool-error.js';
 
-const decodeOptions = {
-  promoteValues: false,
-  promoteLongs: false,
-  promoteBuffers: false,
-  bsonRegExp: true,
-} as const;
+/** Types whose value starts with a length. */
+const needsLength = new Set([0x02, 0x03, 0x04, 0x05, 0x0c, 0x0d, 0x0e, 0x0f]);
 
 /** A document rebuilt for the driver: Maps for documents, arrays for arrays, bson values. */
 export type OrderedDocument = Map<string, unknown>;
-
-/** Byte length of an element's value of BSON type `type` starting at `at`. */
-function valueLength(buf: Buffer, type: number, at: number, end: number): number {
-  switch (type) {
-    case 0x01: // double
-    case 0x09: // date
-    case 0x11: // timestamp
-    case 0x12: // int64
-      return 8;
-    case 0x02: // string
-    case 0x0d: // code
-    case 0x0e: // symbol
-      return 4 + buf.readInt32LE(at);
-    case 0x03: // document
-    case 0x04: // array
-    case 0x0f: // code with scope
-      return buf.readInt32LE(at);
-    case 0x05: // binary
-      return 5 + buf.readInt32LE(at);
-    case 0x06: // undefined
-    case 0x0a: // null
-    case 0xff: // minKey
-    case 0x7f: // maxKey
-      return 0;
-    case 0x07: // objectId
-      return 12;
-    case 0x08: // bool
-      return 1;
-    case 0x0b: {
-      // regex: two C strings
-      const a = buf.indexOf(0, at);
-      const b = a < 0 ? -1 : buf.indexOf(0, a + 1);
-      if (b < 0 || b >= end) throw new ToolError('invalid BSON: unterminated regular expression');
-      return b + 1 - at;
-    }
-    case 0x0c: // DBPointer: string + ObjectId
-      return 4 + buf.readInt32LE(at) + 12;
-    case 0x10: // int32
-      return 4;
-    case 0x13: // decimal128
-      return 16;
-    default:
-      throw new ToolError(`invalid BSON: unknown element type 0x${type.toString(16)}`);
-  }
-}
 
 export interface RawElement {
   readonly type: number;
@@ -85,7 +37,9 @@ export function* elements(buf: Buffer, start = 0): Generator<RawElement> {
     if (nameEnd < 0 || nameEnd >= end) throw new ToolError('invalid BSON: unterminated field name');
     const name = buf.toString('utf8', at + 1, nameEnd);
     const valueStart = nameEnd + 1;
-    const length = valueLength(buf, type, valueStart, end);
+    if (valueStart + 4 > end && needsLength.has(type))
+      throw new ToolError('invalid BSON: element overruns its document');
+    const length = valueSize(type, buf, valueStart);
     const valueEnd = valueStart + length;
     if (length < 0 || valueEnd > end)
       throw new ToolError('invalid BSON: element overruns its document');
@@ -122,6 +76,10 @@ export function hasTopLevelZeroTimestamp(doc: Buffer): boolean {
   return false;
 }
 
+function isDbRef(v: unknown): v is { oid: unknown; fields: Record<string, unknown> } {
+  return typeof v === 'object' && v !== null && '_bsontype' in v && v._bsontype === 'DBRef';
+}
+
 function ordered(buf: Buffer, start: number, decoded: unknown, isArray: boolean): unknown {
   if (isArray) {
     const values = Array.isArray(decoded) ? decoded : [];
@@ -133,8 +91,22 @@ function ordered(buf: Buffer, start: number, decoded: unknown, isArray: boolean)
     }
     return out;
   }
-  const source = (decoded ?? {}) as Record<string, unknown>;
   const out: OrderedDocument = new Map();
+  if (isDbRef(decoded)) {
+    // The bson package makes a DBRef of a document shaped {$ref, $id, ...}: its fields are
+    // taken back from the class ($ref and $db from the bytes: the class splits "db.coll").
+    for (const e of elements(buf, start)) {
+      const value =
+        e.name === '$ref' || e.name === '$db'
+          ? buf.toString('utf8', e.start + 4, e.end - 1)
+          : e.name === '$id'
+            ? decoded.oid
+            : decoded.fields[e.name];
+      out.set(e.name, rebuild(buf, e, value));
+    }
+    return out;
+  }
+  const source = (decoded ?? {}) as Record<string, unknown>;
   for (const e of elements(buf, start)) {
     const value = Object.prototype.hasOwnProperty.call(source, e.name) ? source[e.name] : undefined;
     out.set(e.name, rebuild(buf, e, value));
@@ -150,6 +122,11 @@ function rebuild(buf: Buffer, e: RawElement, value: unknown): unknown {
 
 /** A BSON document as Maps in its stored field order, its values as the bson package decodes them. */
 export function orderedDocument(doc: Buffer): OrderedDocument {
-  const decoded: Document = deserialize(doc, decodeOptions);
+  let decoded: Document;
+  try {
+    decoded = deserialize(doc, decodeOptions);
+  } catch (e) {
+    throw new ToolError(`invalid BSON document: ${e instanceof Error ? e.message : String(e)}`);
+  }
   return ordered(doc, 0, decoded, false) as OrderedDocument;
 }

@@ -12,6 +12,7 @@ import {
   listOption,
   parseToolArgs,
   positiveInteger,
+  reportFailure,
   stringOption,
   toolVersion,
   verbosity,
@@ -167,16 +168,6 @@ function optionsFrom(argv: readonly string[]): RestoreOptions | 'help' | 'versio
   };
 }
 
-function report(log: ToolLog, e: unknown): number {
-  log.stopBars();
-  if (e instanceof ToolError) {
-    log.failure(e.message);
-    if (e.message.startsWith('error parsing command line options'))
-      log.always("try 'secantus-restore --help' for more information");
-  } else log.failure(e instanceof Error ? (e.stack ?? e.message) : String(e));
-  return 1;
-}
-
 export async function restoreMain(argv: readonly string[], io: ToolStreams): Promise<number> {
   let log = new ToolLog(io.stderr, 0, false);
   let o: RestoreOptions | 'help' | 'version';
@@ -185,7 +176,7 @@ export async function restoreMain(argv: readonly string[], io: ToolStreams): Pro
     log = new ToolLog(io.stderr, verbosity(a), flag(a, 'quiet'));
     o = optionsFrom(argv);
   } catch (e) {
-    return report(log, e);
+    return reportFailure(log, e, 'secantus-restore');
   }
   if (o === 'help') {
     io.stdout.write(`${restoreUsage}\n`);
@@ -201,7 +192,7 @@ export async function restoreMain(argv: readonly string[], io: ToolStreams): Pro
     restore = new Restore(o, log, io);
     await restore.run();
   } catch (e) {
-    code = report(log, e);
+    code = reportFailure(log, e, 'secantus-restore');
   }
   // As mongorestore, the counts close every run that got past its options, failed or not.
   const counts = restore?.counts ?? { successes: 0, failures: 0 };

@@ -29,6 +29,8 @@ import { Inserter } from './inserter.js';
 import type { InsertSettings } from './inserter.js';
 import { metadataFromJson } from './metadata.js';
 import type { CollectionMetadata } from './metadata.js';
+import { plural, specialCollection } from './namespaces.js';
+import type { SpecialCollection } from './namespaces.js';
 import { escapePattern, NamespaceMatcher, NamespaceRenamer } from './ns-patterns.js';
 import { OplogReplayer } from './oplog-replay.js';
 import { runPool, Semaphore } from './pool.js';
@@ -67,8 +69,6 @@ export interface RestoreOptions {
   readonly writeConcern: Document | undefined;
 }
 
-type Special = 'users' | 'roles' | 'version';
-
 type DataSource =
   | { readonly kind: 'file'; readonly path: string; readonly size: number }
   | { readonly kind: 'stdin' }
@@ -90,21 +90,9 @@ export interface RestoreResult {
   failures: number;
 }
 
-function specialOf(db: string, collection: string): Special | undefined {
-  if (db !== 'admin') return undefined;
-  if (collection === 'system.users') return 'users';
-  if (collection === 'system.roles') return 'roles';
-  if (collection === 'system.version') return 'version';
-  return undefined;
-}
-
 function splitNamespace(ns: string): [string, string] {
   const dot = ns.indexOf('.');
   return dot < 0 ? [ns, ''] : [ns.slice(0, dot), ns.slice(dot + 1)];
-}
-
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** mongorestore's checks of a database name (util.ValidateDBName). */
@@ -162,7 +150,7 @@ export class Restore {
   private readonly renamer: NamespaceRenamer;
   private readonly intents = new Map<string, Intent>();
   private oplog: DataSource | undefined;
-  private readonly specialData = new Map<Special, Buffer[]>();
+  private readonly specialData = new Map<SpecialCollection, Buffer[]>();
   private readonly known = new Map<string, Set<string>>();
   private readonly incomplete = new Set<string>();
   private readonly restored: Intent[] = [];
@@ -623,7 +611,7 @@ export class Restore {
 
   private ordinaryIntents(): Intent[] {
     return [...this.intents.values()].filter(
-      (i) => i.muted !== true && specialOf(i.db, i.collection) === undefined,
+      (i) => i.muted !== true && specialCollection(i.db, i.collection) === undefined,
     );
   }
 
@@ -631,7 +619,7 @@ export class Restore {
     const ordinary = this.ordinaryIntents();
     await runPool(ordinary, this.o.numParallelCollections, (i) => this.restoreFromFile(i));
     for (const i of this.intents.values()) {
-      const special = specialOf(i.db, i.collection);
+      const special = specialCollection(i.db, i.collection);
       if (special === undefined || i.muted === true || i.data === undefined) continue;
       const docs: Buffer[] = [];
       for await (const d of this.documents(i.data, i.data.kind === 'file' ? i.data.path : i.source))
@@ -704,7 +692,7 @@ export class Restore {
         }
         const intent = this.intents.get(source);
         if (intent === undefined || intent.muted === true) continue;
-        const special = specialOf(intent.db, intent.collection);
+        const special = specialCollection(intent.db, intent.collection);
         if (special !== undefined) {
           if (ev.kind === 'document') {
             const list = this.specialData.get(special) ?? [];

@@ -2,17 +2,10 @@
 // values kept in their exact BSON types (a validator's 1.0 stays a double), by asking for raw
 // replies and decoding them without promotion.
 
-import { deserialize, Long, Timestamp } from './bson.js';
+import { deserialize, Long, rawDecodeOptions as decodeOptions, Timestamp } from './bson.js';
 import type { Document } from './bson.js';
 import type { Db, MongoClient } from 'mongodb';
 import { ToolError } from './tool-error.js';
-
-const decodeOptions = {
-  promoteValues: false,
-  promoteLongs: false,
-  promoteBuffers: false,
-  bsonRegExp: true,
-} as const;
 
 export function decodeRaw(doc: unknown): Document {
   if (!(doc instanceof Uint8Array))

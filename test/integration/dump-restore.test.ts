@@ -110,6 +110,14 @@ function everyType(): Document[] {
       constructor: 'data',
     },
     { _id: new ObjectId('64b7f0c2a1b2c3d4e5f60719'), kind: 'objectId _id' },
+    // DBRef-shaped documents are ordinary documents; the bson package decodes them as DBRefs.
+    {
+      _id: 22,
+      kind: 'dbref',
+      ref: { $ref: 'items', $id: new ObjectId('64b7f0c2a1b2c3d4e5f6071a'), $db: 'shop' },
+      dotted: { $ref: 'shop.items', $id: 1, extra: { nested: true } },
+      list: [{ $ref: 'a', $id: 'x' }],
+    },
     { _id: 'string id', kind: 'string _id' },
     { _id: { compound: 1, key: 'x' }, kind: 'document _id' },
     { _id: new Double(21.5), kind: 'double _id' },

@@ -16,7 +16,14 @@
 // "oplog". Every namespace of the prelude ends with an eof-header, views and empty
 // collections too (after a segment without documents, as mongodump writes them).
 
-import { deserialize, Double, Int32, Long, serialize } from '../bson.js';
+import {
+  deserialize,
+  Double,
+  Int32,
+  Long,
+  rawDecodeOptions as decodeOptions,
+  serialize,
+} from '../bson.js';
 import { ToolError } from '../tool-error.js';
 
 export const archiveMagic = 0x8199e26d;
@@ -89,8 +96,6 @@ export function encodeNamespaceHeader(h: NamespaceHeader): Buffer {
     }),
   );
 }
-
-const decodeOptions = { promoteValues: false, promoteLongs: false, bsonRegExp: true } as const;
 
 function decoded(bytes: Buffer, what: string): Record<string, unknown> {
   try {
