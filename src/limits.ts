@@ -140,6 +140,11 @@ export const limits = {
   // secantus-dump / secantus-restore (src/tools): each bound has its error there.
   /** Largest document read from a .bson file or an archive: internal size, as oplog entries may be. */
   toolDocumentBytesMax: 16 * 1024 * 1024 + 16 * 1024,
+  /**
+   * Documents per find/getMore batch of a dump: small batches keep the tool's memory low and
+   * let the server answer other clients (and the driver's monitor) between them.
+   */
+  dumpCursorBatchDocs: 10_000,
   /** Documents of one collection buffered before they are written to an archive (mongodump's 16 MiB). */
   dumpArchiveSegmentBytesMax: 16 * 1024 * 1024,
   /** Documents in one insert command of a restore (mongorestore's --batchSize default). */

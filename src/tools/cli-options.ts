@@ -5,6 +5,7 @@
 
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
+import { MongoError } from 'mongodb';
 import type { MongoClientOptions } from 'mongodb';
 import { ToolError } from './tool-error.js';
 import type { ToolLog } from './tool-log.js';
@@ -164,7 +165,7 @@ export function connectionFrom(a: ParsedArgs): { connection: Connection; rest: s
 /** Prints a failure as mongo-tools do ("Failed: ..."); returns the exit code, 1. */
 export function reportFailure(log: ToolLog, e: unknown, tool: string): number {
   log.stopBars();
-  if (e instanceof ToolError) {
+  if (e instanceof ToolError || e instanceof MongoError) {
     log.failure(e.message);
     if (e.message.startsWith('error parsing command line options'))
       log.always(`try '${tool} --help' for more information`);

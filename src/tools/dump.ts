@@ -482,7 +482,11 @@ export class Dump {
       return;
     }
     this.log.always(`writing ${ns} to ${output.location}`);
-    const command: Document = { find: i.name, filter: this.o.query ?? {} };
+    const command: Document = {
+      find: i.name,
+      filter: this.o.query ?? {},
+      batchSize: limits.dumpCursorBatchDocs,
+    };
     if (this.o.query === undefined) command['hint'] = { $natural: 1 };
     if (this.snapshot !== undefined)
       command['readConcern'] = { level: 'snapshot', atClusterTime: this.snapshot };
@@ -505,6 +509,7 @@ export class Dump {
     let n = 0;
     try {
       const cursor = db.runCursorCommand(command, { raw: true, session });
+      cursor.setBatchSize(limits.dumpCursorBatchDocs);
       let batch: Buffer[] = [];
       let bytes = 0;
       try {
@@ -600,7 +605,11 @@ export class Dump {
     await overflow();
     const output = await target.oplog();
     this.log.always(`writing captured oplog to ${output.location}`);
-    const command = { find: 'oplog.rs', filter: { ts: { $gte: start, $lte: end } } };
+    const command = {
+      find: 'oplog.rs',
+      filter: { ts: { $gte: start, $lte: end } },
+      batchSize: limits.dumpCursorBatchDocs,
+    };
     const n = await this.copy(
       this.client.db('local'),
       command,

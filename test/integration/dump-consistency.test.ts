@@ -22,7 +22,7 @@ async function holdCounts(client: MongoClient, mode: Document | string): Promise
     data: {
       failCommands: ['count'],
       blockConnection: true,
-      blockTimeMS: 1500,
+      blockTimeMS: 4000,
       appName: 'secantus-tools',
     },
   });
