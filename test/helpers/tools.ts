@@ -120,3 +120,6 @@ export async function databaseList(client: MongoClient): Promise<string[]> {
   const r = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
   return (r['databases'] as Document[]).map((d) => String(d['name'])).sort();
 }
+
+/** A collection schema for test data with any `_id` (the driver's default wants ObjectId). */
+export type AnyDocument = { _id?: number | string | Document; [key: string]: unknown };

@@ -5,7 +5,7 @@
 // failpoint so that the test's writes land between the dump's start and its reads; currentOp
 // shows the count still waiting when the writes are done, so the order is certain.
 
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import type { Document, MongoClient } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { dump, rawDocuments, restore } from '../helpers/tools.js';
+import type { AnyDocument } from '../helpers/tools.js';
 
 async function holdCounts(client: MongoClient, mode: Document | string): Promise<void> {
   await client.db('admin').command({
@@ -64,10 +65,10 @@ describe('a dump is one point in time', () => {
   it('reads every collection at one snapshot, whatever is written meanwhile', async () => {
     const db = source.client.db('snap');
     await db
-      .collection('a')
+      .collection<AnyDocument>('a')
       .insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: i, v: 'before' })));
     await db
-      .collection('b')
+      .collection<AnyDocument>('b')
       .insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: i, v: 'before' })));
     const before = {
       a: await rawDocuments(source.client, 'snap', 'a'),
@@ -81,9 +82,9 @@ describe('a dump is one point in time', () => {
     });
     await waitFor(() => log.includes('reading every collection at cluster time'));
     await waitFor(() => countWaiting(source.client));
-    await db.collection('a').insertOne({ _id: 100, v: 'during' });
-    await db.collection('a').updateMany({}, { $set: { v: 'during' } });
-    await db.collection('b').deleteMany({ _id: { $lt: 25 } });
+    await db.collection<AnyDocument>('a').insertOne({ _id: 100, v: 'during' });
+    await db.collection<AnyDocument>('a').updateMany({}, { $set: { v: 'during' } });
+    await db.collection<AnyDocument>('b').deleteMany({ _id: { $lt: 25 } });
     assert.ok(await countWaiting(source.client), 'the dump had not read the collections yet');
     const d = await running;
     await releaseCounts(source.client);
@@ -106,7 +107,7 @@ describe('a dump is one point in time', () => {
 
   it('with --oplog, replays what was written while the dump ran', async () => {
     const db = source.client.db('pit');
-    await db.collection('a').insertMany(
+    await db.collection<AnyDocument>('a').insertMany(
       Array.from({ length: 20 }, (_, i) => ({
         _id: i,
         n: i,
@@ -114,7 +115,7 @@ describe('a dump is one point in time', () => {
         sub: { x: 1, y: 2 },
       })),
     );
-    await db.collection('b').insertMany([{ _id: 1 }, { _id: 2 }]);
+    await db.collection<AnyDocument>('b').insertMany([{ _id: 1 }, { _id: 2 }]);
     // Collections are dumped one at a time (-j 1): a, then b. While b's count waits, a (already
     // read) changes; only the oplog carries those changes.
     await holdCounts(source.client, 'alwaysOn');
@@ -128,20 +129,20 @@ describe('a dump is one point in time', () => {
     );
     await waitFor(() => log.includes('done dumping pit.a'));
     await waitFor(() => countWaiting(source.client));
-    await db.collection('a').insertOne({ _id: 100, n: 100, list: [], sub: {} });
+    await db.collection<AnyDocument>('a').insertOne({ _id: 100, n: 100, list: [], sub: {} });
     await db
-      .collection('a')
+      .collection<AnyDocument>('a')
       .updateOne({ _id: 1 }, { $set: { n: -1, 'sub.x': 'changed' }, $unset: { 'sub.y': '' } });
-    await db.collection('a').updateOne({ _id: 2 }, { $push: { list: 4 } });
-    await db.collection('a').updateOne({ _id: 3 }, { $pop: { list: 1 } });
+    await db.collection<AnyDocument>('a').updateOne({ _id: 2 }, { $push: { list: 4 } } as Document);
+    await db.collection<AnyDocument>('a').updateOne({ _id: 3 }, { $pop: { list: 1 } } as Document);
     await db
-      .collection('a')
+      .collection<AnyDocument>('a')
       .updateOne({ _id: 4 }, [{ $set: { list: { $concatArrays: [[0], '$list'] } } }]);
-    await db.collection('a').replaceOne({ _id: 5 }, { n: 'replaced' });
-    await db.collection('a').deleteOne({ _id: 6 });
+    await db.collection<AnyDocument>('a').replaceOne({ _id: 5 }, { n: 'replaced' });
+    await db.collection<AnyDocument>('a').deleteOne({ _id: 6 });
     await db.createCollection('created');
-    await db.collection('created').insertOne({ _id: 'new' });
-    await db.collection('created').createIndex({ z: 1 });
+    await db.collection<AnyDocument>('created').insertOne({ _id: 'new' });
+    await db.collection<AnyDocument>('created').createIndex({ z: 1 });
     assert.ok(await countWaiting(source.client), 'the dump had not finished yet');
     const d = await running;
     await releaseCounts(source.client);
@@ -160,17 +161,26 @@ describe('a dump is one point in time', () => {
       got.forEach((g, i) =>
         assert.ok(g.equals(final[i] as Buffer), `pit.a document ${i} after replay`),
       );
-      assert.equal(await withReplay.client.db('pit').collection('created').countDocuments(), 1);
+      assert.equal(
+        await withReplay.client.db('pit').collection<AnyDocument>('created').countDocuments(),
+        1,
+      );
       const names = (
-        await withReplay.client.db('pit').collection('created').listIndexes().toArray()
+        await withReplay.client.db('pit').collection<AnyDocument>('created').listIndexes().toArray()
       ).map((x) => x['name']);
       assert.deepEqual(names, ['_id_', 'z_1']);
 
       // Without the replay the data is as read: the changes made after a was read are missing.
       const plain = await restore(['--uri', without.uri, out]);
       assert.equal(plain.code, 0, plain.stderr);
-      assert.equal(await without.client.db('pit').collection('a').countDocuments(), 20);
-      assert.equal(await without.client.db('pit').collection('a').countDocuments({ _id: 100 }), 0);
+      assert.equal(
+        await without.client.db('pit').collection<AnyDocument>('a').countDocuments(),
+        20,
+      );
+      assert.equal(
+        await without.client.db('pit').collection<AnyDocument>('a').countDocuments({ _id: 100 }),
+        0,
+      );
     } finally {
       await withReplay.stop();
       await without.stop();

@@ -4,7 +4,7 @@
 // interleaved segments, empty segments, a view and an oplog namespace; a directory with
 // mongodump's canonical Extended JSON metadata, gzipped too) must restore.
 
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import type { Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { collectionShapes, dump, indexShapes, rawDocuments, restore } from '../helpers/tools.js';
+import type { AnyDocument } from '../helpers/tools.js';
 
 // ---- an independent reader of the archive format -------------------------------------------
 
@@ -200,10 +201,10 @@ describe('dump formats, read and written byte by byte', () => {
     source = await startTestServer();
     const db = source.client.db('fmt');
     await db
-      .collection('a')
+      .collection<AnyDocument>('a')
       .insertMany(Array.from({ length: 300 }, (_, i) => ({ _id: i, s: 'x'.repeat(i) })));
-    await db.collection('b').insertMany([{ _id: 1 }, { _id: 2 }]);
-    await db.collection('a').createIndex({ s: 1 });
+    await db.collection<AnyDocument>('b').insertMany([{ _id: 1 }, { _id: 2 }]);
+    await db.collection<AnyDocument>('a').createIndex({ s: 1 });
     await db.createCollection('empty');
     await db.createCollection('v', { viewOn: 'a', pipeline: [{ $match: { _id: 1 } }] });
     dir = await mkdtemp(join(tmpdir(), 'secantus-format-'));
@@ -416,7 +417,7 @@ describe('bad input', () => {
     const eof = nsHeader('shop', 'checked', true, crc64(checked));
     const at = good.indexOf(eof);
     assert.ok(at > 0);
-    good.writeUInt8(good[at + eof.length - 2] ^ 1, at + eof.length - 2); // a bit of the CRC
+    good.writeUInt8((good[at + eof.length - 2] as number) ^ 1, at + eof.length - 2); // a bit of the CRC
     const r = await restoreArchive(good);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /Failed: reading the archive: CRC mismatch for namespace shop\.checked/);

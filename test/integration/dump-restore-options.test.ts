@@ -2,7 +2,7 @@
 // --dryRun, --noIndexRestore, --query, single collections on stdout and stdin and as one .bson
 // file, progress bars on a terminal and summary lines elsewhere, and the bins as processes.
 
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { databaseList, dump, rawDocuments, restore } from '../helpers/tools.js';
+import type { AnyDocument } from '../helpers/tools.js';
 
 describe('dump and restore options', () => {
   let source: TestServer;
@@ -25,10 +26,10 @@ describe('dump and restore options', () => {
     for (const db of ['app', 'logs']) {
       await source.client
         .db(db)
-        .collection('users')
+        .collection<AnyDocument>('users')
         .insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: i, age: i })));
-      await source.client.db(db).collection('tmp_1').insertOne({ _id: 1 });
-      await source.client.db(db).collection('users').createIndex({ age: 1 });
+      await source.client.db(db).collection<AnyDocument>('tmp_1').insertOne({ _id: 1 });
+      await source.client.db(db).collection<AnyDocument>('users').createIndex({ age: 1 });
     }
     archive = join(dir, 'all.archive');
     tree = join(dir, 'tree');
@@ -86,9 +87,13 @@ describe('dump and restore options', () => {
       (await target.client.db('copy').listCollections().toArray()).map((c) => c.name).sort(),
       ['app_tmp_1', 'app_users'],
     );
-    assert.equal(await target.client.db('old').collection('users').countDocuments(), 30);
     assert.equal(
-      (await target.client.db('copy').collection('app_users').listIndexes().toArray()).length,
+      await target.client.db('old').collection<AnyDocument>('users').countDocuments(),
+      30,
+    );
+    assert.equal(
+      (await target.client.db('copy').collection<AnyDocument>('app_users').listIndexes().toArray())
+        .length,
       2,
     );
   });
@@ -98,7 +103,7 @@ describe('dump and restore options', () => {
     assert.equal((await restore(['--uri', target.uri, tree, '--nsInclude', 'app.users'])).code, 0);
     await target.client
       .db('app')
-      .collection('users')
+      .collection<AnyDocument>('users')
       .updateOne({ _id: 1 }, { $set: { age: 'changed' } });
     const again = await restore(['--uri', target.uri, tree, '--nsInclude', 'app.users']);
     assert.equal(again.code, 0, again.stderr);
@@ -128,7 +133,7 @@ describe('dump and restore options', () => {
     assert.equal(dropped.code, 0, dropped.stderr);
     assert.match(dropped.stderr, /dropping collection app\.users before restoring/);
     assert.equal(
-      (await target.client.db('app').collection('users').findOne({ _id: 1 }))?.['age'],
+      (await target.client.db('app').collection<AnyDocument>('users').findOne({ _id: 1 }))?.['age'],
       1,
     );
   });
@@ -150,7 +155,8 @@ describe('dump and restore options', () => {
     ]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(
-      (await target.client.db('app').collection('users').listIndexes().toArray()).length,
+      (await target.client.db('app').collection<AnyDocument>('users').listIndexes().toArray())
+        .length,
       1,
     );
   });
@@ -175,12 +181,19 @@ describe('dump and restore options', () => {
       stdin: d.stdout,
     });
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(await target.client.db('copy').collection('adults').countDocuments(), 5);
+    assert.equal(
+      await target.client.db('copy').collection<AnyDocument>('adults').countDocuments(),
+      5,
+    );
     const file = await restore(['--uri', target.uri, join(tree, 'logs', 'users.bson')]);
     assert.equal(file.code, 0, file.stderr);
-    assert.equal(await target.client.db('logs').collection('users').countDocuments(), 30);
     assert.equal(
-      (await target.client.db('logs').collection('users').listIndexes().toArray()).length,
+      await target.client.db('logs').collection<AnyDocument>('users').countDocuments(),
+      30,
+    );
+    assert.equal(
+      (await target.client.db('logs').collection<AnyDocument>('users').listIndexes().toArray())
+        .length,
       2,
     );
   });
@@ -196,7 +209,7 @@ describe('dump and restore options', () => {
   });
 
   it('shows progress bars on a terminal and summary lines elsewhere', async () => {
-    const big = source.client.db('big').collection('docs');
+    const big = source.client.db('big').collection<AnyDocument>('docs');
     await big.insertMany(
       Array.from({ length: 20_000 }, (_, i) => ({ _id: i, pad: 'x'.repeat(100) })),
     );
@@ -237,7 +250,10 @@ describe('dump and restore options', () => {
     );
     assert.deepEqual(codes, [0, 0], err);
     assert.match(err, /31 document\(s\) restored successfully/);
-    assert.equal(await target.client.db('logs').collection('users').countDocuments(), 30);
+    assert.equal(
+      await target.client.db('logs').collection<AnyDocument>('users').countDocuments(),
+      30,
+    );
     const bad = spawn(
       process.execPath,
       [...bin('secantus-restore'), '--uri', target.uri, join(dir, 'missing')],

@@ -4,7 +4,7 @@
 // gzip archive, archive on standard output); documents must come back byte for byte, and
 // indexes and options equal.
 
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +35,7 @@ import {
   rawDocuments,
   restore,
 } from '../helpers/tools.js';
+import type { AnyDocument } from '../helpers/tools.js';
 
 /** One document per BSON type, plus awkward field names and edge values. */
 function everyType(): Document[] {
@@ -138,13 +139,13 @@ async function fill(client: MongoClient): Promise<void> {
       });
     return copy;
   });
-  await db.collection('types').insertMany(docs);
+  await db.collection<AnyDocument>('types').insertMany(docs);
   // A top-level Timestamp(0, 0) can only be stored by an update that does not fill it in.
   await db
-    .collection('types')
+    .collection<AnyDocument>('types')
     .updateOne({ _id: 15 }, [{ $set: { top: { $literal: new Timestamp({ t: 0, i: 0 }) } } }]);
 
-  const items = db.collection('items');
+  const items = db.collection<AnyDocument>('items');
   await items.insertMany(
     Array.from({ length: 2500 }, (_, i) => ({
       _id: i,
@@ -178,17 +179,19 @@ async function fill(client: MongoClient): Promise<void> {
     validationLevel: 'moderate',
     validationAction: 'error',
   });
-  await db.collection('orders').insertMany([
+  await db.collection<AnyDocument>('orders').insertMany([
     { _id: 1, total: new Double(9.5) },
     { _id: 2, total: new Double(20) },
   ]);
 
   await db.createCollection('people', { collation: { locale: 'fr', strength: 2 } });
-  await db.collection('people').insertMany([
+  await db.collection<AnyDocument>('people').insertMany([
     { _id: 1, name: 'Émile' },
     { _id: 2, name: 'emile' },
   ]);
-  await db.collection('people').createIndex({ age: 1 }, { collation: { locale: 'simple' } });
+  await db
+    .collection<AnyDocument>('people')
+    .createIndex({ age: 1 }, { collation: { locale: 'simple' } });
 
   await db.createCollection('images', { changeStreamPreAndPostImages: { enabled: true } });
   await db.createCollection('empty');
@@ -206,14 +209,14 @@ async function fill(client: MongoClient): Promise<void> {
 
   await client
     .db('other')
-    .collection('notes')
+    .collection<AnyDocument>('notes')
     .insertMany([
       { _id: 1, text: 'a' },
       { _id: 2, text: 'b' },
     ]);
   await client
     .db('other')
-    .collection('system.js')
+    .collection<AnyDocument>('system.js')
     .insertOne({ _id: 'f', value: new Code('function () {}') });
   // Extension points (issue #18): once access control exists, create users and roles here
   // (db.command({createUser})), which must come back through _mergeAuthzCollections; once
@@ -363,7 +366,10 @@ describe('secantus-dump / secantus-restore round trip', () => {
       const r = await restore(['--uri', target.uri, '--archive', '--gzip'], { stdin: d.stdout });
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual(await databaseList(target.client), ['shop']);
-      assert.equal(await target.client.db('shop').collection('items').countDocuments(), 2500);
+      assert.equal(
+        await target.client.db('shop').collection<AnyDocument>('items').countDocuments(),
+        2500,
+      );
     } finally {
       await target.stop();
     }

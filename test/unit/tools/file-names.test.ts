@@ -1,7 +1,7 @@
 // Dump file names as mongodump makes them (Go's url.QueryEscape, long names cut and hashed),
 // and the small codecs under the tools: CRC-64 and the element walker.
 
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { BSON } from 'mongodb';

@@ -1,6 +1,6 @@
 // mongorestore's namespace patterns: wildcards, escapes, renames by position or by variable.
 
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   escapePattern,
