@@ -142,6 +142,23 @@ export const limits = {
   rangeMemoryBytesMax: 64 * 1024 * 1024,
   /** Time a request may wait for a blocked failpoint connection, upper bound. */
   failPointBlockTimeMsMax: 60_000,
+
+  // secantus-dump / secantus-restore (src/tools): each bound has its error there.
+  /** Largest document read from a .bson file or an archive: internal size, as oplog entries may be. */
+  toolDocumentBytesMax: 16 * 1024 * 1024 + 16 * 1024,
+  /**
+   * Documents per find/getMore batch of a dump: small batches keep the tool's memory low and
+   * let the server answer other clients (and the driver's monitor) between them.
+   */
+  dumpCursorBatchDocs: 10_000,
+  /** Documents of one collection buffered before they are written to an archive (mongodump's 16 MiB). */
+  dumpArchiveSegmentBytesMax: 16 * 1024 * 1024,
+  /** Documents in one insert command of a restore (mongorestore's --batchSize default). */
+  restoreInsertBatchDocsMax: 1_000,
+  /** Bytes of documents in one insert command of a restore (a larger document goes alone). */
+  restoreInsertBatchBytesMax: 8 * 1024 * 1024,
+  /** Collections dumped or restored at once (mongodump's --numParallelCollections takes any positive value). */
+  toolParallelCollectionsMax: 64,
 } as const;
 
 export type Limits = typeof limits;
@@ -152,6 +169,9 @@ if (
   limits.messageSizeBytesMax
 ) {
   throw new Error('limits: a maximal document must fit in a message');
+}
+if (limits.restoreInsertBatchBytesMax > limits.bsonObjectSizeMax) {
+  throw new Error('limits: a restore batch must fit in one command body');
 }
 if (limits.commandDepthMax < limits.bsonDepthMax) {
   throw new Error('limits: a command must be able to carry a maximally nested document');

@@ -634,7 +634,8 @@ export const createIndexes = defineCommand({
             isPlainDocument(s)
               ? Object.fromEntries(
                   Object.entries(s).filter(
-                    ([k]) => acceptedOptions.has(k) || notImplementedOptions.has(k),
+                    ([k]) =>
+                      acceptedOptions.has(k) || notImplementedOptions.has(k) || k === 'collation',
                   ),
                 )
               : s,
