@@ -136,6 +136,19 @@ export const limits = {
   rangeMemoryBytesMax: 64 * 1024 * 1024,
   /** Time a request may wait for a blocked failpoint connection, upper bound. */
   failPointBlockTimeMsMax: 60_000,
+  /** Bytes of one SASL payload (saslStart / saslContinue); a longer one fails authentication. */
+  saslPayloadBytesMax: 16 * 1024,
+  /** Longest user or role name in bytes. */
+  userNameBytesMax: 1024,
+  /** Longest SCRAM client nonce, in characters. */
+  scramNonceLengthMax: 1024,
+  /**
+   * An Unauthorized message shows the refused command as text (mongod's "not authorized on db to
+   * execute command { … }"), cut to this many characters: the body may carry a 48 MB insert.
+   */
+  unauthorizedCommandTextMax: 16 * 1024,
+  /** Users or roles one usersInfo / rolesInfo lists at most. */
+  usersInfoResultsMax: 100_000,
 } as const;
 
 export type Limits = typeof limits;

@@ -41,6 +41,7 @@ import { executeDelete } from '../crud/write-exec.js';
 import { collectionCollation } from '../crud/common.js';
 import { parseCollation } from '../../bson/collation.js';
 import { lookupView, notACollection } from '../../catalog/views.js';
+import { onCollection } from '../authorization.js';
 
 /** Options an index spec may carry. */
 const acceptedOptions = new Set([
@@ -595,6 +596,7 @@ export function buildIndex(
 
 export const createIndexes = defineCommand({
   name: 'createIndexes',
+  auth: onCollection('createIndex'),
   args: {
     indexes: t.array,
     commitQuorum: t.any,
@@ -696,6 +698,7 @@ export const createIndexes = defineCommand({
 
 export const listIndexes = defineCommand({
   name: 'listIndexes',
+  auth: onCollection('listIndexes'),
   args: {
     cursor: t.document,
     includeBuildUUIDs: t.ignored,
@@ -723,6 +726,7 @@ export const listIndexes = defineCommand({
 
 export const dropIndexes = defineCommand({
   name: 'dropIndexes',
+  auth: onCollection('dropIndex'),
   aliases: ['deleteIndexes'],
   args: { index: t.any, collectionUUID: t.ignored },
   traits: { isWrite: true, apiVersion1: true },

@@ -53,6 +53,7 @@ import { diskUseFor } from './disk-use.js';
 import { validateForWrite } from './document-validation.js';
 import type { Collection } from '../../catalog/collection.js';
 import { serverIntrospection } from '../diag/current-op.js';
+import { pipelinePrivileges, privileges } from '../authorization.js';
 
 export const aggregateArgs = {
   pipeline: t.array,
@@ -125,6 +126,16 @@ function letScope(letVars: BsonDocument | undefined, env: ExpressionEnv): Variab
 
 export const aggregate = defineCommand({
   name: 'aggregate',
+  auth: privileges('find on the collection and what each stage reads or writes', (input) => [
+    pipelinePrivileges(
+      {
+        db: input.db,
+        coll: typeof input.target === 'string' ? input.target : undefined,
+        bypassDocumentValidation: input.args.bypassDocumentValidation === true,
+      },
+      input.body['pipeline'] ?? [],
+    ),
+  ]),
   args: aggregateArgs,
   traits: { allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
   run: (inv) => runAggregate(inv, inv.args.explain === true ? 'queryPlanner' : undefined),
@@ -280,7 +291,7 @@ export async function runAggregate(
     inLookup: false,
     inTransaction: args.autocommit === false,
     session: args.lsid,
-    server: serverIntrospection(services),
+    server: serverIntrospection(services, inv.connection),
   };
   const parsed = parsePipeline(
     resolved === undefined ? args.pipeline : [...resolved.pipeline, ...args.pipeline],

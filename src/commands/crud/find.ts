@@ -31,6 +31,13 @@ import {
 import { ChangeStreamCursor, changeStreamGetMore, failPointLabels } from './change-stream.js';
 import { diskUseFor } from './disk-use.js';
 import { runFindOnView } from './view-reads.js';
+import {
+  authenticatedOnly,
+  checkCursorOwner,
+  mayKillCursor,
+  onCollection,
+  unauthorized,
+} from '../authorization.js';
 
 export const findArgs = {
   filter: t.document,
@@ -151,6 +158,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
 
 export const find = defineCommand({
   name: 'find',
+  auth: onCollection('find'),
   args: findArgs,
   traits: { counter: 'query', allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
   run: (inv) => {
@@ -202,6 +210,7 @@ function outputFor(
 
 export const getMore = defineCommand({
   name: 'getMore',
+  auth: authenticatedOnly,
   args: {
     collection: t.string,
     batchSize: t.int64,
@@ -229,6 +238,7 @@ export const getMore = defineCommand({
     const cursor = services.cursors.get(target);
     if (cursor === undefined)
       throw new CommandError(ErrorCode.CursorNotFound, `cursor id ${target.toString()} not found`);
+    checkCursorOwner(services, inv.connection, cursor);
     const ns = fullName(db, args.collection);
     if (cursor.ns !== ns) {
       throw new CommandError(
@@ -271,6 +281,7 @@ export const getMore = defineCommand({
 
 export const killCursors = defineCommand({
   name: 'killCursors',
+  auth: authenticatedOnly,
   args: { cursors: t.array },
   traits: { allowedInTransaction: true, apiVersion1: true },
   run: (inv) => {
@@ -294,6 +305,9 @@ export const killCursors = defineCommand({
         );
       }
       const c = services.cursors.get(v);
+      // Another user's cursor needs killAnyCursor on its namespace (mongod's checkAuthForKillCursors).
+      if (c !== undefined && c.ns === ns && !mayKillCursor(services, inv.connection, c))
+        throw unauthorized(db, inv.body);
       if (c === undefined || c.ns !== ns) notFound.push(v);
       else if (c.inUse) alive.push(v);
       else {
