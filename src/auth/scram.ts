@@ -142,6 +142,11 @@ export class ScramServer {
   constructor(
     readonly mechanism: ScramMechanism,
     private readonly defaultIterations: number,
+    /**
+     * Fail at the first message for a user without a credential (hello's speculative
+     * authentication, where mongod does so and drivers then negotiate the mechanism).
+     */
+    private readonly failUnknownEarly = false,
   ) {
     this.hash = hashOf(mechanism);
   }
@@ -210,10 +215,14 @@ export class ScramServer {
       throw new ScramError('SCRAM user name is empty or too long');
     if (extensions.some((e) => e.startsWith('m=')))
       throw new ScramError('SCRAM mandatory extensions are not supported');
+    if (extensions.some((e) => !/^[a-zA-Z]=/.test(e)))
+      throw new ScramError('malformed SCRAM extension in the first client message');
     const clientNonce = attribute(noncePart, 'r');
     if (!nonceChars.test(clientNonce) || clientNonce.length > limits.scramNonceLengthMax)
       throw new ScramError('Invalid SCRAM client nonce');
     const credential = lookup(user);
+    if (credential === undefined && this.failUnknownEarly)
+      throw new ScramError('no SCRAM credential for this user and mechanism');
     const salt =
       credential?.salt ??
       createHmac('sha256', fakeSaltSecret)

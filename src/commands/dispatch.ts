@@ -249,7 +249,7 @@ export class Dispatcher {
     const args = parseArgs(name, body, def.args, name, def.strict ?? true);
     if (services.config.auth) {
       checkPrivileges(this.authInput(connection, dbValue, name, body, args), def);
-      checkSessionOwner(services, connection, body['lsid']);
+      if (def.auth.requiresAuth !== false) checkSessionOwner(services, connection, body['lsid']);
     }
     checkApiVersion(name, def, args);
     const wc = parseWriteConcern(args.writeConcern);

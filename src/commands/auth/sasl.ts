@@ -163,7 +163,7 @@ function start(ctx: StepContext, command: string, req: StartRequest): BsonDocume
   }
   connection.auth.conversation = {
     db: req.db,
-    scram: new ScramServer(mechanism, iterationsFor(services, mechanism)),
+    scram: new ScramServer(mechanism, iterationsFor(services, mechanism), ctx.speculative),
     skipEmptyExchange: req.options?.['skipEmptyExchange'] === true,
   };
   const r = step(ctx, payload.bytes);
