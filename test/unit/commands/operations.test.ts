@@ -11,12 +11,14 @@ import {
 } from '../../../src/commands/operations.js';
 import { localIsoString, truncateCommand } from '../../../src/commands/diag/current-op.js';
 import type { ConnectionState } from '../../../src/commands/context.js';
+import { ConnectionAuth } from '../../../src/auth/session.js';
 
 const client = (id: number): ConnectionState => ({
   id,
   remote: `127.0.0.1:${40000 + id}`,
   local: '127.0.0.1:27017',
   clientMetadata: undefined,
+  auth: new ConnectionAuth(true),
   appName: undefined,
 });
 
