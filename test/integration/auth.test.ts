@@ -326,13 +326,11 @@ describe('access control', () => {
       9,
     );
     await expectServerCode(
-      ts.client
-        .db('app')
-        .command({
-          createRole: 'wide',
-          privileges: [{ resource: { cluster: true }, actions: ['inprog'] }],
-          roles: [],
-        }),
+      ts.client.db('app').command({
+        createRole: 'wide',
+        privileges: [{ resource: { cluster: true }, actions: ['inprog'] }],
+        roles: [],
+      }),
       49,
     );
     await admin.command({ createRole: 'cycA', privileges: [], roles: [] });
