@@ -72,6 +72,8 @@ export async function makeCredential(
   iterationCount: number,
   /** false: `password` is already mongod's SCRAM-SHA-1 digest (createUser digestPassword: false). */
   digestPassword = true,
+  /** The salt; random (hash length − 4 bytes) unless given (tests use the RFC vectors' salts). */
+  salt: Buffer = randomBytes(hashOf(mechanism).bytes - 4),
 ): Promise<ScramCredential> {
   const hash = hashOf(mechanism);
   const secret =
@@ -80,7 +82,6 @@ export async function makeCredential(
         ? legacyPasswordDigest(user, password)
         : password
       : preparePassword(password);
-  const salt = randomBytes(hash.bytes - 4);
   const salted = await pbkdf2Async(secret, salt, iterationCount, hash);
   const clientKey = hmac(hash, salted, 'Client Key');
   return {

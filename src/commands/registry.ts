@@ -26,7 +26,8 @@ export interface CommandTraits {
   readonly counter?: 'insert' | 'query' | 'update' | 'delete' | 'getmore';
 }
 
-export interface Invocation<S extends ArgSpec> {
+/** A parsed request: what both a command's access declaration and its run function see. */
+export interface CommandRequest<S extends ArgSpec = ArgSpec> {
   readonly services: ServerServices;
   readonly connection: ConnectionState;
   readonly db: string;
@@ -34,19 +35,15 @@ export interface Invocation<S extends ArgSpec> {
   readonly target: BsonDocument[string];
   readonly body: BsonDocument;
   readonly args: ParsedArgs<S> & GenericArgs;
-  readonly op: OperationContext;
   readonly name: string;
 }
 
+export interface Invocation<S extends ArgSpec> extends CommandRequest<S> {
+  readonly op: OperationContext;
+}
+
 /** What a command's privilege declaration sees: the request, parsed, before anything runs. */
-export interface AuthInput<S extends ArgSpec = ArgSpec> {
-  readonly services: ServerServices;
-  readonly connection: ConnectionState;
-  readonly db: string;
-  readonly target: BsonDocument[string];
-  readonly body: BsonDocument;
-  readonly args: ParsedArgs<S> & GenericArgs;
-  readonly name: string;
+export interface AuthInput<S extends ArgSpec = ArgSpec> extends CommandRequest<S> {
   /** The requirement of another command body (explain's inner command). */
   requirementOf(body: BsonDocument, db: string): Requirement;
 }

@@ -40,6 +40,18 @@ export function sameRole(a: RoleName, b: RoleName): boolean {
   return a.role === b.role && a.db === b.db;
 }
 
+/** A role list after granting (adding those not held) or revoking `roles`. */
+export function changeRoleList(
+  held: readonly RoleName[],
+  roles: readonly RoleName[],
+  grant: boolean,
+): RoleName[] {
+  if (!grant) return held.filter((h) => !roles.some((r) => sameRole(h, r)));
+  const out = [...held];
+  for (const r of roles) if (!out.some((h) => sameRole(h, r))) out.push(r);
+  return out;
+}
+
 /** A built-in role, or one in admin.system.roles. */
 export function roleExists(services: ServerServices, role: RoleName): boolean {
   return isBuiltinRole(role) || services.auth.roleSource().custom(role) !== undefined;

@@ -20,7 +20,7 @@ import { databaseResource } from '../../auth/resource.js';
 import { reaches, resolveRoles } from '../../auth/roles.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import { t } from '../args.js';
-import { privileges } from '../authorization.js';
+import { onDatabase, privileges } from '../authorization.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { AuthInput, CommandDefinition, Requirement } from '../registry.js';
@@ -35,6 +35,7 @@ import {
   requireRolesExist,
   roleDocument,
   sameRole,
+  changeRoleList,
 } from './common.js';
 import { roleNamesOf, rolesCollection, usersCollection, userId } from './service.js';
 
@@ -210,9 +211,7 @@ function removeEverywhere(
 export const dropRole = defineCommand({
   name: 'dropRole',
   args: {},
-  auth: privileges('dropRole on the database', (input) => [
-    [privilege(databaseResource(input.db), 'dropRole')],
-  ]),
+  auth: onDatabase('dropRole'),
   run: async (inv) => {
     const { services, db } = inv;
     const role: RoleName = { role: checkName('Role', inv.target, 'dropRole'), db };
@@ -234,9 +233,7 @@ export const dropRole = defineCommand({
 export const dropAllRolesFromDatabase = defineCommand({
   name: 'dropAllRolesFromDatabase',
   args: {},
-  auth: privileges('dropRole on the database', (input) => [
-    [privilege(databaseResource(input.db), 'dropRole')],
-  ]),
+  auth: onDatabase('dropRole'),
   run: async (inv) => {
     const { services, db } = inv;
     const n = await inv.op.access.write((txn) => {
@@ -344,11 +341,7 @@ function subroleChange(
       else requireRolesExist(services, roles);
       await inv.op.access.write((txn) => {
         const current = requireCustomRole(services, role, txn);
-        let held = roleNamesOf(current['roles']);
-        if (grant)
-          for (const r of roles)
-            if (!held.some((h) => sameRole(h, r))) held.push(r);
-            else held = held.filter((h) => !roles.some((r) => sameRole(h, r)));
+        const held = changeRoleList(roleNamesOf(current['roles']), roles, grant);
         replaceAuthDocument(txn, services, rolesCollection, userId(db, role.role), {
           ...current,
           roles: held.map(roleDocument),

@@ -17,7 +17,7 @@ import { resolveRoles } from '../../auth/roles.js';
 import type { ScramMechanism } from '../../auth/scram.js';
 import { isScramMechanism, makeCredential, scramMechanisms } from '../../auth/scram.js';
 import { t } from '../args.js';
-import { privileges, userKeyOf } from '../authorization.js';
+import { onDatabase, privileges, userKeyOf } from '../authorization.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import { compileQueryFilter } from '../../query/language.js';
@@ -34,7 +34,7 @@ import {
   replaceAuthDocument,
   requireRolesExist,
   roleDocument,
-  sameRole,
+  changeRoleList,
 } from './common.js';
 import { roleNamesOf, usersCollection, userId } from './service.js';
 
@@ -300,9 +300,7 @@ export const updateUser = defineCommand({
 export const dropUser = defineCommand({
   name: 'dropUser',
   args: {},
-  auth: privileges('dropUser on the database', (input) => [
-    [privilege(databaseResource(input.db), 'dropUser')],
-  ]),
+  auth: onDatabase('dropUser'),
   run: async (inv) => {
     const { services, db } = inv;
     const user = checkName('User', inv.target, 'dropUser');
@@ -317,9 +315,7 @@ export const dropUser = defineCommand({
 export const dropAllUsersFromDatabase = defineCommand({
   name: 'dropAllUsersFromDatabase',
   args: {},
-  auth: privileges('dropUser on the database', (input) => [
-    [privilege(databaseResource(input.db), 'dropUser')],
-  ]),
+  auth: onDatabase('dropUser'),
   run: async (inv) => {
     const { services, db } = inv;
     const n = await write(inv, (txn) =>
@@ -358,12 +354,7 @@ function rolesChange(
             ErrorCode.UserNotFound,
             `Could not find user "${user}" for db "${db}"`,
           );
-        let held = roleNamesOf(current['roles']);
-        if (grant) {
-          for (const r of roles) if (!held.some((h) => sameRole(h, r))) held.push(r);
-        } else {
-          held = held.filter((h) => !roles.some((r) => sameRole(h, r)));
-        }
+        const held = changeRoleList(roleNamesOf(current['roles']), roles, grant);
         replaceAuthDocument(txn, services, usersCollection, userId(db, user), {
           ...current,
           roles: held.map(roleDocument),
