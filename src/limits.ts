@@ -159,6 +159,20 @@ export const limits = {
   restoreInsertBatchBytesMax: 8 * 1024 * 1024,
   /** Collections dumped or restored at once (mongodump's --numParallelCollections takes any positive value). */
   toolParallelCollectionsMax: 64,
+
+  /** Bytes of one SASL payload (saslStart / saslContinue); a longer one fails authentication. */
+  saslPayloadBytesMax: 16 * 1024,
+  /** Longest user or role name in bytes. */
+  userNameBytesMax: 1024,
+  /** Longest SCRAM client nonce, in characters. */
+  scramNonceLengthMax: 1024,
+  /**
+   * An Unauthorized message shows the refused command as text (mongod's "not authorized on db to
+   * execute command { … }"), cut to this many characters: the body may carry a 48 MB insert.
+   */
+  unauthorizedCommandTextMax: 16 * 1024,
+  /** Users or roles one usersInfo / rolesInfo lists at most. */
+  usersInfoResultsMax: 100_000,
 } as const;
 
 export type Limits = typeof limits;

@@ -67,6 +67,32 @@ export class Logger {
     attr?: Record<string, unknown>,
   ): void {
     if (!this.enabled(severity) || this.sink === undefined) return;
+    this.sink.write(this.format(severity, component, id, msg, attr) + '\n');
+  }
+
+  /**
+   * A startup warning, tagged as mongod tags them: logged, and returned as its log line for
+   * getLog: 'startupWarnings' (returned even when this logger writes nothing).
+   */
+  startupWarning(
+    component: LogComponent,
+    id: number,
+    msg: string,
+    attr?: Record<string, unknown>,
+  ): string {
+    const line = this.format('warning', component, id, msg, attr, ['startupWarnings']);
+    if (this.enabled('warning') && this.sink !== undefined) this.sink.write(line + '\n');
+    return line;
+  }
+
+  private format(
+    severity: SeverityName,
+    component: LogComponent,
+    id: number,
+    msg: string,
+    attr: Record<string, unknown> | undefined,
+    tags?: readonly string[],
+  ): string {
     const entry: Record<string, unknown> = {
       t: { $date: new Date().toISOString() },
       s: Severity[severity],
@@ -76,13 +102,12 @@ export class Logger {
       msg,
     };
     if (attr !== undefined) entry['attr'] = redact(attr, 0);
-    let line: string;
+    if (tags !== undefined) entry['tags'] = tags;
     try {
-      line = JSON.stringify(entry, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+      return JSON.stringify(entry, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
     } catch {
-      line = JSON.stringify({ ...entry, attr: { unserializable: true } });
+      return JSON.stringify({ ...entry, attr: { unserializable: true } });
     }
-    this.sink.write(line + '\n');
   }
 
   info(component: LogComponent, id: number, msg: string, attr?: Record<string, unknown>): void {

@@ -19,6 +19,9 @@ import { transactionCommands } from './repl/transactions.js';
 import { replSetCommands } from './repl/replset.js';
 import { configureFailPoint } from './testing/configure-failpoint.js';
 import { currentOpCommands } from './diag/current-op.js';
+import { saslCommands } from './auth/sasl.js';
+import { userCommands } from './auth/users.js';
+import { roleCommands } from './auth/roles.js';
 
 export const allCommands: readonly CommandDefinition[] = [
   ...handshakeCommands,
@@ -39,6 +42,9 @@ export const allCommands: readonly CommandDefinition[] = [
   ...transactionCommands,
   ...replSetCommands,
   configureFailPoint,
+  ...saslCommands,
+  ...userCommands,
+  ...roleCommands,
 ];
 
 export function createRegistry(): CommandRegistry {

@@ -18,6 +18,9 @@ import type { Timestamp } from 'bson';
 import type { SpillArea } from '../pipeline/spill/area.js';
 import type { OperationRegistry } from './operations.js';
 import { interruptedError } from './operations.js';
+import type { ConnectionAuth } from '../auth/session.js';
+import type { AuthService } from './auth/service.js';
+import type { CommandDefinition } from './registry.js';
 
 export interface ServerConfig {
   readonly port: number;
@@ -29,6 +32,8 @@ export interface ServerConfig {
   /** Replica set name; '' runs as a standalone. */
   readonly replSet: string;
   readonly enableTestCommands: boolean;
+  /** Access control is on (--auth, --keyFile): commands check the client's privileges. */
+  readonly auth: boolean;
   /** The command line as given (getCmdLineOpts). */
   readonly argv: readonly string[];
   /** The resolved options as a document (getCmdLineOpts.parsed). */
@@ -63,12 +68,18 @@ export interface ServerServices {
   readonly connections: { current: number; totalCreated: number };
   /** Names of every registered command (listCommands). */
   commandNames(): string[];
+  /** The declaration of a registered command (listCommands). */
+  commandDefinition(name: string): CommandDefinition | undefined;
   /** Server parameters (getParameter / setParameter). */
   readonly parameters: Map<string, unknown>;
   /** Where blocking stages spill to disk (src/pipeline/spill). */
   readonly spill: SpillArea;
   /** The operations in progress and the open connections (currentOp, killOp). */
   readonly operations: OperationRegistry;
+  /** Users, roles and authentication (admin.system.users, admin.system.roles). */
+  readonly auth: AuthService;
+  /** The log lines of startup warnings, for getLog: 'startupWarnings'. */
+  readonly startupWarnings: string[];
 }
 
 export interface ConnectionState {
@@ -79,6 +90,8 @@ export interface ConnectionState {
   clientMetadata: BsonDocument | undefined;
   /** appName from client metadata, used by failpoints. */
   appName: string | undefined;
+  /** Who the client authenticated as, and the SASL conversation in progress. */
+  readonly auth: ConnectionAuth;
 }
 
 export interface OperationContext {

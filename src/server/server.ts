@@ -34,6 +34,10 @@ import { ConflictTracker } from '../txn/conflicts.js';
 import { SessionCatalog } from '../txn/sessions.js';
 import { SnapshotHistory } from '../txn/snapshot-history.js';
 import { TrackedEngine } from '../txn/tracked-engine.js';
+import { AuthService, watchAuthCollections } from '../commands/auth/service.js';
+import { createInitialUser } from '../commands/auth/users.js';
+import { startupWarnings } from '../commands/auth/startup-warnings.js';
+import { noopObserver } from '../catalog/observer.js';
 import { numericValue } from '../bson/types.js';
 import { Connection } from './connection.js';
 import { createTtlMonitor } from '../commands/admin/indexes.js';
@@ -73,6 +77,13 @@ export interface ServerOptions {
   readonly argv?: readonly string[];
   /** The resolved options as a document, for getCmdLineOpts. */
   readonly parsed?: BsonDocument;
+  /** Access control (--auth): every command checks the client's privileges. Default false. */
+  readonly auth?: boolean;
+  /**
+   * A user created with the root role on admin at start-up when admin.system.users has no user
+   * of that name (the daemon's initial root user, the in-process server's auth option).
+   */
+  readonly initialUser?: { readonly username: string; readonly password: string };
 }
 
 function advertise(bindIp: string, port: number): string {
@@ -156,6 +167,7 @@ export class Server {
         storageEngine,
         replSet,
         enableTestCommands,
+        auth: options.auth ?? false,
         argv: options.argv ?? [],
         parsed: options.parsed ?? {},
       };
@@ -190,7 +202,15 @@ export class Server {
         () => clock.now(),
         (from, to) => oplog?.reader.changedBetween(from, to) ?? false,
       );
-      if (oplog !== undefined) catalog.observer = oplog;
+      const parameters = defaultParameters({ enableTestCommands });
+      const auth = new AuthService({
+        catalog,
+        engine,
+        enabled: config.auth,
+        localhostBypassEnabled: () => parameters.get('enableLocalhostAuthBypass') !== false,
+        logger,
+      });
+      catalog.observer = watchAuthCollections(oplog ?? noopObserver, () => auth.bump());
       // Spill files left by a crash belong to no operation any more.
       const spill = SpillArea.forServer(options.dbPath);
       spill.wipe();
@@ -210,10 +230,14 @@ export class Server {
         opcounters,
         connections: { current: 0, totalCreated: 0 },
         commandNames: () => registry.names(),
-        parameters: defaultParameters({ enableTestCommands }),
+        commandDefinition: (name) => registry.get(name),
+        parameters,
         spill,
         operations: new OperationRegistry(),
+        auth,
+        startupWarnings: [],
       };
+      if (options.initialUser !== undefined) await createInitialUser(services, options.initialUser);
       const server = new Server(services, listener, new Dispatcher(services, registry));
       listener.on('connection', (socket) => server.accept(socket));
       server.reaper = setInterval(
@@ -223,6 +247,9 @@ export class Server {
       server.ttl = createTtlMonitor(services);
       server.ttl.start();
       server.reaper.unref();
+      for (const w of startupWarnings(config)) {
+        services.startupWarnings.push(logger.startupWarning('CONTROL', w.id, w.msg, w.attr));
+      }
       logger.info('NETWORK', 23016, 'Waiting for connections', {
         port,
         bindIp,

@@ -52,6 +52,8 @@ import {
   pluginOf,
 } from './index-plugins.js';
 
+import { onCollection } from '../authorization.js';
+
 /** Options an index spec may carry. */
 const acceptedOptions = new Set([
   'key',
@@ -612,6 +614,7 @@ export function buildIndex(
 
 export const createIndexes = defineCommand({
   name: 'createIndexes',
+  auth: onCollection('createIndex'),
   args: {
     indexes: t.array,
     commitQuorum: t.any,
@@ -714,6 +717,7 @@ export const createIndexes = defineCommand({
 
 export const listIndexes = defineCommand({
   name: 'listIndexes',
+  auth: onCollection('listIndexes'),
   args: {
     cursor: t.document,
     includeBuildUUIDs: t.ignored,
@@ -741,6 +745,7 @@ export const listIndexes = defineCommand({
 
 export const dropIndexes = defineCommand({
   name: 'dropIndexes',
+  auth: onCollection('dropIndex'),
   aliases: ['deleteIndexes'],
   args: { index: t.any, collectionUUID: t.ignored },
   traits: { isWrite: true, apiVersion1: true },

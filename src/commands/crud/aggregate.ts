@@ -52,6 +52,7 @@ import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-strea
 import { notACollection } from '../../catalog/views.js';
 import { diskUseFor } from './disk-use.js';
 import { serverIntrospection } from '../diag/current-op.js';
+import { pipelinePrivileges, privileges } from '../authorization.js';
 
 export const aggregateArgs = {
   pipeline: t.array,
@@ -124,6 +125,16 @@ function letScope(letVars: BsonDocument | undefined, env: ExpressionEnv): Variab
 
 export const aggregate = defineCommand({
   name: 'aggregate',
+  auth: privileges('find on the collection and what each stage reads or writes', (input) => [
+    pipelinePrivileges(
+      {
+        db: input.db,
+        coll: typeof input.target === 'string' ? input.target : undefined,
+        bypassDocumentValidation: input.args.bypassDocumentValidation === true,
+      },
+      input.body['pipeline'] ?? [],
+    ),
+  ]),
   args: aggregateArgs,
   traits: { allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
   run: (inv) => runAggregate(inv, inv.args.explain === true ? 'queryPlanner' : undefined),
@@ -279,7 +290,7 @@ export async function runAggregate(
     inLookup: false,
     inTransaction: args.autocommit === false,
     session: args.lsid,
-    server: serverIntrospection(services),
+    server: serverIntrospection(services, inv.connection),
     textSearch:
       sourceName === undefined
         ? undefined

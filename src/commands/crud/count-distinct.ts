@@ -23,6 +23,7 @@ import {
   targetCollection,
 } from './common.js';
 import { runCountOnView, runDistinctOnView } from './view-reads.js';
+import { onCollection } from '../authorization.js';
 
 export const countArgs = {
   query: t.document,
@@ -77,6 +78,7 @@ export function prepareCount(inv: Invocation<typeof countArgs>): {
 
 export const count = defineCommand({
   name: 'count',
+  auth: onCollection('find'),
   args: countArgs,
   traits: { apiVersion1: true, allowedInTransaction: false },
   run: (inv) => {
@@ -166,6 +168,7 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): {
 
 export const distinct = defineCommand({
   name: 'distinct',
+  auth: onCollection('find'),
   args: distinctArgs,
   traits: { allowedInTransaction: true, snapshotReads: true, apiVersion1: false },
   run: (inv) => {

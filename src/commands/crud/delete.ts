@@ -12,6 +12,7 @@ import { clusterTimeOf, resolveCollation, resolveHint, targetCollection } from '
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete } from './write-exec.js';
+import { onCollection } from '../authorization.js';
 
 const statementFields = new Set(['q', 'limit', 'hint', 'collation']);
 
@@ -70,6 +71,7 @@ const deleteCodec: StatementResultCodec<number> = {
 
 export const deleteCommand = defineCommand({
   name: 'delete',
+  auth: onCollection('remove'),
   args: { deletes: t.array, ordered: t.bool, let: t.document, stmtIds: t.array },
   traits: {
     isWrite: true,

@@ -39,6 +39,7 @@ import {
 import { runCountOnView, runDistinctOnView, runFindOnView } from './view-reads.js';
 import { countArgs, prepareCount, prepareDistinct, distinctArgs } from './count-distinct.js';
 import { findArgs, prepareFind } from './find.js';
+import { privileges } from '../authorization.js';
 
 const verbosities: readonly ExplainVerbosity[] = [
   'queryPlanner',
@@ -248,6 +249,9 @@ function explainWrite(
 
 export const explain = defineCommand({
   name: 'explain',
+  auth: privileges('what the explained command needs', (input) =>
+    isPlainDocument(input.target) ? input.requirementOf(input.target, input.db) : [[]],
+  ),
   args: { verbosity: t.string },
   traits: { apiVersion1: false },
   run: async (inv) => {

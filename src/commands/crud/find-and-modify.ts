@@ -25,6 +25,9 @@ import {
 import { runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete, executeUpdate } from './write-exec.js';
+import { privileges, targetResource } from '../authorization.js';
+import { privilege } from '../../auth/privileges.js';
+import type { ActionType } from '../../auth/actions.js';
 
 interface FamResult {
   readonly n: number;
@@ -51,6 +54,15 @@ const famCodec: StatementResultCodec<FamResult> = {
 
 export const findAndModify = defineCommand({
   name: 'findAndModify',
+  auth: privileges(
+    'find, and update or remove, on the collection (insert for upserts)',
+    (input) => {
+      const actions: ActionType[] = ['find', input.args.remove === true ? 'remove' : 'update'];
+      if (input.args.upsert === true) actions.push('insert');
+      if (input.args.bypassDocumentValidation === true) actions.push('bypassDocumentValidation');
+      return [[privilege(targetResource(input), ...actions)]];
+    },
+  ),
   aliases: ['findandmodify'],
   args: {
     query: t.document,

@@ -37,6 +37,13 @@ import {
 } from './change-stream-cursor.js';
 import { diskUseFor } from './disk-use.js';
 import { runFindOnView } from './view-reads.js';
+import {
+  authenticatedOnly,
+  checkCursorOwner,
+  mayKillCursor,
+  onCollection,
+  unauthorized,
+} from '../authorization.js';
 
 export const findArgs = {
   filter: t.document,
@@ -165,6 +172,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
 
 export const find = defineCommand({
   name: 'find',
+  auth: onCollection('find'),
   args: findArgs,
   traits: { counter: 'query', allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
   run: (inv) => {
@@ -216,6 +224,7 @@ function outputFor(
 
 export const getMore = defineCommand({
   name: 'getMore',
+  auth: authenticatedOnly,
   args: {
     collection: t.string,
     batchSize: t.int64,
@@ -243,6 +252,7 @@ export const getMore = defineCommand({
     const cursor = services.cursors.get(target);
     if (cursor === undefined)
       throw new CommandError(ErrorCode.CursorNotFound, `cursor id ${target.toString()} not found`);
+    checkCursorOwner(services, inv.connection, cursor);
     const ns = fullName(db, args.collection);
     if (cursor.ns !== ns) {
       throw new CommandError(
@@ -285,6 +295,7 @@ export const getMore = defineCommand({
 
 export const killCursors = defineCommand({
   name: 'killCursors',
+  auth: authenticatedOnly,
   args: { cursors: t.array },
   traits: { allowedInTransaction: true, apiVersion1: true },
   run: (inv) => {
@@ -308,6 +319,9 @@ export const killCursors = defineCommand({
         );
       }
       const c = services.cursors.get(v);
+      // Another user's cursor needs killAnyCursor on its namespace (mongod's checkAuthForKillCursors).
+      if (c !== undefined && c.ns === ns && !mayKillCursor(services, inv.connection, c))
+        throw unauthorized(db, inv.body);
       if (c === undefined || c.ns !== ns) notFound.push(v);
       else if (c.inUse) alive.push(v);
       else {

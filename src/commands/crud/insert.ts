@@ -10,11 +10,24 @@ import { defineCommand } from '../registry.js';
 import { ensureCollectionOutsideTransaction, targetCollection } from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
+import { privileges, targetResource } from '../authorization.js';
+import { privilege } from '../../auth/privileges.js';
 
 const insertCodec: StatementResultCodec<boolean> = { encode: () => ({}), decode: () => true };
 
 export const insert = defineCommand({
   name: 'insert',
+  auth: privileges('insert on the collection (and bypassDocumentValidation)', (input) => [
+    [
+      privilege(
+        targetResource(input),
+        'insert',
+        ...(input.args.bypassDocumentValidation === true
+          ? (['bypassDocumentValidation'] as const)
+          : []),
+      ),
+    ],
+  ]),
   args: {
     documents: t.array,
     ordered: t.bool,

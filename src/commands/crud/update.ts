@@ -25,6 +25,9 @@ import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.j
 import type { StatementResultCodec } from './write-batch.js';
 import { executeUpdate } from './write-exec.js';
 import type { UpdateOutcome } from './write-exec.js';
+import { privileges, targetResource } from '../authorization.js';
+import { privilege } from '../../auth/privileges.js';
+import type { ActionType } from '../../auth/actions.js';
 
 // MongoDB 7.0 has no `sort` in update statements (8.0 added it): it is an unknown field here.
 const statementFields = new Set([
@@ -137,6 +140,18 @@ const updateCodec: StatementResultCodec<UpdateOutcome> = {
 
 export const update = defineCommand({
   name: 'update',
+  auth: privileges(
+    'update on the collection (insert for upserts, bypassDocumentValidation)',
+    (input) => {
+      const updates = input.body['updates'];
+      const upsert =
+        Array.isArray(updates) && updates.some((u) => isPlainDocument(u) && u['upsert'] === true);
+      const actions: ActionType[] = ['update'];
+      if (upsert) actions.push('insert');
+      if (input.args.bypassDocumentValidation === true) actions.push('bypassDocumentValidation');
+      return [[privilege(targetResource(input), ...actions)]];
+    },
+  ),
   args: {
     updates: t.array,
     ordered: t.bool,

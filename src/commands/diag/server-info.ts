@@ -13,11 +13,13 @@ import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { maxWireVersion, serverVersion, versionArray } from './handshake.js';
+import { authenticatedOnly, noAuth, onCluster } from '../authorization.js';
 
 const int = (n: number): Int32 => new Int32(n);
 
 export const buildInfo = defineCommand({
   name: 'buildInfo',
+  auth: noAuth,
   aliases: ['buildinfo'],
   args: {},
   traits: { apiVersion1: false },
@@ -44,6 +46,7 @@ export const buildInfo = defineCommand({
 
 export const ping = defineCommand({
   name: 'ping',
+  auth: noAuth,
   args: {},
   traits: { apiVersion1: true },
   run: () => ({}),
@@ -107,6 +110,9 @@ export function defaultParameters(services: { enableTestCommands: boolean }): Ma
     ['internalDocumentSourceGroupMaxMemoryBytes', Long.fromNumber(limits.groupMemoryBytesMax)],
     ['allowDiskUseByDefault', true],
     ['authenticationMechanisms', ['SCRAM-SHA-1', 'SCRAM-SHA-256']],
+    ['enableLocalhostAuthBypass', true],
+    ['scramIterationCount', int(10000)],
+    ['scramSHA256IterationCount', int(15000)],
     ['requireApiVersion', false],
     ['notablescan', false],
     ['quiet', false],
@@ -128,6 +134,7 @@ const settable = new Set([
 
 export const getParameter = defineCommand({
   name: 'getParameter',
+  auth: onCluster('getParameter'),
   args: { allParameters: t.any, showDetails: t.any, setAt: t.any },
   strict: false,
   traits: { adminOnly: true },
@@ -151,6 +158,7 @@ export const getParameter = defineCommand({
 
 export const setParameter = defineCommand({
   name: 'setParameter',
+  auth: onCluster('setParameter'),
   args: Object.fromEntries([...settable].map((k) => [k, t.any])),
   traits: { adminOnly: true },
   run: ({ services, body }) => {
@@ -181,6 +189,7 @@ export const setParameter = defineCommand({
 
 export const getCmdLineOpts = defineCommand({
   name: 'getCmdLineOpts',
+  auth: onCluster('getCmdLineOpts'),
   args: {},
   traits: { adminOnly: true },
   run: ({ services }) => ({ argv: [...services.config.argv], parsed: services.config.parsed }),
@@ -192,6 +201,7 @@ function uptimeSecs(services: ServerServices): number {
 
 export const serverStatus = defineCommand({
   name: 'serverStatus',
+  auth: onCluster('serverStatus'),
   args: {},
   run: ({ services }) => {
     const mem = process.memoryUsage();
@@ -246,6 +256,7 @@ export const serverStatus = defineCommand({
 
 export const hostInfo = defineCommand({
   name: 'hostInfo',
+  auth: onCluster('hostInfo'),
   args: {},
   run: () => ({
     system: {
@@ -264,35 +275,62 @@ export const hostInfo = defineCommand({
 
 export const whatsmyuri = defineCommand({
   name: 'whatsmyuri',
+  auth: authenticatedOnly,
   args: {},
   run: ({ connection }) => ({ you: connection.remote }),
 });
 
 export const connectionStatus = defineCommand({
   name: 'connectionStatus',
+  auth: noAuth,
   args: { showPrivileges: t.bool },
-  run: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] } }),
+  run: ({ services, connection, args }) => {
+    services.auth.refresh(connection);
+    const user = connection.auth.user;
+    const authInfo: BsonDocument = {
+      authenticatedUsers: user === undefined ? [] : [{ user: user.user, db: user.db }],
+      authenticatedUserRoles:
+        user === undefined ? [] : user.roles.map((r) => ({ role: r.role, db: r.db })),
+    };
+    if (args.showPrivileges === true)
+      authInfo['authenticatedUserPrivileges'] =
+        user === undefined ? [] : user.privileges.toDocuments();
+    return { authInfo };
+  },
 });
 
 export const listCommands = defineCommand({
   name: 'listCommands',
+  auth: noAuth,
   args: {},
   run: ({ services }) => {
     const commands: BsonDocument = {};
-    for (const name of services.commandNames())
-      commands[name] = { help: '', requiresAuth: false, secondaryOk: true, adminOnly: false };
+    for (const name of services.commandNames()) {
+      const def = services.commandDefinition(name);
+      commands[name] = {
+        help: def?.help ?? '',
+        requiresAuth: def?.auth.requiresAuth !== false,
+        secondaryOk: true,
+        adminOnly: def?.traits?.adminOnly === true,
+      };
+    }
     return { commands };
   },
 });
 
 export const getLog = defineCommand({
   name: 'getLog',
+  auth: onCluster('getLog'),
   args: {},
   traits: { adminOnly: true },
-  run: ({ target }) => {
+  run: ({ target, services }) => {
     if (target === '*') return { names: ['global', 'startupWarnings'] };
-    if (target === 'global' || target === 'startupWarnings')
-      return { totalLinesWritten: int(0), log: [] };
+    if (target === 'startupWarnings')
+      return {
+        totalLinesWritten: int(services.startupWarnings.length),
+        log: [...services.startupWarnings],
+      };
+    if (target === 'global') return { totalLinesWritten: int(0), log: [] };
     throw new CommandError(
       ErrorCode.BadValue,
       'Argument to getLog must be of type String; found a value of an unknown type or an unknown log name',
@@ -302,6 +340,7 @@ export const getLog = defineCommand({
 
 export const getFreeMonitoringStatus = defineCommand({
   name: 'getFreeMonitoringStatus',
+  auth: onCluster('checkFreeMonitoringStatus'),
   args: {},
   traits: { adminOnly: true },
   run: () => ({ state: 'disabled' }),

@@ -7,9 +7,11 @@ import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { withWriteConcernError } from '../write-concern.js';
+import { authenticatedOnly } from '../authorization.js';
 
 export const commitTransaction = defineCommand({
   name: 'commitTransaction',
+  auth: authenticatedOnly,
   args: { commitTimestamp: t.ignored, recoveryToken: t.ignored },
   traits: { adminOnly: true, apiVersion1: true },
   run: async ({ services, op }) => {
@@ -43,6 +45,7 @@ export const commitTransaction = defineCommand({
 
 export const abortTransaction = defineCommand({
   name: 'abortTransaction',
+  auth: authenticatedOnly,
   args: { recoveryToken: t.ignored },
   traits: { adminOnly: true, apiVersion1: true },
   run: ({ services, op }) => {
