@@ -26,6 +26,13 @@ export const limits = {
   batchSizeBytesMax: 16 * 1024 * 1024,
   /** An idle cursor is closed after this long. */
   cursorIdleTimeoutMs: 10 * 60 * 1000,
+  /**
+   * Longest a read runs before it gives the event loop back (src/query/exec/yield.ts): then
+   * other clients are served, and the operation's kill flag and deadline are checked.
+   */
+  execSliceMs: 4,
+  /** Items a blocking sort sorts at once; bigger inputs are sorted in runs and merged as read. */
+  sortRunItemsMax: 1024,
   /** How often the idle-cursor reaper runs. */
   cursorReaperIntervalMs: 15 * 1000,
   /** Open cursors per server. */

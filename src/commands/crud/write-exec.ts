@@ -13,6 +13,7 @@ import { checkIdValue, checkStorable, prepareForInsert } from '../../catalog/val
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { DocumentFilter, MatchDetailsSink, RowComparator } from '../../query/exec/stages.js';
 import { planQuery } from '../../query/planner/planner.js';
+import { pullSync } from '../../query/exec/yield.js';
 import type { Collator } from '../../bson/collation.js';
 import { resolveHint } from './common.js';
 import { validateForWrite } from './document-validation.js';
@@ -70,7 +71,7 @@ export function selectRecords(
     natural: resolveHint(undefined, options.hint).natural,
   });
   const out: MatchedRecord[] = [];
-  for (let row = plan.next(txn); row !== undefined; row = plan.next(txn)) {
+  for (let row = pullSync(plan, txn); row !== undefined; row = pullSync(plan, txn)) {
     if (row.recordId === undefined) continue;
     out.push({
       record: { recordId: row.recordId, doc: row.doc, size: 0 },

@@ -8,6 +8,7 @@ import type { Collection, StoredRecord } from '../../catalog/collection.js';
 import { prepareForInsert } from '../../catalog/validate-document.js';
 import type { DocumentFilter } from '../../query/exec/stages.js';
 import { planQuery } from '../../query/planner/planner.js';
+import { pullSync } from '../../query/exec/yield.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import type { Runtime, Stage } from './types.js';
 
@@ -70,7 +71,7 @@ export function findRecords(
 ): StoredRecord[] {
   const plan = planQuery(coll, { filter, matcher, allowDiskUse: true });
   const out: StoredRecord[] = [];
-  for (let row = plan.next(txn); row !== undefined; row = plan.next(txn)) {
+  for (let row = pullSync(plan, txn); row !== undefined; row = pullSync(plan, txn)) {
     if (row.recordId !== undefined) out.push({ recordId: row.recordId, doc: row.doc, size: 0 });
   }
   return out;

@@ -2,13 +2,15 @@
 // order or reverse, with the usual filter, sort, skip, limit and projection on top.
 
 import { decodeDocument } from '../../bson/codec.js';
+import type { BsonDocument } from '../../bson/types.js';
 import type { ReadView } from '../../storage/engine.js';
 import { oplogTable } from '../../repl/oplog.js';
-import { LimitStage, SkipStage, SortStage, TransformStage } from './stages.js';
+import { LimitStage, SkipStage, SortStage, TransformStage, matchRow } from './stages.js';
+import { NEED_TIME, sliceDue } from './yield.js';
+import type { Pull } from './yield.js';
 import type {
   DocumentFilter,
   PlanStage,
-  Row,
   RowComparator,
   RowTransform,
   StageStats,
@@ -26,6 +28,7 @@ export class OplogScanStage implements PlanStage {
   private boundView: ReadView | undefined;
   private it: Iterator<{ key: Uint8Array; value: Uint8Array }> | undefined;
   private last: Uint8Array | undefined;
+  private held: BsonDocument | undefined;
   private done = false;
 
   constructor(
@@ -33,7 +36,7 @@ export class OplogScanStage implements PlanStage {
     private readonly reverse: boolean,
   ) {}
 
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     if (this.done) return undefined;
     if (view !== this.boundView || this.it === undefined) {
       this.boundView = view;
@@ -45,21 +48,32 @@ export class OplogScanStage implements PlanStage {
             ? { reverse: true, end: after, endInclusive: false }
             : { start: after, startInclusive: false };
       this.it = view.scan(oplogTable, range);
+      this.held = undefined;
     }
     for (;;) {
-      this.stats.works++;
-      const r = this.it.next();
-      if (r.done === true) {
-        this.done = true;
-        return undefined;
+      let doc = this.held;
+      if (doc === undefined) {
+        this.stats.works++;
+        const r = this.it.next();
+        if (r.done === true) {
+          this.done = true;
+          return undefined;
+        }
+        this.last = Buffer.from(r.value.key);
+        this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
+        doc = decodeDocument(r.value.value);
       }
-      this.last = Buffer.from(r.value.key);
-      this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
-      const doc = decodeDocument(r.value.value);
-      if (this.filter === undefined || this.filter.matches(doc)) {
+      const m = matchRow(this.filter, doc, {});
+      if (m === NEED_TIME) {
+        this.held = doc;
+        return NEED_TIME;
+      }
+      this.held = undefined;
+      if (m) {
         this.stats.nReturned++;
         return { doc };
       }
+      if (sliceDue()) return NEED_TIME;
     }
   }
 }
