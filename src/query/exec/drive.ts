@@ -6,6 +6,7 @@
 import type { ReadView } from '../../storage/engine.js';
 import type { PlanStage, Row } from './stages.js';
 import { NEED_TIME, armSlice, disarmSlice, sliceDue, takeDeferred } from './yield.js';
+import type { DeferredEntry } from './yield.js';
 
 /** What a driver checks when it resumes: the operation (OperationContext has this shape). */
 export interface ExecControl {
@@ -27,21 +28,35 @@ export const uninterruptible: ExecControl = {
 /** Checks run when a read resumes after a yield, besides the operation's: the plan still valid. */
 export type RestoreCheck = () => void;
 
-/** Waits for deferred work, or until the operation is killed or out of time. */
-function waitFor(work: Promise<unknown>, ctl: ExecControl): Promise<void> {
-  if (ctl.signal.aborted) return Promise.resolve();
+/**
+ * Waits for deferred work, or until the operation is killed or out of time: then the work is
+ * cancelled (a regex worker terminated) and the check after the wait fails the operation.
+ */
+function waitFor(work: DeferredEntry, ctl: ExecControl): Promise<void> {
+  if (ctl.signal.aborted) {
+    work.cancel();
+    return Promise.resolve();
+  }
   return new Promise((resolve) => {
     let timer: NodeJS.Timeout | undefined;
-    const done = (): void => {
+    let settled = false;
+    const end = (finished: boolean): void => {
+      if (settled) return;
+      settled = true;
       if (timer !== undefined) clearTimeout(timer);
-      ctl.signal.removeEventListener('abort', done);
+      ctl.signal.removeEventListener('abort', stop);
+      if (!finished) work.cancel();
       resolve();
     };
-    ctl.signal.addEventListener('abort', done, { once: true });
+    const stop = (): void => end(false);
+    ctl.signal.addEventListener('abort', stop, { once: true });
     if (ctl.deadlineMs !== undefined)
-      timer = setTimeout(done, Math.max(0, ctl.deadlineMs - Date.now()) + 1);
+      timer = setTimeout(stop, Math.max(0, ctl.deadlineMs - Date.now()) + 1);
     // A failed piece of work is reported by the stage that retries it (it reads the outcome).
-    work.then(done, done);
+    work.promise.then(
+      () => end(true),
+      () => end(true),
+    );
   });
 }
 

@@ -36,7 +36,16 @@ let stride = 1;
 let countdown = 1;
 let lastReadMs = 0;
 /** Work a stage is waiting for; the driver awaits it before the next pull. */
-let deferred: Promise<unknown> | undefined;
+let deferred: DeferredEntry | undefined;
+/** Deferrals since an evaluation last completed: past a bound, work is done in place. */
+let deferralsInARow = 0;
+const deferralsInARowMax = 256;
+
+/** Work a stage waits for, and how to stop it when nobody waits any more. */
+export interface DeferredEntry {
+  readonly promise: Promise<unknown>;
+  readonly cancel: () => void;
+}
 /** True while a stage evaluates a document it can retry after NEED_TIME (see `retryable`). */
 let retrying = false;
 
@@ -129,16 +138,19 @@ export class DeferredWork extends Error {
  * caller must wait synchronously.
  */
 export function canDefer(): boolean {
-  return armed && retrying;
+  // An evaluation that defers again and again (many long strings in one document) goes on in
+  // place, so that the results it already has are not pushed out of the caller's cache.
+  return armed && retrying && deferralsInARow < deferralsInARowMax;
 }
 
-export function deferUntil(promise: Promise<unknown>): never {
-  deferred = promise;
+export function deferUntil(promise: Promise<unknown>, cancel: () => void): never {
+  deferred = { promise, cancel };
+  deferralsInARow++;
   throw new DeferredWork();
 }
 
 /** The work the last NEED_TIME waits for (taken once by the driver). */
-export function takeDeferred(): Promise<unknown> | undefined {
+export function takeDeferred(): DeferredEntry | undefined {
   const p = deferred;
   deferred = undefined;
   return p;
@@ -154,7 +166,9 @@ export function retryable<T>(fn: () => T): T | NeedTime {
   const was = retrying;
   retrying = true;
   try {
-    return fn();
+    const r = fn();
+    deferralsInARow = 0;
+    return r;
   } catch (e) {
     if (e instanceof DeferredWork) return NEED_TIME;
     throw e;
