@@ -58,16 +58,25 @@ export class MapStage implements PlanStage {
   }
 }
 
-/** A stage mapping each input document to any number of outputs ($unwind, $lookup + unwind). */
+/**
+ * A stage's outputs for one input, made as they are read (an array is one): $unwind of a
+ * million-element array yields between its outputs instead of building them all at once.
+ */
+export interface LazyOutputs {
+  readonly length: number;
+  at(i: number): BsonDocument | undefined;
+}
+
+/** A stage mapping each input document to any number of outputs ($unwind). */
 export class FlatMapStage implements PlanStage {
   readonly stats: StageStats;
-  private pending: BsonDocument[] = [];
+  private pending: LazyOutputs = [];
   private i = 0;
   private held: Row | undefined;
   constructor(
     name: string,
     private readonly input: PlanStage,
-    private readonly fn: (doc: BsonDocument, view: ReadView) => BsonDocument[],
+    private readonly fn: (doc: BsonDocument, view: ReadView) => LazyOutputs,
   ) {
     this.stats = newStats(name, [input]);
   }
@@ -86,7 +95,7 @@ export class FlatMapStage implements PlanStage {
       this.i = 0;
       if (out.length === 0 && sliceDue()) return NEED_TIME;
     }
-    const doc = this.pending[this.i++] as BsonDocument;
+    const doc = this.pending.at(this.i++) as BsonDocument;
     if (this.i >= this.pending.length) this.pending = [];
     this.stats.nReturned++;
     return { doc };
