@@ -5,6 +5,7 @@ import type { BsonDocument } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
+import type { RestoreCheck } from '../../query/exec/drive.js';
 import type { PlanStage, Row } from '../../query/exec/stages.js';
 import {
   commandExpressions,
@@ -23,6 +24,7 @@ import type { CommandDefinition, Invocation } from '../registry.js';
 import {
   clusterTimeOf,
   resolveCollation,
+  collectionRestoreCheck,
   cursorReply,
   isViewRead,
   lookupCollection,
@@ -81,6 +83,8 @@ export interface PreparedFind {
   readonly batchSize: number | undefined;
   /** Deletes the spill files of a blocking sort (the cursor's onClose). */
   readonly release: () => void;
+  /** Checked when the read resumes after a yield: the collection is still the one planned on. */
+  readonly restore: RestoreCheck | undefined;
 }
 
 export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
@@ -137,6 +141,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
       limit,
       batchSize,
       release: () => undefined,
+      restore: undefined,
     };
   }
   const plan = planQuery(coll, {
@@ -167,6 +172,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     limit,
     batchSize,
     release: disk.release,
+    restore: collectionRestoreCheck(services.catalog, db, name, coll),
   };
 }
 
@@ -175,13 +181,14 @@ export const find = defineCommand({
   auth: onCollection('find'),
   args: findArgs,
   traits: { counter: 'query', allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
-  run: (inv) => {
+  run: async (inv) => {
     const { services, args } = inv;
     if (isViewRead(inv)) return runFindOnView(inv);
-    const { ns, plan, output, limit, batchSize, release } = prepareFind(inv);
+    const { ns, plan, output, limit, batchSize, release, restore } = prepareFind(inv);
     const cursor = new ServerCursor(plan, {
       ns,
       onClose: release,
+      restore,
       views: () => inv.op.access.acquireView(),
       owner: { sessionKey: inv.op.session?.session.key },
       ...(output === undefined ? {} : { output }),
@@ -196,9 +203,7 @@ export const find = defineCommand({
       services.cursors.register(cursor);
       return cursorReply(cursor, ns, [], true, inv.op.atClusterTime);
     }
-    const batch = cursor.nextBatch(firstBatchSize === 0 ? undefined : firstBatchSize, () =>
-      inv.op.checkDeadline(),
-    );
+    const batch = await cursor.nextBatch(firstBatchSize === 0 ? undefined : firstBatchSize, inv.op);
     if (args.singleBatch === true || cursor.isExhausted) {
       cursor.close();
       return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);
@@ -281,7 +286,7 @@ export const getMore = defineCommand({
     try {
       if (cursor instanceof ChangeStreamCursor)
         return await changeStreamGetMore(cursor, ns, batchSize, args.maxAwaitTimeMS, inv.op);
-      const batch = cursor.nextBatch(batchSize, () => inv.op.checkDeadline());
+      const batch = await cursor.nextBatch(batchSize, inv.op);
       if (cursor.isExhausted) services.cursors.remove(cursor.id);
       return cursorReply(cursor, ns, batch, false);
     } catch (e) {
