@@ -4,6 +4,7 @@
 // globalSetup hands what it started to the test environments through an environment
 // variable (jest-mongodb writes globalConfig.json into the project instead).
 
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { MemoryServerOptions } from '../runner-support.js';
@@ -30,7 +31,10 @@ export interface SharedState {
   readonly mongoDBName?: string;
 }
 
-export const stateVariable = 'SECANTUSDB_JEST_STATE';
+/** The variable of one project's state (a multi-project run may use the preset twice). */
+export function stateVariable(rootDir: string): string {
+  return `SECANTUSDB_JEST_STATE_${createHash('sha256').update(rootDir).digest('hex').slice(0, 16)}`;
+}
 
 /** The config file's path, or undefined when the project has none. */
 export function configFilePath(rootDir: string): string | undefined {
@@ -57,8 +61,8 @@ export async function readJestMongoConfig(rootDir: string): Promise<ResolvedJest
   };
 }
 
-export function readSharedState(): SharedState {
-  const raw = process.env[stateVariable];
+export function readSharedState(rootDir: string): SharedState {
+  const raw = process.env[stateVariable(rootDir)];
   if (raw === undefined || raw === '') return {};
   const parsed: unknown = JSON.parse(raw);
   return typeof parsed === 'object' && parsed !== null ? (parsed as SharedState) : {};

@@ -16,6 +16,7 @@ import { readJestMongoConfig, readSharedState } from './config.js';
 
 interface JestEnvironmentConfig {
   readonly globalConfig: { readonly rootDir: string };
+  readonly projectConfig?: { readonly rootDir: string };
 }
 
 interface NodeEnvironment {
@@ -65,11 +66,11 @@ export default class SecantusEnvironment extends Base {
 
   constructor(config: JestEnvironmentConfig, context: unknown) {
     super(config, context);
-    this.rootDir = config.globalConfig.rootDir;
+    this.rootDir = config.projectConfig?.rootDir ?? config.globalConfig.rootDir;
   }
 
   override async setup(): Promise<void> {
-    const shared = readSharedState();
+    const shared = readSharedState(this.rootDir);
     if (shared.mongoUri !== undefined) {
       this.global['__MONGO_URI__'] = shared.mongoUri;
     } else {

@@ -8,20 +8,32 @@ import type { MemoryServerLike } from '../runner-support.js';
 import { readJestMongoConfig, stateVariable } from './config.js';
 import type { SharedState } from './config.js';
 
-/** Where globalTeardown finds the server (globalSetup and globalTeardown share a realm). */
-export const serverKey = Symbol.for('secantusdb.jest.server');
+/** Where globalTeardown finds the servers, by project (globalSetup and globalTeardown share a realm). */
+export function sharedServers(): Map<string, MemoryServerLike> {
+  const slot = globalThis as Record<symbol, Map<string, MemoryServerLike> | undefined>;
+  const key = Symbol.for('secantusdb.jest.servers');
+  return (slot[key] ??= new Map());
+}
 
-interface JestGlobalConfig {
+interface JestConfig {
   readonly rootDir: string;
 }
 
-export default async function globalSetup(globalConfig: JestGlobalConfig): Promise<void> {
-  const config = await readJestMongoConfig(globalConfig.rootDir);
+/**
+ * Jest passes (globalConfig, projectConfig); the config file is looked for in the project's
+ * rootDir (the same as the global one but in multi-project runs).
+ */
+export default async function globalSetup(
+  globalConfig: JestConfig,
+  projectConfig?: JestConfig,
+): Promise<void> {
+  const rootDir = projectConfig?.rootDir ?? globalConfig.rootDir;
+  const config = await readJestMongoConfig(rootDir);
   const options = config.mongodbMemoryServerOptions;
   let mongoUri: string | undefined;
   if (config.useSharedDBForAllJestWorkers) {
     const server = await startMemoryServer(options);
-    (globalThis as Record<symbol, MemoryServerLike | undefined>)[serverKey] = server;
+    sharedServers().set(rootDir, server);
     mongoUri = server.getUri();
     process.env[config.mongoURLEnvName] = mongoUri;
   }
@@ -33,5 +45,5 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
     ...(mongoUri === undefined ? {} : { mongoUri }),
     ...(dbName === undefined || dbName === '' ? {} : { mongoDBName: dbName }),
   };
-  process.env[stateVariable] = JSON.stringify(state);
+  process.env[stateVariable(rootDir)] = JSON.stringify(state);
 }

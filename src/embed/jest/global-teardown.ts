@@ -1,13 +1,20 @@
-// The Jest preset's globalTeardown: stops the shared server globalSetup started.
+// The Jest preset's globalTeardown: stops the shared server globalSetup started for the project.
 
-import type { MemoryServerLike } from '../runner-support.js';
 import { stateVariable } from './config.js';
-import { serverKey } from './global-setup.js';
+import { sharedServers } from './global-setup.js';
 
-export default async function globalTeardown(): Promise<void> {
-  const slot = globalThis as Record<symbol, MemoryServerLike | undefined>;
-  const server = slot[serverKey];
-  slot[serverKey] = undefined;
-  delete process.env[stateVariable];
+interface JestConfig {
+  readonly rootDir: string;
+}
+
+export default async function globalTeardown(
+  globalConfig: JestConfig,
+  projectConfig?: JestConfig,
+): Promise<void> {
+  const rootDir = projectConfig?.rootDir ?? globalConfig.rootDir;
+  const servers = sharedServers();
+  const server = servers.get(rootDir);
+  servers.delete(rootDir);
+  delete process.env[stateVariable(rootDir)];
   await server?.stop();
 }

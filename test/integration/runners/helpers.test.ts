@@ -84,13 +84,35 @@ describe('Jest preset globalSetup / globalTeardown', () => {
     try {
       const uri = process.env['JEST_DB_URL'];
       assert.match(uri ?? '', /^mongodb:\/\/127\.0\.0\.1:\d+\/$/);
-      assert.deepEqual(readSharedState(), { mongoUri: uri, mongoDBName: 'jest' });
+      assert.deepEqual(readSharedState(dir), { mongoUri: uri, mongoDBName: 'jest' });
       assert.equal((await hello(uri ?? ''))['setName'], undefined);
     } finally {
-      await globalTeardown();
+      await globalTeardown({ rootDir: dir });
       delete process.env['JEST_DB_URL'];
     }
-    assert.deepEqual(readSharedState(), {});
+    assert.deepEqual(readSharedState(dir), {});
+  });
+
+  test('the project rootDir decides (multi-project runs): two projects, two servers', async () => {
+    const a = project({
+      'jest-mongodb-config.js': "module.exports = { mongoURLEnvName: 'A_URL' };",
+    });
+    const b = project({
+      'jest-mongodb-config.js': "module.exports = { mongoURLEnvName: 'B_URL' };",
+    });
+    await globalSetup({ rootDir: '/nowhere' }, { rootDir: a });
+    await globalSetup({ rootDir: '/nowhere' }, { rootDir: b });
+    try {
+      assert.notEqual(readSharedState(a).mongoUri, readSharedState(b).mongoUri);
+      assert.equal(process.env['A_URL'], readSharedState(a).mongoUri);
+      assert.equal(process.env['B_URL'], readSharedState(b).mongoUri);
+    } finally {
+      await globalTeardown({ rootDir: '/nowhere' }, { rootDir: a });
+      await globalTeardown({ rootDir: '/nowhere' }, { rootDir: b });
+      delete process.env['A_URL'];
+      delete process.env['B_URL'];
+    }
+    assert.deepEqual(readSharedState(a), {});
   });
 
   test('replSet options give a replica set; no shared server when workers do not share', async () => {
@@ -103,9 +125,9 @@ describe('Jest preset globalSetup / globalTeardown', () => {
       const uri = process.env['MONGO_URL'] ?? '';
       assert.match(uri, /\?replicaSet=testset$/);
       assert.equal((await hello(uri))['setName'], 'testset');
-      assert.equal(readSharedState().mongoDBName, undefined);
+      assert.equal(readSharedState(rs).mongoDBName, undefined);
     } finally {
-      await globalTeardown();
+      await globalTeardown({ rootDir: rs });
       delete process.env['MONGO_URL'];
     }
     const own = project({
@@ -113,8 +135,8 @@ describe('Jest preset globalSetup / globalTeardown', () => {
     });
     await globalSetup({ rootDir: own });
     assert.equal(process.env['MONGO_URL'], undefined);
-    assert.deepEqual(readSharedState(), {});
-    await globalTeardown();
+    assert.deepEqual(readSharedState(own), {});
+    await globalTeardown({ rootDir: own });
   });
 });
 
