@@ -83,7 +83,10 @@ function build(files, clean) {
     cwd: root,
     stdio: 'inherit',
   });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+  if (r.status !== 0) {
+    process.exitCode = r.status ?? 1;
+    throw new Error('build: tsc failed');
+  }
   mkdirSync(join(dist, 'cjs'), { recursive: true });
   writeFileSync(join(dist, 'cjs', 'package.json'), '{ "type": "commonjs" }\n');
   writeFileSync(stampPath, JSON.stringify({ files: listHash(files), startedAtMs }) + '\n');
@@ -118,10 +121,20 @@ function pruneOrphans() {
   if (removed > 0) process.stderr.write(`build: removed ${removed} file(s) without a source\n`);
 }
 
-const args = new Set(process.argv.slice(2));
-const files = inputs();
-if (args.has('--clean') || args.has('--force') || !isCurrent(files)) {
-  build(files, args.has('--clean'));
+/**
+ * Build unless current. `clean`: remove dist/ first; `force`: build even if current.
+ * Returns whether it built.
+ */
+export function ensureBuilt({ clean = false, force = false } = {}) {
+  const files = inputs();
+  if (!clean && !force && isCurrent(files)) return false;
+  build(files, clean);
   // A source deleted or renamed changes the input list, so it always comes with a build.
   pruneOrphans();
+  return true;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = new Set(process.argv.slice(2));
+  ensureBuilt({ clean: args.has('--clean'), force: args.has('--force') });
 }
