@@ -136,5 +136,10 @@ export function ensureBuilt({ clean = false, force = false } = {}) {
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = new Set(process.argv.slice(2));
-  ensureBuilt({ clean: args.has('--clean'), force: args.has('--force') });
+  try {
+    ensureBuilt({ clean: args.has('--clean'), force: args.has('--force') });
+  } catch (e) {
+    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(process.exitCode || 1);
+  }
 }

@@ -107,6 +107,11 @@ const { MongoClient } = require('mongodb');
   const server = await SecantusServer.start();
   const client = new MongoClient(server.getUri('smoke'));
   assert.equal((await client.db().command({ ping: 1 })).ok, 1);
+  // Code paths behind CommonJS dependencies (the stemmer of text indexes) run in this build too.
+  const notes = client.db().collection('notes');
+  await notes.createIndex({ body: 'text' });
+  await notes.insertMany([{ body: 'running late' }, { body: 'on time' }]);
+  assert.equal(await notes.countDocuments({ $text: { $search: 'runs' } }), 1);
   await client.close();
   await server.stop();
   const mms = await MongoMemoryServer.create();
