@@ -100,7 +100,9 @@ describe('cursors on a collection that went away', () => {
 
   async function openCursor(name: string): Promise<Long> {
     const db = ts.client.db('gone');
-    await db.collection(name).insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i })));
+    await db
+      .collection<TestDoc>(name)
+      .insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i })));
     const r = await db.command({ find: name, batchSize: 2 });
     return r['cursor']['id'] as Long;
   }

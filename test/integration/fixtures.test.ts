@@ -6,7 +6,7 @@
 // cursors.js), and open transactions are aborted (NoSuchTransaction). Also getUri().
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,8 @@ import { SecantusServer } from '../../src/embed/index.js';
 import type { ServerSnapshot } from '../../src/embed/index.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { expectServerCode } from '../helpers/driver.js';
+import { collectionInfo, collectionUuid, expectServerCode } from '../helpers/driver.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 const DuplicateKey = 11000;
 const DocumentValidationFailure = 121;
@@ -46,9 +47,9 @@ async function seed(client: MongoClient): Promise<void> {
   await app.createCollection('users', {
     validator: { $jsonSchema: { bsonType: 'object', required: ['email'] } },
   });
-  await app.collection('users').createIndex({ email: 1 }, { unique: true });
-  await app.collection('users').createIndex({ age: -1 }, { name: 'by_age', sparse: true });
-  await app.collection('users').insertMany(
+  await app.collection<TestDoc>('users').createIndex({ email: 1 }, { unique: true });
+  await app.collection<TestDoc>('users').createIndex({ age: -1 }, { name: 'by_age', sparse: true });
+  await app.collection<TestDoc>('users').insertMany(
     Array.from({ length: 50 }, (_, i) => ({
       _id: i,
       email: `u${i}@x`,
@@ -56,17 +57,17 @@ async function seed(client: MongoClient): Promise<void> {
       name: `N${i}`,
     })),
   );
-  await app.collection('orders').insertMany([
+  await app.collection<TestDoc>('orders').insertMany([
     { user: 1, total: 5 },
     { user: 2, total: 7 },
   ]);
   await app.createCollection('names', { collation: { locale: 'en', strength: 2 } });
-  await app.collection('names').insertMany([{ name: 'N1' }, { name: 'n2' }]);
+  await app.collection<TestDoc>('names').insertMany([{ name: 'N1' }, { name: 'n2' }]);
   await app.createCollection('adults', {
     viewOn: 'users',
     pipeline: [{ $match: { age: { $gte: 5 } } }, { $project: { _id: 1 } }],
   });
-  await client.db('other').collection('things').insertOne({ _id: 'a' });
+  await client.db('other').collection<TestDoc>('things').insertOne({ _id: 'a' });
 }
 
 function registerSuite(engine: 'memory' | 'lmdb'): void {
@@ -85,7 +86,7 @@ function registerSuite(engine: 'memory' | 'lmdb'): void {
 
     test('reset() drops every user database, admin user collections too, and the server goes on', async () => {
       await seed(ts.client);
-      await ts.client.db('admin').collection('appdata').insertOne({ x: 1 });
+      await ts.client.db('admin').collection<TestDoc>('appdata').insertOne({ x: 1 });
       assert.deepEqual(await userDatabases(ts.client), ['admin', 'app', 'other']);
       const r = await ts.server.reset();
       assert.deepEqual(r.dropped, [
@@ -98,11 +99,11 @@ function registerSuite(engine: 'memory' | 'lmdb'): void {
       ]);
       assert.equal(r.abortedTransactions, 0);
       assert.deepEqual(await userDatabases(ts.client), []);
-      assert.equal(await ts.client.db('app').collection('users').countDocuments(), 0);
+      assert.equal(await ts.client.db('app').collection<TestDoc>('users').countDocuments(), 0);
       // The unique index went with the collection: the same email twice is fine now.
       await ts.client
         .db('app')
-        .collection('users')
+        .collection<TestDoc>('users')
         .insertMany([{ email: 'same' }, { email: 'same' }]);
       // Resetting an empty server is a no-op that still answers.
       await ts.server.reset();
@@ -113,7 +114,8 @@ function registerSuite(engine: 'memory' | 'lmdb'): void {
       await ts.server.reset();
       await seed(ts.client);
       const app = ts.client.db('app');
-      const before = await app.listCollections({ name: 'users' }).toArray();
+      const before = await collectionInfo(app, 'users');
+      const uuidBefore = await collectionUuid(app, 'users');
       const snap = await ts.server.snapshot();
       assert.deepEqual(snap.databases, ['app', 'other']);
       assert.deepEqual(snap.namespaces, [
@@ -127,26 +129,28 @@ function registerSuite(engine: 'memory' | 'lmdb'): void {
 
       for (let round = 0; round < 2; round++) {
         // Whatever the test did in between...
-        await app.collection('users').deleteMany({ age: { $lt: 3 } });
-        await app.collection('users').updateOne({ _id: 40 }, { $set: { email: 'changed' } });
-        await app.collection('users').dropIndex('by_age');
-        await app.collection('orders').drop();
-        await app.collection('later').insertOne({ made: 'after the snapshot' });
-        await ts.client.db('third').collection('t').insertOne({});
+        await app.collection<TestDoc>('users').deleteMany({ age: { $lt: 3 } });
+        await app
+          .collection<TestDoc>('users')
+          .updateOne({ _id: 40 }, { $set: { email: 'changed' } });
+        await app.collection<TestDoc>('users').dropIndex('by_age');
+        await app.collection<TestDoc>('orders').drop();
+        await app.collection<TestDoc>('later').insertOne({ made: 'after the snapshot' });
+        await ts.client.db('third').collection<TestDoc>('t').insertOne({});
         // ...is undone.
         const r = await ts.server.restore(snap);
         assert.ok(r.dropped.includes('app.later') && r.dropped.includes('third.t'));
         assert.deepEqual(await userDatabases(ts.client), ['app', 'other']);
-        assert.equal(await app.collection('users').countDocuments(), 50);
-        assert.equal(await app.collection('orders').countDocuments(), 2);
-        assert.equal(await app.collection('later').countDocuments(), 0);
-        assert.deepEqual(await app.collection('users').findOne({ _id: 40 }), {
+        assert.equal(await app.collection<TestDoc>('users').countDocuments(), 50);
+        assert.equal(await app.collection<TestDoc>('orders').countDocuments(), 2);
+        assert.equal(await app.collection<TestDoc>('later').countDocuments(), 0);
+        assert.deepEqual(await app.collection<TestDoc>('users').findOne({ _id: 40 }), {
           _id: 40,
           email: 'u40@x',
           age: 5,
           name: 'N40',
         });
-        const indexes = await app.collection('users').listIndexes().toArray();
+        const indexes = await app.collection<TestDoc>('users').listIndexes().toArray();
         assert.deepEqual(
           indexes.map((i) => [i['name'], i['unique'] ?? false, i['sparse'] ?? false]),
           [
@@ -158,37 +162,35 @@ function registerSuite(engine: 'memory' | 'lmdb'): void {
         // Indexes hold the restored entries: the unique index refuses a duplicate, the
         // index on age answers a hinted query.
         await expectServerCode(
-          app.collection('users').insertOne({ _id: 'dup', email: 'u3@x' }),
+          app.collection<TestDoc>('users').insertOne({ _id: 'dup', email: 'u3@x' }),
           DuplicateKey,
         );
         assert.equal(
-          await app.collection('users').countDocuments({ age: 6 }, { hint: 'by_age' }),
+          await app.collection<TestDoc>('users').countDocuments({ age: 6 }, { hint: 'by_age' }),
           7,
         );
         // Options: the validator and the default collation came back.
         await expectServerCode(
-          app.collection('users').insertOne({ _id: 'no-email' }),
+          app.collection<TestDoc>('users').insertOne({ _id: 'no-email' }),
           DocumentValidationFailure,
         );
-        assert.equal(await app.collection('names').countDocuments({ name: 'n1' }), 1);
-        const after = await app.listCollections({ name: 'users' }).toArray();
-        assert.deepEqual(after[0]?.['options'], before[0]?.['options']);
+        assert.equal(await app.collection<TestDoc>('names').countDocuments({ name: 'n1' }), 1);
+        const after = await collectionInfo(app, 'users');
+        assert.deepEqual(after.options, before.options);
         assert.deepEqual(
-          (await app.listCollections({ name: 'names' }).toArray())[0]?.['options']?.['collation']?.[
-            'strength'
-          ],
+          (await collectionInfo(app, 'names')).options?.['collation']?.['strength'],
           2,
         );
         // A restored collection is a new one, as mongod gives any re-created collection.
-        assert.notDeepEqual(after[0]?.['info']?.['uuid'], before[0]?.['info']?.['uuid']);
+        assert.notDeepEqual(await collectionUuid(app, 'users'), uuidBefore);
         // The view reads the restored collection: ages 5 and 6, seven users each.
-        assert.equal((await app.collection('adults').find().toArray()).length, 14);
+        assert.equal((await app.collection<TestDoc>('adults').find().toArray()).length, 14);
       }
     });
 
     test('after restore, new documents go after the restored ones in natural order', async () => {
       await ts.server.reset();
-      const c = ts.client.db('nat').collection('c');
+      const c = ts.client.db('nat').collection<TestDoc>('c');
       await c.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }]);
       const snap = await ts.server.snapshot();
       await ts.server.restore(snap);
@@ -202,9 +204,9 @@ function registerSuite(engine: 'memory' | 'lmdb'): void {
     test('a change stream across reset sees what a dropDatabase shows', async () => {
       await ts.server.reset();
       const db = ts.client.db('cs');
-      await db.collection('a').insertOne({ _id: 1 });
-      await db.collection('b').insertOne({ _id: 1 });
-      const onColl = await opened(db.collection('a').watch());
+      await db.collection<TestDoc>('a').insertOne({ _id: 1 });
+      await db.collection<TestDoc>('b').insertOne({ _id: 1 });
+      const onColl = await opened(db.collection<TestDoc>('a').watch());
       const onDb = await opened(db.watch());
       const onCluster = await opened(ts.client.watch());
       await ts.server.reset();
@@ -212,7 +214,7 @@ function registerSuite(engine: 'memory' | 'lmdb'): void {
       assert.deepEqual(await types(onDb, 4), ['drop', 'drop', 'dropDatabase', 'invalidate']);
       assert.deepEqual(await types(onCluster, 3), ['drop', 'drop', 'dropDatabase']);
       // The cluster-wide stream goes on after the reset.
-      await db.collection('a').insertOne({ _id: 2 });
+      await db.collection<TestDoc>('a').insertOne({ _id: 2 });
       assert.deepEqual(await types(onCluster, 1), ['insert']);
       await Promise.all([onColl.close(), onDb.close(), onCluster.close()]);
     });
@@ -220,7 +222,7 @@ function registerSuite(engine: 'memory' | 'lmdb'): void {
     test('a change stream across restore: the drops, then the re-created collections', async () => {
       await ts.server.reset();
       const db = ts.client.db('csr');
-      await db.collection('a').insertOne({ _id: 1 });
+      await db.collection<TestDoc>('a').insertOne({ _id: 1 });
       const snap = await ts.server.snapshot();
       const onCluster = await opened(ts.client.watch([], { showExpandedEvents: true }));
       await ts.server.restore(snap);
@@ -239,7 +241,7 @@ function registerSuite(engine: 'memory' | 'lmdb'): void {
 
     test('a cursor on a dropped collection fails its getMore with QueryPlanKilled', async () => {
       await ts.server.reset();
-      const c = ts.client.db('cur').collection('c');
+      const c = ts.client.db('cur').collection<TestDoc>('c');
       await c.insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i })));
       const db = ts.client.db('cur');
       const first = await db.command({ find: 'c', batchSize: 2 });
@@ -258,7 +260,7 @@ function registerSuite(engine: 'memory' | 'lmdb'): void {
 
     test('an open transaction is aborted by reset(): its next statement and commit fail with NoSuchTransaction', async () => {
       await ts.server.reset();
-      const c = ts.client.db('tx').collection('c');
+      const c = ts.client.db('tx').collection<TestDoc>('c');
       await c.insertOne({ _id: 0 });
       const session = ts.client.startSession();
       session.startTransaction();
@@ -280,7 +282,7 @@ function registerSuite(engine: 'memory' | 'lmdb'): void {
       await ts.server.reset();
       const snapEmpty = await ts.server.snapshot();
       assert.equal(snapEmpty.documentCount, 0);
-      await ts.client.db('e').collection('c').insertOne({});
+      await ts.client.db('e').collection<TestDoc>('c').insertOne({});
       await ts.server.restore(snapEmpty);
       assert.deepEqual(await userDatabases(ts.client), []);
     });
@@ -304,18 +306,21 @@ describe('snapshot across servers and restarts', () => {
     const ca = new MongoClient(a.uri);
     const cb = new MongoClient(b.uri);
     try {
-      await ca.db('shared').collection('c').createIndex({ k: 1 }, { unique: true });
+      await ca.db('shared').collection<TestDoc>('c').createIndex({ k: 1 }, { unique: true });
       await ca
         .db('shared')
-        .collection('c')
+        .collection<TestDoc>('c')
         .insertMany([{ k: 1 }, { k: 2 }]);
       const snap = await a.snapshot();
       await b.restore(snap);
-      assert.equal(await cb.db('shared').collection('c').countDocuments(), 2);
-      await expectServerCode(cb.db('shared').collection('c').insertOne({ k: 1 }), DuplicateKey);
+      assert.equal(await cb.db('shared').collection<TestDoc>('c').countDocuments(), 2);
+      await expectServerCode(
+        cb.db('shared').collection<TestDoc>('c').insertOne({ k: 1 }),
+        DuplicateKey,
+      );
       // a is untouched by what b does with the copy.
-      await cb.db('shared').collection('c').deleteMany({});
-      assert.equal(await ca.db('shared').collection('c').countDocuments(), 2);
+      await cb.db('shared').collection<TestDoc>('c').deleteMany({});
+      assert.equal(await ca.db('shared').collection<TestDoc>('c').countDocuments(), 2);
     } finally {
       await ca.close();
       await cb.close();
@@ -353,14 +358,14 @@ describe('getUri and uri', () => {
     try {
       assert.equal(client.db().databaseName, 'mydb');
       assert.equal(appended.db().databaseName, 'appended');
-      await client.db().collection('c').insertOne({ _id: 1 });
+      await client.db().collection<TestDoc>('c').insertOne({ _id: 1 });
       // Without replicaSet in the URI the driver still finds the replica set: transactions work.
       const session = appended.startSession();
       await session.withTransaction(async () => {
-        await appended.db().collection('c').insertOne({ _id: 1 }, { session });
+        await appended.db().collection<TestDoc>('c').insertOne({ _id: 1 }, { session });
       });
       await session.endSession();
-      assert.deepEqual(await ts.client.db('appended').collection('c').find().toArray(), [
+      assert.deepEqual(await ts.client.db('appended').collection<TestDoc>('c').find().toArray(), [
         { _id: 1 },
       ]);
     } finally {

@@ -128,7 +128,7 @@ describe('standalone mode', () => {
     const server = await SecantusServer.start({ replSet: '' });
     const client = new MongoClient(server.uri);
     try {
-      const coll = client.db('t').collection('c');
+      const coll = client.db('t').collection<TestDoc>('c');
       const session = client.startSession();
       session.startTransaction();
       await assert.rejects(

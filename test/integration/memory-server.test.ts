@@ -6,7 +6,7 @@
 // from MMS's source (MongoMemoryServer.ts, MongoMemoryReplSet.ts).
 
 import { after, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, MongoServerError } from 'mongodb';
 import type { Document } from 'mongodb';
+import type { TestDoc } from '../helpers/driver.js';
 import {
   MongoMemoryReplSet,
   MongoMemoryServer,
@@ -70,15 +71,15 @@ describe('MongoMemoryServer', () => {
       assert.equal(info.storageEngine, 'ephemeralForTest');
       assert.equal(info.dbPath, undefined);
       await withClient(mongod.getUri('app'), async (c) => {
-        await c.db().collection('c').insertOne({ _id: 1 });
-        assert.equal(await c.db('app').collection('c').countDocuments(), 1);
+        await c.db().collection<TestDoc>('c').insertOne({ _id: 1 });
+        assert.equal(await c.db('app').collection<TestDoc>('c').countDocuments(), 1);
         // A standalone, as MMS's mongod: no replica set, so no transactions.
         const hello = await c.db('admin').command({ hello: 1 });
         assert.equal(hello['setName'], undefined);
         const session = c.startSession();
         session.startTransaction();
         await assert.rejects(
-          c.db().collection('c').insertOne({ _id: 2 }, { session }),
+          c.db().collection<TestDoc>('c').insertOne({ _id: 2 }, { session }),
           (e: unknown) =>
             e instanceof MongoServerError && /does not support retryable writes/.test(e.message),
         );
@@ -127,20 +128,26 @@ describe('MongoMemoryServer', () => {
   test('stop({ doCleanup: false }) keeps the data and port for the next start(); cleanup forgets', async () => {
     const mongod = await MongoMemoryServer.create();
     const port = mongod.instanceInfo?.port;
-    await withClient(mongod.getUri(), (c) => c.db('keep').collection('c').insertOne({ _id: 1 }));
+    await withClient(mongod.getUri(), (c) =>
+      c.db('keep').collection<TestDoc>('c').insertOne({ _id: 1 }),
+    );
     await mongod.stop({ doCleanup: false });
     assert.equal(mongod.instanceInfo?.port, port);
     await mongod.start();
     assert.equal(mongod.instanceInfo?.port, port);
     assert.equal(
-      await withClient(mongod.getUri(), (c) => c.db('keep').collection('c').countDocuments()),
+      await withClient(mongod.getUri(), (c) =>
+        c.db('keep').collection<TestDoc>('c').countDocuments(),
+      ),
       1,
     );
     await mongod.stop(); // default: doCleanup
     assert.equal(mongod.state, 'new');
     await mongod.start();
     assert.equal(
-      await withClient(mongod.getUri(), (c) => c.db('keep').collection('c').countDocuments()),
+      await withClient(mongod.getUri(), (c) =>
+        c.db('keep').collection<TestDoc>('c').countDocuments(),
+      ),
       0,
     );
     await mongod.stop();
@@ -150,11 +157,11 @@ describe('MongoMemoryServer', () => {
     const mongod = await MongoMemoryServer.create({
       instance: { storageEngine: 'ephemeralForTest' },
     });
-    await withClient(mongod.getUri(), (c) => c.db('e').collection('c').insertOne({}));
+    await withClient(mongod.getUri(), (c) => c.db('e').collection<TestDoc>('c').insertOne({}));
     await mongod.stop({ doCleanup: false });
     await mongod.start();
     assert.equal(
-      await withClient(mongod.getUri(), (c) => c.db('e').collection('c').countDocuments()),
+      await withClient(mongod.getUri(), (c) => c.db('e').collection<TestDoc>('c').countDocuments()),
       0,
     );
     await mongod.stop();
@@ -165,12 +172,14 @@ describe('MongoMemoryServer', () => {
     const mongod = await MongoMemoryServer.create({ instance: { dbPath } });
     assert.equal(mongod.instanceInfo?.storageEngine, 'wiredTiger');
     assert.equal(mongod.instanceInfo?.dbPath, dbPath);
-    await withClient(mongod.getUri(), (c) => c.db('d').collection('c').insertOne({ _id: 1 }));
+    await withClient(mongod.getUri(), (c) =>
+      c.db('d').collection<TestDoc>('c').insertOne({ _id: 1 }),
+    );
     await mongod.stop(); // a given dbPath is not removed without force
     assert.ok(existsSync(dbPath));
     const again = await MongoMemoryServer.create({ instance: { dbPath } });
     assert.equal(
-      await withClient(again.getUri(), (c) => c.db('d').collection('c').countDocuments()),
+      await withClient(again.getUri(), (c) => c.db('d').collection<TestDoc>('c').countDocuments()),
       1,
     );
     await again.stop({ doCleanup: true, force: true });
@@ -282,13 +291,13 @@ describe('MongoMemoryServer', () => {
       await withClient(mongod.getUri(), async (c) => {
         await c
           .db('f')
-          .collection('c')
+          .collection<TestDoc>('c')
           .insertMany([{ _id: 1 }, { _id: 2 }]);
         const snap = await mongod.snapshot();
         await mongod.reset();
-        assert.equal(await c.db('f').collection('c').countDocuments(), 0);
+        assert.equal(await c.db('f').collection<TestDoc>('c').countDocuments(), 0);
         await mongod.restore(snap);
-        assert.equal(await c.db('f').collection('c').countDocuments(), 2);
+        assert.equal(await c.db('f').collection<TestDoc>('c').countDocuments(), 2);
       });
       assert.equal(mongod.server, mongod.instanceInfo?.instance);
     } finally {
@@ -310,7 +319,7 @@ describe('MongoMemoryReplSet', () => {
       await withClient(rs.getUri('app'), async (c) => {
         const hello = await c.db('admin').command({ hello: 1 });
         assert.equal(hello['setName'], 'testset');
-        const coll = c.db().collection<Document>('c');
+        const coll = c.db().collection<TestDoc>('c');
         const cs = coll.watch();
         await cs.tryNext();
         const session = c.startSession();
@@ -354,12 +363,12 @@ describe('MongoMemoryReplSet', () => {
       (e: unknown) => e instanceof StateError,
     );
     assert.match(rs.getUri(), /\?replicaSet=rs-x$/);
-    await withClient(rs.getUri(), (c) => c.db('k').collection('c').insertOne({ _id: 1 }));
+    await withClient(rs.getUri(), (c) => c.db('k').collection<TestDoc>('c').insertOne({ _id: 1 }));
     await rs.stop({ doCleanup: false });
     await assert.rejects(rs.waitUntilRunning(), (e: unknown) => e instanceof StateError);
     await rs.start();
     assert.equal(
-      await withClient(rs.getUri(), (c) => c.db('k').collection('c').countDocuments()),
+      await withClient(rs.getUri(), (c) => c.db('k').collection<TestDoc>('c').countDocuments()),
       1,
     );
     await rs.stop();
@@ -377,12 +386,12 @@ describe('MongoMemoryReplSet', () => {
     try {
       assert.equal(rs.servers[0]?.instanceInfo?.port, free.port);
       assert.equal(rs.servers[0]?.instanceInfo?.dbPath, dbPath);
-      await withClient(rs.getUri(), (c) => c.db('d').collection('c').insertOne({}));
+      await withClient(rs.getUri(), (c) => c.db('d').collection<TestDoc>('c').insertOne({}));
       const snap = await rs.snapshot();
       await rs.reset();
       await rs.restore(snap);
       assert.equal(
-        await withClient(rs.getUri(), (c) => c.db('d').collection('c').countDocuments()),
+        await withClient(rs.getUri(), (c) => c.db('d').collection<TestDoc>('c').countDocuments()),
         1,
       );
     } finally {

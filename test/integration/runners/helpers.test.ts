@@ -6,7 +6,7 @@
 // package check runs it (examples/jest-mongoose, test:package).
 
 import { after, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

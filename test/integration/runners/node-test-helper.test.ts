@@ -3,9 +3,10 @@
 // each test (a snapshot restored, not a re-seed); the handle's getUri/reset/snapshot work.
 
 import { after, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { MongoClient } from 'mongodb';
 import { useSecantus, workerDatabaseName } from '../../../src/embed/node-test.js';
+import type { TestDoc } from '../../helpers/driver.js';
 
 let seeds = 0;
 const db = useSecantus({
@@ -15,7 +16,7 @@ const db = useSecantus({
     const c = new MongoClient(uri);
     await c
       .db('app')
-      .collection('users')
+      .collection<TestDoc>('users')
       .insertMany([{ _id: 1 }, { _id: 2 }]);
     await c.close();
   },
@@ -24,7 +25,7 @@ const db = useSecantus({
 let client: MongoClient | undefined;
 function users() {
   client ??= new MongoClient(db.getUri('app'));
-  return client.db().collection('users');
+  return client.db().collection<TestDoc>('users');
 }
 after(async () => {
   await client?.close();
