@@ -179,6 +179,9 @@ try {
         mongodb: '^7.0.0',
         typescript: '~5.9.0',
         '@types/node': '^20.0.0',
+        // s2js (geo indexes) publishes types that import 'geojson' without depending on its
+        // types: a project checking library types (no skipLibCheck) needs them.
+        '@types/geojson': '^7946.0.0',
       },
     }),
   );
