@@ -86,6 +86,11 @@ export const limits = {
   indexScanRangesMax: 10_000,
   /** At shutdown, how long a running request may take to finish and reply. */
   shutdownRequestWaitMs: 5_000,
+  /**
+   * Test fixtures (server.snapshot()) on an engine that cannot share its tables (lmdb): entries
+   * copied between two yields to the event loop.
+   */
+  fixtureCopyChunkEntries: 2_000,
   /** Oplog size before the oldest entries are pruned (mongod sizes it from the disk). */
   oplogSizeBytesDefault: 256 * 1024 * 1024,
   /**

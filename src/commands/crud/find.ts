@@ -270,6 +270,13 @@ export const getMore = defineCommand({
         ErrorCode.CursorInUse,
         `Cursor already in use (namespace: '${ns}', id: ${target.toString()}).`,
       );
+    if (cursor.invalidation !== undefined) {
+      services.cursors.remove(target);
+      throw new CommandError(
+        ErrorCode.QueryPlanKilled,
+        `Executor error during getMore :: caused by :: ${cursor.invalidation}`,
+      );
+    }
     const fp = services.failPoints.check('failGetMoreAfterCursorCheckout');
     if (fp !== undefined) {
       const code = fp['errorCode'];

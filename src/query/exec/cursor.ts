@@ -46,6 +46,12 @@ export class ServerCursor {
   killed = false;
   /** With access control: the user ("user@db") who opened it; getMore and killCursors check it. */
   authenticatedUser: string | undefined;
+  /**
+   * Why the plan can no longer run ("collection dropped", ...): set when its collection went
+   * away between batches. mongod keeps such a cursor until the next getMore, which fails
+   * with QueryPlanKilled and this reason; so do we.
+   */
+  invalidation: string | undefined;
   private stash: Row | undefined;
   private exhausted = false;
   private released = false;
@@ -141,6 +147,12 @@ export class ServerCursor {
     return out;
   }
 
+  /** The collection went away: free the plan's resources; the next getMore reports `reason`. */
+  invalidate(reason: string): void {
+    this.invalidation ??= reason;
+    this.releaseResources();
+  }
+
   /** Marks the cursor killed and frees its resources (killCursors, reaping, session end, shutdown). */
   close(): void {
     this.killed = true;
@@ -218,14 +230,13 @@ export class CursorManager {
     return n;
   }
 
-  /** Close every cursor on a namespace (collection dropped or renamed), but change streams. */
-  killForNamespace(ns: string): void {
-    for (const [key, c] of this.cursors) {
-      if (c.ns === ns && !c.outlivesNamespace) {
-        c.close();
-        this.cursors.delete(key);
-      }
-    }
+  /**
+   * The collection at `ns` was dropped or renamed: every cursor on it but change streams fails
+   * its next getMore with QueryPlanKilled and `reason`, as mongod's do.
+   */
+  killForNamespace(ns: string, reason = 'collection dropped'): void {
+    for (const c of this.cursors.values())
+      if (c.ns === ns && !c.outlivesNamespace) c.invalidate(reason);
   }
 
   /** Close every cursor (shutdown). */

@@ -25,6 +25,7 @@ import type {
   ScanOptions,
   Snapshot,
   StorageEngine,
+  TableImage,
   WriteOptions,
   WriteTxn,
 } from '../engine.js';
@@ -96,6 +97,33 @@ function* scanTable(
   }
 }
 
+/**
+ * A table's tree, as a snapshot saw it. Trees are never changed once published, so the image
+ * shares every node with the engine (O(1) to take, O(1) to adopt, any number of times); a
+ * writer that edits the table afterwards copies the nodes on its path, as for any snapshot.
+ */
+class MemoryTableImage implements TableImage {
+  constructor(
+    readonly root: Table,
+    readonly bytes: number,
+  ) {}
+
+  get count(): number {
+    return treeSize(this.root);
+  }
+
+  *entries(): IterableIterator<Entry> {
+    yield* scanTable(this.root, undefined, () => undefined);
+  }
+}
+
+function bytesOfTree(table: Table): number {
+  let bytes = 0;
+  for (const e of scanTable(table, undefined, () => undefined))
+    bytes += e.key.length + e.value.length;
+  return bytes;
+}
+
 function getIn(table: Table | undefined, key: Bytes): Bytes | undefined {
   return table === undefined ? undefined : treeGet(table, latin1(key), compareStrings)?.value;
 }
@@ -107,6 +135,8 @@ class MemorySnapshot implements Snapshot {
     tables: Tables,
     readonly seq: number,
     private readonly open: Set<MemorySnapshot>,
+    /** The table's byte count as committed at `seq`, when the engine still knows it. */
+    private readonly bytesAt: (seq: number, table: string) => number | undefined,
   ) {
     this.tables = tables;
     open.add(this);
@@ -128,6 +158,12 @@ class MemorySnapshot implements Snapshot {
   count(table: string): number {
     const t = tableOf(this.view(), table);
     return t === undefined ? 0 : treeSize(t);
+  }
+
+  exportTable(table: string): TableImage {
+    const t = tableOf(this.view(), table) ?? emptyTree<string, Entry>();
+    // The engine counts bytes per table for its latest commit only; an older snapshot counts.
+    return new MemoryTableImage(t, this.bytesAt(this.seq, table) ?? bytesOfTree(t));
   }
 
   release(): void {
@@ -226,6 +262,20 @@ class MemoryWriteTxn implements WriteTxn {
     this.tableBytes.set(table, 0);
   }
 
+  importTable(table: string, image: TableImage): void {
+    this.live();
+    checkTableName(table);
+    if (!(image instanceof MemoryTableImage)) {
+      this.clearTable(table);
+      for (const { key, value } of image.entries()) this.put(table, key, value);
+      return;
+    }
+    // The image's nodes belong to no editor (owner tokens of finished transactions), so this
+    // transaction and later ones copy them before any change: the image stays as it was.
+    this.setTable(table, tableOf(this.tables, table), image.root);
+    this.tableBytes.set(table, image.bytes);
+  }
+
   scan(table: string, options?: ScanOptions): IterableIterator<Entry> {
     this.live();
     // The scan reads the roots as they are now; a fresh token makes this transaction copy
@@ -273,7 +323,9 @@ export class MemoryEngine implements StorageEngine {
 
   snapshot(): Snapshot {
     if (this.closed) throw new StorageClosedError();
-    return new MemorySnapshot(this.tables, this.seq, this.snapshots);
+    return new MemorySnapshot(this.tables, this.seq, this.snapshots, (seq, table) =>
+      seq === this.seq ? (this.tableBytes.get(table) ?? 0) : undefined,
+    );
   }
 
   /**
