@@ -7,6 +7,7 @@
 // decoded DBRef is rebuilt from the bytes, in their order.
 
 import { DBRef, calculateObjectSize, deserialize, serialize } from 'bson';
+import { invariant } from '../errors.js';
 import { setOwn } from './document.js';
 import type { BsonDocument, BsonValue } from './types.js';
 
@@ -23,6 +24,144 @@ export const decodeOptions = {
 export function decodeDocument(bytes: Uint8Array): BsonDocument {
   const doc = deserialize(bytes, decodeOptions) as BsonDocument;
   return mayHoldDbRef(bytes) ? (restoreDocument(doc, bytes, 0) as BsonDocument) : doc;
+}
+
+// ---- Documents that keep the bytes they were decoded from ----------------------------------------
+
+/**
+ * The bytes a document was decoded from, for the paths that store or send a document
+ * unchanged (an inserted document from an OP_MSG document sequence): keyed by the decoded
+ * object, so nothing else changes shape. Whoever reads them checks they still encode the
+ * document (encodingIfUnchanged): a decoded document is not frozen.
+ */
+const sourceBytes = new WeakMap<BsonDocument, Uint8Array>();
+
+/** decodeDocument, remembering `bytes` as the document's encoding (see sourceBytes). */
+export function decodeDocumentKeepingBytes(bytes: Uint8Array): BsonDocument {
+  const doc = decodeDocument(bytes);
+  sourceBytes.set(doc, bytes);
+  return doc;
+}
+
+/**
+ * The bytes `doc` was decoded from when they are what encodeDocument(doc) would produce:
+ * `size` is bsonSize(doc), which the caller has computed (a document changed since it was
+ * decoded, or decoded from bytes holding duplicate names, encodes to another size), and the
+ * bytes hold no element of the deprecated undefined type (0x06, encoded again as null).
+ * A change that keeps the size (one int for another) is not seen: only documents nobody
+ * changes after decoding them are looked up here (an insert's documents before the insert).
+ */
+export function encodingIfUnchanged(doc: BsonDocument, size: number): Uint8Array | undefined {
+  const bytes = sourceBytes.get(doc);
+  if (bytes === undefined || bytes.length !== size || holdsUndefined(bytes, 0)) return undefined;
+  return bytes;
+}
+
+/** Documents a reply sends as the bytes they were decoded from (sendAsDecodedFrom). */
+const sentAsStored = new WeakSet<BsonDocument>();
+
+/**
+ * Marks `doc` (of encoded size `size`) to be sent in a cursor batch as the bytes it was
+ * decoded from, when they still encode it (encodingIfUnchanged); encodeReply copies them
+ * instead of encoding the document again. Returns whether it did.
+ */
+export function sendAsDecodedFrom(doc: BsonDocument, size: number): boolean {
+  if (encodingIfUnchanged(doc, size) === undefined) return false;
+  sentAsStored.add(doc);
+  return true;
+}
+
+/**
+ * encodeDocument(body) for a command reply. A cursor reply ({cursor: {firstBatch | nextBatch:
+ * [...]}}) whose batch holds documents marked by sendAsDecodedFrom is assembled around their
+ * bytes: the rest is encoded with an empty batch, and the batch array spliced in.
+ */
+export function encodeReply(body: BsonDocument): Uint8Array {
+  const cursor = body['cursor'];
+  if (
+    cursor === null ||
+    typeof cursor !== 'object' ||
+    Object.getPrototypeOf(cursor) !== Object.prototype
+  )
+    return encodeDocument(body);
+  const c = cursor as BsonDocument;
+  const field = Array.isArray(c['firstBatch'])
+    ? 'firstBatch'
+    : Array.isArray(c['nextBatch'])
+      ? 'nextBatch'
+      : undefined;
+  if (field === undefined) return encodeDocument(body);
+  const batch = c[field] as BsonValue[];
+  if (
+    !batch.some((d) => typeof d === 'object' && d !== null && sentAsStored.has(d as BsonDocument))
+  )
+    return encodeDocument(body);
+  const elements: Uint8Array[] = [];
+  let size = 5;
+  batch.forEach((d, i) => {
+    const bytes = sentAsStored.has(d as BsonDocument)
+      ? sourceBytes.get(d as BsonDocument)
+      : undefined;
+    const encoded = bytes ?? encodeDocument(d as BsonDocument);
+    const head = Buffer.from(`\u0003${i}\u0000`, 'latin1');
+    elements.push(head, encoded);
+    size += head.length + encoded.length;
+  });
+  const array = Buffer.allocUnsafe(size);
+  array.writeInt32LE(size, 0);
+  let at = 4;
+  for (const e of elements) {
+    array.set(e, at);
+    at += e.length;
+  }
+  array[at] = 0;
+  const cursorBytes = spliceValue(encodeDocument({ ...c, [field]: [] }), field, array);
+  return spliceValue(encodeDocument({ ...body, cursor: {} }), 'cursor', cursorBytes);
+}
+
+/**
+ * `doc` (encoded) with the value of its top-level field `name`, an empty document or array
+ * (5 bytes), replaced by `value` (an encoded document of the same kind).
+ */
+function spliceValue(doc: Uint8Array, name: string, value: Uint8Array): Buffer {
+  const end = int32At(doc, 0) - 1;
+  let at = 4;
+  while (at < end) {
+    const type = doc[at] as number;
+    const nameEnd = cstringEnd(doc, at + 1);
+    const valueAt = nameEnd + 1;
+    const found =
+      (type === OBJECT || type === ARRAY) &&
+      Buffer.from(doc.buffer, doc.byteOffset + at + 1, nameEnd - at - 1).toString('utf8') === name;
+    if (found) {
+      const out = Buffer.allocUnsafe(doc.length - 5 + value.length);
+      out.set(doc.subarray(0, valueAt), 0);
+      out.set(value, valueAt);
+      out.set(doc.subarray(valueAt + 5), valueAt + value.length);
+      out.writeInt32LE(out.length, 0);
+      return out;
+    }
+    at = valueAt + valueSize(type, doc, valueAt);
+  }
+  invariant(false, `spliceValue: no field ${name}`);
+}
+
+/** Whether the document at `start` (validated bytes) has an undefined element at any depth. */
+function holdsUndefined(bytes: Uint8Array, start: number): boolean {
+  const end = start + int32At(bytes, start) - 1;
+  let at = start + 4;
+  while (at < end) {
+    const type = bytes[at] as number;
+    if (type === UNDEFINED) return true;
+    const valueAt = cstringEnd(bytes, at + 1) + 1;
+    if (type === OBJECT || type === ARRAY) {
+      if (holdsUndefined(bytes, valueAt)) return true;
+    } else if (type === CODE_WITH_SCOPE) {
+      if (holdsUndefined(bytes, valueAt + 8 + int32At(bytes, valueAt + 4))) return true;
+    }
+    at = valueAt + valueSize(type, bytes, valueAt);
+  }
+  return false;
 }
 
 export function encodeDocument(doc: BsonDocument): Uint8Array {
@@ -84,6 +223,8 @@ function mayHoldDbRef(bytes: Uint8Array): boolean {
 
 const OBJECT = 0x03;
 const ARRAY = 0x04;
+const UNDEFINED = 0x06;
+const CODE_WITH_SCOPE = 0x0f;
 
 function int32At(bytes: Uint8Array, at: number): number {
   return (

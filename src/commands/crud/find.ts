@@ -193,6 +193,7 @@ export const find = defineCommand({
       owner: { sessionKey: inv.op.session?.session.key },
       ...(output === undefined ? {} : { output }),
       comment: args.comment,
+      sendStoredBytes: true,
     });
     const firstBatchSize =
       args.singleBatch === true

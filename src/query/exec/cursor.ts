@@ -3,6 +3,7 @@
 
 import { Long } from 'bson';
 import { calculateObjectSize } from 'bson';
+import { sendAsDecodedFrom } from '../../bson/codec.js';
 import type { BsonDocument } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
@@ -35,6 +36,11 @@ export interface CursorOptions {
   readonly onClose?: () => void;
   /** Checked when a batch resumes after a yield: the plan is still valid (collection not dropped). */
   readonly restore?: RestoreCheck | undefined;
+  /**
+   * Documents read from storage and sent unchanged go out as their stored bytes
+   * (sendAsDecodedFrom): for a cursor whose plan never changes a document in place (find).
+   */
+  readonly sendStoredBytes?: boolean;
 }
 
 export class ServerCursor {
@@ -118,6 +124,7 @@ export class ServerCursor {
         }
         const doc = this.options.output ? this.options.output(row) : row.doc;
         const size = calculateObjectSize(doc);
+        if (this.options.sendStoredBytes === true) sendAsDecodedFrom(doc, size);
         if (out.length > 0 && bytes + size > limits.batchSizeBytesMax) {
           this.stash = row;
           break;
