@@ -96,27 +96,34 @@ export function encodeReply(body: BsonDocument): Uint8Array {
     !batch.some((d) => typeof d === 'object' && d !== null && sentAsStored.has(d as BsonDocument))
   )
     return encodeDocument(body);
-  const elements: Uint8Array[] = [];
-  let size = 5;
-  batch.forEach((d, i) => {
-    const bytes = sentAsStored.has(d as BsonDocument)
-      ? sourceBytes.get(d as BsonDocument)
-      : undefined;
-    const encoded = bytes ?? encodeDocument(d as BsonDocument);
-    const head = Buffer.from(`\u0003${i}\u0000`, 'latin1');
-    elements.push(head, encoded);
-    size += head.length + encoded.length;
-  });
-  const array = Buffer.allocUnsafe(size);
-  array.writeInt32LE(size, 0);
-  let at = 4;
-  for (const e of elements) {
-    array.set(e, at);
-    at += e.length;
-  }
-  array[at] = 0;
+  const array = encodeArrayOf(
+    batch.map((d) => {
+      const bytes = sentAsStored.has(d as BsonDocument)
+        ? sourceBytes.get(d as BsonDocument)
+        : undefined;
+      return bytes ?? encodeDocument(d as BsonDocument);
+    }),
+  );
   const cursorBytes = spliceValue(encodeDocument({ ...c, [field]: [] }), field, array);
   return spliceValue(encodeDocument({ ...body, cursor: {} }), 'cursor', cursorBytes);
+}
+
+/** The encoding of an array of documents, each given encoded. */
+export function encodeArrayOf(docs: readonly Uint8Array[]): Buffer {
+  const heads = docs.map((_, i) => Buffer.from(`\u0003${i}\u0000`, 'latin1'));
+  let size = 5;
+  docs.forEach((d, i) => (size += (heads[i] as Buffer).length + d.length));
+  const out = Buffer.allocUnsafe(size);
+  out.writeInt32LE(size, 0);
+  let at = 4;
+  docs.forEach((d, i) => {
+    const head = heads[i] as Buffer;
+    out.set(head, at);
+    out.set(d, at + head.length);
+    at += head.length + d.length;
+  });
+  out[at] = 0;
+  return out;
 }
 
 /**
