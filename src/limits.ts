@@ -32,6 +32,11 @@ export const limits = {
   openCursorsMax: 100_000,
   /** Open client connections per server. */
   connectionsMax: 10_000,
+  /**
+   * A TLS handshake not finished within this long is abandoned and its socket closed, so
+   * half-open handshakes cannot pile up (Node's tls.Server default; mongod relies on the OS).
+   */
+  tlsHandshakeTimeoutMs: 120_000,
   /** Longest full namespace "db.collection" in bytes. */
   namespaceLengthBytesMax: 255,
   /** Longest database name in bytes. */

@@ -29,6 +29,8 @@ export interface ServerConfig {
   /** Replica set name; '' runs as a standalone. */
   readonly replSet: string;
   readonly enableTestCommands: boolean;
+  /** Compressors this server accepts and offers in hello, in its order of preference. */
+  readonly networkMessageCompressors: readonly string[];
   /** The command line as given (getCmdLineOpts). */
   readonly argv: readonly string[];
   /** The resolved options as a document (getCmdLineOpts.parsed). */
@@ -69,6 +71,14 @@ export interface ServerServices {
   readonly spill: SpillArea;
   /** The operations in progress and the open connections (currentOp, killOp). */
   readonly operations: OperationRegistry;
+  /** Bytes through each enabled wire compressor (serverStatus network.compression). */
+  readonly compressionCounters: ReadonlyMap<string, CompressionCounters>;
+}
+
+/** mongod's per-compressor counters: uncompressed bytes in / compressed out, and back. */
+export interface CompressionCounters {
+  readonly compressor: { bytesIn: number; bytesOut: number };
+  readonly decompressor: { bytesIn: number; bytesOut: number };
 }
 
 export interface ConnectionState {
@@ -79,6 +89,17 @@ export interface ConnectionState {
   clientMetadata: BsonDocument | undefined;
   /** appName from client metadata, used by failpoints. */
   appName: string | undefined;
+  /** Compressors hello negotiated, in the client's order (hello repeats them when asked again). */
+  negotiatedCompressors?: string[];
+  /** Set on a TLS connection: the client certificate, as MONGODB-X509 authentication reads it. */
+  readonly tls?: TlsPeerState;
+}
+
+export interface TlsPeerState {
+  /** The client certificate's subject, RFC 2253 (e.g. "CN=app,OU=Clients,O=Example"); none: undefined. */
+  readonly subject: string | undefined;
+  /** The certificate verified against the CA (false only under tlsAllowInvalidCertificates). */
+  readonly verified: boolean;
 }
 
 export interface OperationContext {

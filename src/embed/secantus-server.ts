@@ -8,6 +8,7 @@
 
 import type { Logger } from '../log.js';
 import { Server } from '../server/server.js';
+import type { TlsOptions } from '../server/tls.js';
 
 export interface SecantusServerOptions {
   /** TCP port; default 0 (a free port). */
@@ -32,6 +33,13 @@ export interface SecantusServerOptions {
   readonly oplogAsync?: boolean;
   /** The oplog in a second storage committing without fsync (--oplog-nonlogged). Default false. */
   readonly oplogNonlogged?: boolean;
+  /**
+   * TLS, as mongod's net.tls settings (file paths): e.g. `{ mode: 'requireTLS',
+   * certificateKeyFile, CAFile }`. The URI then carries `tls=true` and the CA file.
+   */
+  readonly tls?: TlsOptions;
+  /** --networkMessageCompressors: "snappy,zstd,zlib" by default (what is installed), or "disabled". */
+  readonly networkMessageCompressors?: string;
 }
 
 export class SecantusServer implements AsyncDisposable {
@@ -51,6 +59,10 @@ export class SecantusServer implements AsyncDisposable {
         : { reaperIntervalMs: options.reaperIntervalMs }),
       ...(options.oplogAsync === undefined ? {} : { oplogAsync: options.oplogAsync }),
       ...(options.oplogNonlogged === undefined ? {} : { oplogNonlogged: options.oplogNonlogged }),
+      ...(options.tls === undefined ? {} : { tls: options.tls }),
+      ...(options.networkMessageCompressors === undefined
+        ? {}
+        : { networkMessageCompressors: options.networkMessageCompressors }),
     });
     return new SecantusServer(server);
   }
@@ -64,10 +76,22 @@ export class SecantusServer implements AsyncDisposable {
     return this.server.config.advertisedHost;
   }
 
-  /** A connection string for the official driver; names the replica set when there is one. */
+  /**
+   * A connection string for the official driver: names the replica set when there is one and,
+   * under requireTLS / preferTLS, asks for TLS and names the CA file (a client certificate,
+   * when the server wants one, is the caller's to add: `tlsCertificateKeyFile`).
+   */
   get uri(): string {
+    const params: string[] = [];
     const rs = this.server.config.replSet;
-    return `mongodb://${this.host}/` + (rs === '' ? '' : `?replicaSet=${encodeURIComponent(rs)}`);
+    if (rs !== '') params.push(`replicaSet=${encodeURIComponent(rs)}`);
+    const mode = this.server.tlsMode;
+    const ca = this.server.tlsCAFile;
+    if (mode === 'requireTLS' || mode === 'preferTLS') {
+      params.push('tls=true');
+      if (ca !== undefined) params.push(`tlsCAFile=${encodeURIComponent(ca)}`);
+    }
+    return `mongodb://${this.host}/` + (params.length === 0 ? '' : `?${params.join('&')}`);
   }
 
   /** Stop the server: every socket and the storage are closed when this resolves. */

@@ -10,6 +10,7 @@ import { limits } from '../../limits.js';
 import { t } from '../args.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
+import { negotiateCompression } from './compression.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
 
 export const maxWireVersion = 21;
@@ -84,6 +85,12 @@ function runHello(inv: Invocation<typeof helloArgs>, legacyName: boolean): BsonD
     maxWireVersion: new Int32(maxWireVersion),
     readOnly: false,
   });
+  negotiateCompression(
+    services.config.networkMessageCompressors,
+    connection,
+    args.compression,
+    reply,
+  );
   if (args.saslSupportedMechs !== undefined) reply['saslSupportedMechs'] = [];
   reply['ok'] = new Double(1);
   return reply;
