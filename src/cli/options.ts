@@ -6,8 +6,18 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
+import {
+  fromNetEnvironment,
+  fromNetFlags,
+  fromNetTable,
+  netDefaults,
+  netEnvUsage,
+  netFlagSpecs,
+  netUsage,
+} from './net-options.js';
+import type { NetOptions } from './net-options.js';
 
-export interface DaemonOptions {
+export interface DaemonOptions extends NetOptions {
   port: number;
   bindIp: string;
   dbPath: string;
@@ -35,6 +45,7 @@ export const defaults: DaemonOptions = {
   configFile: undefined,
   oplogAsync: false,
   oplogNonlogged: false,
+  ...netDefaults,
 };
 
 export class OptionsError extends Error {
@@ -61,15 +72,25 @@ export const usage = `Usage: secantusd [options]
                             before it fail with ChangeStreamHistoryLost)
   --oplog-nonlogged         keep the oplog in a storage committing without fsync (a machine
                             crash, not a process crash, may lose its newest entries)
+${netUsage}
   --version                 print the version and exit
   --help                    print this help and exit
 
 Environment: SECANTUS_PORT, SECANTUS_BIND_IP, SECANTUS_DBPATH, SECANTUS_REPLSET,
 SECANTUS_STORAGE_ENGINE, SECANTUS_CONFIG, SECANTUS_ENABLE_TEST_COMMANDS, SECANTUS_LOGPATH,
-SECANTUS_OPLOG_ASYNC, SECANTUS_OPLOG_NONLOGGED.
+SECANTUS_OPLOG_ASYNC, SECANTUS_OPLOG_NONLOGGED,
+${netEnvUsage}.
+Config file keys: port, bind_ip, dbpath, replSet, storageEngine, logpath, quiet, oplogAsync,
+oplogNonlogged, [setParameter], [net.tls] (mode, certificateKeyFile, certificateKeyFilePassword,
+CAFile, allowConnectionsWithoutCertificates, allowInvalidCertificates, allowInvalidHostnames),
+[net.compression] (compressors).
 Precedence: flag > environment > config file > default.`;
 
 type Partial_ = Partial<DaemonOptions>;
+
+function fail(message: string): never {
+  throw new OptionsError(message);
+}
 
 function parsePort(v: unknown, source: string): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
@@ -131,6 +152,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         quiet: { type: 'boolean' },
         'oplog-async': { type: 'boolean' },
         'oplog-nonlogged': { type: 'boolean' },
+        ...netFlagSpecs,
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -154,6 +176,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (v.quiet === true) out.quiet = true;
   if (v['oplog-async'] === true) out.oplogAsync = true;
   if (v['oplog-nonlogged'] === true) out.oplogNonlogged = true;
+  Object.assign(out, fromNetFlags(v, fail));
   return { options: out, help: v.help === true, version: v.version === true };
 }
 
@@ -184,6 +207,7 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
   const oplogNonlogged = get('SECANTUS_OPLOG_NONLOGGED');
   if (oplogNonlogged !== undefined)
     out.oplogNonlogged = parseBool(oplogNonlogged, 'SECANTUS_OPLOG_NONLOGGED');
+  Object.assign(out, fromNetEnvironment(get, parseBool, fail));
   return out;
 }
 
@@ -198,6 +222,7 @@ const fileKeys = new Set([
   'setParameter',
   'oplogAsync',
   'oplogNonlogged',
+  'net',
 ]);
 
 export function fromConfigFile(path: string): Partial_ {
@@ -252,6 +277,9 @@ export function fromConfigFile(path: string): Partial_ {
         break;
       case 'oplogNonlogged':
         out.oplogNonlogged = parseBool(v, src);
+        break;
+      case 'net':
+        Object.assign(out, fromNetTable(v, src, parseBool, fail));
         break;
       case 'setParameter': {
         if (typeof v !== 'object' || v === null || Array.isArray(v))

@@ -271,8 +271,7 @@ export class Server {
         bindIp,
         storageEngine,
         replSet,
-        tlsMode: tls?.mode ?? 'disabled',
-        compressors: compressors.names,
+        ssl: tls === undefined ? 'off' : 'on',
       });
       return server;
     } catch (e) {
