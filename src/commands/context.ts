@@ -100,6 +100,11 @@ export interface TlsPeerState {
   readonly subject: string | undefined;
   /** The certificate verified against the CA (false only under tlsAllowInvalidCertificates). */
   readonly verified: boolean;
+  /**
+   * Its O, OU and DC attributes are the server certificate's (mongod's isClusterMember): such a
+   * certificate names a cluster member, not a user.
+   */
+  readonly clusterMember: boolean;
 }
 
 export interface OperationContext {

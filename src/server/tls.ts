@@ -136,7 +136,7 @@ export function createTlsIngress(o: TlsOptions | undefined): TlsServerSide | und
     const why = e instanceof Error ? e.message : String(e);
     throw new TlsConfigError(`Can not set up PEM key file. ${why}`);
   }
-  return new TlsServerSide(o, server, o.CAFile);
+  return new TlsServerSide(o, server, o.CAFile, certificate);
 }
 
 /** How a connection should proceed after its first bytes were read. */
@@ -184,8 +184,26 @@ function peerKey(s: Socket): string {
   return `${s.remoteAddress ?? '?'}|${s.remotePort ?? 0}`;
 }
 
+/** The RDN parts of a Node-printed subject, as "K=V" strings (values still escaped). */
+function subjectParts(nodeSubject: string): string[] {
+  return nodeSubject.split('\n').flatMap((rdn) => (rdn === '' ? [] : rdn.split(' + ')));
+}
+
+/**
+ * mongod's canonical cluster DN: only the DC, O and OU attributes, sorted. Two certificates
+ * with the same non-empty one belong to the same cluster.
+ */
+export function clusterDn(nodeSubject: string): string {
+  return subjectParts(nodeSubject)
+    .filter((p) => p.startsWith('DC=') || p.startsWith('O=') || p.startsWith('OU='))
+    .sort()
+    .join(',');
+}
+
 export class TlsServerSide {
   readonly mode: TlsMode;
+  /** The server certificate's cluster DN ('' when it has no O / OU / DC). */
+  private readonly serverClusterDn: string;
   /** Handshakes in progress, by peer: the tls.Server reports results per TLS socket. */
   private readonly pending = new Map<string, PendingHandshake>();
 
@@ -194,8 +212,10 @@ export class TlsServerSide {
     private readonly server: tls.Server,
     /** The CA file, for the in-process server's URI (the driver verifies the server with it). */
     readonly caFile: string,
+    serverCertificate: X509Certificate,
   ) {
     this.mode = options.mode;
+    this.serverClusterDn = clusterDn(serverCertificate.subject);
     server.on('secureConnection', (secure: tls.TLSSocket) => {
       const p = this.take(peerKey(secure));
       if (p === undefined) secure.destroy();
@@ -260,16 +280,18 @@ export class TlsServerSide {
       if (this.options.allowConnectionsWithoutCertificates !== true)
         return 'no SSL certificate provided by peer; connection rejected';
       logger.warn('NETWORK', 23234, 'No SSL certificate provided by peer');
-      return { subject: undefined, verified: false };
+      return { subject: undefined, verified: false, clusterMember: false };
     }
     const subject = rfc2253Subject(cert.subject);
+    const clusterMember =
+      this.serverClusterDn !== '' && clusterDn(cert.subject) === this.serverClusterDn;
     if (!secure.authorized) {
       const code = String(secure.authorizationError ?? 'CERT_REJECTED');
       const reason = `SSL peer certificate validation failed: ${verifyErrorText[code] ?? code}`;
       if (this.options.allowInvalidCertificates !== true) return reason;
       logger.warn('NETWORK', 23236, 'SSL peer certificate validation failed', { reason });
-      return { subject, verified: false };
+      return { subject, verified: false, clusterMember };
     }
-    return { subject, verified: true };
+    return { subject, verified: true, clusterMember };
   }
 }

@@ -240,15 +240,34 @@ describe('TLS', () => {
       const withCert = new MongoClient(tlsUri(server), { tlsCertificateKeyFile: certs.clientFile });
       await withCert.connect();
       await withCert.db('admin').command({ ping: 1 });
-      const subjects = server.connectionStates().map((c) => c.tls?.subject);
-      assert.ok(subjects.includes(certs.clientSubject), JSON.stringify(subjects));
+      const peers = server.connectionStates().map((c) => c.tls);
+      assert.ok(
+        peers.some((p) => p?.subject === certs.clientSubject && p.verified && !p.clusterMember),
+        JSON.stringify(peers),
+      );
       await withCert.close();
+      // A certificate with the server's O and OU names a cluster member (mongod's isClusterMember).
+      const member = issue(certs.ca, {
+        subject: 'CN=node2,OU=Server,O=SecantusDB',
+        usage: 'client',
+      });
+      const memberFile = certs.write('member.pem', member.cert + member.key);
+      const asMember = new MongoClient(tlsUri(server), { tlsCertificateKeyFile: memberFile });
+      await asMember.connect();
+      await asMember.db('admin').command({ ping: 1 });
+      assert.ok(
+        server
+          .connectionStates()
+          .some((c) => c.tls?.subject === 'CN=node2,OU=Server,O=SecantusDB' && c.tls.clusterMember),
+      );
+      await asMember.close();
       const without = new MongoClient(tlsUri(server));
       await without.connect();
       await without.db('admin').command({ ping: 1 });
       const states = server.connectionStates();
       assert.ok(states.length > 0);
-      for (const c of states) assert.deepEqual(c.tls, { subject: undefined, verified: false });
+      for (const c of states)
+        assert.deepEqual(c.tls, { subject: undefined, verified: false, clusterMember: false });
       await without.close();
     } finally {
       await server.stop();
