@@ -37,6 +37,12 @@ export const limits = {
    * half-open handshakes cannot pile up (Node's tls.Server default; mongod relies on the OS).
    */
   tlsHandshakeTimeoutMs: 120_000,
+  /**
+   * Wire messages up to this size are compressed and inflated on the event loop (tens of
+   * microseconds); larger ones on libuv's thread pool, so that a big message does not hold
+   * the loop (zlib and snappy; zstd decodes in WebAssembly on the loop at any size).
+   */
+  compressionInlineBytesMax: 64 * 1024,
   /** Longest full namespace "db.collection" in bytes. */
   namespaceLengthBytesMax: 255,
   /** Longest database name in bytes. */

@@ -11,7 +11,7 @@
 // binaries (snappy: N-API, zstd: WebAssembly); a compressor whose package does not load is
 // not offered, and naming it explicitly in --networkMessageCompressors is a startup error.
 
-import { inflate, deflate } from 'node:zlib';
+import { deflate, deflateSync, inflate, inflateSync } from 'node:zlib';
 import { limits } from '../limits.js';
 import { headerBytes, OpCode, ProtocolError, writeHeader } from './opcodes.js';
 
@@ -43,22 +43,34 @@ export interface MessageCodec {
 
 // ---- zlib (node:zlib) -------------------------------------------------------------------
 
+/** Small messages are (de)compressed inline: a thread-pool round trip costs more than the work. */
+const inline = (bytes: number): boolean => bytes <= limits.compressionInlineBytesMax;
+
 function zlibCodec(): MessageCodec {
   return {
     name: 'zlib',
     id: CompressorId.zlib,
     compress: (body) =>
-      new Promise((resolve, reject) =>
-        deflate(body, (err, out) => (err === null ? resolve(out) : reject(err))),
-      ),
+      inline(body.length)
+        ? Promise.resolve(deflateSync(body))
+        : new Promise((resolve, reject) =>
+            deflate(body, (err, out) => (err === null ? resolve(out) : reject(err))),
+          ),
     // maxOutputLength stops inflating at the claim; Node grows the output as it goes, so a
     // lying claim costs only what was really produced.
-    decompress: (payload, size) =>
-      new Promise((resolve, reject) =>
-        inflate(payload, { maxOutputLength: Math.max(size, 1) }, (err, out) =>
-          err === null ? resolve(out) : reject(err),
-        ),
-      ),
+    decompress: (payload, size) => {
+      const options = { maxOutputLength: Math.max(size, 1) };
+      if (inline(size)) {
+        try {
+          return Promise.resolve(inflateSync(payload, options));
+        } catch (e) {
+          return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+        }
+      }
+      return new Promise((resolve, reject) =>
+        inflate(payload, options, (err, out) => (err === null ? resolve(out) : reject(err))),
+      );
+    },
     maxDecompressedBytes: () => undefined,
   };
 }
@@ -84,19 +96,24 @@ const snappyExpansionMax = 64 / 3;
 
 interface SnappyModule {
   compress(input: Uint8Array): Promise<Buffer>;
+  compressSync(input: Uint8Array): Buffer;
   uncompress(input: Uint8Array, options: { asBuffer: true }): Promise<string | Buffer>;
+  uncompressSync(input: Uint8Array, options: { asBuffer: true }): string | Buffer;
 }
 
 function snappyCodec(snappy: SnappyModule): MessageCodec {
   return {
     name: 'snappy',
     id: CompressorId.snappy,
-    compress: (body) => snappy.compress(body),
+    compress: (body) =>
+      inline(body.length) ? Promise.resolve(snappy.compressSync(body)) : snappy.compress(body),
     decompress: async (payload, size) => {
       // The decoder allocates what the preamble says: it must be the (already bounded) claim.
       if (snappyPreamble(payload).length !== size)
         throw new ProtocolError('snappy: uncompressed length does not match the message header');
-      const out = await snappy.uncompress(payload, { asBuffer: true });
+      const out = inline(size)
+        ? snappy.uncompressSync(payload, { asBuffer: true })
+        : await snappy.uncompress(payload, { asBuffer: true });
       if (typeof out === 'string') throw new ProtocolError('snappy: unexpected string output');
       return out;
     },
@@ -234,7 +251,12 @@ function noopCodec(): MessageCodec {
 
 function isSnappyModule(m: unknown): m is SnappyModule {
   const o = m as Partial<SnappyModule> | null;
-  return typeof o?.compress === 'function' && typeof o.uncompress === 'function';
+  return (
+    typeof o?.compress === 'function' &&
+    typeof o.compressSync === 'function' &&
+    typeof o.uncompress === 'function' &&
+    typeof o.uncompressSync === 'function'
+  );
 }
 
 function isZstdModule(m: unknown): m is ZstdModule {

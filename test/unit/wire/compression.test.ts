@@ -114,7 +114,9 @@ test('zlib: a bomb stops at the claim (the decoder is bounded by it)', async () 
   const bomb = deflateSync(Buffer.alloc(64 * 1024 * 1024)); // 64 MiB of zeros, ~64 KiB deflated
   assert.ok(bomb.length < 100_000);
   const before = process.memoryUsage().arrayBuffers;
+  // Claims on both sides of limits.compressionInlineBytesMax (inline and thread-pool decoding).
   await rejects(decompressMessage(frame(OpCode.msg, 1_000_000, 2, bomb), set), /zlib:/);
+  await rejects(decompressMessage(frame(OpCode.msg, 10_000, 2, bomb), set), /zlib:/);
   const grown = process.memoryUsage().arrayBuffers - before;
   assert.ok(grown < 32 * 1024 * 1024, `inflated no more than the claim (grew ${grown} bytes)`);
 });
