@@ -7,7 +7,7 @@
 // shows; its process CPU time per query is reported too, steadier than latency). Sequential requests with distinct random keys, after a warm-up; each figure is the
 // median of 3 rounds. --plain-only runs what a tree without compression can run too, so the
 // same script measures "compression off" before and after a change (copy it into the other
-// tree's bench/).
+// tree's bench/ with bench/lib/stats.ts and timing.ts).
 
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -15,6 +15,8 @@ import { MongoClient } from 'mongodb';
 import type { Document } from 'mongodb';
 import { deserialize, serialize } from 'bson';
 import { SecantusServer } from '../src/embed/index.js';
+import { median } from './lib/stats.js';
+import { timeSequential } from './lib/timing.js';
 
 const quick = process.argv.includes('--quick');
 const plainOnly = process.argv.includes('--plain-only');
@@ -22,21 +24,8 @@ const docs = 10_000;
 const queries = quick ? 1000 : 5000;
 const rounds = 3;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-}
-
-/** Per-query latencies (ms) of `n` sequential calls with random keys. */
-async function time(n: number, run: (k: number) => Promise<unknown>): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const k = Math.floor(Math.random() * docs);
-    const t = performance.now();
-    await run(k);
-    out.push(performance.now() - t);
-  }
-  return out;
+function time(n: number, run: (k: number) => Promise<unknown>): Promise<number[]> {
+  return timeSequential(n, docs, run);
 }
 
 /** A minimal OP_MSG client: one request in flight, reply bytes resolved whole. */

@@ -13,6 +13,7 @@ import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { driverCompressors } from '../helpers/compressors.js';
 import { opMsg, RawConnection } from '../helpers/wire-client.js';
+import { unharmed } from '../helpers/unharmed.js';
 import { availableCodecs } from '../../src/wire/compression.js';
 
 const compressors = await driverCompressors();
@@ -78,11 +79,11 @@ describe('wire compression', () => {
     await ts.stop();
   });
 
-  async function othersUnaffected(): Promise<void> {
-    assert.deepEqual(await coll.find().toArray(), seed, 'stored data unchanged');
-    const ping = await ts.client.db('admin').command({ ping: 1 });
-    assert.equal(ping['ok'], 1, 'another client keeps working');
-  }
+  const { othersUnaffected, expectClosed } = unharmed(
+    () => ts,
+    () => coll,
+    seed,
+  );
 
   async function counters(name: string): Promise<{ in: number; out: number }> {
     const s = await ts.client.db('admin').command({ serverStatus: 1 });
@@ -166,15 +167,6 @@ describe('wire compression', () => {
         await client.close();
       },
     );
-  }
-
-  async function expectClosed(bytes: Buffer): Promise<void> {
-    const c = await RawConnection.connect(ts.server.port);
-    c.send(bytes);
-    const r = await c.next();
-    assert.equal(r.kind, 'closed');
-    c.close();
-    await othersUnaffected();
   }
 
   const insert = (): Buffer =>
