@@ -49,6 +49,12 @@ export const limits = {
   databaseNameLengthBytesMax: 63,
   /** Stages in one aggregation pipeline. */
   pipelineStagesMax: 1000,
+  /** Distinct terms one document may give a text index (mongod's 16732). */
+  textTermsPerDocumentMax: 400_000,
+  /** Stems remembered per text language (a cache: stemming is the costly part of indexing). */
+  textStemCacheEntriesMax: 50_000,
+  /** Polygon rings are checked for crossing edges (a pairwise test) up to this many vertices. */
+  geoRingCrossingCheckVerticesMax: 4096,
   /**
    * Longest chain of views (a view on a view on ...), counted through viewOn and the
    * collections a view's pipeline reads: creating a longer one, or reading through one, is

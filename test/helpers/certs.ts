@@ -7,8 +7,11 @@ import type { KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import forge from 'node-forge';
+import { createRequire } from 'node:module';
+import type * as Forge from 'node-forge';
 
+// node-forge is CommonJS whose namespaces are attached at run time: load it with require.
+const forge = createRequire(import.meta.url)('node-forge') as typeof Forge;
 const { pki } = forge;
 
 export interface Issued {
@@ -17,11 +20,11 @@ export interface Issued {
   /** PEM (PKCS#8) of the private key. */
   readonly key: string;
   readonly privateKey: KeyObject;
-  readonly certificate: forge.pki.Certificate;
+  readonly certificate: Forge.pki.Certificate;
 }
 
 /** "CN=a,O=b" (most significant last, as RFC 2253 writes it) → forge attributes, in cert order. */
-function attributes(dn: string): forge.pki.CertificateField[] {
+function attributes(dn: string): Forge.pki.CertificateField[] {
   return dn
     .split(',')
     .map((part) => {

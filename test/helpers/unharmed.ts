@@ -1,7 +1,7 @@
 // Bad-input tests check the same two things after each case: another client is still served
 // and nothing stored changed; and a framing fault closes only the offending connection.
 
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import type { Collection, Document } from 'mongodb';
 import type { TestServer } from './server.js';
 import { RawConnection } from './wire-client.js';

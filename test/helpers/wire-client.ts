@@ -25,7 +25,7 @@ export function opMsg(body: Record<string, unknown>, flags = 0): Buffer {
   b.writeInt32LE(2013, 12);
   b.writeUInt32LE(flags, 16);
   b[20] = 0;
-  doc.copy(b, 21);
+  b.set(doc, 21);
   return b;
 }
 

@@ -17,7 +17,7 @@
 // registry has at least one case here, so the corpus cannot fall behind the registry.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { deserialize } from 'bson';
 import { MongoServerError } from 'mongodb';
 import type { Collection, Document } from 'mongodb';
@@ -30,6 +30,7 @@ import type { TestServer } from '../helpers/server.js';
 import { assertSameTyped } from '../unit/pipeline/corpus/compare.js';
 import type { ErrorCase, ValueCase } from '../unit/pipeline/corpus/helpers.js';
 import { expressionFamilies } from '../unit/pipeline/corpus/index.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 /**
  * Operators whose only cases are errors, with the reason no value case can exist here. Every
@@ -80,7 +81,7 @@ function operatorsIn(expr: BsonValue, into: Set<string>): void {
 const planned = plan();
 const outcomes = new Map<number, Outcome>();
 let ts: TestServer;
-let coll: Collection<Document>;
+let coll: Collection<TestDoc>;
 
 async function run(p: Planned): Promise<Outcome> {
   const pipeline: Document[] = [

@@ -5,7 +5,7 @@
 // false) makes an oversized $sort/$group fail, with QueryExceededMemoryLimitNoDiskUseAllowed (292).
 
 import { describe, test, before, after } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -14,6 +14,7 @@ import { MongoClient, MongoServerError } from 'mongodb';
 import type { Collection, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 const N = 20_000;
 const GROUPS = 997;
@@ -451,7 +452,7 @@ describe(
       });
       try {
         await client.connect();
-        const coll = client.db('rss').collection('c');
+        const coll = client.db('rss').collection<TestDoc>('c');
         const pad = 'p'.repeat(1000);
         const n = 40_000;
         for (let i = 0; i < n; i += 2000) {

@@ -12,7 +12,7 @@
 // stage, accumulator or window function has no case.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { EJSON } from 'bson';
 import { MongoServerError } from 'mongodb';
 import type { Db, Document } from 'mongodb';

@@ -4,12 +4,13 @@
 // (../shared/specs/unified/crud/aggregate*.json, count*.json), not from this server.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Decimal128, Int32, Long } from 'bson';
-import type { Db, Document } from 'mongodb';
+import type { Collection, Db, Document } from 'mongodb';
 import { MongoServerError } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 let ts: TestServer;
 let db: Db;
@@ -23,8 +24,8 @@ after(async () => {
   await ts.stop();
 });
 
-async function fresh(name: string, docs: Document[]): Promise<ReturnType<Db['collection']>> {
-  const c = db.collection(name);
+async function fresh(name: string, docs: TestDoc[]): Promise<Collection<TestDoc>> {
+  const c = db.collection<TestDoc>(name);
   await c.deleteMany({});
   if (docs.length > 0) await c.insertMany(docs);
   return c;

@@ -2,7 +2,7 @@
 // framing faults), while another client keeps working and no stored data changes.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
@@ -14,12 +14,13 @@ import type { TestServer } from '../helpers/server.js';
 import { opMsg, opMsgRaw, RawConnection } from '../helpers/wire-client.js';
 import { specsDir, specsMissing } from '../helpers/specs.js';
 import { unharmed } from '../helpers/unharmed.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 const corpusDir = specsDir('bson-corpus');
 
 describe('bad input', () => {
   let ts: TestServer;
-  let coll: Collection<Document>;
+  let coll: Collection<TestDoc>;
   const seed = [
     { _id: 1, a: 'keep' },
     { _id: 2, a: 'me' },
@@ -234,7 +235,7 @@ describe('bad input', () => {
     name.copy(b, 20);
     b.writeInt32LE(0, 20 + name.length);
     b.writeInt32LE(-1, 24 + name.length);
-    q.copy(b, 28 + name.length);
+    b.set(q, 28 + name.length);
     const c = await RawConnection.connect(ts.server.port);
     c.send(b);
     const r = await c.next();

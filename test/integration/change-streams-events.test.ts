@@ -5,11 +5,13 @@
 // and change_stream_document_diff_parser, and the driver spec tests (change-streams folder).
 
 import { after, before, beforeEach, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Binary, Int32 } from 'mongodb';
 import type { ChangeStream, ChangeStreamDocument, Collection, Db, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { arrayUpdate, collectionUuid } from '../helpers/driver.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 type Stream = ChangeStream<Document, ChangeStreamDocument<Document>>;
 
@@ -26,7 +28,7 @@ async function opened(cs: Stream): Promise<Stream> {
 describe('change events', () => {
   let ts: TestServer;
   let db: Db;
-  let coll: Collection<Document>;
+  let coll: Collection<TestDoc>;
 
   before(async () => {
     ts = await startTestServer();
@@ -80,12 +82,12 @@ describe('change events', () => {
       const cs = await opened(coll.watch());
       await coll.updateOne(
         { _id: 1 },
-        {
+        arrayUpdate({
           $inc: { 'arr.$[].b': 10 },
           $push: { list: { $each: [2, 3] } },
           $set: { 'n.m': 1 },
           $unset: { gone: '' },
-        },
+        }),
       );
       const ev = await next(cs);
       assert.deepEqual(ev['updateDescription'], {
@@ -134,13 +136,12 @@ describe('change events', () => {
   describe('schema changes', () => {
     test("rename onto an existing collection: one rename event with dropTarget, invalidating both collections' streams", async () => {
       await db.createCollection('target');
-      const targetUuid = (await db.listCollections({ name: 'target' }).toArray())[0]?.['info']
-        .uuid as Binary;
+      const targetUuid = await collectionUuid(db, 'target');
       const dbStream = await opened(db.watch([], { showExpandedEvents: true }));
       const onTarget = await opened(db.collection('target').watch());
       await coll.insertOne({ _id: 1 });
       await coll.rename('target', { dropTarget: true });
-      await db.collection('after').insertOne({ _id: 2 });
+      await db.collection<TestDoc>('after').insertOne({ _id: 2 });
 
       assert.equal((await next(dbStream))['operationType'], 'insert');
       const rename = await next(dbStream);
@@ -166,7 +167,7 @@ describe('change events', () => {
 
     test('collMod: a modify event with operationDescription and stateBeforeChange', async () => {
       await coll.createIndex({ x: 1 }, { name: 'x_1' });
-      const uuid = (await db.listCollections({ name: 'c' }).toArray())[0]?.['info'].uuid as Binary;
+      const uuid = await collectionUuid(db, 'c');
       const plain = await opened(coll.watch());
       const cs = await opened(coll.watch([], { showExpandedEvents: true }));
       await db.command({ collMod: 'c', validationLevel: 'moderate' });

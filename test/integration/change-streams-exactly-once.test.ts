@@ -21,7 +21,7 @@
 // with ChangeStreamHistoryLost, never silently short.
 
 import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +29,7 @@ import { MongoClient } from 'mongodb';
 import type { ChangeStream, ClientSession, Document, Timestamp } from 'mongodb';
 import { killDaemon, startDaemon } from '../helpers/daemon.js';
 import type { Daemon } from '../helpers/daemon.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 const colls = ['a', 'b', 'c'] as const;
 type Outcome = 'acked' | 'failed' | 'unknown';
@@ -136,7 +137,7 @@ async function runWriter(live: Live, w: number, ops: Op[], unexpected: string[])
           };
           ops.push(op);
           await db
-            .collection(doc.coll)
+            .collection<TestDoc>(doc.coll)
             .insertOne({ _id: doc._id, n: 0, tmp: 1, pad: 'x'.repeat(40) });
           op.outcome = 'acked';
           owned.push({ id: doc._id, coll: doc.coll });
@@ -152,7 +153,7 @@ async function runWriter(live: Live, w: number, ops: Op[], unexpected: string[])
           };
           ops.push(op);
           await db
-            .collection(t.coll)
+            .collection<TestDoc>(t.coll)
             .updateOne({ _id: t.id }, { $set: { v: marker }, $inc: { n: 1 }, $unset: { tmp: '' } });
           op.outcome = 'acked';
         } else if (r < 0.7) {
@@ -166,7 +167,7 @@ async function runWriter(live: Live, w: number, ops: Op[], unexpected: string[])
             outcome: 'unknown',
           };
           ops.push(op);
-          await db.collection(t.coll).deleteOne({ _id: t.id });
+          await db.collection<TestDoc>(t.coll).deleteOne({ _id: t.id });
           op.outcome = 'acked';
         } else {
           const aborted = r >= 0.9;
@@ -189,13 +190,13 @@ async function runWriter(live: Live, w: number, ops: Op[], unexpected: string[])
           try {
             session.startTransaction();
             await db
-              .collection(first.coll)
+              .collection<TestDoc>(first.coll)
               .insertOne({ _id: first.id, n: 0, aborted }, { session });
             await db
-              .collection(second.coll)
+              .collection<TestDoc>(second.coll)
               .insertOne({ _id: second.id, n: 0, aborted }, { session });
             await db
-              .collection(t.coll)
+              .collection<TestDoc>(t.coll)
               .updateOne({ _id: t.id }, { $set: { v: marker, aborted } }, { session });
             if (aborted) {
               await session.abortTransaction();
@@ -461,7 +462,7 @@ async function runWorkload(dir: string, wl: Workload): Promise<string> {
     await Promise.all(writers);
     const d = await live.daemon;
     const c = client(d);
-    await c.db('ex').collection(sentinel.coll).insertOne({ _id: 'end' });
+    await c.db('ex').collection<TestDoc>(sentinel.coll).insertOne({ _id: 'end' });
     await c.close();
     const resumes = await consumer;
     assert.deepEqual(unexpected, [], 'errors only from the daemons that were stopped');
@@ -499,7 +500,7 @@ async function killDuringBurst(dir: string, args: readonly string[]): Promise<st
       for (let i = 0; !stop; i++) {
         const id = w * 1_000_000 + i;
         try {
-          await c.db('ex').collection('a').insertOne({ _id: id });
+          await c.db('ex').collection<TestDoc>('a').insertOne({ _id: id });
           acked.push(id);
         } catch {
           return;
@@ -514,7 +515,7 @@ async function killDuringBurst(dir: string, args: readonly string[]): Promise<st
     d = await startDaemon(dir, args);
     const c2 = client(d);
     try {
-      await c2.db('ex').collection('end').insertOne({ _id: 'end' });
+      await c2.db('ex').collection<TestDoc>('end').insertOne({ _id: 'end' });
       const stream = c2.db('ex').watch([], { resumeAfter: token });
       const seen = new Map<unknown, number>();
       try {

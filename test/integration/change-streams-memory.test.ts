@@ -5,7 +5,7 @@
 // Measured on the in-process server (same heap as the test) after forced collections.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { ChangeStream, Document, MongoClient } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -57,7 +58,7 @@ test(
       const paused = db.collection('busy').watch([], { batchSize: 100 });
       await paused.tryNext(); // the cursor is open; its consumer now stops reading
 
-      const busy = db.collection('busy');
+      const busy = db.collection<TestDoc>('busy');
       const insert = async (from: number, to: number): Promise<void> => {
         for (let i = from; i < to; i += 1000)
           await busy.insertMany(

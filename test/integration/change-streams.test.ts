@@ -2,11 +2,12 @@
 // database and cluster level, resume tokens, transactions, awaitData getMores.
 
 import { after, before, beforeEach, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { MongoServerError, Timestamp } from 'mongodb';
 import type { ChangeStream, ChangeStreamDocument, Collection, Db, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 async function next(cs: ChangeStream<Document, ChangeStreamDocument<Document>>): Promise<Document> {
   const ev = await cs.next();
@@ -20,7 +21,7 @@ async function raw(db: Db, cmd: Document): Promise<Document> {
 describe('change streams', () => {
   let ts: TestServer;
   let db: Db;
-  let coll: Collection<Document>;
+  let coll: Collection<TestDoc>;
 
   before(async () => {
     ts = await startTestServer();
@@ -83,7 +84,7 @@ describe('change streams', () => {
   });
 
   test('$merge writes appear as insert events, and as replace events with whenMatched: replace', async () => {
-    const src = db.collection('src');
+    const src = db.collection<TestDoc>('src');
     await src.insertMany([
       { _id: 1, v: 'a', n: [1, { k: 2 }] },
       { _id: 2, v: 'b' },
@@ -120,9 +121,9 @@ describe('change streams', () => {
     const clusterStream = ts.client.watch();
     const collStream = coll.watch();
     await Promise.all([dbStream.tryNext(), clusterStream.tryNext(), collStream.tryNext()]);
-    await db.collection('other').insertOne({ _id: 'o' });
+    await db.collection<TestDoc>('other').insertOne({ _id: 'o' });
     await coll.insertOne({ _id: 'c' });
-    await ts.client.db('cs2').collection('x').insertOne({ _id: 'x' });
+    await ts.client.db('cs2').collection<TestDoc>('x').insertOne({ _id: 'x' });
     assert.equal((await next(collStream))['documentKey']._id, 'c');
     assert.equal((await next(dbStream))['documentKey']._id, 'o');
     assert.equal((await next(dbStream))['documentKey']._id, 'c');
@@ -157,7 +158,7 @@ describe('change streams', () => {
     await cs.tryNext();
     await coll.insertOne({ _id: 1 });
     await coll.drop();
-    await db.collection('c').insertOne({ _id: 2 });
+    await db.collection<TestDoc>('c').insertOne({ _id: 2 });
     assert.equal((await next(cs))['operationType'], 'insert');
     const drop = await next(cs);
     assert.equal(drop['operationType'], 'drop');
@@ -347,7 +348,7 @@ describe('change streams', () => {
 
   test('pre- and post-images with changeStreamPreAndPostImages', async () => {
     await db.createCollection('img', { changeStreamPreAndPostImages: { enabled: true } });
-    const img = db.collection('img');
+    const img = db.collection<TestDoc>('img');
     await img.insertOne({ _id: 1, v: 1 });
     const cs = img.watch([], { fullDocument: 'required', fullDocumentBeforeChange: 'required' });
     await cs.tryNext();

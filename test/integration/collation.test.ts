@@ -7,9 +7,15 @@
 // findOneAndUpdate-collation), not from this server.
 
 import { after, before, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import type { Collection, Db, Document } from 'mongodb';
-import { expectServerCode, freshCollection } from '../helpers/driver.js';
+import {
+  arrayUpdate,
+  collectionInfo,
+  expectServerCode,
+  freshCollection,
+} from '../helpers/driver.js';
+import type { TestDoc } from '../helpers/driver.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -25,7 +31,7 @@ after(async () => {
   await ts?.stop();
 });
 
-const fresh = (name: string, docs: Document[]): Promise<Collection<Document>> =>
+const fresh = (name: string, docs: Document[]): Promise<Collection<TestDoc>> =>
   freshCollection(db, name, docs);
 const ids = (docs: Document[]): unknown[] => docs.map((d) => d['_id']);
 
@@ -194,20 +200,18 @@ test('update operators compare by the collation: $addToSet, $pull, $pullAll, $mi
   ]);
   await c.updateOne({ _id: 1 }, { $addToSet: { a: 'FOO' } }, { collation });
   assert.deepEqual((await c.findOne({ _id: 1 }))?.['a'], ['foo', 'bar']);
-  await c.updateOne({ _id: 1 }, { $pull: { a: 'BAR' } }, { collation });
+  await c.updateOne({ _id: 1 }, arrayUpdate({ $pull: { a: 'BAR' } }), { collation });
   assert.deepEqual((await c.findOne({ _id: 1 }))?.['a'], ['foo']);
-  await c.updateOne({ _id: 1 }, { $pullAll: { a: ['FOO'] } }, { collation });
+  await c.updateOne({ _id: 1 }, arrayUpdate({ $pullAll: { a: ['FOO'] } }), { collation });
   assert.deepEqual((await c.findOne({ _id: 1 }))?.['a'], []);
   // 'B' equals 'b' at strength 2: $max keeps the stored value.
   await c.updateOne({ _id: 1 }, { $max: { s: 'B' } }, { collation });
   assert.equal((await c.findOne({ _id: 1 }))?.['s'], 'b');
   await c.updateOne({ _id: 1 }, { $max: { s: 'B' } });
   assert.equal((await c.findOne({ _id: 1 }))?.['s'], 'b'); // binary: 'B' < 'b'
-  await c.updateOne(
-    { _id: 1 },
-    { $push: { n: { $each: ['100'], $sort: 1 } } },
-    { collation: { locale: 'en', numericOrdering: true } },
-  );
+  await c.updateOne({ _id: 1 }, arrayUpdate({ $push: { n: { $each: ['100'], $sort: 1 } } }), {
+    collation: { locale: 'en', numericOrdering: true },
+  });
   assert.deepEqual((await c.findOne({ _id: 1 }))?.['n'], ['9', '10', '100']);
   await c.updateOne(
     { _id: 1 },
@@ -219,10 +223,10 @@ test('update operators compare by the collation: $addToSet, $pull, $pullAll, $mi
 
 test('a collection default collation applies when the operation gives none; {locale: "simple"} overrides it', async () => {
   await db
-    .collection('ci')
+    .collection<TestDoc>('ci')
     .drop()
     .catch(() => undefined);
-  const c = await db.createCollection('ci', { collation: { locale: 'en', strength: 2 } });
+  const c = await db.createCollection<TestDoc>('ci', { collation: { locale: 'en', strength: 2 } });
   await c.insertMany([
     { _id: 1, name: 'Alice' },
     { _id: 2, name: 'alice' },
@@ -238,8 +242,7 @@ test('a collection default collation applies when the operation gives none; {loc
     [2],
   );
   assert.equal((await c.deleteMany({ name: 'BOB' })).deletedCount, 1);
-  const [info] = await db.listCollections({ name: 'ci' }).toArray();
-  const collation = (info?.options as Document)['collation'] as Document;
+  const collation = (await collectionInfo(db, 'ci')).options?.['collation'] as Document;
   assert.equal(collation['locale'], 'en');
   assert.equal(collation['strength'], 2);
   assert.equal(collation['caseLevel'], false);
@@ -486,8 +489,8 @@ test('a view default collation: reads use it, a different one is refused (167), 
     [3],
   );
   await expectServerCode(view.find({}, { collation: { locale: 'simple' } }).toArray(), 167);
-  const [info] = await db.listCollections({ name: 'people_ci' }).toArray();
-  assert.equal(((info?.options as Document)['collation'] as Document)['strength'], 2);
+  const info = await collectionInfo(db, 'people_ci');
+  assert.equal((info.options?.['collation'] as Document)['strength'], 2);
   await db.createCollection('people_ci2', {
     viewOn: 'people_ci',
     pipeline: [],

@@ -6,9 +6,10 @@
 // update/pipeline_executor.cpp, update_driver.cpp) and the manual, not from this server.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import type { Collection, Db, Document } from 'mongodb';
 import { expectServerCode, freshCollection } from '../helpers/driver.js';
+import type { TestDoc } from '../helpers/driver.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -24,7 +25,7 @@ after(async () => {
   await ts?.stop();
 });
 
-const fresh = (name: string, docs: Document[]): Promise<Collection<Document>> =>
+const fresh = (name: string, docs: Document[]): Promise<Collection<TestDoc>> =>
   freshCollection(db, name, docs);
 const expectCode = expectServerCode;
 
@@ -276,7 +277,7 @@ describe('$$NOW and $$CLUSTER_TIME', () => {
   test('$$CLUSTER_TIME on a standalone is 51144', async () => {
     const standalone = await startTestServer({ replSet: '' });
     try {
-      const c = standalone.client.db('ct').collection('ct');
+      const c = standalone.client.db('ct').collection<TestDoc>('ct');
       await c.insertOne({ _id: 1 });
       await expectCode(c.find({ $expr: { $ne: ['$$CLUSTER_TIME', null] } }).toArray(), 51144);
     } finally {
@@ -301,7 +302,7 @@ describe('explain of a write statement', () => {
     const stats = r['executionStats'] as Document;
     assert.equal(stats['nReturned'], 1);
     assert.deepEqual(
-      await db.collection('explained').findOne({ _id: 1 }),
+      await db.collection<TestDoc>('explained').findOne({ _id: 1 }),
       { _id: 1, k: 2 },
       'explain writes nothing',
     );

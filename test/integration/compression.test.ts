@@ -5,7 +5,7 @@
 // own connection with nothing stored changed.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
 import { deserialize } from 'bson';
 import type { Collection, Document, MongoClient } from 'mongodb';
@@ -14,6 +14,7 @@ import type { TestServer } from '../helpers/server.js';
 import { driverCompressors } from '../helpers/compressors.js';
 import { opMsg, RawConnection } from '../helpers/wire-client.js';
 import { unharmed } from '../helpers/unharmed.js';
+import type { TestDoc } from '../helpers/driver.js';
 import { availableCodecs } from '../../src/wire/compression.js';
 
 const compressors = await driverCompressors();
@@ -64,7 +65,7 @@ async function replyBody(
 
 describe('wire compression', () => {
   let ts: TestServer;
-  let coll: Collection<Document>;
+  let coll: Collection<TestDoc>;
   const seed = [
     { _id: 1, a: 'keep' },
     { _id: 2, a: 'me' },
@@ -72,7 +73,7 @@ describe('wire compression', () => {
 
   before(async () => {
     ts = await startTestServer();
-    coll = ts.client.db('safe').collection('c');
+    coll = ts.client.db('safe').collection<TestDoc>('c');
     await coll.insertMany(seed);
   });
   after(async () => {
@@ -149,7 +150,7 @@ describe('wire compression', () => {
       async () => {
         const before = await counters(name);
         const client: MongoClient = await ts.newClient({ compressors: [name] });
-        const c = client.db('z').collection(name);
+        const c = client.db('z').collection<TestDoc>(name);
         await c.insertMany(
           Array.from({ length: 500 }, (_, i) => ({ _id: i, s: 'text '.repeat(40), i })),
         );

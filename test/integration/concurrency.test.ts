@@ -1,11 +1,12 @@
 // Constraints hold under concurrency: racing writers on separate connections.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { MongoServerError } from 'mongodb';
 import type { Document, MongoClient } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 describe('concurrency', () => {
   let ts: TestServer;
@@ -24,7 +25,7 @@ describe('concurrency', () => {
         clients.map((c, i) =>
           c
             .db('race')
-            .collection('c')
+            .collection<TestDoc>('c')
             .insertOne({ _id: `k${round}`, writer: i }),
         ),
       );
@@ -41,7 +42,7 @@ describe('concurrency', () => {
       }
       const docs = await ts.client
         .db('race')
-        .collection('c')
+        .collection<TestDoc>('c')
         .find({ _id: `k${round}` })
         .toArray();
       assert.equal(docs.length, 1, 'no partial state: one document');
@@ -53,7 +54,7 @@ describe('concurrency', () => {
     await coll.createIndex({ email: 1 }, { unique: true });
     const results = await Promise.allSettled(
       clients.map((c, i) =>
-        c.db('race').collection('u').insertOne({ _id: i, email: 'same@example.com' }),
+        c.db('race').collection<TestDoc>('u').insertOne({ _id: i, email: 'same@example.com' }),
       ),
     );
     assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
@@ -94,21 +95,21 @@ describe('concurrency', () => {
       clients.map((c, i) =>
         c
           .db('race')
-          .collection('partial')
+          .collection<TestDoc>('partial')
           .insertOne({ _id: 100 + i, email: 'x@example.com', active: false }),
       ),
     );
   });
 
   test('20 connections update different documents into the same unique key: one winner', async () => {
-    const coll = ts.client.db('race').collection('moves');
+    const coll = ts.client.db('race').collection<TestDoc>('moves');
     await coll.createIndex({ slot: 1 }, { unique: true });
     await coll.insertMany(clients.map((_, i) => ({ _id: i, slot: `free${i}` })));
     const results = await Promise.allSettled(
       clients.map((c, i) =>
         c
           .db('race')
-          .collection('moves')
+          .collection<TestDoc>('moves')
           .updateOne({ _id: i }, { $set: { slot: 'taken' } }),
       ),
     );
@@ -122,7 +123,7 @@ describe('concurrency', () => {
   });
 
   test('concurrent $inc updates are not lost', async () => {
-    const coll = ts.client.db('race').collection('counter');
+    const coll = ts.client.db('race').collection<TestDoc>('counter');
     await coll.insertOne({ _id: 'n', v: 0 });
     await Promise.all(
       clients.map((c) =>
@@ -130,7 +131,7 @@ describe('concurrency', () => {
           Array.from({ length: 10 }, () =>
             c
               .db('race')
-              .collection('counter')
+              .collection<TestDoc>('counter')
               .updateOne({ _id: 'n' }, { $inc: { v: 1 } }),
           ),
         ),

@@ -3,7 +3,7 @@
 // suite through a driver that compresses every message.
 
 import { after, before, beforeEach, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import {
   Double,
   Int32,
@@ -16,13 +16,15 @@ import {
 import type { Collection, Db, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import { collectionInfo } from '../helpers/driver.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 const compressor = new URL(import.meta.url).searchParams.get('compressors');
 
 describe(compressor === null ? 'CRUD' : `CRUD, compressors=${compressor}`, () => {
   let ts: TestServer;
   let db: Db;
-  let coll: Collection<Document>;
+  let coll: Collection<TestDoc>;
 
   before(async () => {
     ts = await startTestServer({}, compressor === null ? {} : { compressors: compressor });
@@ -401,14 +403,14 @@ describe(compressor === null ? 'CRUD' : `CRUD, compressors=${compressor}`, () =>
   });
 
   test('write concern: w:0 acknowledged by the driver, j:true and majority work, w:2 reports writeConcernError', async () => {
-    const unack = db.collection('c', { writeConcern: { w: 0 } });
+    const unack = db.collection<TestDoc>('c', { writeConcern: { w: 0 } });
     await unack.insertOne({ _id: 'w0' });
     // w:0 sends moreToCome; a following acknowledged read on the same pool sees the write.
     let found = null;
     for (let i = 0; i < 50 && found === null; i++) found = await coll.findOne({ _id: 'w0' });
     assert.deepEqual(found, { _id: 'w0' });
     await db
-      .collection('c', { writeConcern: { w: 'majority', j: true } })
+      .collection<TestDoc>('c', { writeConcern: { w: 'majority', j: true } })
       .insertOne({ _id: 'maj' });
     // The write is applied; the reply carries writeConcernError, which the driver raises.
     await assert.rejects(
@@ -436,9 +438,9 @@ describe(compressor === null ? 'CRUD' : `CRUD, compressors=${compressor}`, () =>
     await db.collection('made').insertOne({ a: 1 });
     const names = (await db.listCollections().toArray()).map((c) => c.name);
     assert.ok(names.includes('made'));
-    const info = (await db.listCollections({ name: 'made' }).toArray())[0];
-    assert.equal(info?.type, 'collection');
-    assert.ok(info?.info?.uuid !== undefined);
+    const info = await collectionInfo(db, 'made');
+    assert.equal(info.type, 'collection');
+    assert.ok(info.info?.uuid !== undefined);
     const dbs = await ts.client.db('admin').command({ listDatabases: 1 });
     assert.ok(dbs['databases'].some((d: Document) => d['name'] === 'crud'));
     const nameOnly = await ts.client.db('admin').command({ listDatabases: 1, nameOnly: true });

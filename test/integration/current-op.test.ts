@@ -9,7 +9,7 @@
 // (kNoAuthDigest), and the manual's $currentOp and currentOp pages.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Int32, UUID } from 'bson';
 import type { Binary, Long } from 'bson';
@@ -424,8 +424,8 @@ describe('$listSessions', () => {
       const id = session.id?.['id'] as Binary;
       await client.db('admin').command({ refreshLogicalSessionCacheNow: 1 });
       for (const spec of [{}, { allUsers: true }]) {
-        const mine = (await sessions(spec)).filter((s) =>
-          (s['_id']['id'] as Binary).buffer.equals(id.buffer),
+        const mine = (await sessions(spec)).filter(
+          (s) => (s['_id']['id'] as Binary).toString('hex') === id.toString('hex'),
         );
         assert.equal(mine.length, 1, JSON.stringify(spec));
         const s = mine[0] as Document;

@@ -1,11 +1,12 @@
 // Idle cursors and transactions are reaped; sessions close their cursors.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Int32, Long, MongoServerError, UUID } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { rawCommand } from '../helpers/wire-client.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -15,7 +16,7 @@ describe('reaping', () => {
     ts = await startTestServer({ reaperIntervalMs: 50 });
     await ts.client
       .db('r')
-      .collection('c')
+      .collection<TestDoc>('c')
       .insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i })));
   });
   after(async () => {
@@ -61,7 +62,10 @@ describe('reaping', () => {
         $db: 'admin',
       });
       assert.equal(commit['code'], 251, 'aborted by the reaper');
-      assert.equal(await ts.client.db('r').collection('c').countDocuments({ _id: 'late' }), 0);
+      assert.equal(
+        await ts.client.db('r').collection<TestDoc>('c').countDocuments({ _id: 'late' }),
+        0,
+      );
     } finally {
       await admin.command({ setParameter: 1, transactionLifetimeLimitSeconds: new Int32(60) });
     }

@@ -3,7 +3,7 @@
 // the daemon exit with code 2 (bad options). Runs dist/ (npm run build first).
 
 import { after, before, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -7,11 +7,12 @@
 // $objectToArray, because the driver itself turns such documents into its DBRef class.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import type { Db, Document } from 'mongodb';
 import { MongoServerError } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 let ts: TestServer;
 let db: Db;
@@ -69,7 +70,7 @@ describe('DBRef-shaped documents keep their fields', () => {
 
   test('a replacement with $ref, $id, $db at its top level (not first) is stored as written', async () => {
     await db.collection('rep').deleteMany({});
-    await db.collection('rep').insertOne({ _id: 1, old: true });
+    await db.collection<TestDoc>('rep').insertOne({ _id: 1, old: true });
     const r = await db.command({
       update: 'rep',
       updates: [{ q: { _id: 1 }, u: { a: 1, $ref: 'c', $id: 2, $db: 'd' } }],
@@ -88,7 +89,7 @@ describe('DBRef-shaped documents keep their fields', () => {
 
   test('$id before $ref in a replacement is InvalidDBRef (55)', async () => {
     await db.collection('rep2').deleteMany({});
-    await db.collection('rep2').insertOne({ _id: 1 });
+    await db.collection<TestDoc>('rep2').insertOne({ _id: 1 });
     const r = await db.command({
       update: 'rep2',
       updates: [{ q: { _id: 1 }, u: { a: 1, $id: 2, $ref: 'c' } }],

@@ -3,13 +3,14 @@
 // is refused.
 
 import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { daemonScript, startDaemon } from '../helpers/daemon.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 function client(port: number): MongoClient {
   return new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, {
@@ -33,7 +34,7 @@ describe('durability (daemon on LMDB)', () => {
           try {
             await w
               .db('dur')
-              .collection('c')
+              .collection<TestDoc>('c')
               .insertOne({ _id: id, pad: 'x'.repeat(200) });
             acked.add(id);
           } catch {
@@ -84,7 +85,7 @@ describe('durability (daemon on LMDB)', () => {
       const c = client(d.port);
       await c
         .db('keep')
-        .collection('c')
+        .collection<TestDoc>('c')
         .insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: i, v: i * 2 })));
       await c.db('keep').collection('c').createIndex({ v: 1 }, { unique: true });
       await c.close();
@@ -107,7 +108,10 @@ describe('durability (daemon on LMDB)', () => {
         idx.map((i) => i['name']),
         ['_id_', 'v_1'],
       );
-      await assert.rejects(c2.db('keep').collection('c').insertOne({ _id: 'dup', v: 2 }), /E11000/);
+      await assert.rejects(
+        c2.db('keep').collection<TestDoc>('c').insertOne({ _id: 'dup', v: 2 }),
+        /E11000/,
+      );
       await c2.close();
       d2.proc.kill('SIGTERM');
       assert.equal(await d2.exited, 0);

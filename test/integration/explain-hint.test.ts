@@ -4,11 +4,12 @@
 // (2), "hint provided does not correspond to an existing index".
 
 import { describe, test, before, after } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { MongoServerError } from 'mongodb';
 import type { Collection, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 /** Every stage name and index name of a plan tree. */
 function planNodes(plan: Document | undefined): string[] {
@@ -43,7 +44,7 @@ async function badHint(p: Promise<unknown>): Promise<void> {
 
 describe('hint plans aggregate and write commands', () => {
   let ts: TestServer;
-  let coll: Collection;
+  let coll: Collection<TestDoc>;
 
   // Natural order 1, 2, 3; ascending a gives 2, 3, 1; ascending b gives 3, 1, 2.
   const seed = [
@@ -54,7 +55,7 @@ describe('hint plans aggregate and write commands', () => {
 
   before(async () => {
     ts = await startTestServer();
-    coll = ts.client.db('hint').collection('c');
+    coll = ts.client.db('hint').collection<TestDoc>('c');
     await coll.createIndex({ a: 1 });
     await coll.createIndex({ b: 1 });
   });

@@ -4,16 +4,17 @@
 // findAndModify and aggregate, with the three verbosities.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { MongoServerError } from 'mongodb';
 import type { Collection, Db, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 let ts: TestServer;
 let db: Db;
-let big: Collection;
-let small: Collection;
+let big: Collection<TestDoc>;
+let small: Collection<TestDoc>;
 /** The collection size (bench/index-point-query.ts runs the same point query on 100k documents). */
 const N = 20_000;
 
@@ -26,7 +27,7 @@ before(async () => {
   await big.insertMany(docs);
   await big.createIndex({ k: 1 });
   await big.createIndex({ g: 1, s: 1 });
-  small = db.collection('small');
+  small = db.collection<TestDoc>('small');
   await small.insertMany([
     { _id: 1, a: 1, b: 'x', tags: ['p', 'q'] },
     { _id: 2, a: 5, b: 'y', tags: ['q'] },

@@ -7,10 +7,11 @@
 // (src/mongo/db/query/projection_parser.cpp) and the manual, not from this server.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Decimal128, EJSON, Int32, Long } from 'bson';
 import type { Collection, Db, Document } from 'mongodb';
 import { expectServerCode, freshCollection } from '../helpers/driver.js';
+import type { TestDoc } from '../helpers/driver.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -26,7 +27,7 @@ after(async () => {
   await ts?.stop();
 });
 
-const fresh = (name: string, docs: Document[]): Promise<Collection<Document>> =>
+const fresh = (name: string, docs: Document[]): Promise<Collection<TestDoc>> =>
   freshCollection(db, name, docs);
 const expectCode = expectServerCode;
 
@@ -355,7 +356,7 @@ const computedCases: ComputedCase[] = [
 ];
 
 describe('find projection expressions: computed_projections.js', () => {
-  let coll: Collection<Document>;
+  let coll: Collection<TestDoc>;
   before(async () => {
     coll = await fresh('computed', computedDocs);
   });
@@ -546,7 +547,7 @@ describe('find projection expressions: with find-only operators', () => {
 });
 
 describe('find projection expressions: errors', () => {
-  let c: Collection<Document>;
+  let c: Collection<TestDoc>;
   before(async () => {
     c = await fresh('errors', [{ _id: 1, a: [1, 2, 3] }]);
   });
@@ -589,7 +590,7 @@ describe('find projection expressions: errors', () => {
 });
 
 describe('find projection expressions: let variables (command_let_variables.js)', () => {
-  let c: Collection<Document>;
+  let c: Collection<TestDoc>;
   before(async () => {
     c = await fresh('let', [{ _id: 1 }, { _id: 2 }, { _id: 3 }]);
   });

@@ -1,11 +1,12 @@
 // Handshake and diagnostics through the official driver.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { MongoClient, MongoServerError } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { SecantusServer } from '../../src/embed/index.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 describe('handshake (replica-set mode)', () => {
   let ts: TestServer;
@@ -195,7 +196,7 @@ describe('shutdown', () => {
       mode: { times: 1 },
       data: { failCommands: ['insert'], blockConnection: true, blockTimeMS: 300 },
     });
-    const insert = client.db('s').collection('c').insertOne({ _id: 1 });
+    const insert = client.db('s').collection<TestDoc>('c').insertOne({ _id: 1 });
     await new Promise((r) => setTimeout(r, 100));
     const stopped = server.stop();
     const r = await insert;

@@ -7,7 +7,7 @@
 // The sort corpus does the same for index-provided order.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { EJSON } from 'bson';
 import { MongoServerError } from 'mongodb';
 import type { Db, Document } from 'mongodb';
@@ -51,6 +51,19 @@ function filterPaths(tree: MatchNode, prefix = '', out = new Set<string>()): Set
         out.add(prefix + tree.path);
       return out;
   }
+}
+
+/**
+ * A corpus sort in the driver's type: each direction 1 or -1. The driver sends these as int32,
+ * the same bytes as the corpus's Int32 directions.
+ */
+function directions(spec: { readonly [key: string]: Literal }): { [key: string]: 1 | -1 } {
+  return Object.fromEntries(
+    Object.entries(spec).map(([path, d]): [string, 1 | -1] => {
+      assert.ok(d === 1 || d === -1, `the sort corpus has direction ${String(d)} for ${path}`);
+      return [path, d];
+    }),
+  );
 }
 
 function usablePath(p: string): boolean {
@@ -160,8 +173,9 @@ describe('sorts give the same order with and without indexes', () => {
       const docs = c.docs.map((d) => doc(d));
       await coll.insertMany(docs);
       const sort = doc(c.sort);
+      const driverSort = directions(c.sort);
       try {
-        await coll.createIndex(sort);
+        await coll.createIndex(driverSort);
       } catch (e) {
         assert.ok(
           e instanceof MongoServerError && [171, 16746, 67].includes(e.code as number),
@@ -169,7 +183,7 @@ describe('sorts give the same order with and without indexes', () => {
         );
         return;
       }
-      const got = await coll.find({}, { promoteValues: false }).sort(sort).toArray();
+      const got = await coll.find({}, { promoteValues: false }).sort(driverSort).toArray();
       const spec = compileSort(sort);
       // Same documents, in the sort's order (ties may come in either order from an index).
       assert.deepEqual(sortedIds(got), sortedIds(docs));

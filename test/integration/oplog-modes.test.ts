@@ -5,7 +5,7 @@
 // after a restart without a gap.
 
 import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { Long, UUID } from 'mongodb';
 import type { ChangeStream, Document, Timestamp } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 const modes = [
   { name: 'async', options: { oplogAsync: true } },
@@ -46,7 +47,7 @@ for (const mode of modes) {
 
     test('events in commit order; a committed transaction together; an aborted one never', () =>
       withServer(async (ts) => {
-        const coll = ts.client.db('m').collection<Document>('c');
+        const coll = ts.client.db('m').collection<TestDoc>('c');
         const cs = ts.client.db('m').watch();
         await cs.tryNext();
         await coll.insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: i })));
@@ -58,7 +59,7 @@ for (const mode of modes) {
         await session.abortTransaction();
         session.startTransaction();
         await coll.insertOne({ _id: 't1' }, { session });
-        await ts.client.db('m').collection('d').insertOne({ _id: 't2' }, { session });
+        await ts.client.db('m').collection<TestDoc>('d').insertOne({ _id: 't2' }, { session });
         await session.commitTransaction();
         await session.endSession();
         await coll.insertOne({ _id: 'last' });
@@ -82,7 +83,7 @@ for (const mode of modes) {
 
     test('a stream opened right after writes shows none of them', () =>
       withServer(async (ts) => {
-        const coll = ts.client.db('m').collection<Document>('c');
+        const coll = ts.client.db('m').collection<TestDoc>('c');
         // Many writes at once, so that some may still be queued when the stream opens.
         await Promise.all(
           Array.from({ length: 20 }, (_, k) =>
@@ -113,15 +114,15 @@ for (const mode of modes) {
         assert.equal(first['n'], 2);
         assert.equal(retry['n'], 2, 'the retry answers as the first attempt did');
         // Another client: this one's pooled session now holds txnNumber 7.
-        await (await ts.newClient()).db('m').collection('r').insertOne({ _id: 'end' });
+        await (await ts.newClient()).db('m').collection<TestDoc>('r').insertOne({ _id: 'end' });
         assert.deepEqual((await take(cs, 3)).map(summary), ['insert:1', 'insert:2', 'insert:end']);
-        assert.equal(await db.collection('r').countDocuments(), 3);
+        assert.equal(await db.collection<TestDoc>('r').countDocuments(), 3);
         await cs.close();
       }));
 
     test('causal consistency and snapshot reads see exactly the acknowledged writes', () =>
       withServer(async (ts) => {
-        const coll = ts.client.db('m').collection<Document>('s');
+        const coll = ts.client.db('m').collection<TestDoc>('s');
         const session = ts.client.startSession({ causalConsistency: true });
         await coll.insertOne({ _id: 1, v: 'a' }, { session });
         assert.deepEqual(
@@ -159,7 +160,7 @@ describe('oplog async: a clean stop drains the queue', () => {
         Array.from({ length: 10 }, (_, k) =>
           ts.client
             .db('m')
-            .collection('c')
+            .collection<TestDoc>('c')
             .insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: k * 200 + i }))),
         ),
       );

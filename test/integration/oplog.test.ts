@@ -1,12 +1,13 @@
 // The oplog as clients see it: local.oplog.rs through find, entries written with each change.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Long, UUID } from 'mongodb';
 import type { Document, Timestamp } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { rawCommand } from '../helpers/wire-client.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 describe('oplog', () => {
   let ts: TestServer;
@@ -18,7 +19,7 @@ describe('oplog', () => {
   });
 
   test('every change has an entry in local.oplog.rs, in timestamp order', async () => {
-    const coll = ts.client.db('op').collection('c');
+    const coll = ts.client.db('op').collection<TestDoc>('c');
     await coll.insertOne({ _id: 1, a: 1 });
     await coll.updateOne({ _id: 1 }, { $set: { a: 2 }, $unset: { b: '' } });
     await coll.replaceOne({ _id: 1 }, { z: 1 });

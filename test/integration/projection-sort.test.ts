@@ -16,7 +16,7 @@
 //   mongod answers with it (the corpus's `withExpressions`).
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { EJSON, serialize } from 'bson';
 import { MongoServerError } from 'mongodb';
 import type { Db, Document } from 'mongodb';

@@ -4,11 +4,12 @@
 // strings) still answer correctly.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { MongoServerError } from 'mongodb';
-import type { Collection, Document } from 'mongodb';
+import type { Collection } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 const evil = `${'a'.repeat(48)}!`;
 const long = `start-${'x'.repeat(300_000)}-end`;
@@ -18,13 +19,13 @@ async function codeOf(p: Promise<unknown>): Promise<number | undefined> {
     await p;
     return undefined;
   } catch (e) {
-    return e instanceof MongoServerError ? e.code : -1;
+    return e instanceof MongoServerError && typeof e.code === 'number' ? e.code : -1;
   }
 }
 
 describe('regex cost is bounded', () => {
   let t: TestServer;
-  let coll: Collection<Document>;
+  let coll: Collection<TestDoc>;
 
   before(async () => {
     t = await startTestServer();

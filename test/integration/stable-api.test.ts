@@ -3,11 +3,12 @@
 // messages; everything inside it works; without strict the same stages run.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import type { MongoClient } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { expectServerCode } from '../helpers/driver.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 describe('Stable API strict mode', () => {
   let t: TestServer;
@@ -18,7 +19,7 @@ describe('Stable API strict mode', () => {
     strict = await t.newClient({ serverApi: { version: '1', strict: true } });
     await t.client
       .db('api')
-      .collection('c')
+      .collection<TestDoc>('c')
       .insertMany([
         { _id: 1, a: 1 },
         { _id: 2, a: 2 },

@@ -4,7 +4,7 @@
 // certificates are verified against the CA; startup refuses incomplete settings.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { readFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import type { TlsOptions } from '../../src/embed/index.js';
 import { encryptedKey, issue, makeCertFiles } from '../helpers/certs.js';
 import type { CertFiles } from '../helpers/certs.js';
 import { opMsg, RawConnection } from '../helpers/wire-client.js';
+import type { TestDoc } from '../helpers/driver.js';
 import { rfc2253Subject } from '../../src/server/tls.js';
 
 let certs: CertFiles;
@@ -88,7 +89,7 @@ describe('TLS', () => {
       assert.equal(await ping(s.uri, { tlsCertificateKeyFile: certs.clientFile }), true);
       const client = new MongoClient(s.uri, { tlsCertificateKeyFile: certs.clientFile });
       await client.connect();
-      const c = client.db('t').collection('c');
+      const c = client.db('t').collection<TestDoc>('c');
       await c.insertOne({ _id: 1, over: 'tls' });
       assert.deepEqual(await c.findOne({ _id: 1 }), { _id: 1, over: 'tls' });
       await client.close();

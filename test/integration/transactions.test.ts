@@ -1,16 +1,17 @@
 // Sessions, multi-document transactions and retryable writes through the official driver.
 
 import { after, before, beforeEach, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Long, MongoServerError, UUID } from 'mongodb';
-import type { Collection, Document } from 'mongodb';
+import type { Collection } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import { rawCommand } from '../helpers/wire-client.js';
 import type { TestServer } from '../helpers/server.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 describe('transactions', () => {
   let ts: TestServer;
-  let coll: Collection<Document>;
+  let coll: Collection<TestDoc>;
 
   before(async () => {
     ts = await startTestServer();
@@ -225,7 +226,7 @@ describe('retryable writes', () => {
     assert.deepEqual(again['upserted'], [{ index: 0, _id: 1 }], 'same result on retry');
     assert.deepEqual(again['retriedStmtIds'], [0]);
     assert.deepEqual(
-      await db.collection('c').findOne({ _id: 1 }),
+      await db.collection<TestDoc>('c').findOne({ _id: 1 }),
       { _id: 1, n: 1 },
       'applied once',
     );
@@ -255,7 +256,7 @@ describe('retryable writes', () => {
     const f2 = await rawCommand(port, fam);
     assert.deepEqual(f1['value'], { _id: 1, n: 2 });
     assert.deepEqual(f2['value'], { _id: 1, n: 2 });
-    assert.deepEqual(await db.collection('c').findOne({ _id: 1 }), { _id: 1, n: 2 });
+    assert.deepEqual(await db.collection<TestDoc>('c').findOne({ _id: 1 }), { _id: 1, n: 2 });
 
     assert.equal((await rawCommand(port, { ...ins, txnNumber: Long.fromInt(3) }))['code'], 225);
     assert.equal(
@@ -265,7 +266,7 @@ describe('retryable writes', () => {
   });
 
   test('retryable writes through the driver with a failCommand network error apply once', async () => {
-    const coll = ts.client.db('rw').collection('net');
+    const coll = ts.client.db('rw').collection<TestDoc>('net');
     await ts.client.db('admin').command({
       configureFailPoint: 'failCommand',
       mode: { times: 1 },

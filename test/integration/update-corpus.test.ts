@@ -25,7 +25,7 @@
 // reason (see skipReason).
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { EJSON, ObjectId, Timestamp } from 'bson';
 import { MongoServerError } from 'mongodb';
 import type { Db, Document } from 'mongodb';

@@ -10,12 +10,13 @@ import { after, before, describe, test } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { MongoBulkWriteError, MongoServerError } from 'mongodb';
 import type { Db, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-import { expectServerCode } from '../helpers/driver.js';
+import { collectionInfo, expectServerCode } from '../helpers/driver.js';
+import type { TestDoc } from '../helpers/driver.js';
 import { Logger } from '../../src/log.js';
 
 const DocumentValidationFailure = 121;
@@ -59,8 +60,8 @@ describe('document validation', () => {
       validationLevel: 'moderate',
       validationAction: 'warn',
     });
-    const [info] = await db.listCollections({ name: 'shown' }).toArray();
-    assert.deepEqual(info?.['options'], {
+    const info = await collectionInfo(db, 'shown');
+    assert.deepEqual(info.options, {
       validator: schema,
       validationLevel: 'moderate',
       validationAction: 'warn',
@@ -69,7 +70,7 @@ describe('document validation', () => {
 
   test('an insert that fails is 121 with errInfo {failingDocumentId, details}; nothing is stored', async () => {
     await fresh('ins', { validator: schema });
-    const c = db.collection('ins');
+    const c = db.collection<TestDoc>('ins');
     const e = await expectServerCode(
       c.insertOne({ _id: 1, name: 5 } as Document),
       DocumentValidationFailure,
@@ -85,7 +86,7 @@ describe('document validation', () => {
 
   test('an unordered batch applies the valid statements and reports the invalid one', async () => {
     await fresh('batch', { validator: { qty: { $gte: 0 } } });
-    const c = db.collection('batch');
+    const c = db.collection<TestDoc>('batch');
     try {
       await c.insertMany(
         [
@@ -98,8 +99,9 @@ describe('document validation', () => {
       assert.fail('expected a write error');
     } catch (e) {
       assert.ok(e instanceof MongoBulkWriteError);
+      assert.ok(Array.isArray(e.writeErrors), 'writeErrors is a list');
       assert.equal(e.writeErrors.length, 1);
-      const we = Array.isArray(e.writeErrors) ? e.writeErrors[0] : undefined;
+      const we = e.writeErrors[0];
       assert.equal(we?.index, 1);
       assert.equal(we?.code, DocumentValidationFailure);
       assert.deepEqual(we?.errInfo, {
@@ -121,7 +123,7 @@ describe('document validation', () => {
   test('several top-level clauses are an implicit $and listing the failing ones by index', async () => {
     await fresh('and', { validator: { a: { $type: 'string' }, b: { $gt: 0 } } });
     const e = await expectServerCode(
-      db.collection('and').insertOne({ _id: 1, a: 'x', b: -1 }),
+      db.collection<TestDoc>('and').insertOne({ _id: 1, a: 'x', b: -1 }),
       DocumentValidationFailure,
     );
     assert.deepEqual(e.errInfo, {
@@ -145,7 +147,7 @@ describe('document validation', () => {
 
   test("a comparison's details: 'field was missing', and an array's elements as consideredValues", async () => {
     await fresh('cmp', { validator: { 'a.qty': { $in: [1, 2] } } });
-    const c = db.collection('cmp');
+    const c = db.collection<TestDoc>('cmp');
     const missing = await expectServerCode(
       c.insertOne({ _id: 1, a: {} }),
       DocumentValidationFailure,
@@ -173,7 +175,7 @@ describe('document validation', () => {
     });
     await fresh('eq', { validator: { status: 'A' } });
     const eq = await expectServerCode(
-      db.collection('eq').insertOne({ _id: 3, status: 'B' }),
+      db.collection<TestDoc>('eq').insertOne({ _id: 3, status: 'B' }),
       DocumentValidationFailure,
     );
     assert.deepEqual(eq.errInfo, {
@@ -191,7 +193,7 @@ describe('document validation', () => {
     const expr = { $eq: ['$total', { $multiply: ['$price', '$qty'] }] };
     await fresh('expr', { validator: { $expr: expr } });
     const e = await expectServerCode(
-      db.collection('expr').insertOne({ _id: 1, price: 2, qty: 3, total: 5 }),
+      db.collection<TestDoc>('expr').insertOne({ _id: 1, price: 2, qty: 3, total: 5 }),
       DocumentValidationFailure,
     );
     assert.deepEqual(e.errInfo, {
@@ -214,7 +216,7 @@ describe('document validation', () => {
       },
     };
     await fresh('schema', { validator: typed });
-    const c = db.collection('schema');
+    const c = db.collection<TestDoc>('schema');
     const wrongType = await expectServerCode(
       c.insertOne({ _id: 1, name: 5 }),
       DocumentValidationFailure,
@@ -263,7 +265,7 @@ describe('document validation', () => {
 
   test('updates, upserts, pipeline updates and findAndModify check the new document', async () => {
     await fresh('upd', { validator: schema });
-    const c = db.collection('upd');
+    const c = db.collection<TestDoc>('upd');
     await c.insertOne({ _id: 1, name: 'a' });
     await expectServerCode(
       c.updateOne({ _id: 1 }, { $set: { name: 1 } }),
@@ -290,7 +292,7 @@ describe('document validation', () => {
 
   test('bypassDocumentValidation skips the check for insert, update and findAndModify', async () => {
     await fresh('bypass', { validator: schema });
-    const c = db.collection('bypass');
+    const c = db.collection<TestDoc>('bypass');
     await c.insertOne({ _id: 1 }, { bypassDocumentValidation: true });
     await c.updateOne({ _id: 1 }, { $set: { name: 3 } }, { bypassDocumentValidation: true });
     await c.findOneAndUpdate({ _id: 1 }, { $set: { n: 1 } }, { bypassDocumentValidation: true });
@@ -299,7 +301,7 @@ describe('document validation', () => {
 
   test("'moderate' does not check updates of documents that already fail; 'strict' does", async () => {
     await fresh('mod', { validator: schema, validationLevel: 'moderate' });
-    const c = db.collection('mod');
+    const c = db.collection<TestDoc>('mod');
     await c.insertOne({ _id: 1 }, { bypassDocumentValidation: true });
     await c.insertOne({ _id: 2, name: 'ok' });
     await c.updateOne({ _id: 1 }, { $set: { x: 1 } });
@@ -315,11 +317,11 @@ describe('document validation', () => {
 
   test("'off' checks nothing; 'warn' writes and logs the failure naming only the _id", async () => {
     await fresh('off', { validator: schema, validationLevel: 'off' });
-    await db.collection('off').insertOne({ _id: 1, secret: 'x' });
+    await db.collection<TestDoc>('off').insertOne({ _id: 1, secret: 'x' });
     await fresh('warn', { validator: schema, validationAction: 'warn' });
     logLines.length = 0;
-    await db.collection('warn').insertOne({ _id: 7, hidden: 'do-not-log' });
-    assert.deepEqual(await db.collection('warn').findOne({ _id: 7 }), {
+    await db.collection<TestDoc>('warn').insertOne({ _id: 7, hidden: 'do-not-log' });
+    assert.deepEqual(await db.collection<TestDoc>('warn').findOne({ _id: 7 }), {
       _id: 7,
       hidden: 'do-not-log',
     });
@@ -333,26 +335,26 @@ describe('document validation', () => {
 
   test('collMod adds, changes and removes a validator; existing documents are not checked', async () => {
     await fresh('cm', {});
-    const c = db.collection('cm');
+    const c = db.collection<TestDoc>('cm');
     await c.insertOne({ _id: 1 });
     await db.command({ collMod: 'cm', validator: schema, validationAction: 'error' });
-    const [info] = await db.listCollections({ name: 'cm' }).toArray();
-    assert.deepEqual(info?.['options'], { validator: schema, validationAction: 'error' });
+    const info = await collectionInfo(db, 'cm');
+    assert.deepEqual(info.options, { validator: schema, validationAction: 'error' });
     await expectServerCode(c.insertOne({ _id: 2 }), DocumentValidationFailure);
     await db.command({ collMod: 'cm', validator: { n: { $exists: true } } });
     await c.insertOne({ _id: 2, n: 1 });
     await db.command({ collMod: 'cm', validator: {} });
     await c.insertOne({ _id: 3 });
-    const [after] = await db.listCollections({ name: 'cm' }).toArray();
-    assert.deepEqual(after?.['options'], { validationAction: 'error' });
+    const after = await collectionInfo(db, 'cm');
+    assert.deepEqual(after.options, { validationAction: 'error' });
     assert.equal(await c.countDocuments(), 3);
   });
 
   test("collMod keeps mongod's option order, so create with the same options still succeeds", async () => {
     await fresh('order', { collation: { locale: 'en' } });
     await db.command({ collMod: 'order', validator: { a: 1 } });
-    const [info] = await db.listCollections({ name: 'order' }).toArray();
-    assert.deepEqual(Object.keys(info?.['options'] ?? {}), ['validator', 'collation']);
+    const info = await collectionInfo(db, 'order');
+    assert.deepEqual(Object.keys(info.options ?? {}), ['validator', 'collation']);
     await db.command({ create: 'order', collation: { locale: 'en' }, validator: { a: 1 } });
   });
 
@@ -400,9 +402,9 @@ describe('document validation', () => {
 
   test('$out and $merge targets are validated unless the aggregate bypasses validation', async () => {
     await fresh('agg_src', {});
-    await db.collection('agg_src').insertMany([{ _id: 1, name: 'a' }, { _id: 2 }]);
+    await db.collection<TestDoc>('agg_src').insertMany([{ _id: 1, name: 'a' }, { _id: 2 }]);
     await fresh('agg_out', { validator: schema });
-    await db.collection('agg_out').insertOne({ _id: 9, name: 'kept' });
+    await db.collection<TestDoc>('agg_out').insertOne({ _id: 9, name: 'kept' });
     await expectServerCode(
       db
         .collection('agg_src')
@@ -418,7 +420,7 @@ describe('document validation', () => {
         .toArray(),
       DocumentValidationFailure,
     );
-    await db.collection('agg_out').insertOne({ _id: 1, name: 'x' });
+    await db.collection<TestDoc>('agg_out').insertOne({ _id: 1, name: 'x' });
     await expectServerCode(
       db
         .collection('agg_src')
@@ -449,7 +451,7 @@ describe('document validation', () => {
     const session = ts.client.startSession();
     try {
       session.startTransaction();
-      const c = db.collection('txn');
+      const c = db.collection<TestDoc>('txn');
       await c.insertOne({ _id: 1, name: 'ok' }, { session });
       const e = await c.insertOne({ _id: 2 }, { session }).catch((err: unknown) => err);
       assert.ok(e instanceof MongoServerError);
@@ -473,9 +475,12 @@ test('a validator survives a restart on lmdb', async () => {
     ts = await startTestServer({ dbPath });
     try {
       const db = ts.client.db('durable');
-      const [info] = await db.listCollections({ name: 'c' }).toArray();
-      assert.deepEqual(info?.['options'], { validator: schema, validationLevel: 'moderate' });
-      await expectServerCode(db.collection('c').insertOne({ _id: 1 }), DocumentValidationFailure);
+      const info = await collectionInfo(db, 'c');
+      assert.deepEqual(info.options, { validator: schema, validationLevel: 'moderate' });
+      await expectServerCode(
+        db.collection<TestDoc>('c').insertOne({ _id: 1 }),
+        DocumentValidationFailure,
+      );
       assert.equal(await db.collection('c').countDocuments(), 0);
     } finally {
       await ts.stop();

@@ -7,7 +7,7 @@
 // codes. Expected values come from MongoDB's documentation and jstests/core/views/*.js.
 
 import { after, before, describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import type { Db, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { expectServerCode, freshCollection } from '../helpers/driver.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 const CommandNotSupportedOnView = 166;
 const OptionNotSupportedOnView = 167;
@@ -106,7 +107,7 @@ describe('views', () => {
 
   test('find: filter, projection, sort, skip, limit and batchSize over the view; getMore keeps the view namespace', async () => {
     await seed(db);
-    const v1 = db.collection('v1');
+    const v1 = db.collection<TestDoc>('v1');
     assert.deepEqual(
       await v1
         .find({ v: { $gt: 10 } }, { projection: { v: 1 } })
@@ -221,7 +222,7 @@ describe('views', () => {
 
   test('writes, index commands and collection commands on a view fail with CommandNotSupportedOnView', async () => {
     await seed(db);
-    const v1 = db.collection('v1');
+    const v1 = db.collection<TestDoc>('v1');
     const refused = 'Namespace views_test.v1 is a view, not a collection';
     const insert = await db.command({
       insert: 'v1',
@@ -307,11 +308,14 @@ describe('views', () => {
     assert.deepEqual(ids(await db.collection('v1').find().sort({ _id: 1 }).toArray()), [2, 5, 8]);
     await db.command({ collMod: 'v1', viewOn: 'other' });
     assert.deepEqual(await db.collection('v1').find().toArray(), [{ _id: 2, g: 2 }]);
-    assert.deepEqual(await db.collection('system.views').findOne({ _id: 'views_test.v1' }), {
-      _id: 'views_test.v1',
-      viewOn: 'other',
-      pipeline: [{ $match: { g: 2 } }],
-    });
+    assert.deepEqual(
+      await db.collection<TestDoc>('system.views').findOne({ _id: 'views_test.v1' }),
+      {
+        _id: 'views_test.v1',
+        viewOn: 'other',
+        pipeline: [{ $match: { g: 2 } }],
+      },
+    );
     for (const [opt, value] of [
       ['validator', { a: 1 }],
       ['validationLevel', 'off'],
@@ -538,7 +542,7 @@ describe('views', () => {
       viewOn: 'other',
       pipeline: [{ $lookup: { from: 'v1', localField: 'g', foreignField: 'g', as: 'm' } }],
     });
-    const j = await db.collection('joined').findOne({ _id: 1 });
+    const j = await db.collection<TestDoc>('joined').findOne({ _id: 1 });
     assert.deepEqual(ids(j?.['m'] ?? []), [1, 4, 7]);
   });
 
@@ -574,7 +578,7 @@ describe('views', () => {
     const session = ts.client.startSession();
     try {
       session.startTransaction();
-      await db.collection('src').insertOne({ _id: 10, g: 1, v: 100 }, { session });
+      await db.collection<TestDoc>('src').insertOne({ _id: 10, g: 1, v: 100 }, { session });
       // The transaction's own write shows through the view.
       assert.deepEqual(
         ids(await db.collection('v1').find({}, { session }).sort({ _id: 1 }).toArray()),
@@ -599,7 +603,7 @@ test('a view survives a restart on lmdb', async () => {
   try {
     let ts = await startTestServer({ dbPath });
     let db = ts.client.db('durable');
-    await db.collection('src').insertMany([
+    await db.collection<TestDoc>('src').insertMany([
       { _id: 1, ok: true },
       { _id: 2, ok: false },
     ]);
@@ -613,7 +617,7 @@ test('a view survives a restart on lmdb', async () => {
         { name: 'good', type: 'view' },
       ]);
       await expectServerCode(
-        db.collection('good').insertOne({ _id: 3 }),
+        db.collection<TestDoc>('good').insertOne({ _id: 3 }),
         CommandNotSupportedOnView,
       );
     } finally {

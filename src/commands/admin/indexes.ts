@@ -1,7 +1,8 @@
 // createIndexes, listIndexes, dropIndexes — with mongod 7.0's rules:
 //
-// - a spec needs `key` and `name` (FailedToParse); key values are non-zero numbers (special
-//   index types such as "2dsphere", "text", "hashed" and "$**" answer NotImplemented);
+// - a spec needs `key` and `name` (FailedToParse); key values are non-zero numbers or the
+//   index plugins "text", "2dsphere" and "2d" (index-plugins.ts normalises their specs; "hashed"
+//   and "$**" answer NotImplemented);
 //   unknown options are InvalidIndexSpecificationOption (197); errors name the spec
 //   ("Error in specification {...} :: caused by :: ...");
 // - an index's identity (its "signature") is its key pattern plus unique, sparse,
@@ -41,6 +42,14 @@ import { executeDelete } from '../crud/write-exec.js';
 import { collectionCollation } from '../crud/common.js';
 import { parseCollation } from '../../bson/collation.js';
 import { lookupView, notACollection } from '../../catalog/views.js';
+import {
+  checkPluginConflicts,
+  checkPluginField,
+  finishPluginSpec,
+  isSupportedPlugin,
+  pluginAcceptsOption,
+  pluginOf,
+} from './index-plugins.js';
 
 /** Options an index spec may carry. */
 const acceptedOptions = new Set([
@@ -248,6 +257,10 @@ function validateKeyPattern(raw: BsonDocument, key: BsonDocument): void {
   for (const [field, dir] of fields) {
     if (field === '')
       throw specError(raw, ErrorCode.CannotCreateIndex, 'Index keys cannot be an empty field.');
+    if (isSupportedPlugin(dir)) {
+      checkPluginField(field, dir);
+      continue;
+    }
     if (typeof dir === 'string') {
       if (
         ['2d', '2dsphere', 'text', 'hashed', 'geoHaystack', 'columnstore'].includes(dir) ||
@@ -347,7 +360,9 @@ export function validateIndexSpec(raw: BsonValue, position: number): BsonDocumen
     );
   }
   raw = withoutSimpleCollation(raw);
+  const plugin = isPlainDocument(raw['key']) ? pluginOf(raw['key']) : undefined;
   for (const opt of Object.keys(raw)) {
+    if (pluginAcceptsOption(plugin, opt)) continue;
     if (notImplementedOptions.has(opt))
       throw new CommandError(
         ErrorCode.NotImplemented,
@@ -445,7 +460,7 @@ export function validateIndexSpec(raw: BsonValue, position: number): BsonDocumen
         ? trueValue(val)
         : val;
   }
-  return spec;
+  return plugin === undefined ? spec : finishPluginSpec(plugin, spec);
 }
 
 // ---- identity -----------------------------------------------------------------------------------
@@ -541,6 +556,7 @@ function conflictWith(coll: Collection, spec: BsonDocument): 'exists' | undefine
       `Index already exists with a different name: ${existing.name}`,
     );
   }
+  checkPluginConflicts(coll, spec);
   if (coll.indexes.length >= limits.indexesPerCollectionMax) {
     throw new CommandError(
       ErrorCode.CannotCreateIndex,

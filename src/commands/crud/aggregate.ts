@@ -12,6 +12,7 @@ import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { fullName } from '../../catalog/namespace.js';
+import { textSearchHook } from '../../query/language.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import {
@@ -281,6 +282,10 @@ export async function runAggregate(
     inTransaction: args.autocommit === false,
     session: args.lsid,
     server: serverIntrospection(services),
+    textSearch:
+      sourceName === undefined
+        ? undefined
+        : textSearchHook(fullName(db, sourceName), services.catalog.get(db, sourceName)),
   };
   const parsed = parsePipeline(
     resolved === undefined ? args.pipeline : [...resolved.pipeline, ...args.pipeline],

@@ -8,7 +8,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { asDocument, isArray } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { commandExpressions, compileQueryFilter } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter, textSearchHook } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
@@ -62,6 +62,7 @@ export function prepareCount(inv: Invocation<typeof countArgs>): {
     matcher: compileQueryFilter(filter, {
       expressions: commandExpressions({ clusterTime: clusterTimeOf(services), collator }),
       collator,
+      textSearch: textSearchHook(`${db}.${name}`, coll),
     }),
     collator,
     skip,
@@ -153,6 +154,7 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): {
     matcher: compileQueryFilter(filter, {
       expressions: commandExpressions({ clusterTime: clusterTimeOf(services), collator }),
       collator,
+      textSearch: textSearchHook(`${db}.${name}`, coll),
     }),
     collator,
     natural: hint.natural,

@@ -4,7 +4,7 @@ import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
-import { commandExpressions, compileQueryFilter } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter, textSearchHook } from '../../query/language.js';
 import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
@@ -106,7 +106,11 @@ export const deleteCommand = defineCommand({
         const expressions = commandExpressions({ let: args.let, clusterTime, collator });
         return executeDelete(txn, services.catalog, ns, {
           filter: st.q,
-          matcher: compileQueryFilter(st.q, { expressions, collator }),
+          matcher: compileQueryFilter(st.q, {
+            expressions,
+            collator,
+            textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+          }),
           collator,
           limit: st.limit,
           hint: st.hint,

@@ -11,11 +11,13 @@ import type { PlanStage, StageStats } from '../../query/exec/stages.js';
 import {
   commandExpressions,
   compileQueryFilter,
+  textSearchHook,
   compileQuerySort,
   compileQueryUpdate,
   updateStatementExpressions,
 } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
+import { asksForTextScore } from '../../query/planner/text-plan.js';
 import { explainPlan, wrapperStage } from '../../query/planner/explain.js';
 import type { ExplainSections, ExplainVerbosity } from '../../query/planner/explain.js';
 import { fullName } from '../../catalog/namespace.js';
@@ -178,7 +180,11 @@ function explainWrite(
     stmt.update === undefined
       ? command
       : updateStatementExpressions(command, stmt.update, stmt.constants);
-  const matcher = compileQueryFilter(stmt.filter, { expressions, collator });
+  const matcher = compileQueryFilter(stmt.filter, {
+    expressions,
+    collator,
+    textSearch: textSearchHook(fullName(db, collName), coll),
+  });
   const sort = compileQuerySort(stmt.sort, collator);
   const update =
     stmt.update === undefined
@@ -200,6 +206,7 @@ function explainWrite(
     limit: stmt.limitOne ? 1 : undefined,
     allowDiskUse: true,
     hint: stmt.hint,
+    wantTextScore: asksForTextScore(stmt.sort),
   });
   const stage = update === undefined ? 'DELETE' : 'UPDATE';
   let matched = 0;

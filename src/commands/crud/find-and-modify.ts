@@ -8,6 +8,7 @@ import { CommandError, ErrorCode } from '../../errors.js';
 import {
   commandExpressions,
   compileQueryFilter,
+  textSearchHook,
   compileQueryProjection,
   compileQuerySort,
   compileQueryUpdate,
@@ -117,7 +118,11 @@ export const findAndModify = defineCommand({
       collator,
     });
     const filter = args.query ?? {};
-    const matcher = compileQueryFilter(filter, { expressions, collator });
+    const matcher = compileQueryFilter(filter, {
+      expressions,
+      collator,
+      textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+    });
     const sort = compileQuerySort(args.sort, collator).comparator;
     // A positional projection takes the position the query matched in the document returned:
     // the one found (remove, new: false); the new one may no longer match (mongod: BadValue).

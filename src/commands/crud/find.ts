@@ -9,10 +9,12 @@ import type { PlanStage, Row } from '../../query/exec/stages.js';
 import {
   commandExpressions,
   compileQueryFilter,
+  textSearchHook,
   compileQueryProjection,
   compileQuerySort,
 } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
+import { asksForTextScore, requireTextScore } from '../../query/planner/text-plan.js';
 import { planOplogQuery } from '../../query/exec/oplog-scan.js';
 import { fullName } from '../../catalog/namespace.js';
 import { t, typeNameOf } from '../args.js';
@@ -94,11 +96,18 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     throw new CommandError(ErrorCode.FailedToParse, 'Cannot set awaitData without tailable');
   }
   const filter = args.filter ?? {};
-  const matcher = compileQueryFilter(filter, { expressions, collator });
+  const matcher = compileQueryFilter(filter, {
+    expressions,
+    collator,
+    textSearch: textSearchHook(ns, coll),
+  });
   const sort = compileQuerySort(args.sort, collator);
   const hint = resolveHint(coll, args.hint);
   const disk = diskUseFor(services, args.allowDiskUse);
   const projection = compileQueryProjection(args.projection, { expressions, collator });
+  // After the sort and projection parse (their own errors come first, as in mongod).
+  const wantTextScore = asksForTextScore(args.projection) || asksForTextScore(args.sort);
+  if (wantTextScore) requireTextScore(matcher);
   if (db === 'local' && name === 'oplog.rs' && services.oplog !== undefined) {
     // The oplog is a table of its own, not a catalog collection: read it in natural order.
     const oplogPlan = planOplogQuery({
@@ -138,6 +147,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     min: args.min,
     max: args.max,
     returnKey: args.returnKey === true,
+    wantTextScore,
   });
   return {
     ns,

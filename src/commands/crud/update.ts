@@ -8,6 +8,7 @@ import { parseCollation } from '../../bson/collation.js';
 import {
   commandExpressions,
   compileQueryFilter,
+  textSearchHook,
   compileQueryUpdate,
   updateStatementExpressions,
 } from '../../query/language.js';
@@ -191,7 +192,11 @@ export const update = defineCommand({
         });
         const r = executeUpdate(txn, services.catalog, ns, {
           filter: stmt.q,
-          matcher: compileQueryFilter(stmt.q, { expressions, collator }),
+          matcher: compileQueryFilter(stmt.q, {
+            expressions,
+            collator,
+            textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+          }),
           collator,
           update: compiled,
           multi: stmt.multi,

@@ -1,7 +1,7 @@
 // Document-at-a-time and simple stages: $match $project $addFields $set $unset $sort $limit
 // $skip $count $sortByCount $replaceRoot $replaceWith $sample $redact $documents $unwind.
 
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import type { Document } from 'mongodb';
 import { d, date, dec, jstest, l, manual, mongodSource } from './types.js';
 import type { StageCase } from './types.js';

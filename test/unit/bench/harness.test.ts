@@ -2,7 +2,7 @@
 // the CPU profile summary. Nothing here starts a server or measures time.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { serialize } from 'bson';
 import {
   findCliff,

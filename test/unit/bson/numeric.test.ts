@@ -7,7 +7,7 @@
 // standard prescribes, so trailing zeros matter.
 
 import { test, describe } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Decimal128, Double, Int32, Long, Timestamp } from 'bson';
 import {

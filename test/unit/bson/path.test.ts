@@ -2,7 +2,7 @@
 // mongod records for them (src/mongo/db/matcher/path.cpp semantics).
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Int32 } from 'bson';
 import {
   MISSING,

@@ -3,7 +3,7 @@
 // ones included — makes its path component multikey (btree_key_generator.cpp).
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { EJSON } from 'bson';
 import { compareBson } from '../../../src/bson/compare.js';
 import type { BsonDocument, BsonValue } from '../../../src/bson/types.js';

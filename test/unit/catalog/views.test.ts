@@ -4,7 +4,7 @@
 // of a view on a view, and system.views documents written and removed through the catalog.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Int32 } from 'bson';
 import type { BsonDocument } from '../../../src/bson/types.js';
 import { Catalog } from '../../../src/catalog/catalog.js';
@@ -24,7 +24,7 @@ import { openEngine } from '../../../src/storage/open.js';
 
 test('involvedCollections: $lookup, $graphLookup and $unionWith, nested in sub-pipelines and $facet, same database only', () => {
   const pipeline: BsonDocument[] = [
-    { $match: { a: 1 } },
+    { $match: { a: new Int32(1) } },
     { $lookup: { from: 'l1', as: 'x', pipeline: [{ $unionWith: 'u2' }] } },
     { $lookup: { from: { db: 'd', coll: 'l2' }, as: 'y', localField: 'a', foreignField: 'b' } },
     {

@@ -2,15 +2,19 @@
 // command form's truncation, mongod's date text, opids, kills.
 
 import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
-import { Binary } from 'bson';
+import * as assert from 'node:assert/strict';
+import { Binary, Int32 } from 'bson';
 import {
   OperationRegistry,
   interruptibleSleep,
   redactCommand,
 } from '../../../src/commands/operations.js';
 import { localIsoString, truncateCommand } from '../../../src/commands/diag/current-op.js';
+import type { BsonDocument } from '../../../src/bson/types.js';
 import type { ConnectionState } from '../../../src/commands/context.js';
+
+/** The 1 of `{ ping: 1 }` as the server decodes it (int32; JS numbers are not BSON values). */
+const one = new Int32(1);
 
 const client = (id: number): ConnectionState => ({
   id,
@@ -32,14 +36,14 @@ describe('redactCommand', () => {
       pwd: 'xxx',
     });
     const payload = new Binary(Buffer.from('n,,n=user,r=nonce'));
-    assert.deepEqual(redactCommand({ saslStart: 1, mechanism: 'SCRAM-SHA-256', payload }), {
-      saslStart: 1,
+    assert.deepEqual(redactCommand({ saslStart: one, mechanism: 'SCRAM-SHA-256', payload }), {
+      saslStart: one,
       mechanism: 'SCRAM-SHA-256',
       payload: 'xxx',
     });
     assert.deepEqual(
-      redactCommand({ hello: 1, speculativeAuthenticate: { saslStart: 1, payload } }),
-      { hello: 1, speculativeAuthenticate: 'xxx' },
+      redactCommand({ hello: one, speculativeAuthenticate: { saslStart: one, payload } }),
+      { hello: one, speculativeAuthenticate: 'xxx' },
     );
   });
 
@@ -85,8 +89,8 @@ describe('localIsoString (Date_t::toString)', () => {
 describe('OperationRegistry', () => {
   test('opids are positive, distinct and increasing; an ended op is gone', () => {
     const r = new OperationRegistry();
-    const a = r.begin(client(1), { ping: 1 }, 'admin');
-    const b = r.begin(client(2), { ping: 1 }, 'admin');
+    const a = r.begin(client(1), { ping: one }, 'admin');
+    const b = r.begin(client(2), { ping: one }, 'admin');
     assert.ok(a.opid > 0 && b.opid > a.opid);
     assert.deepEqual(
       r.operations().map((o) => o.opid),
@@ -103,18 +107,18 @@ describe('OperationRegistry', () => {
 
   test('op and ns as mongod reports them', () => {
     const r = new OperationRegistry();
-    const cases: Array<[Record<string, unknown>, string, string]> = [
+    const cases: Array<[BsonDocument, string, string]> = [
       [{ find: 'c' }, 'query', 'db.c'],
-      [{ getMore: 1, collection: 'c' }, 'getmore', 'db.c'],
+      [{ getMore: one, collection: 'c' }, 'getmore', 'db.c'],
       [{ insert: 'c' }, 'insert', 'db.c'],
       [{ update: 'c' }, 'update', 'db.c'],
       [{ delete: 'c' }, 'remove', 'db.c'],
       [{ aggregate: 'c' }, 'command', 'db.c'],
-      [{ aggregate: 1 }, 'command', 'db.$cmd.aggregate'],
-      [{ ping: 1 }, 'command', 'db.$cmd'],
+      [{ aggregate: one }, 'command', 'db.$cmd.aggregate'],
+      [{ ping: one }, 'command', 'db.$cmd'],
     ];
     for (const [body, logicalOp, ns] of cases) {
-      const op = r.begin(client(1), body as never, 'db');
+      const op = r.begin(client(1), body, 'db');
       assert.equal(op.logicalOp, logicalOp, JSON.stringify(body));
       assert.equal(op.ns, ns, JSON.stringify(body));
       r.end(op);
@@ -123,7 +127,7 @@ describe('OperationRegistry', () => {
 
   test('kill aborts the signal and makes killPending; a sleep on it fails with Interrupted', async () => {
     const r = new OperationRegistry();
-    const op = r.begin(client(1), { ping: 1 }, 'admin');
+    const op = r.begin(client(1), { ping: one }, 'admin');
     const sleeping = interruptibleSleep(10_000, op.signal);
     assert.equal(op.killPending, false);
     assert.equal(r.kill(op.opid), true);

@@ -2,7 +2,7 @@
 // mongod's refusals.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { x509UserName } from '../../../src/commands/auth/x509.js';
 import type { ConnectionState, TlsPeerState } from '../../../src/commands/context.js';
 import { CommandError } from '../../../src/errors.js';

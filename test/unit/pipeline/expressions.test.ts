@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import { Int32 } from 'bson';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { bsonTypeName } from '../../../src/bson/types.js';
 import type { BsonValue } from '../../../src/bson/types.js';
 import { CommandError } from '../../../src/errors.js';

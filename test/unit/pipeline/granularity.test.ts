@@ -4,7 +4,7 @@
 // above / below the value, zero unchanged, POWERSOF2 as $pow(2, <int exponent>).
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Decimal128, Double, EJSON, Int32, Long } from 'bson';
 import { rounderFor } from '../../../src/pipeline/stages/granularity.js';
 import { CommandError } from '../../../src/errors.js';

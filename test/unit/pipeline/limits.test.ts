@@ -4,7 +4,7 @@
 // accounting passes the limits without allocating 100 MB.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../../src/bson/types.js';
 import { CommandError } from '../../../src/errors.js';

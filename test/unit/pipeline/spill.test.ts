@@ -3,7 +3,7 @@
 // cleanup). Expected orders come from JavaScript's own sort of the same input.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

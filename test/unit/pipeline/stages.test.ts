@@ -2,7 +2,7 @@
 // malformed stages, and stage semantics from the MongoDB manual's examples.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Double, Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../../src/bson/types.js';
 import { CommandError } from '../../../src/errors.js';

@@ -2,7 +2,7 @@
 // Expected documents follow the MongoDB manual ("Updates with Aggregation Pipeline").
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Int32 } from 'bson';
 import { CommandError } from '../../../src/errors.js';
 import { compileUpdatePipeline } from '../../../src/pipeline/index.js';

@@ -1,5 +1,5 @@
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { Double, Int32 } from 'bson';
 import { parseCollation } from '../../../src/bson/collation.js';
 import { ValueMap } from '../../../src/pipeline/value-map.js';

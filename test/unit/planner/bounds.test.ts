@@ -2,7 +2,7 @@
 // (src/mongo/db/query/index_bounds_builder.cpp, interval.cpp), and the byte ranges they become.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { BSONRegExp, Double, Int32, MaxKey, MinKey } from 'bson';
 import type { BsonDocument } from '../../../src/bson/types.js';
 import { compileFilter } from '../../../src/query/match/index.js';

@@ -5,7 +5,7 @@
 // and with every index hinted, and must select the same documents in a valid order.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { BSONRegExp, Double, Int32, Long } from 'bson';
 import { compareBson } from '../../../src/bson/compare.js';
@@ -43,7 +43,7 @@ const scalar: fc.Arbitrary<BsonValue> = fc.oneof(
 const leaf: fc.Arbitrary<BsonValue> = fc.oneof(
   { weight: 5, arbitrary: scalar },
   { weight: 1, arbitrary: fc.array(scalar, { maxLength: 3 }) },
-  { weight: 1, arbitrary: fc.constant([]) },
+  { weight: 1, arbitrary: fc.constant<BsonValue[]>([]) },
 );
 const sub: fc.Arbitrary<BsonValue> = fc.record(
   { x: leaf, y: scalar },

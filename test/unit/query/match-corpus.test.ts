@@ -2,7 +2,7 @@
 // comparing the matching `_id`s with what mongod returns; each error case against mongod's code.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { compareBson } from '../../../src/bson/compare.js';
 import type { BsonDocument } from '../../../src/bson/types.js';
 import { CommandError } from '../../../src/errors.js';

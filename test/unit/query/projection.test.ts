@@ -2,7 +2,7 @@
 // document mongod returns (field order included); each bad specification against its code.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { compareBson } from '../../../src/bson/compare.js';
 import type { BsonDocument } from '../../../src/bson/types.js';
 import { CommandError } from '../../../src/errors.js';

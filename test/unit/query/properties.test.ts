@@ -2,7 +2,7 @@
 // ($in as an $or of $eq, $not/$ne/$nin as negations), projection idempotence, sort antisymmetry.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { BSONRegExp, Decimal128, Double, Int32, Long } from 'bson';
 import { compareBson } from '../../../src/bson/compare.js';

@@ -3,7 +3,7 @@
 // running past the time limit fails with 51156 instead of holding the thread.
 
 import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CommandError } from '../../../src/errors.js';
 import { limits } from '../../../src/limits.js';

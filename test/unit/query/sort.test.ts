@@ -1,7 +1,7 @@
 // Runs the sort corpus with a stable sort, and checks the bad specifications' codes.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { compareBson } from '../../../src/bson/compare.js';
 import { CommandError } from '../../../src/errors.js';
 import { compileSort } from '../../../src/query/sort.js';

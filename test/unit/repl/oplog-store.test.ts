@@ -3,8 +3,8 @@
 // runs, and the history boundary marked after a crash lost entries.
 
 import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
-import { Long, Timestamp } from 'bson';
+import * as assert from 'node:assert/strict';
+import { Int32, Long, Timestamp } from 'bson';
 import { encodeDocument } from '../../../src/bson/codec.js';
 import { silentLogger } from '../../../src/log.js';
 import {
@@ -26,7 +26,7 @@ function entry(i: number, ns = 'db.c', pad = 0): { key: Buffer; bytes: Uint8Arra
     bytes: encodeDocument({
       op: 'i',
       ns,
-      o: { _id: i, pad: 'x'.repeat(pad) },
+      o: { _id: new Int32(i), pad: 'x'.repeat(pad) },
       ts,
       t: Long.fromInt(1),
     }),
@@ -75,7 +75,7 @@ describe('peekOpAndNs', () => {
   });
   test('undefined when the entry does not start with op then ns', () => {
     assert.equal(peekOpAndNs(encodeDocument({ ns: 'a.b', op: 'i' })), undefined);
-    assert.equal(peekOpAndNs(encodeDocument({ op: 1, ns: 'a.b' })), undefined);
+    assert.equal(peekOpAndNs(encodeDocument({ op: new Int32(1), ns: 'a.b' })), undefined);
     assert.equal(peekOpAndNs(encodeDocument({ op: 'i' })), undefined);
     assert.equal(peekOpAndNs(new Uint8Array([5, 0, 0, 0, 0])), undefined);
   });

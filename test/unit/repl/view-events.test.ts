@@ -4,8 +4,8 @@
 // streams without showExpandedEvents, see nothing of them.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { Binary, Timestamp } from 'bson';
+import * as assert from 'node:assert/strict';
+import { Binary, Int32, Timestamp } from 'bson';
 import { ChangeEventBuilder } from '../../../src/repl/change-stream.js';
 import type { ChangeStreamOptions } from '../../../src/repl/change-stream.js';
 import type { BsonDocument } from '../../../src/bson/types.js';
@@ -31,7 +31,11 @@ const entry = (op: string, o: BsonDocument, i: number): BsonDocument => ({
 const events = (opts: ChangeStreamOptions, e: BsonDocument): BsonDocument[] =>
   new ChangeEventBuilder(opts, () => null).eventsOf(e, undefined).map((x) => x.doc);
 
-const definition = { _id: 'd.v', viewOn: 'c', pipeline: [{ $match: { a: 1 } }] };
+const definition: BsonDocument = {
+  _id: 'd.v',
+  viewOn: 'c',
+  pipeline: [{ $match: { a: new Int32(1) } }],
+};
 
 test('insert, replacement and delete of a definition: create, modify, drop on the view', () => {
   const [create] = events(options(), entry('i', definition, 1));
@@ -39,7 +43,7 @@ test('insert, replacement and delete of a definition: create, modify, drop on th
   assert.deepEqual(create?.['ns'], { db: 'd', coll: 'v' });
   assert.deepEqual(create?.['operationDescription'], {
     viewOn: 'c',
-    pipeline: [{ $match: { a: 1 } }],
+    pipeline: [{ $match: { a: new Int32(1) } }],
   });
   assert.equal(create?.['nsType'], 'view');
   assert.equal(create?.['collectionUUID'], undefined);

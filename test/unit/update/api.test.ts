@@ -2,14 +2,14 @@
 // treats its inputs, upsertSeed on its own, and robustness against arbitrary updates.
 
 import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DBRef, Double, Int32 } from 'bson';
 import { assertUpdatedDocumentSize, compileUpdate, upsertSeed } from '../../../src/update/index.js';
 import { bsonSize } from '../../../src/bson/codec.js';
 import { compileFilter } from '../../../src/query/match/index.js';
 import type { MatchDetails } from '../../../src/query/match/index.js';
-import type { BsonDocument } from '../../../src/bson/types.js';
+import type { BsonDocument, BsonValue } from '../../../src/bson/types.js';
 import { isCommandError } from '../../../src/errors.js';
 import { assertSameBson, encode } from './bson-assert.js';
 import { fakeCompileFilter } from './fake-matcher.js';
@@ -26,59 +26,71 @@ const apply = (
     ...extra,
   });
 
+/** The diff an update logged; fails the test when it logged none (as for a replacement). */
+function diffOf(r: { readonly diff?: BsonDocument | undefined }): BsonDocument {
+  assert.ok(r.diff !== undefined, 'the update logged no diff');
+  return r.diff;
+}
+
 // Expected diffs: mongod's V2LogBuilder (v2_log_builder.cpp / modifier_node.cpp): a changed
 // value in `u`, a created path in `i` at its first new component, a removed field in `d`,
 // changes inside subdocuments and arrays as nested `s<field>` diffs; array elements are `u<i>`.
 describe('the oplog diff of an update ($v: 2)', () => {
   test('a set field and a created subtree', () => {
     const r = apply({ _id: 1, a: 1 }, { $set: { a: 2, 'b.c': 3 } });
-    assertSameBson(r.diff, shellDoc({ u: { a: 2 }, i: { b: { c: 3 } } }));
+    assertSameBson(diffOf(r), shellDoc({ u: { a: 2 }, i: { b: { c: 3 } } }));
   });
 
   test('a created subtree is logged once, at its top', () => {
     const r = apply({ _id: 1 }, { $set: { 'x.y': 1, 'x.z': 2 } });
-    assertSameBson(r.diff, shellDoc({ i: { x: { y: 1, z: 2 } } }));
+    assertSameBson(diffOf(r), shellDoc({ i: { x: { y: 1, z: 2 } } }));
   });
 
   test('removed fields, and $unset of an array element (set to null)', () => {
     const r = apply({ _id: 1, a: 1, b: [1, 2] }, { $unset: { a: 1, 'b.0': 1 } });
-    assertSameBson(r.diff, shellDoc({ d: { a: false }, sb: { a: true, u0: null } }));
+    assertSameBson(diffOf(r), shellDoc({ d: { a: false }, sb: { a: true, u0: null } }));
   });
 
   test('$push appending logs the new positions', () => {
     const r = apply({ _id: 1, a: [1] }, { $push: { a: { $each: [2, 3] } } });
-    assertSameBson(r.diff, shellDoc({ sa: { a: true, u1: 2, u2: 3 } }));
+    assertSameBson(diffOf(r), shellDoc({ sa: { a: true, u1: 2, u2: 3 } }));
   });
 
   test('$push with $sort logs the whole array', () => {
     const r = apply({ _id: 1, a: [3] }, { $push: { a: { $each: [1], $sort: 1 } } });
-    assertSameBson(r.diff, shellDoc({ u: { a: [1, 3] } }));
+    assertSameBson(diffOf(r), shellDoc({ u: { a: [1, 3] } }));
   });
 
   test('$rename logs the removed field and the created one', () => {
     const r = apply({ _id: 1, a: 1 }, { $rename: { a: 'b' } });
-    assertSameBson(r.diff, shellDoc({ d: { a: false }, i: { b: 1 } }));
+    assertSameBson(diffOf(r), shellDoc({ d: { a: false }, i: { b: 1 } }));
   });
 
   test('$[] logs each element changed, inside the array diff', () => {
     const r = apply({ _id: 1, a: [{ b: 1 }, { b: 2 }] }, { $inc: { 'a.$[].b': 1 } });
-    assertSameBson(r.diff, shellDoc({ sa: { a: true, s0: { u: { b: 2 } }, s1: { u: { b: 3 } } } }));
+    assertSameBson(
+      diffOf(r),
+      shellDoc({ sa: { a: true, s0: { u: { b: 2 } }, s1: { u: { b: 3 } } } }),
+    );
   });
 
   test('a numeric field name is a field, an array position an array element', () => {
     const r = apply({ _id: 1, a: { 1: 1 }, b: [{ 1: 1 }] }, { $set: { 'a.1': 2, 'b.0.1': 2 } });
-    assertSameBson(r.diff, shellDoc({ sa: { u: { 1: 2 } }, sb: { a: true, s0: { u: { 1: 2 } } } }));
+    assertSameBson(
+      diffOf(r),
+      shellDoc({ sa: { u: { 1: 2 } }, sb: { a: true, s0: { u: { 1: 2 } } } }),
+    );
   });
 
   test('creating past the end of an array logs the new element only (applying it pads)', () => {
     const r = apply({ _id: 1, a: [] }, { $set: { 'a.2': 1 } });
     assertSameBson(r.doc, shellDoc({ _id: 1, a: [null, null, 1] }));
-    assertSameBson(r.diff, shellDoc({ sa: { a: true, u2: 1 } }));
+    assertSameBson(diffOf(r), shellDoc({ sa: { a: true, u2: 1 } }));
   });
 
   test('a created element holding a new subdocument', () => {
     const r = apply({ _id: 1, a: [] }, { $set: { 'a.0.c': 1 } });
-    assertSameBson(r.diff, shellDoc({ sa: { a: true, u0: { c: 1 } } }));
+    assertSameBson(diffOf(r), shellDoc({ sa: { a: true, u0: { c: 1 } } }));
   });
 
   test('a replacement is logged whole (no diff); no-ops are not modified', () => {
@@ -243,7 +255,7 @@ describe('robustness', () => {
     fc.string(),
     fc.constant(null),
   );
-  const value = fc.letrec((tie) => ({
+  const value = fc.letrec<{ v: BsonValue }>((tie) => ({
     v: fc.oneof(
       { depthSize: 'small' },
       leaf,
@@ -253,7 +265,7 @@ describe('robustness', () => {
   })).v;
   const docArb = fc
     .dictionary(key, value, { maxKeys: 4 })
-    .map((d) => ({ _id: new Int32(1), ...d }) as BsonDocument);
+    .map((d): BsonDocument => ({ _id: new Int32(1), ...d }));
   const pathArb = fc
     .array(fc.constantFrom('a', 'b', '0', '1', '$', '$[]', '$[i]', '5', 'c'), {
       minLength: 1,

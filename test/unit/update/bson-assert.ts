@@ -1,7 +1,7 @@
 // Exact comparison of BSON documents for tests: same bytes once encoded (field order and
 // numeric types included), with a readable diff when they differ.
 
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { EJSON, serialize } from 'bson';
 import type { BsonDocument } from '../../../src/bson/types.js';
 

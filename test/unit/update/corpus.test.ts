@@ -7,7 +7,7 @@
 // these filters), which is how the commands call the update layer.
 
 import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { ObjectId, Timestamp } from 'bson';
 import { compileUpdate } from '../../../src/update/index.js';
 import type { CompileUpdateOptions, FilterCompiler } from '../../../src/update/index.js';

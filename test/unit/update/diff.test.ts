@@ -3,7 +3,7 @@
 // document_diff_calculator tests, in today's serialization (`s<field>`, `u<index>`).
 
 import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { computeDiff, DiffBuilder } from '../../../src/update/index.js';
 import { assertSameBson } from './bson-assert.js';
 import { NumberInt, shell, shellDoc } from './values.js';

@@ -8,9 +8,9 @@
 // returned documents of findOneAnd* (projection belongs to the query layer).
 
 import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import * as path from 'node:path';
 import { EJSON, ObjectId, Timestamp } from 'bson';
 import { compareBson } from '../../../src/bson/compare.js';
 import { isPlainDocument } from '../../../src/bson/types.js';

@@ -3,7 +3,7 @@
 // refused as a ProtocolError — the bounded ones before the decoder runs at all.
 
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import {

@@ -2,7 +2,7 @@
 // level (int32, int64, double and decimal128 are different answers even when equal in value).
 // Shared by the unit harness and the driver-level run (test/integration/agg-expression-corpus).
 
-import assert from 'node:assert/strict';
+import * as assert from 'node:assert/strict';
 import { compareBson } from '../../../../src/bson/compare.js';
 import { bsonTypeName, isPlainDocument } from '../../../../src/bson/types.js';
 import type { BsonValue } from '../../../../src/bson/types.js';

@@ -129,7 +129,7 @@ export const logic: Family = {
     },
     {
       name: '$switch default',
-      expr: { $switch: { branches: [{ case: false, then: 1 }], default: 'd' } },
+      expr: { $switch: { branches: [{ case: false, then: int(1) }], default: 'd' } },
       expected: 'd',
       source: docs,
     },
