@@ -39,6 +39,17 @@ export const limits = {
   openCursorsMax: 100_000,
   /** Open client connections per server. */
   connectionsMax: 10_000,
+  /**
+   * A TLS handshake not finished within this long is abandoned and its socket closed, so
+   * half-open handshakes cannot pile up (Node's tls.Server default; mongod relies on the OS).
+   */
+  tlsHandshakeTimeoutMs: 120_000,
+  /**
+   * Wire messages up to this size are compressed and inflated on the event loop (tens of
+   * microseconds); larger ones on libuv's thread pool, so that a big message does not hold
+   * the loop (zlib and snappy; zstd decodes in WebAssembly on the loop at any size).
+   */
+  compressionInlineBytesMax: 64 * 1024,
   /** Longest full namespace "db.collection" in bytes. */
   namespaceLengthBytesMax: 255,
   /** Longest database name in bytes. */

@@ -6,8 +6,18 @@
 import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
+import {
+  fromNetEnvironment,
+  fromNetFlags,
+  fromNetTable,
+  netDefaults,
+  netEnvUsage,
+  netFlagSpecs,
+  netUsage,
+} from './net-options.js';
+import type { NetOptions } from './net-options.js';
 
-export interface DaemonOptions {
+export interface DaemonOptions extends NetOptions {
   port: number;
   bindIp: string;
   dbPath: string;
@@ -46,6 +56,8 @@ export const defaults: DaemonOptions = {
   keyFile: undefined,
   initialRootUser: undefined,
   initialRootPassword: undefined,
+
+  ...netDefaults,
 };
 
 export class OptionsError extends Error {
@@ -76,6 +88,8 @@ export const usage = `Usage: secantusd [options]
                             and run only what their roles grant
   --keyFile <file>          a key file as mongod's (base64, 6-1024 chars, not readable by
                             group or others); implies --auth
+
+${netUsage}
   --version                 print the version and exit
   --help                    print this help and exit
 
@@ -83,10 +97,20 @@ Environment: SECANTUS_PORT, SECANTUS_BIND_IP, SECANTUS_DBPATH, SECANTUS_REPLSET,
 SECANTUS_STORAGE_ENGINE, SECANTUS_CONFIG, SECANTUS_ENABLE_TEST_COMMANDS, SECANTUS_LOGPATH,
 SECANTUS_OPLOG_ASYNC, SECANTUS_OPLOG_NONLOGGED, SECANTUS_AUTH, SECANTUS_KEYFILE,
 SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD (a root user created at first
-start; also security.initialRootUser / initialRootPassword in the config file).
+start; also security.initialRootUser / initialRootPassword in the config file),
+${netEnvUsage}.
+Config file keys: port, bind_ip, dbpath, replSet, storageEngine, logpath, quiet, oplogAsync,
+oplogNonlogged, [setParameter], [security] (authorization, keyFile, initialRootUser,
+initialRootPassword), [net.tls] (mode, certificateKeyFile, certificateKeyFilePassword,
+CAFile, allowConnectionsWithoutCertificates, allowInvalidCertificates, allowInvalidHostnames),
+[net.compression] (compressors).
 Precedence: flag > environment > config file > default.`;
 
 type Partial_ = Partial<DaemonOptions>;
+
+function fail(message: string): never {
+  throw new OptionsError(message);
+}
 
 function parsePort(v: unknown, source: string): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
@@ -151,6 +175,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         auth: { type: 'boolean' },
         noauth: { type: 'boolean' },
         keyFile: { type: 'string' },
+
+        ...netFlagSpecs,
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -177,6 +203,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (v.auth === true) out.auth = true;
   if (v.noauth === true) out.auth = false;
   if (v.keyFile !== undefined) out.keyFile = v.keyFile;
+
+  Object.assign(out, fromNetFlags(v, fail));
   return { options: out, help: v.help === true, version: v.version === true };
 }
 
@@ -215,6 +243,8 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
   if (rootUser !== undefined) out.initialRootUser = rootUser;
   const rootPassword = get('SECANTUS_INITIAL_ROOT_PASSWORD');
   if (rootPassword !== undefined) out.initialRootPassword = rootPassword;
+
+  Object.assign(out, fromNetEnvironment(get, parseBool, fail));
   return out;
 }
 
@@ -230,6 +260,8 @@ const fileKeys = new Set([
   'oplogAsync',
   'oplogNonlogged',
   'security',
+
+  'net',
 ]);
 
 const securityKeys = new Set([
@@ -313,6 +345,9 @@ export function fromConfigFile(path: string): Partial_ {
         break;
       case 'security':
         fromSecurityTable(v, src, out);
+        break;
+      case 'net':
+        Object.assign(out, fromNetTable(v, src, parseBool, fail));
         break;
       case 'setParameter': {
         if (typeof v !== 'object' || v === null || Array.isArray(v))

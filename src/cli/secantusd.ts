@@ -9,6 +9,9 @@ import { DataDirectoryLockedError } from '../storage/engine.js';
 import { Logger, streamSink } from '../log.js';
 import { Server } from '../server/server.js';
 import { OptionsError, resolveOptions, usage } from './options.js';
+import { netParsedDocument, redactArgv, tlsOptionsOf } from './net-options.js';
+import { TlsConfigError } from '../server/tls.js';
+import { CompressorConfigError } from '../wire/compression.js';
 import type { DaemonOptions } from './options.js';
 import type { BsonDocument } from '../bson/types.js';
 import { serverVersion } from '../commands/diag/handshake.js';
@@ -17,7 +20,7 @@ const ExitCode = { ok: 0, badOptions: 2, netError: 48, dbPathInUse: 100, failure
 
 function parsedDocument(o: DaemonOptions): BsonDocument {
   const doc: BsonDocument = {
-    net: { port: new Int32(o.port), bindIp: o.bindIp },
+    net: { port: new Int32(o.port), bindIp: o.bindIp, ...netParsedDocument(o) },
     storage: { dbPath: o.dbPath, engine: o.storageEngine },
     replication: { replSet: o.replSet, oplogAsync: o.oplogAsync, oplogNonlogged: o.oplogNonlogged },
     setParameter: { enableTestCommands: o.enableTestCommands ? '1' : '0' },
@@ -75,8 +78,13 @@ async function main(): Promise<number> {
       ...(o.initialRootUser === undefined || o.initialRootPassword === undefined
         ? {}
         : { initialUser: { username: o.initialRootUser, password: o.initialRootPassword } }),
+
+      tls: tlsOptionsOf(o),
+      ...(o.networkMessageCompressors === undefined
+        ? {}
+        : { networkMessageCompressors: o.networkMessageCompressors }),
       logger,
-      argv: ['secantusd', ...argv],
+      argv: ['secantusd', ...redactArgv(argv)],
       parsed: parsedDocument(o),
     });
   } catch (e) {
@@ -87,6 +95,11 @@ async function main(): Promise<number> {
       });
       process.stderr.write(`secantusd: ${e.message}\n`);
       return ExitCode.dbPathInUse;
+    }
+    if (e instanceof TlsConfigError || e instanceof CompressorConfigError) {
+      logger.error('CONTROL', 20574, 'Error during global initialization', { error: e.message });
+      process.stderr.write(`secantusd: ${e.message}\n`);
+      return ExitCode.badOptions;
     }
     const code = (e as { code?: unknown }).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {

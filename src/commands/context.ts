@@ -34,6 +34,9 @@ export interface ServerConfig {
   readonly enableTestCommands: boolean;
   /** Access control is on (--auth, --keyFile): commands check the client's privileges. */
   readonly auth: boolean;
+
+  /** Compressors this server accepts and offers in hello, in its order of preference. */
+  readonly networkMessageCompressors: readonly string[];
   /** The command line as given (getCmdLineOpts). */
   readonly argv: readonly string[];
   /** The resolved options as a document (getCmdLineOpts.parsed). */
@@ -80,6 +83,15 @@ export interface ServerServices {
   readonly auth: AuthService;
   /** The log lines of startup warnings, for getLog: 'startupWarnings'. */
   readonly startupWarnings: string[];
+
+  /** Bytes through each enabled wire compressor (serverStatus network.compression). */
+  readonly compressionCounters: ReadonlyMap<string, CompressionCounters>;
+}
+
+/** mongod's per-compressor counters: uncompressed bytes in / compressed out, and back. */
+export interface CompressionCounters {
+  readonly compressor: { bytesIn: number; bytesOut: number };
+  readonly decompressor: { bytesIn: number; bytesOut: number };
 }
 
 export interface ConnectionState {
@@ -92,6 +104,23 @@ export interface ConnectionState {
   appName: string | undefined;
   /** Who the client authenticated as, and the SASL conversation in progress. */
   readonly auth: ConnectionAuth;
+
+  /** Compressors hello negotiated, in the client's order (hello repeats them when asked again). */
+  negotiatedCompressors?: string[];
+  /** Set on a TLS connection: the client certificate, as MONGODB-X509 authentication reads it. */
+  readonly tls?: TlsPeerState;
+}
+
+export interface TlsPeerState {
+  /** The client certificate's subject, RFC 2253 (e.g. "CN=app,OU=Clients,O=Example"); none: undefined. */
+  readonly subject: string | undefined;
+  /** The certificate verified against the CA (false only under tlsAllowInvalidCertificates). */
+  readonly verified: boolean;
+  /**
+   * Its O, OU and DC attributes are the server certificate's (mongod's isClusterMember): such a
+   * certificate names a cluster member, not a user.
+   */
+  readonly clusterMember: boolean;
 }
 
 export interface OperationContext {

@@ -1,15 +1,19 @@
 // One client connection: frames in, one request at a time, replies out in order.
 // Framing faults (bad length, unknown opcode, bad checksum, malformed envelope) close the
 // connection, as mongod does; a bad command body gets an error reply. Reading pauses while
-// a request runs, so a client cannot queue unbounded work.
+// a request runs, so a client cannot queue unbounded work. A compressed request (OP_COMPRESSED)
+// is inflated under the same limits and answered with the compressor it came with; plain
+// requests never touch the compression code.
 
 import type { Socket } from 'node:net';
 import type { BsonDocument } from '../bson/types.js';
-import type { ConnectionState } from '../commands/context.js';
+import type { ConnectionState, TlsPeerState } from '../commands/context.js';
 import type { Dispatcher } from '../commands/dispatch.js';
 import { errorReply } from '../commands/dispatch.js';
 import { CommandError, ErrorCode, isCommandError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { compressMessage, decompressMessage } from '../wire/compression.js';
+import type { CompressorSet, MessageCodec } from '../wire/compression.js';
 import { FrameReader } from '../wire/frame-reader.js';
 import { encodeOpMsg, OpMsgFlags, parseOpMsg } from '../wire/op-msg.js';
 import { encodeOpReply, parseOpQuery } from '../wire/op-query.js';
@@ -20,6 +24,39 @@ let nextRequestId = 1;
 function newRequestId(): number {
   nextRequestId = (nextRequestId % 0x7fffffff) + 1;
   return nextRequestId;
+}
+
+/**
+ * Commands whose requests and replies are never compressed (the wire compression spec's
+ * list): a reply to one of them goes back plain even when its request came compressed.
+ */
+const neverCompressed = new Set(
+  [
+    'hello',
+    'isMaster',
+    'saslStart',
+    'saslContinue',
+    'getnonce',
+    'authenticate',
+    'createUser',
+    'updateUser',
+    'copydbSaslStart',
+    'copydbgetnonce',
+    'copydb',
+  ].map((n) => n.toLowerCase()),
+);
+
+function commandName(body: BsonDocument): string {
+  for (const k in body) return k.toLowerCase();
+  return '';
+}
+
+/** How a connection's bytes travel: the compressors it accepts, its TLS session if any. */
+export interface ConnectionTransport {
+  readonly compressors: CompressorSet;
+  readonly tls: TlsPeerState | undefined;
+  /** The TCP socket under a TLS one (addresses are read from it). */
+  readonly raw?: Socket;
 }
 
 export class Connection {
@@ -35,16 +72,20 @@ export class Connection {
     private readonly dispatcher: Dispatcher,
     private readonly logger: Logger,
     private readonly onClose: (c: Connection) => void,
+    private readonly transport: ConnectionTransport,
   ) {
+    const tcp = transport.raw ?? socket;
     this.state = {
       id,
-      remote: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`,
-      local: `${socket.localAddress ?? '?'}:${socket.localPort ?? 0}`,
+      remote: `${tcp.remoteAddress ?? '?'}:${tcp.remotePort ?? 0}`,
+      local: `${tcp.localAddress ?? '?'}:${tcp.localPort ?? 0}`,
       clientMetadata: undefined,
       appName: undefined,
-      auth: new ConnectionAuth(isLoopbackAddress(socket.remoteAddress)),
+      auth: new ConnectionAuth(isLoopbackAddress(tcp.remoteAddress)),
+
+      ...(transport.tls === undefined ? {} : { tls: transport.tls }),
     };
-    socket.setNoDelay(true);
+    tcp.setNoDelay(true);
     socket.on('data', (data: Buffer) => this.onData(data));
     socket.on('error', () => this.close('socket error'));
     socket.on('close', () => this.close('closed by peer'));
@@ -96,12 +137,17 @@ export class Connection {
   }
 
   private async handle(frame: Buffer): Promise<void> {
-    const header = readHeader(frame);
     try {
+      let header = readHeader(frame);
+      let codec: MessageCodec | undefined;
+      if (header.opCode === OpCode.compressed) {
+        ({ message: frame, codec } = await decompressMessage(frame, this.transport.compressors));
+        header = readHeader(frame);
+      }
       if (header.opCode === OpCode.msg) {
-        await this.handleOpMsg(frame, header.requestId);
+        await this.handleOpMsg(frame, header.requestId, codec);
       } else if (header.opCode === OpCode.query) {
-        await this.handleOpQuery(frame, header.requestId);
+        await this.handleOpQuery(frame, header.requestId, codec);
       } else {
         throw new ProtocolError(`unsupported opcode ${header.opCode}`);
       }
@@ -110,7 +156,11 @@ export class Connection {
     }
   }
 
-  private async handleOpMsg(frame: Buffer, requestId: number): Promise<void> {
+  private async handleOpMsg(
+    frame: Buffer,
+    requestId: number,
+    codec: MessageCodec | undefined,
+  ): Promise<void> {
     let body: BsonDocument;
     let moreToCome = false;
     try {
@@ -122,19 +172,43 @@ export class Connection {
       // Unreadable BSON: the envelope was sound, so answer with the error and stay open.
       const flags = frame.length >= 20 ? frame.readUInt32LE(16) : 0;
       if ((flags & OpMsgFlags.moreToCome) === 0)
-        this.send(encodeOpMsg(errorReply(e), newRequestId(), requestId));
+        await this.reply(encodeOpMsg(errorReply(e), newRequestId(), requestId), codec);
       return;
     }
+    if (codec !== undefined) codec = this.replyCodec(codec, body);
     const result = await this.dispatcher.dispatch(this.state, body);
     if (result.closeConnection === true) {
       this.close('failpoint closeConnection');
       return;
     }
     if (moreToCome) return; // unacknowledged (w: 0): no reply
-    this.send(encodeOpMsg(result.reply, newRequestId(), requestId));
+    await this.reply(encodeOpMsg(result.reply, newRequestId(), requestId), codec);
   }
 
-  private async handleOpQuery(frame: Buffer, requestId: number): Promise<void> {
+  /**
+   * The compressor a reply to this compressed request uses: the request's, unless the command
+   * is one whose messages are never compressed. SASL over OP_COMPRESSED is logged as mongod
+   * logs it.
+   */
+  private replyCodec(codec: MessageCodec, body: BsonDocument): MessageCodec | undefined {
+    const name = commandName(body);
+    if (!neverCompressed.has(name)) return codec;
+    if (name === 'saslstart' || name === 'saslcontinue') {
+      this.logger.warn(
+        'ACCESS',
+        6697500,
+        'SASL commands should not be run over the OP_COMPRESSED message type. This invocation may have security implications.',
+        { connectionId: this.state.id },
+      );
+    }
+    return undefined;
+  }
+
+  private async handleOpQuery(
+    frame: Buffer,
+    requestId: number,
+    codec: MessageCodec | undefined,
+  ): Promise<void> {
     const q = parseOpQuery(frame, requestId);
     if (!q.fullCollectionName.endsWith('.$cmd')) {
       throw new ProtocolError('OP_QUERY is supported only for commands (the legacy handshake)');
@@ -152,7 +226,7 @@ export class Connection {
         ErrorCode.UnsupportedOpQueryCommand,
         `Unsupported OP_QUERY command: ${name ?? ''}. The client driver may require an upgrade.`,
       );
-      this.send(encodeOpReply(errorReply(err), newRequestId(), requestId));
+      await this.reply(encodeOpReply(errorReply(err), newRequestId(), requestId), codec);
       return;
     }
     const result = await this.dispatcher.dispatch(this.state, cmd, db);
@@ -160,7 +234,16 @@ export class Connection {
       this.close('failpoint closeConnection');
       return;
     }
+    // hello / isMaster: never compressed.
     this.send(encodeOpReply(result.reply, newRequestId(), requestId));
+  }
+
+  private async reply(message: Buffer, codec: MessageCodec | undefined): Promise<void> {
+    this.send(
+      codec === undefined
+        ? message
+        : await compressMessage(message, codec, this.transport.compressors),
+    );
   }
 
   private send(buf: Buffer): void {

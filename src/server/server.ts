@@ -42,6 +42,12 @@ import { numericValue } from '../bson/types.js';
 import { Connection } from './connection.js';
 import { resetServer, restoreServer, ServerSnapshot, snapshotServer } from './fixtures.js';
 import type { ResetResult } from './fixtures.js';
+
+import type { ConnectionTransport } from './connection.js';
+import { classifyFirstBytes, createTlsIngress } from './tls.js';
+import type { TlsMode, TlsOptions, TlsServerSide } from './tls.js';
+import { resolveCompressors } from '../wire/compression.js';
+import type { CompressorSet } from '../wire/compression.js';
 import { createTtlMonitor } from '../commands/admin/indexes.js';
 import type { TtlMonitor } from '../catalog/ttl-monitor.js';
 
@@ -72,6 +78,14 @@ export interface ServerOptions {
    * lmdb an environment in <dbPath>/oplog-nonlogged. Default false.
    */
   readonly oplogNonlogged?: boolean;
+  /** mongod's net.tls settings; default: TLS disabled. */
+  readonly tls?: TlsOptions;
+  /**
+   * mongod's --networkMessageCompressors: names separated by commas, or "disabled". Default
+   * "snappy,zstd,zlib", keeping those this process can run; a name given explicitly that it
+   * cannot run is a startup error.
+   */
+  readonly networkMessageCompressors?: string;
   /** host:port reported to clients; default bindIp:port (or the hostname when bound to all). */
   readonly advertisedHost?: string;
   readonly logger?: Logger;
@@ -98,8 +112,18 @@ function advertise(bindIp: string, port: number): string {
   return `${host}:${port}`;
 }
 
+/** A connection needs its first 16 bytes (a message header, or a TLS ClientHello) to be told apart. */
+const firstBytesNeeded = 16;
+
+/** mongod's answer to an HTTP request on the database port. */
+const httpReply =
+  'HTTP/1.0 200 OK\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 85\r\n\r\n' +
+  'It looks like you are trying to access MongoDB over HTTP on the native driver port.\r\n';
+
 export class Server {
   private readonly connections = new Set<Connection>();
+  /** Sockets accepted but not yet connections: first bytes or the TLS handshake pending. */
+  private readonly pendingSockets = new Set<net.Socket>();
   private nextConnectionId = 1;
   private reaper: NodeJS.Timeout | undefined;
   private ttl: TtlMonitor | undefined;
@@ -109,6 +133,8 @@ export class Server {
     readonly services: ServerServices,
     private readonly listener: net.Server,
     private readonly dispatcher: Dispatcher,
+    private readonly compressors: CompressorSet,
+    private readonly tls: TlsServerSide | undefined,
   ) {}
 
   get port(): number {
@@ -119,11 +145,23 @@ export class Server {
     return this.services.config;
   }
 
+  /** The TLS mode, and the CA file clients verify the server with (in-process URI). */
+  get tlsMode(): TlsMode {
+    return this.tls?.mode ?? 'disabled';
+  }
+
+  get tlsCAFile(): string | undefined {
+    return this.tls?.caFile;
+  }
+
   static async start(options: ServerOptions = {}): Promise<Server> {
     const logger = options.logger ?? silentLogger;
     const storageEngine =
       options.storageEngine ?? (options.dbPath !== undefined ? 'lmdb' : 'memory');
     const bindIp = options.bindIp ?? '127.0.0.1';
+    // Configuration faults surface before any storage is opened.
+    const tls = createTlsIngress(options.tls);
+    const compressors = await resolveCompressors(options.networkMessageCompressors);
     const replSet = options.replSet ?? 'rs0';
     const oplogMode = {
       async: options.oplogAsync ?? false,
@@ -170,6 +208,8 @@ export class Server {
         replSet,
         enableTestCommands,
         auth: options.auth ?? false,
+
+        networkMessageCompressors: compressors.names,
         argv: options.argv ?? [],
         parsed: options.parsed ?? {},
       };
@@ -238,9 +278,16 @@ export class Server {
         operations: new OperationRegistry(),
         auth,
         startupWarnings: [],
+        compressionCounters: compressors.counters,
       };
       if (options.initialUser !== undefined) await createInitialUser(services, options.initialUser);
-      const server = new Server(services, listener, new Dispatcher(services, registry));
+      const server = new Server(
+        services,
+        listener,
+        new Dispatcher(services, registry),
+        compressors,
+        tls,
+      );
       listener.on('connection', (socket) => server.accept(socket));
       server.reaper = setInterval(
         () => server.reap(),
@@ -257,6 +304,7 @@ export class Server {
         bindIp,
         storageEngine,
         replSet,
+        ssl: tls === undefined ? 'off' : 'on',
       });
       return server;
     } catch (e) {
@@ -271,12 +319,82 @@ export class Server {
       socket.destroy();
       return;
     }
-    const id = this.nextConnectionId++;
-    const conn = new Connection(socket, id, this.dispatcher, this.services.logger, (c) => {
-      this.connections.delete(c);
-      this.services.operations.clientClosed(c.state);
-      this.services.connections.current = this.connections.size;
+    this.pendingSockets.add(socket);
+    socket.once('close', () => this.pendingSockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    readFirstBytes(socket, firstBytesNeeded, (first) => this.route(socket, first));
+  }
+
+  /** Plain, TLS or refused, from the first bytes (mongod's maybeHandshakeSSLForIngress). */
+  private route(socket: net.Socket, first: Buffer): void {
+    if (this.stopping !== undefined || socket.destroyed) {
+      socket.destroy();
+      return;
+    }
+    const { logger } = this.services;
+    const remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
+    const verdict = classifyFirstBytes(first, this.tls?.mode ?? 'disabled');
+    if (verdict === 'http') {
+      socket.end(httpReply);
+      return;
+    }
+    if (typeof verdict === 'object') {
+      logger.info(
+        'NETWORK',
+        22988,
+        'Error receiving request from client. Ending connection from remote',
+        {
+          error: { code: 'SSLHandshakeFailed', errmsg: verdict.refuse },
+          remote,
+        },
+      );
+      socket.destroy();
+      return;
+    }
+    if (verdict === 'plain') {
+      if (this.tls?.mode === 'preferTLS') {
+        logger.info(
+          'NETWORK',
+          23838,
+          "SSL mode is set to 'preferred' and connection to remote is not using SSL.",
+          {
+            remote,
+          },
+        );
+      }
+      socket.unshift(first);
+      this.open(socket, { compressors: this.compressors, tls: undefined });
+      return;
+    }
+    const tls = this.tls;
+    if (tls === undefined) {
+      socket.destroy();
+      return;
+    }
+    tls.handshake(socket, first, logger, (secure, peer) => {
+      if (this.stopping !== undefined) {
+        secure.destroy();
+        return;
+      }
+      this.open(secure, { compressors: this.compressors, tls: peer, raw: socket });
     });
+  }
+
+  private open(socket: net.Socket, transport: ConnectionTransport): void {
+    this.pendingSockets.delete(transport.raw ?? socket);
+    const id = this.nextConnectionId++;
+    const conn = new Connection(
+      socket,
+      id,
+      this.dispatcher,
+      this.services.logger,
+      (c) => {
+        this.connections.delete(c);
+        this.services.operations.clientClosed(c.state);
+        this.services.connections.current = this.connections.size;
+      },
+      transport,
+    );
     this.connections.add(conn);
     this.services.operations.clientOpened(conn.state);
     this.services.connections.current = this.connections.size;
@@ -284,7 +402,9 @@ export class Server {
     this.services.logger.debug('NETWORK', 22943, 'Connection accepted', {
       remote: conn.state.remote,
       connectionId: id,
+      ...(transport.tls === undefined ? {} : { tls: true }),
     });
+    socket.resume();
   }
 
   private reap(): void {
@@ -342,6 +462,8 @@ export class Server {
     logger.info('CONTROL', 23138, 'Shutting down');
     if (this.reaper !== undefined) clearInterval(this.reaper);
     const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
+    for (const s of this.pendingSockets) s.destroy();
+    this.pendingSockets.clear();
     // In-flight requests finish and reply (bounded), then every connection closes.
     await Promise.all(
       [...this.connections].map((c) => c.finishAndClose(limits.shutdownRequestWaitMs)),
@@ -362,6 +484,31 @@ export class Server {
 async function closeEngine(engine: StorageEngine): Promise<void> {
   await engine.flush();
   await engine.close();
+}
+
+/**
+ * Collect a new socket's first `n` bytes (fewer if it ends first), then pause it and hand them
+ * over; the caller pushes them back (unshift) for whoever reads the socket next.
+ */
+function readFirstBytes(socket: net.Socket, n: number, done: (first: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  let got = 0;
+  let finished = false;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    socket.off('data', onData);
+    socket.off('end', finish);
+    socket.pause();
+    done(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, got));
+  };
+  const onData = (d: Buffer): void => {
+    chunks.push(d);
+    got += d.length;
+    if (got >= n) finish();
+  };
+  socket.on('data', onData);
+  socket.once('end', finish);
 }
 
 function listen(server: net.Server, port: number, host: string): Promise<number> {

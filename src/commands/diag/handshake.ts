@@ -10,6 +10,7 @@ import { limits } from '../../limits.js';
 import { t } from '../args.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
+import { negotiateCompression } from './compression.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
 import { noAuth } from '../authorization.js';
 import { saslSupportedMechs, speculativeAuthenticate } from '../auth/sasl.js';
@@ -86,6 +87,12 @@ function runHello(inv: Invocation<typeof helloArgs>, legacyName: boolean): BsonD
     maxWireVersion: new Int32(maxWireVersion),
     readOnly: false,
   });
+  negotiateCompression(
+    services.config.networkMessageCompressors,
+    connection,
+    args.compression,
+    reply,
+  );
   if (args.saslSupportedMechs !== undefined) {
     const mechs = saslSupportedMechs(services, args.saslSupportedMechs);
     if (mechs !== undefined) reply['saslSupportedMechs'] = mechs;

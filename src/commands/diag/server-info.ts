@@ -34,7 +34,10 @@ export const buildInfo = defineCommand({
     javascriptEngine: 'none',
     modules: [],
     allocator: 'system',
-    openssl: { running: 'disabled', compiled: 'disabled' },
+    openssl: {
+      running: `OpenSSL ${process.versions.openssl}`,
+      compiled: `OpenSSL ${process.versions.openssl}`,
+    },
     buildEnvironment: {
       target_os: process.platform,
       target_arch: process.arch,
@@ -240,6 +243,7 @@ export const serverStatus = defineCommand({
         virtual: int(Math.round(mem.rss / 1048576)),
         supported: true,
       },
+      network: { compression: compressionStatus(services) },
       metrics: { cursor: { open: { total: Long.fromNumber(services.cursors.size) } } },
       ...(services.config.replSet === ''
         ? {}
@@ -253,6 +257,18 @@ export const serverStatus = defineCommand({
     };
   },
 });
+
+function compressionStatus(services: ServerServices): BsonDocument {
+  const out: BsonDocument = {};
+  const side = (c: { bytesIn: number; bytesOut: number }): BsonDocument => ({
+    bytesIn: Long.fromNumber(c.bytesIn),
+    bytesOut: Long.fromNumber(c.bytesOut),
+  });
+  for (const [name, c] of services.compressionCounters) {
+    out[name] = { compressor: side(c.compressor), decompressor: side(c.decompressor) };
+  }
+  return out;
+}
 
 export const hostInfo = defineCommand({
   name: 'hostInfo',
