@@ -19,11 +19,13 @@ import { transactionCommands } from './repl/transactions.js';
 import { replSetCommands } from './repl/replset.js';
 import { configureFailPoint } from './testing/configure-failpoint.js';
 import { currentOpCommands } from './diag/current-op.js';
+import { profileCommands } from './diag/profile.js';
 
 export const allCommands: readonly CommandDefinition[] = [
   ...handshakeCommands,
   ...serverInfoCommands,
   ...currentOpCommands,
+  ...profileCommands,
   ...findCommands,
   insert,
   update,

@@ -18,6 +18,10 @@ import type { Timestamp } from 'bson';
 import type { SpillArea } from '../pipeline/spill/area.js';
 import type { OperationRegistry } from './operations.js';
 import { interruptedError } from './operations.js';
+import type { ServerMetrics } from './metrics.js';
+import type { Profiler } from './profiler.js';
+import type { FsyncLock } from './fsync-lock.js';
+import { OpDebug } from './op-debug.js';
 
 export interface ServerConfig {
   readonly port: number;
@@ -69,6 +73,14 @@ export interface ServerServices {
   readonly spill: SpillArea;
   /** The operations in progress and the open connections (currentOp, killOp). */
   readonly operations: OperationRegistry;
+  /** Per-command, document, network and per-namespace counters (serverStatus, top). */
+  readonly metrics: ServerMetrics;
+  /** Profiling levels, slowms, sampleRate and filters; the slow-operation log. */
+  readonly profiler: Profiler;
+  /** fsync {lock: true} / fsyncUnlock. */
+  readonly fsyncLock: FsyncLock;
+  /** Rotates the log file (logRotate, SIGUSR1); undefined when logs go to no file. */
+  rotateLog(): string | undefined;
 }
 
 export interface ConnectionState {
@@ -96,6 +108,8 @@ export interface OperationContext {
   readonly signal: AbortSignal;
   /** Throw Interrupted once the operation was killed, MaxTimeMSExpired once the deadline passed. */
   checkDeadline(): void;
+  /** What the operation did, for its slow-operation line and profile entry. */
+  readonly debug: OpDebug;
 }
 
 export interface SessionBinding {
@@ -116,8 +130,10 @@ export function makeOperationContext(
   session: SessionBinding | undefined,
   atClusterTime?: Timestamp,
   signal: AbortSignal = new AbortController().signal,
+  debug: OpDebug = new OpDebug(),
 ): OperationContext {
   return {
+    debug,
     deadlineMs,
     writeConcern,
     comment,

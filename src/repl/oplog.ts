@@ -18,6 +18,7 @@ import type { EncodedField } from '../bson/codec.js';
 import { getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
+import { isReplicatedNamespace } from '../catalog/namespace.js';
 import type { Collection } from '../catalog/collection.js';
 import type { OpObserver } from '../catalog/observer.js';
 import type { ReadView, WriteTxn } from '../storage/engine.js';
@@ -197,6 +198,7 @@ export class Oplog implements OpObserver {
   }
 
   onInsert(txn: WriteTxn, coll: Collection, doc: BsonDocument, encoded?: Uint8Array): void {
+    if (!isReplicatedNamespace(coll.meta.name)) return;
     const o2 = { _id: getOwn(doc, '_id') ?? null };
     if (txn instanceof TransactionView)
       this.log(txn, { op: 'i', ns: coll.ns, ui: this.uuidOf(coll), o: doc, o2 });
@@ -218,6 +220,7 @@ export class Oplog implements OpObserver {
     diff: BsonDocument | undefined,
     encoded?: Uint8Array,
   ): void {
+    if (!isReplicatedNamespace(coll.meta.name)) return;
     const o2 = { _id: getOwn(after, '_id') ?? null };
     const images = imagesOf(coll, before, after);
     const o = diff === undefined ? after : { $v: new Int32(2), diff };
@@ -234,6 +237,7 @@ export class Oplog implements OpObserver {
   }
 
   onDelete(txn: WriteTxn, coll: Collection, doc: BsonDocument): void {
+    if (!isReplicatedNamespace(coll.meta.name)) return;
     const o = { _id: getOwn(doc, '_id') ?? null };
     const images = imagesOf(coll, doc, undefined);
     if (txn instanceof TransactionView)
@@ -247,6 +251,7 @@ export class Oplog implements OpObserver {
   }
 
   onCreateCollection(txn: WriteTxn, coll: Collection): void {
+    if (!isReplicatedNamespace(coll.meta.name)) return;
     this.log(txn, {
       op: 'c',
       ns: `${coll.meta.db}.$cmd`,
@@ -256,6 +261,7 @@ export class Oplog implements OpObserver {
   }
 
   onDropCollection(txn: WriteTxn, coll: Collection): void {
+    if (!isReplicatedNamespace(coll.meta.name)) return;
     this.log(txn, {
       op: 'c',
       ns: `${coll.meta.db}.$cmd`,

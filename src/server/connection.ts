@@ -34,6 +34,12 @@ export class Connection {
     private readonly dispatcher: Dispatcher,
     private readonly logger: Logger,
     private readonly onClose: (c: Connection) => void,
+    /** serverStatus network counters (bytesIn, bytesOut, numRequests). */
+    private readonly network: { bytesIn: number; bytesOut: number; numRequests: number } = {
+      bytesIn: 0,
+      bytesOut: 0,
+      numRequests: 0,
+    },
   ) {
     this.state = {
       id,
@@ -50,6 +56,7 @@ export class Connection {
 
   private onData(data: Buffer): void {
     if (this.closed) return;
+    this.network.bytesIn += data.length;
     let frames: Buffer[];
     try {
       frames = this.reader.push(data);
@@ -95,6 +102,7 @@ export class Connection {
 
   private async handle(frame: Buffer): Promise<void> {
     const header = readHeader(frame);
+    this.network.numRequests++;
     try {
       if (header.opCode === OpCode.msg) {
         await this.handleOpMsg(frame, header.requestId);
@@ -162,7 +170,9 @@ export class Connection {
   }
 
   private send(buf: Buffer): void {
-    if (!this.closed) this.socket.write(buf);
+    if (this.closed) return;
+    this.network.bytesOut += buf.length;
+    this.socket.write(buf);
   }
 
   private protocolFault(e: unknown): void {
@@ -179,7 +189,7 @@ export class Connection {
     this.closed = true;
     this.queue = [];
     this.socket.destroy();
-    this.logger.debug('NETWORK', 22944, 'Connection ended', {
+    this.logger.debug2('NETWORK', 22989, 'Session ended', {
       connectionId: this.state.id,
       reason,
     });

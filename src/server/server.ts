@@ -19,8 +19,12 @@ import { defaultParameters } from '../commands/diag/server-info.js';
 import { FailPoints } from '../commands/testing/failpoints.js';
 import type { BsonDocument } from '../bson/types.js';
 import { limits } from '../limits.js';
-import type { Logger } from '../log.js';
-import { silentLogger } from '../log.js';
+import { Logger, isRotatable } from '../log.js';
+import { randomUUID } from 'node:crypto';
+import { ServerMetrics } from '../commands/metrics.js';
+import { Profiler } from '../commands/profiler.js';
+import type { ProfilerOptions } from '../commands/profiler.js';
+import { FsyncLock } from '../commands/fsync-lock.js';
 import { CursorManager } from '../query/exec/cursor.js';
 import { SpillArea } from '../pipeline/spill/area.js';
 import { ClusterClock } from '../repl/clock.js';
@@ -72,6 +76,8 @@ export interface ServerOptions {
   readonly argv?: readonly string[];
   /** The resolved options as a document, for getCmdLineOpts. */
   readonly parsed?: BsonDocument;
+  /** Profiling level of every database, slowms and sampleRate (--profile, --slowms, --slowOpSampleRate). */
+  readonly profiling?: ProfilerOptions;
 }
 
 function advertise(bindIp: string, port: number): string {
@@ -106,7 +112,8 @@ export class Server {
   }
 
   static async start(options: ServerOptions = {}): Promise<Server> {
-    const logger = options.logger ?? silentLogger;
+    // Without a logger of its own the server still keeps its recent lines for getLog.
+    const logger = options.logger ?? new Logger(undefined);
     const storageEngine =
       options.storageEngine ?? (options.dbPath !== undefined ? 'lmdb' : 'memory');
     const bindIp = options.bindIp ?? '127.0.0.1';
@@ -193,6 +200,7 @@ export class Server {
       const spill = SpillArea.forServer(options.dbPath);
       spill.wipe();
       const sessions = new SessionCatalog({ onSessionGone: (s) => cursors.killForSession(s.key) });
+      const sink = logger.state.sink;
       const services: ServerServices = {
         config,
         engine,
@@ -211,6 +219,10 @@ export class Server {
         parameters: defaultParameters({ enableTestCommands }),
         spill,
         operations: new OperationRegistry(),
+        metrics: new ServerMetrics(),
+        profiler: new Profiler(options.profiling),
+        fsyncLock: new FsyncLock(engine, logger),
+        rotateLog: () => (isRotatable(sink) ? sink.rotate() : undefined),
       };
       const server = new Server(services, listener, new Dispatcher(services, registry));
       listener.on('connection', (socket) => server.accept(socket));
@@ -241,19 +253,39 @@ export class Server {
       return;
     }
     const id = this.nextConnectionId++;
-    const conn = new Connection(socket, id, this.dispatcher, this.services.logger, (c) => {
-      this.connections.delete(c);
-      this.services.operations.clientClosed(c.state);
-      this.services.connections.current = this.connections.size;
-    });
+    const { logger, metrics } = this.services;
+    // mongod's connection lines carry a UUID per connection.
+    const uuid = { uuid: { $uuid: randomUUID() } };
+    const conn = new Connection(
+      socket,
+      id,
+      this.dispatcher,
+      logger,
+      (c) => {
+        this.connections.delete(c);
+        this.services.operations.clientClosed(c.state);
+        this.services.connections.current = this.connections.size;
+        if (!logger.settings.quiet)
+          logger.child(`conn${id}`).info('NETWORK', 22944, 'Connection ended', {
+            remote: c.state.remote,
+            uuid,
+            connectionId: id,
+            connectionCount: this.connections.size,
+          });
+      },
+      metrics.network,
+    );
     this.connections.add(conn);
     this.services.operations.clientOpened(conn.state);
     this.services.connections.current = this.connections.size;
     this.services.connections.totalCreated++;
-    this.services.logger.debug('NETWORK', 22943, 'Connection accepted', {
-      remote: conn.state.remote,
-      connectionId: id,
-    });
+    if (!logger.settings.quiet)
+      logger.child('listener').info('NETWORK', 22943, 'Connection accepted', {
+        remote: conn.state.remote,
+        uuid,
+        connectionId: id,
+        connectionCount: this.connections.size,
+      });
   }
 
   private reap(): void {
@@ -284,8 +316,9 @@ export class Server {
 
   private async doStop(): Promise<void> {
     const { logger, engine } = this.services;
-    logger.info('CONTROL', 23138, 'Shutting down');
+    logger.info('CONTROL', 20562, 'Shutdown: going to close listening sockets');
     if (this.reaper !== undefined) clearInterval(this.reaper);
+    this.services.fsyncLock.releaseAll();
     const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
     // In-flight requests finish and reply (bounded), then every connection closes.
     await Promise.all(
@@ -299,6 +332,7 @@ export class Server {
     await this.ttl?.stop();
     // Queued oplog entries are written before storage closes (--oplog-async).
     await this.services.oplog?.store.close();
+    logger.info('STORAGE', 4784930, 'Shutting down the storage engine');
     await closeEngine(engine.inner);
     logger.info('CONTROL', 20565, 'Now exiting');
   }

@@ -521,6 +521,7 @@ function collModEntry(
 
 export const dbStats = defineCommand({
   name: 'dbStats',
+  aliases: ['dbstats'],
   args: { scale: t.number, freeStorage: t.any },
   run: ({ services, args, db }) => {
     const scale = args.scale !== undefined && args.scale > 0 ? args.scale : 1;
@@ -557,6 +558,7 @@ export const dbStats = defineCommand({
 
 export const collStats = defineCommand({
   name: 'collStats',
+  aliases: ['collstats'],
   args: { scale: t.number, verbose: t.any },
   run: (inv) => {
     const { services, args, db } = inv;

@@ -46,6 +46,7 @@ import {
   resolveHint,
   targetCollection,
   writeWithConcern,
+  noteBatch,
 } from './common.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream.js';
 import { notACollection } from '../../catalog/views.js';
@@ -381,6 +382,7 @@ export async function runAggregate(
   const batch = cursor.nextBatch(batchSize ?? limits.firstBatchDocsDefault, () =>
     inv.op.checkDeadline(),
   );
+  noteBatch(inv.op, cursor, batch);
   // maxTimeMS bounds this command only; getMore batches carry their own deadline.
   rt.interrupt = () => undefined;
   if (cursor.isExhausted) return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);

@@ -27,6 +27,7 @@ import {
   requireNonNegative,
   resolveHint,
   targetCollection,
+  noteBatch,
 } from './common.js';
 import { ChangeStreamCursor, changeStreamGetMore, failPointLabels } from './change-stream.js';
 import { diskUseFor } from './disk-use.js';
@@ -177,6 +178,7 @@ export const find = defineCommand({
     const batch = cursor.nextBatch(firstBatchSize === 0 ? undefined : firstBatchSize, () =>
       inv.op.checkDeadline(),
     );
+    noteBatch(inv.op, cursor, batch);
     if (args.singleBatch === true || cursor.isExhausted) {
       cursor.close();
       return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);
@@ -258,6 +260,7 @@ export const getMore = defineCommand({
       if (cursor instanceof ChangeStreamCursor)
         return await changeStreamGetMore(cursor, ns, batchSize, args.maxAwaitTimeMS, inv.op);
       const batch = cursor.nextBatch(batchSize, () => inv.op.checkDeadline());
+      noteBatch(inv.op, cursor, batch);
       if (cursor.isExhausted) services.cursors.remove(cursor.id);
       return cursorReply(cursor, ns, batch, false);
     } catch (e) {
