@@ -158,6 +158,8 @@ export const limits = {
   diagnosticSliceMs: 10,
   /** Entries a storage-size estimate reads from a large table (exact below this many). */
   tableSizeSampleEntries: 2_048,
+  /** Table sizes the lmdb engine remembers between commits. */
+  tableSizeCacheEntriesMax: 4_096,
   /** Namespaces `top` and $collStats latencyStats keep counters for (more are not counted). */
   topNamespacesMax: 10_000,
   /** Latency histogram buckets of the Prometheus endpoint, in seconds. */

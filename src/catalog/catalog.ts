@@ -179,17 +179,6 @@ export class Catalog {
     txn.put(catalogTable, Buffer.from(meta.uuid, 'hex'), encodeDocument(metaToDocument(meta)));
   }
 
-  /** Rough size figures for dbStats / listDatabases. */
-  sizeOf(view: ReadView, coll: Collection): { count: number; dataBytes: number } {
-    let count = 0;
-    let dataBytes = 0;
-    for (const { value } of view.scan(coll.recordTable)) {
-      count++;
-      dataBytes += value.length;
-    }
-    return { count, dataBytes };
-  }
-
   uuidBinary(coll: Collection): Binary {
     return new Binary(Buffer.from(coll.meta.uuid, 'hex'), Binary.SUBTYPE_UUID);
   }

@@ -20,12 +20,20 @@ import { replSetCommands } from './repl/replset.js';
 import { configureFailPoint } from './testing/configure-failpoint.js';
 import { currentOpCommands } from './diag/current-op.js';
 import { profileCommands } from './diag/profile.js';
+import { logCommands } from './diag/log-commands.js';
+import { topCommands } from './diag/top.js';
+import { fsyncCommands } from './diag/fsync.js';
+import { validateCommands } from './diag/validate.js';
 
 export const allCommands: readonly CommandDefinition[] = [
   ...handshakeCommands,
   ...serverInfoCommands,
   ...currentOpCommands,
   ...profileCommands,
+  ...logCommands,
+  ...topCommands,
+  ...fsyncCommands,
+  ...validateCommands,
   ...findCommands,
   insert,
   update,

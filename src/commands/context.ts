@@ -22,6 +22,7 @@ import type { ServerMetrics } from './metrics.js';
 import type { Profiler } from './profiler.js';
 import type { FsyncLock } from './fsync-lock.js';
 import { OpDebug } from './op-debug.js';
+import type { CommandDefinition } from './registry.js';
 
 export interface ServerConfig {
   readonly port: number;
@@ -67,6 +68,8 @@ export interface ServerServices {
   readonly connections: { current: number; totalCreated: number };
   /** Names of every registered command (listCommands). */
   commandNames(): string[];
+  /** The declaration of a registered command (listCommands). */
+  commandDefinition(name: string): CommandDefinition | undefined;
   /** Server parameters (getParameter / setParameter). */
   readonly parameters: Map<string, unknown>;
   /** Where blocking stages spill to disk (src/pipeline/spill). */

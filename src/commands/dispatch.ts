@@ -197,6 +197,9 @@ export class Dispatcher {
       doc.deleted += debug.ndeleted ?? 0;
       opcounters.insert += debug.ninserted ?? 0;
     }
+    metrics.queryExecutor.scanned += debug.keysExamined ?? 0;
+    metrics.queryExecutor.scannedObjects += debug.docsExamined ?? 0;
+    metrics.recordLatency(name, running.isWrite, micros);
     metrics.observer?.onCommand(name, micros, failed);
     if (!running.ns.endsWith('.$cmd') && !running.ns.endsWith('.$cmd.aggregate'))
       metrics.recordTop(running.ns, name, running.isWrite, micros);

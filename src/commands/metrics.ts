@@ -70,6 +70,12 @@ export class ServerMetrics {
   readonly commands = new Map<string, CommandCounter>();
   readonly document = { deleted: 0, inserted: 0, returned: 0, updated: 0 };
   readonly network = { bytesIn: 0, bytesOut: 0, numRequests: 0 };
+  /** Keys and documents examined by reads (serverStatus metrics.queryExecutor). */
+  readonly queryExecutor = { scanned: 0, scannedObjects: 0 };
+  /** Every operation's time by kind (serverStatus opLatencies), microseconds. */
+  readonly opLatencies = { reads: counter(), writes: counter(), commands: counter() };
+  /** Connections refused at the connection limit. */
+  connectionsRejected = 0;
   readonly top = new Map<string, TopEntry>();
   observer: CommandObserver | undefined;
 
@@ -80,6 +86,17 @@ export class ServerMetrics {
       this.commands.set(name, c);
     }
     return c;
+  }
+
+  /** Any operation, `micros` long (serverStatus opLatencies). */
+  recordLatency(command: string, isWrite: boolean, micros: number): void {
+    const c = isWrite
+      ? this.opLatencies.writes
+      : readCommands.has(command)
+        ? this.opLatencies.reads
+        : this.opLatencies.commands;
+    c.time += micros;
+    c.count++;
   }
 
   /** One operation on a collection namespace, `micros` long. */

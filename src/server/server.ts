@@ -149,8 +149,10 @@ export class Server {
     let listener: net.Server | undefined;
     try {
       const catalog = Catalog.open(engine, logger);
+      const metrics = new ServerMetrics();
       listener = net.createServer();
       listener.maxConnections = limits.connectionsMax;
+      listener.on('drop', () => metrics.connectionsRejected++);
       const port = await listen(listener, options.port ?? 27017, bindIp);
       const enableTestCommands = options.enableTestCommands ?? false;
       const config: ServerConfig = {
@@ -216,10 +218,11 @@ export class Server {
         opcounters,
         connections: { current: 0, totalCreated: 0 },
         commandNames: () => registry.names(),
+        commandDefinition: (name) => registry.get(name),
         parameters: defaultParameters({ enableTestCommands }),
         spill,
         operations: new OperationRegistry(),
-        metrics: new ServerMetrics(),
+        metrics,
         profiler: new Profiler(options.profiling),
         fsyncLock: new FsyncLock(engine, logger),
         rotateLog: () => (isRotatable(sink) ? sink.rotate() : undefined),

@@ -13,6 +13,7 @@ import type {
   WriteOptions,
   WriteTxn,
   Entry,
+  TableSize,
 } from '../storage/engine.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import type { ConflictTracker } from './conflicts.js';
@@ -96,6 +97,9 @@ export class TrackedEngine implements StorageEngine {
   }
   stats(): EngineStats {
     return this.inner.stats();
+  }
+  tableSize(table: string): TableSize {
+    return this.inner.tableSize(table);
   }
   close(): Promise<void> {
     return this.inner.close();

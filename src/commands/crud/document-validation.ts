@@ -159,6 +159,12 @@ function passes(v: CompiledValidator, doc: BsonDocument): boolean {
   }
 }
 
+/** Whether a stored document passes its collection's validator (validate's schema check). */
+export function conformsToValidator(coll: Collection, doc: BsonDocument): boolean {
+  const v = validatorOf(coll);
+  return v === undefined || passes(v, doc);
+}
+
 /**
  * Checks a document about to be stored. `before` is the stored version an update replaces
  * (undefined for an insert or upsert): under 'moderate', a document that already failed is

@@ -234,6 +234,19 @@ export function serverIntrospection(services: ServerServices): ServerIntrospecti
     currentOps: (options) => currentOpDocuments(services, options),
     sessions: () =>
       [...services.sessions.all()].map((s) => ({ lsid: s.lsid, lastUse: new Date(s.lastUsedMs) })),
+    latencyStats: (ns) => {
+      const e = services.metrics.top.get(ns);
+      if (e === undefined) return undefined;
+      const of = (c: { time: number; count: number }): { latency: number; ops: number } => ({
+        latency: c.time,
+        ops: c.count,
+      });
+      return {
+        reads: of(e.latency.reads),
+        writes: of(e.latency.writes),
+        commands: of(e.latency.commands),
+      };
+    },
   };
 }
 

@@ -25,6 +25,7 @@ import type {
   ScanOptions,
   Snapshot,
   StorageEngine,
+  TableSize,
   WriteOptions,
   WriteTxn,
 } from '../engine.js';
@@ -140,8 +141,10 @@ class MemorySnapshot implements Snapshot {
 class MemoryWriteTxn implements WriteTxn {
   /** Roots as this transaction sees them; nodes owned by `token` are private to it. */
   tables: Tables;
-  /** Byte counts of the tables this transaction touched, for stats. */
+  /** Byte counts (keys and values) of the tables this transaction touched, for stats. */
   readonly tableBytes = new Map<string, number>();
+  /** Key bytes of the same tables. */
+  readonly tableKeyBytes = new Map<string, number>();
   private token: EditToken = newEditToken();
   private ended = false;
   private readonly edit: EditResult<Entry> = { found: false, prev: undefined };
@@ -151,6 +154,7 @@ class MemoryWriteTxn implements WriteTxn {
     readonly seq: number,
     private readonly maxKeyBytes: number,
     private readonly committedBytes: ReadonlyMap<string, number>,
+    private readonly committedKeyBytes: ReadonlyMap<string, number>,
   ) {
     this.tables = tables;
   }
@@ -165,6 +169,10 @@ class MemoryWriteTxn implements WriteTxn {
 
   private bytesOf(table: string): number {
     return this.tableBytes.get(table) ?? this.committedBytes.get(table) ?? 0;
+  }
+
+  private keyBytesOf(table: string): number {
+    return this.tableKeyBytes.get(table) ?? this.committedKeyBytes.get(table) ?? 0;
   }
 
   private setTable(table: string, before: Table | undefined, after: Table): void {
@@ -204,6 +212,8 @@ class MemoryWriteTxn implements WriteTxn {
       entry.value.length -
       (prev === undefined ? 0 : prev.key.length + prev.value.length);
     this.tableBytes.set(table, this.bytesOf(table) + delta);
+    if (prev === undefined)
+      this.tableKeyBytes.set(table, this.keyBytesOf(table) + entry.key.length);
   }
 
   delete(table: string, key: Bytes): boolean {
@@ -215,6 +225,7 @@ class MemoryWriteTxn implements WriteTxn {
     if (!this.edit.found || prev === undefined) return false;
     this.setTable(table, before, after);
     this.tableBytes.set(table, this.bytesOf(table) - prev.key.length - prev.value.length);
+    this.tableKeyBytes.set(table, this.keyBytesOf(table) - prev.key.length);
     return true;
   }
 
@@ -224,6 +235,7 @@ class MemoryWriteTxn implements WriteTxn {
     if (tableOf(this.tables, table) === undefined) return;
     this.tables = treeDelete(this.tables, table, compareNames, this.token);
     this.tableBytes.set(table, 0);
+    this.tableKeyBytes.set(table, 0);
   }
 
   scan(table: string, options?: ScanOptions): IterableIterator<Entry> {
@@ -254,6 +266,7 @@ export class MemoryEngine implements StorageEngine {
   private tables: Tables = emptyTree<string, Table>();
   private seq = 0;
   private readonly tableBytes = new Map<string, number>();
+  private readonly tableKeyBytes = new Map<string, number>();
   private bytesHeld = 0;
   private readonly queue: Queued[] = [];
   private drainScheduled = false;
@@ -308,7 +321,13 @@ export class MemoryEngine implements StorageEngine {
     resolve: (v: T) => void,
     reject: (e: unknown) => void,
   ): void {
-    const txn = new MemoryWriteTxn(this.tables, this.seq + 1, this.maxKeyBytes, this.tableBytes);
+    const txn = new MemoryWriteTxn(
+      this.tables,
+      this.seq + 1,
+      this.maxKeyBytes,
+      this.tableBytes,
+      this.tableKeyBytes,
+    );
     let result: T;
     try {
       result = fn(txn);
@@ -327,6 +346,10 @@ export class MemoryEngine implements StorageEngine {
       if (bytes === 0) this.tableBytes.delete(table);
       else this.tableBytes.set(table, bytes);
     }
+    for (const [table, bytes] of txn.tableKeyBytes) {
+      if (bytes === 0) this.tableKeyBytes.delete(table);
+      else this.tableKeyBytes.set(table, bytes);
+    }
     resolve(result);
   }
 
@@ -338,6 +361,14 @@ export class MemoryEngine implements StorageEngine {
     return { storageSizeBytes: this.bytesHeld };
   }
 
+  tableSize(table: string): TableSize {
+    const t = tableOf(this.tables, table);
+    const entries = t === undefined ? 0 : treeSize(t);
+    const bytes = this.tableBytes.get(table) ?? 0;
+    const keyBytes = this.tableKeyBytes.get(table) ?? 0;
+    return { entries, keyBytes, valueBytes: bytes - keyBytes };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -345,6 +376,7 @@ export class MemoryEngine implements StorageEngine {
     for (const s of [...this.snapshots]) s.release();
     this.tables = emptyTree<string, Table>();
     this.tableBytes.clear();
+    this.tableKeyBytes.clear();
     this.bytesHeld = 0;
   }
 }
