@@ -147,7 +147,14 @@ function parseWholeNumber(v: unknown, source: string, min: number, max: number):
 }
 
 function parseSampleRate(v: unknown, source: string): number {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  const n =
+    typeof v === 'number'
+      ? v
+      : typeof v === 'bigint'
+        ? Number(v)
+        : typeof v === 'string' && v.trim() !== ''
+          ? Number(v)
+          : NaN;
   if (!(n >= 0 && n <= 1))
     throw new OptionsError(
       `${source}: the sample rate must be a number in [0, 1], got ${String(v)}`,

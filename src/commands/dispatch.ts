@@ -11,6 +11,7 @@ import { validateDatabaseName } from '../catalog/namespace.js';
 import { nestingDepthExceeds } from '../catalog/validate-document.js';
 import { CommandError, ErrorCode, isCommandError } from '../errors.js';
 import { limits } from '../limits.js';
+import { logDocument } from '../log.js';
 import { parseArgs } from './args.js';
 import type { GenericArgs } from './args.js';
 import type { ConnectionState, OpCounters, ServerServices } from './context.js';
@@ -140,6 +141,13 @@ export class Dispatcher {
       }
     } catch (e) {
       const err = isCommandError(e) ? e : this.internalError(e, body);
+      if (this.services.logger.enabled('debug', 'COMMAND'))
+        this.services.logger.debug('COMMAND', 21962, 'Assertion while executing command', {
+          command: command,
+          db: running.ns.slice(0, running.ns.indexOf('.')),
+          commandArgs: logDocument(running.command),
+          error: { code: err.code, codeName: err.codeName, errmsg: err.message },
+        });
       if (!(err instanceof FailPointError && err.fixedLabels)) {
         for (const l of errorLabelsFor({
           command,
@@ -269,6 +277,12 @@ export class Dispatcher {
       );
     }
 
+    if (services.logger.enabled('debug2', 'COMMAND'))
+      services.logger.debug2('COMMAND', 21965, 'About to run the command', {
+        db: dbValue,
+        client: connection.remote,
+        commandArgs: logDocument(running.command),
+      });
     const args = parseArgs(name, body, def.args, name, def.strict ?? true);
     checkApiVersion(name, def, args);
     const wc = parseWriteConcern(args.writeConcern);

@@ -25,6 +25,8 @@ import { ServerMetrics } from '../commands/metrics.js';
 import { Profiler } from '../commands/profiler.js';
 import type { ProfilerOptions } from '../commands/profiler.js';
 import { FsyncLock } from '../commands/fsync-lock.js';
+import { MetricsEndpoint } from './metrics-http.js';
+import type { MetricsOptions } from './metrics-http.js';
 import { CursorManager } from '../query/exec/cursor.js';
 import { SpillArea } from '../pipeline/spill/area.js';
 import { ClusterClock } from '../repl/clock.js';
@@ -78,6 +80,8 @@ export interface ServerOptions {
   readonly parsed?: BsonDocument;
   /** Profiling level of every database, slowms and sampleRate (--profile, --slowms, --slowOpSampleRate). */
   readonly profiling?: ProfilerOptions;
+  /** Serve Prometheus metrics (--metricsPort); off when absent. */
+  readonly metrics?: MetricsOptions;
 }
 
 function advertise(bindIp: string, port: number): string {
@@ -96,6 +100,7 @@ export class Server {
   private reaper: NodeJS.Timeout | undefined;
   private ttl: TtlMonitor | undefined;
   private stopping: Promise<void> | undefined;
+  private metricsEndpoint: MetricsEndpoint | undefined;
 
   private constructor(
     readonly services: ServerServices,
@@ -105,6 +110,11 @@ export class Server {
 
   get port(): number {
     return this.services.config.port;
+  }
+
+  /** The Prometheus endpoint's port, when it runs. */
+  get metricsPort(): number | undefined {
+    return this.metricsEndpoint?.port;
   }
 
   get config(): ServerConfig {
@@ -228,6 +238,8 @@ export class Server {
         rotateLog: () => (isRotatable(sink) ? sink.rotate() : undefined),
       };
       const server = new Server(services, listener, new Dispatcher(services, registry));
+      if (options.metrics !== undefined)
+        server.metricsEndpoint = await MetricsEndpoint.start(services, options.metrics);
       listener.on('connection', (socket) => server.accept(socket));
       server.reaper = setInterval(
         () => server.reap(),
@@ -323,6 +335,7 @@ export class Server {
     if (this.reaper !== undefined) clearInterval(this.reaper);
     this.services.fsyncLock.releaseAll();
     const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
+    await this.metricsEndpoint?.close();
     // In-flight requests finish and reply (bounded), then every connection closes.
     await Promise.all(
       [...this.connections].map((c) => c.finishAndClose(limits.shutdownRequestWaitMs)),
