@@ -127,6 +127,8 @@ export const ErrorCode = {
   IndexBuildAborted: 276,
   Location40415: 40415,
   Location4910200: 4910200,
+  Location4772600: 4772600,
+  Location4772601: 4772601,
   Location40571: 40571,
   Location40573: 40573,
   Location40674: 40674,

@@ -24,6 +24,8 @@ import { logCommands } from './diag/log-commands.js';
 import { topCommands } from './diag/top.js';
 import { fsyncCommands } from './diag/fsync.js';
 import { validateCommands } from './diag/validate.js';
+import { dataSizeCommands } from './diag/data-size.js';
+import { applyOpsCommands } from './diag/apply-ops.js';
 
 export const allCommands: readonly CommandDefinition[] = [
   ...handshakeCommands,
@@ -34,6 +36,8 @@ export const allCommands: readonly CommandDefinition[] = [
   ...topCommands,
   ...fsyncCommands,
   ...validateCommands,
+  ...dataSizeCommands,
+  ...applyOpsCommands,
   ...findCommands,
   insert,
   update,
