@@ -19,7 +19,7 @@ export interface MetricsOptions {
 
 function register(services: ServerServices): Registry {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'secantus_process_' });
+  collectDefaultMetrics({ register: registry, prefix: 'secantus_' });
   const m = services.metrics;
 
   const latency = new Histogram({

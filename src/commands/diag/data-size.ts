@@ -6,7 +6,7 @@
 
 import { Int32, Long, MinKey } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { isPlainDocument, numericValue } from '../../bson/types.js';
+import { isPlainDocument } from '../../bson/types.js';
 import { compareBson } from '../../bson/compare.js';
 import { getOwn } from '../../bson/document.js';
 import type { Collection } from '../../catalog/collection.js';
@@ -87,8 +87,8 @@ export const dataSize = defineCommand({
     if (ranged && (Object.keys(min).length === 0 || Object.keys(max).length === 0))
       return errmsgReply('only one of min or max specified');
     const avgObjSize = Math.trunc(sizes.dataBytes / sizes.count);
-    const maxSize = numericValue(args.maxSize ?? 0) ?? 0;
-    const maxObjects = numericValue(args.maxObjects ?? 0) ?? 0;
+    const maxSize = Math.trunc(args.maxSize ?? 0);
+    const maxObjects = Math.trunc(args.maxObjects ?? 0);
     let size = 0;
     let numObjects = 0;
     let maxReached = false;
