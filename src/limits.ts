@@ -38,6 +38,12 @@ export const limits = {
   databaseNameLengthBytesMax: 63,
   /** Stages in one aggregation pipeline. */
   pipelineStagesMax: 1000,
+  /** Distinct terms one document may give a text index (mongod's 16732). */
+  textTermsPerDocumentMax: 400_000,
+  /** Stems remembered per text language (a cache: stemming is the costly part of indexing). */
+  textStemCacheEntriesMax: 50_000,
+  /** Polygon rings are checked for crossing edges (a pairwise test) up to this many vertices. */
+  geoRingCrossingCheckVerticesMax: 4096,
   /**
    * Longest chain of views (a view on a view on ...), counted through viewOn and the
    * collections a view's pipeline reads: creating a longer one, or reading through one, is
@@ -166,6 +172,37 @@ export const limits = {
   metricsLatencyBucketsSec: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10],
   /** Collections whose sizes one Prometheus scrape reports (the largest first). */
   metricsCollectionsMax: 500,
+
+  // secantus-dump / secantus-restore (src/tools): each bound has its error there.
+  /** Largest document read from a .bson file or an archive: internal size, as oplog entries may be. */
+  toolDocumentBytesMax: 16 * 1024 * 1024 + 16 * 1024,
+  /**
+   * Documents per find/getMore batch of a dump: small batches keep the tool's memory low and
+   * let the server answer other clients (and the driver's monitor) between them.
+   */
+  dumpCursorBatchDocs: 10_000,
+  /** Documents of one collection buffered before they are written to an archive (mongodump's 16 MiB). */
+  dumpArchiveSegmentBytesMax: 16 * 1024 * 1024,
+  /** Documents in one insert command of a restore (mongorestore's --batchSize default). */
+  restoreInsertBatchDocsMax: 1_000,
+  /** Bytes of documents in one insert command of a restore (a larger document goes alone). */
+  restoreInsertBatchBytesMax: 8 * 1024 * 1024,
+  /** Collections dumped or restored at once (mongodump's --numParallelCollections takes any positive value). */
+  toolParallelCollectionsMax: 64,
+
+  /** Bytes of one SASL payload (saslStart / saslContinue); a longer one fails authentication. */
+  saslPayloadBytesMax: 16 * 1024,
+  /** Longest user or role name in bytes. */
+  userNameBytesMax: 1024,
+  /** Longest SCRAM client nonce, in characters. */
+  scramNonceLengthMax: 1024,
+  /**
+   * An Unauthorized message shows the refused command as text (mongod's "not authorized on db to
+   * execute command { … }"), cut to this many characters: the body may carry a 48 MB insert.
+   */
+  unauthorizedCommandTextMax: 16 * 1024,
+  /** Users or roles one usersInfo / rolesInfo lists at most. */
+  usersInfoResultsMax: 100_000,
 } as const;
 
 export type Limits = typeof limits;
@@ -176,6 +213,9 @@ if (
   limits.messageSizeBytesMax
 ) {
   throw new Error('limits: a maximal document must fit in a message');
+}
+if (limits.restoreInsertBatchBytesMax > limits.bsonObjectSizeMax) {
+  throw new Error('limits: a restore batch must fit in one command body');
 }
 if (limits.commandDepthMax < limits.bsonDepthMax) {
   throw new Error('limits: a command must be able to carry a maximally nested document');

@@ -101,7 +101,7 @@ function cstringEnd(bytes: Uint8Array, at: number): number {
 }
 
 /** Bytes of an element's value (the package has validated the document already). */
-function valueSize(type: number, bytes: Uint8Array, at: number): number {
+export function valueSize(type: number, bytes: Uint8Array, at: number): number {
   switch (type) {
     case 0x01: // double
     case 0x09: // date

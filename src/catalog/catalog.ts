@@ -12,6 +12,8 @@ import type { Logger } from '../log.js';
 import type { ReadView, StorageEngine, WriteTxn } from '../storage/engine.js';
 import { Collection } from './collection.js';
 import type { CollectionMeta, IndexMeta } from './collection.js';
+import type { DocumentValidator } from './document-validator.js';
+import { noValidatorInstalled } from './document-validator.js';
 import type { OpObserver } from './observer.js';
 import { noopObserver } from './observer.js';
 import { lookupView, notACollection, systemViewsName } from './views.js';
@@ -25,7 +27,10 @@ export interface CreateCollectionOptions {
 
 export class Catalog {
   private readonly dbs = new Map<string, Map<string, Collection>>();
+  /** Told of every change inside its storage transaction (the oplog, in a replica set). */
   observer: OpObserver = noopObserver;
+  /** Applies collections' validators to the documents written (set by the server). */
+  validator: DocumentValidator = noValidatorInstalled;
 
   private constructor(readonly engine: StorageEngine) {}
 

@@ -1,7 +1,9 @@
 // A collection's data: the record table (RecordId → BSON) and its indexes. Every mutation
 // runs inside a storage write transaction and performs all of its checks (unique keys, key
 // lengths) before its first write, so a failed statement leaves nothing behind and the
-// transaction can go on with the next statement.
+// transaction can go on with the next statement. Only the write unit (./write-unit.ts) calls
+// insertRecord, updateRecord and removeRecord: it adds the document checks, validation and
+// the oplog entry (test/unit/architecture.test.ts checks that nothing else does).
 
 import { decodeDocument, encodeDocument } from '../bson/codec.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
@@ -80,12 +82,15 @@ export class Collection {
     return `${this.meta.db}.${this.meta.name}`;
   }
 
-  /** Insert a document that already has its `_id`. Checks everything, then writes. */
-  insert(txn: WriteTxn, doc: BsonDocument): WrittenRecord {
+  /**
+   * Insert a document that already has its `_id`. Checks everything, then writes.
+   * `encoded`, when given, is exactly encodeDocument(doc): stored as it is.
+   */
+  insertRecord(txn: WriteTxn, doc: BsonDocument, encoded?: Uint8Array): WrittenRecord {
     const recordId = this.nextRecordId;
     const keysByIndex = this.indexes.map((index) => index.keysFor(doc, txn));
     this.indexes.forEach((index, i) => index.checkInsert(txn, keysByIndex[i] ?? [], recordId, doc));
-    const bytes = encodeDocument(doc);
+    const bytes = encoded ?? encodeDocument(doc);
     this.nextRecordId++;
     txn.put(this.recordTable, encodeRecordId(recordId), bytes);
     this.indexes.forEach((index, i) => index.addEntries(txn, keysByIndex[i] ?? [], recordId));
@@ -93,7 +98,7 @@ export class Collection {
   }
 
   /** Replace a stored document with its new version, keeping index entries in step. */
-  update(txn: WriteTxn, record: StoredRecord, after: BsonDocument): WrittenRecord {
+  updateRecord(txn: WriteTxn, record: StoredRecord, after: BsonDocument): WrittenRecord {
     const diffs = this.indexes.map((index) => index.diff(record.doc, after, txn));
     this.indexes.forEach((index, i) => {
       const d = diffs[i];
@@ -110,7 +115,7 @@ export class Collection {
     return { recordId: record.recordId, doc: after, size: bytes.length, bytes };
   }
 
-  remove(txn: WriteTxn, record: StoredRecord): void {
+  removeRecord(txn: WriteTxn, record: StoredRecord): void {
     for (const index of this.indexes)
       index.removeEntries(txn, index.keysFor(record.doc, txn), record.recordId);
     txn.delete(this.recordTable, encodeRecordId(record.recordId));

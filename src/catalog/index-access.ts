@@ -39,7 +39,13 @@ import type { Matcher } from '../query/match/index.js';
 import type { ReadView, WriteTxn } from '../storage/engine.js';
 import type { CollectionMeta, IndexMeta } from './collection.js';
 import { generateIndexKeys, parseKeyPattern } from './index-keys.js';
-import type { KeyPatternField } from './index-keys.js';
+import type { GeneratedKeys, KeyPatternField } from './index-keys.js';
+import { indexKindOf } from './index-kind.js';
+import type { IndexKind } from './index-kind.js';
+import { textIndexKeys, textSpecOf } from '../text/spec.js';
+import type { TextSpec } from '../text/spec.js';
+import { s2IndexKeys, twoDIndexKeys } from './geo-keys.js';
+import type { Hash2dParams } from '../geo/cells.js';
 import { decodeRecordId, encodeRecordId } from './record-id.js';
 import type { RecordId } from './record-id.js';
 
@@ -118,6 +124,10 @@ export class IndexAccess {
   readonly directions: readonly KeyDirection[];
   /** The compiled partialFilterExpression, if any. */
   readonly partialFilter: Matcher | undefined;
+  /** btree, or the special kind its key pattern names ("text", "2dsphere", "2d"). */
+  readonly kind: IndexKind;
+  /** A text index's specification (weights, languages, extra fields). */
+  readonly text: TextSpec | undefined;
 
   constructor(
     readonly meta: IndexMeta,
@@ -134,6 +144,33 @@ export class IndexAccess {
       pfe !== undefined && pfe !== null && typeof pfe === 'object'
         ? compileFilter(pfe as BsonDocument)
         : undefined;
+    this.kind = indexKindOf(meta.key);
+    this.text = this.kind === 'text' ? textSpecOf(meta.spec) : undefined;
+  }
+
+  /** The key tuples of a document, by the index's kind. */
+  private generate(doc: BsonDocument): GeneratedKeys {
+    if (this.text !== undefined) {
+      const keys = textIndexKeys(this.text, doc);
+      // One document, several terms: the index is multikey (mongod tracks no path for text).
+      const multikey = keys.length > 1;
+      return {
+        keys,
+        multikeyPaths: this.fields.map((f) => (multikey && f.path === '_fts' ? [0] : [])),
+      };
+    }
+    if (this.kind === '2dsphere') return s2IndexKeys(this.fields, doc);
+    if (this.kind === '2d') return twoDIndexKeys(this.fields, doc, this.hash2d);
+    return generateIndexKeys(this.fields, doc, { sparse: this.sparse });
+  }
+
+  /** A 2d index's hashing parameters (bits, min, max; mongod's defaults 26, -180, 180). */
+  get hash2d(): Hash2dParams {
+    const n = (name: string, dflt: number): number => {
+      const v = this.meta.spec[name];
+      return v === undefined || v === null ? dflt : Number(v.valueOf());
+    };
+    return { bits: Math.trunc(n('bits', 26)), min: n('min', -180), max: n('max', 180) };
   }
 
   get table(): string {
@@ -155,7 +192,7 @@ export class IndexAccess {
   /** The keys a document produces in this index: none when a partial index excludes it or a sparse one skips it. */
   keysFor(doc: BsonDocument, _view: ReadView): IndexKey[] {
     if (this.partialFilter !== undefined && !this.partialFilter.matches(doc)) return [];
-    const generated = generateIndexKeys(this.fields, doc, { sparse: this.sparse });
+    const generated = this.generate(doc);
     const out: IndexKey[] = [];
     for (const values of generated.keys) {
       const key = this.encodeKey(values);

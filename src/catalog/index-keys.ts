@@ -33,6 +33,8 @@ export interface KeyPatternField {
   readonly path: string;
   readonly parts: readonly string[];
   readonly direction: 1 | -1;
+  /** The index plugin a string value names ("2dsphere", "2d", "text"), if any. */
+  readonly plugin?: string;
 }
 
 export function parseKeyPattern(key: BsonDocument): KeyPatternField[] {
@@ -40,6 +42,7 @@ export function parseKeyPattern(key: BsonDocument): KeyPatternField[] {
     path,
     parts: path.split('.'),
     direction: directionOf(v),
+    ...(typeof v === 'string' ? { plugin: v } : {}),
   }));
 }
 

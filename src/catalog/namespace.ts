@@ -6,6 +6,8 @@ import { limits } from '../limits.js';
 const invalidDbChars = /[/\\. "$\0]/;
 
 export function validateDatabaseName(db: string): void {
+  // mongod's one database name with a '$': where external users (X.509, LDAP) are defined.
+  if (db === '$external') return;
   if (db.length === 0)
     throw new CommandError(ErrorCode.InvalidNamespace, 'Invalid empty database name');
   if (Buffer.byteLength(db) > limits.databaseNameLengthBytesMax) {

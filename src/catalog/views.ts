@@ -18,6 +18,7 @@ import type { ReadView, WriteTxn } from '../storage/engine.js';
 import type { Catalog } from './catalog.js';
 import type { Collection } from './collection.js';
 import { fullName } from './namespace.js';
+import { deleteDocument, insertDocument, internalWrite, updateDocument } from './write-unit.js';
 
 export const systemViewsName = 'system.views';
 
@@ -96,20 +97,19 @@ export function listViews(catalog: Catalog, view: ReadView, db: string): ViewDef
 
 /**
  * Within a write transaction: store a view's definition, inserting it (system.views is created
- * on first use) or replacing the stored one, through the observer like any document write.
+ * on first use) or replacing the stored one, through the write unit like any document write.
  */
 export function storeView(catalog: Catalog, txn: WriteTxn, def: ViewDefinition): void {
   const coll: Collection = catalog.getOrCreate(txn, def.db, systemViewsName);
   const doc = viewDocument(def);
   const existing = coll.findById(txn, doc['_id'] as string);
+  const w = internalWrite(txn, catalog);
   if (existing === undefined) {
-    coll.insert(txn, doc);
-    catalog.observer.onInsert(txn, coll, doc);
+    insertDocument(w, { db: def.db, name: systemViewsName }, doc);
   } else {
     // A replacement, never a diff: change streams report it as a modify event with the new
     // definition (mongod logs the collMod of a view the same way).
-    coll.update(txn, existing, doc);
-    catalog.observer.onUpdate(txn, coll, existing.doc, doc, undefined);
+    updateDocument(w, coll, existing, doc, undefined);
   }
 }
 
@@ -118,8 +118,7 @@ export function removeView(catalog: Catalog, txn: WriteTxn, db: string, name: st
   const coll = catalog.get(db, systemViewsName);
   const existing = coll?.findById(txn, fullName(db, name));
   if (coll === undefined || existing === undefined) return false;
-  coll.remove(txn, existing);
-  catalog.observer.onDelete(txn, coll, existing.doc);
+  deleteDocument(internalWrite(txn, catalog), coll, existing);
   return true;
 }
 

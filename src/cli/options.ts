@@ -3,7 +3,7 @@
 // Flags follow mongod's spelling (--port, --bind_ip, --dbpath, --replSet, --storageEngine,
 // --config, --setParameter name=value) so that existing scripts keep working.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 
@@ -36,6 +36,13 @@ export interface DaemonOptions {
   oplogAsync: boolean;
   /** The oplog in a second storage that commits without fsync (docs/architecture.md). */
   oplogNonlogged: boolean;
+  /** Access control (--auth, security.authorization = "enabled"); implied by a keyFile. */
+  auth: boolean;
+  /** --keyFile: validated as mongod does; on one node it only turns access control on. */
+  keyFile: string | undefined;
+  /** A root user created at first start (env or config file only, never a flag). */
+  initialRootUser: string | undefined;
+  initialRootPassword: string | undefined;
 }
 
 export const defaults: DaemonOptions = {
@@ -57,6 +64,10 @@ export const defaults: DaemonOptions = {
   configFile: undefined,
   oplogAsync: false,
   oplogNonlogged: false,
+  auth: false,
+  keyFile: undefined,
+  initialRootUser: undefined,
+  initialRootPassword: undefined,
 };
 
 export class OptionsError extends Error {
@@ -91,6 +102,10 @@ export const usage = `Usage: secantusd [options]
                             before it fail with ChangeStreamHistoryLost)
   --oplog-nonlogged         keep the oplog in a storage committing without fsync (a machine
                             crash, not a process crash, may lose its newest entries)
+  --auth                    access control: clients authenticate (SCRAM-SHA-256 / SHA-1)
+                            and run only what their roles grant
+  --keyFile <file>          a key file as mongod's (base64, 6-1024 chars, not readable by
+                            group or others); implies --auth
   --version                 print the version and exit
   --help                    print this help and exit
 
@@ -98,7 +113,9 @@ Environment: SECANTUS_PORT, SECANTUS_BIND_IP, SECANTUS_DBPATH, SECANTUS_REPLSET,
 SECANTUS_STORAGE_ENGINE, SECANTUS_CONFIG, SECANTUS_ENABLE_TEST_COMMANDS, SECANTUS_LOGPATH,
 SECANTUS_LOGAPPEND, SECANTUS_VERBOSITY, SECANTUS_QUIET, SECANTUS_PROFILE, SECANTUS_SLOWMS,
 SECANTUS_SLOW_OP_SAMPLE_RATE, SECANTUS_METRICS_PORT, SECANTUS_METRICS_BIND_IP,
-SECANTUS_OPLOG_ASYNC, SECANTUS_OPLOG_NONLOGGED.
+SECANTUS_OPLOG_ASYNC, SECANTUS_OPLOG_NONLOGGED, SECANTUS_AUTH, SECANTUS_KEYFILE,
+SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD (a root user created at first
+start; also security.initialRootUser / initialRootPassword in the config file).
 Precedence: flag > environment > config file > default.`;
 
 type Partial_ = Partial<DaemonOptions>;
@@ -217,6 +234,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         metricsBindIp: { type: 'string' },
         'oplog-async': { type: 'boolean' },
         'oplog-nonlogged': { type: 'boolean' },
+        auth: { type: 'boolean' },
+        noauth: { type: 'boolean' },
+        keyFile: { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -248,6 +268,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (v.metricsBindIp !== undefined) out.metricsBindIp = v.metricsBindIp;
   if (v['oplog-async'] === true) out.oplogAsync = true;
   if (v['oplog-nonlogged'] === true) out.oplogNonlogged = true;
+  if (v.auth === true) out.auth = true;
+  if (v.noauth === true) out.auth = false;
+  if (v.keyFile !== undefined) out.keyFile = v.keyFile;
   return { options: out, help: v.help === true, version: v.version === true };
 }
 
@@ -297,6 +320,14 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
   const oplogNonlogged = get('SECANTUS_OPLOG_NONLOGGED');
   if (oplogNonlogged !== undefined)
     out.oplogNonlogged = parseBool(oplogNonlogged, 'SECANTUS_OPLOG_NONLOGGED');
+  const auth = get('SECANTUS_AUTH');
+  if (auth !== undefined) out.auth = parseBool(auth, 'SECANTUS_AUTH');
+  const keyFile = get('SECANTUS_KEYFILE');
+  if (keyFile !== undefined) out.keyFile = keyFile;
+  const rootUser = get('SECANTUS_INITIAL_ROOT_USER');
+  if (rootUser !== undefined) out.initialRootUser = rootUser;
+  const rootPassword = get('SECANTUS_INITIAL_ROOT_PASSWORD');
+  if (rootPassword !== undefined) out.initialRootPassword = rootPassword;
   return out;
 }
 
@@ -316,7 +347,34 @@ const fileKeys = new Set([
   'setParameter',
   'oplogAsync',
   'oplogNonlogged',
+  'security',
 ]);
+
+const securityKeys = new Set([
+  'authorization',
+  'keyFile',
+  'initialRootUser',
+  'initialRootPassword',
+]);
+
+/** The [security] table, nested as mongod's YAML nests it (security.authorization, security.keyFile). */
+function fromSecurityTable(v: unknown, src: string, out: Partial_): void {
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new OptionsError(`${src} must be a table`);
+  for (const [k, value] of Object.entries(v)) {
+    if (!securityKeys.has(k)) throw new OptionsError(`${src}: unknown key '${k}'`);
+    if (typeof value !== 'string') throw new OptionsError(`${src}.${k} must be a string`);
+    if (k === 'authorization') {
+      if (value !== 'enabled' && value !== 'disabled')
+        throw new OptionsError(
+          `${src}.authorization must be "enabled" or "disabled", got ${value}`,
+        );
+      out.auth = value === 'enabled';
+    } else if (k === 'keyFile') out.keyFile = value;
+    else if (k === 'initialRootUser') out.initialRootUser = value;
+    else out.initialRootPassword = value;
+  }
+}
 
 export function fromConfigFile(path: string): Partial_ {
   let text: string;
@@ -397,6 +455,9 @@ export function fromConfigFile(path: string): Partial_ {
       case 'oplogNonlogged':
         out.oplogNonlogged = parseBool(v, src);
         break;
+      case 'security':
+        fromSecurityTable(v, src, out);
+        break;
       case 'setParameter': {
         if (typeof v !== 'object' || v === null || Array.isArray(v))
           throw new OptionsError(`${src} must be a table`);
@@ -421,5 +482,44 @@ export function resolveOptions(
   const configFile = cli.options.configFile ?? envOpts.configFile;
   const fileOpts = configFile === undefined ? {} : fromConfigFile(configFile);
   const options: DaemonOptions = { ...defaults, ...fileOpts, ...envOpts, ...cli.options };
+  // mongod: a keyFile turns access control on.
+  if (options.keyFile !== undefined) {
+    validateKeyFile(options.keyFile);
+    options.auth = true;
+  }
+  if ((options.initialRootUser === undefined) !== (options.initialRootPassword === undefined))
+    throw new OptionsError(
+      'an initial root user needs both SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD (or security.initialRootUser and initialRootPassword)',
+    );
+  if (options.initialRootPassword === '')
+    throw new OptionsError('the initial root password must not be empty');
   return { options, help: cli.help, version: cli.version };
+}
+
+/**
+ * mongod's key file rules (security_key.cpp): the file is readable, not accessible to group or
+ * others (POSIX), and holds 6 to 1024 base64 characters once whitespace is removed. On a single
+ * node the key authenticates no cluster members; it only turns access control on.
+ */
+export function validateKeyFile(path: string): string {
+  let text: string;
+  try {
+    if (process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0)
+      throw new OptionsError(`permissions on ${path} are too open`);
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if (e instanceof OptionsError) throw e;
+    throw new OptionsError(
+      `error getting file ${path}: ${e instanceof Error ? e.message.replace(/^[A-Z]+: /, '') : String(e)}`,
+    );
+  }
+  const key = text.replace(/[\s]/g, '');
+  if (key.length === 0) throw new OptionsError(`Error reading file ${path}: file is empty`);
+  const bad = /[^A-Za-z0-9+/=]/.exec(key);
+  if (bad !== null) throw new OptionsError(`invalid char in key file ${path}: ${bad[0]}`);
+  if (key.length < 6 || key.length > 1024)
+    throw new OptionsError(
+      `security key in ${path} has length ${key.length}, must be between 6 and 1024 chars`,
+    );
+  return key;
 }

@@ -37,6 +37,12 @@ function parsedDocument(o: DaemonOptions): BsonDocument {
       quiet: o.quiet,
     },
   };
+  // Never the initial root password (getCmdLineOpts is readable by clusterMonitor).
+  if (o.auth || o.keyFile !== undefined) {
+    const security: BsonDocument = { authorization: o.auth ? 'enabled' : 'disabled' };
+    if (o.keyFile !== undefined) security['keyFile'] = o.keyFile;
+    doc['security'] = security;
+  }
   if (o.configFile !== undefined) doc['config'] = o.configFile;
   return doc;
 }
@@ -115,6 +121,10 @@ async function main(): Promise<number> {
       enableTestCommands: o.enableTestCommands,
       oplogAsync: o.oplogAsync,
       oplogNonlogged: o.oplogNonlogged,
+      auth: o.auth,
+      ...(o.initialRootUser === undefined || o.initialRootPassword === undefined
+        ? {}
+        : { initialUser: { username: o.initialRootUser, password: o.initialRootPassword } }),
       logger,
       argv: ['secantusd', ...argv],
       parsed: parsedDocument(o),

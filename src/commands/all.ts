@@ -26,6 +26,9 @@ import { fsyncCommands } from './diag/fsync.js';
 import { validateCommands } from './diag/validate.js';
 import { dataSizeCommands } from './diag/data-size.js';
 import { applyOpsCommands } from './diag/apply-ops.js';
+import { saslCommands } from './auth/sasl.js';
+import { userCommands } from './auth/users.js';
+import { roleCommands } from './auth/roles.js';
 
 export const allCommands: readonly CommandDefinition[] = [
   ...handshakeCommands,
@@ -53,6 +56,9 @@ export const allCommands: readonly CommandDefinition[] = [
   ...transactionCommands,
   ...replSetCommands,
   configureFailPoint,
+  ...saslCommands,
+  ...userCommands,
+  ...roleCommands,
 ];
 
 export function createRegistry(): CommandRegistry {

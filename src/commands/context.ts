@@ -22,6 +22,8 @@ import type { ServerMetrics } from './metrics.js';
 import type { Profiler } from './profiler.js';
 import type { FsyncLock } from './fsync-lock.js';
 import { OpDebug } from './op-debug.js';
+import type { ConnectionAuth } from '../auth/session.js';
+import type { AuthService } from './auth/service.js';
 import type { CommandDefinition } from './registry.js';
 
 export interface ServerConfig {
@@ -34,6 +36,8 @@ export interface ServerConfig {
   /** Replica set name; '' runs as a standalone. */
   readonly replSet: string;
   readonly enableTestCommands: boolean;
+  /** Access control is on (--auth, --keyFile): commands check the client's privileges. */
+  readonly auth: boolean;
   /** The command line as given (getCmdLineOpts). */
   readonly argv: readonly string[];
   /** The resolved options as a document (getCmdLineOpts.parsed). */
@@ -84,6 +88,10 @@ export interface ServerServices {
   readonly fsyncLock: FsyncLock;
   /** Rotates the log file (logRotate, SIGUSR1); undefined when logs go to no file. */
   rotateLog(): string | undefined;
+  /** Users, roles and authentication (admin.system.users, admin.system.roles). */
+  readonly auth: AuthService;
+  /** The log lines of startup warnings, for getLog: 'startupWarnings'. */
+  readonly startupWarnings: string[];
 }
 
 export interface ConnectionState {
@@ -94,6 +102,8 @@ export interface ConnectionState {
   clientMetadata: BsonDocument | undefined;
   /** appName from client metadata, used by failpoints. */
   appName: string | undefined;
+  /** Who the client authenticated as, and the SASL conversation in progress. */
+  readonly auth: ConnectionAuth;
 }
 
 export interface OperationContext {

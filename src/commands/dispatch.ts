@@ -23,6 +23,14 @@ import { errorLabelsFor } from './error-labels.js';
 import { CloseConnectionSignal } from './signals.js';
 import { interruptibleSleep } from './operations.js';
 import type { RunningOperation } from './operations.js';
+import {
+  checkAuthenticated,
+  checkPrivileges,
+  checkSessionOwner,
+  claimCursor,
+  userKeyOf,
+} from './authorization.js';
+import type { AuthInput, Requirement } from './registry.js';
 
 export interface DispatchResult {
   readonly reply: BsonDocument;
@@ -235,6 +243,42 @@ export class Dispatcher {
     reply['operationTime'] = now;
   }
 
+  /** What a command's privilege declaration sees (AuthInput). */
+  private authInput(
+    connection: ConnectionState,
+    db: string,
+    name: string,
+    body: BsonDocument,
+    args: GenericArgs,
+  ): AuthInput {
+    const target = body[name];
+    return {
+      services: this.services,
+      connection,
+      db,
+      target,
+      body,
+      args,
+      name,
+      requirementOf: (inner, innerDb) => this.requirementOf(connection, inner, innerDb),
+    };
+  }
+
+  /** The requirement of a command body that is not run itself (explain's inner command). */
+  private requirementOf(connection: ConnectionState, body: BsonDocument, db: string): Requirement {
+    const name = Object.keys(body)[0];
+    const def = name === undefined ? undefined : this.registry.get(name);
+    if (name === undefined || def === undefined) return [[]];
+    if (def.auth.requiresAuth === false) return [[]];
+    let args: GenericArgs;
+    try {
+      args = parseArgs(name, body, def.args, name, false);
+    } catch {
+      args = {};
+    }
+    return def.auth.required(this.authInput(connection, db, name, body, args));
+  }
+
   private async run(
     connection: ConnectionState,
     body: BsonDocument,
@@ -277,6 +321,9 @@ export class Dispatcher {
       );
     }
 
+    // Before parsing, as mongod: an unauthenticated client learns nothing of the arguments.
+    if (services.config.auth) checkAuthenticated(services, connection, def, name);
+
     if (services.logger.enabled('debug2', 'COMMAND'))
       services.logger.debug2('COMMAND', 21965, 'About to run the command', {
         db: dbValue,
@@ -284,6 +331,10 @@ export class Dispatcher {
         commandArgs: logDocument(running.command),
       });
     const args = parseArgs(name, body, def.args, name, def.strict ?? true);
+    if (services.config.auth) {
+      checkPrivileges(this.authInput(connection, dbValue, name, body, args), def);
+      if (def.auth.requiresAuth !== false) checkSessionOwner(services, connection, body['lsid']);
+    }
     checkApiVersion(name, def, args);
     const wc = parseWriteConcern(args.writeConcern);
     checkWriteConcernAllowed(wc, services.config.replSet);
@@ -353,6 +404,11 @@ export class Dispatcher {
       throw e;
     }
     const reply: BsonDocument = { ...result };
+    if (services.config.auth) {
+      claimCursor(services, connection, reply);
+      const session = bound.binding?.session;
+      if (session !== undefined) session.owner ??= userKeyOf(connection);
+    }
     if (failWriteConcern !== undefined && isPlainDocument(failWriteConcern)) {
       reply['writeConcernError'] = failWriteConcern;
     }

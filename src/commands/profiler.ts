@@ -29,8 +29,8 @@ import { compileFilter } from '../query/match/index.js';
 import type { Matcher } from '../query/match/index.js';
 import type { RunningOperation } from './operations.js';
 import type { ServerServices } from './context.js';
-import { executeDelete, insertOne } from './crud/write-exec.js';
-import { prepareForInsert } from '../catalog/validate-document.js';
+import { executeDelete } from './crud/write-exec.js';
+import { insertDocument, internalWrite } from '../catalog/write-unit.js';
 
 export const profileCollection = 'system.profile';
 
@@ -280,7 +280,6 @@ export class Profiler {
     if (op.client.appName !== undefined) entry['appName'] = op.client.appName;
     entry['allUsers'] = [];
     entry['user'] = '';
-    const doc = prepareForInsert(entry);
     const db = op.db;
     const { catalog } = services;
     await services.engine.write(
@@ -293,7 +292,8 @@ export class Profiler {
             namespace: `${db}.${profileCollection}`,
           });
         }
-        const rec = insertOne(txn, catalog, { db, name: profileCollection }, doc);
+        const w = internalWrite(txn, catalog);
+        const rec = insertDocument(w, { db, name: profileCollection }, entry);
         const coll = catalog.get(db, profileCollection);
         if (coll === undefined) return;
         let q = this.queues.get(db);
@@ -318,8 +318,7 @@ export class Profiler {
         if (drop.length > 0) {
           const filter = { _id: { $in: drop } } as BsonDocument;
           executeDelete(
-            txn,
-            catalog,
+            w,
             { db, name: profileCollection },
             {
               filter,

@@ -5,6 +5,7 @@
 import type { BsonDocument } from '../bson/types.js';
 import type { ArgSpec, GenericArgs, ParsedArgs } from './args.js';
 import type { ConnectionState, OperationContext, ServerServices } from './context.js';
+import type { Privilege } from '../auth/privileges.js';
 
 export interface CommandTraits {
   /** Writes data: counted in opcounters and subject to write concern. */
@@ -25,7 +26,8 @@ export interface CommandTraits {
   readonly counter?: 'insert' | 'query' | 'update' | 'delete' | 'getmore';
 }
 
-export interface Invocation<S extends ArgSpec> {
+/** A parsed request: what both a command's access declaration and its run function see. */
+export interface CommandRequest<S extends ArgSpec = ArgSpec> {
   readonly services: ServerServices;
   readonly connection: ConnectionState;
   readonly db: string;
@@ -33,14 +35,49 @@ export interface Invocation<S extends ArgSpec> {
   readonly target: BsonDocument[string];
   readonly body: BsonDocument;
   readonly args: ParsedArgs<S> & GenericArgs;
-  readonly op: OperationContext;
   readonly name: string;
 }
+
+export interface Invocation<S extends ArgSpec> extends CommandRequest<S> {
+  readonly op: OperationContext;
+}
+
+/** What a command's privilege declaration sees: the request, parsed, before anything runs. */
+export interface AuthInput<S extends ArgSpec = ArgSpec> extends CommandRequest<S> {
+  /** The requirement of another command body (explain's inner command). */
+  requirementOf(body: BsonDocument, db: string): Requirement;
+}
+
+/**
+ * What a command needs: any one of the alternatives, each a list of privileges that must all be
+ * held. `[[]]` needs nothing but an authenticated user; `[]` can never be met.
+ */
+export type Requirement = readonly (readonly Privilege[])[];
+
+/**
+ * A command's access control, declared beside it (mongod's requiresAuth and
+ * addRequiredPrivileges / doCheckAuthorization). Required on every command, so a new command
+ * cannot leave it out; helpers are in commands/authorization.ts.
+ */
+export type CommandAuth<S extends ArgSpec = ArgSpec> =
+  | {
+      /** Runs before authentication: the handshake allowlist (mongod's requiresAuth() false). */
+      readonly requiresAuth: false;
+    }
+  | {
+      readonly requiresAuth?: true;
+      /** The privileges the request needs, from its fields (checked before it runs). */
+      required(input: AuthInput<S>): Requirement;
+      /** What mongod's documentation says the check is, for listCommands and the docs. */
+      readonly summary: string;
+    };
 
 export interface CommandDefinition<S extends ArgSpec = ArgSpec> {
   readonly name: string;
   readonly aliases?: readonly string[];
   readonly args: S;
+  /** Access control: who may run it, with which privileges (see CommandAuth). */
+  readonly auth: CommandAuth<NoInfer<S>>;
   readonly traits?: CommandTraits;
   /**
    * false: fields the command does not declare are accepted and ignored (mongod's IDL

@@ -32,13 +32,26 @@ export interface SecantusServerOptions {
   readonly oplogAsync?: boolean;
   /** The oplog in a second storage committing without fsync (--oplog-nonlogged). Default false. */
   readonly oplogNonlogged?: boolean;
+  /**
+   * Access control on, with this user created (root role on admin) if it does not exist yet;
+   * `uri` then carries the credentials. `true`: access control on with no user created (the
+   * localhost exception lets the first client create one).
+   */
+  readonly auth?: { readonly username: string; readonly password: string } | boolean;
 }
 
 export class SecantusServer implements AsyncDisposable {
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    private readonly credentials:
+      { readonly username: string; readonly password: string } | undefined,
+  ) {}
 
   static async start(options: SecantusServerOptions = {}): Promise<SecantusServer> {
+    const credentials = typeof options.auth === 'object' ? options.auth : undefined;
     const server = await Server.start({
+      auth: options.auth !== undefined && options.auth !== false,
+      ...(credentials === undefined ? {} : { initialUser: credentials }),
       port: options.port ?? 0,
       bindIp: options.bindIp ?? '127.0.0.1',
       ...(options.dbPath === undefined ? {} : { dbPath: options.dbPath }),
@@ -52,7 +65,7 @@ export class SecantusServer implements AsyncDisposable {
       ...(options.oplogAsync === undefined ? {} : { oplogAsync: options.oplogAsync }),
       ...(options.oplogNonlogged === undefined ? {} : { oplogNonlogged: options.oplogNonlogged }),
     });
-    return new SecantusServer(server);
+    return new SecantusServer(server, credentials);
   }
 
   get port(): number {
@@ -64,10 +77,22 @@ export class SecantusServer implements AsyncDisposable {
     return this.server.config.advertisedHost;
   }
 
-  /** A connection string for the official driver; names the replica set when there is one. */
+  /**
+   * A connection string for the official driver; names the replica set when there is one, and
+   * carries the credentials of the `auth` user (authSource admin) when one was given.
+   */
   get uri(): string {
     const rs = this.server.config.replSet;
-    return `mongodb://${this.host}/` + (rs === '' ? '' : `?replicaSet=${encodeURIComponent(rs)}`);
+    const c = this.credentials;
+    const userinfo =
+      c === undefined ? '' : `${encodeURIComponent(c.username)}:${encodeURIComponent(c.password)}@`;
+    const params = [
+      ...(rs === '' ? [] : [`replicaSet=${encodeURIComponent(rs)}`]),
+      ...(c === undefined ? [] : ['authSource=admin']),
+    ];
+    return (
+      `mongodb://${userinfo}${this.host}/` + (params.length === 0 ? '' : `?${params.join('&')}`)
+    );
   }
 
   /** Stop the server: every socket and the storage are closed when this resolves. */

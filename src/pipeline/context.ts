@@ -57,11 +57,12 @@ export function exprCompiler(env: ExpressionEnv, scope: VariableScope): ExprComp
 /** A filter compiled with $expr support over the pipeline's variables. */
 export function compileMatch(
   filter: BsonDocument,
-  ctx: Pick<PipelineContext, 'env' | 'scope' | 'collator'>,
+  ctx: Pick<PipelineContext, 'env' | 'scope' | 'collator' | 'textSearch'>,
 ): Matcher {
   return compileFilter(filter, {
     compileExpr: exprCompiler(ctx.env, ctx.scope),
     collator: ctx.collator,
+    textSearch: ctx.textSearch,
   });
 }
 

@@ -11,6 +11,7 @@ import { ErrorCode, fail } from '../errors.js';
 import { limits } from '../limits.js';
 import type { PlanStage } from '../query/exec/stages.js';
 import { planQuery } from '../query/planner/planner.js';
+import { asksForTextScore, hasTextSearch } from '../query/planner/text-plan.js';
 import { collatedPattern } from './sort-pattern.js';
 import { AggCode } from './error-codes.js';
 import { DocumentsStage } from './stages/base.js';
@@ -63,6 +64,11 @@ export function parsePipeline(
   pipeline.forEach((spec, i) => {
     for (const s of parseStage(spec, ctx)) {
       checkPosition(s, i, pipeline.length, ctx, stages[0] ?? s);
+      if (i > 0 && s instanceof MatchStage && hasTextSearch(s.matcher.tree))
+        fail(
+          ErrorCode.Location17313,
+          '$match with $text is only allowed as the first pipeline stage',
+        );
       stages.push(s);
     }
   });
@@ -272,6 +278,7 @@ export function buildPipeline(
     interrupt: () => rt.interrupt(),
     hint: source.hint,
     natural: source.natural,
+    wantTextScore: asksForTextScore(prefix.rest.map((s) => s.serialize())),
   });
   const { plan, attached } = attachAll(prefix.rest, query, rt);
   return {

@@ -2,16 +2,17 @@
 // $bucketAuto use them. Keys come from the query layer's sort (src/query/sort.ts: mongod's
 // SortPattern + SortKeyGenerator semantics — arrays give their smallest element for an
 // ascending field and largest for a descending one, missing is null, an empty array undefined),
-// so find and aggregate order documents alike. {$meta: ...} parts are accepted as mongod
-// accepts them; no stage here produces metadata yet, so their key is always null.
+// so find and aggregate order documents alike. A {$meta: ...} part sorts by the document's
+// metadata (src/query/exec/metadata.ts): text scores descending, $geoNear distances ascending.
 
-import { Int32 } from 'bson';
+import { Double, Int32 } from 'bson';
 import { compareBson } from '../bson/compare.js';
 import type { Collator } from '../bson/collation.js';
 import { formatBson } from '../bson/format.js';
 import { isPlainDocument } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { ErrorCode, fail } from '../errors.js';
+import { metadataOf } from '../query/exec/metadata.js';
 import { compileSort } from '../query/sort.js';
 import type { SortSpec } from '../query/sort.js';
 
@@ -48,7 +49,8 @@ export function parseSortPattern(spec: BsonDocument, collator?: Collator): SortP
       const name = v['$meta'];
       if (typeof name !== 'string' || !META_SORTS.has(name))
         fail(ErrorCode.Location31138, `Illegal $meta sort: $meta: ${formatBson(name ?? null)}`);
-      parts.push({ path: field, ascending: false, meta: name });
+      // Text scores sort highest first, distances nearest first.
+      parts.push({ path: field, ascending: name === 'geoNearDistance', meta: name });
       continue;
     }
     fieldSpec[field] = v;
@@ -77,9 +79,23 @@ export function sortKeysOf(value: BsonValue, pattern: SortPattern): BsonValue[] 
       ? pattern.fields.keyOf(value)
       : undefined;
   let k = 0;
-  return pattern.parts.map((p) =>
-    p.meta !== undefined || fieldKeys === undefined ? null : (fieldKeys[k++] as BsonValue),
-  );
+  return pattern.parts.map((p) => {
+    if (p.meta !== undefined) return metaSortKey(value, p.meta);
+    return fieldKeys === undefined ? null : (fieldKeys[k++] as BsonValue);
+  });
+}
+
+/** The sort key of a {$meta: ...} part: the document's metadata value, null when absent. */
+function metaSortKey(value: BsonValue, name: string): BsonValue {
+  if (!isPlainDocument(value)) return null;
+  const meta = metadataOf(value);
+  const v =
+    name === 'textScore'
+      ? meta?.textScore
+      : name === 'geoNearDistance'
+        ? meta?.geoNearDistance
+        : undefined;
+  return v === undefined ? null : new Double(v);
 }
 
 /** Compares precomputed key arrays by the pattern's directions. */

@@ -15,6 +15,9 @@ import type { CompiledUpdate } from '../update/index.js';
 import { compileProjection } from './projection/index.js';
 import { compileSort } from './sort.js';
 import type { DocumentFilter, RowComparator, RowTransform } from './exec/stages.js';
+import type { Collection } from '../catalog/collection.js';
+import { compileTextSearch } from '../text/query.js';
+import type { TextParams, TextSearch } from '../text/query.js';
 
 export type { QueryExpressions, QueryVariablesOptions } from '../pipeline/index.js';
 
@@ -49,6 +52,30 @@ export interface FilterOptions {
   readonly variables?: BsonDocument | undefined;
   /** The operation's collation (undefined: simple, binary comparison). */
   readonly collator?: Collator | undefined;
+  /** Compiles $text against the target collection's text index (see textSearchHook). */
+  readonly textSearch?: ((params: TextParams) => TextSearch) | undefined;
+}
+
+/**
+ * The $text hook of a command on `ns`: the search compiled against the collection's text
+ * index, or IndexNotFound (27) as mongod answers when there is no collection or no text index.
+ */
+export function textSearchHook(
+  ns: string,
+  coll: Collection | undefined,
+): (params: TextParams) => TextSearch {
+  return (params) => {
+    if (coll === undefined) {
+      fail(
+        ErrorCode.IndexNotFound,
+        `text index required for $text query (no such collection '${ns}')`,
+      );
+    }
+    const index = coll.indexes.find((i) => i.kind === 'text');
+    if (index?.text === undefined)
+      fail(ErrorCode.IndexNotFound, 'text index required for $text query');
+    return compileTextSearch(index.text, params);
+  };
 }
 
 function expressionsOf(options: FilterOptions): QueryExpressions {
@@ -63,6 +90,7 @@ export function compileQueryFilter(
   const matcher = compileFilter(filter, {
     compileExpr: expressionsOf(options).compileExpr,
     collator: options.collator,
+    textSearch: options.textSearch,
   });
   return Object.keys(filter).length === 0 ? undefined : matcher;
 }

@@ -13,7 +13,7 @@
 // Ties are not broken here: the comparator is meant for a stable sort (Array.prototype.sort
 // is stable), so documents with equal keys keep their input order, as the caller decides.
 // `{$natural: ±1}` is recognised and left to the caller (scan order); {$meta: "textScore"}
-// answers NotImplemented until text search exists.
+// sorts by the document's text score, highest first (src/query/exec/metadata.ts).
 
 import { compareBson } from '../bson/compare.js';
 import { MISSING, getField, isArrayIndexComponent } from '../bson/path.js';
@@ -24,12 +24,16 @@ import { formatBson } from '../bson/format.js';
 import { ErrorCode, fail } from '../errors.js';
 import { validateFieldPath } from './projection/field-path.js';
 import { toJsNumber } from './match/numbers.js';
+import { metadataOf } from './exec/metadata.js';
+import { Double } from 'bson';
 
 export interface SortKeySpec {
   readonly path: string;
   readonly parts: readonly string[];
   /** 1 ascending, -1 descending. */
   readonly direction: 1 | -1;
+  /** {$meta: "textScore"}: the document's text score (highest first). */
+  readonly meta?: 'textScore';
 }
 
 export interface SortSpec {
@@ -64,7 +68,10 @@ function naturalSort(entries: Array<[string, BsonValue]>): SortSpec {
 
 function parseSortKey(path: string, value: BsonValue): SortKeySpec {
   const meta = asDocument(value);
-  if (meta !== undefined && !isArray(value)) parseMetaSort(meta);
+  if (meta !== undefined && !isArray(value)) {
+    parseMetaSort(meta);
+    return { path, parts: path.split('.'), direction: -1, meta: 'textScore' };
+  }
   if (!isNumeric(value))
     fail(
       ErrorCode.Location15974,
@@ -80,15 +87,16 @@ function parseSortKey(path: string, value: BsonValue): SortKeySpec {
   return { path, parts: path.split('.'), direction: n };
 }
 
-/** {$meta: ...} sort keys: validated as mongod does; none is supported yet. */
-function parseMetaSort(meta: BsonDocument): never {
+/** {$meta: ...} sort keys, validated as mongod does; only textScore sorts here. */
+function parseMetaSort(meta: BsonDocument): void {
   const keys = Object.keys(meta);
   if (keys[0] !== '$meta')
     fail(ErrorCode.Location17312, '$meta is the only expression supported by $sort right now');
   if (keys.length !== 1)
     fail(ErrorCode.FailedToParse, 'Cannot have additional keys in a $meta sort specification');
   const kind = meta['$meta'] as BsonValue;
-  if (kind === 'textScore' || kind === 'randVal') {
+  if (kind === 'textScore') return;
+  if (kind === 'randVal') {
     fail(ErrorCode.NotImplemented, `$meta sort by '${kind}' is not implemented yet`);
   }
   if (kind === 'searchScore' || kind === 'searchHighlights') {
@@ -109,8 +117,21 @@ function buildSort(keys: SortKeySpec[], collator?: Collator): SortSpec {
     }
     return 0;
   };
-  const paths = keys.map((k) => k.parts);
-  const keyOf = (doc: BsonDocument): BsonValue[] => bestKey(candidateKeys(doc, paths), compareKeys);
+  const fieldKeys = keys.filter((k) => k.meta === undefined);
+  const paths = fieldKeys.map((k) => k.parts);
+  const fieldCompare = (a: readonly BsonValue[], b: readonly BsonValue[]): number => {
+    for (let i = 0; i < fieldKeys.length; i++) {
+      const c = compareBson(a[i] as BsonValue, b[i] as BsonValue, collator);
+      if (c !== 0) return c * (fieldKeys[i] as SortKeySpec).direction;
+    }
+    return 0;
+  };
+  const keyOf = (doc: BsonDocument): BsonValue[] => {
+    const fields = paths.length === 0 ? [] : bestKey(candidateKeys(doc, paths), fieldCompare);
+    if (fieldKeys.length === keys.length) return fields;
+    let i = 0;
+    return keys.map((k) => (k.meta === undefined ? (fields[i++] as BsonValue) : textScoreKey(doc)));
+  };
   const cache = new WeakMap<BsonDocument, BsonValue[]>();
   const cachedKey = (doc: BsonDocument): BsonValue[] => {
     let key = cache.get(doc);
@@ -121,6 +142,11 @@ function buildSort(keys: SortKeySpec[], collator?: Collator): SortSpec {
     return key;
   };
   return { keys, keyOf, compareKeys, compare: (a, b) => compareKeys(cachedKey(a), cachedKey(b)) };
+}
+
+function textScoreKey(doc: BsonDocument): BsonValue {
+  const score = metadataOf(doc)?.textScore;
+  return score === undefined ? null : new Double(score);
 }
 
 function bestKey(

@@ -31,6 +31,8 @@ import type { Logger } from '../log.js';
 import type { Bytes, ReadView, StorageEngine, WriteTxn } from '../storage/engine.js';
 
 export const oplogTable = 'oplog';
+/** The tables holding the entries: what --oplog-nonlogged keeps in a storage of its own. */
+export const oplogEntryTables: readonly string[] = [oplogTable];
 /** Oplog bookkeeping in the main storage (written with the data it describes). */
 const stateTable = 'oplog_state';
 const issuedKey = Buffer.from('issued');
@@ -55,53 +57,6 @@ function compareKeys(a: Bytes, b: Bytes): number {
 
 function later(a: Timestamp, b: Timestamp): boolean {
   return a.t !== b.t ? a.t > b.t : a.i > b.i;
-}
-
-/**
- * The `op` and `ns` of an encoded entry without decoding it (they are its first two fields),
- * so that a change stream can pass over other collections' entries cheaply. undefined when
- * the entry does not start that way.
- */
-export function peekOpAndNs(bytes: Uint8Array): { op: string; ns: string } | undefined {
-  // Each is a string element: 0x02, its name and NUL, an int32 length, the bytes and NUL.
-  const op = stringElementAt(bytes, 4, 0x6f, 0x70); // "op"
-  if (op === undefined) return undefined;
-  const ns = stringElementAt(bytes, op.end, 0x6e, 0x73); // "ns"
-  if (ns === undefined) return undefined;
-  return { op: text(bytes, op.start, op.end - 1), ns: text(bytes, ns.start, ns.end - 1) };
-}
-
-/** A string element with a two-letter name at `at`: where its bytes start and where it ends. */
-function stringElementAt(
-  b: Uint8Array,
-  at: number,
-  c0: number,
-  c1: number,
-): { start: number; end: number } | undefined {
-  if (
-    at + 8 > b.length ||
-    b[at] !== 0x02 ||
-    b[at + 1] !== c0 ||
-    b[at + 2] !== c1 ||
-    b[at + 3] !== 0
-  )
-    return undefined;
-  const p = at + 4;
-  const len =
-    ((b[p] as number) |
-      ((b[p + 1] as number) << 8) |
-      ((b[p + 2] as number) << 16) |
-      ((b[p + 3] as number) << 24)) >>>
-    0;
-  const start = p + 4;
-  if (len < 1 || start + len > b.length) return undefined;
-  return { start, end: start + len };
-}
-
-function text(b: Uint8Array, start: number, end: number): string {
-  return Buffer.isBuffer(b)
-    ? b.toString('utf8', start, end)
-    : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8', start, end);
 }
 
 export interface OplogWriteMode {

@@ -1,5 +1,6 @@
 // The oplog: one entry per change, written inside the same storage transaction as the change
-// (the catalog calls this observer from its write path), keyed by its cluster timestamp.
+// (the catalog's write unit, src/catalog/write-unit.ts, calls this observer), keyed by its
+// cluster timestamp. Entries are read through ./oplog-reader.ts (`reader`).
 // (With --oplog-async / --oplog-nonlogged the encoded entry is queued instead and written
 // after the change commits: ./oplog-store.ts.)
 // Because storage write callbacks run one at a time in commit order, timestamps are issued
@@ -13,21 +14,21 @@
 // (src/repl/update-description.ts).
 
 import { Binary, Int32, Long, Timestamp } from 'bson';
-import { decodeDocument, encodeDocument, joinDocuments } from '../bson/codec.js';
+import { encodeDocument, joinDocuments } from '../bson/codec.js';
 import type { EncodedField } from '../bson/codec.js';
 import { getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
 import { isReplicatedNamespace } from '../catalog/namespace.js';
 import type { Collection } from '../catalog/collection.js';
-import type { OpObserver } from '../catalog/observer.js';
-import type { ReadView, WriteTxn } from '../storage/engine.js';
+import type { OpObserver, StatementInfo } from '../catalog/observer.js';
+import type { WriteTxn } from '../storage/engine.js';
 import { TransactionView } from '../txn/transaction.js';
+import type { Transaction } from '../txn/transaction.js';
 import type { ClusterClock } from './clock.js';
-import { decodeTimestampKey, encodeTimestampKey, oplogTable } from './oplog-store.js';
+import { OplogReader } from './oplog-reader.js';
+import { encodeTimestampKey } from './oplog-store.js';
 import type { OplogStore } from './oplog-store.js';
-
-export { decodeTimestampKey, encodeTimestampKey, oplogTable };
 
 /**
  * Pre- and post-images for change streams (fullDocumentBeforeChange, fullDocument
@@ -44,56 +45,24 @@ function imagesOf(
   return after === undefined ? { preImage: before } : { preImage: before, postImage: after };
 }
 
-/** The session fields a retryable write's entries carry. */
-export interface StatementInfo {
-  readonly lsid: BsonDocument;
-  readonly txnNumber: number;
-  readonly stmtId: number;
-}
-
 export class Oplog implements OpObserver {
-  /** Set around each statement of a retryable write, so its entries carry lsid/txnNumber/stmtId. */
-  statement: StatementInfo | undefined;
   /** Listeners told after a write that added entries commits (change streams wake on it). */
   private readonly listeners = new Set<() => void>();
+
+  /** Reads the entries (change streams, local.oplog.rs, snapshot reads). */
+  readonly reader: OplogReader;
 
   constructor(
     private readonly clock: ClusterClock,
     /** Where and when entries are stored, and their retention (./oplog-store.ts). */
     readonly store: OplogStore,
-  ) {}
+  ) {
+    this.reader = new OplogReader(store, clock);
+  }
 
   /** Delete the oldest entries beyond the size budget, in small write transactions. */
   prune(): Promise<void> {
     return this.store.prune();
-  }
-
-  /** The timestamp of the newest entry in `view`. */
-  static lastTimestamp(view: ReadView): Timestamp | undefined {
-    const last = view.scan(oplogTable, { reverse: true }).next();
-    return last.done === true ? undefined : decodeTimestampKey(last.value.key);
-  }
-
-  /**
-   * Where a change stream opened now starts: after the newest entry, or, when entries are
-   * written off the writers' path, after the newest timestamp issued (so it never shows a
-   * change older than its start that is still queued).
-   */
-  startPosition(view: ReadView): Timestamp {
-    const latest = Oplog.lastTimestamp(view);
-    if (this.store.deferred || latest === undefined) return this.clock.now();
-    return latest;
-  }
-
-  /** Whether any write committed with a timestamp in (from, to] (snapshot reads). */
-  changedBetween(from: Timestamp, to: Timestamp): boolean {
-    return this.store.changedBetween(from, to);
-  }
-
-  *entries(view: ReadView, after?: Timestamp): Generator<BsonDocument> {
-    const range =
-      after === undefined ? {} : { start: encodeTimestampKey(after), startInclusive: false };
-    for (const e of view.scan(oplogTable, range)) yield decodeDocument(e.value);
   }
 
   onChange(listener: () => void): () => void {
@@ -134,26 +103,26 @@ export class Oplog implements OpObserver {
     return h[op];
   }
 
+  /** A command entry ('c'), or a statement of a multi-document transaction. */
   private log(txn: WriteTxn, entry: BsonDocument): void {
     if (txn instanceof TransactionView) txn.transaction.oplogOps.push(entry);
-    else this.logEncoded(txn, entry['op'] === 'c', [encodeDocument(entry)]);
+    else this.logEncoded(txn, undefined, [encodeDocument(entry)]);
   }
 
   /**
    * Write one entry (outside a multi-document transaction): `parts` its fields before the
    * timestamp, encoded (joinDocuments: a document whose bytes were just stored is copied in,
-   * not encoded again), then {ts, t, v, wall} and, unless `command`, a retryable write's
-   * session fields, encoded apart and joined rather than spread into a new object.
+   * not encoded again), then {ts, t, v, wall} and a retryable write's session fields (`st`),
+   * encoded apart and joined rather than spread into a new object.
    */
   private logEncoded(
     txn: WriteTxn,
-    command: boolean,
+    st: StatementInfo | undefined,
     parts: Array<Uint8Array | EncodedField>,
   ): void {
     const ts = this.clock.tick();
-    const st = this.statement;
     const stamp: BsonDocument =
-      st === undefined || command
+      st === undefined
         ? { ts, t: Long.fromInt(1), v: Long.fromInt(2), wall: new Date() }
         : {
             ts,
@@ -173,12 +142,8 @@ export class Oplog implements OpObserver {
   }
 
   /** A multi-document transaction commits: its operations as one applyOps entry. */
-  logTransaction(
-    txn: WriteTxn,
-    ops: readonly BsonDocument[],
-    lsid: BsonDocument,
-    txnNumber: number,
-  ): void {
+  onTransactionCommit(txn: WriteTxn, transaction: Transaction, lsid: BsonDocument): void {
+    const ops = transaction.oplogOps;
     if (ops.length === 0) return;
     const ts = this.clock.tick();
     const entry: BsonDocument = {
@@ -190,22 +155,28 @@ export class Oplog implements OpObserver {
       v: Long.fromInt(2),
       wall: new Date(),
       lsid,
-      txnNumber: Long.fromNumber(txnNumber),
+      txnNumber: Long.fromNumber(transaction.txnNumber),
       stmtId: new Int32(0),
       prevOpTime: { ts: new Timestamp({ t: 0, i: 0 }), t: Long.fromInt(-1) },
     };
     this.put(txn, ts, entry);
   }
 
-  onInsert(txn: WriteTxn, coll: Collection, doc: BsonDocument, encoded?: Uint8Array): void {
+  onInsert(
+    txn: WriteTxn,
+    coll: Collection,
+    doc: BsonDocument,
+    encoded: Uint8Array | undefined,
+    statement: StatementInfo | undefined,
+  ): void {
     if (!isReplicatedNamespace(coll.meta.name)) return;
     const o2 = { _id: getOwn(doc, '_id') ?? null };
     if (txn instanceof TransactionView)
       this.log(txn, { op: 'i', ns: coll.ns, ui: this.uuidOf(coll), o: doc, o2 });
     else if (encoded === undefined)
-      this.logEncoded(txn, false, [this.headOf(coll, 'i'), encodeDocument({ o: doc, o2 })]);
+      this.logEncoded(txn, statement, [this.headOf(coll, 'i'), encodeDocument({ o: doc, o2 })]);
     else
-      this.logEncoded(txn, false, [
+      this.logEncoded(txn, statement, [
         this.headOf(coll, 'i'),
         { name: 'o', document: encoded },
         encodeDocument({ o2 }),
@@ -218,7 +189,8 @@ export class Oplog implements OpObserver {
     before: BsonDocument,
     after: BsonDocument,
     diff: BsonDocument | undefined,
-    encoded?: Uint8Array,
+    encoded: Uint8Array | undefined,
+    statement: StatementInfo | undefined,
   ): void {
     if (!isReplicatedNamespace(coll.meta.name)) return;
     const o2 = { _id: getOwn(after, '_id') ?? null };
@@ -227,22 +199,31 @@ export class Oplog implements OpObserver {
     if (txn instanceof TransactionView)
       this.log(txn, { op: 'u', ns: coll.ns, ui: this.uuidOf(coll), o, o2, ...images });
     else if (diff !== undefined || encoded === undefined)
-      this.logEncoded(txn, false, [this.headOf(coll, 'u'), encodeDocument({ o, o2, ...images })]);
+      this.logEncoded(txn, statement, [
+        this.headOf(coll, 'u'),
+        encodeDocument({ o, o2, ...images }),
+      ]);
     else
-      this.logEncoded(txn, false, [
+      this.logEncoded(txn, statement, [
         this.headOf(coll, 'u'),
         { name: 'o', document: encoded },
         encodeDocument({ o2, ...images }),
       ]);
   }
 
-  onDelete(txn: WriteTxn, coll: Collection, doc: BsonDocument): void {
+  onDelete(
+    txn: WriteTxn,
+    coll: Collection,
+    doc: BsonDocument,
+    statement: StatementInfo | undefined,
+  ): void {
     if (!isReplicatedNamespace(coll.meta.name)) return;
     const o = { _id: getOwn(doc, '_id') ?? null };
     const images = imagesOf(coll, doc, undefined);
     if (txn instanceof TransactionView)
       this.log(txn, { op: 'd', ns: coll.ns, ui: this.uuidOf(coll), o, ...images });
-    else this.logEncoded(txn, false, [this.headOf(coll, 'd'), encodeDocument({ o, ...images })]);
+    else
+      this.logEncoded(txn, statement, [this.headOf(coll, 'd'), encodeDocument({ o, ...images })]);
   }
 
   /** dropDatabase, after the drops of its collections (change streams: dropDatabase event). */

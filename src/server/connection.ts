@@ -14,6 +14,7 @@ import { FrameReader } from '../wire/frame-reader.js';
 import { encodeOpMsg, OpMsgFlags, parseOpMsg } from '../wire/op-msg.js';
 import { encodeOpReply, parseOpQuery } from '../wire/op-query.js';
 import { OpCode, ProtocolError, readHeader } from '../wire/opcodes.js';
+import { ConnectionAuth, isLoopbackAddress } from '../auth/session.js';
 
 let nextRequestId = 1;
 function newRequestId(): number {
@@ -47,6 +48,7 @@ export class Connection {
       local: `${socket.localAddress ?? '?'}:${socket.localPort ?? 0}`,
       clientMetadata: undefined,
       appName: undefined,
+      auth: new ConnectionAuth(isLoopbackAddress(socket.remoteAddress)),
     };
     socket.setNoDelay(true);
     socket.on('data', (data: Buffer) => this.onData(data));

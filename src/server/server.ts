@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import { join } from 'node:path';
 import { Catalog } from '../catalog/catalog.js';
 import { createRegistry } from '../commands/all.js';
+import { documentValidator } from '../commands/crud/document-validation.js';
 import type {
   ConnectionState,
   OpCounters,
@@ -31,7 +32,7 @@ import { CursorManager } from '../query/exec/cursor.js';
 import { SpillArea } from '../pipeline/spill/area.js';
 import { ClusterClock } from '../repl/clock.js';
 import { Oplog } from '../repl/oplog.js';
-import { OplogStore, oplogTable } from '../repl/oplog-store.js';
+import { OplogStore, oplogEntryTables } from '../repl/oplog-store.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { openEngine } from '../storage/open.js';
 import { RoutedEngine } from '../storage/routed-engine.js';
@@ -39,6 +40,10 @@ import { ConflictTracker } from '../txn/conflicts.js';
 import { SessionCatalog } from '../txn/sessions.js';
 import { SnapshotHistory } from '../txn/snapshot-history.js';
 import { TrackedEngine } from '../txn/tracked-engine.js';
+import { AuthService, watchAuthCollections } from '../commands/auth/service.js';
+import { createInitialUser } from '../commands/auth/users.js';
+import { startupWarnings } from '../commands/auth/startup-warnings.js';
+import { noopObserver } from '../catalog/observer.js';
 import { numericValue } from '../bson/types.js';
 import { Connection } from './connection.js';
 import { createTtlMonitor } from '../commands/admin/indexes.js';
@@ -82,6 +87,13 @@ export interface ServerOptions {
   readonly profiling?: ProfilerOptions;
   /** Serve Prometheus metrics (--metricsPort); off when absent. */
   readonly metrics?: MetricsOptions;
+  /** Access control (--auth): every command checks the client's privileges. Default false. */
+  readonly auth?: boolean;
+  /**
+   * A user created with the root role on admin at start-up when admin.system.users has no user
+   * of that name (the daemon's initial root user, the in-process server's auth option).
+   */
+  readonly initialUser?: { readonly username: string; readonly password: string };
 }
 
 function advertise(bindIp: string, port: number): string {
@@ -148,7 +160,7 @@ export class Server {
           noSync: true,
           logger,
         });
-        rawEngine = new RoutedEngine(mainEngine, side, [oplogTable]);
+        rawEngine = new RoutedEngine(mainEngine, side, oplogEntryTables);
       } catch (e) {
         await mainEngine.close();
         throw e;
@@ -160,6 +172,7 @@ export class Server {
     try {
       const catalog = Catalog.open(engine, logger);
       const metrics = new ServerMetrics();
+      catalog.validator = documentValidator(logger);
       listener = net.createServer();
       listener.maxConnections = limits.connectionsMax;
       listener.on('drop', () => metrics.connectionsRejected++);
@@ -173,6 +186,7 @@ export class Server {
         storageEngine,
         replSet,
         enableTestCommands,
+        auth: options.auth ?? false,
         argv: options.argv ?? [],
         parsed: options.parsed ?? {},
       };
@@ -205,9 +219,17 @@ export class Server {
       const snapshots = new SnapshotHistory(
         engine,
         () => clock.now(),
-        (from, to) => oplog?.changedBetween(from, to) ?? false,
+        (from, to) => oplog?.reader.changedBetween(from, to) ?? false,
       );
-      if (oplog !== undefined) catalog.observer = oplog;
+      const parameters = defaultParameters({ enableTestCommands });
+      const auth = new AuthService({
+        catalog,
+        engine,
+        enabled: config.auth,
+        localhostBypassEnabled: () => parameters.get('enableLocalhostAuthBypass') !== false,
+        logger,
+      });
+      catalog.observer = watchAuthCollections(oplog ?? noopObserver, () => auth.bump());
       // Spill files left by a crash belong to no operation any more.
       const spill = SpillArea.forServer(options.dbPath);
       spill.wipe();
@@ -229,14 +251,17 @@ export class Server {
         connections: { current: 0, totalCreated: 0 },
         commandNames: () => registry.names(),
         commandDefinition: (name) => registry.get(name),
-        parameters: defaultParameters({ enableTestCommands }),
+        parameters,
         spill,
         operations: new OperationRegistry(),
+        auth,
+        startupWarnings: [],
         metrics,
         profiler: new Profiler(options.profiling),
         fsyncLock: new FsyncLock(engine, logger),
         rotateLog: () => (isRotatable(sink) ? sink.rotate() : undefined),
       };
+      if (options.initialUser !== undefined) await createInitialUser(services, options.initialUser);
       const server = new Server(services, listener, new Dispatcher(services, registry));
       if (options.metrics !== undefined)
         server.metricsEndpoint = await MetricsEndpoint.start(services, options.metrics);
@@ -248,6 +273,9 @@ export class Server {
       server.ttl = createTtlMonitor(services);
       server.ttl.start();
       server.reaper.unref();
+      for (const w of startupWarnings(config)) {
+        services.startupWarnings.push(logger.startupWarning('CONTROL', w.id, w.msg, w.attr));
+      }
       logger.info('NETWORK', 23016, 'Waiting for connections', {
         port,
         bindIp,

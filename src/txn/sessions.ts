@@ -22,6 +22,8 @@ export class Session {
   loaded = false;
   /** The connection that last ran a command in it (currentOp reports it for idle sessions). */
   lastConnectionId: number | undefined;
+  /** With access control: the user ("user@db") whose session it is; no other user may use it. */
+  owner: string | undefined;
 
   constructor(
     readonly key: string,

@@ -486,10 +486,10 @@ describe('validate repair and the metrics endpoint (standalone server)', () => {
     // Corrupt the index: drop one document's entry, add one for a record that does not exist.
     await server.services.engine.write(
       (txn) => {
-        const rec = coll.findById(txn, 1);
+        const rec = coll.findById(txn, new Int32(1));
         assert.ok(rec !== undefined);
         index.removeEntries(txn, index.keysFor(rec.doc, txn), rec.recordId);
-        index.addEntries(txn, index.keysFor({ _id: 99, a: 99 }, txn), 999);
+        index.addEntries(txn, index.keysFor({ _id: new Int32(99), a: new Int32(99) }, txn), 999);
       },
       { durable: true },
     );
@@ -519,7 +519,7 @@ describe('validate repair and the metrics endpoint (standalone server)', () => {
   });
 
   it('serves Prometheus text on the metrics port', async () => {
-    await client.db('m').collection('c').insertOne({ _id: 1 });
+    await client.db('m').collection<TestDoc>('c').insertOne({ _id: 1 });
     await client.db('m').collection('c').find({}).toArray();
     const port = server.metricsPort;
     assert.ok(port !== undefined);

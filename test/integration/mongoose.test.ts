@@ -107,4 +107,59 @@ describe('mongoose', () => {
       ],
     );
   });
+
+  test('a schema with a text index: init() builds it, $text queries rank by score', async () => {
+    const schema = new mongoose.Schema({ title: String, body: String });
+    schema.index({ title: 'text', body: 'text' }, { weights: { title: 5 }, name: 'search' });
+    const Post = conn.model('Post', schema);
+    await Post.init();
+    const spec = (await Post.collection.listIndexes().toArray()).find(
+      (i) => i['name'] === 'search',
+    );
+    assert.deepEqual(spec?.['weights'], { body: 1, title: 5 });
+    await Post.create([
+      { title: 'Cooking rice', body: 'Rinse, boil, rest.' },
+      { title: 'Gardening', body: 'Rice fields need water.' },
+      { title: 'Painting', body: 'Walls and ceilings.' },
+    ]);
+    const found = await Post.find({ $text: { $search: 'rice' } }, { score: { $meta: 'textScore' } })
+      .sort({ score: { $meta: 'textScore' } })
+      .lean();
+    assert.deepEqual(
+      found.map((p) => p.title),
+      ['Cooking rice', 'Gardening'],
+    );
+  });
+
+  test('a schema with a 2dsphere index: init() builds it, $near and $geoWithin query', async () => {
+    const pointSchema = new mongoose.Schema(
+      { type: { type: String, enum: ['Point'], required: true }, coordinates: [Number] },
+      { _id: false },
+    );
+    const schema = new mongoose.Schema({
+      name: String,
+      location: { type: pointSchema, index: '2dsphere' },
+    });
+    const Shop = conn.model('Shop', schema);
+    await Shop.init();
+    const names = (await Shop.collection.listIndexes().toArray()).map((i) => i['name']);
+    assert.ok(names.includes('location_2dsphere'));
+    await Shop.create([
+      { name: 'near', location: { type: 'Point', coordinates: [2.35, 48.85] } },
+      { name: 'far', location: { type: 'Point', coordinates: [2.5, 48.9] } },
+    ]);
+    const found = await Shop.find({
+      location: {
+        $near: { $geometry: { type: 'Point', coordinates: [2.35, 48.86] }, $maxDistance: 5000 },
+      },
+    }).lean();
+    assert.deepEqual(
+      found.map((s) => s.name),
+      ['near'],
+    );
+    const within = await Shop.find({
+      location: { $geoWithin: { $centerSphere: [[2.35, 48.86], 20 / 6378.1] } },
+    }).lean();
+    assert.deepEqual(within.map((s) => s.name).sort(), ['far', 'near']);
+  });
 });

@@ -22,6 +22,21 @@ import { modifyIndex } from './indexes.js';
 import { listViews, lookupView, notACollection, removeView } from '../../catalog/views.js';
 import type { ViewDefinition } from '../../catalog/views.js';
 import { checkViewDefinition, checkViewName, createViewIn, modifyViewIn } from './views.js';
+import {
+  allowed,
+  authenticatedOnly,
+  currentPrivileges,
+  onCollection,
+  onDatabase,
+  pipelinePrivileges,
+  privileges,
+  targetResource,
+} from '../authorization.js';
+import { privilege } from '../../auth/privileges.js';
+import type { PrivilegeSet } from '../../auth/privileges.js';
+import { actionTypes } from '../../auth/actions.js';
+import type { ArgType } from '../args.js';
+import { clusterResource, databaseResource, namespaceResource } from '../../auth/resource.js';
 
 /** create options we store and honour; the others are refused until they work. */
 const notImplementedCreateOptions = [
@@ -32,8 +47,112 @@ const notImplementedCreateOptions = [
   'expireAfterSeconds',
 ];
 
+// --- Access control (mongod's checkAuthForCreate, checkAuthForCollMod,
+// checkAuthorizedToListCollections, checkAuthForRenameCollectionCommand) ---
+
+/** create: createCollection (or insert) on the namespace; a view also what its pipeline reads. */
+const createAuth = privileges<{
+  readonly viewOn: ArgType<string>;
+  readonly pipeline: ArgType<BsonValue[]>;
+}>(
+  'createCollection or insert on the collection; for a view, createCollection and find on what it reads',
+  (input) => {
+    const own = targetResource(input);
+    if (input.args.viewOn === undefined)
+      return [[privilege(own, 'createCollection')], [privilege(own, 'insert')]];
+    return [
+      [
+        privilege(own, 'createCollection'),
+        ...pipelinePrivileges(
+          { db: input.db, coll: input.args.viewOn, bypassDocumentValidation: false },
+          input.args.pipeline ?? [],
+        ),
+      ],
+    ];
+  },
+);
+
+/** collMod: collMod on the namespace; a new view definition also what it reads. */
+const collModAuth = privileges<{
+  readonly viewOn: ArgType<string>;
+  readonly pipeline: ArgType<BsonValue[]>;
+}>('collMod on the collection; for a view definition, find on what it reads', (input) => {
+  const own = targetResource(input);
+  const coll = typeof input.target === 'string' ? input.target : '';
+  const source = input.args.viewOn ?? (input.args.pipeline === undefined ? undefined : coll);
+  return [
+    [
+      privilege(own, 'collMod'),
+      ...(source === undefined
+        ? []
+        : pipelinePrivileges(
+            { db: input.db, coll: source, bypassDocumentValidation: false },
+            input.args.pipeline ?? [],
+          )),
+    ],
+  ];
+});
+
+/** listCollections on the database, or authorizedCollections + nameOnly with any right in it. */
+const listCollectionsAuth = privileges<{
+  readonly nameOnly: ArgType<boolean>;
+  readonly authorizedCollections: ArgType<boolean>;
+}>('listCollections on the database (authorizedCollections: any privilege in it)', (input) => {
+  const db = databaseResource(input.db);
+  const held = currentPrivileges(input.services, input.connection);
+  if (
+    input.args.authorizedCollections === true &&
+    input.args.nameOnly === true &&
+    held?.anyInDatabase(input.db) === true
+  )
+    return [[]];
+  return [[privilege(db, 'listCollections')]];
+});
+
+/**
+ * renameCollection: within one database, renameCollectionSameDB there (with dropCollection on
+ * the target for dropTarget) for a user who can read the source or cannot read the target;
+ * otherwise find and dropCollection on the source, insert and createIndex on the target.
+ */
+const renameAuth = privileges<{
+  readonly to: ArgType<string>;
+  readonly dropTarget: ArgType<BsonValue>;
+}>(
+  'renameCollectionSameDB, or find + dropCollection on the source and insert + createIndex on the target',
+  (input) => {
+    const from = splitNamespace(input.target);
+    const to = splitNamespace(input.args.to);
+    if (from === undefined || to === undefined)
+      return [[privilege(clusterResource, 'renameCollection')]];
+    const src = namespaceResource(from.db, from.name);
+    const dst = namespaceResource(to.db, to.name);
+    const dropTarget =
+      input.args.dropTarget !== undefined &&
+      input.args.dropTarget !== false &&
+      input.args.dropTarget !== null;
+    const drop = dropTarget ? [privilege(dst, 'dropCollection')] : [];
+    const general = [
+      privilege(src, 'find', 'dropCollection'),
+      privilege(dst, 'insert', 'createIndex'),
+      ...drop,
+    ];
+    if (from.db !== to.db || from.name.startsWith('system.') || to.name.startsWith('system.'))
+      return [general];
+    const sameDb = [privilege(databaseResource(from.db), 'renameCollectionSameDB'), ...drop];
+    const canReadDest = allowed(input.services, input.connection, dst, 'find');
+    return [[...sameDb, privilege(src, 'find')], ...(canReadDest ? [] : [sameDb]), general];
+  },
+);
+
+function splitNamespace(v: BsonValue | undefined): { db: string; name: string } | undefined {
+  if (typeof v !== 'string') return undefined;
+  const dot = v.indexOf('.');
+  return dot <= 0 ? undefined : { db: v.slice(0, dot), name: v.slice(dot + 1) };
+}
+
 export const create = defineCommand({
   name: 'create',
+  auth: createAuth,
   args: {
     capped: t.safeBool,
     size: t.number,
@@ -176,6 +295,7 @@ function sameOptions(a: BsonDocument, b: BsonDocument): boolean {
 
 export const drop = defineCommand({
   name: 'drop',
+  auth: onCollection('dropCollection'),
   args: {},
   traits: { isWrite: true, apiVersion1: true },
   run: async (inv) => {
@@ -206,6 +326,7 @@ export const drop = defineCommand({
 
 export const dropDatabase = defineCommand({
   name: 'dropDatabase',
+  auth: onDatabase('dropDatabase'),
   args: {},
   traits: { isWrite: true, apiVersion1: true },
   run: async ({ services, db, op }) => {
@@ -243,14 +364,24 @@ function databaseInfo(
 
 export const listDatabases = defineCommand({
   name: 'listDatabases',
+  auth: authenticatedOnly,
   args: { filter: t.document, nameOnly: t.bool, authorizedDatabases: t.bool },
   traits: { adminOnly: true, apiVersion1: true },
-  run: ({ services, args }) => {
+  run: ({ services, args, connection }) => {
     const matcher = args.filter === undefined ? undefined : compileQueryFilter(args.filter);
     const nameOnly = args.nameOnly === true;
     const databases: BsonDocument[] = [];
     let total = 0;
+    // mongod: without listDatabases, only the databases the user holds a privilege in.
+    const mayListAll = allowed(services, connection, clusterResource, 'listDatabases');
+    if (args.authorizedDatabases === false && !mayListAll)
+      throw new CommandError(
+        ErrorCode.Unauthorized,
+        'Insufficient permissions to list all databases',
+      );
+    const held = mayListAll ? undefined : currentPrivileges(services, connection);
     for (const db of services.catalog.databaseNames()) {
+      if (held !== undefined && !held.anyInDatabase(db)) continue;
       const info = databaseInfo(services, db);
       const doc: BsonDocument = nameOnly ? { name: db } : { ...info };
       if (matcher !== undefined && !matcher.matches({ ...info })) continue;
@@ -288,6 +419,7 @@ function viewInfo(view: ViewDefinition): BsonDocument {
 
 export const listCollections = defineCommand({
   name: 'listCollections',
+  auth: listCollectionsAuth,
   args: {
     filter: t.document,
     nameOnly: t.bool,
@@ -296,9 +428,15 @@ export const listCollections = defineCommand({
     includePendingDrops: t.ignored,
   },
   traits: { allowedInTransaction: false, apiVersion1: true },
-  run: ({ services, args, db, op }) => {
+  run: ({ services, args, db, op, connection }) => {
     const matcher = args.filter === undefined ? undefined : compileQueryFilter(args.filter);
     const nameOnly = args.nameOnly === true;
+    // authorizedCollections without listCollections: the collections the user holds a right on.
+    const onlyAuthorized =
+      args.authorizedCollections === true &&
+      nameOnly &&
+      !allowed(services, connection, databaseResource(db), 'listCollections');
+    const held = onlyAuthorized ? currentPrivileges(services, connection) : undefined;
     const lease = op.access.acquireView();
     let infos: BsonDocument[];
     try {
@@ -313,11 +451,18 @@ export const listCollections = defineCommand({
     const batch: BsonDocument[] = [];
     for (const info of infos) {
       if (matcher !== undefined && !matcher.matches(info)) continue;
+      if (held !== undefined && !anyActionOn(held, db, String(info['name']))) continue;
       batch.push(nameOnly ? { name: info['name'] as string, type: info['type'] as string } : info);
     }
     return { cursor: { id: Long.ZERO, ns: `${db}.$cmd.listCollections`, firstBatch: batch } };
   },
 });
+
+/** Whether the privileges allow something on db.coll. */
+function anyActionOn(held: PrivilegeSet, db: string, coll: string): boolean {
+  const target = namespaceResource(db, coll);
+  return actionTypes.some((a) => held.allows(target, a));
+}
 
 function parseNamespace(v: BsonValue | undefined, field: string): { db: string; name: string } {
   if (typeof v !== 'string')
@@ -337,6 +482,7 @@ function parseNamespace(v: BsonValue | undefined, field: string): { db: string; 
 
 export const renameCollection = defineCommand({
   name: 'renameCollection',
+  auth: renameAuth,
   args: { to: t.string, dropTarget: t.any, stayTemp: t.bool },
   traits: { isWrite: true, adminOnly: true, apiVersion1: false },
   run: async ({ services, args, target, op }) => {
@@ -393,6 +539,7 @@ export const renameCollection = defineCommand({
 
 export const collMod = defineCommand({
   name: 'collMod',
+  auth: collModAuth,
   args: {
     changeStreamPreAndPostImages: t.document,
     validator: t.document,
@@ -541,6 +688,7 @@ function fileSystemSizes(path: string | undefined): { used: number; total: numbe
 export const dbStats = defineCommand({
   name: 'dbStats',
   aliases: ['dbstats'],
+  auth: onDatabase('dbStats'),
   args: { scale: t.int64, freeStorage: t.safeBool },
   run: ({ services, args, db }) => {
     const scale = parseScale(args.scale);
@@ -594,6 +742,7 @@ export const dbStats = defineCommand({
 export const collStats = defineCommand({
   name: 'collStats',
   aliases: ['collstats'],
+  auth: onCollection('collStats'),
   args: { scale: t.int64, verbose: t.safeBool, waitForLock: t.safeBool, numericOnly: t.safeBool },
   run: (inv) => {
     const { services, args, db } = inv;

@@ -1,7 +1,8 @@
 // createIndexes, listIndexes, dropIndexes — with mongod 7.0's rules:
 //
-// - a spec needs `key` and `name` (FailedToParse); key values are non-zero numbers (special
-//   index types such as "2dsphere", "text", "hashed" and "$**" answer NotImplemented);
+// - a spec needs `key` and `name` (FailedToParse); key values are non-zero numbers or the
+//   index plugins "text", "2dsphere" and "2d" (index-plugins.ts normalises their specs; "hashed"
+//   and "$**" answer NotImplemented);
 //   unknown options are InvalidIndexSpecificationOption (197); errors name the spec
 //   ("Error in specification {...} :: caused by :: ...");
 // - an index's identity (its "signature") is its key pattern plus unique, sparse,
@@ -38,9 +39,20 @@ import type { ServerServices } from '../context.js';
 import { TtlMonitor } from '../../catalog/ttl-monitor.js';
 import { compileQueryFilter } from '../../query/language.js';
 import { executeDelete } from '../crud/write-exec.js';
+import { internalWrite } from '../../catalog/write-unit.js';
 import { collectionCollation } from '../crud/common.js';
 import { parseCollation } from '../../bson/collation.js';
 import { lookupView, notACollection } from '../../catalog/views.js';
+import {
+  checkPluginConflicts,
+  checkPluginField,
+  finishPluginSpec,
+  isSupportedPlugin,
+  pluginAcceptsOption,
+  pluginOf,
+} from './index-plugins.js';
+
+import { onCollection } from '../authorization.js';
 
 /** Options an index spec may carry. */
 const acceptedOptions = new Set([
@@ -248,6 +260,10 @@ function validateKeyPattern(raw: BsonDocument, key: BsonDocument): void {
   for (const [field, dir] of fields) {
     if (field === '')
       throw specError(raw, ErrorCode.CannotCreateIndex, 'Index keys cannot be an empty field.');
+    if (isSupportedPlugin(dir)) {
+      checkPluginField(field, dir);
+      continue;
+    }
     if (typeof dir === 'string') {
       if (
         ['2d', '2dsphere', 'text', 'hashed', 'geoHaystack', 'columnstore'].includes(dir) ||
@@ -347,7 +363,9 @@ export function validateIndexSpec(raw: BsonValue, position: number): BsonDocumen
     );
   }
   raw = withoutSimpleCollation(raw);
+  const plugin = isPlainDocument(raw['key']) ? pluginOf(raw['key']) : undefined;
   for (const opt of Object.keys(raw)) {
+    if (pluginAcceptsOption(plugin, opt)) continue;
     if (notImplementedOptions.has(opt))
       throw new CommandError(
         ErrorCode.NotImplemented,
@@ -445,7 +463,7 @@ export function validateIndexSpec(raw: BsonValue, position: number): BsonDocumen
         ? trueValue(val)
         : val;
   }
-  return spec;
+  return plugin === undefined ? spec : finishPluginSpec(plugin, spec);
 }
 
 // ---- identity -----------------------------------------------------------------------------------
@@ -541,6 +559,7 @@ function conflictWith(coll: Collection, spec: BsonDocument): 'exists' | undefine
       `Index already exists with a different name: ${existing.name}`,
     );
   }
+  checkPluginConflicts(coll, spec);
   if (coll.indexes.length >= limits.indexesPerCollectionMax) {
     throw new CommandError(
       ErrorCode.CannotCreateIndex,
@@ -595,6 +614,7 @@ export function buildIndex(
 
 export const createIndexes = defineCommand({
   name: 'createIndexes',
+  auth: onCollection('createIndex'),
   args: {
     indexes: t.array,
     commitQuorum: t.any,
@@ -617,7 +637,8 @@ export const createIndexes = defineCommand({
             isPlainDocument(s)
               ? Object.fromEntries(
                   Object.entries(s).filter(
-                    ([k]) => acceptedOptions.has(k) || notImplementedOptions.has(k),
+                    ([k]) =>
+                      acceptedOptions.has(k) || notImplementedOptions.has(k) || k === 'collation',
                   ),
                 )
               : s,
@@ -696,6 +717,7 @@ export const createIndexes = defineCommand({
 
 export const listIndexes = defineCommand({
   name: 'listIndexes',
+  auth: onCollection('listIndexes'),
   args: {
     cursor: t.document,
     includeBuildUUIDs: t.ignored,
@@ -723,6 +745,7 @@ export const listIndexes = defineCommand({
 
 export const dropIndexes = defineCommand({
   name: 'dropIndexes',
+  auth: onCollection('dropIndex'),
   aliases: ['deleteIndexes'],
   args: { index: t.any, collectionUUID: t.ignored },
   traits: { isWrite: true, apiVersion1: true },
@@ -954,7 +977,11 @@ export function createTtlMonitor(services: ServerServices): TtlMonitor {
       const matcher = compileQueryFilter(filter);
       const deleted = await services.engine.write(
         (txn) =>
-          executeDelete(txn, services.catalog, { db, name: coll }, { filter, matcher, limit: 0 }),
+          executeDelete(
+            internalWrite(txn, services.catalog),
+            { db, name: coll },
+            { filter, matcher, limit: 0 },
+          ),
         { durable: true },
       );
       return deleted.length;

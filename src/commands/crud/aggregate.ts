@@ -12,6 +12,7 @@ import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { fullName } from '../../catalog/namespace.js';
+import { textSearchHook } from '../../query/language.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import {
@@ -48,12 +49,11 @@ import {
   writeWithConcern,
   noteBatch,
 } from './common.js';
-import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream.js';
+import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream-cursor.js';
 import { notACollection } from '../../catalog/views.js';
 import { diskUseFor } from './disk-use.js';
-import { validateForWrite } from './document-validation.js';
-import type { Collection } from '../../catalog/collection.js';
 import { serverIntrospection } from '../diag/current-op.js';
+import { pipelinePrivileges, privileges } from '../authorization.js';
 
 export const aggregateArgs = {
   pipeline: t.array,
@@ -126,6 +126,16 @@ function letScope(letVars: BsonDocument | undefined, env: ExpressionEnv): Variab
 
 export const aggregate = defineCommand({
   name: 'aggregate',
+  auth: privileges('find on the collection and what each stage reads or writes', (input) => [
+    pipelinePrivileges(
+      {
+        db: input.db,
+        coll: typeof input.target === 'string' ? input.target : undefined,
+        bypassDocumentValidation: input.args.bypassDocumentValidation === true,
+      },
+      input.body['pipeline'] ?? [],
+    ),
+  ]),
   args: aggregateArgs,
   traits: { allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
   run: (inv) => runAggregate(inv, inv.args.explain === true ? 'queryPlanner' : undefined),
@@ -281,7 +291,11 @@ export async function runAggregate(
     inLookup: false,
     inTransaction: args.autocommit === false,
     session: args.lsid,
-    server: serverIntrospection(services),
+    server: serverIntrospection(services, inv.connection),
+    textSearch:
+      sourceName === undefined
+        ? undefined
+        : textSearchHook(fullName(db, sourceName), services.catalog.get(db, sourceName)),
   };
   const parsed = parsePipeline(
     resolved === undefined ? args.pipeline : [...resolved.pipeline, ...args.pipeline],
@@ -353,14 +367,13 @@ export async function runAggregate(
       lease.release();
       disk.release();
     }
-    const validation = { bypass: args.bypassDocumentValidation === true, logger: services.logger };
-    const writeOptions = {
-      bypassDocumentValidation: validation.bypass,
-      validate: (coll: Collection, doc: BsonDocument, before: BsonDocument | undefined) =>
-        validateForWrite(coll, doc, before, validation),
-    };
+    const bypassDocumentValidation = args.bypassDocumentValidation === true;
     const { wcError } = await writeWithConcern(services, inv.op, (txn) =>
-      writer.executeWrite(txn, docs, rt, writeOptions),
+      writer.executeWrite(
+        { txn, catalog: services.catalog, statement: undefined, bypassDocumentValidation },
+        docs,
+        rt,
+      ),
     );
     const reply = cursorReply(undefined, ns, [], true);
     if (wcError !== undefined) reply['writeConcernError'] = wcError;

@@ -8,7 +8,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { asDocument, isArray } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { commandExpressions, compileQueryFilter } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter, textSearchHook } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
@@ -23,6 +23,7 @@ import {
   targetCollection,
 } from './common.js';
 import { runCountOnView, runDistinctOnView } from './view-reads.js';
+import { onCollection } from '../authorization.js';
 
 export const countArgs = {
   query: t.document,
@@ -62,6 +63,7 @@ export function prepareCount(inv: Invocation<typeof countArgs>): {
     matcher: compileQueryFilter(filter, {
       expressions: commandExpressions({ clusterTime: clusterTimeOf(services), collator }),
       collator,
+      textSearch: textSearchHook(`${db}.${name}`, coll),
     }),
     collator,
     skip,
@@ -76,6 +78,7 @@ export function prepareCount(inv: Invocation<typeof countArgs>): {
 
 export const count = defineCommand({
   name: 'count',
+  auth: onCollection('find'),
   args: countArgs,
   traits: { apiVersion1: true, allowedInTransaction: false },
   run: (inv) => {
@@ -153,6 +156,7 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): {
     matcher: compileQueryFilter(filter, {
       expressions: commandExpressions({ clusterTime: clusterTimeOf(services), collator }),
       collator,
+      textSearch: textSearchHook(`${db}.${name}`, coll),
     }),
     collator,
     natural: hint.natural,
@@ -164,6 +168,7 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): {
 
 export const distinct = defineCommand({
   name: 'distinct',
+  auth: onCollection('find'),
   args: distinctArgs,
   traits: { allowedInTransaction: true, snapshotReads: true, apiVersion1: false },
   run: (inv) => {

@@ -4,7 +4,7 @@ import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
-import { commandExpressions, compileQueryFilter } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter, textSearchHook } from '../../query/language.js';
 import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
@@ -12,6 +12,7 @@ import { clusterTimeOf, resolveCollation, resolveHint, targetCollection } from '
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete } from './write-exec.js';
+import { onCollection } from '../authorization.js';
 
 const statementFields = new Set(['q', 'limit', 'hint', 'collation']);
 
@@ -70,6 +71,7 @@ const deleteCodec: StatementResultCodec<number> = {
 
 export const deleteCommand = defineCommand({
   name: 'delete',
+  auth: onCollection('remove'),
   args: { deletes: t.array, ordered: t.bool, let: t.document, stmtIds: t.array },
   traits: {
     isWrite: true,
@@ -100,13 +102,17 @@ export const deleteCommand = defineCommand({
       services,
       op,
       statements,
-      args.ordered ?? true,
-      (txn, st) => {
+      { ordered: args.ordered ?? true },
+      (w, st) => {
         const collator = resolveCollation(services.catalog.get(db, name), st.collation);
         const expressions = commandExpressions({ let: args.let, clusterTime, collator });
-        return executeDelete(txn, services.catalog, ns, {
+        return executeDelete(w, ns, {
           filter: st.q,
-          matcher: compileQueryFilter(st.q, { expressions, collator }),
+          matcher: compileQueryFilter(st.q, {
+            expressions,
+            collator,
+            textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+          }),
           collator,
           limit: st.limit,
           hint: st.hint,

@@ -2,7 +2,9 @@
 // $jsonSchema included; $where, $text and the $near family refused), `validationLevel`
 // (off | strict | moderate) and `validationAction` (error | warn) stored in the collection's
 // options. Every insert and every new version of an updated document is checked unless the
-// command says `bypassDocumentValidation: true`; a failure is DocumentValidationFailure (121)
+// command says `bypassDocumentValidation: true` (the write unit, src/catalog/write-unit.ts,
+// calls the DocumentValidator made here for every document it stores); a failure is
+// DocumentValidationFailure (121)
 // with an `errInfo` in the shape of mongod's doc_validation_error (see generateDetails), or
 // under 'warn' a log line (id 20294) that names the document by its _id only.
 
@@ -12,6 +14,7 @@ import { bsonTypeName, isArray, isPlainDocument } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
 import { MISSING } from '../../bson/path.js';
 import type { Collection } from '../../catalog/collection.js';
+import type { DocumentValidator } from '../../catalog/document-validator.js';
 import type { Collator } from '../../bson/collation.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -21,14 +24,6 @@ import { collectionCollation } from './common.js';
 
 const validationLevels = ['off', 'strict', 'moderate'] as const;
 const validationActions = ['error', 'warn'] as const;
-
-/** How a write statement treats the collection's validator. */
-export interface WriteValidation {
-  /** The command's bypassDocumentValidation. */
-  readonly bypass: boolean;
-  /** Where 'warn' failures are logged. */
-  readonly logger?: Logger | undefined;
-}
 
 /** Checks validationLevel / validationAction as mongod's IDL enums do (BadValue). */
 export function checkValidationEnums(
@@ -165,18 +160,22 @@ export function conformsToValidator(coll: Collection, doc: BsonDocument): boolea
   return v === undefined || passes(v, doc);
 }
 
+/** The catalog's document validator; 'warn' failures are logged to `logger`. */
+export function documentValidator(logger: Logger): DocumentValidator {
+  return { check: (coll, doc, before) => validateDocument(coll, doc, before, logger) };
+}
+
 /**
  * Checks a document about to be stored. `before` is the stored version an update replaces
  * (undefined for an insert or upsert): under 'moderate', a document that already failed is
  * not checked. Throws DocumentValidationFailure, or logs under 'warn'.
  */
-export function validateForWrite(
+function validateDocument(
   coll: Collection,
   doc: BsonDocument,
   before: BsonDocument | undefined,
-  validation: WriteValidation | undefined,
+  logger: Logger,
 ): void {
-  if (validation?.bypass === true) return;
   const options = coll.meta.options;
   const level = options['validationLevel'] ?? 'strict';
   if (level === 'off') return;
@@ -193,7 +192,7 @@ export function validateForWrite(
       failingDocumentId: errInfo['failingDocumentId'],
       details: { operatorName: (errInfo['details'] as BsonDocument)['operatorName'] },
     };
-    validation?.logger?.warn('STORAGE', 20294, 'Document would fail validation', {
+    logger.warn('STORAGE', 20294, 'Document would fail validation', {
       namespace: `${coll.meta.db}.${coll.meta.name}`,
       document: EJSON.serialize({ _id: getOwn(doc, '_id') }, { relaxed: true }),
       errInfo: EJSON.serialize(logged, { relaxed: true }),

@@ -11,11 +11,13 @@ import type { PlanStage, StageStats } from '../../query/exec/stages.js';
 import {
   commandExpressions,
   compileQueryFilter,
+  textSearchHook,
   compileQuerySort,
   compileQueryUpdate,
   updateStatementExpressions,
 } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
+import { asksForTextScore } from '../../query/planner/text-plan.js';
 import { explainPlan, wrapperStage } from '../../query/planner/explain.js';
 import type { ExplainSections, ExplainVerbosity } from '../../query/planner/explain.js';
 import { fullName } from '../../catalog/namespace.js';
@@ -37,6 +39,7 @@ import {
 import { runCountOnView, runDistinctOnView, runFindOnView } from './view-reads.js';
 import { countArgs, prepareCount, prepareDistinct, distinctArgs } from './count-distinct.js';
 import { findArgs, prepareFind } from './find.js';
+import { privileges } from '../authorization.js';
 
 const verbosities: readonly ExplainVerbosity[] = [
   'queryPlanner',
@@ -178,7 +181,11 @@ function explainWrite(
     stmt.update === undefined
       ? command
       : updateStatementExpressions(command, stmt.update, stmt.constants);
-  const matcher = compileQueryFilter(stmt.filter, { expressions, collator });
+  const matcher = compileQueryFilter(stmt.filter, {
+    expressions,
+    collator,
+    textSearch: textSearchHook(fullName(db, collName), coll),
+  });
   const sort = compileQuerySort(stmt.sort, collator);
   const update =
     stmt.update === undefined
@@ -200,6 +207,7 @@ function explainWrite(
     limit: stmt.limitOne ? 1 : undefined,
     allowDiskUse: true,
     hint: stmt.hint,
+    wantTextScore: asksForTextScore(stmt.sort),
   });
   const stage = update === undefined ? 'DELETE' : 'UPDATE';
   let matched = 0;
@@ -241,6 +249,9 @@ function explainWrite(
 
 export const explain = defineCommand({
   name: 'explain',
+  auth: privileges('what the explained command needs', (input) =>
+    isPlainDocument(input.target) ? input.requirementOf(input.target, input.db) : [[]],
+  ),
   args: { verbosity: t.string },
   traits: { apiVersion1: false },
   run: async (inv) => {

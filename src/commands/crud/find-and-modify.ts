@@ -8,6 +8,7 @@ import { CommandError, ErrorCode } from '../../errors.js';
 import {
   commandExpressions,
   compileQueryFilter,
+  textSearchHook,
   compileQueryProjection,
   compileQuerySort,
   compileQueryUpdate,
@@ -24,6 +25,9 @@ import {
 import { runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete, executeUpdate } from './write-exec.js';
+import { privileges, targetResource } from '../authorization.js';
+import { privilege } from '../../auth/privileges.js';
+import type { ActionType } from '../../auth/actions.js';
 
 interface FamResult {
   readonly n: number;
@@ -50,6 +54,15 @@ const famCodec: StatementResultCodec<FamResult> = {
 
 export const findAndModify = defineCommand({
   name: 'findAndModify',
+  auth: privileges(
+    'find, and update or remove, on the collection (insert for upserts)',
+    (input) => {
+      const actions: ActionType[] = ['find', input.args.remove === true ? 'remove' : 'update'];
+      if (input.args.upsert === true) actions.push('insert');
+      if (input.args.bypassDocumentValidation === true) actions.push('bypassDocumentValidation');
+      return [[privilege(targetResource(input), ...actions)]];
+    },
+  ),
   aliases: ['findandmodify'],
   args: {
     query: t.document,
@@ -117,7 +130,11 @@ export const findAndModify = defineCommand({
       collator,
     });
     const filter = args.query ?? {};
-    const matcher = compileQueryFilter(filter, { expressions, collator });
+    const matcher = compileQueryFilter(filter, {
+      expressions,
+      collator,
+      textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+    });
     const sort = compileQuerySort(args.sort, collator).comparator;
     // A positional projection takes the position the query matched in the document returned:
     // the one found (remove, new: false); the new one may no longer match (mongod: BadValue).
@@ -146,10 +163,10 @@ export const findAndModify = defineCommand({
       services,
       op,
       [null],
-      true,
-      (txn): FamResult => {
+      { ordered: true, bypassDocumentValidation: args.bypassDocumentValidation },
+      (w): FamResult => {
         if (compiled === undefined) {
-          const removed = executeDelete(txn, services.catalog, ns, {
+          const removed = executeDelete(w, ns, {
             filter,
             matcher,
             limit: 1,
@@ -164,7 +181,7 @@ export const findAndModify = defineCommand({
             upserted: undefined,
           };
         }
-        const r = executeUpdate(txn, services.catalog, ns, {
+        const r = executeUpdate(w, ns, {
           filter,
           matcher,
           update: compiled,
@@ -173,7 +190,6 @@ export const findAndModify = defineCommand({
           sort,
           hint: args.hint,
           collator,
-          validation: { bypass: args.bypassDocumentValidation === true, logger: services.logger },
         });
         const value =
           r.upsertedId !== undefined

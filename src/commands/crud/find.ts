@@ -9,10 +9,12 @@ import type { PlanStage, Row } from '../../query/exec/stages.js';
 import {
   commandExpressions,
   compileQueryFilter,
+  textSearchHook,
   compileQueryProjection,
   compileQuerySort,
 } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
+import { asksForTextScore, requireTextScore } from '../../query/planner/text-plan.js';
 import { planOplogQuery } from '../../query/exec/oplog-scan.js';
 import { fullName } from '../../catalog/namespace.js';
 import { t, typeNameOf } from '../args.js';
@@ -29,9 +31,20 @@ import {
   targetCollection,
   noteBatch,
 } from './common.js';
-import { ChangeStreamCursor, changeStreamGetMore, failPointLabels } from './change-stream.js';
+import {
+  ChangeStreamCursor,
+  changeStreamGetMore,
+  failPointLabels,
+} from './change-stream-cursor.js';
 import { diskUseFor } from './disk-use.js';
 import { runFindOnView } from './view-reads.js';
+import {
+  authenticatedOnly,
+  checkCursorOwner,
+  mayKillCursor,
+  onCollection,
+  unauthorized,
+} from '../authorization.js';
 
 export const findArgs = {
   filter: t.document,
@@ -95,11 +108,18 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     throw new CommandError(ErrorCode.FailedToParse, 'Cannot set awaitData without tailable');
   }
   const filter = args.filter ?? {};
-  const matcher = compileQueryFilter(filter, { expressions, collator });
+  const matcher = compileQueryFilter(filter, {
+    expressions,
+    collator,
+    textSearch: textSearchHook(ns, coll),
+  });
   const sort = compileQuerySort(args.sort, collator);
   const hint = resolveHint(coll, args.hint);
   const disk = diskUseFor(services, args.allowDiskUse);
   const projection = compileQueryProjection(args.projection, { expressions, collator });
+  // After the sort and projection parse (their own errors come first, as in mongod).
+  const wantTextScore = asksForTextScore(args.projection) || asksForTextScore(args.sort);
+  if (wantTextScore) requireTextScore(matcher);
   if (db === 'local' && name === 'oplog.rs' && services.oplog !== undefined) {
     // The oplog is a table of its own, not a catalog collection: read it in natural order.
     const oplogPlan = planOplogQuery({
@@ -139,6 +159,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     min: args.min,
     max: args.max,
     returnKey: args.returnKey === true,
+    wantTextScore,
   });
   return {
     ns,
@@ -152,6 +173,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
 
 export const find = defineCommand({
   name: 'find',
+  auth: onCollection('find'),
   args: findArgs,
   traits: { counter: 'query', allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
   run: (inv) => {
@@ -204,6 +226,7 @@ function outputFor(
 
 export const getMore = defineCommand({
   name: 'getMore',
+  auth: authenticatedOnly,
   args: {
     collection: t.string,
     batchSize: t.int64,
@@ -231,6 +254,7 @@ export const getMore = defineCommand({
     const cursor = services.cursors.get(target);
     if (cursor === undefined)
       throw new CommandError(ErrorCode.CursorNotFound, `cursor id ${target.toString()} not found`);
+    checkCursorOwner(services, inv.connection, cursor);
     const ns = fullName(db, args.collection);
     if (cursor.ns !== ns) {
       throw new CommandError(
@@ -274,6 +298,7 @@ export const getMore = defineCommand({
 
 export const killCursors = defineCommand({
   name: 'killCursors',
+  auth: authenticatedOnly,
   args: { cursors: t.array },
   traits: { allowedInTransaction: true, apiVersion1: true },
   run: (inv) => {
@@ -297,6 +322,9 @@ export const killCursors = defineCommand({
         );
       }
       const c = services.cursors.get(v);
+      // Another user's cursor needs killAnyCursor on its namespace (mongod's checkAuthForKillCursors).
+      if (c !== undefined && c.ns === ns && !mayKillCursor(services, inv.connection, c))
+        throw unauthorized(db, inv.body);
       if (c === undefined || c.ns !== ns) notFound.push(v);
       else if (c.inUse) alive.push(v);
       else {

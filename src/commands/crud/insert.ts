@@ -3,19 +3,31 @@
 import { Int32 } from 'bson';
 import { isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument } from '../../bson/types.js';
-import { prepareForInsert } from '../../catalog/validate-document.js';
+import { insertDocument } from '../../catalog/write-unit.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import { ensureCollectionOutsideTransaction, targetCollection } from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
-import { insertOne } from './write-exec.js';
+import { privileges, targetResource } from '../authorization.js';
+import { privilege } from '../../auth/privileges.js';
 
 const insertCodec: StatementResultCodec<boolean> = { encode: () => ({}), decode: () => true };
 
 export const insert = defineCommand({
   name: 'insert',
+  auth: privileges('insert on the collection (and bypassDocumentValidation)', (input) => [
+    [
+      privilege(
+        targetResource(input),
+        'insert',
+        ...(input.args.bypassDocumentValidation === true
+          ? (['bypassDocumentValidation'] as const)
+          : []),
+      ),
+    ],
+  ]),
   args: {
     documents: t.array,
     ordered: t.bool,
@@ -42,20 +54,22 @@ export const insert = defineCommand({
     checkBatchSize(docs.length);
     const ns = { db, name };
     await ensureCollectionOutsideTransaction(services, op, db, name);
-    const validation = { bypass: args.bypassDocumentValidation === true, logger: services.logger };
     const outcome = await runWriteBatch(
       services,
       op,
       docs,
-      args.ordered ?? true,
-      (txn, raw) => {
+      {
+        ordered: args.ordered ?? true,
+        bypassDocumentValidation: args.bypassDocumentValidation,
+      },
+      (w, raw) => {
         if (!isPlainDocument(raw)) {
           throw new CommandError(
             ErrorCode.TypeMismatch,
             `BSON field 'insert.documents' contains an element that is not an object`,
           );
         }
-        insertOne(txn, services.catalog, ns, prepareForInsert(raw), validation);
+        insertDocument(w, ns, raw);
         return true;
       },
       insertCodec,

@@ -8,6 +8,7 @@ import { parseCollation } from '../../bson/collation.js';
 import {
   commandExpressions,
   compileQueryFilter,
+  textSearchHook,
   compileQueryUpdate,
   updateStatementExpressions,
 } from '../../query/language.js';
@@ -24,6 +25,9 @@ import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.j
 import type { StatementResultCodec } from './write-batch.js';
 import { executeUpdate } from './write-exec.js';
 import type { UpdateOutcome } from './write-exec.js';
+import { privileges, targetResource } from '../authorization.js';
+import { privilege } from '../../auth/privileges.js';
+import type { ActionType } from '../../auth/actions.js';
 
 // MongoDB 7.0 has no `sort` in update statements (8.0 added it): it is an unknown field here.
 const statementFields = new Set([
@@ -136,6 +140,18 @@ const updateCodec: StatementResultCodec<UpdateOutcome> = {
 
 export const update = defineCommand({
   name: 'update',
+  auth: privileges(
+    'update on the collection (insert for upserts, bypassDocumentValidation)',
+    (input) => {
+      const updates = input.body['updates'];
+      const upsert =
+        Array.isArray(updates) && updates.some((u) => isPlainDocument(u) && u['upsert'] === true);
+      const actions: ActionType[] = ['update'];
+      if (upsert) actions.push('insert');
+      if (input.args.bypassDocumentValidation === true) actions.push('bypassDocumentValidation');
+      return [[privilege(targetResource(input), ...actions)]];
+    },
+  ),
   args: {
     updates: t.array,
     ordered: t.bool,
@@ -173,8 +189,11 @@ export const update = defineCommand({
       services,
       op,
       statements,
-      args.ordered ?? true,
-      (txn, stmt): UpdateOutcome => {
+      {
+        ordered: args.ordered ?? true,
+        bypassDocumentValidation: args.bypassDocumentValidation,
+      },
+      (w, stmt): UpdateOutcome => {
         // One expression context per statement, as mongod's: `let`, then the statement's `c`
         // (pipelines only), shared by the update and the filter, parsed in that order.
         const collator = resolveCollation(services.catalog.get(db, name), stmt.collation);
@@ -189,15 +208,18 @@ export const update = defineCommand({
           expressions,
           collator,
         });
-        const r = executeUpdate(txn, services.catalog, ns, {
+        const r = executeUpdate(w, ns, {
           filter: stmt.q,
-          matcher: compileQueryFilter(stmt.q, { expressions, collator }),
+          matcher: compileQueryFilter(stmt.q, {
+            expressions,
+            collator,
+            textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+          }),
           collator,
           update: compiled,
           multi: stmt.multi,
           upsert: stmt.upsert,
           hint: stmt.hint,
-          validation: { bypass: args.bypassDocumentValidation === true, logger: services.logger },
         });
         // Only the counts and the upserted _id are kept (and replayed for a retry).
         return {

@@ -7,7 +7,7 @@ import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { CommandError, ErrorCode, isCommandError } from '../../errors.js';
 import { limits } from '../../limits.js';
-import type { WriteTxn } from '../../storage/engine.js';
+import type { WriteContext } from '../../catalog/write-unit.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import { writeConcernError } from '../write-concern.js';
 import { CloseConnectionSignal } from '../signals.js';
@@ -55,14 +55,27 @@ export interface StatementResultCodec<R> {
   decode(stored: BsonDocument): R;
 }
 
+export interface BatchOptions {
+  /** Ordered batches stop at the first failing statement, unordered ones go on. */
+  readonly ordered: boolean;
+  /** The command's bypassDocumentValidation. */
+  readonly bypassDocumentValidation?: boolean | undefined;
+}
+
+/**
+ * Runs `exec` for each statement with the write context it writes through (the storage
+ * transaction, and for a retryable write the statement's session fields).
+ */
 export async function runWriteBatch<S, R>(
   services: ServerServices,
   op: OperationContext,
   statements: readonly S[],
-  ordered: boolean,
-  exec: (txn: WriteTxn, statement: S, index: number) => R,
+  options: BatchOptions,
+  exec: (w: WriteContext, statement: S, index: number) => R,
   codec?: StatementResultCodec<R>,
 ): Promise<BatchOutcome<R>> {
+  const { ordered } = options;
+  const bypassDocumentValidation = options.bypassDocumentValidation === true;
   const results: Array<R | undefined> = new Array<R | undefined>(statements.length);
   const writeErrors: BsonDocument[] = [];
   const retriedStmtIds: number[] = [];
@@ -74,7 +87,7 @@ export async function runWriteBatch<S, R>(
     codec !== undefined
       ? { binding, txnNumber: binding.txnNumber, codec }
       : undefined;
-  const oplog = services.oplog;
+  const catalog = services.catalog;
   let stop = false;
   let closeConnection = false;
   for (let start = 0; start < statements.length && !stop; start += statementsPerChunk) {
@@ -125,14 +138,16 @@ export async function runWriteBatch<S, R>(
           if (numericValue(fp['failBeforeCommitExceptionCode']) !== undefined) break;
         }
         try {
-          if (retry !== undefined && oplog !== undefined) {
-            oplog.statement = {
-              lsid: retry.binding.session.lsid,
-              txnNumber: retry.txnNumber,
-              stmtId,
-            };
-          }
-          const r = exec(txn, statements[i] as S, i);
+          const w: WriteContext = {
+            txn,
+            catalog,
+            statement:
+              retry === undefined
+                ? undefined
+                : { lsid: retry.binding.session.lsid, txnNumber: retry.txnNumber, stmtId },
+            bypassDocumentValidation,
+          };
+          const r = exec(w, statements[i] as S, i);
           if (retry !== undefined && key !== undefined)
             writeStatementResult(txn, key, retry.txnNumber, stmtId, retry.codec.encode(r));
           done.push([i, r]);
@@ -146,8 +161,6 @@ export async function runWriteBatch<S, R>(
             halted = true;
             break;
           }
-        } finally {
-          if (oplog !== undefined) oplog.statement = undefined;
         }
       }
       return { done, errors, retried, halted, close };

@@ -1,84 +1,31 @@
-// Statement execution inside a storage write transaction, shared by insert, update, delete
-// and findAndModify. Everything here is synchronous: it runs in the engine's write callback,
-// so the reads that decide a write (which documents match, whether a key is taken) and the
-// write itself see the same state — no check-then-act across an await.
+// Update and delete statements inside a storage write transaction, shared by update, delete,
+// findAndModify and the TTL monitor: which documents a statement selects and what it makes of
+// them; the changes themselves go through the write unit (src/catalog/write-unit.ts).
+// Everything here is synchronous: it runs in the engine's write callback, so the reads that
+// decide a write (which documents match, whether a key is taken) and the write itself see
+// the same state — no check-then-act across an await.
 
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
 import { compareBson } from '../../bson/compare.js';
 import type { Catalog } from '../../catalog/catalog.js';
-import type { Collection, StoredRecord } from '../../catalog/collection.js';
+import type { Collection } from '../../catalog/collection.js';
 import { lookupView, notACollection } from '../../catalog/views.js';
-import { checkIdValue, checkStorable, prepareForInsert } from '../../catalog/validate-document.js';
+import { checkIdValue } from '../../catalog/validate-document.js';
+import {
+  applyUpdates,
+  checkUpdate,
+  deleteDocument,
+  insertDocument,
+} from '../../catalog/write-unit.js';
+import type { CheckedUpdate, Namespace, WriteContext } from '../../catalog/write-unit.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { DocumentFilter, MatchDetailsSink, RowComparator } from '../../query/exec/stages.js';
-import { planQuery } from '../../query/planner/planner.js';
+import { selectRecords } from '../../query/exec/select-records.js';
 import type { Collator } from '../../bson/collation.js';
 import { resolveHint } from './common.js';
-import { validateForWrite } from './document-validation.js';
-import type { WriteValidation } from './document-validation.js';
-import type { WriteTxn } from '../../storage/engine.js';
+import type { ReadView } from '../../storage/engine.js';
 import type { CompiledUpdate } from '../../update/index.js';
-
-export interface Namespace {
-  readonly db: string;
-  readonly name: string;
-}
-
-/** Insert one document (already prepared) into the collection, creating it if needed; checked by its validator. */
-export function insertOne(
-  txn: WriteTxn,
-  catalog: Catalog,
-  ns: Namespace,
-  doc: BsonDocument,
-  validation?: WriteValidation,
-): StoredRecord {
-  const coll = catalog.getOrCreate(txn, ns.db, ns.name);
-  validateForWrite(coll, doc, undefined, validation);
-  const rec = coll.insert(txn, doc);
-  catalog.observer.onInsert(txn, coll, doc, rec.bytes);
-  return rec;
-}
-
-export interface MatchedRecord {
-  readonly record: StoredRecord;
-  readonly details: MatchDetailsSink;
-}
-
-/** The records a filter selects, in plan order (sort first if given), at most `limit`. */
-export function selectRecords(
-  txn: WriteTxn,
-  coll: Collection,
-  filter: BsonDocument,
-  matcher: DocumentFilter | undefined,
-  options: {
-    limit?: number;
-    sort?: RowComparator;
-    hint?: BsonValue;
-    collator?: Collator | undefined;
-  },
-): MatchedRecord[] {
-  const plan = planQuery(coll, {
-    filter,
-    matcher,
-    collator: options.collator,
-    sort: options.sort,
-    limit: options.limit,
-    allowDiskUse: true,
-    // The statement's hint picks the index (or {$natural: ±1} a collection scan), as for find.
-    hint: options.hint,
-    natural: resolveHint(undefined, options.hint).natural,
-  });
-  const out: MatchedRecord[] = [];
-  for (let row = plan.next(txn); row !== undefined; row = plan.next(txn)) {
-    if (row.recordId === undefined) continue;
-    out.push({
-      record: { recordId: row.recordId, doc: row.doc, size: 0 },
-      details: row.details ?? {},
-    });
-  }
-  return out;
-}
 
 export interface UpdateSpec {
   readonly filter: BsonDocument;
@@ -91,8 +38,6 @@ export interface UpdateSpec {
   readonly collator?: Collator | undefined;
   /** The statement's hint: an index name or key pattern, or {$natural: ±1}. */
   readonly hint?: BsonValue | undefined;
-  /** bypassDocumentValidation, and where 'warn' failures are logged. */
-  readonly validation?: WriteValidation | undefined;
 }
 
 export interface UpdateOutcome {
@@ -113,44 +58,41 @@ function positionalOf(details: MatchDetailsSink): number | undefined {
 
 /** The collection a statement writes; undefined if there is none, CommandNotSupportedOnView for a view. */
 function writableCollection(
-  txn: WriteTxn,
+  view: ReadView,
   catalog: Catalog,
   ns: Namespace,
 ): Collection | undefined {
   const coll = catalog.get(ns.db, ns.name);
-  if (coll === undefined && lookupView(catalog, txn, ns.db, ns.name) !== undefined)
+  if (coll === undefined && lookupView(catalog, view, ns.db, ns.name) !== undefined)
     throw notACollection(ns.db, ns.name);
   return coll;
 }
 
 /** Apply an update statement. Throws a CommandError (nothing written by this statement). */
-export function executeUpdate(
-  txn: WriteTxn,
-  catalog: Catalog,
-  ns: Namespace,
-  spec: UpdateSpec,
-): UpdateOutcome {
-  const coll = writableCollection(txn, catalog, ns);
+export function executeUpdate(w: WriteContext, ns: Namespace, spec: UpdateSpec): UpdateOutcome {
+  const { txn } = w;
+  const coll = writableCollection(txn, w.catalog, ns);
   const now = new Date();
   const matched =
     coll === undefined
       ? []
-      : selectRecords(txn, coll, spec.filter, spec.matcher, {
-          ...(spec.multi ? {} : { limit: 1 }),
-          ...(spec.sort ? { sort: spec.sort } : {}),
-          hint: spec.hint,
+      : selectRecords(txn, coll, {
+          filter: spec.filter,
+          matcher: spec.matcher,
+          limit: spec.multi ? undefined : 1,
+          sort: spec.sort,
           collator: spec.collator,
+          // The statement's hint picks the index (or {$natural: ±1} a collection scan), as for find.
+          hint: spec.hint,
+          natural: resolveHint(undefined, spec.hint).natural,
         });
   if (matched.length === 0) {
     if (!spec.upsert) return { n: 0, nModified: 0 };
-    return upsert(txn, catalog, ns, spec, now);
+    return upsert(w, ns, spec, now);
   }
-  // Compute every new version first so that a failing document leaves nothing written.
-  const changes: Array<{
-    record: StoredRecord;
-    after: BsonDocument;
-    diff: BsonDocument | undefined;
-  }> = [];
+  const target = coll as Collection;
+  // Compute and check every new version first so that a failing document leaves nothing written.
+  const changes: CheckedUpdate[] = [];
   let first: { before: BsonDocument; after: BsonDocument } | undefined;
   for (const { record, details } of matched) {
     const res = spec.update.apply(record.doc, {
@@ -161,27 +103,14 @@ export function executeUpdate(
     if (first === undefined) first = { before: record.doc, after: res.doc };
     if (!res.modified) continue;
     checkIdUnchanged(record.doc, res.doc);
-    checkStorable(res.doc);
-    validateForWrite(coll as Collection, res.doc, record.doc, spec.validation);
-    changes.push({ record, after: res.doc, diff: res.diff });
+    changes.push(checkUpdate(w, target, record, res.doc, res.diff));
   }
-  const target = coll as Collection;
-  for (const { record, after, diff } of changes) {
-    const written = target.update(txn, record, after);
-    catalog.observer.onUpdate(txn, target, record.doc, after, diff, written.bytes);
-  }
+  applyUpdates(w, target, changes);
   return { n: matched.length, nModified: changes.length, ...(first ?? {}) };
 }
 
-function upsert(
-  txn: WriteTxn,
-  catalog: Catalog,
-  ns: Namespace,
-  spec: UpdateSpec,
-  now: Date,
-): UpdateOutcome {
-  const doc = prepareForInsert(spec.update.upsert(spec.filter, { now }).doc);
-  insertOne(txn, catalog, ns, doc, spec.validation);
+function upsert(w: WriteContext, ns: Namespace, spec: UpdateSpec, now: Date): UpdateOutcome {
+  const { doc } = insertDocument(w, ns, spec.update.upsert(spec.filter, { now }).doc);
   return { n: 1, nModified: 0, upsertedId: getOwn(doc, '_id'), after: doc };
 }
 
@@ -199,8 +128,7 @@ function checkIdUnchanged(before: BsonDocument, after: BsonDocument): void {
 
 /** Delete the selected documents; returns them. */
 export function executeDelete(
-  txn: WriteTxn,
-  catalog: Catalog,
+  w: WriteContext,
   ns: Namespace,
   spec: {
     filter: BsonDocument;
@@ -211,17 +139,17 @@ export function executeDelete(
     collator?: Collator | undefined;
   },
 ): BsonDocument[] {
-  const coll = writableCollection(txn, catalog, ns);
+  const coll = writableCollection(w.txn, w.catalog, ns);
   if (coll === undefined) return [];
-  const matched = selectRecords(txn, coll, spec.filter, spec.matcher, {
-    ...(spec.limit > 0 ? { limit: spec.limit } : {}),
-    ...(spec.sort ? { sort: spec.sort } : {}),
-    hint: spec.hint,
+  const matched = selectRecords(w.txn, coll, {
+    filter: spec.filter,
+    matcher: spec.matcher,
+    limit: spec.limit > 0 ? spec.limit : undefined,
+    sort: spec.sort,
     collator: spec.collator,
+    hint: spec.hint,
+    natural: resolveHint(undefined, spec.hint).natural,
   });
-  for (const { record } of matched) {
-    coll.remove(txn, record);
-    catalog.observer.onDelete(txn, coll, record.doc);
-  }
+  for (const { record } of matched) deleteDocument(w, coll, record);
   return matched.map((m) => m.record.doc);
 }

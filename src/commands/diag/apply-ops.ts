@@ -20,9 +20,13 @@ import { compileUpdate } from '../../update/index.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
+import { privileges } from '../authorization.js';
+import { privilege } from '../../auth/privileges.js';
+import { clusterResource, namespaceResource } from '../../auth/resource.js';
 import { writeWithConcern } from '../crud/common.js';
-import { executeDelete, executeUpdate, insertOne } from '../crud/write-exec.js';
-import type { Namespace } from '../crud/write-exec.js';
+import { executeDelete, executeUpdate } from '../crud/write-exec.js';
+import { insertDocument } from '../../catalog/write-unit.js';
+import type { Namespace, WriteContext } from '../../catalog/write-unit.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { WriteTxn } from '../../storage/engine.js';
 
@@ -115,8 +119,9 @@ function byId(id: BsonValue): { filter: BsonDocument; matcher: ReturnType<typeof
 }
 
 /** applyOperation_inlock for one CRUD entry, inside the shared transaction. */
-function applyOne(txn: WriteTxn, catalog: Catalog, op: Operation): void {
+function applyOne(w: WriteContext, op: Operation): void {
   if (op.type === 'n') return;
+  const { txn, catalog } = w;
   const coll = catalog.get(op.ns.db, op.ns.name);
   const what = op.type === 'i' ? 'insert' : op.type === 'u' ? 'update' : 'delete';
   if (coll === undefined)
@@ -125,7 +130,7 @@ function applyOne(txn: WriteTxn, catalog: Catalog, op: Operation): void {
       `Failed to apply ${what} due to missing collection: ${opText(op.doc)}`,
     );
   if (op.type === 'i') {
-    insertOne(txn, catalog, op.ns, prepareForInsert(op.o));
+    insertDocument(w, op.ns, op.o);
     return;
   }
   if (op.type === 'd') {
@@ -135,7 +140,7 @@ function applyOne(txn: WriteTxn, catalog: Catalog, op: Operation): void {
         ErrorCode.NoSuchKey,
         `Failed to apply delete due to missing _id: ${opText(op.doc)}`,
       );
-    executeDelete(txn, catalog, op.ns, { ...byId(id), limit: 1 });
+    executeDelete(w, op.ns, { ...byId(id), limit: 1 });
     return;
   }
   const id = op.o2 === undefined ? undefined : getOwn(op.o2, '_id');
@@ -165,7 +170,7 @@ function applyOne(txn: WriteTxn, catalog: Catalog, op: Operation): void {
       ErrorCode.UpdateOperationFailed,
       `${isReplacement ? 'Update of non-mod failed' : 'Failed to apply update'}: ${opText(op.doc)}`,
     );
-  executeUpdate(txn, catalog, op.ns, {
+  executeUpdate(w, op.ns, {
     ...byId(id),
     update: compileUpdate(after),
     multi: false,
@@ -203,6 +208,26 @@ function checkPreconditions(txn: WriteTxn, catalog: Catalog, list: readonly Bson
 
 export const applyOps = defineCommand({
   name: 'applyOps',
+  // As mongod's OplogApplicationChecks: applyOps on the cluster, and each entry's own action on
+  // its namespace.
+  auth: privileges('applyOps on the cluster and each operation on its namespace', ({ target }) => {
+    const needed = [privilege(clusterResource, 'applyOps')];
+    if (Array.isArray(target)) {
+      for (const e of target) {
+        if (!isPlainDocument(e) || typeof e['ns'] !== 'string') continue;
+        const op = e['op'];
+        const action =
+          op === 'i' ? 'insert' : op === 'u' ? 'update' : op === 'd' ? 'remove' : undefined;
+        const dot = e['ns'].indexOf('.');
+        if (action !== undefined)
+          needed.push(
+            privilege(namespaceResource(e['ns'].slice(0, dot), e['ns'].slice(dot + 1)), action),
+          );
+        else if (op === 'n') needed.push(privilege(clusterResource, 'appendOplogNote'));
+      }
+    }
+    return [needed];
+  }),
   args: {
     preCondition: t.array,
     alwaysUpsert: t.safeBool,
@@ -232,7 +257,13 @@ export const applyOps = defineCommand({
     const { wcError } = await writeWithConcern(services, op, (txn) => {
       if (args.preCondition !== undefined)
         checkPreconditions(txn, services.catalog, args.preCondition);
-      for (const o of ops) applyOne(txn, services.catalog, o);
+      const w: WriteContext = {
+        txn,
+        catalog: services.catalog,
+        statement: undefined,
+        bypassDocumentValidation: args.bypassDocumentValidation === true,
+      };
+      for (const o of ops) applyOne(w, o);
     });
     const reply: BsonDocument = {
       applied: new Int32(ops.length),

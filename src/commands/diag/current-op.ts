@@ -36,6 +36,10 @@ import type { RunningOperation } from '../operations.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { clusterTimeOf } from '../crud/common.js';
+import { authenticatedOnly, privileges, userKeyOf } from '../authorization.js';
+import { privilege } from '../../auth/privileges.js';
+import { clusterResource } from '../../auth/resource.js';
+import type { AuthInput } from '../registry.js';
 
 /** mongod's Date_t::toString(): ISO 8601 in local time with the UTC offset. */
 export function localIsoString(d: Date): string {
@@ -200,13 +204,17 @@ class CurrentOpReporter {
 export function currentOpDocuments(
   services: ServerServices,
   options: CurrentOpOptions,
+  /** With access control and allUsers false: only this connection's user's operations. */
+  onlyUser?: string,
 ): BsonDocument[] {
   const report = new CurrentOpReporter(services);
   const registry = services.operations;
-  const running = registry.operations();
+  const mine = (c: ConnectionState): boolean => onlyUser === undefined || userKeyOf(c) === onlyUser;
+  const running = registry.operations().filter((op) => mine(op.client));
   const byClient = new Map(running.map((op) => [op.client.id, op]));
   const out: BsonDocument[] = [];
   for (const client of registry.connections()) {
+    if (!mine(client)) continue;
     const op = byClient.get(client.id);
     byClient.delete(client.id);
     if (op !== undefined) out.push(report.operation(op, options.truncateOps));
@@ -215,12 +223,14 @@ export function currentOpDocuments(
   // Operations of connections the registry was not told about (none from the listener).
   for (const op of byClient.values()) out.push(report.operation(op, options.truncateOps));
   if (options.idleCursors) {
-    for (const c of services.cursors.all()) if (!c.inUse) out.push(report.idleCursor(c));
+    for (const c of services.cursors.all())
+      if (!c.inUse && (onlyUser === undefined || c.authenticatedUser === onlyUser))
+        out.push(report.idleCursor(c));
   }
   if (options.idleSessions) {
     const busy = new Set(running.map((op) => op.session));
     for (const s of services.sessions.all()) {
-      if (busy.has(s)) continue;
+      if (busy.has(s) || (onlyUser !== undefined && s.owner !== onlyUser)) continue;
       const doc = report.idleSession(s);
       if (doc !== undefined) out.push(doc);
     }
@@ -228,10 +238,19 @@ export function currentOpDocuments(
   return out;
 }
 
-/** The server's self-report for pipeline stages. */
-export function serverIntrospection(services: ServerServices): ServerIntrospection {
+/** The server's self-report for pipeline stages, as `connection` may see it. */
+export function serverIntrospection(
+  services: ServerServices,
+  connection?: ConnectionState,
+): ServerIntrospection {
+  const self = connection === undefined ? undefined : userKeyOf(connection);
   return {
-    currentOps: (options) => currentOpDocuments(services, options),
+    currentOps: (options) =>
+      currentOpDocuments(
+        services,
+        options,
+        services.config.auth && !options.allUsers ? (self ?? '') : undefined,
+      ),
     sessions: () =>
       [...services.sessions.all()].map((s) => ({ lsid: s.lsid, lastUse: new Date(s.lastUsedMs) })),
     latencyStats: (ns) => {
@@ -262,6 +281,9 @@ const currentOpParameters = { $all: t.any, $ownOps: t.any, $truncateOps: t.any }
 
 export const currentOp = defineCommand({
   name: 'currentOp',
+  auth: privileges('inprog on the cluster; none with $ownOps', (input) =>
+    trueValue(input.body['$ownOps']) ? [[]] : [[privilege(clusterResource, 'inprog')]],
+  ),
   args: currentOpParameters,
   strict: false,
   traits: { adminOnly: true },
@@ -296,7 +318,7 @@ export const currentOp = defineCommand({
       subPipelineDepth: 0,
       inFacet: false,
       inLookup: false,
-      server: serverIntrospection(services),
+      server: serverIntrospection(services, inv.connection),
     };
     const rt: Runtime = {
       catalog: services.catalog,
@@ -314,6 +336,15 @@ export const currentOp = defineCommand({
     }
   },
 });
+
+/** killOp of an operation that the connection's own user runs (allowed without killop). */
+function ownOperation(input: AuthInput): boolean {
+  const opid = numericValue(input.body['op']);
+  const user = userKeyOf(input.connection);
+  if (opid === undefined || user === undefined) return false;
+  const op = input.services.operations.operations().find((o) => o.opid === opid);
+  return op !== undefined && userKeyOf(op.client) === user;
+}
 
 /** mongod's KillOpCmdBase::parseOpId: an integral number within int32. */
 function parseOpId(body: BsonDocument): number {
@@ -342,6 +373,9 @@ function parseOpId(body: BsonDocument): number {
 
 export const killOp = defineCommand({
   name: 'killOp',
+  auth: privileges("killop on the cluster; none to kill one's own operation", (input) =>
+    ownOperation(input) ? [[]] : [[privilege(clusterResource, 'killop')]],
+  ),
   args: { op: t.any },
   strict: false,
   traits: { adminOnly: true },
@@ -360,6 +394,7 @@ export const killOp = defineCommand({
  */
 export const refreshLogicalSessionCacheNow = defineCommand({
   name: 'refreshLogicalSessionCacheNow',
+  auth: authenticatedOnly,
   args: {},
   traits: { testOnly: true },
   run: () => ({}),

@@ -20,6 +20,9 @@ import { t } from '../args.js';
 import type { OperationContext } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
+import { privileges } from '../authorization.js';
+import { privilege } from '../../auth/privileges.js';
+import { namespaceResource } from '../../auth/resource.js';
 import { errmsgReply } from './log-commands.js';
 
 /** An index whose key pattern starts with `keyPattern`'s fields and that is not multikey. */
@@ -52,6 +55,12 @@ async function sliceBreak(op: OperationContext, sliceEndMs: { at: number }): Pro
 export const dataSize = defineCommand({
   name: 'dataSize',
   aliases: ['datasize'],
+  // As mongod: find on the namespace the command names ("db.coll").
+  auth: privileges('find on the namespace', ({ target }) => {
+    const ns = typeof target === 'string' ? target : '';
+    const dot = ns.indexOf('.');
+    return [[privilege(namespaceResource(ns.slice(0, dot), ns.slice(dot + 1)), 'find')]];
+  }),
   args: {
     keyPattern: t.document,
     min: t.document,

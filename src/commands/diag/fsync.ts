@@ -5,12 +5,14 @@ import { Int32, Long } from 'bson';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
+import { onCluster } from '../authorization.js';
 import { errmsgReply } from './log-commands.js';
 
 const fsyncUrl = 'http://dochub.mongodb.org/core/fsynccommand';
 
 export const fsync = defineCommand({
   name: 'fsync',
+  auth: onCluster('fsync'),
   args: { lock: t.safeBool, async: t.safeBool, allowFsyncFailure: t.safeBool },
   strict: false,
   traits: { adminOnly: true },
@@ -33,6 +35,7 @@ export const fsync = defineCommand({
 
 export const fsyncUnlock = defineCommand({
   name: 'fsyncUnlock',
+  auth: onCluster('unlock'),
   args: {},
   strict: false,
   traits: { adminOnly: true },

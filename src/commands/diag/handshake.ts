@@ -12,6 +12,8 @@ import { t } from '../args.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
+import { noAuth } from '../authorization.js';
+import { saslSupportedMechs, speculativeAuthenticate } from '../auth/sasl.js';
 
 export const maxWireVersion = 21;
 export const serverVersion = '7.0.14';
@@ -93,13 +95,21 @@ function runHello(inv: Invocation<typeof helloArgs>, legacyName: boolean): BsonD
     maxWireVersion: new Int32(maxWireVersion),
     readOnly: false,
   });
-  if (args.saslSupportedMechs !== undefined) reply['saslSupportedMechs'] = [];
+  if (args.saslSupportedMechs !== undefined) {
+    const mechs = saslSupportedMechs(services, args.saslSupportedMechs);
+    if (mechs !== undefined) reply['saslSupportedMechs'] = mechs;
+  }
+  if (args.speculativeAuthenticate !== undefined) {
+    const spec = speculativeAuthenticate(services, connection, args.speculativeAuthenticate);
+    if (spec !== undefined) reply['speculativeAuthenticate'] = spec;
+  }
   reply['ok'] = new Double(1);
   return reply;
 }
 
 export const hello = defineCommand({
   name: 'hello',
+  auth: noAuth,
   args: helloArgs,
   strict: false,
   traits: { apiVersion1: true },
@@ -108,6 +118,7 @@ export const hello = defineCommand({
 
 export const isMaster = defineCommand({
   name: 'isMaster',
+  auth: noAuth,
   aliases: ['ismaster'],
   args: helloArgs,
   strict: false,

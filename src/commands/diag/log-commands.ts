@@ -12,6 +12,7 @@ import type { LogSettings } from '../../log.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
+import { onCluster } from '../authorization.js';
 
 /** An errmsg-only failure, as mongod's ErrmsgCommandDeprecated replies (no code). */
 export function errmsgReply(errmsg: string): BsonDocument {
@@ -20,6 +21,7 @@ export function errmsgReply(errmsg: string): BsonDocument {
 
 export const getLog = defineCommand({
   name: 'getLog',
+  auth: onCluster('getLog'),
   args: {},
   traits: { adminOnly: true },
   help: '{ getLog : "*" }  OR { getLog : "global" }',
@@ -44,6 +46,7 @@ export const getLog = defineCommand({
 
 export const logRotate = defineCommand({
   name: 'logRotate',
+  auth: onCluster('logRotate'),
   args: {},
   traits: { adminOnly: true },
   help: 'renames the server log file to <logpath>.<time> and opens a new one (as SIGUSR1 does)',

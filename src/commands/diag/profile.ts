@@ -4,11 +4,14 @@
 // reads the settings. As mongod's IDL: the level is any number, slowms a whole number,
 // sampleRate a double in [0, 1], filter a document or "unset"; other fields are ignored.
 
-import { isPlainDocument } from '../../bson/types.js';
+import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { parseCommandParameter, t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
+import { privileges } from '../authorization.js';
+import { privilege } from '../../auth/privileges.js';
+import { databaseResource, namespaceResource } from '../../auth/resource.js';
 import { Profiler, parseProfileFilter } from '../profiler.js';
 import type { DatabaseProfileSettings, ProfileFilter } from '../profiler.js';
 
@@ -34,6 +37,15 @@ function state(
 
 export const profile = defineCommand({
   name: 'profile',
+  // As mongod: reading the settings needs find on system.profile or enableProfiler; changing
+  // them needs enableProfiler on the database.
+  auth: privileges('enableProfiler on the database', ({ db, target, args }) => {
+    const level = numericValue(target) ?? 0;
+    const change = [privilege(databaseResource(db), 'enableProfiler')];
+    if (level < 0 && args.slowms === undefined && args.sampleRate === undefined)
+      return [[privilege(namespaceResource(db, 'system.profile'), 'find')], change];
+    return [change];
+  }),
   args: { slowms: t.int64, sampleRate: t.double, filter: t.any },
   strict: false,
   help: 'controls the behaviour of the performance profiler, the fraction of eligible operations which are sampled for logging/profiling, and the threshold duration at which ops become eligible.',

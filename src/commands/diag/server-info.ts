@@ -15,11 +15,13 @@ import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { maxWireVersion, serverVersion, versionArray } from './handshake.js';
 import { componentVerbosity, parseLogLevel, setComponentVerbosity } from './log-commands.js';
+import { authenticatedOnly, noAuth, onCluster } from '../authorization.js';
 
 const int = (n: number): Int32 => new Int32(n);
 
 export const buildInfo = defineCommand({
   name: 'buildInfo',
+  auth: noAuth,
   aliases: ['buildinfo'],
   args: {},
   traits: { apiVersion1: false },
@@ -46,6 +48,7 @@ export const buildInfo = defineCommand({
 
 export const ping = defineCommand({
   name: 'ping',
+  auth: noAuth,
   args: {},
   traits: { apiVersion1: true },
   run: () => ({}),
@@ -109,6 +112,9 @@ export function defaultParameters(services: { enableTestCommands: boolean }): Ma
     ['internalDocumentSourceGroupMaxMemoryBytes', Long.fromNumber(limits.groupMemoryBytesMax)],
     ['allowDiskUseByDefault', true],
     ['authenticationMechanisms', ['SCRAM-SHA-1', 'SCRAM-SHA-256']],
+    ['enableLocalhostAuthBypass', true],
+    ['scramIterationCount', int(10000)],
+    ['scramSHA256IterationCount', int(15000)],
     ['requireApiVersion', false],
     ['notablescan', false],
     ['quiet', false],
@@ -175,6 +181,7 @@ const settable = new Set([
 
 export const getParameter = defineCommand({
   name: 'getParameter',
+  auth: onCluster('getParameter'),
   args: { allParameters: t.any, showDetails: t.any, setAt: t.any },
   strict: false,
   traits: { adminOnly: true },
@@ -198,6 +205,7 @@ export const getParameter = defineCommand({
 
 export const setParameter = defineCommand({
   name: 'setParameter',
+  auth: onCluster('setParameter'),
   args: Object.fromEntries([...settable].map((k) => [k, t.any])),
   traits: { adminOnly: true },
   run: ({ services, body }) => {
@@ -230,6 +238,7 @@ export const setParameter = defineCommand({
 
 export const getCmdLineOpts = defineCommand({
   name: 'getCmdLineOpts',
+  auth: onCluster('getCmdLineOpts'),
   args: {},
   traits: { adminOnly: true },
   run: ({ services }) => ({ argv: [...services.config.argv], parsed: services.config.parsed }),
@@ -434,6 +443,7 @@ const statusSections: ReadonlyArray<readonly [string, (s: ServerServices) => Bso
 
 export const serverStatus = defineCommand({
   name: 'serverStatus',
+  auth: onCluster('serverStatus'),
   args: {},
   // As mongod's: any other field names a section to leave out (0) or include (1).
   strict: false,
@@ -472,6 +482,7 @@ function osName(): string {
 
 export const hostInfo = defineCommand({
   name: 'hostInfo',
+  auth: onCluster('hostInfo'),
   args: {},
   help: "returns information about the daemon's host",
   run: () => {
@@ -508,18 +519,33 @@ export const hostInfo = defineCommand({
 
 export const whatsmyuri = defineCommand({
   name: 'whatsmyuri',
+  auth: authenticatedOnly,
   args: {},
   run: ({ connection }) => ({ you: connection.remote }),
 });
 
 export const connectionStatus = defineCommand({
   name: 'connectionStatus',
+  auth: noAuth,
   args: { showPrivileges: t.bool },
-  run: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] } }),
+  run: ({ services, connection, args }) => {
+    services.auth.refresh(connection);
+    const user = connection.auth.user;
+    const authInfo: BsonDocument = {
+      authenticatedUsers: user === undefined ? [] : [{ user: user.user, db: user.db }],
+      authenticatedUserRoles:
+        user === undefined ? [] : user.roles.map((r) => ({ role: r.role, db: r.db })),
+    };
+    if (args.showPrivileges === true)
+      authInfo['authenticatedUserPrivileges'] =
+        user === undefined ? [] : user.privileges.toDocuments();
+    return { authInfo };
+  },
 });
 
 export const listCommands = defineCommand({
   name: 'listCommands',
+  auth: noAuth,
   args: {},
   help: 'get a list of all db commands',
   run: ({ services }) => {
@@ -528,7 +554,7 @@ export const listCommands = defineCommand({
       const def = services.commandDefinition(name);
       commands[name] = {
         help: def?.help ?? '',
-        requiresAuth: true,
+        requiresAuth: def?.auth.requiresAuth !== false,
         secondaryOk: true,
         adminOnly: def?.traits?.adminOnly === true,
         apiVersions: def?.traits?.apiVersion1 === true ? ['1'] : [],
@@ -541,6 +567,7 @@ export const listCommands = defineCommand({
 
 export const getFreeMonitoringStatus = defineCommand({
   name: 'getFreeMonitoringStatus',
+  auth: onCluster('checkFreeMonitoringStatus'),
   args: {},
   traits: { adminOnly: true },
   run: () => ({ state: 'disabled' }),

@@ -5,6 +5,7 @@ import { Long } from 'bson';
 import type { BsonDocument } from '../../bson/types.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
+import { onCluster } from '../authorization.js';
 import type { TopCounter, TopEntry } from '../metrics.js';
 
 const fields = [
@@ -25,6 +26,7 @@ function counter(c: TopCounter): BsonDocument {
 
 export const top = defineCommand({
   name: 'top',
+  auth: onCluster('top'),
   args: {},
   traits: { adminOnly: true },
   help: 'usage by collection, in micros',

@@ -27,6 +27,7 @@ import { t } from '../args.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
+import { onCollection } from '../authorization.js';
 import { targetCollection } from '../crud/common.js';
 import { conformsToValidator } from '../crud/document-validation.js';
 
@@ -242,6 +243,7 @@ function entryDocument(e: Inconsistency, coll: Collection, view: ReadView): Bson
 
 export const validate = defineCommand({
   name: 'validate',
+  auth: onCollection('validate'),
   // mongod's validate is not an IDL command: its options are read by truthiness and other
   // fields are ignored.
   args: {

@@ -9,6 +9,7 @@ import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { electionId } from '../diag/handshake.js';
 import { t } from '../args.js';
+import { onCluster } from '../authorization.js';
 
 function requireReplSet(services: ServerServices): string {
   const name = services.config.replSet;
@@ -19,6 +20,7 @@ function requireReplSet(services: ServerServices): string {
 
 export const replSetGetStatus = defineCommand({
   name: 'replSetGetStatus',
+  auth: onCluster('replSetGetStatus'),
   args: { initialSync: t.ignored },
   traits: { adminOnly: true },
   run: ({ services }) => {
@@ -76,6 +78,7 @@ export const replSetGetStatus = defineCommand({
 
 export const replSetGetConfig = defineCommand({
   name: 'replSetGetConfig',
+  auth: onCluster('replSetGetConfig'),
   args: { commitmentStatus: t.bool, includeNewlyAdded: t.bool },
   traits: { adminOnly: true },
   run: ({ services }) => {

@@ -1,14 +1,17 @@
 // commitTransaction and abortTransaction.
 
+import { recordTransactionCommit } from '../../catalog/write-unit.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { writeSessionRecord, readSessionRecord } from '../../txn/ledger.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { withWriteConcernError } from '../write-concern.js';
+import { authenticatedOnly } from '../authorization.js';
 
 export const commitTransaction = defineCommand({
   name: 'commitTransaction',
+  auth: authenticatedOnly,
   args: { commitTimestamp: t.ignored, recoveryToken: t.ignored },
   traits: { adminOnly: true, apiVersion1: true },
   run: async ({ services, op }) => {
@@ -30,7 +33,7 @@ export const commitTransaction = defineCommand({
           { txnNumber: txn.txnNumber, state: 'committed' },
           prev?.txnNumber ?? -1,
         );
-        services.oplog?.logTransaction(raw, txn.oplogOps, session.lsid, txn.txnNumber);
+        recordTransactionCommit(raw, services.catalog, txn, session.lsid);
       });
     } else if (op.writeConcern.durable) {
       // A retried commit: the first one may not have waited for durability.
@@ -42,6 +45,7 @@ export const commitTransaction = defineCommand({
 
 export const abortTransaction = defineCommand({
   name: 'abortTransaction',
+  auth: authenticatedOnly,
   args: { recoveryToken: t.ignored },
   traits: { adminOnly: true, apiVersion1: true },
   run: ({ services, op }) => {

@@ -6,9 +6,11 @@ import { CommandError, ErrorCode } from '../../errors.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import { parseMode } from './failpoints.js';
+import { authenticatedOnly } from '../authorization.js';
 
 export const configureFailPoint = defineCommand({
   name: 'configureFailPoint',
+  auth: authenticatedOnly,
   args: { mode: t.any, data: t.document },
   traits: { adminOnly: true, testOnly: true },
   run: ({ services, target, args }) => {

@@ -12,7 +12,8 @@ import { AggCode } from '../error-codes.js';
 import { isNullish, typeName } from '../values.js';
 import { constant, operatorExpression, unaryOperator } from './operator.js';
 import { defineVariable, validateNameForUserWrite, withChildScope } from './variables.js';
-import { MISSING } from './types.js';
+import { MISSING, ROOT_SLOT } from './types.js';
+import { META_FIELD_NAMES, metadataOf } from '../../query/exec/metadata.js';
 import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
 
 const $literal: OperatorDefinition = { name: '$literal', parse: (arg) => constant(arg) };
@@ -65,29 +66,30 @@ const $rand: OperatorDefinition = {
   },
 };
 
-const META_NAMES = new Set([
-  'textScore',
-  'randVal',
-  'searchScore',
-  'searchHighlights',
-  'geoNearDistance',
-  'geoNearPoint',
-  'recordId',
-  'indexKey',
-  'sortKey',
-  'searchScoreDetails',
-  'timeseriesBucketMinTime',
-  'timeseriesBucketMaxTime',
-]);
-
-/** $meta: no stage here produces metadata yet ($text, $search, $geoNear), so every field is missing. */
+/**
+ * $meta: the metadata of the document being evaluated ($$ROOT): the text score of a $text
+ * search, the distance and point of $geoNear; missing where no stage produced it (and for the
+ * kinds nothing here produces: search scores, index keys...).
+ */
 const $meta: OperatorDefinition = {
   name: '$meta',
   parse(arg) {
     if (typeof arg !== 'string')
       fail(AggCode.Location17307, '$meta only supports string arguments');
-    if (!META_NAMES.has(arg)) fail(AggCode.Location17308, `Unsupported argument to $meta: ${arg}`);
-    return { kind: 'operator', op: '$meta', evaluate: () => MISSING };
+    if (!META_FIELD_NAMES.has(arg))
+      fail(AggCode.Location17308, `Unsupported argument to $meta: ${arg}`);
+    const read = (frame: Frame): Value => {
+      const root = frame.vars[ROOT_SLOT];
+      const meta = isPlainDocument(root) ? metadataOf(root) : undefined;
+      if (meta === undefined) return MISSING;
+      if (arg === 'textScore')
+        return meta.textScore === undefined ? MISSING : new Double(meta.textScore);
+      if (arg === 'geoNearDistance')
+        return meta.geoNearDistance === undefined ? MISSING : new Double(meta.geoNearDistance);
+      if (arg === 'geoNearPoint') return meta.geoNearPoint ?? MISSING;
+      return MISSING;
+    };
+    return { kind: 'operator', op: '$meta', evaluate: read };
   },
 };
 

@@ -3,6 +3,7 @@
 
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import type { PlanStage, Row, StageStats } from '../../query/exec/stages.js';
+import { copyMetadata } from '../../query/exec/metadata.js';
 import type { ReadView } from '../../storage/engine.js';
 
 export function newStats(
@@ -39,6 +40,7 @@ export class MapStage implements PlanStage {
       this.stats.works++;
       const out = this.fn(row.doc, view);
       if (out === undefined) continue;
+      copyMetadata(row.doc, out);
       this.stats.nReturned++;
       return { doc: out };
     }
@@ -63,6 +65,7 @@ export class FlatMapStage implements PlanStage {
       if (row === undefined) return undefined;
       this.stats.works++;
       this.pending = this.fn(row.doc, view);
+      for (const out of this.pending) copyMetadata(row.doc, out);
       this.i = 0;
     }
     const doc = this.pending[this.i++] as BsonDocument;

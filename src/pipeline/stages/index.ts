@@ -4,10 +4,11 @@
 
 import { $bucket } from './bucket.js';
 import { $bucketAuto } from './bucket-auto.js';
-import { $changeStream } from './change-stream.js';
+import { $changeStream } from './change-stream-stage.js';
 import { $densify } from './densify.js';
 import { $facet } from './facet.js';
 import { $fill } from './fill.js';
+import { $geoNear } from './geo-near.js';
 import { $graphLookup } from './graph-lookup.js';
 import { $group } from './group.js';
 import { $listLocalSessions, $listSessions } from './list-sessions.js';
@@ -73,6 +74,7 @@ const all: readonly StageDefinition[] = [
   $densify,
   $fill,
   $changeStream,
+  $geoNear,
 ];
 
 export const stageDefinitions: ReadonlyMap<string, StageDefinition> = new Map(
@@ -85,7 +87,6 @@ export const unsupportedStages: ReadonlyMap<string, string> = new Map([
   ['$search', '$search requires Atlas Search, which is not supported'],
   ['$searchMeta', '$searchMeta requires Atlas Search, which is not supported'],
   ['$vectorSearch', '$vectorSearch requires Atlas Search, which is not supported'],
-  ['$geoNear', '$geoNear is not supported yet (no geospatial indexes)'],
   ['$planCacheStats', '$planCacheStats is not supported yet'],
   ['$listSampledQueries', '$listSampledQueries is not supported'],
   ['$shardedDataDistribution', '$shardedDataDistribution is not supported (no sharding)'],

@@ -11,9 +11,11 @@ import { isArray, isPlainDocument } from '../../bson/types.js';
 import { compareBson } from '../../bson/compare.js';
 import { getOwn, hasOwn, setOwn } from '../../bson/document.js';
 import { validateCollectionName } from '../../catalog/namespace.js';
-import { checkIdValue, checkStorable } from '../../catalog/validate-document.js';
+import { checkIdValue } from '../../catalog/validate-document.js';
+import { insertDocument, updateDocument } from '../../catalog/write-unit.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { compileFilter } from '../../query/match/index.js';
+import { selectRecords } from '../../query/exec/select-records.js';
 import { AggCode } from '../error-codes.js';
 import { parseExpression, rootContext } from '../expressions/parse.js';
 import { defineVariable, newScope, validateNameForUserWrite } from '../expressions/variables.js';
@@ -22,9 +24,7 @@ import type { Expression } from '../expressions/types.js';
 import { parseDocumentPipeline } from '../update.js';
 import type { DocumentPipeline } from '../update.js';
 import { typeName } from '../values.js';
-import { catalogOf } from './types.js';
 import type { PipelineContext, StageDefinition } from './types.js';
-import { findRecords, insertDocument, replaceDocument } from './write.js';
 import type { WriteStage } from './write.js';
 
 type WhenMatched = 'replace' | 'keepExisting' | 'merge' | 'fail' | 'pipeline';
@@ -53,9 +53,9 @@ class MergeStage implements WriteStage {
   attach(): never {
     fail(ErrorCode.InternalError, '$merge runs through executeWrite');
   }
-  executeWrite(...[txn, docs, rt, options]: Parameters<WriteStage['executeWrite']>): void {
+  executeWrite(...[w, docs, rt]: Parameters<WriteStage['executeWrite']>): void {
     const m = this.m;
-    const catalog = catalogOf(rt);
+    const { txn, catalog } = w;
     const onId = m.on.length === 1 && m.on[0] === '_id';
     const target = catalog.get(m.db, m.coll);
     if (!onId) {
@@ -81,8 +81,11 @@ class MergeStage implements WriteStage {
         filter[f] = { $eq: v };
       }
       const coll = catalog.get(m.db, m.coll);
-      const found = coll === undefined ? [] : findRecords(txn, coll, filter, compileFilter(filter));
-      const match = found[0];
+      const found =
+        coll === undefined
+          ? []
+          : selectRecords(txn, coll, { filter, matcher: compileFilter(filter) });
+      const match = found[0]?.record;
       if (match === undefined || coll === undefined) {
         if (m.whenNotMatched === 'discard') continue;
         if (m.whenNotMatched === 'fail')
@@ -90,7 +93,7 @@ class MergeStage implements WriteStage {
             AggCode.Location13113,
             '$merge could not find a matching document in the target collection for at least one document in the source collection',
           );
-        insertDocument(txn, catalog, m.db, m.coll, doc, options);
+        insertDocument(w, { db: m.db, name: m.coll }, doc);
         continue;
       }
       if (found.length > 1 && !onId)
@@ -132,8 +135,7 @@ class MergeStage implements WriteStage {
           break;
         }
       }
-      checkStorable(after);
-      replaceDocument(txn, catalog, coll, match, after, options);
+      updateDocument(w, coll, match, after, undefined);
     }
   }
 }

@@ -8,9 +8,8 @@ import { validateCollectionName } from '../../catalog/namespace.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { AggCode } from '../error-codes.js';
 import { typeName } from '../values.js';
-import { insertDocument } from './write.js';
+import { deleteDocument, insertDocument } from '../../catalog/write-unit.js';
 import type { WriteStage } from './write.js';
-import { catalogOf } from './types.js';
 import type { PipelineContext, StageDefinition } from './types.js';
 
 class OutStage implements WriteStage {
@@ -26,18 +25,16 @@ class OutStage implements WriteStage {
   attach(): never {
     fail(ErrorCode.InternalError, '$out runs through executeWrite');
   }
-  executeWrite(...[txn, docs, rt, options]: Parameters<WriteStage['executeWrite']>): void {
-    const catalog = catalogOf(rt);
+  executeWrite(...[w, docs]: Parameters<WriteStage['executeWrite']>): void {
+    const { txn, catalog } = w;
     const existing = catalog.get(this.db, this.coll);
     if (existing !== undefined) {
-      for (const rec of [...existing.scanRecords(txn, {})]) {
-        existing.remove(txn, rec);
-        catalog.observer.onDelete(txn, existing, rec.doc);
-      }
+      for (const rec of [...existing.scanRecords(txn, {})]) deleteDocument(w, existing, rec);
     } else {
       catalog.getOrCreate(txn, this.db, this.coll);
     }
-    for (const doc of docs) insertDocument(txn, catalog, this.db, this.coll, doc, options);
+    const ns = { db: this.db, name: this.coll };
+    for (const doc of docs) insertDocument(w, ns, doc);
   }
 }
 

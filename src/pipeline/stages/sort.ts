@@ -23,6 +23,7 @@ import type { SortPattern } from '../sort-pattern.js';
 import { ExternalSorter } from '../spill/sorter.js';
 import type { SortedStream } from '../spill/sorter.js';
 import { StreamingBlockingStage } from '../spill/stream-stage.js';
+import { decodeWithMetadata, encodeWithMetadata } from '../../query/exec/metadata.js';
 import type { Runtime, Stage, StageDefinition } from './types.js';
 
 interface Keyed {
@@ -41,8 +42,8 @@ export function documentSorter(
     sizeOf: (k) => approximateValueSize(k.doc),
     // Spilled runs hold the documents; their keys are computed again as they are read.
     codec: {
-      encode: (k) => encodeDocument(k.doc),
-      decode: (bytes) => keyed(decodeDocument(bytes), pattern),
+      encode: (k) => encodeDocument(encodeWithMetadata(k.doc)),
+      decode: (bytes) => keyed(decodeWithMetadata(decodeDocument(bytes)), pattern),
     },
     memoryBytesMax: rt.memory?.sortBytesMax ?? limits.sortMemoryBytesMax,
     limit,

@@ -43,6 +43,8 @@ export function childContext(
     inUnionWith: ctx.inUnionWith === true || options.inUnionWith === true,
     collection: options.collection,
     scope: options.scope ?? ctx.scope,
+    // $text reads the command's collection's text index: not a sub-pipeline's.
+    textSearch: undefined,
   };
 }
 

@@ -11,6 +11,7 @@ import type { PlanStage } from '../../query/exec/stages.js';
 import { invariant } from '../../errors.js';
 import type { ExpressionEnv, Frame, VariableScope } from '../expressions/types.js';
 import type { MemoryPolicy } from '../memory.js';
+import type { TextParams, TextSearch } from '../../text/query.js';
 
 /** Where a stage may stand (mongod's StageConstraints::PositionRequirement and friends). */
 export interface StageConstraints {
@@ -58,6 +59,8 @@ export interface PipelineContext {
   readonly allowDiskUse: boolean;
   /** The operation's collation: $match filters compare strings by it. */
   readonly collator?: Collator | undefined;
+  /** Compiles $text against the collection's text index (the command's pipeline only). */
+  readonly textSearch?: ((params: TextParams) => TextSearch) | undefined;
   /** 0 for the command's pipeline; +1 inside each $lookup/$facet/$unionWith. */
   readonly subPipelineDepth: number;
   readonly inFacet: boolean;

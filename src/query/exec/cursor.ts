@@ -39,6 +39,8 @@ export class ServerCursor {
   /** True while a getMore is running on it (mongod "pinned"); kills wait or are refused. */
   inUse = false;
   killed = false;
+  /** With access control: the user ("user@db") who opened it; getMore and killCursors check it. */
+  authenticatedUser: string | undefined;
   private stash: Row | undefined;
   private exhausted = false;
   private released = false;

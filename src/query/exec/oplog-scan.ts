@@ -1,9 +1,9 @@
-// `find` on local.oplog.rs: the oplog table read as a collection, in timestamp (natural)
-// order or reverse, with the usual filter, sort, skip, limit and projection on top.
+// `find` on local.oplog.rs: the oplog read as a collection (through src/repl/oplog-reader.ts),
+// in timestamp (natural) order or reverse, with the usual filter, sort, skip, limit and
+// projection on top.
 
-import { decodeDocument } from '../../bson/codec.js';
 import type { ReadView } from '../../storage/engine.js';
-import { oplogTable } from '../../repl/oplog.js';
+import { OplogCursor, decodeOplogEntry } from '../../repl/oplog-reader.js';
 import { LimitStage, SkipStage, SortStage, TransformStage } from './stages.js';
 import type {
   DocumentFilter,
@@ -23,39 +23,27 @@ export class OplogScanStage implements PlanStage {
     docsExamined: 0,
     children: [],
   };
-  private boundView: ReadView | undefined;
-  private it: Iterator<{ key: Uint8Array; value: Uint8Array }> | undefined;
-  private last: Uint8Array | undefined;
+  private readonly cursor: OplogCursor;
   private done = false;
 
   constructor(
     private readonly filter: DocumentFilter | undefined,
-    private readonly reverse: boolean,
-  ) {}
+    reverse: boolean,
+  ) {
+    this.cursor = new OplogCursor({ reverse });
+  }
 
   next(view: ReadView): Row | undefined {
     if (this.done) return undefined;
-    if (view !== this.boundView || this.it === undefined) {
-      this.boundView = view;
-      const after = this.last;
-      const range =
-        after === undefined
-          ? { reverse: this.reverse }
-          : this.reverse
-            ? { reverse: true, end: after, endInclusive: false }
-            : { start: after, startInclusive: false };
-      this.it = view.scan(oplogTable, range);
-    }
     for (;;) {
       this.stats.works++;
-      const r = this.it.next();
-      if (r.done === true) {
+      const r = this.cursor.next(view);
+      if (r === undefined) {
         this.done = true;
         return undefined;
       }
-      this.last = Buffer.from(r.value.key);
       this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
-      const doc = decodeDocument(r.value.value);
+      const doc = decodeOplogEntry(r);
       if (this.filter === undefined || this.filter.matches(doc)) {
         this.stats.nReturned++;
         return { doc };

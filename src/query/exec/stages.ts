@@ -16,6 +16,7 @@ import { decodeDocument, encodeDocument } from '../../bson/codec.js';
 import type { MemoryPolicy } from '../../pipeline/memory.js';
 import { ExternalSorter } from '../../pipeline/spill/sorter.js';
 import type { RecordCodec, SortedStream, SorterStats } from '../../pipeline/spill/sorter.js';
+import { decodeWithMetadata, encodeWithMetadata } from './metadata.js';
 
 /** What a filter stage needs from a compiled filter; details carry the positional match. */
 export interface DocumentFilter {
@@ -241,7 +242,7 @@ export class SortStage implements PlanStage {
 /** A row in a spill file: the document and what the row carries besides it. */
 const rowCodec: RecordCodec<Row> = {
   encode(row) {
-    const rec: BsonDocument = { d: row.doc };
+    const rec: BsonDocument = encodeWithMetadata(row.doc);
     if (row.recordId !== undefined) rec['r'] = Long.fromNumber(row.recordId);
     if (row.indexKey !== undefined) rec['k'] = row.indexKey;
     if (row.details?.elemMatchKey !== undefined) rec['e'] = row.details.elemMatchKey;
@@ -252,7 +253,7 @@ const rowCodec: RecordCodec<Row> = {
     const r = rec['r'];
     const e = rec['e'];
     return {
-      doc: rec['d'] as BsonDocument,
+      doc: decodeWithMetadata(rec),
       ...(r instanceof Long ? { recordId: r.toNumber() } : {}),
       ...(rec['k'] === undefined ? {} : { indexKey: rec['k'] as BsonDocument }),
       details: typeof e === 'string' ? { elemMatchKey: e } : {},

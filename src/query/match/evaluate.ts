@@ -34,6 +34,7 @@ export function compileDocumentTest(node: MatchNode): DocumentTest {
     case 'expr':
     case 'jsonSchema':
     case 'sampleRate':
+    case 'text':
       return node.test;
     default:
       return pathTest(node);
@@ -85,6 +86,7 @@ export function compileValueTest(node: MatchNode): ValueTest {
     case 'expr':
     case 'jsonSchema':
     case 'sampleRate':
+    case 'text':
       return () => false;
     default:
       return node.test;

@@ -7,6 +7,9 @@ import type { LeafArrayMode, PathValue } from '../../bson/path.js';
 import type { ComparisonOp } from './compare.js';
 import type { TypeSet } from './type-set.js';
 import type { Collator } from '../../bson/collation.js';
+import type { TextParams, TextSearch } from '../../text/query.js';
+import type { QueryShape } from '../../geo/geometry.js';
+import type { NearQuery } from '../../geo/near.js';
 
 /**
  * What a successful match reports back. `elemMatchKey` is the array position (as a string)
@@ -50,7 +53,14 @@ export type PathNode = PathNodeBase &
     | { readonly kind: BitTestOp; readonly positions: readonly number[] }
     | { readonly kind: 'elemMatchObject'; readonly child: MatchNode }
     | { readonly kind: 'elemMatchValue'; readonly children: readonly MatchNode[] }
-    | { readonly kind: 'geo'; readonly operator: string }
+    | {
+        readonly kind: 'geo';
+        readonly operator: '$geoWithin' | '$geoIntersects';
+        readonly shape: QueryShape;
+        /** The operator as written ({$geoWithin: {...}}), for explain. */
+        readonly raw: BsonDocument;
+      }
+    | { readonly kind: 'near'; readonly near: NearQuery; readonly raw: BsonDocument }
   );
 
 export interface RegexOperand {
@@ -62,7 +72,8 @@ export interface RegexOperand {
 export type DocumentNode =
   | { readonly kind: 'expr'; readonly expr: BsonValue; readonly test: DocumentTest }
   | { readonly kind: 'jsonSchema'; readonly schema: BsonDocument; readonly test: DocumentTest }
-  | { readonly kind: 'sampleRate'; readonly rate: number; readonly test: DocumentTest };
+  | { readonly kind: 'sampleRate'; readonly rate: number; readonly test: DocumentTest }
+  | { readonly kind: 'text'; readonly search: TextSearch; readonly test: DocumentTest };
 
 export type LogicalNode =
   | { readonly kind: 'and' | 'or' | 'nor'; readonly children: readonly MatchNode[] }
@@ -81,6 +92,12 @@ export interface MatchOptions {
   compileExpr?: ExprCompiler | undefined;
   /** The operation's collation: string comparisons ($eq, ranges, $in) use it; regexes do not. */
   collator?: Collator | undefined;
+  /**
+   * Compiles a $text search against the collection's text index (throwing IndexNotFound when
+   * there is none); without it $text answers NotImplemented (a context that does not know its
+   * collection).
+   */
+  textSearch?: ((params: TextParams) => TextSearch) | undefined;
 }
 
 /**

@@ -76,7 +76,11 @@ export function serializeFilter(node: MatchNode): BsonDocument {
       return leaf(node.path, '$elemMatch', inner);
     }
     case 'geo':
-      return leaf(node.path, node.operator, {});
+    case 'near': {
+      const out: BsonDocument = {};
+      out[node.path] = node.raw;
+      return out;
+    }
     case 'and':
       return node.children.length === 0 ? {} : { $and: node.children.map(serializeFilter) };
     case 'or':
@@ -101,6 +105,8 @@ export function serializeFilter(node: MatchNode): BsonDocument {
       return { $jsonSchema: node.schema };
     case 'sampleRate':
       return { $sampleRate: new Double(node.rate) };
+    case 'text':
+      return node.search.serialized;
   }
 }
 

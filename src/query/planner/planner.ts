@@ -76,6 +76,8 @@ import { serializeFilter } from './explain.js';
 import { compareBson } from '../../bson/compare.js';
 import type { Collator } from '../../bson/collation.js';
 import type { MemoryPolicy } from '../../pipeline/memory.js';
+import { checkSpecialPredicates, splitText, textPlan } from './text-plan.js';
+import { geoCandidates, nearPlan, splitNear } from './geo-plan.js';
 
 export interface QueryRequest {
   readonly filter: BsonDocument;
@@ -116,6 +118,8 @@ export interface QueryRequest {
   readonly memory?: MemoryPolicy | undefined;
   /** Checks the operation's deadline during a long blocking sort. */
   readonly interrupt?: (() => void) | undefined;
+  /** A projection or sort reads {$meta: "textScore"}: a $text plan computes scores. */
+  readonly wantTextScore?: boolean | undefined;
 }
 
 /** The value `_id` is pinned to by the filter, if the filter is an _id equality. */
@@ -974,7 +978,26 @@ export class PlannedQuery implements PlanStage {
         ? pinnedId(req.filter)
         : undefined;
     if (id !== undefined && req.collator !== undefined && collationSensitive(id)) id = undefined;
-    if (req.natural !== undefined) {
+    const text = splitText(tree);
+    const near = text === undefined ? splitNear(tree) : undefined;
+    if (near !== undefined) {
+      access = nearPlan({
+        coll,
+        view,
+        node: near.node,
+        rest: near.rest,
+        interrupt: req.interrupt,
+      });
+    } else if (text !== undefined) {
+      access = textPlan({
+        coll,
+        view,
+        search: text.search,
+        rest: text.rest,
+        wantTextScore: req.wantTextScore === true,
+        interrupt: req.interrupt,
+      });
+    } else if (req.natural !== undefined) {
       access = new CollScanStage(coll, req.matcher, req.natural === -1);
       decorateCollScan(access, ctx);
     } else if (id !== undefined) {
@@ -984,19 +1007,35 @@ export class PlannedQuery implements PlanStage {
       access = this.minMaxScan(ctx, this.hinted, this.minMax);
     } else {
       const candidates: Candidate[] = [];
-      if (this.hinted !== undefined) {
+      const geo = (only?: IndexAccess): Candidate[] =>
+        geoCandidates(coll, view, tree, req.matcher, () => ctx.parsedQuery(), only).map((g, i) => ({
+          label: g.index.meta.name,
+          index: g.index,
+          pointPrefix: 0,
+          providesSort: false,
+          covered: false,
+          unique: false,
+          order: coll.indexes.length + i,
+          build: g.build,
+        }));
+      if (this.hinted !== undefined && this.hinted.kind !== 'btree') {
+        // A hinted geo index serves the geo predicates; otherwise the scan answers.
+        candidates.push(...geo(this.hinted));
+      } else if (this.hinted !== undefined) {
         const c = analyzeIndex(ctx, this.hinted, 0, true);
         if (c !== undefined) candidates.push(c);
       } else {
         coll.indexes.forEach((index, i) => {
-          if (index.hidden) return;
+          // Special indexes (text, geo) serve only their own operators.
+          if (index.hidden || index.kind !== 'btree') return;
           const c = analyzeIndex(ctx, index, i, false);
           if (c !== undefined) candidates.push(c);
         });
+        candidates.push(...geo());
         if (candidates.length === 0) {
           const or = orCandidate(
             ctx,
-            coll.indexes.filter((i) => !i.hidden),
+            coll.indexes.filter((i) => !i.hidden && i.kind === 'btree'),
           );
           if (or !== undefined) candidates.push(or);
         }
@@ -1129,6 +1168,10 @@ export function planQuery(coll: Collection | undefined, req: QueryRequest): Plan
     if (req.projection !== undefined) stage = new TransformStage(stage, req.projection);
     return stage;
   }
+  checkSpecialPredicates(treeOf(req.matcher), {
+    natural: req.natural !== undefined,
+    hint: req.hint !== undefined && req.hint !== null,
+  });
   const hinted = req.natural === undefined ? hintedIndex(coll, req.hint) : undefined;
   const minMax = minMaxRange(hinted, req.min, req.max);
   return new PlannedQuery(coll, req, hinted, minMax);

@@ -5,18 +5,22 @@
 //
 // Inclusion/exclusion, nested and dotted paths through arrays, literals, $slice, $elemMatch and
 // the positional `$` behave as in mongod 7.0; aggregation expressions go through the
-// `expressions` hook; $meta answers NotImplemented (no text search yet).
+// `expressions` hook; {$meta: "textScore"} (and the $near distance and point) read the document's
+// metadata (src/query/exec/metadata.ts) and are set after the rest.
 
 import type { BsonDocument } from '../../bson/types.js';
 import type { MatchDetails } from '../match/index.js';
 import { applyExclusion, applyInclusion, elemMatchValue } from './apply.js';
 import { isMissing } from '../../bson/path.js';
-import { setOwn, deleteOwn } from '../../bson/document.js';
+import { setOwn, deleteOwn, getOwn } from '../../bson/document.js';
 import { parseProjection } from './parse.js';
 import type { ParsedProjection } from './parse.js';
 import type { ProjectionOptions } from './computed.js';
 import { applyPositional, applySlice } from './slice.js';
 import type { ProjectionNode, ProjectionType } from './tree.js';
+import { metadataOf } from '../exec/metadata.js';
+import { Double } from 'bson';
+import type { BsonValue } from '../../bson/types.js';
 
 export type { ExpressionHook, ProjectionOptions } from './computed.js';
 export type { ProjectionType } from './tree.js';
@@ -74,6 +78,37 @@ function applyProjection(
       if (isMissing(v)) deleteOwn(out, field);
       else setOwn(out, field, v);
     }
+  }
+  if (parsed.metaFields.length > 0) out = withMetaFields(out, doc, parsed.metaFields);
+  return out;
+}
+
+/** The projection's {$meta: ...} fields, from the input document's metadata. */
+function withMetaFields(
+  out: BsonDocument,
+  doc: BsonDocument,
+  fields: ParsedProjection['metaFields'],
+): BsonDocument {
+  const meta = metadataOf(doc);
+  if (out === doc) out = { ...doc };
+  for (const { path, name } of fields) {
+    let v: BsonValue | undefined;
+    if (name === 'textScore' && meta?.textScore !== undefined) v = new Double(meta.textScore);
+    else if (name === 'geoNearDistance' && meta?.geoNearDistance !== undefined)
+      v = new Double(meta.geoNearDistance);
+    else if (name === 'geoNearPoint') v = meta?.geoNearPoint;
+    if (v === undefined) continue;
+    let target = out;
+    for (const part of path.slice(0, -1)) {
+      const next = getOwn(target, part);
+      const sub: BsonDocument =
+        next !== null && typeof next === 'object' && !Array.isArray(next) && !('_bsontype' in next)
+          ? (next as BsonDocument)
+          : {};
+      setOwn(target, part, sub);
+      target = sub;
+    }
+    setOwn(target, path[path.length - 1] as string, v);
   }
   return out;
 }

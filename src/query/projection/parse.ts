@@ -15,6 +15,7 @@ import { validateFieldPath } from './field-path.js';
 import { compileComputed } from './computed.js';
 import type { ProjectionOptions } from './computed.js';
 import { newPathNode } from './tree.js';
+import { META_FIELD_NAMES } from '../exec/metadata.js';
 import type { PathNode, ProjectionLeaf, ProjectionNode, ProjectionType } from './tree.js';
 
 export interface ParsedProjection {
@@ -24,6 +25,8 @@ export interface ParsedProjection {
   readonly slices: ReadonlyArray<{ path: string[]; skip: number | undefined; limit: number }>;
   readonly positional: string[] | undefined;
   readonly elemMatches: ReadonlyArray<{ field: string; matcher: Matcher }>;
+  /** {$meta: ...} fields, set after the projection (they neither include nor exclude). */
+  readonly metaFields: ReadonlyArray<{ path: string[]; name: string }>;
 }
 
 interface Context {
@@ -37,6 +40,7 @@ interface Context {
   slices: Array<{ path: string[]; skip: number | undefined; limit: number }>;
   positional: string[] | undefined;
   elemMatches: Array<{ field: string; matcher: Matcher }>;
+  metaFields: Array<{ path: string[]; name: string }>;
 }
 
 export function parseProjection(spec: BsonDocument, options: ProjectionOptions): ParsedProjection {
@@ -52,6 +56,7 @@ export function parseProjection(spec: BsonDocument, options: ProjectionOptions):
     slices: [],
     positional: undefined,
     elemMatches: [],
+    metaFields: [],
   };
   for (const [name, value] of Object.entries(spec)) {
     ctx.idSpecified ||= name === '_id' || name.startsWith('_id.');
@@ -68,6 +73,7 @@ export function parseProjection(spec: BsonDocument, options: ProjectionOptions):
     slices: ctx.slices,
     positional: ctx.positional,
     elemMatches: ctx.elemMatches,
+    metaFields: ctx.metaFields,
   };
 }
 
@@ -295,7 +301,11 @@ function parseOperator(
   } else if (op === '$elemMatch') {
     parseElemMatchProjection(ctx, name, parts, arg, parentPath, parent);
   } else if (op === '$meta') {
-    fail(ErrorCode.NotImplemented, '$meta projections are not implemented yet (no text search)');
+    if (typeof arg !== 'string')
+      fail(ErrorCode.Location17307, '$meta only supports string arguments');
+    if (!META_FIELD_NAMES.has(arg))
+      fail(ErrorCode.Location17308, `Unsupported argument to $meta: ${arg}`);
+    ctx.metaFields.push({ path: [...parentPath, ...parts], name: arg });
   } else {
     const hook = ctx.options.expressions;
     // Without the aggregation layer every other operator is taken for an expression (NotImplemented).

@@ -279,13 +279,23 @@ const sessions: StageCase[] = [
   },
 ];
 
+/** $geoNear without its required `near` (test/integration/geo.test.ts has the rest). */
+const geoNear: StageCase[] = [
+  {
+    name: '$geoNear without near',
+    source: mongodSource('pipeline/document_source_geo_near.cpp') + ' (parseOptions)',
+    docs: five,
+    pipeline: [{ $geoNear: {} }],
+    error: 5860400,
+  },
+];
+
 /** Stages of mongod this server refuses, as docs/compatibility.md lists them. */
 const refused: StageCase[] = [
   '$listSearchIndexes',
   '$search',
   '$searchMeta',
   '$vectorSearch',
-  '$geoNear',
   '$planCacheStats',
   '$listSampledQueries',
   '$shardedDataDistribution',
@@ -434,6 +444,7 @@ export const systemCases: readonly StageCase[] = [
   ...collStats,
   ...indexStats,
   ...sessions,
+  ...geoNear,
   ...refused,
   ...changeStream,
   ...pipelineRules,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaults, OptionsError, resolveOptions } from '../../../src/cli/options.js';
@@ -99,4 +99,69 @@ test('--oplog-async and --oplog-nonlogged: flag, SECANTUS_OPLOG_* and TOML keys,
     () => resolveOptions(['--config', configFile('oplogNonlogged = "yes"\n')], {}),
     (e: unknown) => e instanceof OptionsError && /oplogNonlogged/.test(e.message),
   );
+});
+
+test('--auth, SECANTUS_AUTH and security.authorization (TOML), default off', () => {
+  assert.equal(resolveOptions([], {}).options.auth, false);
+  assert.equal(resolveOptions(['--auth'], {}).options.auth, true);
+  assert.equal(resolveOptions([], { SECANTUS_AUTH: '1' }).options.auth, true);
+  assert.equal(resolveOptions(['--noauth'], { SECANTUS_AUTH: '1' }).options.auth, false);
+  const on = configFile('[security]\nauthorization = "enabled"\n');
+  assert.equal(resolveOptions(['--config', on], {}).options.auth, true);
+  const off = configFile('[security]\nauthorization = "disabled"\n');
+  assert.equal(resolveOptions(['--config', off], { SECANTUS_AUTH: 'true' }).options.auth, true);
+  const bad = configFile('[security]\nauthorization = "yes"\n');
+  assert.throws(() => resolveOptions(['--config', bad], {}), /must be "enabled" or "disabled"/);
+  const unknown = configFile('[security]\nclusterAuthMode = "x509"\n');
+  assert.throws(() => resolveOptions(['--config', unknown], {}), /unknown key 'clusterAuthMode'/);
+});
+
+test('--keyFile: validated as mongod does, and implies --auth', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'secantus-key-'));
+  const key = (name: string, text: string, mode = 0o600): string => {
+    const p = join(dir, name);
+    writeFileSync(p, text, { mode });
+    chmodSync(p, mode);
+    return p;
+  };
+  const good = key('good', 'c2VjcmV0a2V5\n  dmFsdWU=\n');
+  const o = resolveOptions(['--keyFile', good], {}).options;
+  assert.equal(o.auth, true);
+  assert.equal(o.keyFile, good);
+  assert.equal(resolveOptions([], { SECANTUS_KEYFILE: good }).options.auth, true);
+  assert.throws(
+    () => resolveOptions(['--keyFile', key('open', 'c2VjcmV0a2V5', 0o644)], {}),
+    /permissions on .* are too open/,
+  );
+  assert.throws(
+    () => resolveOptions(['--keyFile', key('short', 'abc')], {}),
+    /has length 3, must be between 6 and 1024 chars/,
+  );
+  assert.throws(
+    () => resolveOptions(['--keyFile', key('long', 'a'.repeat(1025))], {}),
+    /has length 1025/,
+  );
+  assert.throws(
+    () => resolveOptions(['--keyFile', key('bad', 'abc$defgh')], {}),
+    /invalid char in key file .*: \$/,
+  );
+  assert.throws(() => resolveOptions(['--keyFile', key('empty', '  \n')], {}), /file is empty/);
+  assert.throws(() => resolveOptions(['--keyFile', join(dir, 'missing')], {}), OptionsError);
+});
+
+test('the initial root user comes from the environment or the config file, both parts required', () => {
+  const env = { SECANTUS_INITIAL_ROOT_USER: 'admin', SECANTUS_INITIAL_ROOT_PASSWORD: 's3cret' };
+  const o = resolveOptions(['--auth'], env).options;
+  assert.equal(o.initialRootUser, 'admin');
+  assert.equal(o.initialRootPassword, 's3cret');
+  const file = configFile('[security]\ninitialRootUser = "boss"\ninitialRootPassword = "pw"\n');
+  assert.equal(resolveOptions(['--config', file], {}).options.initialRootUser, 'boss');
+  assert.throws(() => resolveOptions([], { SECANTUS_INITIAL_ROOT_USER: 'admin' }), /needs both/);
+  assert.throws(
+    () =>
+      resolveOptions([], { SECANTUS_INITIAL_ROOT_USER: 'a', SECANTUS_INITIAL_ROOT_PASSWORD: '' }),
+    /needs both/,
+  );
+  // No flag carries a password (it would show in ps and getCmdLineOpts).
+  assert.throws(() => resolveOptions(['--initialRootPassword', 'x'], {}), OptionsError);
 });

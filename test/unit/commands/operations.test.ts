@@ -12,6 +12,7 @@ import {
 import { localIsoString, truncateCommand } from '../../../src/commands/diag/current-op.js';
 import type { BsonDocument } from '../../../src/bson/types.js';
 import type { ConnectionState } from '../../../src/commands/context.js';
+import { ConnectionAuth } from '../../../src/auth/session.js';
 
 /** The 1 of `{ ping: 1 }` as the server decodes it (int32; JS numbers are not BSON values). */
 const one = new Int32(1);
@@ -21,6 +22,7 @@ const client = (id: number): ConnectionState => ({
   remote: `127.0.0.1:${40000 + id}`,
   local: '127.0.0.1:27017',
   clientMetadata: undefined,
+  auth: new ConnectionAuth(true),
   appName: undefined,
 });
 

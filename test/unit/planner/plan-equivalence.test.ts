@@ -13,6 +13,7 @@ import type { BsonDocument, BsonValue } from '../../../src/bson/types.js';
 import { Catalog } from '../../../src/catalog/catalog.js';
 import type { Collection } from '../../../src/catalog/collection.js';
 import { buildIndex } from '../../../src/commands/admin/indexes.js';
+import { insertDocument, internalWrite } from '../../../src/catalog/write-unit.js';
 import { CommandError } from '../../../src/errors.js';
 import { silentLogger } from '../../../src/log.js';
 import {
@@ -122,16 +123,17 @@ async function fixture(docs: BsonDocument[]): Promise<Fixture> {
       let indexed = catalog.getOrCreate(txn, 't', 'indexed');
       for (const spec of indexSpecs)
         indexed = buildIndex(txn, catalog, indexed, { v: new Int32(2), ...spec });
-      const plain = catalog.getOrCreate(txn, 't', 'plain');
+      catalog.getOrCreate(txn, 't', 'plain');
+      const w = internalWrite(txn, catalog);
       docs.forEach((d, i) => {
         const doc = { _id: new Int32(i), ...d };
         try {
-          indexed.insert(txn, doc);
+          insertDocument(w, { db: 't', name: 'indexed' }, doc);
         } catch (e) {
           if (e instanceof CommandError && (e.code === 171 || e.code === 16746)) return;
           throw e;
         }
-        plain.insert(txn, doc);
+        insertDocument(w, { db: 't', name: 'plain' }, doc);
       });
     },
     { durable: false },

@@ -7,12 +7,8 @@ import * as assert from 'node:assert/strict';
 import { Int32, Long, Timestamp } from 'bson';
 import { encodeDocument } from '../../../src/bson/codec.js';
 import { silentLogger } from '../../../src/log.js';
-import {
-  OplogStore,
-  encodeTimestampKey,
-  oplogTable,
-  peekOpAndNs,
-} from '../../../src/repl/oplog-store.js';
+import { OplogStore, encodeTimestampKey, oplogTable } from '../../../src/repl/oplog-store.js';
+import { peekOpAndNs } from '../../../src/repl/oplog-reader.js';
 import type { OplogWriteMode } from '../../../src/repl/oplog-store.js';
 import { MemoryEngine } from '../../../src/storage/memory/memory-engine.js';
 import type { StorageEngine, WriteTxn } from '../../../src/storage/engine.js';

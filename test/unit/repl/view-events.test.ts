@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Binary, Int32, Timestamp } from 'bson';
-import { ChangeEventBuilder } from '../../../src/repl/change-stream.js';
-import type { ChangeStreamOptions } from '../../../src/repl/change-stream.js';
+import { ChangeEventBuilder } from '../../../src/repl/change-events.js';
+import type { ChangeStreamOptions } from '../../../src/repl/change-events.js';
 import type { BsonDocument } from '../../../src/bson/types.js';
 
 const options = (over: Partial<ChangeStreamOptions> = {}): ChangeStreamOptions => ({

@@ -257,8 +257,30 @@ export const matchErrorCases: MatchErrorCase[] = [
     'mongod src/mongo/scripting/engine.cpp (JsFunction, scripting disabled)',
   ),
   err('$text', { $text: { $search: 'x' } }, NotImplemented),
-  err('$near', { a: { $near: [0, 0] } }, NotImplemented),
-  err('$geoWithin', { a: { $geoWithin: { $centerSphere: [[0, 0], 1] } } }, NotImplemented),
+  err('$near with a string', { a: { $near: 'x' } }, BadValue, 'near must be first in'),
+  err(
+    '$geoWithin with a negative radius',
+    { a: { $geoWithin: { $centerSphere: [[0, 0], -1] } } },
+    BadValue,
+    'radius must be a non-negative number',
+  ),
+  err(
+    '$geoWithin beside another operator',
+    {
+      a: {
+        $geoWithin: {
+          $box: [
+            [0, 0],
+            [1, 1],
+          ],
+        },
+        $exists: true,
+      },
+    },
+    BadValue,
+    "can't parse extra field",
+  ),
+  err('$maxDistance without $near', { a: { $maxDistance: 1 } }, BadValue, 'unknown operator'),
   err('$near not first', { a: { $gt: 1, $near: [0, 0] } }, BadValue, 'near must be first in'),
   err('internal operator', { a: { $_internalSchemaType: 'string' } }, NotImplemented),
   err(

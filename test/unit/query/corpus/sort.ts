@@ -238,10 +238,10 @@ export const sortErrorCases: SortErrorCase[] = [
     source: KEYGEN,
   },
   {
-    name: '$meta textScore (no text search yet)',
-    sort: { a: { $meta: 'textScore' } },
+    name: '$meta randVal (not implemented)',
+    sort: { a: { $meta: 'randVal' } },
     code: ErrorCode.NotImplemented,
-    source: 'SecantusDB: text search not implemented',
+    source: 'SecantusDB: random sort keys not implemented',
   },
   {
     name: '$natural 2',

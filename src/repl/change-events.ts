@@ -1,5 +1,9 @@
-// Change streams: turning oplog entries into change events (mongod's
+// Change streams' event source: reading the oplog after a stream's position (through
+// ./oplog-reader.ts) and turning its entries into change events (mongod's
 // DocumentSourceChangeStreamTransform and friends), and where in the oplog a stream starts.
+// The $changeStream stage (src/pipeline/stages/change-stream-stage.ts) is this source as the
+// first stage of a pipeline; the command side (src/commands/crud/change-stream-cursor.ts)
+// opens it, waits for new entries and replies with its resume tokens.
 //
 // A stream reads the oplog after a position. Each oplog entry yields zero or more events; the
 // operations of a committed transaction (one applyOps entry) yield their events together, in
@@ -12,7 +16,14 @@ import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { isArray, isPlainDocument, numericValue } from '../bson/types.js';
 import { getOwn } from '../bson/document.js';
 import { ErrorCode, fail } from '../errors.js';
-import { encodeResumeToken, tokenTypeEvent, tokenTypeHighWaterMark } from './resume-token.js';
+import type { ReadView } from '../storage/engine.js';
+import { OplogCursor, decodeOplogEntry, peekOpAndNs } from './oplog-reader.js';
+import {
+  encodeResumeToken,
+  highWaterMarkToken,
+  tokenTypeEvent,
+  tokenTypeHighWaterMark,
+} from './resume-token.js';
 import { describeDiff } from './update-description.js';
 import type { ResumeTokenData } from './resume-token.js';
 
@@ -49,6 +60,14 @@ export interface ChangeEvent {
 
 /** Current version of a document, for fullDocument: 'updateLookup'. */
 export type DocumentLookup = (
+  db: string,
+  coll: string,
+  documentKey: BsonDocument,
+) => BsonDocument | null;
+
+/** The document with `documentKey` as `view` holds it (null: none). */
+export type DocumentLookupIn = (
+  view: ReadView,
   db: string,
   coll: string,
   documentKey: BsonDocument,
@@ -393,5 +412,84 @@ export class ChangeEventBuilder {
         ErrorCode.NoMatchingDocument,
         `Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for the event with clusterTime ${String(d['clusterTime'])}`,
       );
+  }
+}
+
+/**
+ * A change stream's events, read lazily from the oplog after its position: one entry at a
+ * time, as the consumer asks, each batch on the view it is handed. Entries of collections
+ * the stream does not watch are passed over without decoding more than their `op` and `ns`.
+ */
+export class ChangeEventSource {
+  private readonly queue: ChangeEvent[] = [];
+  private readonly builder: ChangeEventBuilder;
+  private readonly cursor: OplogCursor;
+  private view: ReadView | undefined;
+  /** The token of the last event handed out. */
+  lastToken: BsonDocument | undefined;
+  private lastTokenTs: Timestamp | undefined;
+  /** An invalidate event was produced: nothing follows it. */
+  invalidated = false;
+  /** Oplog entries read (explain's works). */
+  entriesRead = 0;
+
+  constructor(
+    options: ChangeStreamOptions,
+    private readonly position: StreamPosition,
+    lookup: DocumentLookupIn,
+  ) {
+    this.cursor = new OplogCursor({ after: position.after });
+    this.builder = new ChangeEventBuilder(options, (db, coll, key) =>
+      this.view === undefined ? null : lookup(this.view, db, coll, key),
+    );
+  }
+
+  /** No event read and not yet handed out. */
+  get drained(): boolean {
+    return this.queue.length === 0;
+  }
+
+  /** The postBatchResumeToken: the last event's token, or the high-water mark of the oplog read. */
+  resumeToken(): BsonDocument {
+    if (this.lastToken !== undefined) {
+      if (this.queue.length > 0 || this.invalidated) return this.lastToken;
+      // The last event came from the newest entry read: its token is the later position.
+      if (
+        this.lastTokenTs !== undefined &&
+        compareTimestamps(this.lastTokenTs, this.position.after) === 0
+      )
+        return this.lastToken;
+    }
+    return highWaterMarkToken(this.position.after);
+  }
+
+  /** The next event in `view`; undefined when it has none yet (entries committed later are read from a later view). */
+  next(view: ReadView): ChangeEvent | undefined {
+    this.view = view;
+    while (this.queue.length === 0) {
+      if (this.invalidated) return undefined;
+      const r = this.cursor.next(view);
+      if (r === undefined) return undefined;
+      this.entriesRead++;
+      const head = peekOpAndNs(r.bytes);
+      const events =
+        head !== undefined && this.builder.skipsEntry(head.op, head.ns)
+          ? []
+          : this.builder.eventsOf(decodeOplogEntry(r), this.position.skip);
+      this.position.after = r.ts;
+      if (this.position.skip !== undefined && compareTimestamps(r.ts, this.position.skip.ts) >= 0)
+        this.position.skip = undefined;
+      for (const ev of events) {
+        this.queue.push(ev);
+        if (ev.invalidates) break;
+      }
+    }
+    const ev = this.queue.shift();
+    if (ev === undefined) return undefined;
+    this.lastToken = ev.token;
+    this.lastTokenTs =
+      ev.doc['clusterTime'] instanceof Timestamp ? ev.doc['clusterTime'] : undefined;
+    if (ev.invalidates) this.invalidated = true;
+    return ev;
   }
 }

@@ -1,27 +1,23 @@
-// $changeStream: parses the stage's options, and at run time is the source of the pipeline:
-// a PlanStage that reads the oplog after the stream's position and yields change events
-// (src/repl/change-stream.ts builds them). The aggregate command drives it through a
-// ChangeStreamCursor (src/commands/crud/change-stream.ts), which waits for new entries.
+// $changeStream, the aggregation stage: parses the stage's options, and at run time is the
+// source of the pipeline, a PlanStage yielding the events of the stream's ChangeEventSource
+// (src/repl/change-events.ts reads the oplog and builds them). The aggregate command drives it
+// through a ChangeStreamCursor (src/commands/crud/change-stream-cursor.ts), which waits for
+// new entries.
 
 import { Timestamp } from 'bson';
-import { decodeDocument } from '../../bson/codec.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
 import { ErrorCode, fail } from '../../errors.js';
 import type { PlanStage, Row, StageStats } from '../../query/exec/stages.js';
 import type { ReadView } from '../../storage/engine.js';
-import { ChangeEventBuilder, compareTimestamps } from '../../repl/change-stream.js';
+import { ChangeEventSource } from '../../repl/change-events.js';
 import type {
   BeforeChangeMode,
-  ChangeEvent,
   ChangeStreamOptions,
   FullDocumentMode,
   StreamPosition,
-} from '../../repl/change-stream.js';
-import { decodeTimestampKey, encodeTimestampKey, oplogTable } from '../../repl/oplog.js';
-import { peekOpAndNs } from '../../repl/oplog-store.js';
-import { highWaterMarkToken } from '../../repl/resume-token.js';
+} from '../../repl/change-events.js';
 import type { Runtime, Stage, StageDefinition } from './types.js';
 
 /** The $changeStream stage's argument, validated. */
@@ -130,89 +126,31 @@ export function parseChangeStreamSpec(arg: BsonValue): ChangeStreamSpec {
   };
 }
 
-/** The source of a change stream pipeline: change events read from the oplog. */
-export class ChangeEventSource implements PlanStage {
+/**
+ * The first stage of a change stream pipeline: the stream's events (a ChangeEventSource of
+ * src/repl/change-events.ts, set up by the command with start()) as rows.
+ */
+export class ChangeStreamSourceStage implements PlanStage {
   readonly stats: StageStats = { stage: 'CHANGE_STREAM', nReturned: 0, works: 0, children: [] };
-  private readonly queue: ChangeEvent[] = [];
-  private builder: ChangeEventBuilder | undefined;
-  private position: StreamPosition = { after: new Timestamp({ t: 0, i: 0 }) };
-  private view: ReadView | undefined;
-  private it: Iterator<{ key: Uint8Array; value: Uint8Array }> | undefined;
-  /** The token of the last event handed to the pipeline. */
-  lastToken: BsonDocument | undefined;
-  private lastTokenTs: Timestamp | undefined;
-  /** An invalidate event was produced: nothing follows it. */
-  invalidated = false;
+  private events: ChangeEventSource | undefined;
 
   constructor(private readonly rt: Runtime) {}
 
   /** Sets what the stream watches and where it starts (before the first batch). */
-  start(options: ChangeStreamOptions, position: StreamPosition): void {
-    this.position = position;
-    this.builder = new ChangeEventBuilder(options, (db, coll, key) => {
+  start(options: ChangeStreamOptions, position: StreamPosition): ChangeEventSource {
+    this.events = new ChangeEventSource(options, position, (view, db, coll, key) => {
       const c = this.rt.catalog?.get(db, coll);
-      if (c === undefined || this.view === undefined) return null;
-      return c.findById(this.view, getOwn(key, '_id') ?? null)?.doc ?? null;
+      return c?.findById(view, getOwn(key, '_id') ?? null)?.doc ?? null;
     });
-  }
-
-  get drained(): boolean {
-    return this.queue.length === 0;
-  }
-
-  /** The postBatchResumeToken: the last event's token, or the high-water mark of the oplog read. */
-  resumeToken(): BsonDocument {
-    if (this.lastToken !== undefined) {
-      if (this.queue.length > 0 || this.invalidated) return this.lastToken;
-      // The last event came from the newest entry read: its token is the later position.
-      if (
-        this.lastTokenTs !== undefined &&
-        compareTimestamps(this.lastTokenTs, this.position.after) === 0
-      )
-        return this.lastToken;
-    }
-    return highWaterMarkToken(this.position.after);
+    return this.events;
   }
 
   next(view: ReadView): Row | undefined {
-    if (view !== this.view) {
-      this.view = view;
-      this.it = undefined;
-    }
-    while (this.queue.length === 0) {
-      if (this.invalidated || this.builder === undefined) return undefined;
-      this.it ??= view.scan(oplogTable, {
-        start: encodeTimestampKey(this.position.after),
-        startInclusive: false,
-      });
-      const r = this.it.next();
-      if (r.done === true) {
-        // Entries committed later are read by a later batch (on a new snapshot).
-        this.it = undefined;
-        return undefined;
-      }
-      this.stats.works++;
-      const ts = decodeTimestampKey(r.value.key);
-      // Entries of collections the stream does not watch are passed over undecoded.
-      const head = peekOpAndNs(r.value.value);
-      const events =
-        head !== undefined && this.builder.skipsEntry(head.op, head.ns)
-          ? []
-          : this.builder.eventsOf(decodeDocument(r.value.value), this.position.skip);
-      this.position.after = ts;
-      if (this.position.skip !== undefined && compareTimestamps(ts, this.position.skip.ts) >= 0)
-        this.position.skip = undefined;
-      for (const ev of events) {
-        this.queue.push(ev);
-        if (ev.invalidates) break;
-      }
-    }
-    const ev = this.queue.shift();
+    const events = this.events;
+    if (events === undefined) return undefined;
+    const ev = events.next(view);
+    this.stats.works = events.entriesRead;
     if (ev === undefined) return undefined;
-    this.lastToken = ev.token;
-    this.lastTokenTs =
-      ev.doc['clusterTime'] instanceof Timestamp ? ev.doc['clusterTime'] : undefined;
-    if (ev.invalidates) this.invalidated = true;
     this.stats.nReturned++;
     return { doc: ev.doc };
   }
@@ -226,7 +164,7 @@ export class ChangeStreamStage implements Stage {
     notInFacet: true,
     notInLookup: true,
   } as const;
-  source: ChangeEventSource | undefined;
+  source: ChangeStreamSourceStage | undefined;
   constructor(
     private readonly arg: BsonValue,
     readonly spec: ChangeStreamSpec,
@@ -235,7 +173,7 @@ export class ChangeStreamStage implements Stage {
     return { $changeStream: this.arg };
   }
   attach(_input: PlanStage, rt: Runtime): PlanStage {
-    this.source = new ChangeEventSource(rt);
+    this.source = new ChangeStreamSourceStage(rt);
     return this.source;
   }
 }

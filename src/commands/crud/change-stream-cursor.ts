@@ -1,6 +1,7 @@
-// Change streams at the command level: an aggregate whose pipeline starts with $changeStream
-// opens a tailable ChangeStreamCursor over the oplog; getMore on it waits (maxAwaitTimeMS) for
-// new entries instead of ending the cursor. Every reply carries postBatchResumeToken.
+// Change streams, the command side: an aggregate whose pipeline starts with $changeStream
+// checks where the stream starts or resumes and opens a tailable ChangeStreamCursor over its
+// events (src/repl/change-events.ts); getMore on it waits (maxAwaitTimeMS) for new oplog
+// entries instead of ending the cursor. Every reply carries postBatchResumeToken.
 
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument, numericValue } from '../../bson/types.js';
@@ -12,15 +13,13 @@ import type { CursorOptions } from '../../query/exec/cursor.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import { buildPipeline, newEnv, newScope, parsePipeline } from '../../pipeline/index.js';
 import type { PipelineContext, Runtime } from '../../pipeline/index.js';
-import type { ChangeEventSource } from '../../pipeline/stages/change-stream.js';
-import { ChangeStreamStage } from '../../pipeline/stages/change-stream.js';
+import { ChangeStreamStage } from '../../pipeline/stages/change-stream-stage.js';
 import {
   compareTimestamps,
   positionAfterToken,
   previousTimestamp,
-} from '../../repl/change-stream.js';
-import type { StreamPosition } from '../../repl/change-stream.js';
-import { encodeTimestampKey, oplogTable } from '../../repl/oplog.js';
+} from '../../repl/change-events.js';
+import type { ChangeEventSource, StreamPosition } from '../../repl/change-events.js';
 import { decodeResumeToken, tokenTypeEvent } from '../../repl/resume-token.js';
 import type { Oplog as OplogType } from '../../repl/oplog.js';
 import type { OperationContext, ServerServices } from '../context.js';
@@ -257,7 +256,7 @@ export function runChangeStreamAggregate(
   try {
     const view = lease.view;
     // History before this is gone: pruned, or lost in a crash with --oplog-async/nonlogged.
-    const oldest = oplog.store.historyStart(view);
+    const oldest = oplog.reader.historyStart(view);
     const token = spec.resumeAfter ?? spec.startAfter;
     if (token !== undefined) {
       const tok = decodeResumeToken(token);
@@ -273,10 +272,7 @@ export function runChangeStreamAggregate(
           'Resume of change stream was not possible, as the resume point may no longer be in the oplog.',
         );
       }
-      if (
-        tok.tokenType === tokenTypeEvent &&
-        view.get(oplogTable, encodeTimestampKey(tok.clusterTime)) === undefined
-      ) {
+      if (tok.tokenType === tokenTypeEvent && !oplog.reader.hasEntryAt(view, tok.clusterTime)) {
         fail(
           ErrorCode.ChangeStreamFatalError,
           'cannot resume stream; the resume token was not found.',
@@ -296,12 +292,12 @@ export function runChangeStreamAggregate(
       }
       position = { after: previousTimestamp(spec.startAtOperationTime) };
     } else {
-      position = { after: oplog.startPosition(view) };
+      position = { after: oplog.reader.startPosition(view) };
     }
   } finally {
     lease.release();
   }
-  source.start(
+  const events = source.start(
     {
       ...target,
       fullDocument: spec.fullDocument,
@@ -313,7 +309,7 @@ export function runChangeStreamAggregate(
   );
 
   const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
-  const cursor = new ChangeStreamCursor(built.plan, source, oplog, {
+  const cursor = new ChangeStreamCursor(built.plan, events, oplog, {
     ns,
     owner: { sessionKey: inv.op.session?.session.key },
     comment: args.comment,

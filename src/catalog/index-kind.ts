@@ -1,0 +1,17 @@
+// The kind of an index, from its key pattern: a string value names an index plugin as in
+// mongod ("text" after normalisation is {_fts: "text", _ftsx: 1}; "2dsphere"; "2d"); numbers
+// make an ordinary (btree) index. Only btree indexes serve ordinary predicates and sorts; the
+// special kinds are used by their own operators ($text, the geo operators).
+
+import type { BsonDocument } from '../bson/types.js';
+
+export type IndexKind = 'btree' | 'text' | '2dsphere' | '2d';
+
+export function indexKindOf(key: BsonDocument): IndexKind {
+  for (const v of Object.values(key)) {
+    if (v === 'text') return 'text';
+    if (v === '2dsphere') return '2dsphere';
+    if (v === '2d') return '2d';
+  }
+  return 'btree';
+}

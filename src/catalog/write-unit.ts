@@ -1,0 +1,156 @@
+// The write unit: the one way a document is inserted, replaced, updated or deleted, whoever
+// asks (the CRUD commands, $out and $merge, view definitions in system.views, TTL deletes, a
+// multi-document transaction's statements). Each change does, in this order:
+//
+//   1. the checks a stored document must pass (size, depth, the rules on _id);
+//   2. the collection's document validation (unless bypassDocumentValidation);
+//   3. the record change and 4. its index upkeep (Collection: unique keys are checked before
+//      the first byte is written, so a refused change leaves nothing behind);
+//   5. the observer call, which builds the oplog entry (src/repl/oplog.ts).
+//
+// Every step writes into the same storage transaction, `w.txn`, so a document, its index
+// entries and its oplog entry commit together or not at all (invariant 2); in a
+// multi-document transaction `w.txn` is the transaction's view, and the commit applies the
+// buffered writes and the one applyOps entry together (recordTransactionCommit).
+//
+// The observer's document hooks and Collection's record mutators (insertRecord, updateRecord,
+// removeRecord) are called from this file only (test/unit/architecture.test.ts): a change
+// made around it would be missing from the oplog and from change streams. Who makes
+// the change (a retryable write's statement, whether validation is bypassed) is passed in
+// explicitly with each change, in the WriteContext.
+
+import type { BsonDocument } from '../bson/types.js';
+import { compareBson } from '../bson/compare.js';
+import { getOwn } from '../bson/document.js';
+import { invariant } from '../errors.js';
+import type { WriteTxn } from '../storage/engine.js';
+import type { Transaction } from '../txn/transaction.js';
+import type { Catalog } from './catalog.js';
+import type { Collection, StoredRecord, WrittenRecord } from './collection.js';
+import type { StatementInfo } from './observer.js';
+import { checkStorable, prepareForInsert } from './validate-document.js';
+
+/** Where and on whose behalf a document change is made. */
+export interface WriteContext {
+  /** The storage write transaction every step of the change writes into. */
+  readonly txn: WriteTxn;
+  readonly catalog: Catalog;
+  /** The retryable write's statement the change belongs to (its oplog entry carries it). */
+  readonly statement: StatementInfo | undefined;
+  /** The command's bypassDocumentValidation: the collection's validator is not applied. */
+  readonly bypassDocumentValidation: boolean;
+}
+
+/** A context for a change no command statement asks for (view definitions, TTL deletes). */
+export function internalWrite(txn: WriteTxn, catalog: Catalog): WriteContext {
+  return { txn, catalog, statement: undefined, bypassDocumentValidation: false };
+}
+
+export interface Namespace {
+  readonly db: string;
+  readonly name: string;
+}
+
+/**
+ * Inserts a document into `ns`, creating the collection if needed. The document is stored as
+ * prepareForInsert makes it (`_id` first, generated when absent); the record returned holds
+ * that document and its bytes.
+ *
+ * The steps after the checks already carry bytes: Collection.insertRecord takes the prepared
+ * document's encoding when the caller has it (else it encodes), and the observer logs the
+ * record's bytes as they are. A byte-level insert (bytes checked in place, `_id` read from
+ * them) is another input to this function, not another path.
+ */
+export function insertDocument(w: WriteContext, ns: Namespace, doc: BsonDocument): WrittenRecord {
+  const prepared = prepareForInsert(doc);
+  const coll = w.catalog.getOrCreate(w.txn, ns.db, ns.name);
+  validate(w, coll, prepared, undefined);
+  const rec = coll.insertRecord(w.txn, prepared);
+  w.catalog.observer.onInsert(w.txn, coll, prepared, rec.bytes, w.statement);
+  return rec;
+}
+
+declare const checkedBrand: unique symbol;
+
+/** A new version of a stored document that passed the checks and validation (checkUpdate). */
+export interface CheckedUpdate {
+  readonly record: StoredRecord;
+  readonly after: BsonDocument;
+  /** The update's `$v: 2` oplog diff; undefined: logged as a whole-document replacement. */
+  readonly diff: BsonDocument | undefined;
+  readonly [checkedBrand]: true;
+}
+
+/**
+ * Checks a new version of a stored document (same `_id`, storable, valid for the collection)
+ * without writing anything, so that a statement changing several documents can check them
+ * all before its first write. The caller has refused a changed `_id` with its own message;
+ * here that is a bug.
+ */
+export function checkUpdate(
+  w: WriteContext,
+  coll: Collection,
+  record: StoredRecord,
+  after: BsonDocument,
+  diff: BsonDocument | undefined,
+): CheckedUpdate {
+  invariant(
+    compareBson(getOwn(record.doc, '_id'), getOwn(after, '_id')) === 0,
+    'an update changed _id',
+  );
+  checkStorable(after);
+  validate(w, coll, after, record.doc);
+  return { record, after, diff } as CheckedUpdate;
+}
+
+/** Writes checked new versions: records, index entries, oplog entries. */
+export function applyUpdates(
+  w: WriteContext,
+  coll: Collection,
+  updates: readonly CheckedUpdate[],
+): void {
+  for (const { record, after, diff } of updates) {
+    const written = coll.updateRecord(w.txn, record, after);
+    w.catalog.observer.onUpdate(w.txn, coll, record.doc, after, diff, written.bytes, w.statement);
+  }
+}
+
+/** Replaces or updates one stored document: checkUpdate, then applyUpdates. */
+export function updateDocument(
+  w: WriteContext,
+  coll: Collection,
+  record: StoredRecord,
+  after: BsonDocument,
+  diff: BsonDocument | undefined,
+): void {
+  applyUpdates(w, coll, [checkUpdate(w, coll, record, after, diff)]);
+}
+
+/** Deletes a stored document, its index entries, and logs it. */
+export function deleteDocument(w: WriteContext, coll: Collection, record: StoredRecord): void {
+  coll.removeRecord(w.txn, record);
+  w.catalog.observer.onDelete(w.txn, coll, record.doc, w.statement);
+}
+
+/**
+ * Inside the storage transaction that applies a multi-document transaction's writes (`raw`):
+ * records what its statements reported through this unit (one applyOps oplog entry), so the
+ * documents, index entries and entry become visible together.
+ */
+export function recordTransactionCommit(
+  raw: WriteTxn,
+  catalog: Catalog,
+  transaction: Transaction,
+  lsid: BsonDocument,
+): void {
+  catalog.observer.onTransactionCommit(raw, transaction, lsid);
+}
+
+function validate(
+  w: WriteContext,
+  coll: Collection,
+  doc: BsonDocument,
+  before: BsonDocument | undefined,
+): void {
+  if (!w.bypassDocumentValidation) w.catalog.validator.check(coll, doc, before);
+}
