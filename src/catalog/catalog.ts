@@ -9,7 +9,7 @@ import { decodeDocument, encodeDocument } from '../bson/codec.js';
 import type { BsonDocument } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ReadView, StorageEngine, WriteTxn } from '../storage/engine.js';
+import type { StorageEngine, WriteTxn } from '../storage/engine.js';
 import { Collection } from './collection.js';
 import type { CollectionMeta, IndexMeta } from './collection.js';
 import type { DocumentValidator } from './document-validator.js';

@@ -12,7 +12,12 @@ import type { RoleName } from '../../auth/builtin-roles.js';
 import { isBuiltinRole } from '../../auth/builtin-roles.js';
 import { patternFromDocument, patternToDocument } from '../../auth/resource.js';
 import type { ServerServices } from '../context.js';
-import { deleteDocument, insertDocument, internalWrite, updateDocument } from '../../catalog/write-unit.js';
+import {
+  deleteDocument,
+  insertDocument,
+  internalWrite,
+  updateDocument,
+} from '../../catalog/write-unit.js';
 
 /** A command's role list: names on the command's database, or {role, db} documents. */
 export function parseRoles(command: string, field: string, v: BsonValue, db: string): RoleName[] {

@@ -12,7 +12,6 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { bsonTypeName, isPlainDocument, numericValue } from '../../bson/types.js';
 import { EJSON } from 'bson';
 import { getOwn } from '../../bson/document.js';
-import { prepareForInsert } from '../../catalog/validate-document.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { compileFilter } from '../../query/match/index.js';
 import { applyDiff } from '../../update/apply-diff.js';

@@ -61,6 +61,10 @@ test('applyDiff(pre, computeDiff(pre, post)) is post', () => {
 });
 
 test('a malformed diff is FailedToParse', () => {
-  assert.throws(() => applyDiff({ a: new Int32(1) }, { sa: { a: true, u0: new Int32(1) } }), { code: 9 });
-  assert.throws(() => applyDiff({ a: [new Int32(1)] }, { sa: { a: true, x1: new Int32(1) } }), { code: 9 });
+  assert.throws(() => applyDiff({ a: new Int32(1) }, { sa: { a: true, u0: new Int32(1) } }), {
+    code: 9,
+  });
+  assert.throws(() => applyDiff({ a: [new Int32(1)] }, { sa: { a: true, x1: new Int32(1) } }), {
+    code: 9,
+  });
 });
