@@ -195,7 +195,8 @@ function exitWith(logger: Logger, code: number): number {
 /** Set once logging is up, so that a crash's last words go to the log (file) too. */
 let daemonLogger: Logger | undefined;
 
-process.on('uncaughtException', (e: unknown) => {
+/** A crash: its last words go to the log (file) and stderr, then the process exits. */
+function die(e: unknown): never {
   daemonLogger?.fatal('CONTROL', 23081, 'Unhandled exception', {
     error: e instanceof Error ? { name: e.name, message: e.message, stack: e.stack } : String(e),
   });
@@ -204,18 +205,8 @@ process.on('uncaughtException', (e: unknown) => {
   );
   if (daemonLogger !== undefined) exitWith(daemonLogger, ExitCode.failure);
   process.exit(ExitCode.failure);
-});
+}
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    daemonLogger?.fatal('CONTROL', 23081, 'Unhandled exception', {
-      error: e instanceof Error ? { name: e.name, message: e.message, stack: e.stack } : String(e),
-    });
-    process.stderr.write(
-      `secantusd: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
-    );
-    if (daemonLogger !== undefined) exitWith(daemonLogger, ExitCode.failure);
-    process.exit(ExitCode.failure);
-  },
-);
+process.on('uncaughtException', die);
+
+main().then((code) => process.exit(code), die);

@@ -32,18 +32,6 @@ export function planSummaryOf(stats: StageStats): string {
   return leaves.join(', ');
 }
 
-/** Keys and documents examined by a plan tree so far. */
-export function examinedBy(stats: StageStats): { keys: number; docs: number } {
-  let keys = stats.keysExamined ?? 0;
-  let docs = stats.docsExamined ?? 0;
-  for (const c of stats.children) {
-    const t = examinedBy(c);
-    keys += t.keys;
-    docs += t.docs;
-  }
-  return { keys, docs };
-}
-
 function hasStage(stats: StageStats, name: string): boolean {
   return stats.stage === name || stats.children.some((c) => hasStage(c, name));
 }

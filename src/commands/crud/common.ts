@@ -18,7 +18,7 @@ import type { OperationContext, ServerServices } from '../context.js';
 import type { ArgSpec } from '../args.js';
 import type { Invocation } from '../registry.js';
 import { writeConcernError } from '../write-concern.js';
-import { examinedBy } from '../op-debug.js';
+import { examinedTotals } from '../../query/planner/explain.js';
 
 /** The collection a command names with its first field (a string, or a UUID for some). */
 export function targetCollection(
@@ -69,7 +69,7 @@ export function noteBatch(
 ): void {
   const debug = op.debug;
   const stats = cursor.plan.stats;
-  const now = examinedBy(stats);
+  const now = examinedTotals(stats);
   const before = examinedBefore.get(cursor);
   debug.keysExamined = now.keys - (before?.keys ?? 0);
   debug.docsExamined = now.docs - (before?.docs ?? 0);
