@@ -321,6 +321,10 @@ describe('diagnostics', () => {
       { _id: 3, a: 3 },
       { _id: 4, a: 4 },
     ]);
+    // An insert of an _id already there replaces it (idempotent, as mongod's oplog application).
+    await admin.command({ applyOps: [{ op: 'i', ns: 'ops.c', o: { _id: 3, a: 33 } }] });
+    assert.deepEqual(await c.findOne({ _id: 3 }), { _id: 3, a: 33 });
+    await c.createIndex({ u: 1 }, { unique: true, sparse: true });
     const snapshot = await c.find().sort({ _id: 1 }).toArray();
     const bad: Array<[Document, number]> = [
       [{ applyOps: 'x' }, 14],
@@ -343,8 +347,8 @@ describe('diagnostics', () => {
       [
         {
           applyOps: [
-            { op: 'i', ns: 'ops.c', o: { _id: 7 } },
-            { op: 'i', ns: 'ops.c', o: { _id: 1 } },
+            { op: 'i', ns: 'ops.c', o: { _id: 7, u: 1 } },
+            { op: 'i', ns: 'ops.c', o: { _id: 8, u: 1 } },
           ],
         },
         11000,

@@ -3,8 +3,9 @@
 // `o` a replacement or a `$v: 2` diff; `b: true` or alwaysUpsert, the default, upserts), delete
 // ('d', `o: {_id}`), no-op ('n') — applied all together in one storage transaction (mongod's
 // atomic applyOps), each through the same write path as the CRUD commands, with optional
-// preconditions checked first. Command operations ('c': create, drop, nested applyOps...) are
-// not supported here (NotImplemented). The checks and error codes are mongod's
+// preconditions checked first. An insert of an _id already there replaces that document, as
+// mongod's oplog application does. Command operations ('c': create, drop, nested applyOps...)
+// are not supported here (NotImplemented). The checks and error codes are mongod's
 // (OplogApplicationChecks, applyOperation_inlock).
 
 import { Double, Int32 } from 'bson';
@@ -129,7 +130,19 @@ function applyOne(w: WriteContext, op: Operation): void {
       `Failed to apply ${what} due to missing collection: ${opText(op.doc)}`,
     );
   if (op.type === 'i') {
-    insertDocument(w, op.ns, op.o);
+    // As mongod's oplog application: an insert whose _id is taken replaces that document (an
+    // upsert), so replaying entries already in the data is idempotent.
+    const id = getOwn(op.o, '_id');
+    if (id === undefined || coll.findById(txn, id) === undefined) {
+      insertDocument(w, op.ns, op.o);
+      return;
+    }
+    executeUpdate(w, op.ns, {
+      ...byId(id),
+      update: compileUpdate(op.o),
+      multi: false,
+      upsert: true,
+    });
     return;
   }
   if (op.type === 'd') {
