@@ -5,7 +5,8 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'bench/results/', 'docs/'] },
+  // examples/ are projects of their own, run with their own runners by npm run test:package.
+  { ignores: ['dist/', 'node_modules/', 'data/', 'bench/results/', 'docs/', 'examples/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   // Formatting is prettier's: turn off the rules that disagree with it.
@@ -40,7 +41,7 @@ export default tseslint.config(
   },
   {
     // Tests, benchmarks and the CLI print to the terminal.
-    files: ['test/**/*.ts', 'bench/**/*.ts', 'src/cli/**/*.ts', '*.js'],
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'src/cli/**/*.ts', '*.js', 'scripts/**'],
     rules: { 'no-console': 'off' },
   },
   {
@@ -52,5 +53,12 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // Plain JavaScript run by Node (scripts/, jest-preset.js, examples/).
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    languageOptions: {
+      globals: { process: 'readonly', URL: 'readonly', console: 'readonly' },
+    },
   },
 );

@@ -26,6 +26,13 @@ export const limits = {
   batchSizeBytesMax: 16 * 1024 * 1024,
   /** An idle cursor is closed after this long. */
   cursorIdleTimeoutMs: 10 * 60 * 1000,
+  /**
+   * Longest a read runs before it gives the event loop back (src/query/exec/yield.ts): then
+   * other clients are served, and the operation's kill flag and deadline are checked.
+   */
+  execSliceMs: 4,
+  /** Items a blocking sort sorts at once; bigger inputs are sorted in runs and merged as read. */
+  sortRunItemsMax: 1024,
   /** How often the idle-cursor reaper runs. */
   cursorReaperIntervalMs: 15 * 1000,
   /** Open cursors per server. */
@@ -79,6 +86,11 @@ export const limits = {
   indexScanRangesMax: 10_000,
   /** At shutdown, how long a running request may take to finish and reply. */
   shutdownRequestWaitMs: 5_000,
+  /**
+   * Test fixtures (server.snapshot()) on an engine that cannot share its tables (lmdb): entries
+   * copied between two yields to the event loop.
+   */
+  fixtureCopyChunkEntries: 2_000,
   /** Oplog size before the oldest entries are pruned (mongod sizes it from the disk). */
   oplogSizeBytesDefault: 256 * 1024 * 1024,
   /**
@@ -96,12 +108,12 @@ export const limits = {
   /** Longest regular expression pattern in bytes (PCRE's limit in mongod). */
   regexPatternLengthBytesMax: 32_764,
   /**
-   * A regex search whose estimated worst case (src/query/match/regex-guard.ts) stays within this
-   * many steps runs on the main thread; any other runs in a worker under regexMatchTimeMsMax.
+   * A regex search whose backtracking tree (an upper bound computed from the pattern and the
+   * input length, src/query/match/regex-guard.ts) has at most this many nodes runs on the main
+   * thread (measured: 0.3-2 ns a node, so a few milliseconds at worst); any other runs in a
+   * worker under regexMatchTimeMsMax.
    */
-  regexNativeStepsMax: 10_000_000,
-  /** Patterns that may backtrack exponentially run on the main thread only on strings this short. */
-  regexNativeExponentialLengthMax: 16,
+  regexNativeStepsMax: 5_000_000,
   /** Longest one regex search may run before the operation fails with 51156 (mongod: PCRE's match limit). */
   regexMatchTimeMsMax: 250,
   /** How long a new regex worker may take to start. */

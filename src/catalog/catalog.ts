@@ -7,10 +7,11 @@
 import { Binary, Int32, UUID } from 'bson';
 import { decodeDocument, encodeDocument } from '../bson/codec.js';
 import type { BsonDocument } from '../bson/types.js';
-import { CommandError, ErrorCode } from '../errors.js';
+import { CommandError, ErrorCode, invariant } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { StorageEngine, WriteTxn } from '../storage/engine.js';
-import { Collection } from './collection.js';
+import type { ReadView, StorageEngine, TableImage, WriteTxn } from '../storage/engine.js';
+import { importImage } from '../storage/table-image.js';
+import { Collection, recordTableName } from './collection.js';
 import type { CollectionMeta, IndexMeta } from './collection.js';
 import type { DocumentValidator } from './document-validator.js';
 import { noValidatorInstalled } from './document-validator.js';
@@ -167,6 +168,49 @@ export class Catalog {
     return renamed;
   }
 
+  /**
+   * Within a write transaction: a collection brought back from a copy of its tables (test
+   * fixtures: restore), under a new UUID as mongod gives any re-created collection. `records`
+   * and `indexes` (by index name) hold the contents; the caller has dropped what had the name.
+   */
+  adopt(
+    txn: WriteTxn,
+    meta: CollectionMeta,
+    records: TableImage,
+    indexes: ReadonlyMap<string, TableImage>,
+  ): Collection {
+    if (this.get(meta.db, meta.name) !== undefined) {
+      throw new CommandError(
+        ErrorCode.NamespaceExists,
+        `Collection ${meta.db}.${meta.name} already exists.`,
+      );
+    }
+    const uuid = new UUID().toHexString(false);
+    // New idents by position: below nextIndexIdent, which only grows, so never reused later.
+    const adopted: CollectionMeta = {
+      ...meta,
+      uuid,
+      indexes: meta.indexes.map((index, i) => ({ ...index, ident: `i:${uuid}:${i}` })),
+    };
+    importImage(txn, recordTableName(uuid), records);
+    for (const index of adopted.indexes) {
+      const image = indexes.get(index.name);
+      invariant(
+        image !== undefined,
+        () => `no copy of index ${index.name} of ${meta.db}.${meta.name}`,
+      );
+      importImage(txn, index.ident, image);
+    }
+    this.persist(txn, adopted);
+    const coll = new Collection(adopted, txn);
+    this.observer.onCreateCollection(txn, coll);
+    for (const index of adopted.indexes)
+      if (index.name !== '_id_') this.observer.onCreateIndex(txn, coll, index.spec);
+    this.attach(coll);
+    txn.onRollback?.(() => this.detach(coll));
+    return coll;
+  }
+
   /** Within a write transaction: store changed metadata (options, indexes). */
   updateMeta(txn: WriteTxn, coll: Collection, meta: CollectionMeta): Collection {
     this.persist(txn, meta);
@@ -182,6 +226,14 @@ export class Catalog {
 
   private persist(txn: WriteTxn, meta: CollectionMeta): void {
     txn.put(catalogTable, Buffer.from(meta.uuid, 'hex'), encodeDocument(metaToDocument(meta)));
+  }
+
+  /** The collections stored as of `view` (not the mirror: it may hold uncommitted ones). */
+  static storedMetas(view: ReadView): CollectionMeta[] {
+    const metas: CollectionMeta[] = [];
+    for (const { value } of view.scan(catalogTable))
+      metas.push(metaFromDocument(decodeDocument(value)));
+    return metas;
   }
 
   uuidBinary(coll: Collection): Binary {

@@ -50,6 +50,11 @@ export interface ScanRecordsOptions {
   readonly after?: RecordId;
 }
 
+/** The storage table of a collection's records. */
+export function recordTableName(uuid: string): string {
+  return `r:${uuid}`;
+}
+
 export class Collection {
   readonly recordTable: string;
   readonly indexes: readonly IndexAccess[];
@@ -65,7 +70,7 @@ export class Collection {
     view: ReadView,
     previous?: Collection,
   ) {
-    this.recordTable = `r:${meta.uuid}`;
+    this.recordTable = recordTableName(meta.uuid);
     this.indexes = meta.indexes.map((m) => new IndexAccess(m, meta));
     const id = this.indexes.find((i) => i.meta.name === '_id_');
     if (id === undefined) throw new Error(`collection ${meta.db}.${meta.name} has no _id index`);

@@ -153,6 +153,12 @@ export function bindSession(
   });
   if (txnNumber === undefined)
     return { binding: binding(false), access: plain, transaction: undefined, ...snapshotFields };
+  // As mongod's: a standalone has no retryable writes and no transactions.
+  if (services.config.replSet === '')
+    throw new CommandError(
+      ErrorCode.IllegalOperation,
+      'Transaction numbers are only allowed on a replica set member or mongos',
+    );
   if (txnNumber < 0)
     throw new CommandError(ErrorCode.BadValue, 'A negative transaction number is not allowed');
 

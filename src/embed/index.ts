@@ -1,2 +1,3 @@
 export { SecantusServer } from './secantus-server.js';
 export type { SecantusServerOptions } from './secantus-server.js';
+export type { ResetResult, ServerSnapshot } from '../server/fixtures.js';

@@ -8,6 +8,7 @@
 
 import type { Logger } from '../log.js';
 import { Server } from '../server/server.js';
+import type { ResetResult, ServerSnapshot } from '../server/fixtures.js';
 
 export interface SecantusServerOptions {
   /** TCP port; default 0 (a free port). */
@@ -78,21 +79,60 @@ export class SecantusServer implements AsyncDisposable {
   }
 
   /**
-   * A connection string for the official driver; names the replica set when there is one, and
-   * carries the credentials of the `auth` user (authSource admin) when one was given.
+   * A connection string ending in `/`, so a database name can be appended:
+   * `${server.uri}mydb`. Drivers discover the replica set from the server itself; getUri()
+   * also names it. With an `auth` user it carries the credentials; with no database in the
+   * path the driver authenticates against admin, where that user is — append a database
+   * through getUri(dbName), which keeps authSource=admin.
    */
   get uri(): string {
+    return `mongodb://${this.userinfo()}${this.host}/`;
+  }
+
+  /**
+   * A connection string with `dbName` as its default database, before the query string that
+   * names the replica set (when there is one): `mongodb://127.0.0.1:PORT/mydb?replicaSet=rs0`.
+   */
+  getUri(dbName = ''): string {
     const rs = this.server.config.replSet;
     const c = this.credentials;
-    const userinfo =
-      c === undefined ? '' : `${encodeURIComponent(c.username)}:${encodeURIComponent(c.password)}@`;
     const params = [
       ...(rs === '' ? [] : [`replicaSet=${encodeURIComponent(rs)}`]),
       ...(c === undefined ? [] : ['authSource=admin']),
     ];
     return (
-      `mongodb://${userinfo}${this.host}/` + (params.length === 0 ? '' : `?${params.join('&')}`)
+      `mongodb://${this.userinfo()}${this.host}/${encodeURIComponent(dbName)}` +
+      (params.length === 0 ? '' : `?${params.join('&')}`)
     );
+  }
+
+  private userinfo(): string {
+    const c = this.credentials;
+    return c === undefined
+      ? ''
+      : `${encodeURIComponent(c.username)}:${encodeURIComponent(c.password)}@`;
+  }
+
+  /**
+   * Drop every user database (all but admin's system collections, config and local), as one
+   * dropDatabase each: change streams see the drops, cursors on them are killed, and open
+   * transactions are aborted first. docs/testing.md.
+   */
+  reset(): Promise<ResetResult> {
+    return this.server.reset();
+  }
+
+  /**
+   * Capture the user data — documents, indexes, collection options, views — for restore().
+   * O(1) per collection on the memory engine (structure is shared); a copy on lmdb.
+   */
+  snapshot(): Promise<ServerSnapshot> {
+    return this.server.snapshot();
+  }
+
+  /** Drop every user database, then bring back the collections of `snapshot`. */
+  restore(snapshot: ServerSnapshot): Promise<ResetResult> {
+    return this.server.restore(snapshot);
   }
 
   /** Stop the server: every socket and the storage are closed when this resolves. */

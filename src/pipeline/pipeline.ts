@@ -12,6 +12,8 @@ import { limits } from '../limits.js';
 import type { PlanStage } from '../query/exec/stages.js';
 import { planQuery } from '../query/planner/planner.js';
 import { asksForTextScore, hasTextSearch } from '../query/planner/text-plan.js';
+
+import { NEED_TIME, runSync } from '../query/exec/yield.js';
 import { collatedPattern } from './sort-pattern.js';
 import { AggCode } from './error-codes.js';
 import { DocumentsStage } from './stages/base.js';
@@ -293,16 +295,23 @@ export function buildPipeline(
   };
 }
 
-/** Runs a sub-pipeline to completion over input documents (or a collection) on one view. */
+/**
+ * Runs a sub-pipeline to completion over input documents (or a collection) on one view, in
+ * place (no yield inside: stages that can, pull their sub-plans incrementally instead).
+ */
 export function runToArray(
   plan: PlanStage,
   view: Parameters<PlanStage['next']>[0],
   rt: Runtime,
 ): BsonDocument[] {
-  const out: BsonDocument[] = [];
-  for (let row = plan.next(view); row !== undefined; row = plan.next(view)) {
-    out.push(row.doc);
-    if ((out.length & 1023) === 0) rt.interrupt();
-  }
-  return out;
+  return runSync(() => {
+    const out: BsonDocument[] = [];
+    for (;;) {
+      const row = plan.next(view);
+      if (row === undefined) return out;
+      if (row === NEED_TIME) continue;
+      out.push(row.doc);
+      if ((out.length & 1023) === 0) rt.interrupt();
+    }
+  });
 }

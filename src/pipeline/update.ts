@@ -10,6 +10,7 @@ import { getOwn, hasOwn, setOwn } from '../bson/document.js';
 import { isPlainDocument } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { ErrorCode, fail } from '../errors.js';
+import { pullSync } from '../query/exec/yield.js';
 import { applyPipelineOutput, computeDiff, upsertSeed } from '../update/index.js';
 import type { ApplyContext, CompiledUpdate, UpdateResult, UpsertContext } from '../update/index.js';
 import { defineLetVariables } from './context.js';
@@ -90,7 +91,7 @@ export function parseDocumentPipeline(
     apply(doc: BsonDocument): BsonDocument {
       let plan = new DocumentsStage([doc]) as Parameters<Stage['attach']>[0];
       for (const s of stages) plan = s.attach(plan, rt);
-      const row = plan.next(NO_STORAGE);
+      const row = pullSync(plan, NO_STORAGE);
       return row?.doc ?? doc;
     },
   };

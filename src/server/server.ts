@@ -46,6 +46,8 @@ import { startupWarnings } from '../commands/auth/startup-warnings.js';
 import { noopObserver } from '../catalog/observer.js';
 import { numericValue } from '../bson/types.js';
 import { Connection } from './connection.js';
+import { resetServer, restoreServer, ServerSnapshot, snapshotServer } from './fixtures.js';
+import type { ResetResult } from './fixtures.js';
 import { createTtlMonitor } from '../commands/admin/indexes.js';
 import type { TtlMonitor } from '../catalog/ttl-monitor.js';
 
@@ -345,6 +347,30 @@ export class Server {
     const r = sessions.reap(now, sessionMinutes * 60_000, lifetimeSecs * 1000);
     if (r.sessions + r.transactions > 0)
       logger.info('TXN', 20529, 'Expired sessions and transactions', r);
+  }
+
+  /** Drop every user database (test fixtures; src/server/fixtures.ts). */
+  async reset(): Promise<ResetResult> {
+    this.checkRunning('reset');
+    return resetServer(this.services);
+  }
+
+  /** Capture the user data (test fixtures; src/server/fixtures.ts). */
+  async snapshot(): Promise<ServerSnapshot> {
+    this.checkRunning('snapshot');
+    return snapshotServer(this.services);
+  }
+
+  /** Return the user data to a snapshot (test fixtures; src/server/fixtures.ts). */
+  async restore(snapshot: ServerSnapshot): Promise<ResetResult> {
+    this.checkRunning('restore');
+    if (!(snapshot instanceof ServerSnapshot))
+      throw new TypeError('restore(): expected a snapshot from snapshot()');
+    return restoreServer(this.services, snapshot);
+  }
+
+  private checkRunning(what: string): void {
+    if (this.stopping !== undefined) throw new Error(`${what}(): the server is stopped`);
   }
 
   connectionStates(): ConnectionState[] {

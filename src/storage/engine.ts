@@ -36,12 +36,32 @@ export interface ReadView {
   count(table: string): number;
 }
 
+/**
+ * The whole contents of one table, frozen: what `Snapshot.exportTable` returns and
+ * `WriteTxn.importTable` puts back, as many times as wanted (test fixtures: snapshot and
+ * restore). Engines that share structure hand out their own tree (O(1)); any engine can adopt
+ * any image through `entries()`.
+ */
+export interface TableImage {
+  /** Number of keys. */
+  readonly count: number;
+  /** Bytes of keys and values together. */
+  readonly bytes: number;
+  /** The entries in key order. */
+  entries(): IterableIterator<Entry>;
+}
+
 /** A stable read view of all tables at one commit: later commits are invisible to it. */
 export interface Snapshot extends ReadView {
   /** Commit sequence number this snapshot sees: every commit with seq <= this one. */
   readonly seq: number;
   /** Release the snapshot. Idempotent. Using it afterwards is a bug. */
   release(): void;
+  /**
+   * The table as this snapshot sees it, frozen, in O(1) — or undefined when the engine cannot
+   * share its structure (then copy the entries: src/storage/table-image.ts). Optional.
+   */
+  exportTable?(table: string): TableImage | undefined;
 }
 
 /**
@@ -54,6 +74,12 @@ export interface WriteTxn extends ReadView {
   delete(table: string, key: Bytes): boolean;
   /** Remove every key of the table (a dropped collection or index). */
   clearTable(table: string): void;
+  /**
+   * Replace every key of the table with the image's (clearTable, then its entries). Optional:
+   * engines that share structure adopt their own images in O(1); importImage() in
+   * src/storage/table-image.ts does it with puts for the others.
+   */
+  importTable?(table: string, image: TableImage): void;
   /** Sequence number this transaction will commit as (committed seq + 1 at callback time). */
   readonly seq: number;
   /**

@@ -10,10 +10,10 @@ import type {
   Bytes,
   EngineStats,
   Entry,
-  ReadView,
   ScanOptions,
   Snapshot,
   StorageEngine,
+  TableImage,
   TableSize,
   WriteOptions,
   WriteTxn,
@@ -33,7 +33,7 @@ class RoutedSnapshot implements Snapshot {
     return this.main.seq;
   }
 
-  private viewFor(table: string): ReadView {
+  private viewFor(table: string): Snapshot {
     if (!this.routed.has(table)) return this.main;
     if (this.released) return this.main; // reports use-after-release as the main snapshot does
     this.side ??= this.sideEngine.snapshot();
@@ -48,6 +48,9 @@ class RoutedSnapshot implements Snapshot {
   }
   count(table: string): number {
     return this.viewFor(table).count(table);
+  }
+  exportTable(table: string): TableImage | undefined {
+    return this.viewFor(table).exportTable?.(table);
   }
   release(): void {
     this.released = true;

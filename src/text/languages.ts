@@ -4,7 +4,10 @@
 // Snowball algorithms mongod links as libstemmer); stop words are Snowball's lists
 // (stop-words-data.ts) where Snowball has one. docs/compatibility.md lists the differences.
 
-import snowball from 'snowball-stemmers';
+// Named imports: the package's CommonJS exports are flagged __esModule without a default, so a
+// default import works in the ES module build but not in the CommonJS one (dist/cjs).
+import { newStemmer } from 'snowball-stemmers';
+import type { Stemmer } from 'snowball-stemmers';
 import { limits } from '../limits.js';
 import { snowballStopWords } from './stop-words-data.js';
 
@@ -41,7 +44,7 @@ const languageCodes: ReadonlyArray<readonly [string, string]> = [
 function makeLanguage(name: string): TextLanguage {
   const words = name === 'none' ? '' : (snowballStopWords[name] ?? '');
   const stopWords = new Set(words.split(' ').filter((w) => w !== ''));
-  let stemmer: snowball.Stemmer | undefined;
+  let stemmer: Stemmer | undefined;
   // Words repeat: a bounded cache of stems (cleared when full) saves most of the stemming.
   const cache = new Map<string, string>();
   const stem =
@@ -50,7 +53,7 @@ function makeLanguage(name: string): TextLanguage {
       : (word: string): string => {
           const known = cache.get(word);
           if (known !== undefined) return known;
-          stemmer ??= snowball.newStemmer(name);
+          stemmer ??= newStemmer(name);
           const stemmed = stemmer.stem(word);
           if (cache.size >= limits.textStemCacheEntriesMax) cache.clear();
           cache.set(word, stemmed);

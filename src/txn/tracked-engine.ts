@@ -13,8 +13,10 @@ import type {
   WriteOptions,
   WriteTxn,
   Entry,
+  TableImage,
   TableSize,
 } from '../storage/engine.js';
+import { importImage } from '../storage/table-image.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import type { ConflictTracker } from './conflicts.js';
 import { WriteConflictRetry } from './conflicts.js';
@@ -58,6 +60,12 @@ class TrackedTxn implements WriteTxn {
   clearTable(table: string): void {
     if (this.checkLocks) this.tracker.checkPlainClear(table);
     this.inner.clearTable(table);
+    this.tracker.recordClear(table, this.inner.seq);
+  }
+  importTable(table: string, image: TableImage): void {
+    // A table replaced as a whole conflicts like one cleared.
+    if (this.checkLocks) this.tracker.checkPlainClear(table);
+    importImage(this.inner, table, image);
     this.tracker.recordClear(table, this.inner.seq);
   }
   onRollback(undo: () => void): void {

@@ -86,3 +86,62 @@ describe('reaping', () => {
     await session.endSession();
   });
 });
+
+// mongod keeps a cursor whose collection went away until its next getMore, which fails with
+// QueryPlanKilled (175) and the reason (jstests/core/getmore_invalidated_cursors.js).
+describe('cursors on a collection that went away', () => {
+  let ts: TestServer;
+  before(async () => {
+    ts = await startTestServer();
+  });
+  after(async () => {
+    await ts.stop();
+  });
+
+  async function openCursor(name: string): Promise<Long> {
+    const db = ts.client.db('gone');
+    await db
+      .collection<TestDoc>(name)
+      .insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i })));
+    const r = await db.command({ find: name, batchSize: 2 });
+    return r['cursor']['id'] as Long;
+  }
+
+  async function getMoreFails(name: string, id: Long, message: RegExp): Promise<void> {
+    const db = ts.client.db('gone');
+    await assert.rejects(
+      db.command({ getMore: id, collection: name }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 175 && message.test(e.message),
+    );
+    // That getMore ended it.
+    await assert.rejects(
+      db.command({ getMore: id, collection: name }),
+      (e: unknown) => e instanceof MongoServerError && e.code === 43,
+    );
+  }
+
+  test('drop', async () => {
+    const id = await openCursor('d');
+    await ts.client.db('gone').collection('d').drop();
+    await getMoreFails('d', id, /collection dropped/);
+  });
+
+  test('dropDatabase', async () => {
+    const id = await openCursor('dd');
+    await ts.client.db('gone').dropDatabase();
+    await getMoreFails('dd', id, /collection dropped/);
+  });
+
+  test('renameCollection', async () => {
+    const id = await openCursor('r');
+    await ts.client.db('gone').collection('r').rename('r2');
+    await getMoreFails('r', id, /collection renamed/);
+  });
+
+  test('killCursors still ends such a cursor', async () => {
+    const id = await openCursor('k');
+    await ts.client.db('gone').collection('k').drop();
+    const r = await ts.client.db('gone').command({ killCursors: 'k', cursors: [id] });
+    assert.equal(r['cursorsKilled'].length, 1);
+  });
+});

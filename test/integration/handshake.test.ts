@@ -2,7 +2,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { MongoClient, MongoServerError } from 'mongodb';
+import { Long, MongoClient, MongoServerError, UUID } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { SecantusServer } from '../../src/embed/index.js';
@@ -124,6 +124,42 @@ describe('handshake (replica-set mode)', () => {
 });
 
 describe('standalone mode', () => {
+  test('transactions and txnNumbers are refused with IllegalOperation, as by mongod', async () => {
+    const server = await SecantusServer.start({ replSet: '' });
+    const client = new MongoClient(server.uri);
+    try {
+      const coll = client.db('t').collection<TestDoc>('c');
+      const session = client.startSession();
+      session.startTransaction();
+      await assert.rejects(
+        coll.insertOne({ _id: 1 }, { session }),
+        // The driver rewords code 20 as "This MongoDB deployment does not support retryable writes".
+        (e: unknown) =>
+          e instanceof MongoServerError && /does not support retryable writes/.test(e.message),
+      );
+      await session.endSession();
+      const raw = await client
+        .db('t')
+        .command({
+          insert: 'c',
+          documents: [{ _id: 2 }],
+          lsid: { id: new UUID() },
+          txnNumber: Long.fromInt(1),
+        })
+        .catch((e: unknown) => e);
+      assert.ok(raw instanceof MongoServerError && raw.code === 20);
+      assert.match(raw.message, /only allowed on a replica set member or mongos/);
+      // Sessions without txnNumber are fine, and nothing was written.
+      const plain = client.startSession();
+      await coll.insertOne({ _id: 3 }, { session: plain });
+      await plain.endSession();
+      assert.deepEqual(await coll.find().toArray(), [{ _id: 3 }]);
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  });
+
   test('hello has no replica-set fields and replies carry no $clusterTime', async () => {
     const server = await SecantusServer.start({ replSet: '' });
     const client = new MongoClient(server.uri);

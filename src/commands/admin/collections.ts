@@ -532,7 +532,10 @@ export const renameCollection = defineCommand({
       },
       { durable: op.writeConcern.durable },
     );
-    services.cursors.killForNamespace(`${from.db}.${from.name}`);
+    services.cursors.killForNamespace(
+      `${from.db}.${from.name}`,
+      `collection renamed from '${from.db}.${from.name}' to '${to.db}.${to.name}'`,
+    );
     return withWriteConcernError({}, op.writeConcern, services.config.replSet);
   },
 });

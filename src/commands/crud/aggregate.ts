@@ -22,8 +22,8 @@ import {
   newEnv,
   newScope,
   parsePipeline,
-  runToArray,
 } from '../../pipeline/index.js';
+import { drainPlan } from '../../query/exec/drive.js';
 import type {
   ExpressionEnv,
   PipelineContext,
@@ -41,6 +41,7 @@ import type { Invocation } from '../registry.js';
 import type { ServerServices } from '../context.js';
 import {
   clusterTimeOf,
+  collectionRestoreCheck,
   resolveCollation,
   cursorReply,
   resolvedViewOf,
@@ -344,9 +345,14 @@ export async function runAggregate(
     rt,
   );
 
+  const restore =
+    sourceName === undefined
+      ? undefined
+      : collectionRestoreCheck(services.catalog, db, sourceName, coll);
+
   if (verbosity !== undefined) {
     try {
-      return explainReply(
+      return await explainReply(
         inv,
         sourceName === undefined ? ns : fullName(db, sourceName),
         built,
@@ -360,9 +366,10 @@ export async function runAggregate(
 
   if (writer !== undefined) {
     const lease = inv.op.access.acquireView();
-    let docs: BsonDocument[];
+    const docs: BsonDocument[] = [];
     try {
-      docs = runToArray(built.plan, lease.view, rt);
+      // The reading half yields like any read; the writing half is one write unit.
+      await drainPlan(built.plan, lease.view, inv.op, (row) => docs.push(row.doc), restore);
     } finally {
       lease.release();
       disk.release();
@@ -386,15 +393,14 @@ export async function runAggregate(
     comment: args.comment,
     views: () => inv.op.access.acquireView(),
     onClose: disk.release,
+    restore,
   });
   if (batchSize === 0) {
     services.cursors.register(cursor);
     rt.interrupt = () => undefined;
     return cursorReply(cursor, ns, [], true, inv.op.atClusterTime);
   }
-  const batch = cursor.nextBatch(batchSize ?? limits.firstBatchDocsDefault, () =>
-    inv.op.checkDeadline(),
-  );
+  const batch = await cursor.nextBatch(batchSize ?? limits.firstBatchDocsDefault, inv.op);
   noteBatch(inv.op, cursor, batch);
   // maxTimeMS bounds this command only; getMore batches carry their own deadline.
   rt.interrupt = () => undefined;
@@ -424,19 +430,19 @@ function explainStageEntry(
   };
 }
 
-function explainReply(
+async function explainReply(
   inv: AggregateInvocation,
   ns: string,
   built: ReturnType<typeof buildPipeline>,
   writer: Stage | undefined,
   verbosity: ExplainVerbosity,
-): BsonDocument {
+): Promise<BsonDocument> {
   const stages = [...built.stages, ...(writer === undefined ? [] : [writer])];
   const lease = inv.op.access.acquireView();
   let sections: ExplainSections;
   try {
     // Execution runs the whole pipeline (its query part included); writes never run.
-    sections = explainPlan(built.plan, lease.view, { namespace: ns, verbosity });
+    sections = await explainPlan(built.plan, lease.view, { namespace: ns, verbosity }, inv.op);
   } finally {
     lease.release();
   }

@@ -11,6 +11,7 @@ import { fullName } from '../../catalog/namespace.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
 import type { CursorOptions } from '../../query/exec/cursor.js';
 import type { PlanStage } from '../../query/exec/stages.js';
+import { pullSync } from '../../query/exec/yield.js';
 import { buildPipeline, newEnv, newScope, parsePipeline } from '../../pipeline/index.js';
 import type { PipelineContext, Runtime } from '../../pipeline/index.js';
 import { ChangeStreamStage } from '../../pipeline/stages/change-stream-stage.js';
@@ -74,7 +75,12 @@ export class ChangeStreamCursor extends ServerCursor {
     return true;
   }
 
-  override nextBatch(batchSize: number | undefined, deadline?: () => void): BsonDocument[] {
+  /** A change stream reads the oplog lazily, one entry at a time, in place. */
+  override nextBatch(batchSize: number | undefined): Promise<BsonDocument[]> {
+    return Promise.resolve(this.eventBatch(batchSize));
+  }
+
+  eventBatch(batchSize: number | undefined): BsonDocument[] {
     const out: BsonDocument[] = [];
     const max = batchSize === undefined || batchSize <= 0 ? Infinity : batchSize;
     if (this.invalidatedDone) return out;
@@ -82,7 +88,7 @@ export class ChangeStreamCursor extends ServerCursor {
     try {
       let bytes = 0;
       while (out.length < max) {
-        const row = this.plan.next(lease.view);
+        const row = pullSync(this.plan, lease.view);
         if (row === undefined) break;
         const token = this.source.lastToken;
         const id = row.doc['_id'];
@@ -100,7 +106,6 @@ export class ChangeStreamCursor extends ServerCursor {
         }
         out.push(row.doc);
         bytes += JSON.stringify(row.doc).length;
-        deadline?.();
         if (bytes > limits.batchSizeBytesMax / 2) break;
       }
     } finally {
@@ -121,7 +126,7 @@ export class ChangeStreamCursor extends ServerCursor {
     awaitMs: number,
     signal?: AbortSignal,
   ): Promise<BsonDocument[]> {
-    let batch = this.nextBatch(batchSize);
+    let batch = this.eventBatch(batchSize);
     const until = Date.now() + awaitMs;
     const interrupted = (): boolean => signal?.aborted === true;
     while (batch.length === 0 && !this.isExhausted && !this.killed) {
@@ -142,7 +147,7 @@ export class ChangeStreamCursor extends ServerCursor {
       // killSessions kills both the operation and its cursor: the operation's kill wins.
       if (interrupted()) throw interruptedError();
       if (this.killed) break;
-      batch = this.nextBatch(batchSize);
+      batch = this.eventBatch(batchSize);
     }
     return batch;
   }
@@ -317,7 +322,7 @@ export function runChangeStreamAggregate(
     tailable: true,
     awaitData: true,
   });
-  const batch = batchSize === 0 ? [] : cursor.nextBatch(batchSize ?? limits.firstBatchDocsDefault);
+  const batch = batchSize === 0 ? [] : cursor.eventBatch(batchSize ?? limits.firstBatchDocsDefault);
   if (!cursor.isExhausted) services.cursors.register(cursor);
   return cursor.reply(ns, batch, true);
 }

@@ -14,6 +14,8 @@ import type { ResolvedView, ViewDefinition } from '../../catalog/views.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { ReadView, WriteTxn } from '../../storage/engine.js';
 import type { ServerCursor } from '../../query/exec/cursor.js';
+import type { RestoreCheck } from '../../query/exec/drive.js';
+import type { Catalog } from '../../catalog/catalog.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import type { ArgSpec } from '../args.js';
 import type { Invocation } from '../registry.js';
@@ -124,6 +126,27 @@ function atOperationView<T>(op: OperationContext, fn: (view: ReadView) => T): T 
   } finally {
     lease.release();
   }
+}
+
+/**
+ * What a read checks when it resumes after a yield (mongod's restoreState): the collection it
+ * planned on is still there, not dropped or renamed meanwhile. A read of a collection that did
+ * not exist has nothing to lose.
+ */
+export function collectionRestoreCheck(
+  catalog: Catalog,
+  db: string,
+  name: string,
+  coll: Collection | undefined,
+): RestoreCheck | undefined {
+  if (coll === undefined) return undefined;
+  return () => {
+    if (catalog.get(db, name) !== coll)
+      throw new CommandError(
+        ErrorCode.QueryPlanKilled,
+        `collection dropped :: caused by :: ${db}.${name} was dropped or renamed while the query ran`,
+      );
+  };
 }
 
 /** The view `db.name` as the operation sees it. */

@@ -15,8 +15,11 @@ import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import type { Collection } from '../../catalog/collection.js';
 import type { PlanStage } from '../../query/exec/stages.js';
+import { drainPlan } from '../../query/exec/drive.js';
+import type { RestoreCheck } from '../../query/exec/drive.js';
 import {
   clusterTimeOf,
+  collectionRestoreCheck,
   resolveCollation,
   isViewRead,
   resolveHint,
@@ -81,7 +84,7 @@ export const count = defineCommand({
   auth: onCollection('find'),
   args: countArgs,
   traits: { apiVersion1: true, allowedInTransaction: false },
-  run: (inv) => {
+  run: async (inv) => {
     if (isViewRead(inv)) return runCountOnView(inv);
     const { coll, plan, skip, limit } = prepareCount(inv);
     const lease = inv.op.access.acquireView();
@@ -95,10 +98,8 @@ export const count = defineCommand({
         };
       }
       let n = 0;
-      for (let row = plan.next(snap); row !== undefined; row = plan.next(snap)) {
-        n++;
-        if ((n & 1023) === 0) inv.op.checkDeadline();
-      }
+      const restore = collectionRestoreCheck(inv.services.catalog, inv.db, coll.meta.name, coll);
+      await drainPlan(plan, snap, inv.op, () => n++, restore);
       return { n: new Int32(n) };
     } finally {
       lease.release();
@@ -137,6 +138,7 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): {
   plan: PlanStage;
   parts: string[];
   collator: Collator | undefined;
+  restore: RestoreCheck | undefined;
 } {
   const { services, args, db } = inv;
   const name = targetCollection(inv);
@@ -163,7 +165,55 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): {
     allowDiskUse: true,
     hint: args.hint,
   });
-  return { plan, parts: args.key.split('.'), collator };
+  return {
+    plan,
+    parts: args.key.split('.'),
+    collator,
+    restore: collectionRestoreCheck(services.catalog, db, name, coll),
+  };
+}
+
+/**
+ * distinct's values: collected into a buffer that is sorted and merged into the distinct
+ * values so far whenever it holds as many, so memory does not grow with duplicates.
+ * Under a collation, values it equates are one value (the first met in that order).
+ */
+class DistinctValues {
+  private unique: BsonValue[] = [];
+  private pending: BsonValue[] = [];
+
+  constructor(private readonly collator: Collator | undefined) {}
+
+  add(doc: BsonDocument, parts: readonly string[]): void {
+    collectValues(doc, parts, 0, this.pending);
+    // Merging costs the values held so far: wait for as many new ones (amortised n log n).
+    if (this.pending.length >= Math.max(limits.sortRunItemsMax, this.unique.length)) this.merge();
+  }
+
+  finish(): BsonValue[] {
+    this.merge();
+    return this.unique;
+  }
+
+  private merge(): void {
+    if (this.pending.length === 0) return;
+    const cmp = (a: BsonValue, b: BsonValue): number => compareBson(a, b, this.collator);
+    // Stable: among equal values the first met stays first.
+    const batch = this.pending.sort(cmp);
+    this.pending = [];
+    const out: BsonValue[] = [];
+    let i = 0;
+    let j = 0;
+    const push = (v: BsonValue): void => {
+      if (out.length === 0 || cmp(out[out.length - 1], v) !== 0) out.push(v);
+    };
+    while (i < this.unique.length || j < batch.length) {
+      if (j >= batch.length || (i < this.unique.length && cmp(this.unique[i], batch[j]) <= 0))
+        push(this.unique[i++]);
+      else push(batch[j++]);
+    }
+    this.unique = out;
+  }
 }
 
 export const distinct = defineCommand({
@@ -171,26 +221,20 @@ export const distinct = defineCommand({
   auth: onCollection('find'),
   args: distinctArgs,
   traits: { allowedInTransaction: true, snapshotReads: true, apiVersion1: false },
-  run: (inv) => {
+  run: async (inv) => {
     if (isViewRead(inv)) return runDistinctOnView(inv);
-    const { plan, parts, collator } = prepareDistinct(inv);
-    const values: BsonValue[] = [];
+    const { plan, parts, collator, restore } = prepareDistinct(inv);
+    // Values are sorted and deduplicated in runs as they come, so memory holds each distinct
+    // value about once and no single step sorts everything.
+    const distinct = new DistinctValues(collator);
     const lease = inv.op.access.acquireView();
     const snap = lease.view;
     try {
-      for (let row = plan.next(snap); row !== undefined; row = plan.next(snap)) {
-        collectValues(row.doc, parts, 0, values);
-      }
+      await drainPlan(plan, snap, inv.op, (row) => distinct.add(row.doc, parts), restore);
     } finally {
       lease.release();
     }
-    // Under a collation, values it equates are one value (the first met in that order).
-    values.sort((a, b) => compareBson(a, b, collator));
-    const unique: BsonValue[] = [];
-    for (const v of values) {
-      const last = unique[unique.length - 1];
-      if (unique.length === 0 || compareBson(last, v, collator) !== 0) unique.push(v);
-    }
+    const unique = distinct.finish();
     const reply: BsonDocument = { values: unique };
     if (inv.op.atClusterTime !== undefined) reply['atClusterTime'] = inv.op.atClusterTime;
     if (calculateObjectSize(reply) > limits.bsonObjectSizeMax) {

@@ -18,6 +18,8 @@ import {
 } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { asksForTextScore } from '../../query/planner/text-plan.js';
+
+import { drainPlan } from '../../query/exec/drive.js';
 import { explainPlan, wrapperStage } from '../../query/planner/explain.js';
 import type { ExplainSections, ExplainVerbosity } from '../../query/planner/explain.js';
 import { fullName } from '../../catalog/namespace.js';
@@ -100,10 +102,13 @@ function innerInvocation<S extends ArgSpec>(
   return { ...inv, target: body[name], body, args, name } as InnerInvocation<S>;
 }
 
-function withView<T>(inv: Invocation<ArgSpec>, fn: (view: ReadView) => T): T {
+async function withView<T>(
+  inv: Invocation<ArgSpec>,
+  fn: (view: ReadView) => Promise<T>,
+): Promise<T> {
   const lease = inv.op.access.acquireView();
   try {
-    return fn(lease.view);
+    return await fn(lease.view);
   } finally {
     lease.release();
   }
@@ -147,7 +152,7 @@ function singleStatement(body: BsonDocument, field: string, command: string): Bs
   return s;
 }
 
-function explainWrite(
+async function explainWrite(
   inv: Invocation<ArgSpec>,
   body: BsonDocument,
   name: string,
@@ -164,7 +169,7 @@ function explainWrite(
     constants?: BsonDocument | undefined;
     collation?: BsonDocument | undefined;
   },
-): BsonDocument {
+): Promise<BsonDocument> {
   const db = inv.db;
   const collName =
     typeof body[name] === 'string'
@@ -212,37 +217,42 @@ function explainWrite(
   const stage = update === undefined ? 'DELETE' : 'UPDATE';
   let matched = 0;
   let modified = 0;
-  const sections = withView(inv, (view) =>
-    explainPlan(plan, view, {
-      namespace: fullName(db, collName),
-      verbosity,
-      execute: () => {
-        const now = new Date();
-        for (let row = plan.next(view); row !== undefined; row = plan.next(view)) {
-          matched++;
-          if (update !== undefined) {
-            const pos =
-              row.details?.elemMatchKey === undefined
-                ? undefined
-                : Number(row.details.elemMatchKey);
-            if (update.apply(row.doc, { positional: pos, isInsert: false, now }).modified)
-              modified++;
-          }
-        }
+  const sections = await withView(inv, (view) =>
+    explainPlan(
+      plan,
+      view,
+      {
+        namespace: fullName(db, collName),
+        verbosity,
+        execute: () => {
+          const now = new Date();
+          return drainPlan(plan, view, inv.op, (row) => {
+            matched++;
+            if (update !== undefined) {
+              const pos =
+                row.details?.elemMatchKey === undefined
+                  ? undefined
+                  : Number(row.details.elemMatchKey);
+              if (update.apply(row.doc, { positional: pos, isInsert: false, now }).modified)
+                modified++;
+            }
+          });
+        },
+        wrap: (root) => wrapperStage(stage, root),
+        afterExecution: (w) =>
+          setExtra(
+            w,
+            update === undefined
+              ? { nWouldDelete: new Int32(matched) }
+              : {
+                  nMatched: new Int32(matched),
+                  nWouldModify: new Int32(modified),
+                  nWouldUpsert: matched === 0 && stmt.upsert,
+                },
+          ),
       },
-      wrap: (root) => wrapperStage(stage, root),
-      afterExecution: (w) =>
-        setExtra(
-          w,
-          update === undefined
-            ? { nWouldDelete: new Int32(matched) }
-            : {
-                nMatched: new Int32(matched),
-                nWouldModify: new Int32(modified),
-                nWouldUpsert: matched === 0 && stmt.upsert,
-              },
-        ),
-    }),
+      inv.op,
+    ),
   );
   return reply(inv, sections, { ...body, $db: db });
 }
@@ -282,8 +292,8 @@ export const explain = defineCommand({
         if (isViewRead(fi)) return runFindOnView(fi, verbosity);
         const prepared = prepareFind(fi);
         try {
-          const sections = withView(inv, (view) =>
-            explainPlan(prepared.plan, view, { namespace: prepared.ns, verbosity }),
+          const sections = await withView(inv, (view) =>
+            explainPlan(prepared.plan, view, { namespace: prepared.ns, verbosity }, inv.op),
           );
           return reply(inv, sections, command);
         } finally {
@@ -300,32 +310,37 @@ export const explain = defineCommand({
         const counted: PlanStage =
           plan ?? planQuery(coll, { filter: query, matcher: undefined, allowDiskUse: true });
         let n = 0;
-        const sections = withView(inv, (view) =>
-          explainPlan(counted, view, {
-            namespace: ns,
-            verbosity,
-            execute: () => {
-              if (plan === undefined) n = coll === undefined ? 0 : coll.count(view);
-              else for (let row = plan.next(view); row !== undefined; row = plan.next(view)) n++;
-            },
-            wrap: (root) =>
-              plan === undefined
-                ? {
-                    stage: 'RECORD_STORE_FAST_COUNT',
-                    nReturned: 0,
-                    works: 0,
-                    children: [],
-                    extra: {},
-                  }
-                : wrapperStage('COUNT', root),
-            afterExecution: (w) =>
-              setExtra(
-                w,
+        const sections = await withView(inv, (view) =>
+          explainPlan(
+            counted,
+            view,
+            {
+              namespace: ns,
+              verbosity,
+              execute: async () => {
+                if (plan === undefined) n = coll === undefined ? 0 : coll.count(view);
+                else await drainPlan(plan, view, inv.op, () => n++);
+              },
+              wrap: (root) =>
                 plan === undefined
-                  ? { nCounted: new Int32(n) }
-                  : { nCounted: new Int32(n), nSkipped: new Int32(ci.args.skip ?? 0) },
-              ),
-          }),
+                  ? {
+                      stage: 'RECORD_STORE_FAST_COUNT',
+                      nReturned: 0,
+                      works: 0,
+                      children: [],
+                      extra: {},
+                    }
+                  : wrapperStage('COUNT', root),
+              afterExecution: (w) =>
+                setExtra(
+                  w,
+                  plan === undefined
+                    ? { nCounted: new Int32(n) }
+                    : { nCounted: new Int32(n), nSkipped: new Int32(ci.args.skip ?? 0) },
+                ),
+            },
+            inv.op,
+          ),
         );
         return reply(inv, sections, command);
       }
@@ -334,8 +349,8 @@ export const explain = defineCommand({
         if (isViewRead(di)) return runDistinctOnView(di, verbosity);
         const { plan } = prepareDistinct(di);
         const ns = fullName(inv.db, targetCollection(di));
-        const sections = withView(inv, (view) =>
-          explainPlan(plan, view, { namespace: ns, verbosity }),
+        const sections = await withView(inv, (view) =>
+          explainPlan(plan, view, { namespace: ns, verbosity }, inv.op),
         );
         return reply(inv, sections, command);
       }

@@ -5,6 +5,7 @@ import type { BsonDocument } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
+import type { RestoreCheck } from '../../query/exec/drive.js';
 import type { PlanStage, Row } from '../../query/exec/stages.js';
 import {
   commandExpressions,
@@ -23,6 +24,7 @@ import type { CommandDefinition, Invocation } from '../registry.js';
 import {
   clusterTimeOf,
   resolveCollation,
+  collectionRestoreCheck,
   cursorReply,
   isViewRead,
   lookupCollection,
@@ -82,6 +84,8 @@ export interface PreparedFind {
   readonly batchSize: number | undefined;
   /** Deletes the spill files of a blocking sort (the cursor's onClose). */
   readonly release: () => void;
+  /** Checked when the read resumes after a yield: the collection is still the one planned on. */
+  readonly restore: RestoreCheck | undefined;
 }
 
 export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
@@ -138,6 +142,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
       limit,
       batchSize,
       release: () => undefined,
+      restore: undefined,
     };
   }
   const plan = planQuery(coll, {
@@ -168,6 +173,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     limit,
     batchSize,
     release: disk.release,
+    restore: collectionRestoreCheck(services.catalog, db, name, coll),
   };
 }
 
@@ -176,13 +182,14 @@ export const find = defineCommand({
   auth: onCollection('find'),
   args: findArgs,
   traits: { counter: 'query', allowedInTransaction: true, snapshotReads: true, apiVersion1: true },
-  run: (inv) => {
+  run: async (inv) => {
     const { services, args } = inv;
     if (isViewRead(inv)) return runFindOnView(inv);
-    const { ns, plan, output, limit, batchSize, release } = prepareFind(inv);
+    const { ns, plan, output, limit, batchSize, release, restore } = prepareFind(inv);
     const cursor = new ServerCursor(plan, {
       ns,
       onClose: release,
+      restore,
       views: () => inv.op.access.acquireView(),
       owner: { sessionKey: inv.op.session?.session.key },
       ...(output === undefined ? {} : { output }),
@@ -197,9 +204,7 @@ export const find = defineCommand({
       services.cursors.register(cursor);
       return cursorReply(cursor, ns, [], true, inv.op.atClusterTime);
     }
-    const batch = cursor.nextBatch(firstBatchSize === 0 ? undefined : firstBatchSize, () =>
-      inv.op.checkDeadline(),
-    );
+    const batch = await cursor.nextBatch(firstBatchSize === 0 ? undefined : firstBatchSize, inv.op);
     noteBatch(inv.op, cursor, batch);
     if (args.singleBatch === true || cursor.isExhausted) {
       cursor.close();
@@ -267,6 +272,13 @@ export const getMore = defineCommand({
         ErrorCode.CursorInUse,
         `Cursor already in use (namespace: '${ns}', id: ${target.toString()}).`,
       );
+    if (cursor.invalidation !== undefined) {
+      services.cursors.remove(target);
+      throw new CommandError(
+        ErrorCode.QueryPlanKilled,
+        `Executor error during getMore :: caused by :: ${cursor.invalidation}`,
+      );
+    }
     const fp = services.failPoints.check('failGetMoreAfterCursorCheckout');
     if (fp !== undefined) {
       const code = fp['errorCode'];
@@ -283,7 +295,7 @@ export const getMore = defineCommand({
     try {
       if (cursor instanceof ChangeStreamCursor)
         return await changeStreamGetMore(cursor, ns, batchSize, args.maxAwaitTimeMS, inv.op);
-      const batch = cursor.nextBatch(batchSize, () => inv.op.checkDeadline());
+      const batch = await cursor.nextBatch(batchSize, inv.op);
       noteBatch(inv.op, cursor, batch);
       if (cursor.isExhausted) services.cursors.remove(cursor.id);
       return cursorReply(cursor, ns, batch, false);

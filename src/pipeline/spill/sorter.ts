@@ -63,6 +63,9 @@ export class ExternalSorter<T> {
     totalDataSizeSorted: 0,
   };
   private items: T[] = [];
+  /** Where the items not yet sorted start; before it, sorted runs starting at `starts`. */
+  private runStart = 0;
+  private starts: number[] = [];
   private bytes = 0;
   private file: SpillFile | undefined;
   private writer: RunWriter | undefined;
@@ -81,6 +84,7 @@ export class ExternalSorter<T> {
     this.bytes += size;
     this.stats.totalDataSizeSorted += size;
     if (limit !== undefined && this.items.length > 2 * limit + 64) this.truncate(limit);
+    else if (this.items.length - this.runStart >= limits.sortRunItemsMax) this.sortRun();
     if (this.bytes <= memoryBytesMax) return;
     // Over the limit: a top-k sort first drops what cannot make the top k, as mongod's does.
     if (limit !== undefined && this.items.length > limit) {
@@ -95,18 +99,28 @@ export class ExternalSorter<T> {
   finish(): SortedStream<T> {
     const spill = this.options.spill;
     if (this.runs.length === 0 || spill === undefined) {
-      this.sortItems();
-      if (this.options.limit !== undefined && this.items.length > this.options.limit)
-        this.items.length = this.options.limit;
+      if (this.options.limit !== undefined) {
+        this.sortItems();
+        if (this.items.length > this.options.limit) this.items.length = this.options.limit;
+      } else {
+        // Sorted in runs as the items came (a few milliseconds each); merged as they are read.
+        this.sortRun();
+      }
       const items = this.items;
+      const starts = this.starts;
       this.items = [];
-      let i = 0;
-      return {
-        next: () => (i < items.length ? items[i++] : undefined),
-        close: () => {
-          i = items.length;
-        },
-      };
+      this.starts = [];
+      this.runStart = 0;
+      if (starts.length <= 1) {
+        let i = 0;
+        return {
+          next: () => (i < items.length ? items[i++] : undefined),
+          close: () => {
+            i = items.length;
+          },
+        };
+      }
+      return new MemoryRunMerge(items, starts, this.options.compare);
     }
     if (this.items.length > 0) this.spillItems(spill);
     const fanIn = mergeFanIn(this.options.memoryBytesMax);
@@ -142,14 +156,37 @@ export class ExternalSorter<T> {
     );
   }
 
+  /** Sorts the items added since the last run into a run of their own. */
+  private sortRun(): void {
+    const from = this.runStart;
+    const n = this.items.length - from;
+    if (n > 1) {
+      // Array.prototype.sort is stable, so equal items keep their input order.
+      const run = this.items.slice(from).sort(this.options.compare);
+      for (let i = 0; i < n; i++) this.items[from + i] = run[i] as T;
+    }
+    if (n > 0) this.starts.push(from);
+    this.runStart = this.items.length;
+  }
+
+  /** Puts every item in order (runs merged, the rest sorted). */
   private sortItems(): void {
-    // Array.prototype.sort is stable, so equal items keep their input order.
-    this.items.sort(this.options.compare);
+    this.sortRun();
+    if (this.starts.length > 1) {
+      const merge = new MemoryRunMerge(this.items, this.starts, this.options.compare);
+      const out: T[] = [];
+      for (let item = merge.next(); item !== undefined; item = merge.next()) out.push(item);
+      this.items = out;
+    }
+    this.starts = this.items.length > 0 ? [0] : [];
+    this.runStart = this.items.length;
   }
 
   private truncate(limit: number): void {
     this.sortItems();
     this.items.length = limit;
+    this.starts = limit > 0 ? [0] : [];
+    this.runStart = limit;
     this.bytes = 0;
     for (const item of this.items) this.bytes += this.options.sizeOf(item);
   }
@@ -171,6 +208,8 @@ export class ExternalSorter<T> {
     this.stats.spills++;
     this.stats.spilledRecords += n;
     this.items = [];
+    this.starts = [];
+    this.runStart = 0;
     this.bytes = 0;
   }
 }
@@ -269,5 +308,93 @@ class MergedStream<T> implements SortedStream<T> {
     if (this.closed) return;
     this.closed = true;
     this.release();
+  }
+}
+
+/**
+ * The k-way merge of sorted runs held in one array (each from its start to the next's),
+ * through a binary heap of run positions; ties go to the earlier run, so the merge
+ * is stable. Each item read costs log2(runs) comparisons, so no single step sorts much.
+ */
+class MemoryRunMerge<T> implements SortedStream<T> {
+  /** Per heap slot: the position in `items` of that run's next item. */
+  private readonly heap: number[] = [];
+  /** Per heap slot: where that run ends. */
+  private readonly ends: number[] = [];
+
+  constructor(
+    private items: readonly T[],
+    starts: readonly number[],
+    private readonly compare: (a: T, b: T) => number,
+  ) {
+    starts.forEach((start, i) => {
+      const end = starts[i + 1] ?? items.length;
+      if (start < end) this.push(start, end);
+    });
+  }
+
+  next(): T | undefined {
+    if (this.heap.length === 0) return undefined;
+    const at = this.heap[0] as number;
+    const end = this.ends[0] as number;
+    const item = this.items[at] as T;
+    if (at + 1 < end) {
+      this.heap[0] = at + 1;
+    } else {
+      const lastAt = this.heap.pop() as number;
+      const lastEnd = this.ends.pop() as number;
+      if (this.heap.length === 0) return item;
+      this.heap[0] = lastAt;
+      this.ends[0] = lastEnd;
+    }
+    this.siftDown(0);
+    return item;
+  }
+
+  close(): void {
+    this.heap.length = 0;
+    this.ends.length = 0;
+    this.items = [];
+  }
+
+  private push(at: number, end: number): void {
+    this.heap.push(at);
+    this.ends.push(end);
+    let i = this.heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.less(i, parent)) return;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  /** Slot a before slot b: a smaller item, or an equal one from an earlier run. */
+  private less(a: number, b: number): boolean {
+    const pa = this.heap[a] as number;
+    const pb = this.heap[b] as number;
+    const c = this.compare(this.items[pa] as T, this.items[pb] as T);
+    return c < 0 || (c === 0 && pa < pb);
+  }
+
+  private swap(a: number, b: number): void {
+    const h = this.heap;
+    const e = this.ends;
+    [h[a], h[b]] = [h[b] as number, h[a] as number];
+    [e[a], e[b]] = [e[b] as number, e[a] as number];
+  }
+
+  private siftDown(i: number): void {
+    const n = this.heap.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < n && this.less(l, m)) m = l;
+      if (r < n && this.less(r, m)) m = r;
+      if (m === i) return;
+      this.swap(i, m);
+      i = m;
+    }
   }
 }

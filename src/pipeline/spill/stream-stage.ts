@@ -4,19 +4,23 @@
 // advances. Its explain statistics come from the computation (usedDisk, spills, ...).
 
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import type { PlanStage, Row, StageStats } from '../../query/exec/stages.js';
+import type { PlanStage, StageStats } from '../../query/exec/stages.js';
 import type { ReadView } from '../../storage/engine.js';
-import { drain, newStats } from '../stages/base.js';
+import { NEED_TIME, runSync } from '../../query/exec/yield.js';
+import type { Pull } from '../../query/exec/yield.js';
+import { feed, newStats } from '../stages/base.js';
+import type { BlockingComputation } from '../stages/base.js';
 import type { SortedStream } from './sorter.js';
 
 export class StreamingBlockingStage implements PlanStage {
   readonly stats: StageStats;
+  private computation: BlockingComputation<SortedStream<BsonDocument>> | undefined;
   private out: SortedStream<BsonDocument> | undefined;
 
   constructor(
     name: string,
     private readonly input: PlanStage,
-    private readonly compute: (rows: Iterable<BsonDocument>) => SortedStream<BsonDocument>,
+    private readonly start: () => BlockingComputation<SortedStream<BsonDocument>>,
     runtimeStats?: () => Record<string, BsonValue>,
   ) {
     this.stats = newStats(name, [input]);
@@ -24,8 +28,13 @@ export class StreamingBlockingStage implements PlanStage {
       Object.defineProperty(this.stats, 'extra', { enumerable: true, get: runtimeStats });
   }
 
-  next(view: ReadView): Row | undefined {
-    this.out ??= this.compute(drain(this.input, view));
+  next(view: ReadView): Pull {
+    if (this.out === undefined) {
+      const c = (this.computation ??= this.start());
+      if (feed(this.input, view, c) === NEED_TIME) return NEED_TIME;
+      this.out = runSync(() => c.finish(view));
+      this.computation = undefined;
+    }
     const doc = this.out.next();
     if (doc === undefined) return undefined;
     this.stats.works++;

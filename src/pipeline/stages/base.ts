@@ -1,9 +1,12 @@
 // Plan-stage helpers for pipeline stages: stats, a one-in-one-out transform, and a blocking
-// stage that reads its whole input once and then serves the computed rows.
+// stage that reads its whole input once (a slice at a time, see query/exec/yield.ts) and then
+// serves the computed rows.
 
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import type { PlanStage, Row, StageStats } from '../../query/exec/stages.js';
 import { copyMetadata } from '../../query/exec/metadata.js';
+import { NEED_TIME, retryable, runSync, sliceDue } from '../../query/exec/yield.js';
+import type { NeedTime, Pull } from '../../query/exec/yield.js';
 import type { ReadView } from '../../storage/engine.js';
 
 export function newStats(
@@ -22,10 +25,12 @@ export function newStats(
 
 /**
  * A stage mapping each input document to zero or one output document (`undefined` drops it):
- * $match, $project, $addFields, $replaceRoot, $redact...
+ * $match, $project, $addFields, $replaceRoot, $redact... An evaluation that waits for deferred
+ * work (yield.ts) is retried on the same document at the next pull.
  */
 export class MapStage implements PlanStage {
   readonly stats: StageStats;
+  private held: Row | undefined;
   constructor(
     name: string,
     private readonly input: PlanStage,
@@ -33,13 +38,21 @@ export class MapStage implements PlanStage {
   ) {
     this.stats = newStats(name, [input]);
   }
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     for (;;) {
-      const row = this.input.next(view);
-      if (row === undefined) return undefined;
+      const row = this.held ?? this.input.next(view);
+      if (row === undefined || row === NEED_TIME) return row;
+      const out = retryable(() => this.fn(row.doc, view));
+      if (out === NEED_TIME) {
+        this.held = row;
+        return NEED_TIME;
+      }
+      this.held = undefined;
       this.stats.works++;
-      const out = this.fn(row.doc, view);
-      if (out === undefined) continue;
+      if (out === undefined) {
+        if (sliceDue()) return NEED_TIME;
+        continue;
+      }
       copyMetadata(row.doc, out);
       this.stats.nReturned++;
       return { doc: out };
@@ -47,50 +60,115 @@ export class MapStage implements PlanStage {
   }
 }
 
-/** A stage mapping each input document to any number of outputs ($unwind, $lookup + unwind). */
+/**
+ * A stage's outputs for one input, made as they are read (an array is one): $unwind of a
+ * million-element array yields between its outputs instead of building them all at once.
+ */
+export interface LazyOutputs {
+  readonly length: number;
+  at(i: number): BsonDocument | undefined;
+}
+
+/** A stage mapping each input document to any number of outputs ($unwind). */
 export class FlatMapStage implements PlanStage {
   readonly stats: StageStats;
-  private pending: BsonDocument[] = [];
+  private pending: LazyOutputs = [];
+  /** The input the pending outputs came from: its metadata (text score, …) goes with them. */
+  private source: BsonDocument | undefined;
   private i = 0;
+  private held: Row | undefined;
   constructor(
     name: string,
     private readonly input: PlanStage,
-    private readonly fn: (doc: BsonDocument, view: ReadView) => BsonDocument[],
+    private readonly fn: (doc: BsonDocument, view: ReadView) => LazyOutputs,
   ) {
     this.stats = newStats(name, [input]);
   }
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     while (this.i >= this.pending.length) {
-      const row = this.input.next(view);
-      if (row === undefined) return undefined;
+      const row = this.held ?? this.input.next(view);
+      if (row === undefined || row === NEED_TIME) return row;
+      const out = retryable(() => this.fn(row.doc, view));
+      if (out === NEED_TIME) {
+        this.held = row;
+        return NEED_TIME;
+      }
+      this.held = undefined;
       this.stats.works++;
-      this.pending = this.fn(row.doc, view);
-      for (const out of this.pending) copyMetadata(row.doc, out);
+      this.pending = out;
+      this.source = row.doc;
       this.i = 0;
+      if (out.length === 0 && sliceDue()) return NEED_TIME;
     }
-    const doc = this.pending[this.i++] as BsonDocument;
+    const doc = this.pending.at(this.i++) as BsonDocument;
+    if (this.source !== undefined) copyMetadata(this.source, doc);
+    if (this.i >= this.pending.length) this.pending = [];
     this.stats.nReturned++;
     return { doc };
   }
 }
 
+/** What a blocking stage computes: fed one input document at a time, then asked for its output. */
+export interface BlockingComputation<Out> {
+  add(doc: BsonDocument): void;
+  /** The input ended: the output (computed in place, without yielding). */
+  finish(view: ReadView): Out;
+}
+
+/** A computation over the whole input at once (the input is collected first). */
+export function collected<Out>(
+  compute: (docs: BsonDocument[], view: ReadView) => Out,
+): BlockingComputation<Out> {
+  const docs: BsonDocument[] = [];
+  return {
+    add: (doc) => {
+      docs.push(doc);
+    },
+    finish: (view) => compute(docs, view),
+  };
+}
+
 /**
- * A blocking stage: on the first pull it drains its input (on that batch's snapshot) through
- * `compute`, then serves the results; later batches only read the buffer.
+ * Feeds a blocking computation from its input, a slice at a time: true once the input ended,
+ * NEED_TIME when the caller should give the driver its turn.
+ */
+export function feed(
+  input: PlanStage,
+  view: ReadView,
+  into: BlockingComputation<unknown>,
+): true | NeedTime {
+  for (;;) {
+    const row = input.next(view);
+    if (row === NEED_TIME) return row;
+    if (row === undefined) return true;
+    into.add(row.doc);
+    if (sliceDue()) return NEED_TIME;
+  }
+}
+
+/**
+ * A blocking stage: it reads its whole input (on the first batch's snapshot, yielding as it
+ * goes) into its computation, then serves the results; later batches only read the buffer.
  */
 export class BlockingStage implements PlanStage {
   readonly stats: StageStats;
+  private computation: BlockingComputation<BsonDocument[]> | undefined;
   private out: BsonDocument[] | undefined;
   private i = 0;
   constructor(
     name: string,
     private readonly input: PlanStage,
-    private readonly compute: (rows: Iterable<BsonDocument>, view: ReadView) => BsonDocument[],
+    private readonly start: () => BlockingComputation<BsonDocument[]>,
   ) {
     this.stats = newStats(name, [input]);
   }
-  next(view: ReadView): Row | undefined {
-    if (this.out === undefined) this.out = this.compute(drain(this.input, view), view);
+  next(view: ReadView): Pull {
+    if (this.out === undefined) {
+      const c = (this.computation ??= this.start());
+      if (feed(this.input, view, c) === NEED_TIME) return NEED_TIME;
+      this.out = runSync(() => c.finish(view));
+      this.computation = undefined;
+    }
     const doc = this.out[this.i];
     if (doc === undefined) return undefined;
     this.i++;
@@ -98,11 +176,6 @@ export class BlockingStage implements PlanStage {
     this.stats.nReturned++;
     return { doc };
   }
-}
-
-/** Iterates an input stage's documents on one view. */
-export function* drain(input: PlanStage, view: ReadView): Generator<BsonDocument> {
-  for (let row = input.next(view); row !== undefined; row = input.next(view)) yield row.doc;
 }
 
 /** A source of fixed documents ($documents, sub-pipeline inputs). */
@@ -115,7 +188,7 @@ export class DocumentsStage implements PlanStage {
   ) {
     this.stats = newStats(name, []);
   }
-  next(): Row | undefined {
+  next(): Pull {
     const doc = this.docs[this.i];
     if (doc === undefined) return undefined;
     this.i++;

@@ -26,7 +26,7 @@ import {
   numberOf,
   typeName,
 } from '../values.js';
-import { BlockingStage } from './base.js';
+import { BlockingStage, collected } from './base.js';
 import { rounderFor } from './granularity.js';
 import type { Rounder } from './granularity.js';
 import { countField, isGroupByExpression, parseOutputFields } from './bucket.js';
@@ -75,7 +75,9 @@ class BucketAutoStage implements Stage {
     return { $bucketAuto: this.spec };
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
-    return new BlockingStage('$bucketAuto', input, (docs) => this.compute(docs, rt));
+    return new BlockingStage('$bucketAuto', input, () =>
+      collected((docs) => this.compute(docs, rt)),
+    );
   }
   private compute(docs: Iterable<BsonDocument>, rt: Runtime): BsonDocument[] {
     const frame = rt.frame;

@@ -15,7 +15,7 @@ import { MISSING } from '../expressions/types.js';
 import type { Expression, Frame, Value } from '../expressions/types.js';
 import { compareValues, formatValue, typeName } from '../values.js';
 import { BlockingStage } from './base.js';
-import { groupDocuments, parseAccumulatedField } from './group.js';
+import { GroupComputation, parseAccumulatedField, streamToArray } from './group.js';
 import type { AccumulatedField, GroupSpec } from './group.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
@@ -55,11 +55,16 @@ class BucketStage implements Stage {
     return { $bucket: this.spec };
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
-    return new BlockingStage('$bucket', input, (docs) =>
-      groupDocuments(docs, this.group, rt, '$bucket').sort((a, b) =>
-        compareValues(a['_id'] ?? null, b['_id'] ?? null),
-      ),
-    );
+    return new BlockingStage('$bucket', input, () => {
+      const group = new GroupComputation(this.group, rt, '$bucket');
+      return {
+        add: (doc) => group.add(doc),
+        finish: () =>
+          streamToArray(group.finish()).sort((a, b) =>
+            compareValues(a['_id'] ?? null, b['_id'] ?? null),
+          ),
+      };
+    });
   }
 }
 

@@ -16,11 +16,15 @@ class CountStage implements Stage {
   }
   attach(input: Parameters<Stage['attach']>[0]): ReturnType<Stage['attach']> {
     const field = this.field;
-    return new BlockingStage('$count', input, (docs) => {
+    return new BlockingStage('$count', input, () => {
       let n = 0;
-      for (const _ of docs) n++;
-      // Like mongod's {$group: {_id: null, n: {$sum: 1}}} + $project: no input, no output.
-      return n === 0 ? [] : [{ [field]: new Int32(n) }];
+      return {
+        add: () => {
+          n++;
+        },
+        // Like mongod's {$group: {_id: null, n: {$sum: 1}}} + $project: no input, no output.
+        finish: () => (n === 0 ? [] : [{ [field]: new Int32(n) }]),
+      };
     });
   }
 }

@@ -17,7 +17,7 @@ import { getPathValue } from '../../bson/path.js';
 import { MISSING } from '../expressions/types.js';
 import { integralValue, isNullish, typeName } from '../values.js';
 import { ValueMap } from '../value-map.js';
-import { BlockingStage } from './base.js';
+import { BlockingStage, collected } from './base.js';
 import { setAtPath } from './lookup.js';
 import type { Stage, StageDefinition } from './types.js';
 
@@ -45,7 +45,7 @@ class DensifyStage implements Stage {
     return { $densify: this.spec };
   }
   attach(input: Parameters<Stage['attach']>[0]): ReturnType<Stage['attach']> {
-    return new BlockingStage('$densify', input, (docs) => this.compute(docs));
+    return new BlockingStage('$densify', input, () => collected((docs) => this.compute(docs)));
   }
   private next(v: BsonValue): BsonValue {
     if (v instanceof Date)

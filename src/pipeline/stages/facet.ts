@@ -13,8 +13,13 @@ import { validateFieldName } from '../expressions/field-path.js';
 import { approximateValueSize } from '../memory.js';
 import type { ParsedPipeline } from '../pipeline.js';
 import { typeName } from '../values.js';
-import { BlockingStage } from './base.js';
-import { childContext, parseSubPipeline, runSubPipeline } from './sub-pipeline.js';
+import { newStats } from './base.js';
+import { childContext, parseSubPipeline } from './sub-pipeline.js';
+import { buildPipeline } from '../pipeline.js';
+import type { PlanStage, StageStats } from '../../query/exec/stages.js';
+import { NEED_TIME, sliceDue } from '../../query/exec/yield.js';
+import type { Pull } from '../../query/exec/yield.js';
+import type { ReadView } from '../../storage/engine.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
 class FacetStage implements Stage {
@@ -28,31 +33,83 @@ class FacetStage implements Stage {
     return { $facet: this.spec };
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
-    return new BlockingStage('$facet', input, (docs, view) => {
-      const buffer: BsonDocument[] = [];
-      let bytes = 0;
-      for (const d of docs) {
-        buffer.push(d);
-        bytes += approximateValueSize(d);
-        if (bytes > limits.facetBufferBytesMax) {
-          fail(
-            ErrorCode.ExceededMemoryLimit,
-            `$facet exceeded memory limit of ${limits.facetBufferBytesMax} bytes`,
-          );
-        }
+    return new FacetPlan(input, this.facets, rt);
+  }
+}
+
+/**
+ * $facet's plan: buffers its input (yielding as it reads), then runs each sub-pipeline over the
+ * buffer, pulling it a slice at a time, and outputs the one document.
+ */
+class FacetPlan implements PlanStage {
+  readonly stats: StageStats;
+  private readonly buffer: BsonDocument[] = [];
+  private bytes = 0;
+  private inputDone = false;
+  private facet = 0;
+  private plan: PlanStage | undefined;
+  private results: BsonDocument[] = [];
+  private readonly out: BsonDocument = {};
+  private emitted = false;
+
+  constructor(
+    private readonly input: PlanStage,
+    private readonly facets: ReadonlyArray<{ name: string; pipeline: ParsedPipeline }>,
+    private readonly rt: Runtime,
+  ) {
+    this.stats = newStats('$facet', [input]);
+  }
+
+  next(view: ReadView): Pull {
+    if (this.emitted) return undefined;
+    while (!this.inputDone) {
+      const row = this.input.next(view);
+      if (row === NEED_TIME) return row;
+      if (row === undefined) {
+        this.inputDone = true;
+        break;
       }
-      const out: BsonDocument = {};
-      for (const f of this.facets)
-        out[f.name] = runSubPipeline(f.pipeline, { documents: buffer }, view, rt);
-      const size = bsonSize(out);
-      if (size > limits.bsonObjectSizeMax) {
+      this.buffer.push(row.doc);
+      this.bytes += approximateValueSize(row.doc);
+      if (this.bytes > limits.facetBufferBytesMax) {
         fail(
-          AggCode.Location4031700,
-          `document constructed by $facet is ${size} bytes, which exceeds the limit of ${limits.bsonObjectSizeMax} bytes`,
+          ErrorCode.ExceededMemoryLimit,
+          `$facet exceeded memory limit of ${limits.facetBufferBytesMax} bytes`,
         );
       }
-      return [out];
-    });
+      if (sliceDue()) return NEED_TIME;
+    }
+    for (;;) {
+      const f = this.facets[this.facet];
+      if (f === undefined) break;
+      const plan = (this.plan ??= buildPipeline(
+        f.pipeline,
+        { documents: this.buffer },
+        this.rt,
+      ).plan);
+      const row = plan.next(view);
+      if (row === NEED_TIME) return row;
+      if (row === undefined) {
+        this.out[f.name] = this.results;
+        this.results = [];
+        this.plan = undefined;
+        this.facet++;
+        continue;
+      }
+      this.results.push(row.doc);
+      if (sliceDue()) return NEED_TIME;
+    }
+    const size = bsonSize(this.out);
+    if (size > limits.bsonObjectSizeMax) {
+      fail(
+        AggCode.Location4031700,
+        `document constructed by $facet is ${size} bytes, which exceeds the limit of ${limits.bsonObjectSizeMax} bytes`,
+      );
+    }
+    this.emitted = true;
+    this.stats.works++;
+    this.stats.nReturned++;
+    return { doc: this.out };
   }
 }
 

@@ -14,7 +14,9 @@ import type { Collection } from '../../catalog/collection.js';
 import { CommandError, ErrorCode, fail } from '../../errors.js';
 import { copyMetadata, metadataOf } from '../../query/exec/metadata.js';
 import { RowsStage } from '../../query/exec/stages.js';
-import type { PlanStage, Row } from '../../query/exec/stages.js';
+import type { PlanStage } from '../../query/exec/stages.js';
+import { NEED_TIME } from '../../query/exec/yield.js';
+import type { Pull } from '../../query/exec/yield.js';
 import { planQuery } from '../../query/planner/planner.js';
 import type { ReadView } from '../../storage/engine.js';
 import { compileMatch } from '../context.js';
@@ -167,10 +169,10 @@ class GeoNearSource implements PlanStage {
     return plan;
   }
 
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     this.plan ??= this.build();
     const row = this.plan.next(view);
-    if (row === undefined) return undefined;
+    if (row === undefined || row === NEED_TIME) return row;
     const meta = metadataOf(row.doc);
     const out: BsonDocument = { ...row.doc };
     const distance = (meta?.geoNearDistance ?? 0) * (this.spec.distanceMultiplier ?? 1);

@@ -25,6 +25,7 @@ import { decodeDocument, encodeDocument } from '../../bson/codec.js';
 import { compareBson } from '../../bson/compare.js';
 import { Int32, Long } from 'bson';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
+import type { BlockingComputation } from './base.js';
 
 export interface AccumulatedField {
   readonly name: string;
@@ -103,7 +104,8 @@ const groupInputCodec: RecordCodec<GroupInput> = {
 };
 
 /**
- * Runs a group over documents: the shared engine of $group, $bucket and $sortByCount.
+ * A group over documents, fed one at a time: the shared engine of $group, $bucket and
+ * $sortByCount.
  *
  * Groups are kept in memory until they pass the group memory limit. Then, if disk use is
  * allowed, the groups held so far are frozen and every later input goes, as its group key and
@@ -112,35 +114,38 @@ const groupInputCodec: RecordCodec<GroupInput> = {
  * its inputs in their original order, so $first, $push and $sum give what they give in memory.
  * A group that spilled comes out in group-key order; otherwise in first-seen order.
  */
-export function groupStream(
-  docs: Iterable<BsonDocument>,
-  spec: GroupSpec,
-  rt: Runtime,
-  stageName: string,
-  stats: { usedDisk: boolean; spills: number } = { usedDisk: false, spills: 0 },
-): SortedStream<BsonDocument> {
-  const frame = rt.frame;
-  const groups = new ValueMap<GroupState>(rt.collator);
-  const bytesMax = rt.memory?.groupBytesMax ?? limits.groupMemoryBytesMax;
-  const spill = rt.memory?.spill;
-  let sorter: ExternalSorter<GroupInput> | undefined;
-  let bytes = 0;
-  let n = 0;
-  for (const doc of docs) {
-    if ((++n & 1023) === 0) rt.interrupt();
+export class GroupComputation implements BlockingComputation<SortedStream<BsonDocument>> {
+  private readonly groups: ValueMap<GroupState>;
+  private readonly bytesMax: number;
+  private sorter: ExternalSorter<GroupInput> | undefined;
+  private bytes = 0;
+
+  constructor(
+    private readonly spec: GroupSpec,
+    private readonly rt: Runtime,
+    private readonly stageName: string,
+    private readonly stats: { usedDisk: boolean; spills: number } = { usedDisk: false, spills: 0 },
+  ) {
+    this.groups = new ValueMap<GroupState>(rt.collator);
+    this.bytesMax = rt.memory?.groupBytesMax ?? limits.groupMemoryBytesMax;
+  }
+
+  add(doc: BsonDocument): void {
+    const { spec, rt } = this;
+    const frame = rt.frame;
     frame.vars[ROOT_SLOT] = doc;
     const k = spec.id.evaluate(frame);
     const key: BsonValue = k === MISSING ? null : k;
-    if (sorter !== undefined) {
+    if (this.sorter !== undefined) {
       frame.vars[ROOT_SLOT] = doc;
-      sorter.add({ key, args: spec.fields.map((f) => f.spec.argument.evaluate(frame)) });
-      continue;
+      this.sorter.add({ key, args: spec.fields.map((f) => f.spec.argument.evaluate(frame)) });
+      return;
     }
-    let state = groups.get(key);
+    let state = this.groups.get(key);
     if (state === undefined) {
       state = { accs: spec.fields.map((f) => createAccumulator(f.spec, key, rt)) };
-      groups.set(key, state);
-      bytes += approximateValueSize(key);
+      this.groups.set(key, state);
+      this.bytes += groupOverheadBytes + approximateValueSize(key);
       frame.vars[ROOT_SLOT] = doc;
     }
     for (let i = 0; i < spec.fields.length; i++) {
@@ -148,80 +153,92 @@ export function groupStream(
       if (!acc.needsInput) continue;
       const before = acc.bytes;
       acc.process((spec.fields[i] as AccumulatedField).spec.argument.evaluate(frame));
-      bytes += acc.bytes - before;
+      this.bytes += acc.bytes - before;
     }
-    if (bytes > bytesMax) {
+    if (this.bytes > this.bytesMax) {
       if (!rt.allowDiskUse) {
         fail(
           ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed,
-          `Exceeded memory limit for ${stageName}, but didn't allow external sort. Pass allowDiskUse:true to opt in.`,
+          `Exceeded memory limit for ${this.stageName}, but didn't allow external sort. Pass allowDiskUse:true to opt in.`,
         );
       }
-      if (spill !== undefined) sorter = groupInputSorter(bytesMax, spill, rt);
+      const spill = rt.memory?.spill;
+      if (spill !== undefined) this.sorter = groupInputSorter(this.bytesMax, spill, rt);
     }
   }
-  const output = (key: BsonValue, state: GroupState): BsonDocument => {
-    const out: BsonDocument = { _id: key };
-    spec.fields.forEach((f, i) => setOwn(out, f.name, valueOf(state.accs[i] as Accumulator)));
-    return out;
-  };
-  if (sorter === undefined) {
-    const entries = groups.entries();
+
+  finish(): SortedStream<BsonDocument> {
+    const { spec, rt, groups, sorter, stats } = this;
+    const output = (key: BsonValue, state: GroupState): BsonDocument => {
+      const out: BsonDocument = { _id: key };
+      spec.fields.forEach((f, i) => setOwn(out, f.name, valueOf(state.accs[i] as Accumulator)));
+      return out;
+    };
+    if (sorter === undefined) {
+      const entries = groups.entries();
+      let i = 0;
+      return {
+        next: () => {
+          const e = entries[i++];
+          return e === undefined ? undefined : output(e.key, e.value);
+        },
+        close: () => {
+          i = entries.length;
+        },
+      };
+    }
+    const frozen = [...groups.entries()].sort((a, b) => compareBson(a.key, b.key, rt.collator));
+    const inputs = sorter.finish();
+    stats.usedDisk = sorter.usedDisk;
+    stats.spills = sorter.stats.spills;
     let i = 0;
+    let head = inputs.next();
     return {
       next: () => {
-        const e = entries[i++];
-        return e === undefined ? undefined : output(e.key, e.value);
+        const held = frozen[i];
+        if (held === undefined && head === undefined) return undefined;
+        let key: BsonValue;
+        let state: GroupState;
+        if (
+          held !== undefined &&
+          (head === undefined || compareBson(held.key, head.key, rt.collator) <= 0)
+        ) {
+          key = held.key;
+          state = held.value;
+          i++;
+        } else {
+          key = (head as GroupInput).key;
+          state = { accs: spec.fields.map((f) => createAccumulator(f.spec, key, rt)) };
+        }
+        let m = 0;
+        for (
+          ;
+          head !== undefined && compareBson(head.key, key, rt.collator) === 0;
+          head = inputs.next()
+        ) {
+          const args = head.args;
+          state.accs.forEach((acc, j) => {
+            if (acc.needsInput) acc.process(args[j] as Value);
+          });
+          if ((++m & 1023) === 0) rt.interrupt();
+        }
+        return output(key, state);
       },
       close: () => {
-        i = entries.length;
+        i = frozen.length;
+        head = undefined;
+        inputs.close();
       },
     };
   }
-  const frozen = [...groups.entries()].sort((a, b) => compareBson(a.key, b.key, rt.collator));
-  const inputs = sorter.finish();
-  stats.usedDisk = sorter.usedDisk;
-  stats.spills = sorter.stats.spills;
-  let i = 0;
-  let head = inputs.next();
-  return {
-    next: () => {
-      const held = frozen[i];
-      if (held === undefined && head === undefined) return undefined;
-      let key: BsonValue;
-      let state: GroupState;
-      if (
-        held !== undefined &&
-        (head === undefined || compareBson(held.key, head.key, rt.collator) <= 0)
-      ) {
-        key = held.key;
-        state = held.value;
-        i++;
-      } else {
-        key = (head as GroupInput).key;
-        state = { accs: spec.fields.map((f) => createAccumulator(f.spec, key, rt)) };
-      }
-      let m = 0;
-      for (
-        ;
-        head !== undefined && compareBson(head.key, key, rt.collator) === 0;
-        head = inputs.next()
-      ) {
-        const args = head.args;
-        state.accs.forEach((acc, j) => {
-          if (acc.needsInput) acc.process(args[j] as Value);
-        });
-        if ((++m & 1023) === 0) rt.interrupt();
-      }
-      return output(key, state);
-    },
-    close: () => {
-      i = frozen.length;
-      head = undefined;
-      inputs.close();
-    },
-  };
 }
+
+/**
+ * What one group costs beyond its key and accumulators: the map entry, the state object and
+ * its accumulator array, and the accumulator objects (measured on V8: ~200 bytes for one
+ * group with two accumulators).
+ */
+const groupOverheadBytes = 200;
 
 /** The external sort of a spilling group's inputs, by group key (stable: input order within a key). */
 function groupInputSorter(
@@ -245,14 +262,8 @@ function groupInputSorter(
   });
 }
 
-/** Runs a group to the end and returns its output (for stages whose output is small: $bucket). */
-export function groupDocuments(
-  docs: Iterable<BsonDocument>,
-  spec: GroupSpec,
-  rt: Runtime,
-  stageName: string,
-): BsonDocument[] {
-  const stream = groupStream(docs, spec, rt, stageName);
+/** Every document of a stream. */
+export function streamToArray(stream: SortedStream<BsonDocument>): BsonDocument[] {
   const out: BsonDocument[] = [];
   for (let d = stream.next(); d !== undefined; d = stream.next()) out.push(d);
   return out;
@@ -292,7 +303,7 @@ export class GroupStage implements Stage {
     return new StreamingBlockingStage(
       '$group',
       input,
-      (docs) => groupStream(docs, this.group, rt, '$group', stats),
+      () => new GroupComputation(this.group, rt, '$group', stats),
       explain,
     );
   }

@@ -18,17 +18,14 @@ import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
 import { parseFieldPath } from '../expressions/field-path.js';
 import type { ParsedPipeline } from '../pipeline.js';
-import { runToArray } from '../pipeline.js';
+import { buildPipeline } from '../pipeline.js';
 import { typeName } from '../values.js';
-import { FlatMapStage } from './base.js';
+import { newStats } from './base.js';
+import type { PlanStage, Row, StageStats } from '../../query/exec/stages.js';
+import { NEED_TIME, runSync, sliceDue } from '../../query/exec/yield.js';
+import type { Pull } from '../../query/exec/yield.js';
 import { MatchStage } from './match.js';
-import {
-  childContext,
-  foreignResolver,
-  parseSubPipeline,
-  pipelineArray,
-  runSubPipeline,
-} from './sub-pipeline.js';
+import { childContext, foreignResolver, parseSubPipeline, pipelineArray } from './sub-pipeline.js';
 import type { ForeignSource } from './sub-pipeline.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
@@ -95,20 +92,18 @@ class LookupStage implements Stage {
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
     const foreign = this.from === undefined ? undefined : foreignResolver(rt, this.ctx, this.from);
-    return new FlatMapStage('$lookup', input, (doc, view) => [
-      setAtPath(doc, this.as, this.join(doc, view, rt, foreign?.(view))),
-    ]);
+    return new JoinPlan(input, this.as, (doc, view) => this.join(doc, rt, foreign?.(view)));
   }
+
+  /** What joining `doc` runs: a plan over the foreign side, maybe feeding a second one. */
   private join(
     doc: BsonDocument,
-    view: ReadView,
     rt: Runtime,
     foreign: ForeignSource | undefined,
-  ): BsonValue[] {
+  ): JoinTask | undefined {
     const coll = foreign?.collection;
     rt.frame.vars[ROOT_SLOT] = doc;
     for (const v of this.letVars) rt.frame.vars[v.slot] = v.expr.evaluate(rt.frame);
-    let matched: BsonDocument[] | undefined;
     if (this.equality !== undefined && this.from === undefined && this.pipeline !== undefined) {
       // No `from`: the sub-pipeline starts with $documents, and the join's equality filters
       // what it produces, right after it.
@@ -116,11 +111,12 @@ class LookupStage implements Stage {
       const ctx = this.pipeline.ctx;
       const stages = [...this.pipeline.stages];
       stages.splice(1, 0, new MatchStage(filter, compileMatch(filter, ctx), ctx));
-      return runSubPipeline({ stages, ctx }, { collection: undefined }, view, rt);
+      return { plan: buildPipeline({ stages, ctx }, { collection: undefined }, rt).plan };
     }
-    if (foreign?.view !== undefined) return this.joinView(doc, view, rt, foreign.view, coll);
+    if (foreign?.view !== undefined) return this.joinView(doc, rt, foreign.view, coll);
+    const pipeline = this.pipeline;
     if (this.equality !== undefined) {
-      if (coll === undefined) return [];
+      if (coll === undefined) return undefined;
       const filter = equalityFilter(this.equality.foreign, localValues(doc, this.equality.local));
       // The join compares by the pipeline's collation (mongod: the foreign collection's default does not apply).
       const plan = planQuery(coll, {
@@ -129,34 +125,100 @@ class LookupStage implements Stage {
         collator: rt.collator,
         allowDiskUse: rt.allowDiskUse,
       });
-      matched = runToArray(plan, view, rt);
-      if (this.pipeline === undefined) return matched;
+      if (pipeline === undefined) return { plan };
+      return {
+        plan,
+        then: (matched) => buildPipeline(pipeline, { documents: matched }, rt).plan,
+      };
     }
-    if (this.pipeline === undefined) return [];
-    const source = matched !== undefined ? { documents: matched } : { collection: coll };
-    return runSubPipeline(this.pipeline, source, view, rt);
+    if (pipeline === undefined) return undefined;
+    return { plan: buildPipeline(pipeline, { collection: coll }, rt).plan };
   }
 
   /** A join with a view: its pipeline, then the join's equality, then the sub-pipeline. */
   private joinView(
     doc: BsonDocument,
-    view: ReadView,
     rt: Runtime,
     onView: ParsedPipeline,
     coll: ForeignSource['collection'],
-  ): BsonValue[] {
+  ): JoinTask {
     const stages = [...onView.stages];
     if (this.equality !== undefined) {
       const filter = equalityFilter(this.equality.foreign, localValues(doc, this.equality.local));
       stages.push(new MatchStage(filter, compileMatch(filter, onView.ctx), onView.ctx));
     }
     if (this.pipeline !== undefined) stages.push(...this.pipeline.stages);
-    return runSubPipeline(
-      { stages, ctx: this.pipeline?.ctx ?? onView.ctx },
-      { collection: coll },
-      view,
-      rt,
-    );
+    return {
+      plan: buildPipeline(
+        { stages, ctx: this.pipeline?.ctx ?? onView.ctx },
+        { collection: coll },
+        rt,
+      ).plan,
+    };
+  }
+}
+
+/** The foreign side of one join: a plan, and maybe a second plan over what the first found. */
+interface JoinTask {
+  readonly plan: PlanStage;
+  readonly then?: (matched: BsonDocument[]) => PlanStage;
+}
+
+/**
+ * $lookup's plan: for each input document, the foreign plans run a slice at a time (a join
+ * over many foreign documents yields like any scan), and the matches go into `as`.
+ */
+class JoinPlan implements PlanStage {
+  readonly stats: StageStats;
+  private outer: BsonDocument | undefined;
+  private task: JoinTask | undefined;
+  private matched: BsonDocument[] = [];
+
+  constructor(
+    private readonly input: PlanStage,
+    private readonly as: readonly string[],
+    private readonly start: (doc: BsonDocument, view: ReadView) => JoinTask | undefined,
+  ) {
+    this.stats = newStats('$lookup', [input]);
+  }
+
+  next(view: ReadView): Pull {
+    for (;;) {
+      let outer = this.outer;
+      if (outer === undefined) {
+        const row = this.input.next(view);
+        if (row === undefined || row === NEED_TIME) return row;
+        this.stats.works++;
+        outer = row.doc;
+        const task = runSync(() => this.start(row.doc, view));
+        if (task === undefined) return this.emit(row.doc, []);
+        this.outer = outer;
+        this.task = task;
+        this.matched = [];
+      }
+      const task = this.task as JoinTask;
+      const r = task.plan.next(view);
+      if (r === NEED_TIME) return r;
+      if (r === undefined) {
+        const matched = this.matched;
+        this.matched = [];
+        if (task.then !== undefined) {
+          const then = task.then;
+          this.task = { plan: runSync(() => then(matched)) };
+          continue;
+        }
+        this.outer = undefined;
+        this.task = undefined;
+        return this.emit(outer, matched);
+      }
+      this.matched.push(r.doc);
+      if (sliceDue()) return NEED_TIME;
+    }
+  }
+
+  private emit(doc: BsonDocument, matched: BsonDocument[]): Row {
+    this.stats.nReturned++;
+    return { doc: setAtPath(doc, this.as, matched) };
   }
 }
 

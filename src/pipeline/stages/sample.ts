@@ -7,7 +7,7 @@ import { fail } from '../../errors.js';
 import { AggCode } from '../error-codes.js';
 import { isNumeric, numberOf } from '../values.js';
 import { BlockingStage } from './base.js';
-import type { Runtime, Stage, StageDefinition } from './types.js';
+import type { Stage, StageDefinition } from './types.js';
 
 class SampleStage implements Stage {
   readonly name = '$sample';
@@ -15,28 +15,31 @@ class SampleStage implements Stage {
   serialize(): BsonDocument {
     return { $sample: { size: new Int32(this.size) } };
   }
-  attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
+  attach(input: Parameters<Stage['attach']>[0]): ReturnType<Stage['attach']> {
     const size = this.size;
-    return new BlockingStage('$sample', input, (docs) => {
+    return new BlockingStage('$sample', input, () => {
       // Reservoir sampling keeps memory at `size` documents, then a shuffle randomises the order.
       const out: BsonDocument[] = [];
       let seen = 0;
-      for (const d of docs) {
+      const add = (d: BsonDocument): void => {
         seen++;
         if (out.length < size) out.push(d);
         else {
           const j = Math.floor(Math.random() * seen);
           if (j < size) out[j] = d;
         }
-        if ((seen & 1023) === 0) rt.interrupt();
-      }
-      for (let i = out.length - 1; i > 0; i--) {
-        const j = Math.floor(Math.random() * (i + 1));
-        [out[i], out[j]] = [out[j] as BsonDocument, out[i] as BsonDocument];
-      }
-      return out;
+      };
+      return { add, finish: () => shuffle(out) };
     });
   }
+}
+
+function shuffle(out: BsonDocument[]): BsonDocument[] {
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j] as BsonDocument, out[i] as BsonDocument];
+  }
+  return out;
 }
 
 export const $sample: StageDefinition = {

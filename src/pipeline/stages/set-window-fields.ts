@@ -24,7 +24,7 @@ import { integralValue, typeName } from '../values.js';
 import { ValueMap } from '../value-map.js';
 import { parseWindowFunction } from '../window/functions.js';
 import type { Bound, Partition, WindowFunction, WindowSpec } from '../window/functions.js';
-import { BlockingStage } from './base.js';
+import { BlockingStage, collected } from './base.js';
 import { setAtPath } from './lookup.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
@@ -150,7 +150,9 @@ class SetWindowFieldsStage implements Stage {
     return { $setWindowFields: this.spec };
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
-    return new BlockingStage('$setWindowFields', input, (docs) => this.compute(docs, rt));
+    return new BlockingStage('$setWindowFields', input, () =>
+      collected((docs) => this.compute(docs, rt)),
+    );
   }
   private compute(docs: Iterable<BsonDocument>, rt: Runtime): BsonDocument[] {
     const frame = rt.frame;

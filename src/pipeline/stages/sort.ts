@@ -25,6 +25,7 @@ import type { SortedStream } from '../spill/sorter.js';
 import { StreamingBlockingStage } from '../spill/stream-stage.js';
 import { decodeWithMetadata, encodeWithMetadata } from '../../query/exec/metadata.js';
 import type { Runtime, Stage, StageDefinition } from './types.js';
+import type { BlockingComputation } from './base.js';
 
 interface Keyed {
   readonly doc: BsonDocument;
@@ -63,19 +64,17 @@ function keyed(doc: BsonDocument, pattern: SortPattern): Keyed {
 }
 
 /** Sorts documents through `sorter`; the result streams (from disk if the sorter spilled). */
-export function sortDocuments(
-  docs: Iterable<BsonDocument>,
+export function sortComputation(
   pattern: SortPattern,
   sorter: ExternalSorter<Keyed>,
-  rt: Runtime,
-): SortedStream<BsonDocument> {
-  let n = 0;
-  for (const doc of docs) {
-    sorter.add(keyed(doc, pattern));
-    if ((++n & 1023) === 0) rt.interrupt();
-  }
-  const sorted = sorter.finish();
-  return { next: () => sorted.next()?.doc, close: () => sorted.close() };
+): BlockingComputation<SortedStream<BsonDocument>> {
+  return {
+    add: (doc) => sorter.add(keyed(doc, pattern)),
+    finish: () => {
+      const sorted = sorter.finish();
+      return { next: () => sorted.next()?.doc, close: () => sorted.close() };
+    },
+  };
 }
 
 export class SortPipelineStage implements Stage {
@@ -108,7 +107,7 @@ export class SortPipelineStage implements Stage {
     return new StreamingBlockingStage(
       '$sort',
       input,
-      (docs) => sortDocuments(docs, pattern, sorter, rt),
+      () => sortComputation(pattern, sorter),
       stats,
     );
   }

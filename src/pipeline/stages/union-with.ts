@@ -4,7 +4,9 @@
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
-import type { PlanStage, Row } from '../../query/exec/stages.js';
+import type { PlanStage } from '../../query/exec/stages.js';
+import { NEED_TIME } from '../../query/exec/yield.js';
+import type { Pull } from '../../query/exec/yield.js';
 import type { ReadView } from '../../storage/engine.js';
 import type { ParsedPipeline } from '../pipeline.js';
 import { typeName } from '../values.js';
@@ -23,9 +25,10 @@ class UnionPlan implements PlanStage {
   ) {
     this.stats = newStats('$unionWith', [input]);
   }
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     if (!this.firstDone) {
       const row = this.input.next(view);
+      if (row === NEED_TIME) return row;
       if (row !== undefined) {
         this.stats.nReturned++;
         return { doc: row.doc };
@@ -34,8 +37,9 @@ class UnionPlan implements PlanStage {
     }
     this.second ??= this.make(view);
     const row = this.second.next(view);
-    if (row !== undefined) this.stats.nReturned++;
-    return row === undefined ? undefined : { doc: row.doc };
+    if (row === undefined || row === NEED_TIME) return row;
+    this.stats.nReturned++;
+    return { doc: row.doc };
   }
 }
 

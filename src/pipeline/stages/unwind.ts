@@ -99,9 +99,15 @@ class UnwindStage implements Stage {
           return this.preserve
             ? [withIndex(withValueAt(doc, parts, 0, MISSING), this.indexField, null)]
             : [];
-        return v.map((el, i) =>
-          withIndex(withValueAt(doc, parts, 0, el), this.indexField, Long.fromNumber(i)),
-        );
+        return {
+          length: v.length,
+          at: (i: number) =>
+            withIndex(
+              withValueAt(doc, parts, 0, v[i] as BsonValue),
+              this.indexField,
+              Long.fromNumber(i),
+            ),
+        };
       }
       if (v === MISSING || v === null || v === undefined) {
         return this.preserve ? [withIndex(doc, this.indexField, null)] : [];

@@ -8,6 +8,9 @@ import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import type { ViewLease } from '../../txn/access.js';
 import type { PlanStage, Row } from './stages.js';
+import { yieldSlice } from './drive.js';
+import type { ExecControl, RestoreCheck } from './drive.js';
+import { NEED_TIME, armSlice, disarmSlice, sliceDue } from './yield.js';
 import { randomBytes } from 'node:crypto';
 
 export interface CursorOwner {
@@ -30,6 +33,8 @@ export interface CursorOptions {
   readonly comment?: unknown;
   /** Frees what the plan holds beyond memory (spill files): called once, when the cursor is exhausted or closed. */
   readonly onClose?: () => void;
+  /** Checked when a batch resumes after a yield: the plan is still valid (collection not dropped). */
+  readonly restore?: RestoreCheck | undefined;
 }
 
 export class ServerCursor {
@@ -41,6 +46,12 @@ export class ServerCursor {
   killed = false;
   /** With access control: the user ("user@db") who opened it; getMore and killCursors check it. */
   authenticatedUser: string | undefined;
+  /**
+   * Why the plan can no longer run ("collection dropped", ...): set when its collection went
+   * away between batches. mongod keeps such a cursor until the next getMore, which fails
+   * with QueryPlanKilled and this reason; so do we.
+   */
+  invalidation: string | undefined;
   private stash: Row | undefined;
   private exhausted = false;
   private released = false;
@@ -68,18 +79,39 @@ export class ServerCursor {
 
   /**
    * Pull up to `batchSize` documents (0 or undefined: no count limit) and at most ~16 MiB.
-   * Runs on one snapshot. Leaves `isExhausted` true when the plan has nothing more.
+   * Runs on one snapshot, held across the yields of the batch (yield.ts): every few
+   * milliseconds the event loop is given back, then `ctl` (the operation running the batch)
+   * and the cursor's `restore` check (the plan still valid) are run. Leaves `isExhausted` true when the plan
+   * has nothing more.
    */
-  nextBatch(batchSize: number | undefined, deadline?: () => void): BsonDocument[] {
+  async nextBatch(batchSize: number | undefined, ctl: ExecControl): Promise<BsonDocument[]> {
     const out: BsonDocument[] = [];
     let bytes = 0;
     const max = batchSize === undefined || batchSize <= 0 ? Infinity : batchSize;
     const lease = this.options.views();
     const snap = lease.view;
+    // A cursor killed while its batch yields (session killed, namespace dropped) stops there.
+    const resume = (): void => {
+      if (this.killed)
+        throw new CommandError(
+          ErrorCode.CursorKilled,
+          `cursor id ${this.id.toString()} was killed`,
+        );
+      this.options.restore?.();
+    };
+    armSlice();
     try {
       while (out.length < max) {
-        const row = this.stash ?? (this.exhausted ? undefined : this.plan.next(snap));
+        let row = this.stash;
         this.stash = undefined;
+        if (row === undefined && !this.exhausted) {
+          const r = this.plan.next(snap);
+          if (r === NEED_TIME) {
+            await yieldSlice(ctl, resume);
+            continue;
+          }
+          row = r;
+        }
         if (row === undefined) {
           this.exhausted = true;
           break;
@@ -92,12 +124,13 @@ export class ServerCursor {
         }
         out.push(doc);
         bytes += size;
-        deadline?.();
+        if (sliceDue()) await yieldSlice(ctl, resume);
       }
       // Look one row ahead so that a cursor whose last batch emptied it reports id 0.
-      if (!this.exhausted && this.stash === undefined && !this.options.tailable) {
+      while (!this.exhausted && this.stash === undefined && !this.options.tailable) {
         const peek = this.plan.next(snap);
-        if (peek === undefined) this.exhausted = true;
+        if (peek === NEED_TIME) await yieldSlice(ctl, resume);
+        else if (peek === undefined) this.exhausted = true;
         else this.stash = peek;
       }
     } catch (e) {
@@ -105,12 +138,19 @@ export class ServerCursor {
       this.releaseResources();
       throw e;
     } finally {
+      disarmSlice();
       lease.release();
     }
     if (this.isExhausted) this.releaseResources();
     this.nReturned += out.length;
     this.lastUsedMs = Date.now();
     return out;
+  }
+
+  /** The collection went away: free the plan's resources; the next getMore reports `reason`. */
+  invalidate(reason: string): void {
+    this.invalidation ??= reason;
+    this.releaseResources();
   }
 
   /** Marks the cursor killed and frees its resources (killCursors, reaping, session end, shutdown). */
@@ -190,14 +230,13 @@ export class CursorManager {
     return n;
   }
 
-  /** Close every cursor on a namespace (collection dropped or renamed), but change streams. */
-  killForNamespace(ns: string): void {
-    for (const [key, c] of this.cursors) {
-      if (c.ns === ns && !c.outlivesNamespace) {
-        c.close();
-        this.cursors.delete(key);
-      }
-    }
+  /**
+   * The collection at `ns` was dropped or renamed: every cursor on it but change streams fails
+   * its next getMore with QueryPlanKilled and `reason`, as mongod's do.
+   */
+  killForNamespace(ns: string, reason = 'collection dropped'): void {
+    for (const c of this.cursors.values())
+      if (c.ns === ns && !c.outlivesNamespace) c.invalidate(reason);
   }
 
   /** Close every cursor (shutdown). */

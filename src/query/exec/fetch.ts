@@ -13,7 +13,11 @@ import type { IndexEntry } from '../../catalog/index-access.js';
 import type { ReadView } from '../../storage/engine.js';
 import { lazyExtra } from './index-scan.js';
 import type { KeySource } from './index-scan.js';
-import type { DocumentFilter, MatchDetailsSink, PlanStage, Row, StageStats } from './stages.js';
+import { matchRow } from './stages.js';
+import type { DocumentFilter, MatchDetailsSink, PlanStage, StageStats } from './stages.js';
+import type { StoredRecord } from '../../catalog/collection.js';
+import { NEED_TIME, sliceDue } from './yield.js';
+import type { Pull } from './yield.js';
 
 /** The key of an entry as a document {field: value, ...} (returnKey, covered plans). */
 export function keyDocument(
@@ -30,6 +34,8 @@ export function keyDocument(
 
 export class FetchStage implements PlanStage {
   readonly stats: StageStats;
+  /** A fetched record whose filter deferred its answer (NEED_TIME): evaluated again first. */
+  private held: { entry: IndexEntry; rec: StoredRecord; view: ReadView } | undefined;
 
   constructor(
     private readonly child: KeySource,
@@ -53,18 +59,35 @@ export class FetchStage implements PlanStage {
     };
   }
 
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     for (;;) {
-      const e = this.child.nextEntry(view);
-      if (e === undefined) return undefined;
-      this.stats.works++;
-      const rec = this.coll.getRecord(view, e.recordId);
-      if (rec === undefined) continue;
-      this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
+      let held = this.held;
+      if (held === undefined || held.view !== view) {
+        const e = this.child.nextEntry(view);
+        if (e === undefined || e === NEED_TIME) return e;
+        this.stats.works++;
+        const rec = this.coll.getRecord(view, e.recordId);
+        if (rec === undefined) {
+          if (sliceDue()) return NEED_TIME;
+          continue;
+        }
+        this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
+        held = { entry: e, rec, view };
+      }
+      const { entry: e, rec } = held;
       const details: MatchDetailsSink = {};
-      if (this.filter !== undefined && !this.filter.matches(rec.doc, details)) continue;
+      const m = matchRow(this.filter, rec.doc, details);
+      if (m === NEED_TIME) {
+        this.held = held;
+        return NEED_TIME;
+      }
+      this.held = undefined;
+      if (!m) {
+        if (sliceDue()) return NEED_TIME;
+        continue;
+      }
       this.stats.nReturned++;
-      const row: Row = { doc: rec.doc, recordId: rec.recordId, details };
+      const row = { doc: rec.doc, recordId: rec.recordId, details };
       return this.keyShape === undefined
         ? row
         : { ...row, indexKey: keyDocument(e, this.keyShape.paths, this.keyShape.directions) };
@@ -95,6 +118,8 @@ function setPath(doc: BsonDocument, path: string, value: BsonValue): void {
  */
 export class CoveredRowsStage implements PlanStage {
   readonly stats: StageStats;
+  /** An entry whose filter deferred its answer (NEED_TIME): evaluated again first. */
+  private held: IndexEntry | undefined;
 
   constructor(
     private readonly child: KeySource,
@@ -105,16 +130,23 @@ export class CoveredRowsStage implements PlanStage {
     this.stats = child.stats;
   }
 
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     for (;;) {
-      const e = this.child.nextEntry(view);
-      if (e === undefined) return undefined;
+      const e = this.held ?? this.child.nextEntry(view);
+      if (e === undefined || e === NEED_TIME) return e;
       const values = decodeKey(e.key, this.directions, e.typeInfo);
       const doc: BsonDocument = {};
       this.paths.forEach((p, i) => setPath(doc, p, values[i] as BsonValue));
       const details: MatchDetailsSink = {};
-      if (this.filter !== undefined && !this.filter.matches(doc, details)) {
+      const m = matchRow(this.filter, doc, details);
+      if (m === NEED_TIME) {
+        this.held = e;
+        return NEED_TIME;
+      }
+      this.held = undefined;
+      if (!m) {
         this.stats.nReturned--;
+        if (sliceDue()) return NEED_TIME;
         continue;
       }
       const key: BsonDocument = {};

@@ -24,6 +24,7 @@ import type { Interval } from '../planner/bounds.js';
 import { IndexScanStage, byteIntervals, planRanges } from './index-scan.js';
 import { setMetadata } from './metadata.js';
 import type { DocumentFilter, MatchDetailsSink, PlanStage, Row, StageStats } from './stages.js';
+import { NEED_TIME, runSync } from './yield.js';
 
 export interface GeoNearOptions {
   readonly coll: Collection;
@@ -183,7 +184,7 @@ export class GeoNearStage implements PlanStage {
   }
 
   private searchAnnulus(view: ReadView): void {
-    const { coll, index, state, field, filter } = this.options;
+    const { index, state, field } = this.options;
     const outer = Math.min(this.inner + this.step, this.maxNative);
     const last = outer >= this.maxNative;
     const scan = geoIndexScan(
@@ -194,8 +195,29 @@ export class GeoNearStage implements PlanStage {
       () => ({}),
     );
     const found: Found[] = [];
+    // One annulus is searched in one go (its size adapts to a few dozen results), with no
+    // slice armed: the scan never answers NEED_TIME and a filter's regex waits in place.
+    runSync(() => this.scanAnnulus(view, scan, outer, last, found));
+    found.sort((a, b) => b.distance - a.distance);
+    this.buffer = found;
+    this.inner = outer;
+    if (last) this.done = true;
+    if (found.length === 0) this.step *= 2;
+    else if (found.length > RESULTS_PER_ANNULUS_TARGET) this.step /= 2;
+    else this.step *= 1.5;
+  }
+
+  private scanAnnulus(
+    view: ReadView,
+    scan: ReturnType<typeof geoIndexScan>,
+    outer: number,
+    last: boolean,
+    found: Found[],
+  ): void {
+    const { coll, filter } = this.options;
     const local = new Set<RecordId>();
     for (let e = scan.nextEntry(view); e !== undefined; e = scan.nextEntry(view)) {
+      if (e === NEED_TIME) continue;
       this.stats.works++;
       this.stats.keysExamined = (this.stats.keysExamined ?? 0) + 1;
       if (this.seen.has(e.recordId) || local.has(e.recordId)) continue;
@@ -218,12 +240,5 @@ export class GeoNearStage implements PlanStage {
         row: { doc: rec.doc, recordId: rec.recordId, details },
       });
     }
-    found.sort((a, b) => b.distance - a.distance);
-    this.buffer = found;
-    this.inner = outer;
-    if (last) this.done = true;
-    if (found.length === 0) this.step *= 2;
-    else if (found.length > RESULTS_PER_ANNULUS_TARGET) this.step /= 2;
-    else this.step *= 1.5;
   }
 }

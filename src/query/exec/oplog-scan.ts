@@ -2,13 +2,15 @@
 // in timestamp (natural) order or reverse, with the usual filter, sort, skip, limit and
 // projection on top.
 
+import type { BsonDocument } from '../../bson/types.js';
 import type { ReadView } from '../../storage/engine.js';
 import { OplogCursor, decodeOplogEntry } from '../../repl/oplog-reader.js';
-import { LimitStage, SkipStage, SortStage, TransformStage } from './stages.js';
+import { LimitStage, SkipStage, SortStage, TransformStage, matchRow } from './stages.js';
+import { NEED_TIME, sliceDue } from './yield.js';
+import type { Pull } from './yield.js';
 import type {
   DocumentFilter,
   PlanStage,
-  Row,
   RowComparator,
   RowTransform,
   StageStats,
@@ -24,6 +26,8 @@ export class OplogScanStage implements PlanStage {
     children: [],
   };
   private readonly cursor: OplogCursor;
+  /** An entry read but not yet matched: its filter asked for time (a regex in a worker). */
+  private held: BsonDocument | undefined;
   private done = false;
 
   constructor(
@@ -33,21 +37,31 @@ export class OplogScanStage implements PlanStage {
     this.cursor = new OplogCursor({ reverse });
   }
 
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     if (this.done) return undefined;
     for (;;) {
-      this.stats.works++;
-      const r = this.cursor.next(view);
-      if (r === undefined) {
-        this.done = true;
-        return undefined;
+      let doc = this.held;
+      if (doc === undefined) {
+        this.stats.works++;
+        const r = this.cursor.next(view);
+        if (r === undefined) {
+          this.done = true;
+          return undefined;
+        }
+        this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
+        doc = decodeOplogEntry(r);
       }
-      this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
-      const doc = decodeOplogEntry(r);
-      if (this.filter === undefined || this.filter.matches(doc)) {
+      const m = matchRow(this.filter, doc, {});
+      if (m === NEED_TIME) {
+        this.held = doc;
+        return NEED_TIME;
+      }
+      this.held = undefined;
+      if (m) {
         this.stats.nReturned++;
         return { doc };
       }
+      if (sliceDue()) return NEED_TIME;
     }
   }
 }

@@ -7,6 +7,7 @@ import type { ReadView } from '../../storage/engine.js';
 import { planQuery } from '../planner/planner.js';
 import type { QueryRequest } from '../planner/planner.js';
 import type { MatchDetailsSink } from './stages.js';
+import { pullSync } from './yield.js';
 
 /**
  * What a write selects: its filter (the matcher and sort already use the statement's
@@ -32,7 +33,7 @@ export function selectRecords(
 ): MatchedRecord[] {
   const plan = planQuery(coll, { ...selection, allowDiskUse: true });
   const out: MatchedRecord[] = [];
-  for (let row = plan.next(view); row !== undefined; row = plan.next(view)) {
+  for (let row = pullSync(plan, view); row !== undefined; row = pullSync(plan, view)) {
     if (row.recordId === undefined) continue;
     out.push({
       record: { recordId: row.recordId, doc: row.doc, size: 0 },

@@ -18,6 +18,12 @@ import { ExternalSorter } from '../../pipeline/spill/sorter.js';
 import type { RecordCodec, SortedStream, SorterStats } from '../../pipeline/spill/sorter.js';
 import { decodeWithMetadata, encodeWithMetadata } from './metadata.js';
 
+import { NEED_TIME, retryable, sliceDue } from './yield.js';
+import type { NeedTime, Pull } from './yield.js';
+
+export { NEED_TIME } from './yield.js';
+export type { Pull } from './yield.js';
+
 /** What a filter stage needs from a compiled filter; details carry the positional match. */
 export interface DocumentFilter {
   matches(doc: BsonDocument, details?: MatchDetailsSink): boolean;
@@ -48,8 +54,12 @@ export interface StageStats {
 
 export interface PlanStage {
   readonly stats: StageStats;
-  /** The next row, or undefined at the end. `view` is the snapshot of the current batch. */
-  next(view: ReadView): Row | undefined;
+  /**
+   * The next row, undefined at the end, or NEED_TIME: work was done, call again (see
+   * yield.ts; only while a driver's slice is armed). `view` is the snapshot of the current
+   * batch.
+   */
+  next(view: ReadView): Pull;
 }
 
 function newStats(
@@ -72,6 +82,8 @@ export class CollScanStage implements PlanStage {
   private boundView: ReadView | undefined;
   private it: Iterator<StoredRecord> | undefined;
   private last: RecordId | undefined;
+  /** A record whose filter deferred its answer (NEED_TIME): evaluated again first. */
+  private held: StoredRecord | undefined;
   private done = false;
 
   constructor(
@@ -83,32 +95,57 @@ export class CollScanStage implements PlanStage {
     this.stats.docsExamined = 0;
   }
 
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     if (this.done) return undefined;
     if (view !== this.boundView || this.it === undefined) {
       this.boundView = view;
+      this.held = undefined;
       this.it = this.coll.scanRecords(view, {
         reverse: this.reverse,
         ...(this.last === undefined ? {} : { after: this.last }),
       });
     }
     for (;;) {
-      this.stats.works++;
-      const r = this.it.next();
-      if (r.done === true) {
-        this.done = true;
-        return undefined;
+      let rec = this.held;
+      if (rec === undefined) {
+        this.stats.works++;
+        const r = this.it.next();
+        if (r.done === true) {
+          this.done = true;
+          return undefined;
+        }
+        rec = r.value;
+        this.last = rec.recordId;
+        this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
       }
-      const rec = r.value;
-      this.last = rec.recordId;
-      this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
       const details: MatchDetailsSink = {};
-      if (this.filter === undefined || this.filter.matches(rec.doc, details)) {
+      const m = matchRow(this.filter, rec.doc, details);
+      if (m === NEED_TIME) {
+        this.held = rec;
+        return NEED_TIME;
+      }
+      this.held = undefined;
+      if (m) {
         this.stats.nReturned++;
         return { doc: rec.doc, recordId: rec.recordId, details };
       }
+      if (sliceDue()) return NEED_TIME;
     }
   }
+}
+
+/**
+ * Applies a filter to a document: true, false, or NEED_TIME when the filter waits for work
+ * done elsewhere (a regular expression in a worker); the caller keeps the document and asks
+ * again on its next pull.
+ */
+export function matchRow(
+  filter: DocumentFilter | undefined,
+  doc: BsonDocument,
+  details: MatchDetailsSink,
+): boolean | NeedTime {
+  if (filter === undefined) return true;
+  return retryable(() => filter.matches(doc, details));
 }
 
 /** Point lookup by `_id` through the _id index (mongod's IDHACK). */
@@ -126,16 +163,21 @@ export class IdLookupStage implements PlanStage {
     this.stats.docsExamined = 0;
   }
 
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     if (this.done) return undefined;
-    this.done = true;
     this.stats.works++;
     const rec = this.coll.findById(view, this.id);
     this.stats.keysExamined = 1;
-    if (rec === undefined) return undefined;
+    if (rec === undefined) {
+      this.done = true;
+      return undefined;
+    }
     this.stats.docsExamined = 1;
     const details: MatchDetailsSink = {};
-    if (this.filter !== undefined && !this.filter.matches(rec.doc, details)) return undefined;
+    const m = matchRow(this.filter, rec.doc, details);
+    if (m === NEED_TIME) return NEED_TIME;
+    this.done = true;
+    if (!m) return undefined;
     this.stats.nReturned++;
     return { doc: rec.doc, recordId: rec.recordId, details };
   }
@@ -151,7 +193,7 @@ export class RowsStage implements PlanStage {
   ) {
     this.stats = newStats(name, []);
   }
-  next(): Row | undefined {
+  next(): Pull {
     const row = this.rows[this.i];
     if (row === undefined) return undefined;
     this.i++;
@@ -202,8 +244,12 @@ export class SortStage implements PlanStage {
     return this.memLimit;
   }
 
-  next(view: ReadView): Row | undefined {
-    if (this.sorted === undefined) this.sorted = this.load(view);
+  next(view: ReadView): Pull {
+    if (this.sorted === undefined) {
+      const loaded = this.load(view);
+      if (loaded === NEED_TIME) return NEED_TIME;
+      this.sorted = loaded;
+    }
     const row = this.sorted.next();
     if (row === undefined) return undefined;
     this.stats.works++;
@@ -211,9 +257,21 @@ export class SortStage implements PlanStage {
     return row;
   }
 
-  private load(view: ReadView): SortedStream<Row> {
+  /** Reads the input into the sorter, a slice at a time; the sorted stream at its end. */
+  private load(view: ReadView): SortedStream<Row> | NeedTime {
+    const sorter = (this.sorter ??= this.newSorter());
+    for (;;) {
+      const row = this.child.next(view);
+      if (row === NEED_TIME) return NEED_TIME;
+      if (row === undefined) return sorter.finish();
+      sorter.add(row);
+      if (sliceDue()) return NEED_TIME;
+    }
+  }
+
+  private newSorter(): ExternalSorter<Row> {
     const { limit, allowDiskUse, memory, interrupt } = this.options;
-    const sorter = new ExternalSorter<Row>({
+    return new ExternalSorter<Row>({
       compare: (a, b) => this.compare(a.doc, b.doc),
       sizeOf: (row) => approximateSize(row.doc),
       codec: rowCodec,
@@ -229,13 +287,6 @@ export class SortStage implements PlanStage {
         );
       },
     });
-    this.sorter = sorter;
-    let n = 0;
-    for (let row = this.child.next(view); row !== undefined; row = this.child.next(view)) {
-      sorter.add(row);
-      if ((++n & 1023) === 0) interrupt?.();
-    }
-    return sorter.finish();
   }
 }
 
@@ -270,12 +321,15 @@ export class SkipStage implements PlanStage {
   ) {
     this.stats = newStats('SKIP', [child], { skipAmount: new Int32(skip) });
   }
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     while (this.skipped < this.skip) {
-      if (this.child.next(view) === undefined) return undefined;
+      const r = this.child.next(view);
+      if (r === undefined || r === NEED_TIME) return r;
       this.skipped++;
+      if (sliceDue()) return NEED_TIME;
     }
     const row = this.child.next(view);
+    if (row === NEED_TIME) return row;
     if (row !== undefined) this.stats.nReturned++;
     this.stats.works++;
     return row;
@@ -291,10 +345,10 @@ export class LimitStage implements PlanStage {
   ) {
     this.stats = newStats('LIMIT', [child], { limitAmount: new Int32(limit) });
   }
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     if (this.returned >= this.limit) return undefined;
     const row = this.child.next(view);
-    if (row === undefined) return undefined;
+    if (row === undefined || row === NEED_TIME) return row;
     this.returned++;
     this.stats.works++;
     this.stats.nReturned++;
@@ -307,6 +361,8 @@ export type RowTransform = (row: Row) => BsonDocument;
 /** Projection (or any per-row reshaping). */
 export class TransformStage implements PlanStage {
   readonly stats: StageStats;
+  /** A row whose transform deferred its answer (NEED_TIME): transformed again first. */
+  private held: Row | undefined;
   constructor(
     private readonly child: PlanStage,
     private readonly transform: RowTransform,
@@ -314,12 +370,18 @@ export class TransformStage implements PlanStage {
   ) {
     this.stats = newStats(name, [child]);
   }
-  next(view: ReadView): Row | undefined {
-    const row = this.child.next(view);
-    if (row === undefined) return undefined;
+  next(view: ReadView): Pull {
+    const row = this.held ?? this.child.next(view);
+    if (row === undefined || row === NEED_TIME) return row;
+    const doc = retryable(() => this.transform(row));
+    if (doc === NEED_TIME) {
+      this.held = row;
+      return NEED_TIME;
+    }
+    this.held = undefined;
     this.stats.works++;
     this.stats.nReturned++;
-    return { ...row, doc: this.transform(row) };
+    return { ...row, doc };
   }
 }
 

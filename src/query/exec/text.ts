@@ -21,7 +21,10 @@ import type { TextSearch } from '../../text/query.js';
 import { lazyExtra } from './index-scan.js';
 import type { KeySource } from './index-scan.js';
 import { setMetadata } from './metadata.js';
-import type { DocumentFilter, MatchDetailsSink, PlanStage, Row, StageStats } from './stages.js';
+import { matchRow } from './stages.js';
+import type { DocumentFilter, MatchDetailsSink, PlanStage, StageStats } from './stages.js';
+import { NEED_TIME, sliceDue } from './yield.js';
+import type { NeedTime, Pull } from './yield.js';
 
 export interface TextOrOptions {
   readonly children: readonly KeySource[];
@@ -40,8 +43,13 @@ export interface TextOrOptions {
 /** TEXT_OR: the union of the term scans, with each document's summed score. */
 export class TextOrStage implements PlanStage {
   readonly stats: StageStats;
-  private scores: Map<RecordId, number> | undefined;
+  /** Summed scores gathered so far from the term scans (children[0..child)). */
+  private readonly scores = new Map<RecordId, number>();
+  private child = 0;
+  private gathered = 0;
   private pending: Iterator<[RecordId, number]> | undefined;
+  /** A document read but not yet matched: its filter asked for time. */
+  private held: { recordId: RecordId; summed: number; doc: BsonDocument } | undefined;
   /** Documents whose keys were too long to decode: their score is computed from the document. */
   private readonly rescored = new Set<RecordId>();
 
@@ -59,25 +67,34 @@ export class TextOrStage implements PlanStage {
     };
   }
 
-  private gather(view: ReadView): Map<RecordId, number> {
-    const scores = new Map<RecordId, number>();
+  /**
+   * Reads the term scans into `scores`, across calls: true once every scan is read, NEED_TIME
+   * when the slice is over first.
+   */
+  private gather(view: ReadView): true | NeedTime {
     const { children, scoreField, directions, interrupt } = this.options;
-    let n = 0;
-    for (const child of children) {
-      for (let e = child.nextEntry(view); e !== undefined; e = child.nextEntry(view)) {
-        this.stats.works++;
-        if ((++n & 1023) === 0) interrupt?.();
-        if (e.truncated) {
-          this.rescored.add(e.recordId);
-          scores.set(e.recordId, scores.get(e.recordId) ?? 0);
-          continue;
-        }
+    const scores = this.scores;
+    for (;;) {
+      const child = children[this.child];
+      if (child === undefined) return true;
+      const e = child.nextEntry(view);
+      if (e === NEED_TIME) return NEED_TIME;
+      if (e === undefined) {
+        this.child++;
+        continue;
+      }
+      this.stats.works++;
+      if ((++this.gathered & 1023) === 0) interrupt?.();
+      if (e.truncated) {
+        this.rescored.add(e.recordId);
+        scores.set(e.recordId, scores.get(e.recordId) ?? 0);
+      } else {
         const score = decodeKey(e.key, directions, e.typeInfo)[scoreField];
         const value = score instanceof Double ? score.value : Number(score?.valueOf() ?? 0);
         scores.set(e.recordId, (scores.get(e.recordId) ?? 0) + value);
       }
+      if (sliceDue()) return NEED_TIME;
     }
-    return scores;
   }
 
   /** The score of a document whose index key was stored truncated, from the document itself. */
@@ -94,26 +111,38 @@ export class TextOrStage implements PlanStage {
     return total;
   }
 
-  next(view: ReadView): Row | undefined {
-    if (this.scores === undefined) {
-      this.scores = this.gather(view);
+  next(view: ReadView): Pull {
+    if (this.pending === undefined) {
+      if (this.gather(view) === NEED_TIME) return NEED_TIME;
       this.pending = this.scores.entries();
     }
-    const it = this.pending as Iterator<[RecordId, number]>;
     for (;;) {
-      const r = it.next();
-      if (r.done === true) return undefined;
-      const [recordId, summed] = r.value;
-      const rec = this.options.coll.getRecord(view, recordId);
-      if (rec === undefined) continue;
-      this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
+      let held = this.held;
+      if (held === undefined) {
+        const r = this.pending.next();
+        if (r.done === true) return undefined;
+        const [recordId, summed] = r.value;
+        const rec = this.options.coll.getRecord(view, recordId);
+        if (rec === undefined) continue;
+        this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
+        held = { recordId, summed, doc: rec.doc };
+      }
       const details: MatchDetailsSink = {};
-      if (this.options.filter !== undefined && !this.options.filter.matches(rec.doc, details))
+      const m = matchRow(this.options.filter, held.doc, details);
+      if (m === NEED_TIME) {
+        this.held = held;
+        return NEED_TIME;
+      }
+      this.held = undefined;
+      if (!m) {
+        if (sliceDue()) return NEED_TIME;
         continue;
-      const score = this.rescored.has(recordId) ? this.scoreFromDocument(rec.doc) : summed;
-      setMetadata(rec.doc, { textScore: score });
+      }
+      const { recordId, summed, doc } = held;
+      const score = this.rescored.has(recordId) ? this.scoreFromDocument(doc) : summed;
+      setMetadata(doc, { textScore: score });
       this.stats.nReturned++;
-      return { doc: rec.doc, recordId, details };
+      return { doc, recordId, details };
     }
   }
 }
@@ -142,12 +171,15 @@ export class TextMatchStage implements PlanStage {
     this.stats = { stage: 'TEXT_MATCH', nReturned: 0, works: 0, children: [child.stats], extra };
   }
 
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     for (;;) {
       const row = this.child.next(view);
-      if (row === undefined) return undefined;
+      if (row === undefined || row === NEED_TIME) return row;
       this.stats.works++;
-      if (!this.search.matches(row.doc)) continue;
+      if (!this.search.matches(row.doc)) {
+        if (sliceDue()) return NEED_TIME;
+        continue;
+      }
       this.stats.nReturned++;
       return row;
     }

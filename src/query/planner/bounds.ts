@@ -160,15 +160,26 @@ export function normalize(list: readonly Interval[]): Interval[] {
   return out;
 }
 
+/**
+ * The intersection of two interval lists: both normalized (sorted, disjoint), then swept
+ * together, so a list of n points against m intervals costs O((n + m) log(n + m)).
+ */
 export function intersect(a: readonly Interval[], b: readonly Interval[]): Interval[] {
+  const xs = normalize(a);
+  const ys = normalize(b);
   const out: Interval[] = [];
-  for (const x of a) {
-    for (const y of b) {
-      const low = compareLow(x.low, y.low) >= 0 ? x.low : y.low;
-      const high = compareHigh(x.high, y.high) <= 0 ? x.high : y.high;
-      const iv = { low, high };
-      if (!isEmpty(iv)) out.push(iv);
-    }
+  let i = 0;
+  let j = 0;
+  while (i < xs.length && j < ys.length) {
+    const x = xs[i] as Interval;
+    const y = ys[j] as Interval;
+    const low = compareLow(x.low, y.low) >= 0 ? x.low : y.low;
+    const high = compareHigh(x.high, y.high) <= 0 ? x.high : y.high;
+    const iv = { low, high };
+    if (!isEmpty(iv)) out.push(iv);
+    // The interval that ends first cannot meet anything after the other one.
+    if (compareHigh(x.high, y.high) <= 0) i++;
+    else j++;
   }
   return normalize(out);
 }

@@ -8,6 +8,8 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { BSONRegExp } from '../../bson/types.js';
 import { createHash } from 'node:crypto';
 import type { MatchNode } from '../match/index.js';
+import { drainPlan } from '../exec/drive.js';
+import type { ExecControl } from '../exec/drive.js';
 import type { PlanStage, StageStats } from '../exec/stages.js';
 import type { ReadView } from '../../storage/engine.js';
 import { prepareQueryPlan } from './planner.js';
@@ -178,8 +180,8 @@ export interface ExplainSections {
 export interface ExplainOptions {
   readonly namespace: string;
   readonly verbosity: ExplainVerbosity;
-  /** Runs the query to its end (default: pull every row of the plan on the view). */
-  readonly execute?: () => void;
+  /** Runs the query to its end (default: pull every row of the plan on the view), yielding. */
+  readonly execute?: () => Promise<void>;
   /** Puts the query's plan under the command's own stage (COUNT, UPDATE, DELETE). */
   readonly wrap?: (root: StageStats) => StageStats;
   /** Extra parameters of the wrapping stage, known only after execution (nCounted, nWouldModify). */
@@ -199,17 +201,18 @@ export function wrapperStage(
  * queryPlanner and executionStats for a plan made by planQuery (planned on `view` if it has
  * not run yet). Execution runs on the same view, so what is counted is what was planned.
  */
-export function explainPlan(
+export async function explainPlan(
   plan: PlanStage,
   view: ReadView,
   options: ExplainOptions,
-): ExplainSections {
+  ctl: ExecControl,
+): Promise<ExplainSections> {
   const info = prepareQueryPlan(plan.stats, view);
   const started = Date.now();
   const executed = options.verbosity !== 'queryPlanner';
   if (executed) {
-    if (options.execute !== undefined) options.execute();
-    else for (let row = plan.next(view); row !== undefined; row = plan.next(view)) void row;
+    if (options.execute !== undefined) await options.execute();
+    else await drainPlan(plan, view, ctl, () => undefined);
   }
   const elapsed = Date.now() - started;
   const rootStats = info?.winningPlan ?? plan.stats;

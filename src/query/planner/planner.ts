@@ -46,11 +46,12 @@ import {
 import type {
   DocumentFilter,
   PlanStage,
-  Row,
   RowComparator,
   RowTransform,
   StageStats,
 } from '../exec/stages.js';
+import { NEED_TIME, runSync } from '../exec/yield.js';
+import type { Pull } from '../exec/yield.js';
 import {
   IndexScanStage,
   OrStage,
@@ -833,6 +834,11 @@ function totalExamined(stats: StageStats): number {
 }
 
 function runTrial(candidate: Candidate, view: ReadView): TrialResult {
+  // A bounded run, consumed in place (no slice: it never sees NEED_TIME).
+  return runSync(() => trial(candidate, view));
+}
+
+function trial(candidate: Candidate, view: ReadView): TrialResult {
   const stage = candidate.build();
   let produced = 0;
   let eof = false;
@@ -847,7 +853,7 @@ function runTrial(candidate: Candidate, view: ReadView): TrialResult {
       eof = true;
       break;
     }
-    produced++;
+    if (row !== NEED_TIME) produced++;
   }
   return { candidate, stage, eof, produced, cost: Math.max(1, totalExamined(stage.stats)) };
 }
@@ -944,7 +950,7 @@ export class PlannedQuery implements PlanStage {
     plannedByStats.set(this.stats, this);
   }
 
-  next(view: ReadView): Row | undefined {
+  next(view: ReadView): Pull {
     if (this.root === undefined) this.prepare(view);
     return (this.root as PlanStage).next(view);
   }

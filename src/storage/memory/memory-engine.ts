@@ -25,6 +25,7 @@ import type {
   ScanOptions,
   Snapshot,
   StorageEngine,
+  TableImage,
   TableSize,
   WriteOptions,
   WriteTxn,
@@ -97,6 +98,43 @@ function* scanTable(
   }
 }
 
+/**
+ * A table's tree, as a snapshot saw it. Trees are never changed once published, so the image
+ * shares every node with the engine (O(1) to take, O(1) to adopt, any number of times); a
+ * writer that edits the table afterwards copies the nodes on its path, as for any snapshot.
+ */
+class MemoryTableImage implements TableImage {
+  constructor(
+    readonly root: Table,
+    readonly bytes: number,
+    readonly keyBytes: number,
+  ) {}
+
+  get count(): number {
+    return treeSize(this.root);
+  }
+
+  *entries(): IterableIterator<Entry> {
+    yield* scanTable(this.root, undefined, () => undefined);
+  }
+}
+
+/** Bytes held by a table's keys and values together, and by its keys alone. */
+interface TableBytes {
+  bytes: number;
+  keyBytes: number;
+}
+
+function bytesOfTree(table: Table): TableBytes {
+  let bytes = 0;
+  let keyBytes = 0;
+  for (const e of scanTable(table, undefined, () => undefined)) {
+    bytes += e.key.length + e.value.length;
+    keyBytes += e.key.length;
+  }
+  return { bytes, keyBytes };
+}
+
 function getIn(table: Table | undefined, key: Bytes): Bytes | undefined {
   return table === undefined ? undefined : treeGet(table, latin1(key), compareStrings)?.value;
 }
@@ -108,6 +146,8 @@ class MemorySnapshot implements Snapshot {
     tables: Tables,
     readonly seq: number,
     private readonly open: Set<MemorySnapshot>,
+    /** The table's byte counts as committed at `seq`, when the engine still knows them. */
+    private readonly bytesAt: (seq: number, table: string) => TableBytes | undefined,
   ) {
     this.tables = tables;
     open.add(this);
@@ -129,6 +169,13 @@ class MemorySnapshot implements Snapshot {
   count(table: string): number {
     const t = tableOf(this.view(), table);
     return t === undefined ? 0 : treeSize(t);
+  }
+
+  exportTable(table: string): TableImage {
+    const t = tableOf(this.view(), table) ?? emptyTree<string, Entry>();
+    // The engine counts bytes per table for its latest commit only; an older snapshot counts.
+    const { bytes, keyBytes } = this.bytesAt(this.seq, table) ?? bytesOfTree(t);
+    return new MemoryTableImage(t, bytes, keyBytes);
   }
 
   release(): void {
@@ -238,6 +285,21 @@ class MemoryWriteTxn implements WriteTxn {
     this.tableKeyBytes.set(table, 0);
   }
 
+  importTable(table: string, image: TableImage): void {
+    this.live();
+    checkTableName(table);
+    if (!(image instanceof MemoryTableImage)) {
+      this.clearTable(table);
+      for (const { key, value } of image.entries()) this.put(table, key, value);
+      return;
+    }
+    // The image's nodes belong to no editor (owner tokens of finished transactions), so this
+    // transaction and later ones copy them before any change: the image stays as it was.
+    this.setTable(table, tableOf(this.tables, table), image.root);
+    this.tableBytes.set(table, image.bytes);
+    this.tableKeyBytes.set(table, image.keyBytes);
+  }
+
   scan(table: string, options?: ScanOptions): IterableIterator<Entry> {
     this.live();
     // The scan reads the roots as they are now; a fresh token makes this transaction copy
@@ -286,7 +348,11 @@ export class MemoryEngine implements StorageEngine {
 
   snapshot(): Snapshot {
     if (this.closed) throw new StorageClosedError();
-    return new MemorySnapshot(this.tables, this.seq, this.snapshots);
+    return new MemorySnapshot(this.tables, this.seq, this.snapshots, (seq, table) =>
+      seq === this.seq
+        ? { bytes: this.tableBytes.get(table) ?? 0, keyBytes: this.tableKeyBytes.get(table) ?? 0 }
+        : undefined,
+    );
   }
 
   /**

@@ -26,6 +26,7 @@ import type { QueryRequest } from '../../../src/query/planner/planner.js';
 import { compileSort } from '../../../src/query/sort.js';
 import type { StorageEngine } from '../../../src/storage/engine.js';
 import { openEngine } from '../../../src/storage/open.js';
+import { pullSync } from '../../../src/query/exec/yield.js';
 
 const scalar: fc.Arbitrary<BsonValue> = fc.oneof(
   fc.integer({ min: -3, max: 6 }).map((n) => new Int32(n)),
@@ -151,7 +152,8 @@ function run(f: Fixture, coll: Collection, req: QueryRequest): BsonDocument[] {
   try {
     const plan = planQuery(coll, req);
     const out: BsonDocument[] = [];
-    for (let row = plan.next(snap); row !== undefined; row = plan.next(snap)) out.push(row.doc);
+    for (let row = pullSync(plan, snap); row !== undefined; row = pullSync(plan, snap))
+      out.push(row.doc);
     return out;
   } finally {
     snap.release();

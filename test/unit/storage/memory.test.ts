@@ -8,7 +8,10 @@ import * as vm from 'node:vm';
 import { registerContractSuite } from './contract.js';
 import { MemoryEngine } from '../../../src/storage/memory/memory-engine.js';
 import { openEngine } from '../../../src/storage/open.js';
+import { importImage } from '../../../src/storage/table-image.js';
 import { defaultMaxKeyBytes } from '../../../src/storage/validate.js';
+
+const visible = { durable: false } as const;
 
 registerContractSuite({
   name: 'memory',
@@ -110,6 +113,41 @@ describe('memory engine', () => {
       ),
     );
     assert.equal(e.stats().storageSizeBytes, 3);
+    await e.close();
+  });
+
+  it('shares a table image with the engine and counts its bytes where it is imported', async () => {
+    const e = new MemoryEngine();
+    const k = (i: number): Buffer => Buffer.from(`k${String(i).padStart(6, '0')}`);
+    await e.write((t) => {
+      for (let i = 0; i < 5000; i++) t.put('a', k(i), Buffer.from('vv'));
+    }, visible);
+    const held = e.stats().storageSizeBytes;
+    assert.equal(held, 5000 * (7 + 2));
+    // A fresh snapshot knows the committed byte count; an older one counts its entries.
+    const old = e.snapshot();
+    await e.write((t) => t.put('a', k(0), Buffer.from('vvvv')), visible);
+    const fresh = e.snapshot();
+    const oldImage = old.exportTable?.('a');
+    const freshImage = fresh.exportTable?.('a');
+    assert.ok(
+      oldImage !== undefined && freshImage !== undefined,
+      'the memory engine shares its tables',
+    );
+    old.release();
+    fresh.release();
+    assert.equal(oldImage.bytes, held);
+    assert.equal(freshImage.bytes, held + 2);
+    assert.equal(freshImage.count, 5000);
+    await e.write((t) => importImage(t, 'b', oldImage), visible);
+    assert.equal(e.stats().storageSizeBytes, 2 * held + 2);
+    // Importing over a table replaces its bytes; the image itself is unchanged by writes.
+    await e.write((t) => {
+      importImage(t, 'a', oldImage);
+      t.put('b', k(1), Buffer.from('changed'));
+    }, visible);
+    assert.equal(e.stats().storageSizeBytes, 2 * held + 5);
+    assert.equal(Buffer.from([...oldImage.entries()][1]?.value ?? []).toString(), 'vv');
     await e.close();
   });
 });
