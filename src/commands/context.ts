@@ -123,6 +123,8 @@ export interface OperationContext {
   checkDeadline(): void;
   /** What the operation did, for its slow-operation line and profile entry. */
   readonly debug: OpDebug;
+  /** Counts a yield of the operation's reads (numYields). */
+  noteYield(): void;
 }
 
 export interface SessionBinding {
@@ -154,6 +156,9 @@ export function makeOperationContext(
     session,
     atClusterTime,
     signal,
+    noteYield() {
+      debug.numYields++;
+    },
     checkDeadline() {
       if (signal.aborted) throw interruptedError();
       if (deadlineMs !== undefined && Date.now() > deadlineMs) {

@@ -47,6 +47,8 @@ export class OpDebug {
   nUpserted: number | undefined;
   cursorid: Long | undefined;
   cursorExhausted = false;
+  /** Times the operation's reads gave the event loop back (mongod's numYields). */
+  numYields = 0;
   /** The plan the operation ran (its summary is computed only if the operation is reported). */
   plan: StageStats | undefined;
   /** Set by the dispatcher when the operation ends. */
@@ -104,7 +106,7 @@ export class OpDebug {
     for (const [k, v] of this.counters()) if (v !== undefined) out[k] = v;
     if (this.plan !== undefined && hasStage(this.plan, 'SORT')) out['hasSortStage'] = true;
     if (this.cursorExhausted) out['cursorExhausted'] = true;
-    out['numYields'] = 0;
+    out['numYields'] = this.numYields;
     if (this.nreturned !== undefined) out['nreturned'] = this.nreturned;
     if (this.error !== undefined) {
       out['ok'] = 0;
@@ -123,7 +125,7 @@ export class OpDebug {
     for (const [k, v] of this.counters()) if (v !== undefined) out[k] = Long.fromNumber(v);
     if (this.plan !== undefined && hasStage(this.plan, 'SORT')) out['hasSortStage'] = true;
     if (this.cursorExhausted) out['cursorExhausted'] = true;
-    out['numYield'] = new Int32(0);
+    out['numYield'] = new Int32(this.numYields);
     if (this.nreturned !== undefined) out['nreturned'] = Long.fromNumber(this.nreturned);
     out['locks'] = {};
     out['flowControl'] = {};

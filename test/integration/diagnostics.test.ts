@@ -207,6 +207,39 @@ describe('diagnostics', () => {
     assert.ok(profiled.some((e) => (e['command'] as Document)['aggregate'] === 'c'));
   });
 
+  it('counts the yields of a long read (numYields / numYield)', async () => {
+    const db = ts.client.db('yields');
+    const c = await freshCollection(
+      db,
+      'c',
+      Array.from({ length: 2000 }, (_, i) => ({ _id: i, a: i })),
+    );
+    // ~8M array elements built in all: far longer than one execution slice (a few ms).
+    const slow = { $size: { $range: [0, { $add: [4000, { $multiply: ['$a', 0] }] }] } };
+    await db.command({ profile: 2, slowms: 0 });
+    try {
+      const found = await c
+        .find({ $expr: { $lt: [slow, 0] } })
+        .comment('yielder')
+        .toArray();
+      assert.deepEqual(found, []);
+    } finally {
+      await db.command({ profile: 0, slowms: 100 });
+    }
+    const [entry] = await db
+      .collection('system.profile')
+      .find({ ns: 'yields.c', 'command.comment': 'yielder' })
+      .toArray();
+    assert.ok(entry !== undefined, 'profiled');
+    assert.equal(entry['docsExamined'], 2000);
+    assert.ok(typeof entry['numYield'] === 'number' && entry['numYield'] > 0, 'yielded');
+    const line = logged(51803).find(
+      (e) => (e.attr['command'] as Document | undefined)?.['comment'] === 'yielder',
+    );
+    assert.ok(line !== undefined, 'logged: past slowms 0');
+    assert.equal(line.attr['numYields'], entry['numYield']);
+  });
+
   it('getLog returns recent lines; log parameters take effect', async () => {
     const admin = ts.client.db('admin');
     assert.deepEqual((await admin.command({ getLog: '*' }))['names'], [

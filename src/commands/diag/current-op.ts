@@ -136,7 +136,7 @@ class CurrentOpReporter {
     doc['op'] = op.logicalOp;
     doc['ns'] = op.ns;
     doc['command'] = truncate ? truncateCommand(op.command) : op.command;
-    doc['numYields'] = new Int32(0);
+    doc['numYields'] = new Int32(op.debug.numYields);
     // The transaction the operation runs in (reportUnstashedState).
     const inTransaction =
       op.command['autocommit'] === false &&
