@@ -3,9 +3,10 @@
 //
 // - with a profile filter set for its database, the filter decides both whether it is logged
 //   and whether it is profiled at level 1;
-// - otherwise an operation longer than slowms (and sampled by sampleRate) is logged as
+// - otherwise an operation that took slowms or longer (whole milliseconds, as mongod compares
+//   them; so slowms 0 takes every operation) and is sampled by sampleRate is logged as
 //   "Slow query" (51803) and profiled at level 1; at COMMAND verbosity >= 1 every operation is
-//   logged;
+//   logged, and profiled at level 1 when sampled;
 // - at level 2 every operation is profiled.
 //
 // A profile entry is a document in <db>.system.profile, shaped as mongod's (op, ns, command,
@@ -212,7 +213,7 @@ export class Profiler {
     const filter = settings?.filter;
     const logger = services.logger;
     const commandVerbose = logger.settings.levelOf('COMMAND') >= 1;
-    if (filter === undefined && millis <= this.slowMs && level < 2 && !commandVerbose)
+    if (filter === undefined && millis < this.slowMs && level < 2 && !commandVerbose)
       return undefined;
     debug.responseLength = bsonSize(reply);
     let logIt: boolean;
@@ -222,10 +223,10 @@ export class Profiler {
       logIt = pass;
       profileAtLevel1 = pass;
     } else {
-      const sampled =
-        millis > this.slowMs && (this.sampleRate >= 1 || Math.random() < this.sampleRate);
-      logIt = sampled || commandVerbose;
-      profileAtLevel1 = sampled;
+      // shouldLogSlowOpWithSampling: slow when at least slowms; profiled when logged and sampled.
+      const sampled = this.sampleRate >= 1 || Math.random() < this.sampleRate;
+      logIt = commandVerbose || (sampled && millis >= this.slowMs);
+      profileAtLevel1 = logIt && sampled;
     }
     if (logIt) this.logSlow(services, op);
     const profile = level >= 2 || (level === 1 && profileAtLevel1);

@@ -188,9 +188,10 @@ describe('diagnostics', () => {
     const c = await freshCollection(db, 'c', [{ _id: 1, secret: 'kept' }]);
     await db.command({ profile: 1, slowms: 0 });
     try {
-      await c.find({ _id: 1 }).comment('trace-me').toArray();
-      // Operations of at least 1 ms are slow at slowms 0; pad with a scan that takes time.
       await c.aggregate([{ $match: { $expr: { $eq: [{ $range: [0, 20000] }, []] } } }]).toArray();
+      // At slowms 0 every operation is slow, 0 ms ones too (mongod compares durationMillis >=
+      // slowms): this point read is logged and profiled however fast it was.
+      await c.find({ _id: 1 }).comment('trace-me').toArray();
     } finally {
       await db.command({ profile: 0, slowms: 100 });
     }
@@ -202,9 +203,12 @@ describe('diagnostics', () => {
     assert.ok(typeof line.attr['durationMillis'] === 'number');
     assert.ok(typeof line.attr['planSummary'] === 'string');
     assert.ok('docsExamined' in line.attr && 'nreturned' in line.attr);
-    assert.equal((line.attr['command'] as Document)['aggregate'], 'c');
+    assert.equal((line.attr['command'] as Document)['find'], 'c');
+    assert.equal((line.attr['command'] as Document)['comment'], 'trace-me');
+    assert.ok(slow.some((e) => (e.attr['command'] as Document)['aggregate'] === 'c'));
     const profiled = await db.collection('system.profile').find({ ns: 'slow.c' }).toArray();
     assert.ok(profiled.some((e) => (e['command'] as Document)['aggregate'] === 'c'));
+    assert.ok(profiled.some((e) => (e['command'] as Document)['comment'] === 'trace-me'));
   });
 
   it('counts the yields of a long read (numYields / numYield)', async () => {
