@@ -165,6 +165,36 @@ export const limits = {
   rangeMemoryBytesMax: 64 * 1024 * 1024,
   /** Time a request may wait for a blocked failpoint connection, upper bound. */
   failPointBlockTimeMsMax: 60_000,
+  /** Recent log lines getLog 'global' returns (mongod's RamLog holds 1024). */
+  logRamLinesMax: 1_024,
+  /** Bytes of recent log lines kept for getLog, whatever their count (mongod's RamLog: 1 MiB). */
+  logRamBytesMax: 1024 * 1024,
+  /**
+   * A log attribute (a slow operation's command) longer than this, as JSON, is cut to the fields
+   * that fit, as mongod's maxLogSizeKB (10) does.
+   */
+  logAttributeBytesMax: 10 * 1024,
+  /** mongod's system.profile is a 1 MiB capped collection: the oldest entries go past it. */
+  profileCollectionBytesMax: 1024 * 1024,
+  /**
+   * The command document in a system.profile entry: longer, it is kept as
+   * {$truncated: "<text>"} (mongod's appendMaxElementSize, 50 KiB).
+   */
+  profileCommandBytesMax: 50 * 1024,
+  /** Missing or extra index entries validate lists (it counts them all). */
+  validateInconsistenciesListedMax: 1_000,
+  /** Long diagnostics (validate, dataSize, storage sizes) give the event loop back this often. */
+  diagnosticSliceMs: 10,
+  /** Entries a storage-size estimate reads from a large table (exact below this many). */
+  tableSizeSampleEntries: 2_048,
+  /** Table sizes the lmdb engine remembers between commits. */
+  tableSizeCacheEntriesMax: 4_096,
+  /** Namespaces `top` and $collStats latencyStats keep counters for (more are not counted). */
+  topNamespacesMax: 10_000,
+  /** Latency histogram buckets of the Prometheus endpoint, in seconds. */
+  metricsLatencyBucketsSec: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10],
+  /** Collections whose sizes one Prometheus scrape reports (the largest first). */
+  metricsCollectionsMax: 500,
 
   // secantus-dump / secantus-restore (src/tools): each bound has its error there.
   /** Largest document read from a .bson file or an archive: internal size, as oplog entries may be. */

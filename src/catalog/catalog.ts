@@ -228,17 +228,6 @@ export class Catalog {
     txn.put(catalogTable, Buffer.from(meta.uuid, 'hex'), encodeDocument(metaToDocument(meta)));
   }
 
-  /** Rough size figures for dbStats / listDatabases. */
-  sizeOf(view: ReadView, coll: Collection): { count: number; dataBytes: number } {
-    let count = 0;
-    let dataBytes = 0;
-    for (const { value } of view.scan(coll.recordTable)) {
-      count++;
-      dataBytes += value.length;
-    }
-    return { count, dataBytes };
-  }
-
   /** The collections stored as of `view` (not the mirror: it may hold uncommitted ones). */
   static storedMetas(view: ReadView): CollectionMeta[] {
     const metas: CollectionMeta[] = [];

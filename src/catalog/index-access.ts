@@ -275,6 +275,15 @@ export class IndexAccess {
     }
   }
 
+  /** Whether the entry of `key` for `recordId` is stored (validate). */
+  hasEntry(view: ReadView, key: IndexKey, recordId: RecordId): boolean {
+    if (this.unique) {
+      const v = view.get(this.table, key.bytes);
+      return v !== undefined && decodeRecordId(v) === recordId;
+    }
+    return view.get(this.table, concat(key.bytes, encodeRecordId(recordId))) !== undefined;
+  }
+
   /** Point lookup in a unique index. */
   lookupUnique(view: ReadView, values: readonly BsonValue[]): RecordId | undefined {
     const v = view.get(this.table, this.encode(values));

@@ -25,7 +25,22 @@ export interface DaemonOptions extends NetOptions {
   storageEngine: 'lmdb' | 'memory';
   enableTestCommands: boolean;
   logPath: string | undefined;
+  /** Append to an existing log file instead of moving it aside (mongod's --logappend). */
+  logAppend: boolean;
+  /** Global log verbosity, 0..5 (-v, -vv, ...; TOML `verbosity`). */
+  verbosity: number;
+  /** mongod's --quiet: no connection lines. */
   quiet: boolean;
+  /** Profiling level of every database: 0 off, 1 slow operations, 2 all (--profile). */
+  profile: number;
+  /** Slow-operation threshold in milliseconds (--slowms). */
+  slowMs: number;
+  /** Fraction of slow operations logged and profiled (--slowOpSampleRate). */
+  slowOpSampleRate: number;
+  /** Port of the Prometheus endpoint; undefined: none (--metricsPort). */
+  metricsPort: number | undefined;
+  /** Address of the Prometheus endpoint (--metricsBindIp, default 127.0.0.1). */
+  metricsBindIp: string;
   configFile: string | undefined;
   /** Oplog entries written off the writers' path by a background drainer (docs/architecture.md). */
   oplogAsync: boolean;
@@ -48,7 +63,14 @@ export const defaults: DaemonOptions = {
   storageEngine: 'lmdb',
   enableTestCommands: false,
   logPath: undefined,
+  logAppend: false,
+  verbosity: 0,
   quiet: false,
+  profile: 0,
+  slowMs: 100,
+  slowOpSampleRate: 1,
+  metricsPort: undefined,
+  metricsBindIp: '127.0.0.1',
   configFile: undefined,
   oplogAsync: false,
   oplogNonlogged: false,
@@ -77,8 +99,16 @@ export const usage = `Usage: secantusd [options]
   --storageEngine <name>    lmdb (default) or memory
   --config <file>           TOML configuration file
   --setParameter <k=v>      server parameter (enableTestCommands=1)
-  --logpath <file>          append logs to a file instead of stdout
-  --quiet                   log warnings and errors only
+  --logpath <file>          write logs to a file instead of stdout (an existing file is
+                            renamed <file>.<time> first, unless --logappend)
+  --logappend               append to an existing log file
+  -v, --verbose             more verbose logs (-vv, -vvv... up to 5 levels of debug lines)
+  --quiet                   no connection accepted / ended lines
+  --profile <level>         profiling level of every database: 0 off, 1 slow ops, 2 all
+  --slowms <ms>             slow-operation threshold for the log and the profiler (100)
+  --slowOpSampleRate <x>    fraction of slow operations logged and profiled (1.0)
+  --metricsPort <n>         serve Prometheus metrics on http://<metricsBindIp>:<n>/metrics
+  --metricsBindIp <addr>    address of the metrics endpoint (default 127.0.0.1)
   --oplog-async             write oplog entries off the writers' path (a crash may lose
                             entries of acknowledged writes: change streams resuming from
                             before it fail with ChangeStreamHistoryLost)
@@ -95,6 +125,8 @@ ${netUsage}
 
 Environment: SECANTUS_PORT, SECANTUS_BIND_IP, SECANTUS_DBPATH, SECANTUS_REPLSET,
 SECANTUS_STORAGE_ENGINE, SECANTUS_CONFIG, SECANTUS_ENABLE_TEST_COMMANDS, SECANTUS_LOGPATH,
+SECANTUS_LOGAPPEND, SECANTUS_VERBOSITY, SECANTUS_QUIET, SECANTUS_PROFILE, SECANTUS_SLOWMS,
+SECANTUS_SLOW_OP_SAMPLE_RATE, SECANTUS_METRICS_PORT, SECANTUS_METRICS_BIND_IP,
 SECANTUS_OPLOG_ASYNC, SECANTUS_OPLOG_NONLOGGED, SECANTUS_AUTH, SECANTUS_KEYFILE,
 SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD (a root user created at first
 start; also security.initialRootUser / initialRootPassword in the config file),
@@ -122,6 +154,53 @@ function parsePort(v: unknown, source: string): number {
 function parseEngine(v: unknown, source: string): 'lmdb' | 'memory' {
   if (v === 'lmdb' || v === 'memory') return v;
   throw new OptionsError(`${source}: storageEngine must be 'lmdb' or 'memory', got ${String(v)}`);
+}
+
+function parseProfileLevel(v: unknown, source: string): number {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d$/.test(v) ? Number(v) : NaN;
+  if (n !== 0 && n !== 1 && n !== 2)
+    throw new OptionsError(`${source}: the profiling level must be 0, 1 or 2, got ${String(v)}`);
+  return n;
+}
+
+/** mongod's operationProfiling.mode. */
+function parseProfileMode(v: unknown, source: string): number {
+  if (v === 'off') return 0;
+  if (v === 'slowOp') return 1;
+  if (v === 'all') return 2;
+  throw new OptionsError(`${source}: mode must be 'off', 'slowOp' or 'all', got ${String(v)}`);
+}
+
+function parseWholeNumber(v: unknown, source: string, min: number, max: number): number {
+  const n =
+    typeof v === 'number'
+      ? v
+      : typeof v === 'bigint'
+        ? Number(v)
+        : typeof v === 'string' && /^-?\d+$/.test(v)
+          ? Number(v)
+          : NaN;
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new OptionsError(
+      `${source}: expected a whole number in [${min}, ${max}], got ${String(v)}`,
+    );
+  return n;
+}
+
+function parseSampleRate(v: unknown, source: string): number {
+  const n =
+    typeof v === 'number'
+      ? v
+      : typeof v === 'bigint'
+        ? Number(v)
+        : typeof v === 'string' && v.trim() !== ''
+          ? Number(v)
+          : NaN;
+  if (!(n >= 0 && n <= 1))
+    throw new OptionsError(
+      `${source}: the sample rate must be a number in [0, 1], got ${String(v)}`,
+    );
+  return n;
 }
 
 function parseBool(v: unknown, source: string): boolean {
@@ -169,7 +248,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         config: { type: 'string', short: 'f' },
         setParameter: { type: 'string', multiple: true },
         logpath: { type: 'string' },
+        logappend: { type: 'boolean' },
+        verbose: { type: 'boolean', short: 'v', multiple: true },
         quiet: { type: 'boolean' },
+        profile: { type: 'string' },
+        slowms: { type: 'string' },
+        slowOpSampleRate: { type: 'string' },
+        metricsPort: { type: 'string' },
+        metricsBindIp: { type: 'string' },
         'oplog-async': { type: 'boolean' },
         'oplog-nonlogged': { type: 'boolean' },
         auth: { type: 'boolean' },
@@ -197,7 +283,15 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (v.setParameter !== undefined)
     Object.assign(out, fromSetParameters(v.setParameter, '--setParameter'));
   if (v.logpath !== undefined) out.logPath = v.logpath;
+  if (v.logappend === true) out.logAppend = true;
+  if (v.verbose !== undefined) out.verbosity = Math.min(5, v.verbose.length);
   if (v.quiet === true) out.quiet = true;
+  if (v.profile !== undefined) out.profile = parseProfileLevel(v.profile, '--profile');
+  if (v.slowms !== undefined) out.slowMs = parseWholeNumber(v.slowms, '--slowms', 0, 2 ** 31 - 1);
+  if (v.slowOpSampleRate !== undefined)
+    out.slowOpSampleRate = parseSampleRate(v.slowOpSampleRate, '--slowOpSampleRate');
+  if (v.metricsPort !== undefined) out.metricsPort = parsePort(v.metricsPort, '--metricsPort');
+  if (v.metricsBindIp !== undefined) out.metricsBindIp = v.metricsBindIp;
   if (v['oplog-async'] === true) out.oplogAsync = true;
   if (v['oplog-nonlogged'] === true) out.oplogNonlogged = true;
   if (v.auth === true) out.auth = true;
@@ -230,6 +324,25 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
   if (tc !== undefined) out.enableTestCommands = parseBool(tc, 'SECANTUS_ENABLE_TEST_COMMANDS');
   const logPath = get('SECANTUS_LOGPATH');
   if (logPath !== undefined) out.logPath = logPath;
+  const logAppend = get('SECANTUS_LOGAPPEND');
+  if (logAppend !== undefined) out.logAppend = parseBool(logAppend, 'SECANTUS_LOGAPPEND');
+  const verbosity = get('SECANTUS_VERBOSITY');
+  if (verbosity !== undefined)
+    out.verbosity = parseWholeNumber(verbosity, 'SECANTUS_VERBOSITY', 0, 5);
+  const quiet = get('SECANTUS_QUIET');
+  if (quiet !== undefined) out.quiet = parseBool(quiet, 'SECANTUS_QUIET');
+  const profile = get('SECANTUS_PROFILE');
+  if (profile !== undefined) out.profile = parseProfileLevel(profile, 'SECANTUS_PROFILE');
+  const slowMs = get('SECANTUS_SLOWMS');
+  if (slowMs !== undefined)
+    out.slowMs = parseWholeNumber(slowMs, 'SECANTUS_SLOWMS', 0, 2 ** 31 - 1);
+  const rate = get('SECANTUS_SLOW_OP_SAMPLE_RATE');
+  if (rate !== undefined)
+    out.slowOpSampleRate = parseSampleRate(rate, 'SECANTUS_SLOW_OP_SAMPLE_RATE');
+  const metricsPort = get('SECANTUS_METRICS_PORT');
+  if (metricsPort !== undefined) out.metricsPort = parsePort(metricsPort, 'SECANTUS_METRICS_PORT');
+  const metricsBind = get('SECANTUS_METRICS_BIND_IP');
+  if (metricsBind !== undefined) out.metricsBindIp = metricsBind;
   const oplogAsync = get('SECANTUS_OPLOG_ASYNC');
   if (oplogAsync !== undefined) out.oplogAsync = parseBool(oplogAsync, 'SECANTUS_OPLOG_ASYNC');
   const oplogNonlogged = get('SECANTUS_OPLOG_NONLOGGED');
@@ -255,7 +368,12 @@ const fileKeys = new Set([
   'replSet',
   'storageEngine',
   'logpath',
+  'logappend',
+  'verbosity',
   'quiet',
+  'operationProfiling',
+  'metricsPort',
+  'metricsBindIp',
   'setParameter',
   'oplogAsync',
   'oplogNonlogged',
@@ -334,9 +452,35 @@ export function fromConfigFile(path: string): Partial_ {
         if (typeof v !== 'string') throw new OptionsError(`${src} must be a string`);
         out.logPath = v;
         break;
+      case 'logappend':
+        out.logAppend = parseBool(v, src);
+        break;
+      case 'verbosity':
+        out.verbosity = parseWholeNumber(v, src, 0, 5);
+        break;
       case 'quiet':
         out.quiet = parseBool(v, src);
         break;
+      case 'metricsPort':
+        out.metricsPort = parsePort(typeof v === 'bigint' ? Number(v) : v, src);
+        break;
+      case 'metricsBindIp':
+        if (typeof v !== 'string') throw new OptionsError(`${src} must be a string`);
+        out.metricsBindIp = v;
+        break;
+      case 'operationProfiling': {
+        if (typeof v !== 'object' || v === null || Array.isArray(v))
+          throw new OptionsError(`${src} must be a table`);
+        for (const [pk, pv] of Object.entries(v)) {
+          const at = `${src}.${pk}`;
+          if (pk === 'mode') out.profile = parseProfileMode(pv, at);
+          else if (pk === 'slowOpThresholdMs')
+            out.slowMs = parseWholeNumber(pv, at, 0, 2 ** 31 - 1);
+          else if (pk === 'slowOpSampleRate') out.slowOpSampleRate = parseSampleRate(pv, at);
+          else throw new OptionsError(`${src}: unknown key '${pk}'`);
+        }
+        break;
+      }
       case 'oplogAsync':
         out.oplogAsync = parseBool(v, src);
         break;

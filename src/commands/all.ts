@@ -19,6 +19,13 @@ import { transactionCommands } from './repl/transactions.js';
 import { replSetCommands } from './repl/replset.js';
 import { configureFailPoint } from './testing/configure-failpoint.js';
 import { currentOpCommands } from './diag/current-op.js';
+import { profileCommands } from './diag/profile.js';
+import { logCommands } from './diag/log-commands.js';
+import { topCommands } from './diag/top.js';
+import { fsyncCommands } from './diag/fsync.js';
+import { validateCommands } from './diag/validate.js';
+import { dataSizeCommands } from './diag/data-size.js';
+import { applyOpsCommands } from './diag/apply-ops.js';
 import { saslCommands } from './auth/sasl.js';
 import { userCommands } from './auth/users.js';
 import { roleCommands } from './auth/roles.js';
@@ -27,6 +34,13 @@ export const allCommands: readonly CommandDefinition[] = [
   ...handshakeCommands,
   ...serverInfoCommands,
   ...currentOpCommands,
+  ...profileCommands,
+  ...logCommands,
+  ...topCommands,
+  ...fsyncCommands,
+  ...validateCommands,
+  ...dataSizeCommands,
+  ...applyOpsCommands,
   ...findCommands,
   insert,
   update,

@@ -18,6 +18,10 @@ import type { Timestamp } from 'bson';
 import type { SpillArea } from '../pipeline/spill/area.js';
 import type { OperationRegistry } from './operations.js';
 import { interruptedError } from './operations.js';
+import type { ServerMetrics } from './metrics.js';
+import type { Profiler } from './profiler.js';
+import type { FsyncLock } from './fsync-lock.js';
+import { OpDebug } from './op-debug.js';
 import type { ConnectionAuth } from '../auth/session.js';
 import type { AuthService } from './auth/service.js';
 import type { CommandDefinition } from './registry.js';
@@ -79,6 +83,14 @@ export interface ServerServices {
   readonly spill: SpillArea;
   /** The operations in progress and the open connections (currentOp, killOp). */
   readonly operations: OperationRegistry;
+  /** Per-command, document, network and per-namespace counters (serverStatus, top). */
+  readonly metrics: ServerMetrics;
+  /** Profiling levels, slowms, sampleRate and filters; the slow-operation log. */
+  readonly profiler: Profiler;
+  /** fsync {lock: true} / fsyncUnlock. */
+  readonly fsyncLock: FsyncLock;
+  /** Rotates the log file (logRotate, SIGUSR1); undefined when logs go to no file. */
+  rotateLog(): string | undefined;
   /** Users, roles and authentication (admin.system.users, admin.system.roles). */
   readonly auth: AuthService;
   /** The log lines of startup warnings, for getLog: 'startupWarnings'. */
@@ -138,6 +150,10 @@ export interface OperationContext {
   readonly signal: AbortSignal;
   /** Throw Interrupted once the operation was killed, MaxTimeMSExpired once the deadline passed. */
   checkDeadline(): void;
+  /** What the operation did, for its slow-operation line and profile entry. */
+  readonly debug: OpDebug;
+  /** Counts a yield of the operation's reads (numYields). */
+  noteYield(): void;
 }
 
 export interface SessionBinding {
@@ -158,8 +174,10 @@ export function makeOperationContext(
   session: SessionBinding | undefined,
   atClusterTime?: Timestamp,
   signal: AbortSignal = new AbortController().signal,
+  debug: OpDebug = new OpDebug(),
 ): OperationContext {
   return {
+    debug,
     deadlineMs,
     writeConcern,
     comment,
@@ -167,6 +185,9 @@ export function makeOperationContext(
     session,
     atClusterTime,
     signal,
+    noteYield() {
+      debug.numYields++;
+    },
     checkDeadline() {
       if (signal.aborted) throw interruptedError();
       if (deadlineMs !== undefined && Date.now() > deadlineMs) {

@@ -11,6 +11,7 @@ import { CommandError, ErrorCode } from '../errors.js';
 import { sessionKeyOf } from '../txn/sessions.js';
 import type { Session } from '../txn/sessions.js';
 import type { ConnectionState } from './context.js';
+import { OpDebug } from './op-debug.js';
 
 /** mongod's logical operation kinds (logicalOpToString) for the commands that have their own. */
 const logicalOps: ReadonlyMap<string, string> = new Map([
@@ -73,7 +74,12 @@ export class RunningOperation {
   /** The key of the logical session the command carries (killSessions finds its ops by it). */
   readonly sessionKey: string | undefined;
   readonly startedAtMs = Date.now();
+  /** What the operation did, for its slow-operation line and profile entry. */
+  readonly debug = new OpDebug();
   private readonly startedAtNs = process.hrtime.bigint();
+  /** The registered command it runs (primary name), once found; and whether it writes. */
+  commandName: string | undefined;
+  isWrite = false;
   /** The logical session the command runs in, once bound (transaction info, idle sessions). */
   session: Session | undefined;
   private readonly controller = new AbortController();
@@ -82,7 +88,7 @@ export class RunningOperation {
     readonly opid: number,
     readonly client: ConnectionState,
     body: BsonDocument,
-    db: string,
+    readonly db: string,
   ) {
     this.name = Object.keys(body)[0] ?? '';
     this.logicalOp = logicalOps.get(this.name) ?? 'command';

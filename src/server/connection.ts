@@ -73,6 +73,12 @@ export class Connection {
     private readonly logger: Logger,
     private readonly onClose: (c: Connection) => void,
     private readonly transport: ConnectionTransport,
+    /** serverStatus network counters (bytesIn, bytesOut, numRequests). */
+    private readonly network: { bytesIn: number; bytesOut: number; numRequests: number } = {
+      bytesIn: 0,
+      bytesOut: 0,
+      numRequests: 0,
+    },
   ) {
     const tcp = transport.raw ?? socket;
     this.state = {
@@ -93,6 +99,7 @@ export class Connection {
 
   private onData(data: Buffer): void {
     if (this.closed) return;
+    this.network.bytesIn += data.length;
     let frames: Buffer[];
     try {
       frames = this.reader.push(data);
@@ -137,6 +144,7 @@ export class Connection {
   }
 
   private async handle(frame: Buffer): Promise<void> {
+    this.network.numRequests++;
     try {
       let header = readHeader(frame);
       let codec: MessageCodec | undefined;
@@ -247,7 +255,9 @@ export class Connection {
   }
 
   private send(buf: Buffer): void {
-    if (!this.closed) this.socket.write(buf);
+    if (this.closed) return;
+    this.network.bytesOut += buf.length;
+    this.socket.write(buf);
   }
 
   private protocolFault(e: unknown): void {
@@ -264,7 +274,7 @@ export class Connection {
     this.closed = true;
     this.queue = [];
     this.socket.destroy();
-    this.logger.debug('NETWORK', 22944, 'Connection ended', {
+    this.logger.debug2('NETWORK', 22989, 'Session ended', {
       connectionId: this.state.id,
       reason,
     });

@@ -20,8 +20,14 @@ import { defaultParameters } from '../commands/diag/server-info.js';
 import { FailPoints } from '../commands/testing/failpoints.js';
 import type { BsonDocument } from '../bson/types.js';
 import { limits } from '../limits.js';
-import type { Logger } from '../log.js';
-import { silentLogger } from '../log.js';
+import { Logger, isRotatable } from '../log.js';
+import { randomUUID } from 'node:crypto';
+import { ServerMetrics } from '../commands/metrics.js';
+import { Profiler } from '../commands/profiler.js';
+import type { ProfilerOptions } from '../commands/profiler.js';
+import { FsyncLock } from '../commands/fsync-lock.js';
+import { MetricsEndpoint } from './metrics-http.js';
+import type { MetricsOptions } from './metrics-http.js';
 import { CursorManager } from '../query/exec/cursor.js';
 import { SpillArea } from '../pipeline/spill/area.js';
 import { ClusterClock } from '../repl/clock.js';
@@ -93,6 +99,10 @@ export interface ServerOptions {
   readonly argv?: readonly string[];
   /** The resolved options as a document, for getCmdLineOpts. */
   readonly parsed?: BsonDocument;
+  /** Profiling level of every database, slowms and sampleRate (--profile, --slowms, --slowOpSampleRate). */
+  readonly profiling?: ProfilerOptions;
+  /** Serve Prometheus metrics (--metricsPort); off when absent. */
+  readonly metrics?: MetricsOptions;
   /** Access control (--auth): every command checks the client's privileges. Default false. */
   readonly auth?: boolean;
   /**
@@ -128,6 +138,7 @@ export class Server {
   private reaper: NodeJS.Timeout | undefined;
   private ttl: TtlMonitor | undefined;
   private stopping: Promise<void> | undefined;
+  private metricsEndpoint: MetricsEndpoint | undefined;
 
   private constructor(
     readonly services: ServerServices,
@@ -139,6 +150,11 @@ export class Server {
 
   get port(): number {
     return this.services.config.port;
+  }
+
+  /** The Prometheus endpoint's port, when it runs. */
+  get metricsPort(): number | undefined {
+    return this.metricsEndpoint?.port;
   }
 
   get config(): ServerConfig {
@@ -155,7 +171,8 @@ export class Server {
   }
 
   static async start(options: ServerOptions = {}): Promise<Server> {
-    const logger = options.logger ?? silentLogger;
+    // Without a logger of its own the server still keeps its recent lines for getLog.
+    const logger = options.logger ?? new Logger(undefined);
     const storageEngine =
       options.storageEngine ?? (options.dbPath !== undefined ? 'lmdb' : 'memory');
     const bindIp = options.bindIp ?? '127.0.0.1';
@@ -194,9 +211,11 @@ export class Server {
     let listener: net.Server | undefined;
     try {
       const catalog = Catalog.open(engine, logger);
+      const metrics = new ServerMetrics();
       catalog.validator = documentValidator(logger);
       listener = net.createServer();
       listener.maxConnections = limits.connectionsMax;
+      listener.on('drop', () => metrics.connectionsRejected++);
       const port = await listen(listener, options.port ?? 27017, bindIp);
       const enableTestCommands = options.enableTestCommands ?? false;
       const config: ServerConfig = {
@@ -257,6 +276,7 @@ export class Server {
       const spill = SpillArea.forServer(options.dbPath);
       spill.wipe();
       const sessions = new SessionCatalog({ onSessionGone: (s) => cursors.killForSession(s.key) });
+      const sink = logger.state.sink;
       const services: ServerServices = {
         config,
         engine,
@@ -279,6 +299,10 @@ export class Server {
         auth,
         startupWarnings: [],
         compressionCounters: compressors.counters,
+        metrics,
+        profiler: new Profiler(options.profiling),
+        fsyncLock: new FsyncLock(engine, logger),
+        rotateLog: () => (isRotatable(sink) ? sink.rotate() : undefined),
       };
       if (options.initialUser !== undefined) await createInitialUser(services, options.initialUser);
       const server = new Server(
@@ -288,6 +312,8 @@ export class Server {
         compressors,
         tls,
       );
+      if (options.metrics !== undefined)
+        server.metricsEndpoint = await MetricsEndpoint.start(services, options.metrics);
       listener.on('connection', (socket) => server.accept(socket));
       server.reaper = setInterval(
         () => server.reap(),
@@ -383,27 +409,41 @@ export class Server {
   private open(socket: net.Socket, transport: ConnectionTransport): void {
     this.pendingSockets.delete(transport.raw ?? socket);
     const id = this.nextConnectionId++;
+    const { logger, metrics } = this.services;
+    // mongod's connection lines carry a UUID per connection.
+    const uuid = { uuid: { $uuid: randomUUID() } };
     const conn = new Connection(
       socket,
       id,
       this.dispatcher,
-      this.services.logger,
+      logger,
       (c) => {
         this.connections.delete(c);
         this.services.operations.clientClosed(c.state);
         this.services.connections.current = this.connections.size;
+        if (!logger.settings.quiet)
+          logger.child(`conn${id}`).info('NETWORK', 22944, 'Connection ended', {
+            remote: c.state.remote,
+            uuid,
+            connectionId: id,
+            connectionCount: this.connections.size,
+          });
       },
       transport,
+      metrics.network,
     );
     this.connections.add(conn);
     this.services.operations.clientOpened(conn.state);
     this.services.connections.current = this.connections.size;
     this.services.connections.totalCreated++;
-    this.services.logger.debug('NETWORK', 22943, 'Connection accepted', {
-      remote: conn.state.remote,
-      connectionId: id,
-      ...(transport.tls === undefined ? {} : { tls: true }),
-    });
+    if (!logger.settings.quiet)
+      logger.child('listener').info('NETWORK', 22943, 'Connection accepted', {
+        remote: conn.state.remote,
+        uuid,
+        connectionId: id,
+        connectionCount: this.connections.size,
+        ...(transport.tls === undefined ? {} : { tls: true }),
+      });
     socket.resume();
   }
 
@@ -459,11 +499,13 @@ export class Server {
 
   private async doStop(): Promise<void> {
     const { logger, engine } = this.services;
-    logger.info('CONTROL', 23138, 'Shutting down');
+    logger.info('CONTROL', 20562, 'Shutdown: going to close listening sockets');
     if (this.reaper !== undefined) clearInterval(this.reaper);
+    this.services.fsyncLock.releaseAll();
     const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
     for (const s of this.pendingSockets) s.destroy();
     this.pendingSockets.clear();
+    await this.metricsEndpoint?.close();
     // In-flight requests finish and reply (bounded), then every connection closes.
     await Promise.all(
       [...this.connections].map((c) => c.finishAndClose(limits.shutdownRequestWaitMs)),
@@ -476,6 +518,7 @@ export class Server {
     await this.ttl?.stop();
     // Queued oplog entries are written before storage closes (--oplog-async).
     await this.services.oplog?.store.close();
+    logger.info('STORAGE', 4784930, 'Shutting down the storage engine');
     await closeEngine(engine.inner);
     logger.info('CONTROL', 20565, 'Now exiting');
   }

@@ -105,6 +105,7 @@ describe('long reads yield to other clients', () => {
       .insertMany([1, 2, 3, 4].map((i) => ({ _id: i, s: `${'a'.repeat(25)}b` })));
   });
   after(async () => {
+    await other.close();
     await t.stop();
   });
 

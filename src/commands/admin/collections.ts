@@ -12,6 +12,8 @@ import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
+import { collectionSizes, storageStatsOf } from '../../catalog/sizes.js';
+import { statfsSync } from 'node:fs';
 import type { CommandDefinition } from '../registry.js';
 import { withWriteConcernError } from '../write-concern.js';
 import { collectionCollation, targetCollection } from '../crud/common.js';
@@ -350,19 +352,14 @@ function databaseInfo(
   services: ServerServices,
   db: string,
 ): { name: string; sizeOnDisk: Long; empty: boolean } {
-  const snap = services.engine.snapshot();
-  try {
-    let size = 0;
-    let docs = 0;
-    for (const c of services.catalog.collections(db)) {
-      const s = services.catalog.sizeOf(snap, c);
-      size += s.dataBytes;
-      docs += s.count;
-    }
-    return { name: db, sizeOnDisk: Long.fromNumber(size + 4096), empty: docs === 0 };
-  } finally {
-    snap.release();
+  let size = 0;
+  let docs = 0;
+  for (const c of services.catalog.collections(db)) {
+    const s = collectionSizes(services.engine, c);
+    size += s.storageBytes + s.totalIndexBytes;
+    docs += s.count;
   }
+  return { name: db, sizeOnDisk: Long.fromNumber(size + 4096), empty: docs === 0 };
 }
 
 export const listDatabases = defineCommand({
@@ -669,37 +666,76 @@ function collModEntry(
   return { command, oldIndexOptions };
 }
 
+/** `scale` of dbStats and collStats: a whole number >= 1 (IDL safeInt with a gte validator). */
+function parseScale(v: number | undefined): number {
+  if (v === undefined) return 1;
+  if (v < 1)
+    throw new CommandError(
+      ErrorCode.Location51024,
+      `BSON field 'scale' value must be >= 1, actual value '${v}'`,
+    );
+  return v;
+}
+
+/** Used and total bytes of the file system holding the data (dbStats fsUsedSize, fsTotalSize). */
+function fileSystemSizes(path: string | undefined): { used: number; total: number } | undefined {
+  if (path === undefined) return undefined;
+  try {
+    const fs = statfsSync(path);
+    return { used: (fs.blocks - fs.bfree) * fs.bsize, total: fs.blocks * fs.bsize };
+  } catch {
+    return undefined;
+  }
+}
+
 export const dbStats = defineCommand({
   name: 'dbStats',
+  aliases: ['dbstats'],
   auth: onDatabase('dbStats'),
-  args: { scale: t.number, freeStorage: t.any },
+  args: { scale: t.int64, freeStorage: t.safeBool },
   run: ({ services, args, db }) => {
-    const scale = args.scale !== undefined && args.scale > 0 ? args.scale : 1;
+    const scale = parseScale(args.scale);
     const snap = services.engine.snapshot();
     try {
       let objects = 0;
       let dataSize = 0;
+      let storageSize = 0;
+      let indexSize = 0;
       let indexes = 0;
       const colls = services.catalog.collections(db);
       for (const c of colls) {
-        const s = services.catalog.sizeOf(snap, c);
+        const s = collectionSizes(services.engine, c);
         objects += s.count;
         dataSize += s.dataBytes;
+        storageSize += s.storageBytes;
+        indexSize += s.totalIndexBytes;
         indexes += c.indexes.length;
       }
-      return {
+      const scaled = (n: number): Double => new Double(Math.trunc(n / scale));
+      const reply: BsonDocument = {
         db,
         collections: Long.fromNumber(colls.length),
         views: Long.fromNumber(listViews(services.catalog, snap, db).length),
         objects: Long.fromNumber(objects),
         avgObjSize: new Double(objects === 0 ? 0 : dataSize / objects),
-        dataSize: new Double(dataSize / scale),
-        storageSize: new Double(dataSize / scale),
+        dataSize: scaled(dataSize),
+        storageSize: scaled(storageSize),
         indexes: Long.fromNumber(indexes),
-        indexSize: new Double(0),
-        totalSize: new Double(dataSize / scale),
-        scaleFactor: new Double(scale),
+        indexSize: scaled(indexSize),
+        totalSize: scaled(storageSize + indexSize),
+        scaleFactor: Long.fromNumber(scale),
       };
+      if (args.freeStorage === true) {
+        reply['freeStorageSize'] = new Double(0);
+        reply['indexFreeStorageSize'] = new Double(0);
+        reply['totalFreeStorageSize'] = new Double(0);
+      }
+      const fs = fileSystemSizes(services.config.dbPath);
+      if (fs !== undefined) {
+        reply['fsUsedSize'] = scaled(fs.used);
+        reply['fsTotalSize'] = scaled(fs.total);
+      }
+      return reply;
     } finally {
       snap.release();
     }
@@ -708,40 +744,25 @@ export const dbStats = defineCommand({
 
 export const collStats = defineCommand({
   name: 'collStats',
+  aliases: ['collstats'],
   auth: onCollection('collStats'),
-  args: { scale: t.number, verbose: t.any },
+  args: { scale: t.int64, verbose: t.safeBool, waitForLock: t.safeBool, numericOnly: t.safeBool },
   run: (inv) => {
     const { services, args, db } = inv;
     const name = targetCollection(inv);
-    const scale = args.scale !== undefined && args.scale > 0 ? args.scale : 1;
+    const scale = parseScale(args.scale);
     const coll = services.catalog.get(db, name);
-    const snap = services.engine.snapshot();
-    try {
-      if (coll === undefined && lookupView(services.catalog, snap, db, name) !== undefined)
-        throw notACollection(db, name);
-      if (coll === undefined)
-        throw new CommandError(
-          ErrorCode.NamespaceNotFound,
-          `Collection [${db}.${name}] not found.`,
-        );
-      const s = services.catalog.sizeOf(snap, coll);
-      const indexSizes: BsonDocument = {};
-      for (const i of coll.indexes) indexSizes[i.meta.name] = new Int32(0);
-      return {
-        ns: coll.ns,
-        size: new Double(s.dataBytes / scale),
-        count: new Int32(s.count),
-        avgObjSize: new Int32(s.count === 0 ? 0 : Math.round(s.dataBytes / s.count)),
-        storageSize: new Double(s.dataBytes / scale),
-        nindexes: new Int32(coll.indexes.length),
-        totalIndexSize: new Int32(0),
-        indexSizes,
-        scaleFactor: new Int32(scale),
-        capped: false,
-      };
-    } finally {
-      snap.release();
+    if (coll === undefined) {
+      const snap = services.engine.snapshot();
+      try {
+        if (lookupView(services.catalog, snap, db, name) !== undefined)
+          throw notACollection(db, name);
+      } finally {
+        snap.release();
+      }
     }
+    // As mongod: a missing collection answers zeros, not an error.
+    return { ns: `${db}.${name}`, ...storageStatsOf(services.engine, coll, scale) };
   },
 });
 

@@ -48,6 +48,7 @@ import {
   resolveHint,
   targetCollection,
   writeWithConcern,
+  noteBatch,
 } from './common.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream-cursor.js';
 import { notACollection } from '../../catalog/views.js';
@@ -400,6 +401,7 @@ export async function runAggregate(
     return cursorReply(cursor, ns, [], true, inv.op.atClusterTime);
   }
   const batch = await cursor.nextBatch(batchSize ?? limits.firstBatchDocsDefault, inv.op);
+  noteBatch(inv.op, cursor, batch);
   // maxTimeMS bounds this command only; getMore batches carry their own deadline.
   rt.interrupt = () => undefined;
   if (cursor.isExhausted) return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);

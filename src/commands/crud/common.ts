@@ -20,6 +20,7 @@ import type { OperationContext, ServerServices } from '../context.js';
 import type { ArgSpec } from '../args.js';
 import type { Invocation } from '../registry.js';
 import { writeConcernError } from '../write-concern.js';
+import { examinedTotals } from '../../query/planner/explain.js';
 
 /** The collection a command names with its first field (a string, or a UUID for some). */
 export function targetCollection(
@@ -57,6 +58,30 @@ export function requireNonNegative(
     );
   }
   return v;
+}
+
+/** What a cursor's batches examined before the current one (a getMore reports its own part). */
+const examinedBefore = new WeakMap<ServerCursor, { keys: number; docs: number }>();
+
+/** Records a batch in the operation's debug info: documents returned, keys and documents examined, plan. */
+export function noteBatch(
+  op: OperationContext,
+  cursor: ServerCursor,
+  batch: readonly unknown[],
+): void {
+  const debug = op.debug;
+  const stats = cursor.plan.stats;
+  const now = examinedTotals(stats);
+  const before = examinedBefore.get(cursor);
+  debug.keysExamined = now.keys - (before?.keys ?? 0);
+  debug.docsExamined = now.docs - (before?.docs ?? 0);
+  debug.nreturned = batch.length;
+  debug.plan = stats;
+  debug.cursorExhausted = cursor.isExhausted;
+  if (!cursor.isExhausted) {
+    debug.cursorid = cursor.id;
+    examinedBefore.set(cursor, now);
+  }
 }
 
 export function cursorReply(

@@ -31,6 +31,7 @@ import {
   requireNonNegative,
   resolveHint,
   targetCollection,
+  noteBatch,
 } from './common.js';
 import {
   ChangeStreamCursor,
@@ -204,6 +205,7 @@ export const find = defineCommand({
       return cursorReply(cursor, ns, [], true, inv.op.atClusterTime);
     }
     const batch = await cursor.nextBatch(firstBatchSize === 0 ? undefined : firstBatchSize, inv.op);
+    noteBatch(inv.op, cursor, batch);
     if (args.singleBatch === true || cursor.isExhausted) {
       cursor.close();
       return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);
@@ -294,6 +296,7 @@ export const getMore = defineCommand({
       if (cursor instanceof ChangeStreamCursor)
         return await changeStreamGetMore(cursor, ns, batchSize, args.maxAwaitTimeMS, inv.op);
       const batch = await cursor.nextBatch(batchSize, inv.op);
+      noteBatch(inv.op, cursor, batch);
       if (cursor.isExhausted) services.cursors.remove(cursor.id);
       return cursorReply(cursor, ns, batch, false);
     } catch (e) {

@@ -136,7 +136,7 @@ class CurrentOpReporter {
     doc['op'] = op.logicalOp;
     doc['ns'] = op.ns;
     doc['command'] = truncate ? truncateCommand(op.command) : op.command;
-    doc['numYields'] = new Int32(0);
+    doc['numYields'] = new Int32(op.debug.numYields);
     // The transaction the operation runs in (reportUnstashedState).
     const inTransaction =
       op.command['autocommit'] === false &&
@@ -253,6 +253,19 @@ export function serverIntrospection(
       ),
     sessions: () =>
       [...services.sessions.all()].map((s) => ({ lsid: s.lsid, lastUse: new Date(s.lastUsedMs) })),
+    latencyStats: (ns) => {
+      const e = services.metrics.top.get(ns);
+      if (e === undefined) return undefined;
+      const of = (c: { time: number; count: number }): { latency: number; ops: number } => ({
+        latency: c.time,
+        ops: c.count,
+      });
+      return {
+        reads: of(e.latency.reads),
+        writes: of(e.latency.writes),
+        commands: of(e.latency.commands),
+      };
+    },
   };
 }
 

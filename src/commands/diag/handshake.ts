@@ -7,6 +7,7 @@ import type { BsonDocument } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
+import { logDocument } from '../../log.js';
 import { t } from '../args.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
@@ -70,6 +71,14 @@ function runHello(inv: Invocation<typeof helloArgs>, legacyName: boolean): BsonD
       connection.clientMetadata = args.client;
       const app = args.client['application'];
       if (isPlainDocument(app) && typeof app['name'] === 'string') connection.appName = app['name'];
+      const log = services.logger;
+      if (!log.settings.quiet)
+        log.child(`conn${connection.id}`).info('NETWORK', 51800, 'client metadata', {
+          remote: connection.remote,
+          client: `conn${connection.id}`,
+          negotiatedCompressors: [],
+          doc: logDocument(args.client),
+        });
     }
   }
   const reply: BsonDocument = {};
