@@ -5,6 +5,7 @@
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import type { PlanStage, Row, StageStats } from '../../query/exec/stages.js';
 import { copyMetadata } from '../../query/exec/metadata.js';
+import { approximateValueSize } from '../memory.js';
 import { NEED_TIME, retryable, runSync, sliceDue } from '../../query/exec/yield.js';
 import type { NeedTime, Pull } from '../../query/exec/yield.js';
 import type { ReadView } from '../../storage/engine.js';
@@ -205,6 +206,22 @@ export interface BlockingComputation<Out> {
   finish(view: ReadView): Out;
   /** The input ended: the output computed in steps (preferred to `finish` when present). */
   finishSteps?: (view: ReadView) => Steps<Out>;
+}
+
+/**
+ * Counts the approximate bytes of the rows a stage holds as they arrive: past `bytesMax`,
+ * unless disk use is allowed, `exceeded(bytes)` throws the stage's error.
+ */
+export function memoryBound(
+  bytesMax: number,
+  allowDiskUse: boolean,
+  exceeded: (bytes: number) => never,
+): (doc: BsonDocument) => void {
+  let bytes = 0;
+  return (doc) => {
+    bytes += approximateValueSize(doc);
+    if (bytes > bytesMax && !allowDiskUse) exceeded(bytes);
+  };
 }
 
 /**

@@ -16,7 +16,6 @@ import { expressionContext } from '../context.js';
 import { AggCode } from '../error-codes.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
-import { approximateValueSize } from '../memory.js';
 import {
   compareValues,
   formatValue,
@@ -26,7 +25,7 @@ import {
   numberOf,
   typeName,
 } from '../values.js';
-import { BlockingStage, collected, sortSteps } from './base.js';
+import { BlockingStage, collected, memoryBound, sortSteps } from './base.js';
 import type { Steps } from './base.js';
 import { sliceDue } from '../../query/exec/yield.js';
 import { rounderFor } from './granularity.js';
@@ -78,20 +77,15 @@ class BucketAutoStage implements Stage {
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
     const bytesMax = rt.memory?.bucketAutoBytesMax ?? limits.bucketAutoMemoryBytesMax;
-    let bytes = 0;
     return new BlockingStage('$bucketAuto', input, () =>
       collected(
         (docs) => this.compute(docs, rt),
-        (doc) => {
-          // Accounted as rows come, so the limit bounds what is held, not what was read.
-          bytes += approximateValueSize(doc);
-          if (bytes > bytesMax && !rt.allowDiskUse) {
-            fail(
-              ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed,
-              `$bucketAuto exceeded memory limit of ${bytesMax} bytes, but did not opt in to external sorting.`,
-            );
-          }
-        },
+        memoryBound(bytesMax, rt.allowDiskUse, () =>
+          fail(
+            ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed,
+            `$bucketAuto exceeded memory limit of ${bytesMax} bytes, but did not opt in to external sorting.`,
+          ),
+        ),
       ),
     );
   }

@@ -17,14 +17,13 @@ import type { TimeUnit } from '../dates.js';
 import { parseFieldPath } from '../expressions/field-path.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression, Value } from '../expressions/types.js';
-import { approximateValueSize } from '../memory.js';
 import { compareSortKeys, parseSortPattern, sortKeysOf } from '../sort-pattern.js';
 import type { SortPattern } from '../sort-pattern.js';
 import { integralValue, typeName } from '../values.js';
 import { ValueMap } from '../value-map.js';
 import { parseWindowFunction } from '../window/functions.js';
 import type { Bound, Partition, WindowFunction, WindowSpec } from '../window/functions.js';
-import { BlockingStage, collected, sortSteps } from './base.js';
+import { BlockingStage, collected, memoryBound, sortSteps } from './base.js';
 import type { Steps } from './base.js';
 import { sliceDue } from '../../query/exec/yield.js';
 import { setAtPath } from './lookup.js';
@@ -153,20 +152,15 @@ class SetWindowFieldsStage implements Stage {
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
     const bytesMax = rt.memory?.setWindowFieldsBytesMax ?? limits.setWindowFieldsMemoryBytesMax;
-    let bytes = 0;
     return new BlockingStage('$setWindowFields', input, () =>
       collected(
         (docs) => this.compute(docs, rt),
-        (doc) => {
-          // Accounted as rows come, so the limit bounds what is held, not what was read.
-          bytes += approximateValueSize(doc);
-          if (bytes > bytesMax && !rt.allowDiskUse) {
-            fail(
-              AggCode.Location5414201,
-              `Exceeded memory limit in DocumentSourceSetWindowFields, used ${bytes} bytes but max allowed is ${bytesMax}`,
-            );
-          }
-        },
+        memoryBound(bytesMax, rt.allowDiskUse, (bytes) =>
+          fail(
+            AggCode.Location5414201,
+            `Exceeded memory limit in DocumentSourceSetWindowFields, used ${bytes} bytes but max allowed is ${bytesMax}`,
+          ),
+        ),
       ),
     );
   }
