@@ -157,10 +157,21 @@ export const limits = {
   accumulatorMemoryBytesMax: 100 * 1024 * 1024,
   /** Bytes of documents a $facet sub-pipeline may produce (internalQueryFacetBufferSizeBytes). */
   facetBufferBytesMax: 100 * 1024 * 1024,
-  /** Memory $graphLookup may use for its visited set (internalDocumentSourceGraphLookupMaxMemoryBytes). */
+  /**
+   * Memory $graphLookup may use for its visited set and frontier
+   * (internalDocumentSourceGraphLookupMaxMemoryBytes); past it 40099, as mongod 7.0 (no spilling).
+   */
   graphLookupMemoryBytesMax: 100 * 1024 * 1024,
-  /** Memory $bucketAuto, $setWindowFields and other blocking stages may hold without allowDiskUse. */
-  blockingStageMemoryBytesMax: 100 * 1024 * 1024,
+  /**
+   * Memory $bucketAuto may hold (internalDocumentSourceBucketAutoMaxMemoryBytes): past it,
+   * without allowDiskUse, QueryExceededMemoryLimitNoDiskUseAllowed (292).
+   */
+  bucketAutoMemoryBytesMax: 100 * 1024 * 1024,
+  /**
+   * Memory $setWindowFields may hold (internalDocumentSourceSetWindowFieldsMaxMemoryBytes): past
+   * it, without allowDiskUse, mongod's 5414201.
+   */
+  setWindowFieldsMemoryBytesMax: 100 * 1024 * 1024,
   /** Largest array $range may build (internalQueryMaxRangeBytes). */
   rangeMemoryBytesMax: 64 * 1024 * 1024,
   /** Time a request may wait for a blocked failpoint connection, upper bound. */

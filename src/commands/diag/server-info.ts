@@ -71,6 +71,14 @@ const memoryParameters = new Map<string, (name: string, v: unknown) => BsonValue
     'internalDocumentSourceGroupMaxMemoryBytes',
     (name, v) => Long.fromNumber(byteCount(name, v, Number.MAX_SAFE_INTEGER, 1)),
   ],
+  ...[
+    'internalDocumentSourceBucketAutoMaxMemoryBytes',
+    'internalDocumentSourceSetWindowFieldsMaxMemoryBytes',
+    'internalDocumentSourceGraphLookupMaxMemoryBytes',
+  ].map((p): [string, (name: string, v: unknown) => BsonValue] => [
+    p,
+    (name, v) => Long.fromNumber(byteCount(name, v, Number.MAX_SAFE_INTEGER, 1)),
+  ]),
   [
     'allowDiskUseByDefault',
     (name, v) => {
@@ -113,6 +121,18 @@ export function defaultParameters(services: { enableTestCommands: boolean }): Ma
     ['localLogicalSessionTimeoutMinutes', int(limits.logicalSessionTimeoutMinutes)],
     ['internalQueryMaxBlockingSortMemoryUsageBytes', int(limits.sortMemoryBytesMax)],
     ['internalDocumentSourceGroupMaxMemoryBytes', Long.fromNumber(limits.groupMemoryBytesMax)],
+    [
+      'internalDocumentSourceBucketAutoMaxMemoryBytes',
+      Long.fromNumber(limits.bucketAutoMemoryBytesMax),
+    ],
+    [
+      'internalDocumentSourceSetWindowFieldsMaxMemoryBytes',
+      Long.fromNumber(limits.setWindowFieldsMemoryBytesMax),
+    ],
+    [
+      'internalDocumentSourceGraphLookupMaxMemoryBytes',
+      Long.fromNumber(limits.graphLookupMemoryBytesMax),
+    ],
     ['allowDiskUseByDefault', true],
     ['authenticationMechanisms', ['SCRAM-SHA-1', 'SCRAM-SHA-256']],
     ['enableLocalhostAuthBypass', true],
