@@ -77,6 +77,7 @@ export const ErrorCode = {
   InvalidPipelineOperator: 168,
   ViewDepthLimitExceeded: 165,
   Interrupted: 11601,
+  JSInterpreterFailure: 139,
   ExceededTimeLimit: 262,
   ExceededMemoryLimit: 146,
   CursorKilled: 237,

@@ -28,6 +28,8 @@ export interface DaemonOptions {
   /** A root user created at first start (env or config file only, never a flag). */
   initialRootUser: string | undefined;
   initialRootPassword: string | undefined;
+  /** Server-side JavaScript (security.javascriptEnabled); --noscripting turns it off. */
+  javascriptEnabled: boolean;
 }
 
 export const defaults: DaemonOptions = {
@@ -46,6 +48,7 @@ export const defaults: DaemonOptions = {
   keyFile: undefined,
   initialRootUser: undefined,
   initialRootPassword: undefined,
+  javascriptEnabled: true,
 };
 
 export class OptionsError extends Error {
@@ -76,14 +79,17 @@ export const usage = `Usage: secantusd [options]
                             and run only what their roles grant
   --keyFile <file>          a key file as mongod's (base64, 6-1024 chars, not readable by
                             group or others); implies --auth
+  --noscripting             no server-side JavaScript ($where, $function, $accumulator,
+                            mapReduce are refused, as mongod refuses them)
   --version                 print the version and exit
   --help                    print this help and exit
 
 Environment: SECANTUS_PORT, SECANTUS_BIND_IP, SECANTUS_DBPATH, SECANTUS_REPLSET,
 SECANTUS_STORAGE_ENGINE, SECANTUS_CONFIG, SECANTUS_ENABLE_TEST_COMMANDS, SECANTUS_LOGPATH,
 SECANTUS_OPLOG_ASYNC, SECANTUS_OPLOG_NONLOGGED, SECANTUS_AUTH, SECANTUS_KEYFILE,
-SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD (a root user created at first
-start; also security.initialRootUser / initialRootPassword in the config file).
+SECANTUS_JAVASCRIPT_ENABLED, SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD
+(a root user created at first start; also security.initialRootUser / initialRootPassword in
+the config file; security.javascriptEnabled = false is --noscripting).
 Precedence: flag > environment > config file > default.`;
 
 type Partial_ = Partial<DaemonOptions>;
@@ -150,6 +156,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         'oplog-nonlogged': { type: 'boolean' },
         auth: { type: 'boolean' },
         noauth: { type: 'boolean' },
+        noscripting: { type: 'boolean' },
         keyFile: { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -176,6 +183,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (v['oplog-nonlogged'] === true) out.oplogNonlogged = true;
   if (v.auth === true) out.auth = true;
   if (v.noauth === true) out.auth = false;
+  if (v.noscripting === true) out.javascriptEnabled = false;
   if (v.keyFile !== undefined) out.keyFile = v.keyFile;
   return { options: out, help: v.help === true, version: v.version === true };
 }
@@ -209,6 +217,9 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
     out.oplogNonlogged = parseBool(oplogNonlogged, 'SECANTUS_OPLOG_NONLOGGED');
   const auth = get('SECANTUS_AUTH');
   if (auth !== undefined) out.auth = parseBool(auth, 'SECANTUS_AUTH');
+  const scripting = get('SECANTUS_JAVASCRIPT_ENABLED');
+  if (scripting !== undefined)
+    out.javascriptEnabled = parseBool(scripting, 'SECANTUS_JAVASCRIPT_ENABLED');
   const keyFile = get('SECANTUS_KEYFILE');
   if (keyFile !== undefined) out.keyFile = keyFile;
   const rootUser = get('SECANTUS_INITIAL_ROOT_USER');
@@ -237,6 +248,7 @@ const securityKeys = new Set([
   'keyFile',
   'initialRootUser',
   'initialRootPassword',
+  'javascriptEnabled',
 ]);
 
 /** The [security] table, nested as mongod's YAML nests it (security.authorization, security.keyFile). */
@@ -245,6 +257,12 @@ function fromSecurityTable(v: unknown, src: string, out: Partial_): void {
     throw new OptionsError(`${src} must be a table`);
   for (const [k, value] of Object.entries(v)) {
     if (!securityKeys.has(k)) throw new OptionsError(`${src}: unknown key '${k}'`);
+    if (k === 'javascriptEnabled') {
+      if (typeof value !== 'boolean')
+        throw new OptionsError(`${src}.javascriptEnabled must be a boolean`);
+      out.javascriptEnabled = value;
+      continue;
+    }
     if (typeof value !== 'string') throw new OptionsError(`${src}.${k} must be a string`);
     if (k === 'authorization') {
       if (value !== 'enabled' && value !== 'disabled')

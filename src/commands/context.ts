@@ -21,6 +21,7 @@ import { interruptedError } from './operations.js';
 import type { ConnectionAuth } from '../auth/session.js';
 import type { AuthService } from './auth/service.js';
 import type { CommandDefinition } from './registry.js';
+import type { ScriptEngine } from '../js/engine.js';
 
 export interface ServerConfig {
   readonly port: number;
@@ -34,6 +35,8 @@ export interface ServerConfig {
   readonly enableTestCommands: boolean;
   /** Access control is on (--auth, --keyFile): commands check the client's privileges. */
   readonly auth: boolean;
+  /** Server-side JavaScript is on (mongod's security.javascriptEnabled; off: --noscripting). */
+  readonly javascriptEnabled: boolean;
   /** The command line as given (getCmdLineOpts). */
   readonly argv: readonly string[];
   /** The resolved options as a document (getCmdLineOpts.parsed). */
@@ -80,6 +83,8 @@ export interface ServerServices {
   readonly auth: AuthService;
   /** The log lines of startup warnings, for getLog: 'startupWarnings'. */
   readonly startupWarnings: string[];
+  /** Server-side JavaScript; undefined with --noscripting (security.javascriptEnabled: false). */
+  readonly scriptEngine: ScriptEngine | undefined;
 }
 
 export interface ConnectionState {

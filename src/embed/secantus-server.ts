@@ -39,6 +39,11 @@ export interface SecantusServerOptions {
    * localhost exception lets the first client create one).
    */
   readonly auth?: { readonly username: string; readonly password: string } | boolean;
+  /**
+   * Server-side JavaScript ($where, $function, $accumulator, mapReduce) in a sandbox; false
+   * answers as mongod's --noscripting (security.javascriptEnabled: false). Default true.
+   */
+  readonly javascriptEnabled?: boolean;
 }
 
 export class SecantusServer implements AsyncDisposable {
@@ -65,6 +70,9 @@ export class SecantusServer implements AsyncDisposable {
         : { reaperIntervalMs: options.reaperIntervalMs }),
       ...(options.oplogAsync === undefined ? {} : { oplogAsync: options.oplogAsync }),
       ...(options.oplogNonlogged === undefined ? {} : { oplogNonlogged: options.oplogNonlogged }),
+      ...(options.javascriptEnabled === undefined
+        ? {}
+        : { javascriptEnabled: options.javascriptEnabled }),
     });
     return new SecantusServer(server, credentials);
   }

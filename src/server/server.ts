@@ -40,6 +40,7 @@ import { startupWarnings } from '../commands/auth/startup-warnings.js';
 import { noopObserver } from '../catalog/observer.js';
 import { numericValue } from '../bson/types.js';
 import { Connection } from './connection.js';
+import { loadScriptEngine } from '../js/engine.js';
 import { resetServer, restoreServer, ServerSnapshot, snapshotServer } from './fixtures.js';
 import type { ResetResult } from './fixtures.js';
 import { createTtlMonitor } from '../commands/admin/indexes.js';
@@ -81,6 +82,11 @@ export interface ServerOptions {
   readonly parsed?: BsonDocument;
   /** Access control (--auth): every command checks the client's privileges. Default false. */
   readonly auth?: boolean;
+  /**
+   * Server-side JavaScript ($where, $function, $accumulator, mapReduce) in a sandbox; false is
+   * mongod's --noscripting (security.javascriptEnabled: false). Default true.
+   */
+  readonly javascriptEnabled?: boolean;
   /**
    * A user created with the root role on admin at start-up when admin.system.users has no user
    * of that name (the daemon's initial root user, the in-process server's auth option).
@@ -170,6 +176,7 @@ export class Server {
         replSet,
         enableTestCommands,
         auth: options.auth ?? false,
+        javascriptEnabled: options.javascriptEnabled ?? true,
         argv: options.argv ?? [],
         parsed: options.parsed ?? {},
       };
@@ -238,6 +245,7 @@ export class Server {
         operations: new OperationRegistry(),
         auth,
         startupWarnings: [],
+        scriptEngine: config.javascriptEnabled ? await loadScriptEngine() : undefined,
       };
       if (options.initialUser !== undefined) await createInitialUser(services, options.initialUser);
       const server = new Server(services, listener, new Dispatcher(services, registry));

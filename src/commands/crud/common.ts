@@ -20,6 +20,8 @@ import type { OperationContext, ServerServices } from '../context.js';
 import type { ArgSpec } from '../args.js';
 import type { Invocation } from '../registry.js';
 import { writeConcernError } from '../write-concern.js';
+import { scriptHost } from '../../js/engine.js';
+import type { ScriptHost } from '../../js/engine.js';
 
 /** The collection a command names with its first field (a string, or a UUID for some). */
 export function targetCollection(
@@ -157,6 +159,14 @@ export function resolvedViewOf(
 /** $$CLUSTER_TIME for expressions: the cluster time of a replica set member; a standalone has none. */
 export function clusterTimeOf(services: ServerServices): Timestamp | undefined {
   return services.config.replSet === '' ? undefined : services.clock.now();
+}
+
+/** The command's server-side JavaScript ($where, $function, ...); undefined when scripting is off. */
+export function scriptingOf(
+  services: ServerServices,
+  op: OperationContext,
+): ScriptHost | undefined {
+  return scriptHost(services.scriptEngine, op);
 }
 
 /**
