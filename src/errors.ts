@@ -198,6 +198,10 @@ export const ErrorCode = {
   Location51270: 51270,
   Location5729100: 5729100,
   Location6108304: 6108304,
+  // mapReduce (src/commands/crud/map-reduce.ts).
+  Location13522: 13522,
+  Location31264: 31264,
+  Location13606: 13606,
   // Text indexes and $text (src/text, mongod's fts/).
   Location16675: 16675,
   Location16732: 16732,

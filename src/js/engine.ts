@@ -131,7 +131,9 @@ export class ScriptScope {
     const runtime = module.newRuntime();
     runtime.setMemoryLimit(limits.jsHeapBytesMax);
     runtime.setMaxStackSize(limits.jsStackBytesMax);
-    this.callDeadlineMs = Date.now() + limits.jsCallTimeMaxMs;
+    // The prelude is this server's code: only the operation's own bounds apply to it (a cold
+    // wasm module on a busy machine can take longer than one call's limit to run it).
+    this.callDeadlineMs = Number.POSITIVE_INFINITY;
     runtime.setInterruptHandler(() => this.shouldInterrupt());
     const context = runtime.newContext();
     this.runtime = runtime;
@@ -143,6 +145,8 @@ export class ScriptScope {
       made.error.dispose();
       context.dispose();
       runtime.dispose();
+      // Killed or past its maxTimeMS while the sandbox was being made.
+      if (this.interruption !== undefined) throw this.errorOf(dumped);
       invariant(false, `the sandbox prelude failed: ${JSON.stringify(dumped)}`);
     }
     const self = made.value;

@@ -30,6 +30,11 @@ after(async () => {
 const fresh = (name: string, docs: Document[]): Promise<Collection<TestDoc>> =>
   freshCollection(db, name, docs);
 const ids = (docs: Document[]): unknown[] => docs.map((d) => d['_id']);
+/** A reply without the fields every reply carries ($clusterTime, operationTime). */
+const body = (reply: Document): Document => {
+  const { $clusterTime: _c, operationTime: _o, ...rest } = reply;
+  return rest;
+};
 
 const people = [
   { _id: 1, name: 'ann', age: 31, tags: ['a', 'b'] },
@@ -303,4 +308,116 @@ test('javascriptEnabled: false answers as mongod with --noscripting', async () =
   );
   const info = await off.client.db('admin').command({ buildInfo: 1 });
   assert.equal(info['javascriptEngine'], 'none');
+});
+
+const orders = [
+  { _id: 1, cust: 'a', amount: 10, status: 'A' },
+  { _id: 2, cust: 'a', amount: 5, status: 'A' },
+  { _id: 3, cust: 'b', amount: 7, status: 'B' },
+  { _id: 4, cust: 'c', amount: 1, status: 'A' },
+];
+const mapFn = 'function() { emit(this.cust, this.amount); }';
+const reduceFn = 'function(key, values) { return Array.sum(values); }';
+
+test('mapReduce inline: query, sort, limit, finalize, scope', async () => {
+  await fresh('mr_orders', orders);
+  const inline = body(
+    await db.command({
+      mapReduce: 'mr_orders',
+      map: mapFn,
+      reduce: reduceFn,
+      out: { inline: 1 },
+    }),
+  );
+  assert.deepEqual(inline, {
+    results: [
+      { _id: 'a', value: 15 },
+      { _id: 'b', value: 7 },
+      { _id: 'c', value: 1 },
+    ],
+    ok: 1,
+  });
+  const filtered = await db.command({
+    mapReduce: 'mr_orders',
+    map: new Code('function() { emit(this.cust, { n: 1, total: this.amount * factor }); }'),
+    reduce: new Code(
+      'function(k, vs) { var r = { n: 0, total: 0 }; vs.forEach(function(v) { r.n += v.n; r.total += v.total; }); return r; }',
+    ),
+    finalize: new Code('function(k, v) { return v.total / v.n; }'),
+    query: { status: 'A' },
+    sort: { _id: -1 },
+    limit: 2,
+    scope: { factor: 2 },
+    jsMode: true,
+    out: { inline: 1 },
+  });
+  // Docs 4 and 2 (the first two by _id descending with status A).
+  assert.deepEqual(filtered['results'], [
+    { _id: 'a', value: 10 },
+    { _id: 'c', value: 2 },
+  ]);
+});
+
+test('mapReduce into a collection: replace, merge, reduce, and another db', async () => {
+  await fresh('mr_src', orders);
+  await fresh('mr_out', [
+    { _id: 'a', value: 100 },
+    { _id: 'z', value: 1 },
+  ]);
+  const base = { mapReduce: 'mr_src', map: mapFn, reduce: reduceFn };
+  const sorted = (name: string, dbName = 'js_tests'): Promise<Document[]> =>
+    ts.client.db(dbName).collection(name).find().sort({ _id: 1 }).toArray();
+
+  assert.deepEqual(body(await db.command({ ...base, out: { reduce: 'mr_out' } })), {
+    result: 'mr_out',
+    ok: 1,
+  });
+  assert.deepEqual(await sorted('mr_out'), [
+    { _id: 'a', value: 115 },
+    { _id: 'b', value: 7 },
+    { _id: 'c', value: 1 },
+    { _id: 'z', value: 1 },
+  ]);
+  await db.command({ ...base, out: { merge: 'mr_out' } });
+  assert.deepEqual(await sorted('mr_out'), [
+    { _id: 'a', value: 15 },
+    { _id: 'b', value: 7 },
+    { _id: 'c', value: 1 },
+    { _id: 'z', value: 1 },
+  ]);
+  assert.deepEqual(body(await db.command({ ...base, out: 'mr_out' })), { result: 'mr_out', ok: 1 });
+  assert.deepEqual(ids(await sorted('mr_out')), ['a', 'b', 'c']);
+  assert.deepEqual(
+    body(await db.command({ ...base, out: { replace: 'mr_other', db: 'js_tests_out' } })),
+    { result: { db: 'js_tests_out', collection: 'mr_other' }, ok: 1 },
+  );
+  assert.deepEqual(ids(await sorted('mr_other', 'js_tests_out')), ['a', 'b', 'c']);
+});
+
+test('mapReduce errors: missing fields, bad out, throwing functions; nothing written', async () => {
+  await fresh('mr_bad', orders);
+  const base = { mapReduce: 'mr_bad', map: mapFn, reduce: reduceFn };
+  await expectServerCode(
+    db.command({ mapReduce: 'mr_bad', reduce: reduceFn, out: { inline: 1 } }),
+    40414,
+  );
+  await expectServerCode(
+    db.command({ mapReduce: 'mr_bad', map: mapFn, out: { inline: 1 } }),
+    40414,
+  );
+  await expectServerCode(db.command({ ...base }), 40414);
+  await expectServerCode(db.command({ ...base, out: 5 }), 13606);
+  await expectServerCode(db.command({ ...base, out: { db: 'x' } }), 13522);
+  await expectServerCode(db.command({ ...base, map: 5, out: { inline: 1 } }), 14);
+  await expectServerCode(
+    db.command({ ...base, map: 'function() { emit(1); }', out: { inline: 1 } }),
+    139,
+  );
+  await expectServerCode(
+    db.command({ ...base, reduce: 'function() { throw new Error("r"); }', out: 'mr_bad_out' }),
+    139,
+  );
+  const names = (await db.listCollections({ name: 'mr_bad_out' }).toArray()).map((c) => c.name);
+  assert.deepEqual(names, []);
+  await expectServerCode(off.client.db('js_tests').command({ ...base, out: { inline: 1 } }), 31264);
 });
