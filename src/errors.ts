@@ -78,6 +78,7 @@ export const ErrorCode = {
   InvalidPipelineOperator: 168,
   ViewDepthLimitExceeded: 165,
   Interrupted: 11601,
+  JSInterpreterFailure: 139,
   ExceededTimeLimit: 262,
   ExceededMemoryLimit: 146,
   CursorKilled: 237,
@@ -201,6 +202,10 @@ export const ErrorCode = {
   Location51270: 51270,
   Location5729100: 5729100,
   Location6108304: 6108304,
+  // mapReduce (src/commands/crud/map-reduce.ts).
+  Location13522: 13522,
+  Location31264: 31264,
+  Location13606: 13606,
   // Text indexes and $text (src/text, mongod's fts/).
   Location16675: 16675,
   Location16732: 16732,

@@ -237,6 +237,16 @@ export const limits = {
   unauthorizedCommandTextMax: 16 * 1024,
   /** Users or roles one usersInfo / rolesInfo lists at most. */
   usersInfoResultsMax: 100_000,
+  /**
+   * Server-side JavaScript (src/js): the longest one call into the sandbox ($where on one
+   * document, one $function, one map or reduce call) may run; past it the call stops with
+   * JSInterpreterFailure. Calls run on the event loop, so this bounds how long one can hold it.
+   */
+  jsCallTimeMaxMs: 500,
+  /** Heap of one JavaScript sandbox (one operation's scope); past it, "Out of memory". */
+  jsHeapBytesMax: 64 * 1024 * 1024,
+  /** Stack of the sandbox's interpreter; deeper recursion is a RangeError in the code. */
+  jsStackBytesMax: 256 * 1024,
 } as const;
 
 export type Limits = typeof limits;

@@ -53,6 +53,8 @@ export interface DaemonOptions extends NetOptions {
   /** A root user created at first start (env or config file only, never a flag). */
   initialRootUser: string | undefined;
   initialRootPassword: string | undefined;
+  /** Server-side JavaScript (security.javascriptEnabled); --noscripting turns it off. */
+  javascriptEnabled: boolean;
 }
 
 export const defaults: DaemonOptions = {
@@ -80,6 +82,7 @@ export const defaults: DaemonOptions = {
   initialRootPassword: undefined,
 
   ...netDefaults,
+  javascriptEnabled: true,
 };
 
 export class OptionsError extends Error {
@@ -120,6 +123,8 @@ export const usage = `Usage: secantusd [options]
                             group or others); implies --auth
 
 ${netUsage}
+  --noscripting             no server-side JavaScript ($where, $function, $accumulator,
+                            mapReduce are refused, as mongod refuses them)
   --version                 print the version and exit
   --help                    print this help and exit
 
@@ -128,8 +133,9 @@ SECANTUS_STORAGE_ENGINE, SECANTUS_CONFIG, SECANTUS_ENABLE_TEST_COMMANDS, SECANTU
 SECANTUS_LOGAPPEND, SECANTUS_VERBOSITY, SECANTUS_QUIET, SECANTUS_PROFILE, SECANTUS_SLOWMS,
 SECANTUS_SLOW_OP_SAMPLE_RATE, SECANTUS_METRICS_PORT, SECANTUS_METRICS_BIND_IP,
 SECANTUS_OPLOG_ASYNC, SECANTUS_OPLOG_NONLOGGED, SECANTUS_AUTH, SECANTUS_KEYFILE,
-SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD (a root user created at first
-start; also security.initialRootUser / initialRootPassword in the config file),
+SECANTUS_JAVASCRIPT_ENABLED, SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD
+(a root user created at first start; also security.initialRootUser / initialRootPassword in
+the config file; security.javascriptEnabled = false is --noscripting),
 ${netEnvUsage}.
 Config file keys: port, bind_ip, dbpath, replSet, storageEngine, logpath, quiet, oplogAsync,
 oplogNonlogged, [setParameter], [security] (authorization, keyFile, initialRootUser,
@@ -260,6 +266,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         'oplog-nonlogged': { type: 'boolean' },
         auth: { type: 'boolean' },
         noauth: { type: 'boolean' },
+        noscripting: { type: 'boolean' },
         keyFile: { type: 'string' },
 
         ...netFlagSpecs,
@@ -296,6 +303,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (v['oplog-nonlogged'] === true) out.oplogNonlogged = true;
   if (v.auth === true) out.auth = true;
   if (v.noauth === true) out.auth = false;
+  if (v.noscripting === true) out.javascriptEnabled = false;
   if (v.keyFile !== undefined) out.keyFile = v.keyFile;
 
   Object.assign(out, fromNetFlags(v, fail));
@@ -350,6 +358,9 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
     out.oplogNonlogged = parseBool(oplogNonlogged, 'SECANTUS_OPLOG_NONLOGGED');
   const auth = get('SECANTUS_AUTH');
   if (auth !== undefined) out.auth = parseBool(auth, 'SECANTUS_AUTH');
+  const scripting = get('SECANTUS_JAVASCRIPT_ENABLED');
+  if (scripting !== undefined)
+    out.javascriptEnabled = parseBool(scripting, 'SECANTUS_JAVASCRIPT_ENABLED');
   const keyFile = get('SECANTUS_KEYFILE');
   if (keyFile !== undefined) out.keyFile = keyFile;
   const rootUser = get('SECANTUS_INITIAL_ROOT_USER');
@@ -387,6 +398,7 @@ const securityKeys = new Set([
   'keyFile',
   'initialRootUser',
   'initialRootPassword',
+  'javascriptEnabled',
 ]);
 
 /** The [security] table, nested as mongod's YAML nests it (security.authorization, security.keyFile). */
@@ -395,6 +407,12 @@ function fromSecurityTable(v: unknown, src: string, out: Partial_): void {
     throw new OptionsError(`${src} must be a table`);
   for (const [k, value] of Object.entries(v)) {
     if (!securityKeys.has(k)) throw new OptionsError(`${src}: unknown key '${k}'`);
+    if (k === 'javascriptEnabled') {
+      if (typeof value !== 'boolean')
+        throw new OptionsError(`${src}.javascriptEnabled must be a boolean`);
+      out.javascriptEnabled = value;
+      continue;
+    }
     if (typeof value !== 'string') throw new OptionsError(`${src}.${k} must be a string`);
     if (k === 'authorization') {
       if (value !== 'enabled' && value !== 'disabled')

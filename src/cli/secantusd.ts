@@ -46,6 +46,11 @@ function parsedDocument(o: DaemonOptions): BsonDocument {
     if (o.keyFile !== undefined) security['keyFile'] = o.keyFile;
     doc['security'] = security;
   }
+  if (!o.javascriptEnabled) {
+    const security = (doc['security'] as BsonDocument | undefined) ?? {};
+    security['javascriptEnabled'] = false;
+    doc['security'] = security;
+  }
   if (o.configFile !== undefined) doc['config'] = o.configFile;
   return doc;
 }
@@ -125,6 +130,7 @@ async function main(): Promise<number> {
       oplogAsync: o.oplogAsync,
       oplogNonlogged: o.oplogNonlogged,
       auth: o.auth,
+      javascriptEnabled: o.javascriptEnabled,
       ...(o.initialRootUser === undefined || o.initialRootPassword === undefined
         ? {}
         : { initialUser: { username: o.initialRootUser, password: o.initialRootPassword } }),

@@ -11,6 +11,7 @@ import { deleteCommand } from './crud/delete.js';
 import { findAndModify } from './crud/find-and-modify.js';
 import { count, distinct } from './crud/count-distinct.js';
 import { aggregate } from './crud/aggregate.js';
+import { mapReduce } from './crud/map-reduce.js';
 import { explain } from './crud/explain.js';
 import { collectionCommands } from './admin/collections.js';
 import { indexCommands } from './admin/indexes.js';
@@ -49,6 +50,7 @@ export const allCommands: readonly CommandDefinition[] = [
   count,
   distinct,
   aggregate,
+  mapReduce,
   explain,
   ...collectionCommands,
   ...indexCommands,

@@ -25,6 +25,7 @@ import { OpDebug } from './op-debug.js';
 import type { ConnectionAuth } from '../auth/session.js';
 import type { AuthService } from './auth/service.js';
 import type { CommandDefinition } from './registry.js';
+import type { ScriptEngine } from '../js/engine.js';
 
 export interface ServerConfig {
   readonly port: number;
@@ -41,6 +42,8 @@ export interface ServerConfig {
 
   /** Compressors this server accepts and offers in hello, in its order of preference. */
   readonly networkMessageCompressors: readonly string[];
+  /** Server-side JavaScript is on (mongod's security.javascriptEnabled; off: --noscripting). */
+  readonly javascriptEnabled: boolean;
   /** The command line as given (getCmdLineOpts). */
   readonly argv: readonly string[];
   /** The resolved options as a document (getCmdLineOpts.parsed). */
@@ -98,6 +101,8 @@ export interface ServerServices {
 
   /** Bytes through each enabled wire compressor (serverStatus network.compression). */
   readonly compressionCounters: ReadonlyMap<string, CompressionCounters>;
+  /** Server-side JavaScript; undefined with --noscripting (security.javascriptEnabled: false). */
+  readonly scriptEngine: ScriptEngine | undefined;
 }
 
 /** mongod's per-compressor counters: uncompressed bytes in / compressed out, and back. */

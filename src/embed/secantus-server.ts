@@ -47,6 +47,11 @@ export interface SecantusServerOptions {
   readonly tls?: TlsOptions;
   /** --networkMessageCompressors: "snappy,zstd,zlib" by default (what is installed), or "disabled". */
   readonly networkMessageCompressors?: string;
+  /**
+   * Server-side JavaScript ($where, $function, $accumulator, mapReduce) in a sandbox; false
+   * answers as mongod's --noscripting (security.javascriptEnabled: false). Default true.
+   */
+  readonly javascriptEnabled?: boolean;
 }
 
 export class SecantusServer implements AsyncDisposable {
@@ -77,6 +82,9 @@ export class SecantusServer implements AsyncDisposable {
       ...(options.networkMessageCompressors === undefined
         ? {}
         : { networkMessageCompressors: options.networkMessageCompressors }),
+      ...(options.javascriptEnabled === undefined
+        ? {}
+        : { javascriptEnabled: options.javascriptEnabled }),
     });
     return new SecantusServer(server, credentials);
   }

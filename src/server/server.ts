@@ -46,6 +46,7 @@ import { startupWarnings } from '../commands/auth/startup-warnings.js';
 import { noopObserver } from '../catalog/observer.js';
 import { numericValue } from '../bson/types.js';
 import { Connection } from './connection.js';
+import { loadScriptEngine } from '../js/engine.js';
 import { resetServer, restoreServer, ServerSnapshot, snapshotServer } from './fixtures.js';
 import type { ResetResult } from './fixtures.js';
 
@@ -105,6 +106,11 @@ export interface ServerOptions {
   readonly metrics?: MetricsOptions;
   /** Access control (--auth): every command checks the client's privileges. Default false. */
   readonly auth?: boolean;
+  /**
+   * Server-side JavaScript ($where, $function, $accumulator, mapReduce) in a sandbox; false is
+   * mongod's --noscripting (security.javascriptEnabled: false). Default true.
+   */
+  readonly javascriptEnabled?: boolean;
   /**
    * A user created with the root role on admin at start-up when admin.system.users has no user
    * of that name (the daemon's initial root user, the in-process server's auth option).
@@ -229,6 +235,7 @@ export class Server {
         auth: options.auth ?? false,
 
         networkMessageCompressors: compressors.names,
+        javascriptEnabled: options.javascriptEnabled ?? true,
         argv: options.argv ?? [],
         parsed: options.parsed ?? {},
       };
@@ -303,6 +310,7 @@ export class Server {
         profiler: new Profiler(options.profiling),
         fsyncLock: new FsyncLock(engine, logger),
         rotateLog: () => (isRotatable(sink) ? sink.rotate() : undefined),
+        scriptEngine: config.javascriptEnabled ? await loadScriptEngine() : undefined,
       };
       if (options.initialUser !== undefined) await createInitialUser(services, options.initialUser);
       const server = new Server(

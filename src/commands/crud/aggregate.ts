@@ -41,6 +41,7 @@ import type { Invocation } from '../registry.js';
 import type { ServerServices } from '../context.js';
 import {
   clusterTimeOf,
+  scriptingOf,
   collectionRestoreCheck,
   resolveCollation,
   cursorReply,
@@ -278,7 +279,12 @@ export async function runAggregate(
   ]);
   const disk = diskUseFor(services, args.allowDiskUse);
   const allowDiskUse = disk.allowDiskUse;
-  const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services), collator });
+  const env = newEnv({
+    now: new Date(),
+    clusterTime: clusterTimeOf(services),
+    collator,
+    scripting: scriptingOf(services, inv.op),
+  });
   const scope = letScope(args.let, env);
   const ctx: PipelineContext = {
     env,

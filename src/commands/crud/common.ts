@@ -21,6 +21,8 @@ import type { ArgSpec } from '../args.js';
 import type { Invocation } from '../registry.js';
 import { writeConcernError } from '../write-concern.js';
 import { examinedTotals } from '../../query/planner/explain.js';
+import { scriptHost } from '../../js/engine.js';
+import type { ScriptHost } from '../../js/engine.js';
 
 /** The collection a command names with its first field (a string, or a UUID for some). */
 export function targetCollection(
@@ -182,6 +184,14 @@ export function resolvedViewOf(
 /** $$CLUSTER_TIME for expressions: the cluster time of a replica set member; a standalone has none. */
 export function clusterTimeOf(services: ServerServices): Timestamp | undefined {
   return services.config.replSet === '' ? undefined : services.clock.now();
+}
+
+/** The command's server-side JavaScript ($where, $function, ...); undefined when scripting is off. */
+export function scriptingOf(
+  services: ServerServices,
+  op: OperationContext,
+): ScriptHost | undefined {
+  return scriptHost(services.scriptEngine, op);
 }
 
 /**

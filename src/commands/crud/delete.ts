@@ -8,7 +8,13 @@ import { commandExpressions, compileQueryFilter, textSearchHook } from '../../qu
 import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { clusterTimeOf, resolveCollation, resolveHint, targetCollection } from './common.js';
+import {
+  clusterTimeOf,
+  scriptingOf,
+  resolveCollation,
+  resolveHint,
+  targetCollection,
+} from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete } from './write-exec.js';
@@ -105,7 +111,12 @@ export const deleteCommand = defineCommand({
       { ordered: args.ordered ?? true },
       (w, st) => {
         const collator = resolveCollation(services.catalog.get(db, name), st.collation);
-        const expressions = commandExpressions({ let: args.let, clusterTime, collator });
+        const expressions = commandExpressions({
+          let: args.let,
+          clusterTime,
+          collator,
+          scripting: scriptingOf(services, inv.op),
+        });
         return executeDelete(w, ns, {
           filter: st.q,
           matcher: compileQueryFilter(st.q, {

@@ -23,6 +23,7 @@ import { defineCommand } from '../registry.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
 import {
   clusterTimeOf,
+  scriptingOf,
   resolveCollation,
   collectionRestoreCheck,
   cursorReply,
@@ -101,6 +102,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     let: args.let,
     clusterTime: clusterTimeOf(services),
     collator,
+    scripting: scriptingOf(services, inv.op),
   });
   if (args.tailable === true) {
     throw new CommandError(

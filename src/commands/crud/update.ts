@@ -16,6 +16,7 @@ import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
 import {
   clusterTimeOf,
+  scriptingOf,
   resolveCollation,
   ensureCollectionOutsideTransaction,
   resolveHint,
@@ -198,7 +199,12 @@ export const update = defineCommand({
         // (pipelines only), shared by the update and the filter, parsed in that order.
         const collator = resolveCollation(services.catalog.get(db, name), stmt.collation);
         const expressions = updateStatementExpressions(
-          commandExpressions({ let: args.let, clusterTime, collator }),
+          commandExpressions({
+            let: args.let,
+            clusterTime,
+            collator,
+            scripting: scriptingOf(services, inv.op),
+          }),
           stmt.u,
           stmt.c,
         );

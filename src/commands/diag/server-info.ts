@@ -25,7 +25,7 @@ export const buildInfo = defineCommand({
   aliases: ['buildinfo'],
   args: {},
   traits: { apiVersion1: false },
-  run: () => ({
+  run: ({ services }) => ({
     version: serverVersion,
     gitVersion: '0000000000000000000000000000000000000000',
     versionArray: versionArray.map(int),
@@ -33,7 +33,8 @@ export const buildInfo = defineCommand({
     debug: false,
     maxBsonObjectSize: int(limits.bsonObjectSizeMax),
     storageEngines: ['lmdb', 'memory'],
-    javascriptEngine: 'none',
+    // mongod reports its engine (mozjs) or 'none' with --noscripting; test suites read it.
+    javascriptEngine: services.scriptEngine === undefined ? 'none' : 'quickjs',
     modules: [],
     allocator: 'system',
     openssl: {

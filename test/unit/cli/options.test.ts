@@ -165,3 +165,21 @@ test('the initial root user comes from the environment or the config file, both 
   // No flag carries a password (it would show in ps and getCmdLineOpts).
   assert.throws(() => resolveOptions(['--initialRootPassword', 'x'], {}), OptionsError);
 });
+
+test('--noscripting, SECANTUS_JAVASCRIPT_ENABLED and security.javascriptEnabled, default on', () => {
+  assert.equal(resolveOptions([], {}).options.javascriptEnabled, true);
+  assert.equal(resolveOptions(['--noscripting'], {}).options.javascriptEnabled, false);
+  assert.equal(
+    resolveOptions([], { SECANTUS_JAVASCRIPT_ENABLED: '0' }).options.javascriptEnabled,
+    false,
+  );
+  const off = configFile('[security]\njavascriptEnabled = false\n');
+  assert.equal(resolveOptions(['--config', off], {}).options.javascriptEnabled, false);
+  assert.equal(
+    resolveOptions(['--config', off], { SECANTUS_JAVASCRIPT_ENABLED: '1' }).options
+      .javascriptEnabled,
+    true,
+  );
+  const bad = configFile('[security]\njavascriptEnabled = "no"\n');
+  assert.throws(() => resolveOptions(['--config', bad], {}), /javascriptEnabled must be a boolean/);
+});
