@@ -254,6 +254,8 @@ export const ErrorCode = {
   NotExactValueField: 63,
   Location17419: 17419,
   Location17420: 17420,
+  // Capped collections and tailable cursors.
+  CappedPositionLost: 136,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

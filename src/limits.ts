@@ -185,6 +185,10 @@ export const limits = {
   unauthorizedCommandTextMax: 16 * 1024,
   /** Users or roles one usersInfo / rolesInfo lists at most. */
   usersInfoResultsMax: 100_000,
+  /** How long a getMore on an awaitData tailable cursor waits for an insert without maxTimeMS (mongod: 1 s). */
+  tailableAwaitMsDefault: 1000,
+  /** Largest capped collection size (create's `size`, mongod's 1 PB); larger: Location51024. */
+  cappedSizeBytesMax: 1024 ** 5,
 } as const;
 
 export type Limits = typeof limits;

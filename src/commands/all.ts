@@ -13,6 +13,7 @@ import { count, distinct } from './crud/count-distinct.js';
 import { aggregate } from './crud/aggregate.js';
 import { explain } from './crud/explain.js';
 import { collectionCommands } from './admin/collections.js';
+import { cappedCommands } from './admin/capped.js';
 import { indexCommands } from './admin/indexes.js';
 import { sessionCommands } from './repl/sessions.js';
 import { transactionCommands } from './repl/transactions.js';
@@ -37,6 +38,7 @@ export const allCommands: readonly CommandDefinition[] = [
   aggregate,
   explain,
   ...collectionCommands,
+  ...cappedCommands,
   ...indexCommands,
   ...sessionCommands,
   ...transactionCommands,

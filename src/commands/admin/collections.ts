@@ -5,8 +5,10 @@ import { Binary, Double, Int32, Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import type { Collection } from '../../catalog/collection.js';
+import { cappedStatsFields } from '../../catalog/collection.js';
 import { validateCollectionName, validateDatabaseName } from '../../catalog/namespace.js';
 import { CommandError, ErrorCode } from '../../errors.js';
+import { limits } from '../../limits.js';
 import { compileQueryFilter } from '../../query/language.js';
 import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
@@ -38,7 +40,6 @@ import { clusterResource, databaseResource, namespaceResource } from '../../auth
 
 /** create options we store and honour; the others are refused until they work. */
 const notImplementedCreateOptions = [
-  'capped',
   'timeseries',
   'clusteredIndex',
   'encryptedFields',
@@ -153,8 +154,8 @@ export const create = defineCommand({
   auth: createAuth,
   args: {
     capped: t.safeBool,
-    size: t.number,
-    max: t.number,
+    size: t.int64,
+    max: t.int64,
     autoIndexId: t.bool,
     idIndex: t.document,
     validator: t.document,
@@ -184,6 +185,7 @@ export const create = defineCommand({
         "'pipeline' requires 'viewOn' to also be specified",
       );
     }
+    const capped = cappedOptions(args);
     for (const opt of notImplementedCreateOptions) {
       const v = body[opt];
       if (v === undefined || v === false) continue;
@@ -234,7 +236,7 @@ export const create = defineCommand({
     }
     checkValidationEnums('create', args);
     if (args.validator !== undefined) checkValidator(db, name, args.validator, collator);
-    const options: BsonDocument = {};
+    const options: BsonDocument = { ...capped };
     if (args.changeStreamPreAndPostImages !== undefined)
       options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
     if (args.validator !== undefined && Object.keys(args.validator).length > 0)
@@ -270,8 +272,59 @@ export const create = defineCommand({
   },
 });
 
+/**
+ * create's capped, size and max (mongod's create command and CollectionOptions): the stored
+ * options, {} for an uncapped collection. The size is rounded up to a multiple of 256 bytes; a
+ * max of 0 or less means "no maximum" and is stored as 2^31-1, as mongod shows it.
+ */
+export function cappedOptions(args: {
+  readonly capped?: boolean | undefined;
+  readonly size?: number | undefined;
+  readonly max?: number | undefined;
+}): BsonDocument {
+  if (args.capped === true && args.size === undefined)
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      "the 'size' field is required when 'capped' is true",
+    );
+  if ((args.size !== undefined || args.max !== undefined) && args.capped !== true)
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      "the 'capped' field needs to be true when either the 'size' or 'max' fields are present",
+    );
+  if (args.capped !== true || args.size === undefined) return {};
+  if (args.size < 1)
+    throw new CommandError(
+      ErrorCode.Location51024,
+      `BSON field 'size' value must be >= 1, actual value '${args.size}'`,
+    );
+  if (args.size > limits.cappedSizeBytesMax)
+    throw new CommandError(
+      ErrorCode.Location51024,
+      `BSON field 'size' value must be <= ${limits.cappedSizeBytesMax}, actual value '${args.size}'`,
+    );
+  const out: BsonDocument = { capped: true, size: bsonNumber(Math.ceil(args.size / 256) * 256) };
+  if (args.max !== undefined) {
+    if (args.max >= 2 ** 31)
+      throw new CommandError(
+        ErrorCode.BadValue,
+        'max in a capped collection has to be < 2^31 or not set',
+      );
+    out['max'] = bsonNumber(args.max <= 0 ? 0x7fffffff : args.max);
+  }
+  return out;
+}
+
+/** mongod's appendNumber: an int32 up to 2^30, else a long. */
+function bsonNumber(n: number): Int32 | Long {
+  return Math.abs(n) <= 2 ** 30 ? new Int32(n) : Long.fromNumber(n);
+}
+
 /** The order mongod's CollectionOptions serializes the options we store in. */
 const optionsOrder = [
+  'capped',
+  'size',
+  'max',
   'changeStreamPreAndPostImages',
   'validator',
   'validationLevel',
@@ -556,6 +609,8 @@ export const collMod = defineCommand({
     viewOn: t.string,
     pipeline: t.array,
     dryRun: t.bool,
+    cappedSize: t.any,
+    cappedMax: t.any,
   },
   traits: { isWrite: true, apiVersion1: true },
   run: async (inv) => {
@@ -583,6 +638,12 @@ export const collMod = defineCommand({
             ErrorCode.NotImplemented,
             "collMod with 'expireAfterSeconds' is not supported yet",
           );
+        for (const opt of ['cappedSize', 'cappedMax'] as const)
+          if (args[opt] !== undefined)
+            throw new CommandError(
+              ErrorCode.NotImplemented,
+              `collMod with '${opt}' is not supported yet`,
+            );
         checkValidationEnums('collMod', args);
         if (args.validator !== undefined)
           checkValidator(db, name, args.validator, collectionCollation(found));
@@ -737,7 +798,7 @@ export const collStats = defineCommand({
         totalIndexSize: new Int32(0),
         indexSizes,
         scaleFactor: new Int32(scale),
-        capped: false,
+        ...cappedStatsFields(coll, scale),
       };
     } finally {
       snap.release();

@@ -8,6 +8,7 @@ import { ErrorCode, fail } from '../../errors.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import { AggCode } from '../error-codes.js';
 import { typeName } from '../values.js';
+import { cappedStatsFields } from '../../catalog/collection.js';
 import { catalogOf, collectionOf } from './types.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 import { hostname } from 'node:os';
@@ -55,7 +56,7 @@ class CollStatsStage implements Stage {
           avgObjSize: new Int32(size.count === 0 ? 0 : Math.floor(size.dataBytes / size.count)),
           storageSize: new Int32(size.dataBytes),
           freeStorageSize: new Int32(0),
-          capped: false,
+          ...cappedStatsFields(coll),
           nindexes: new Int32(coll.indexes.length),
           indexBuilds: [],
           totalIndexSize: new Int32(0),
