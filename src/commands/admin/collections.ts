@@ -19,6 +19,7 @@ import { withWriteConcernError } from '../write-concern.js';
 import { collectionCollation, targetCollection } from '../crud/common.js';
 import { checkValidationEnums, checkValidator } from '../crud/document-validation.js';
 import { modifyIndex } from './indexes.js';
+import { parseClusteredIndex, parseCollectionTtl } from './clustered.js';
 import { listViews, lookupView, notACollection, removeView } from '../../catalog/views.js';
 import type { ViewDefinition } from '../../catalog/views.js';
 import { checkViewDefinition, checkViewName, createViewIn, modifyViewIn } from './views.js';
@@ -39,12 +40,7 @@ import type { ArgType } from '../args.js';
 import { clusterResource, databaseResource, namespaceResource } from '../../auth/resource.js';
 
 /** create options we store and honour; the others are refused until they work. */
-const notImplementedCreateOptions = [
-  'timeseries',
-  'clusteredIndex',
-  'encryptedFields',
-  'expireAfterSeconds',
-];
+const notImplementedCreateOptions = ['timeseries', 'encryptedFields'];
 
 // --- Access control (mongod's checkAuthForCreate, checkAuthForCollMod,
 // checkAuthorizedToListCollections, checkAuthForRenameCollectionCommand) ---
@@ -185,6 +181,43 @@ export const create = defineCommand({
         "'pipeline' requires 'viewOn' to also be specified",
       );
     }
+    const clustered = parseClusteredIndex(body['clusteredIndex']);
+    if (clustered !== undefined) {
+      if (args.size !== undefined)
+        throw new CommandError(
+          ErrorCode.Location6049200,
+          "'size' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?",
+        );
+      if (args.max !== undefined)
+        throw new CommandError(
+          ErrorCode.Location6049204,
+          "'max' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?",
+        );
+      if (args.capped === true)
+        throw new CommandError(
+          ErrorCode.NotImplemented,
+          'capped clustered collections are not supported yet',
+        );
+      if (args.idIndex !== undefined)
+        throw new CommandError(
+          ErrorCode.InvalidOptions,
+          "The 'clusteredIndex' option is not supported with the 'idIndex' option",
+        );
+      if (args.viewOn !== undefined)
+        throw new CommandError(
+          ErrorCode.Location6026500,
+          "The 'clusteredIndex' option is not supported with views",
+        );
+    }
+    if (body['expireAfterSeconds'] !== undefined && clustered === undefined)
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        "'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified",
+      );
+    const ttl =
+      body['expireAfterSeconds'] === undefined
+        ? undefined
+        : parseCollectionTtl(body['expireAfterSeconds'], 'create');
     const capped = cappedOptions(args);
     for (const opt of notImplementedCreateOptions) {
       const v = body[opt];
@@ -245,6 +278,8 @@ export const create = defineCommand({
     if (args.validationAction !== undefined) options['validationAction'] = args.validationAction;
     // The default collation of the collection's operations, stored in full as mongod shows it.
     if (collator !== undefined) options['collation'] = collator.spec;
+    if (clustered !== undefined) options['clusteredIndex'] = clustered;
+    if (ttl !== undefined) options['expireAfterSeconds'] = ttl;
     await services.engine.write(
       (txn) => {
         const existing = services.catalog.get(db, name);
@@ -330,6 +365,8 @@ const optionsOrder = [
   'validationLevel',
   'validationAction',
   'collation',
+  'clusteredIndex',
+  'expireAfterSeconds',
 ];
 
 /** The options in mongod's order (a collMod that adds one keeps listCollections' order, and create's same-options check). */
@@ -462,7 +499,10 @@ function collectionInfo(coll: Collection): BsonDocument {
       readOnly: false,
       uuid: new Binary(Buffer.from(coll.meta.uuid, 'hex'), Binary.SUBTYPE_UUID),
     },
-    idIndex: coll.idIndex.meta.spec,
+    // A clustered collection has no separate _id index (mongod shows none).
+    ...(coll.meta.options['clusteredIndex'] === undefined
+      ? { idIndex: coll.idIndex.meta.spec }
+      : {}),
   };
 }
 
@@ -633,11 +673,7 @@ export const collMod = defineCommand({
               `option only supported on a view: ${opt}`,
             );
         }
-        if (args.expireAfterSeconds !== undefined)
-          throw new CommandError(
-            ErrorCode.NotImplemented,
-            "collMod with 'expireAfterSeconds' is not supported yet",
-          );
+        const ttl = collModTtl(found, args.expireAfterSeconds);
         for (const opt of ['cappedSize', 'cappedMax'] as const)
           if (args[opt] !== undefined)
             throw new CommandError(
@@ -664,6 +700,8 @@ export const collMod = defineCommand({
         if (args.validationLevel !== undefined) options['validationLevel'] = args.validationLevel;
         if (args.validationAction !== undefined)
           options['validationAction'] = args.validationAction;
+        if (ttl === 'off') delete options['expireAfterSeconds'];
+        else if (ttl !== undefined) options['expireAfterSeconds'] = ttl;
         const updated = services.catalog.updateMeta(txn, coll, {
           ...coll.meta,
           options: inOptionsOrder(options),
@@ -683,6 +721,26 @@ export const collMod = defineCommand({
     return withWriteConcernError({ ...indexReply }, op.writeConcern, services.config.replSet);
   },
 });
+
+/**
+ * collMod's expireAfterSeconds (a clustered collection's TTL): a number of seconds or "off";
+ * undefined when not given.
+ */
+function collModTtl(coll: Collection, value: BsonValue | undefined): Long | 'off' | undefined {
+  if (value === undefined) return undefined;
+  if (coll.meta.options['clusteredIndex'] === undefined)
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      "'expireAfterSeconds' option is only supported on collections clustered by _id",
+    );
+  if (value === 'off') return 'off';
+  if (typeof value === 'string')
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      `Invalid value for 'expireAfterSeconds': expected "off" or a number, got "${value}"`,
+    );
+  return parseCollectionTtl(value, 'collMod');
+}
 
 /** collMod's own fields, in the order given: what the oplog entry holds besides `collMod`. */
 const collModFields = new Set([
