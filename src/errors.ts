@@ -263,6 +263,15 @@ export const ErrorCode = {
   NotExactValueField: 63,
   Location17419: 17419,
   Location17420: 17420,
+  // Capped collections and tailable cursors.
+  CappedPositionLost: 136,
+  // Clustered collections (mongod's validateClusteredIndexSpec, validateCollectionOptions).
+  Location5979700: 5979700,
+  Location5979703: 5979703,
+  Location5979704: 5979704,
+  Location6026500: 6026500,
+  Location6049200: 6049200,
+  Location6049204: 6049204,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

@@ -247,6 +247,10 @@ export const limits = {
   jsHeapBytesMax: 64 * 1024 * 1024,
   /** Stack of the sandbox's interpreter; deeper recursion is a RangeError in the code. */
   jsStackBytesMax: 256 * 1024,
+  /** How long a getMore on an awaitData tailable cursor waits for an insert without maxTimeMS (mongod: 1 s). */
+  tailableAwaitMsDefault: 1000,
+  /** Largest capped collection size (create's `size`, mongod's 1 PB); larger: Location51024. */
+  cappedSizeBytesMax: 1024 ** 5,
 } as const;
 
 export type Limits = typeof limits;

@@ -33,7 +33,33 @@ export class Catalog {
   /** Applies collections' validators to the documents written (set by the server). */
   validator: DocumentValidator = noValidatorInstalled;
 
+  /** Tailable cursors waiting for inserts into a capped collection, by namespace. */
+  private readonly cappedWaiters = new Map<string, Set<() => void>>();
+
   private constructor(readonly engine: StorageEngine) {}
+
+  /** Calls `listener` after each committed insert into the capped collection `ns`; returns its removal. */
+  onCappedInsert(ns: string, listener: () => void): () => void {
+    let set = this.cappedWaiters.get(ns);
+    if (set === undefined) {
+      set = new Set();
+      this.cappedWaiters.set(ns, set);
+    }
+    set.add(listener);
+    return () => {
+      const s = this.cappedWaiters.get(ns);
+      if (s === undefined) return;
+      s.delete(listener);
+      if (s.size === 0) this.cappedWaiters.delete(ns);
+    };
+  }
+
+  /** An insert into the capped collection `ns` committed (the write unit calls it). */
+  notifyCappedInsert(ns: string): void {
+    const set = this.cappedWaiters.get(ns);
+    if (set === undefined) return;
+    for (const l of [...set]) l();
+  }
 
   static open(engine: StorageEngine, logger: Logger): Catalog {
     const catalog = new Catalog(engine);

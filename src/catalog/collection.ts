@@ -7,7 +7,9 @@
 
 import { decodeDocument, encodeDocument } from '../bson/codec.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
+import { numericValue } from '../bson/types.js';
 import { getOwn } from '../bson/document.js';
+import { Int32, Long } from 'bson';
 import type { ReadView, WriteTxn } from '../storage/engine.js';
 import { decodeRecordId, encodeRecordId } from './record-id.js';
 import type { RecordId } from './record-id.js';
@@ -50,6 +52,18 @@ export interface ScanRecordsOptions {
   readonly after?: RecordId;
 }
 
+/** A capped collection's limits (create's `size`, rounded as mongod, and `max`; 0: none). */
+export interface CappedLimits {
+  readonly sizeBytes: number;
+  readonly maxDocs: number;
+}
+
+/** What a capped collection holds: kept up to date by the record mutators once computed. */
+interface CappedUsage {
+  docs: number;
+  bytes: number;
+}
+
 /** The storage table of a collection's records. */
 export function recordTableName(uuid: string): string {
   return `r:${uuid}`;
@@ -60,6 +74,12 @@ export class Collection {
   readonly indexes: readonly IndexAccess[];
   readonly idIndex: IndexAccess;
   private nextRecordId: RecordId;
+  /** The limits when the collection is capped. */
+  readonly capped: CappedLimits | undefined;
+  /** A capped collection's usage, shared by the versions of one collection (metadata changes). */
+  private readonly usage: { value: CappedUsage | undefined };
+  /** Write transactions told to forget `usage` if they do not commit. */
+  private readonly usageTxns: WeakSet<WriteTxn>;
 
   /**
    * @param view used to find the highest RecordId in use
@@ -75,6 +95,9 @@ export class Collection {
     const id = this.indexes.find((i) => i.meta.name === '_id_');
     if (id === undefined) throw new Error(`collection ${meta.db}.${meta.name} has no _id index`);
     this.idIndex = id;
+    this.capped = cappedLimitsOf(meta.options);
+    this.usage = previous?.usage ?? { value: undefined };
+    this.usageTxns = previous?.usageTxns ?? new WeakSet();
     if (previous !== undefined) {
       this.nextRecordId = previous.nextRecordId;
     } else {
@@ -99,6 +122,7 @@ export class Collection {
     this.nextRecordId++;
     txn.put(this.recordTable, encodeRecordId(recordId), bytes);
     this.indexes.forEach((index, i) => index.addEntries(txn, keysByIndex[i] ?? [], recordId));
+    this.track(txn, 1, bytes.length);
     return { recordId, doc, size: bytes.length, bytes };
   }
 
@@ -111,6 +135,7 @@ export class Collection {
     });
     const bytes = encodeDocument(after);
     txn.put(this.recordTable, encodeRecordId(record.recordId), bytes);
+    this.track(txn, 0, bytes.length - record.size);
     this.indexes.forEach((index, i) => {
       const d = diffs[i];
       if (d === undefined) return;
@@ -124,6 +149,39 @@ export class Collection {
     for (const index of this.indexes)
       index.removeEntries(txn, index.keysFor(record.doc, txn), record.recordId);
     txn.delete(this.recordTable, encodeRecordId(record.recordId));
+    this.track(txn, -1, -record.size);
+  }
+
+  /**
+   * A capped collection's document count and bytes as `view` sees them: counted once (a scan),
+   * then kept by the record mutators; forgotten when a write transaction that changed them
+   * does not commit.
+   */
+  cappedUsage(view: ReadView): { readonly docs: number; readonly bytes: number } {
+    if (this.usage.value === undefined) {
+      let docs = 0;
+      let bytes = 0;
+      for (const { value } of view.scan(this.recordTable)) {
+        docs++;
+        bytes += value.length;
+      }
+      this.usage.value = { docs, bytes };
+    }
+    return this.usage.value;
+  }
+
+  private track(txn: WriteTxn, docs: number, bytes: number): void {
+    const usage = this.usage.value;
+    if (usage === undefined) return;
+    usage.docs += docs;
+    usage.bytes += bytes;
+    if (!this.usageTxns.has(txn)) {
+      this.usageTxns.add(txn);
+      const box = this.usage;
+      txn.onRollback?.(() => {
+        box.value = undefined;
+      });
+    }
   }
 
   getRecord(view: ReadView, recordId: RecordId): StoredRecord | undefined {
@@ -159,8 +217,31 @@ export class Collection {
     return this.indexes.find((i) => i.meta.name === name);
   }
 
+  /** Whether the record is stored as of `view`. */
+  hasRecord(view: ReadView, recordId: RecordId): boolean {
+    return view.get(this.recordTable, encodeRecordId(recordId)) !== undefined;
+  }
+
   /** The document's `_id`, which every stored document has. */
   static idOf(doc: BsonDocument): BsonValue {
     return getOwn(doc, '_id');
   }
+}
+
+/** The limits of a collection created with `capped: true` (its stored options). */
+export function cappedLimitsOf(options: BsonDocument): CappedLimits | undefined {
+  if (getOwn(options, 'capped') !== true) return undefined;
+  return {
+    sizeBytes: numericValue(getOwn(options, 'size')) ?? 0,
+    maxDocs: numericValue(getOwn(options, 'max')) ?? 0,
+  };
+}
+
+/** collStats' capped fields (mongod: capped, and for a capped collection max and maxSize). */
+export function cappedStatsFields(coll: Collection, scale = 1): BsonDocument {
+  const cap = coll.capped;
+  if (cap === undefined) return { capped: false };
+  const num = (n: number): Int32 | Long =>
+    Math.abs(n) <= 2 ** 30 ? new Int32(n) : Long.fromNumber(n);
+  return { capped: true, max: num(cap.maxDocs), maxSize: num(Math.floor(cap.sizeBytes / scale)) };
 }

@@ -7,6 +7,7 @@ import { Int32, Long } from 'bson';
 import type { BsonDocument } from '../bson/types.js';
 import type { StorageEngine } from '../storage/engine.js';
 import type { Collection } from './collection.js';
+import { cappedStatsFields } from './collection.js';
 
 export interface CollectionSizes {
   readonly count: number;
@@ -78,7 +79,7 @@ export function storageStatsOf(
     numOrphanDocs: new Int32(0),
     storageSize: scaled(s.storageBytes),
     freeStorageSize: new Int32(0),
-    capped: coll.meta.options['capped'] === true,
+    ...cappedStatsFields(coll, scale),
     nindexes: new Int32(coll.indexes.length),
     indexDetails: {},
     indexBuilds: [],

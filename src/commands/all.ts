@@ -14,6 +14,7 @@ import { aggregate } from './crud/aggregate.js';
 import { mapReduce } from './crud/map-reduce.js';
 import { explain } from './crud/explain.js';
 import { collectionCommands } from './admin/collections.js';
+import { cappedCommands } from './admin/capped.js';
 import { indexCommands } from './admin/indexes.js';
 import { sessionCommands } from './repl/sessions.js';
 import { transactionCommands } from './repl/transactions.js';
@@ -53,6 +54,7 @@ export const allCommands: readonly CommandDefinition[] = [
   mapReduce,
   explain,
   ...collectionCommands,
+  ...cappedCommands,
   ...indexCommands,
   ...sessionCommands,
   ...transactionCommands,

@@ -30,6 +30,7 @@ import { compileRestrictedFilter } from '../../query/match/index.js';
 import type { MatchNode } from '../../query/match/index.js';
 import { serializeFilter } from '../../query/planner/explain.js';
 import type { WriteTxn } from '../../storage/engine.js';
+import { clusteredIndexEntry } from './clustered.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
@@ -737,7 +738,10 @@ export const listIndexes = defineCommand({
       cursor: {
         id: Long.ZERO,
         ns: `${db}.$cmd.listIndexes.${name}`,
-        firstBatch: coll.meta.indexes.map((i) => i.spec),
+        // A clustered collection's _id index is its clustered index (mongod shows only that).
+        firstBatch: coll.meta.indexes.map((i) =>
+          i.name === '_id_' ? (clusteredIndexEntry(coll) ?? i.spec) : i.spec,
+        ),
       },
     };
   },
