@@ -254,6 +254,13 @@ export const ErrorCode = {
   NotExactValueField: 63,
   Location17419: 17419,
   Location17420: 17420,
+  // Awaitable and exhaust hello (SDAM).
+  Location31368: 31368,
+  Location31372: 31372,
+  Location31373: 31373,
+  Location31382: 31382,
+  Location51756: 51756,
+  Location51764: 51764,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { CursorManager } from '../query/exec/cursor.js';
 import type { ClusterClock } from '../repl/clock.js';
 import type { Oplog } from '../repl/oplog.js';
+import type { Topology } from '../repl/topology.js';
 import type { FailPoints } from './testing/failpoints.js';
 import type { WriteConcern } from './write-concern.js';
 import type { DataAccess } from '../txn/access.js';
@@ -80,6 +81,8 @@ export interface ServerServices {
   readonly auth: AuthService;
   /** The log lines of startup warnings, for getLog: 'startupWarnings'. */
   readonly startupWarnings: string[];
+  /** topologyVersion and the awaitable hellos waiting on it. */
+  readonly topology: Topology;
 }
 
 export interface ConnectionState {

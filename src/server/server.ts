@@ -26,6 +26,7 @@ import { CursorManager } from '../query/exec/cursor.js';
 import { SpillArea } from '../pipeline/spill/area.js';
 import { ClusterClock } from '../repl/clock.js';
 import { Oplog } from '../repl/oplog.js';
+import { Topology } from '../repl/topology.js';
 import { OplogStore, oplogEntryTables } from '../repl/oplog-store.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { openEngine } from '../storage/open.js';
@@ -238,6 +239,7 @@ export class Server {
         operations: new OperationRegistry(),
         auth,
         startupWarnings: [],
+        topology: new Topology(),
       };
       if (options.initialUser !== undefined) await createInitialUser(services, options.initialUser);
       const server = new Server(services, listener, new Dispatcher(services, registry));
@@ -342,6 +344,8 @@ export class Server {
     logger.info('CONTROL', 23138, 'Shutting down');
     if (this.reaper !== undefined) clearInterval(this.reaper);
     const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
+    // Awaitable hellos answer now (the topology changes as the server goes away).
+    this.services.topology.shutdown();
     // In-flight requests finish and reply (bounded), then every connection closes.
     await Promise.all(
       [...this.connections].map((c) => c.finishAndClose(limits.shutdownRequestWaitMs)),

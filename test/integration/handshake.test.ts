@@ -2,7 +2,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { Long, MongoClient, MongoServerError, UUID } from 'mongodb';
+import { Long, MongoClient, MongoServerError, ObjectId, UUID } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { SecantusServer } from '../../src/embed/index.js';
@@ -44,11 +44,8 @@ describe('handshake (replica-set mode)', () => {
     assert.equal(r['maxWireVersion'], 21);
     assert.ok(r['localTime'] instanceof Date);
     assert.equal(typeof r['connectionId'], 'number');
-    assert.equal(
-      r['topologyVersion'],
-      undefined,
-      'no topologyVersion until awaitable hello exists',
-    );
+    assert.ok(r['topologyVersion']?.processId instanceof ObjectId, 'hello carries topologyVersion');
+    assert.equal(Number(r['topologyVersion'].counter), 0);
     assert.ok(r['$clusterTime'] !== undefined, 'replica-set replies carry $clusterTime');
     assert.ok(r['operationTime'] !== undefined);
   });
