@@ -5,6 +5,7 @@
 
 import { Double, Int32, Long, Timestamp } from 'bson';
 import { Binary } from 'bson';
+import { getOwn } from '../bson/document.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { isPlainDocument, numericValue } from '../bson/types.js';
 import { validateDatabaseName } from '../catalog/namespace.js';
@@ -261,7 +262,10 @@ export class Dispatcher {
     }
     // failCommand acts before the session is checked out, as in mongod: an injected error
     // does not touch the transaction (its labels are still computed from the session fields).
-    const fp = services.failPoints.failCommand(name, connection.appName);
+    const fp = services.failPoints.failCommand(
+      name,
+      connection.appName ?? handshakeAppName(name, body),
+    );
     let failWriteConcern: BsonValue | undefined;
     if (fp !== undefined) {
       if (fp['closeConnection'] === true) return { reply: {}, closeConnection: true };
@@ -324,4 +328,18 @@ export class Dispatcher {
     if (!('ok' in reply)) reply['ok'] = new Double(1);
     return { reply };
   }
+}
+
+/**
+ * The appName a connection's first hello declares: failCommand's appName filter applies to that
+ * hello already (drivers' pool and SDAM tests fail the handshake of new connections this way).
+ */
+function handshakeAppName(name: string, body: BsonDocument): string | undefined {
+  if (name !== 'hello' && name !== 'isMaster' && name !== 'ismaster') return undefined;
+  const client = getOwn(body, 'client');
+  if (!isPlainDocument(client)) return undefined;
+  const app = getOwn(client, 'application');
+  if (!isPlainDocument(app)) return undefined;
+  const appName = getOwn(app, 'name');
+  return typeof appName === 'string' ? appName : undefined;
 }

@@ -7,6 +7,7 @@ import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { SecantusServer } from '../../src/embed/index.js';
 import type { TestDoc } from '../helpers/driver.js';
+import { rawCommand } from '../helpers/wire-client.js';
 
 describe('handshake (replica-set mode)', () => {
   let ts: TestServer;
@@ -109,6 +110,28 @@ describe('handshake (replica-set mode)', () => {
         return true;
       },
     );
+  });
+
+  test("failCommand with an appName fails a new connection's handshake hello", async () => {
+    await ts.client.db('admin').command({
+      configureFailPoint: 'failCommand',
+      mode: { times: 1 },
+      data: { failCommands: ['hello', 'isMaster'], appName: 'fp-handshake', errorCode: 91 },
+    });
+    try {
+      const handshake = {
+        $db: 'admin',
+        client: { application: { name: 'fp-handshake' }, driver: { name: 'raw', version: '0' } },
+      };
+      const other = await rawCommand(ts.server.port, { hello: 1, ...handshake, client: {} });
+      assert.equal(other['ok'], 1, 'another app is not failed');
+      const failed = await rawCommand(ts.server.port, { hello: 1, ...handshake });
+      assert.equal(failed['code'], 91);
+      const next = await rawCommand(ts.server.port, { hello: 1, ...handshake });
+      assert.equal(next['ok'], 1, 'times: 1 is used up');
+    } finally {
+      await ts.client.db('admin').command({ configureFailPoint: 'failCommand', mode: 'off' });
+    }
   });
 
   test('admin-only commands refuse other databases', async () => {
