@@ -254,6 +254,10 @@ export const ErrorCode = {
   NotExactValueField: 63,
   Location17419: 17419,
   Location17420: 17420,
+  // The rest of mongod's NotPrimaryError category (their replies carry topologyVersion).
+  PrimarySteppedDown: 189,
+  LegacyNotPrimary: 10058,
+  InterruptedDueToReplStateChange: 11602,
   // Awaitable and exhaust hello (SDAM).
   Location31368: 31368,
   Location31372: 31372,

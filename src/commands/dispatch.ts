@@ -146,8 +146,26 @@ export class Dispatcher {
     } finally {
       this.services.operations.end(running);
     }
+    this.addTopologyVersion(reply);
     this.addClusterTime(reply);
     return { reply };
+  }
+
+  /**
+   * A "not primary" or shutdown error (top level or write concern) carries the server's
+   * topologyVersion, as mongod's appendErrorLabelsAndTopologyVersion does: drivers compare it
+   * with the one their monitor holds and ignore a stale error instead of marking the server
+   * Unknown and waiting for the next (streamed) heartbeat.
+   */
+  private addTopologyVersion(reply: BsonDocument): void {
+    const wce = getOwn(reply, 'writeConcernError');
+    const codes = [
+      numericValue(getOwn(reply, 'ok')) === 1 ? undefined : numericValue(getOwn(reply, 'code')),
+      isPlainDocument(wce) ? numericValue(getOwn(wce, 'code')) : undefined,
+    ];
+    if (codes.some((c) => c !== undefined && topologyErrorCodes.has(c))) {
+      reply['topologyVersion'] = { ...this.services.topology.version };
+    }
   }
 
   private internalError(e: unknown, body: BsonDocument): CommandError {
@@ -329,6 +347,18 @@ export class Dispatcher {
     return { reply };
   }
 }
+
+/** mongod's NotPrimaryError and ShutdownError categories (error_codes.yml). */
+const topologyErrorCodes: ReadonlySet<number> = new Set([
+  ErrorCode.NotWritablePrimary,
+  ErrorCode.NotPrimaryNoSecondaryOk,
+  ErrorCode.NotPrimaryOrSecondary,
+  ErrorCode.InterruptedDueToReplStateChange,
+  ErrorCode.PrimarySteppedDown,
+  ErrorCode.LegacyNotPrimary,
+  ErrorCode.ShutdownInProgress,
+  ErrorCode.InterruptedAtShutdown,
+]);
 
 /**
  * The appName a connection's first hello declares: failCommand's appName filter applies to that

@@ -218,6 +218,38 @@ describe('awaitable hello and exhaust (replica-set mode)', () => {
     assert.equal((await hello(c)).body['ok'], 1);
   });
 
+  it('not-primary and shutdown errors carry topologyVersion, other errors do not', async () => {
+    const admin = ts.client.db('admin');
+    const c = await connect();
+    const tv = topologyVersionOf(await hello(c));
+    for (const [errorCode, carries] of [
+      [91, true],
+      [10107, true],
+      [189, true],
+      [2, false],
+    ] as const) {
+      await admin.command({
+        configureFailPoint: 'failCommand',
+        mode: { times: 1 },
+        data: { failCommands: ['ping'], errorCode },
+      });
+      c.send(opMsg({ ping: 1, $db: 'admin' }));
+      const r = await reply(c);
+      assert.equal(r.body['code'], errorCode);
+      if (carries) assert.ok(topologyVersionOf(r).processId.equals(tv.processId), `${errorCode}`);
+      else assert.equal(r.body['topologyVersion'], undefined, `${errorCode}`);
+    }
+    await admin.command({
+      configureFailPoint: 'failCommand',
+      mode: { times: 1 },
+      data: { failCommands: ['ping'], writeConcernError: { code: 11600, errmsg: 'x' } },
+    });
+    c.send(opMsg({ ping: 1, $db: 'admin' }));
+    const wce = await reply(c);
+    assert.equal(wce.body['ok'], 1);
+    assert.ok(topologyVersionOf(wce).processId.equals(tv.processId), 'writeConcernError 11600');
+  });
+
   it("the driver's monitor uses the streaming protocol", async () => {
     const client = await ts.newClient({ heartbeatFrequencyMS: 500 });
     const awaited = await new Promise<ServerHeartbeatSucceededEvent>((resolve, reject) => {
