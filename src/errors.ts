@@ -272,6 +272,17 @@ export const ErrorCode = {
   Location6026500: 6026500,
   Location6049200: 6049200,
   Location6049204: 6049204,
+  // The rest of mongod's NotPrimaryError category (their replies carry topologyVersion).
+  PrimarySteppedDown: 189,
+  LegacyNotPrimary: 10058,
+  InterruptedDueToReplStateChange: 11602,
+  // Awaitable and exhaust hello (SDAM).
+  Location31368: 31368,
+  Location31372: 31372,
+  Location31373: 31373,
+  Location31382: 31382,
+  Location51756: 51756,
+  Location51764: 51764,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

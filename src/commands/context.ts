@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { CursorManager } from '../query/exec/cursor.js';
 import type { ClusterClock } from '../repl/clock.js';
 import type { Oplog } from '../repl/oplog.js';
+import type { Topology } from '../repl/topology.js';
 import type { FailPoints } from './testing/failpoints.js';
 import type { WriteConcern } from './write-concern.js';
 import type { DataAccess } from '../txn/access.js';
@@ -103,6 +104,8 @@ export interface ServerServices {
   readonly compressionCounters: ReadonlyMap<string, CompressionCounters>;
   /** Server-side JavaScript; undefined with --noscripting (security.javascriptEnabled: false). */
   readonly scriptEngine: ScriptEngine | undefined;
+  /** topologyVersion and the awaitable hellos waiting on it. */
+  readonly topology: Topology;
 }
 
 /** mongod's per-compressor counters: uncompressed bytes in / compressed out, and back. */

@@ -5,6 +5,7 @@
 
 import { Double, Int32, Long, Timestamp } from 'bson';
 import { Binary } from 'bson';
+import { getOwn } from '../bson/document.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { isPlainDocument, numericValue } from '../bson/types.js';
 import { validateDatabaseName } from '../catalog/namespace.js';
@@ -174,6 +175,7 @@ export class Dispatcher {
     } finally {
       this.services.operations.end(running);
     }
+    this.addTopologyVersion(reply);
     this.addClusterTime(reply);
     return { reply };
   }
@@ -221,6 +223,23 @@ export class Dispatcher {
       metrics.recordTop(running.ns, name, running.isWrite, micros);
     const write = profiler.finish(this.services, running, reply);
     if (write !== undefined) await write;
+  }
+
+  /**
+   * A "not primary" or shutdown error (top level or write concern) carries the server's
+   * topologyVersion, as mongod's appendErrorLabelsAndTopologyVersion does: drivers compare it
+   * with the one their monitor holds and ignore a stale error instead of marking the server
+   * Unknown and waiting for the next (streamed) heartbeat.
+   */
+  private addTopologyVersion(reply: BsonDocument): void {
+    const wce = getOwn(reply, 'writeConcernError');
+    const codes = [
+      numericValue(getOwn(reply, 'ok')) === 1 ? undefined : numericValue(getOwn(reply, 'code')),
+      isPlainDocument(wce) ? numericValue(getOwn(wce, 'code')) : undefined,
+    ];
+    if (codes.some((c) => c !== undefined && topologyErrorCodes.has(c))) {
+      reply['topologyVersion'] = { ...this.services.topology.version };
+    }
   }
 
   private internalError(e: unknown, body: BsonDocument): CommandError {
@@ -345,7 +364,10 @@ export class Dispatcher {
     }
     // failCommand acts before the session is checked out, as in mongod: an injected error
     // does not touch the transaction (its labels are still computed from the session fields).
-    const fp = services.failPoints.failCommand(name, connection.appName);
+    const fp = services.failPoints.failCommand(
+      name,
+      connection.appName ?? handshakeAppName(name, body),
+    );
     let failWriteConcern: BsonValue | undefined;
     if (fp !== undefined) {
       if (fp['closeConnection'] === true) return { reply: {}, closeConnection: true };
@@ -415,4 +437,30 @@ export class Dispatcher {
     if (!('ok' in reply)) reply['ok'] = new Double(1);
     return { reply };
   }
+}
+
+/** mongod's NotPrimaryError and ShutdownError categories (error_codes.yml). */
+const topologyErrorCodes: ReadonlySet<number> = new Set([
+  ErrorCode.NotWritablePrimary,
+  ErrorCode.NotPrimaryNoSecondaryOk,
+  ErrorCode.NotPrimaryOrSecondary,
+  ErrorCode.InterruptedDueToReplStateChange,
+  ErrorCode.PrimarySteppedDown,
+  ErrorCode.LegacyNotPrimary,
+  ErrorCode.ShutdownInProgress,
+  ErrorCode.InterruptedAtShutdown,
+]);
+
+/**
+ * The appName a connection's first hello declares: failCommand's appName filter applies to that
+ * hello already (drivers' pool and SDAM tests fail the handshake of new connections this way).
+ */
+function handshakeAppName(name: string, body: BsonDocument): string | undefined {
+  if (name !== 'hello' && name !== 'isMaster' && name !== 'ismaster') return undefined;
+  const client = getOwn(body, 'client');
+  if (!isPlainDocument(client)) return undefined;
+  const app = getOwn(client, 'application');
+  if (!isPlainDocument(app)) return undefined;
+  const appName = getOwn(app, 'name');
+  return typeof appName === 'string' ? appName : undefined;
 }

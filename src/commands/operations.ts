@@ -62,6 +62,8 @@ export function interruptedError(): CommandError {
   return new CommandError(ErrorCode.Interrupted, 'operation was interrupted');
 }
 
+const helloNames = new Set(['hello', 'isMaster', 'ismaster']);
+
 /** One command in progress. */
 export class RunningOperation {
   readonly name: string;
@@ -149,6 +151,10 @@ export class OperationRegistry {
 
   clientClosed(client: ConnectionState): void {
     this.clients.delete(client.id);
+    // A waiting (awaitable) hello has nobody to answer any more: its wait ends with the client.
+    for (const op of this.running.values()) {
+      if (op.client === client && helloNames.has(op.name)) op.kill();
+    }
   }
 
   /** Registers a command about to run; `end` must follow. */

@@ -3,6 +3,7 @@
 // here, one table, instead of as numbers inline; named codes come from errors.ts.
 
 export const AggCode = {
+  Location6047401: 6047401,
   Location10065: 10065,
   Location13113: 13113,
   Location15947: 15947,

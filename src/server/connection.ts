@@ -6,7 +6,10 @@
 // requests never touch the compression code.
 
 import type { Socket } from 'node:net';
+import { Long } from 'bson';
+import { getOwn, setOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
+import { isPlainDocument, numericValue } from '../bson/types.js';
 import type { ConnectionState, TlsPeerState } from '../commands/context.js';
 import type { Dispatcher } from '../commands/dispatch.js';
 import { errorReply } from '../commands/dispatch.js';
@@ -19,6 +22,43 @@ import { encodeOpMsg, OpMsgFlags, parseOpMsg } from '../wire/op-msg.js';
 import { encodeOpReply, parseOpQuery } from '../wire/op-query.js';
 import { OpCode, ProtocolError, readHeader } from '../wire/opcodes.js';
 import { ConnectionAuth, isLoopbackAddress } from '../auth/session.js';
+
+/** The commands that stream under exhaustAllowed, as in mongod. */
+type ExhaustKind = 'hello' | 'getMore';
+
+function exhaustKind(body: BsonDocument): ExhaustKind | undefined {
+  const name = Object.keys(body)[0];
+  if (name === 'hello' || name === 'isMaster' || name === 'ismaster') return 'hello';
+  if (name === 'getMore') return 'getMore';
+  return undefined;
+}
+
+function exhaustHelloNeedsAwait(): CommandError {
+  return new CommandError(
+    ErrorCode.Location51756,
+    "An isMaster or hello request with exhaust must specify 'maxAwaitTimeMS'",
+  );
+}
+
+/** A stream goes on after a successful reply; a getMore's ends with its cursor. */
+function exhaustContinues(kind: ExhaustKind, reply: BsonDocument): boolean {
+  if (numericValue(getOwn(reply, 'ok')) !== 1) return false;
+  if (kind === 'hello') return true;
+  const cursor = getOwn(reply, 'cursor');
+  if (!isPlainDocument(cursor)) return false;
+  const id = getOwn(cursor, 'id');
+  return id instanceof Long ? !id.isZero() : numericValue(id) !== 0;
+}
+
+/** The next hello of a stream waits on the topologyVersion the last reply reported. */
+function nextHello(body: BsonDocument, reply: BsonDocument): BsonDocument {
+  const tv = getOwn(reply, 'topologyVersion');
+  if (tv === undefined) return body;
+  const next: BsonDocument = {};
+  for (const key of Object.keys(body))
+    setOwn(next, key, key === 'topologyVersion' ? tv : getOwn(body, key));
+  return next;
+}
 
 let nextRequestId = 1;
 function newRequestId(): number {
@@ -65,6 +105,8 @@ export class Connection {
   private queue: Buffer[] = [];
   private busy = false;
   private closed = false;
+  /** Shutting down: an exhaust stream sends its current reply as the last one. */
+  private finishing = false;
 
   constructor(
     private readonly socket: Socket,
@@ -137,6 +179,7 @@ export class Connection {
    * reply (bounded by `waitMs`), then close.
    */
   async finishAndClose(waitMs: number): Promise<void> {
+    this.finishing = true;
     this.queue = [];
     this.socket.pause();
     await Promise.race([this.inFlight, new Promise((r) => setTimeout(r, waitMs).unref())]);
@@ -171,10 +214,12 @@ export class Connection {
   ): Promise<void> {
     let body: BsonDocument;
     let moreToCome = false;
+    let exhaustAllowed = false;
     try {
       const msg = parseOpMsg(frame, requestId);
       body = msg.body;
       moreToCome = msg.moreToCome;
+      exhaustAllowed = msg.exhaustAllowed;
     } catch (e) {
       if (!isCommandError(e)) throw e;
       // Unreadable BSON: the envelope was sound, so answer with the error and stay open.
@@ -184,6 +229,11 @@ export class Connection {
       return;
     }
     if (codec !== undefined) codec = this.replyCodec(codec, body);
+    const kind = exhaustAllowed && !moreToCome ? exhaustKind(body) : undefined;
+    if (kind !== undefined) {
+      await this.streamExhaust(kind, body, requestId);
+      return;
+    }
     const result = await this.dispatcher.dispatch(this.state, body);
     if (result.closeConnection === true) {
       this.close('failpoint closeConnection');
@@ -210,6 +260,43 @@ export class Connection {
       );
     }
     return undefined;
+  }
+
+  /**
+   * Exhaust (exhaustAllowed on hello or getMore): each reply goes out with moreToCome and the
+   * server runs the command again by itself, answering the previous reply (its responseTo),
+   * until a reply ends the stream: an error, a getMore whose cursor is exhausted, or the
+   * connection or server closing. The socket reads on meanwhile, so a client that goes away
+   * is noticed (and its waiting hello ends) instead of being found at the next write.
+   */
+  private async streamExhaust(
+    kind: ExhaustKind,
+    first: BsonDocument,
+    requestId: number,
+  ): Promise<void> {
+    this.socket.resume();
+    try {
+      let body = first;
+      let responseTo = requestId;
+      for (;;) {
+        const result =
+          kind === 'hello' && getOwn(body, 'maxAwaitTimeMS') === undefined
+            ? { reply: errorReply(exhaustHelloNeedsAwait()) }
+            : await this.dispatcher.dispatch(this.state, body);
+        if (result.closeConnection === true) {
+          this.close('failpoint closeConnection');
+          return;
+        }
+        const more = !this.closed && !this.finishing && exhaustContinues(kind, result.reply);
+        const id = newRequestId();
+        this.send(encodeOpMsg(result.reply, id, responseTo, more ? OpMsgFlags.moreToCome : 0));
+        if (!more) return;
+        responseTo = id;
+        body = kind === 'hello' ? nextHello(body, result.reply) : body;
+      }
+    } finally {
+      if (!this.closed) this.socket.pause();
+    }
   }
 
   private async handleOpQuery(

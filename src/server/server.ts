@@ -32,6 +32,7 @@ import { CursorManager } from '../query/exec/cursor.js';
 import { SpillArea } from '../pipeline/spill/area.js';
 import { ClusterClock } from '../repl/clock.js';
 import { Oplog } from '../repl/oplog.js';
+import { Topology } from '../repl/topology.js';
 import { OplogStore, oplogEntryTables } from '../repl/oplog-store.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { openEngine } from '../storage/open.js';
@@ -311,6 +312,7 @@ export class Server {
         fsyncLock: new FsyncLock(engine, logger),
         rotateLog: () => (isRotatable(sink) ? sink.rotate() : undefined),
         scriptEngine: config.javascriptEnabled ? await loadScriptEngine() : undefined,
+        topology: new Topology(),
       };
       if (options.initialUser !== undefined) await createInitialUser(services, options.initialUser);
       const server = new Server(
@@ -514,6 +516,8 @@ export class Server {
     for (const s of this.pendingSockets) s.destroy();
     this.pendingSockets.clear();
     await this.metricsEndpoint?.close();
+    // Awaitable hellos answer now (the topology changes as the server goes away).
+    this.services.topology.shutdown();
     // In-flight requests finish and reply (bounded), then every connection closes.
     await Promise.all(
       [...this.connections].map((c) => c.finishAndClose(limits.shutdownRequestWaitMs)),

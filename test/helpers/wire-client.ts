@@ -8,6 +8,10 @@ export interface RawReply {
   readonly kind: 'reply';
   readonly opCode: number;
   readonly body: Record<string, unknown>;
+  readonly requestId: number;
+  readonly responseTo: number;
+  /** OP_MSG flagBits (0 for OP_REPLY). */
+  readonly flags: number;
 }
 export interface RawClosed {
   readonly kind: 'closed';
@@ -82,7 +86,14 @@ export class RawConnection {
     if (frame === 'closed') return { kind: 'closed' };
     const opCode = frame.readInt32LE(12);
     const bodyStart = opCode === 1 ? 36 : 21;
-    return { kind: 'reply', opCode, body: deserialize(frame.subarray(bodyStart)) };
+    return {
+      kind: 'reply',
+      opCode,
+      body: deserialize(frame.subarray(bodyStart)),
+      requestId: frame.readInt32LE(4),
+      responseTo: frame.readInt32LE(8),
+      flags: opCode === 2013 ? frame.readUInt32LE(16) : 0,
+    };
   }
 
   /** The next whole frame as bytes (header included), or 'closed'. */
