@@ -254,6 +254,9 @@ export const ErrorCode = {
   NotExactValueField: 63,
   Location17419: 17419,
   Location17420: 17420,
+  // Index builds.
+  IndexBuildAlreadyInProgress: 277,
+  BackgroundOperationInProgressForNamespace: 12587,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

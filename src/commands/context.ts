@@ -21,6 +21,7 @@ import { interruptedError } from './operations.js';
 import type { ConnectionAuth } from '../auth/session.js';
 import type { AuthService } from './auth/service.js';
 import type { CommandDefinition } from './registry.js';
+import type { IndexBuilds } from './admin/index-build.js';
 
 export interface ServerConfig {
   readonly port: number;
@@ -76,6 +77,8 @@ export interface ServerServices {
   readonly spill: SpillArea;
   /** The operations in progress and the open connections (currentOp, killOp). */
   readonly operations: OperationRegistry;
+  /** The index builds in progress (createIndexes, dropIndexes, restart). */
+  readonly indexBuilds: IndexBuilds;
   /** Users, roles and authentication (admin.system.users, admin.system.roles). */
   readonly auth: AuthService;
   /** The log lines of startup warnings, for getLog: 'startupWarnings'. */
@@ -94,6 +97,12 @@ export interface ConnectionState {
   readonly auth: ConnectionAuth;
 }
 
+/** What a long operation reports of itself in currentOp (mongod's CurOp message and progress). */
+export interface CurOpStatus {
+  msg?: string | undefined;
+  progress?: { done: number; total: number } | undefined;
+}
+
 export interface OperationContext {
   /** Milliseconds since the epoch after which the operation fails with MaxTimeMSExpired. */
   readonly deadlineMs: number | undefined;
@@ -109,6 +118,8 @@ export interface OperationContext {
   readonly signal: AbortSignal;
   /** Throw Interrupted once the operation was killed, MaxTimeMSExpired once the deadline passed. */
   checkDeadline(): void;
+  /** Its currentOp message and progress (an index build sets them). */
+  readonly curOp: CurOpStatus;
 }
 
 export interface SessionBinding {
@@ -129,8 +140,10 @@ export function makeOperationContext(
   session: SessionBinding | undefined,
   atClusterTime?: Timestamp,
   signal: AbortSignal = new AbortController().signal,
+  curOp: CurOpStatus = {},
 ): OperationContext {
   return {
+    curOp,
     deadlineMs,
     writeConcern,
     comment,

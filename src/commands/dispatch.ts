@@ -292,6 +292,7 @@ export class Dispatcher {
       bound.binding,
       bound.atClusterTime,
       running.signal,
+      running.status,
     );
     let result: BsonDocument;
     try {

@@ -43,6 +43,7 @@ import { Connection } from './connection.js';
 import { resetServer, restoreServer, ServerSnapshot, snapshotServer } from './fixtures.js';
 import type { ResetResult } from './fixtures.js';
 import { createTtlMonitor } from '../commands/admin/indexes.js';
+import { IndexBuilds } from '../commands/admin/index-build.js';
 import type { TtlMonitor } from '../catalog/ttl-monitor.js';
 
 export interface ServerOptions {
@@ -217,6 +218,7 @@ export class Server {
       const spill = SpillArea.forServer(options.dbPath);
       spill.wipe();
       const sessions = new SessionCatalog({ onSessionGone: (s) => cursors.killForSession(s.key) });
+      const failPoints = new FailPoints();
       const services: ServerServices = {
         config,
         engine,
@@ -227,7 +229,7 @@ export class Server {
         logger,
         clock,
         oplog,
-        failPoints: new FailPoints(),
+        failPoints,
         startedAtMs: Date.now(),
         opcounters,
         connections: { current: 0, totalCreated: 0 },
@@ -236,6 +238,7 @@ export class Server {
         parameters,
         spill,
         operations: new OperationRegistry(),
+        indexBuilds: new IndexBuilds({ engine, catalog, logger, sessions, failPoints }),
         auth,
         startupWarnings: [],
       };
@@ -248,6 +251,7 @@ export class Server {
       );
       server.ttl = createTtlMonitor(services);
       server.ttl.start();
+      await services.indexBuilds.restartUnfinished();
       server.reaper.unref();
       for (const w of startupWarnings(config)) {
         services.startupWarnings.push(logger.startupWarning('CONTROL', w.id, w.msg, w.attr));
@@ -342,11 +346,14 @@ export class Server {
     logger.info('CONTROL', 23138, 'Shutting down');
     if (this.reaper !== undefined) clearInterval(this.reaper);
     const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
+    // Builds stop at their next slice and stay registered, to start again at the next start.
+    const builds = this.services.indexBuilds.shutdown();
     // In-flight requests finish and reply (bounded), then every connection closes.
     await Promise.all(
       [...this.connections].map((c) => c.finishAndClose(limits.shutdownRequestWaitMs)),
     );
     await closed;
+    await builds;
     this.services.sessions.endAll();
     this.services.cursors.closeAll();
     this.services.spill.close();
