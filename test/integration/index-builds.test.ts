@@ -12,40 +12,17 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient, MongoServerError } from 'mongodb';
+import { MongoClient } from 'mongodb';
 import type { Collection, Db, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import type { TestDoc } from '../helpers/driver.js';
+import { serverErrorOf, track } from '../helpers/tracked.js';
 import { killDaemon, startDaemon } from '../helpers/daemon.js';
 import type { Daemon } from '../helpers/daemon.js';
 
 const hang = 'hangIndexBuildDuringCollectionScanPhaseAfterInsertion';
 const DOCS = 2000;
-
-interface Tracked<T> {
-  readonly promise: Promise<T>;
-  settled(): boolean;
-}
-
-function track<T>(p: Promise<T>): Tracked<T> {
-  let done = false;
-  const promise = p.finally(() => {
-    done = true;
-  });
-  promise.catch(() => undefined);
-  return { promise, settled: () => done };
-}
-
-async function errorOf(p: Promise<unknown>): Promise<MongoServerError | undefined> {
-  try {
-    await p;
-    return undefined;
-  } catch (e) {
-    if (e instanceof MongoServerError) return e;
-    throw e;
-  }
-}
 
 async function setHang(db: Db, on: boolean): Promise<void> {
   await db.admin().command({ configureFailPoint: hang, mode: on ? 'alwaysOn' : 'off' });
@@ -152,7 +129,7 @@ describe('index builds while the collection is in use', () => {
   });
 
   test('a duplicate in the documents fails a unique build with 11000, leaving nothing', async () => {
-    const e = await errorOf(coll.createIndex({ a: 1 }, { unique: true, name: 'ua' }));
+    const e = await serverErrorOf(coll.createIndex({ a: 1 }, { unique: true, name: 'ua' }));
     assert.equal(e?.code, 11000);
     assert.match(
       String(e?.message),
@@ -174,7 +151,7 @@ describe('index builds while the collection is in use', () => {
     // As mongod: the write succeeds while the index is being built.
     await o.insertOne({ _id: 'dup', u: 5 });
     await setHang(db, false);
-    const e = await errorOf(build.promise);
+    const e = await serverErrorOf(build.promise);
     assert.equal(e?.code, 11000);
     assert.match(String(e?.message), /index: u_1 dup key: \{ u: 5 \}/);
     assert.deepEqual(await indexNames(coll), ['_id_']);
@@ -195,7 +172,7 @@ describe('index builds while the collection is in use', () => {
       seven.map((d) => d['_id']),
       ['dup3'],
     );
-    const dup = await errorOf(coll.insertOne({ _id: 'again', u: 7 }));
+    const dup = await serverErrorOf(coll.insertOne({ _id: 'again', u: 7 }));
     assert.equal(dup?.code, 11000);
     await coll.dropIndex('u_1');
     await coll.deleteMany({ _id: { $in: ['dup2', 'dup3'] } });
@@ -206,7 +183,7 @@ describe('index builds while the collection is in use', () => {
     const build = track(coll.createIndex({ a: 1 }, { name: 'killed' }));
     const op = await buildInProgress(other.db('admin'), 'builds.c');
     await other.db('admin').command({ killOp: 1, op: op['opid'] });
-    const e = await errorOf(build.promise);
+    const e = await serverErrorOf(build.promise);
     assert.equal(e?.code, 11601);
     assert.match(
       String(e?.message),
@@ -221,7 +198,7 @@ describe('index builds while the collection is in use', () => {
 
   test('maxTimeMS stops a build with MaxTimeMSExpired', async () => {
     await setHang(db, true);
-    const e = await errorOf(coll.createIndex({ a: 1 }, { name: 'slow', maxTimeMS: 200 }));
+    const e = await serverErrorOf(coll.createIndex({ a: 1 }, { name: 'slow', maxTimeMS: 200 }));
     await setHang(db, false);
     assert.equal(e?.code, 50);
     assert.deepEqual(await indexNames(coll), ['_id_']);
@@ -233,7 +210,7 @@ describe('index builds while the collection is in use', () => {
     await buildInProgress(other.db('admin'), 'builds.c');
     const drop = await other.db('builds').command({ dropIndexes: 'c', index: 'dropped' });
     assert.equal(drop['ok'], 1);
-    const e = await errorOf(build.promise);
+    const e = await serverErrorOf(build.promise);
     assert.equal(e?.code, 276);
     assert.equal(e?.codeName, 'IndexBuildAborted');
     await setHang(db, false);

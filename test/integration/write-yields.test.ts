@@ -10,35 +10,17 @@
 
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { MongoServerError } from 'mongodb';
 import type { Collection, Db, MongoClient } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import type { TestDoc } from '../helpers/driver.js';
+import { codeOf, track } from '../helpers/tracked.js';
 
 const DOCS = 2000;
 /** Costs ~100 µs a document and reads a field, so it is not folded into a constant. */
 const slowValue = { $size: { $range: [0, { $add: [20000, { $multiply: ['$a', 0] }] }] } };
 /** A filter of that cost that matches every document. */
 const slowAll = { $expr: { $gte: [slowValue, 0] } };
-
-function track<T>(p: Promise<T>): { promise: Promise<T>; settled(): boolean } {
-  let done = false;
-  const promise = p.finally(() => {
-    done = true;
-  });
-  promise.catch(() => undefined);
-  return { promise, settled: () => done };
-}
-
-async function codeOf(p: Promise<unknown>): Promise<number | undefined> {
-  try {
-    await p;
-    return undefined;
-  } catch (e) {
-    return e instanceof MongoServerError && typeof e.code === 'number' ? e.code : -1;
-  }
-}
 
 describe('updateMany and deleteMany yield to other clients', () => {
   let t: TestServer;
