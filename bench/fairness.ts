@@ -34,6 +34,7 @@ const sizes = quick
       ttl: 50_000,
       graph: 5_000,
       bigIn: 20_000,
+      del: 50_000,
     }
   : {
       docs: 400_000,
@@ -44,6 +45,7 @@ const sizes = quick
       ttl: 200_000,
       graph: 20_000,
       bigIn: 100_000,
+      del: 500_000,
     };
 
 const targetP99Ms = 20;
@@ -51,7 +53,7 @@ const targetMaxMs = 50;
 
 interface Row {
   readonly operation: string;
-  readonly owner: 'yields' | 'other';
+  readonly owner: 'yields' | 'writes' | 'other';
   readonly durationMs: number;
   readonly outcome: string;
   readonly pings: number;
@@ -176,8 +178,11 @@ async function main(): Promise<void> {
       measure(name, owner, pinger, pid, op).then((r) => rows.push(r));
     const k = (n: number) => `${n >= 1e6 ? `${n / 1e6}M` : `${n / 1000}k`}`;
 
-    await m(`createIndex over ${k(sizes.docs)} documents`, 'other', () =>
+    await m(`createIndex over ${k(sizes.docs)} documents`, 'writes', () =>
       db.collection('big').createIndex({ a: 1 }),
+    );
+    await m(`unique createIndex over ${k(sizes.docs)} documents`, 'writes', () =>
+      db.collection('big').createIndex({ g: 1, a: 1 }, { unique: true }),
     );
     const rangeDocs = [{ $documents: [{ x: { $range: [0, sizes.range] } }] }, { $unwind: '$x' }];
     await m(`$group over ${k(sizes.range)} docs from $range + $unwind`, 'yields', () =>
@@ -311,10 +316,18 @@ async function main(): Promise<void> {
       await coll.insertOne(big);
       await coll.findOne({ _id: 'big' });
     });
-    await m(`deleteMany of ${k(sizes.docs)} documents`, 'other', () =>
+    await m(`updateMany of ${k(sizes.docs)} documents`, 'writes', () =>
+      db.collection('big').updateMany({}, { $inc: { g: 1 } }),
+    );
+    await m(`deleteMany of ${k(sizes.docs)} documents`, 'writes', () =>
       db.collection('big').deleteMany({}),
     );
-    await m(`TTL pass over ${k(sizes.ttl)} expired documents`, 'other', async () => {
+    process.stderr.write(`fairness: loading ${sizes.del} documents\n`);
+    await insertMany(db, 'del', sizes.del, (i) => ({ _id: i, a: i }));
+    await m(`deleteMany of ${k(sizes.del)} documents`, 'writes', () =>
+      db.collection('del').deleteMany({}),
+    );
+    await m(`TTL pass over ${k(sizes.ttl)} expired documents`, 'writes', async () => {
       await admin.command({ setParameter: 1, ttlMonitorSleepSecs: 1 });
       await db.collection('ttl').createIndex({ at: 1 }, { expireAfterSeconds: 0 });
       const until = Date.now() + 120_000;

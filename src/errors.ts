@@ -283,6 +283,9 @@ export const ErrorCode = {
   Location31382: 31382,
   Location51756: 51756,
   Location51764: 51764,
+  // Index builds.
+  IndexBuildAlreadyInProgress: 277,
+  BackgroundOperationInProgressForNamespace: 12587,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

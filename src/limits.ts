@@ -31,6 +31,8 @@ export const limits = {
    * other clients are served, and the operation's kill flag and deadline are checked.
    */
   execSliceMs: 4,
+  /** How often a long index build logs its progress (mongod's ProgressMeter: every 10 s). */
+  indexBuildProgressLogMs: 10_000,
   /** Items a blocking sort sorts at once; bigger inputs are sorted in runs and merged as read. */
   sortRunItemsMax: 1024,
   /** How often the idle-cursor reaper runs. */

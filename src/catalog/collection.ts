@@ -22,6 +22,8 @@ export interface IndexMeta {
   readonly spec: BsonDocument;
   /** Storage table holding the index entries. */
   readonly ident: string;
+  /** Set while the index is being built (src/commands/admin/index-build.ts): the build's UUID. */
+  readonly buildUUID?: string;
 }
 
 export interface CollectionMeta {
@@ -31,6 +33,11 @@ export interface CollectionMeta {
   readonly uuid: string;
   readonly options: BsonDocument;
   readonly indexes: readonly IndexMeta[];
+  /**
+   * Indexes being built: not used by reads (nor listed), but kept up to date by every write,
+   * so that the build's scan and the writes made meanwhile together fill them.
+   */
+  readonly building?: readonly IndexMeta[];
   readonly nextIndexIdent: number;
 }
 
@@ -71,7 +78,12 @@ export function recordTableName(uuid: string): string {
 
 export class Collection {
   readonly recordTable: string;
+  /** The ready indexes: what reads plan with and listIndexes shows. */
   readonly indexes: readonly IndexAccess[];
+  /** Indexes being built (meta.building). */
+  readonly building: readonly IndexAccess[];
+  /** Every index a write keeps up to date: the ready ones, then those being built. */
+  private readonly maintained: readonly IndexAccess[];
   readonly idIndex: IndexAccess;
   private nextRecordId: RecordId;
   /** The limits when the collection is capped. */
@@ -92,6 +104,9 @@ export class Collection {
   ) {
     this.recordTable = recordTableName(meta.uuid);
     this.indexes = meta.indexes.map((m) => new IndexAccess(m, meta));
+    this.building = (meta.building ?? []).map((m) => new IndexAccess(m, meta));
+    this.maintained =
+      this.building.length === 0 ? this.indexes : [...this.indexes, ...this.building];
     const id = this.indexes.find((i) => i.meta.name === '_id_');
     if (id === undefined) throw new Error(`collection ${meta.db}.${meta.name} has no _id index`);
     this.idIndex = id;
@@ -116,27 +131,29 @@ export class Collection {
    */
   insertRecord(txn: WriteTxn, doc: BsonDocument, encoded?: Uint8Array): WrittenRecord {
     const recordId = this.nextRecordId;
-    const keysByIndex = this.indexes.map((index) => index.keysFor(doc, txn));
-    this.indexes.forEach((index, i) => index.checkInsert(txn, keysByIndex[i] ?? [], recordId, doc));
+    const keysByIndex = this.maintained.map((index) => index.keysFor(doc, txn));
+    this.maintained.forEach((index, i) =>
+      index.checkInsert(txn, keysByIndex[i] ?? [], recordId, doc),
+    );
     const bytes = encoded ?? encodeDocument(doc);
     this.nextRecordId++;
     txn.put(this.recordTable, encodeRecordId(recordId), bytes);
-    this.indexes.forEach((index, i) => index.addEntries(txn, keysByIndex[i] ?? [], recordId));
+    this.maintained.forEach((index, i) => index.addEntries(txn, keysByIndex[i] ?? [], recordId));
     this.track(txn, 1, bytes.length);
     return { recordId, doc, size: bytes.length, bytes };
   }
 
   /** Replace a stored document with its new version, keeping index entries in step. */
   updateRecord(txn: WriteTxn, record: StoredRecord, after: BsonDocument): WrittenRecord {
-    const diffs = this.indexes.map((index) => index.diff(record.doc, after, txn));
-    this.indexes.forEach((index, i) => {
+    const diffs = this.maintained.map((index) => index.diff(record.doc, after, txn));
+    this.maintained.forEach((index, i) => {
       const d = diffs[i];
       if (d !== undefined) index.checkInsert(txn, d.added, record.recordId, after);
     });
     const bytes = encodeDocument(after);
     txn.put(this.recordTable, encodeRecordId(record.recordId), bytes);
     this.track(txn, 0, bytes.length - record.size);
-    this.indexes.forEach((index, i) => {
+    this.maintained.forEach((index, i) => {
       const d = diffs[i];
       if (d === undefined) return;
       index.removeEntries(txn, d.removed, record.recordId);
@@ -146,7 +163,7 @@ export class Collection {
   }
 
   removeRecord(txn: WriteTxn, record: StoredRecord): void {
-    for (const index of this.indexes)
+    for (const index of this.maintained)
       index.removeEntries(txn, index.keysFor(record.doc, txn), record.recordId);
     txn.delete(this.recordTable, encodeRecordId(record.recordId));
     this.track(txn, -1, -record.size);
@@ -220,6 +237,11 @@ export class Collection {
   /** Whether the record is stored as of `view`. */
   hasRecord(view: ReadView, recordId: RecordId): boolean {
     return view.get(this.recordTable, encodeRecordId(recordId)) !== undefined;
+  }
+
+  /** An index being built, by name. */
+  buildingIndex(name: string): IndexAccess | undefined {
+    return this.building.find((i) => i.meta.name === name);
   }
 
   /** The document's `_id`, which every stored document has. */

@@ -27,6 +27,7 @@ import type { ConnectionAuth } from '../auth/session.js';
 import type { AuthService } from './auth/service.js';
 import type { CommandDefinition } from './registry.js';
 import type { ScriptEngine } from '../js/engine.js';
+import type { IndexBuilds } from './admin/index-build.js';
 
 export interface ServerConfig {
   readonly port: number;
@@ -95,6 +96,8 @@ export interface ServerServices {
   readonly fsyncLock: FsyncLock;
   /** Rotates the log file (logRotate, SIGUSR1); undefined when logs go to no file. */
   rotateLog(): string | undefined;
+  /** The index builds in progress (createIndexes, dropIndexes, restart). */
+  readonly indexBuilds: IndexBuilds;
   /** Users, roles and authentication (admin.system.users, admin.system.roles). */
   readonly auth: AuthService;
   /** The log lines of startup warnings, for getLog: 'startupWarnings'. */
@@ -143,6 +146,12 @@ export interface TlsPeerState {
   readonly clusterMember: boolean;
 }
 
+/** What a long operation reports of itself in currentOp (mongod's CurOp message and progress). */
+export interface CurOpStatus {
+  msg?: string | undefined;
+  progress?: { done: number; total: number } | undefined;
+}
+
 export interface OperationContext {
   /** Milliseconds since the epoch after which the operation fails with MaxTimeMSExpired. */
   readonly deadlineMs: number | undefined;
@@ -162,6 +171,8 @@ export interface OperationContext {
   readonly debug: OpDebug;
   /** Counts a yield of the operation's reads (numYields). */
   noteYield(): void;
+  /** Its currentOp message and progress (an index build sets them). */
+  readonly curOp: CurOpStatus;
 }
 
 export interface SessionBinding {
@@ -183,9 +194,11 @@ export function makeOperationContext(
   atClusterTime?: Timestamp,
   signal: AbortSignal = new AbortController().signal,
   debug: OpDebug = new OpDebug(),
+  curOp: CurOpStatus = {},
 ): OperationContext {
   return {
     debug,
+    curOp,
     deadlineMs,
     writeConcern,
     comment,

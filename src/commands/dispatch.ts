@@ -405,6 +405,7 @@ export class Dispatcher {
       bound.atClusterTime,
       running.signal,
       running.debug,
+      running.status,
     );
     let result: BsonDocument;
     try {

@@ -10,7 +10,7 @@ import { isPlainDocument } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import { sessionKeyOf } from '../txn/sessions.js';
 import type { Session } from '../txn/sessions.js';
-import type { ConnectionState } from './context.js';
+import type { ConnectionState, CurOpStatus } from './context.js';
 import { OpDebug } from './op-debug.js';
 
 /** mongod's logical operation kinds (logicalOpToString) for the commands that have their own. */
@@ -84,6 +84,8 @@ export class RunningOperation {
   isWrite = false;
   /** The logical session the command runs in, once bound (transaction info, idle sessions). */
   session: Session | undefined;
+  /** Message and progress the command reports (currentOp's msg and progress). */
+  readonly status: CurOpStatus = {};
   private readonly controller = new AbortController();
 
   constructor(

@@ -57,6 +57,7 @@ import type { TlsMode, TlsOptions, TlsServerSide } from './tls.js';
 import { resolveCompressors } from '../wire/compression.js';
 import type { CompressorSet } from '../wire/compression.js';
 import { createTtlMonitor } from '../commands/admin/indexes.js';
+import { IndexBuilds } from '../commands/admin/index-build.js';
 import type { TtlMonitor } from '../catalog/ttl-monitor.js';
 
 export interface ServerOptions {
@@ -285,6 +286,7 @@ export class Server {
       spill.wipe();
       const sessions = new SessionCatalog({ onSessionGone: (s) => cursors.killForSession(s.key) });
       const sink = logger.state.sink;
+      const failPoints = new FailPoints();
       const services: ServerServices = {
         config,
         engine,
@@ -295,7 +297,7 @@ export class Server {
         logger,
         clock,
         oplog,
-        failPoints: new FailPoints(),
+        failPoints,
         startedAtMs: Date.now(),
         opcounters,
         connections: { current: 0, totalCreated: 0 },
@@ -304,6 +306,7 @@ export class Server {
         parameters,
         spill,
         operations: new OperationRegistry(),
+        indexBuilds: new IndexBuilds({ engine, catalog, logger, sessions, failPoints }),
         auth,
         startupWarnings: [],
         compressionCounters: compressors.counters,
@@ -331,6 +334,7 @@ export class Server {
       );
       server.ttl = createTtlMonitor(services);
       server.ttl.start();
+      await services.indexBuilds.restartUnfinished();
       server.reaper.unref();
       for (const w of startupWarnings(config)) {
         services.startupWarnings.push(logger.startupWarning('CONTROL', w.id, w.msg, w.attr));
@@ -518,11 +522,14 @@ export class Server {
     await this.metricsEndpoint?.close();
     // Awaitable hellos answer now (the topology changes as the server goes away).
     this.services.topology.shutdown();
+    // Builds stop at their next slice and stay registered, to start again at the next start.
+    const builds = this.services.indexBuilds.shutdown();
     // In-flight requests finish and reply (bounded), then every connection closes.
     await Promise.all(
       [...this.connections].map((c) => c.finishAndClose(limits.shutdownRequestWaitMs)),
     );
     await closed;
+    await builds;
     this.services.sessions.endAll();
     this.services.cursors.closeAll();
     this.services.spill.close();

@@ -136,6 +136,12 @@ class CurrentOpReporter {
     doc['op'] = op.logicalOp;
     doc['ns'] = op.ns;
     doc['command'] = truncate ? truncateCommand(op.command) : op.command;
+    if (op.status.msg !== undefined) doc['msg'] = op.status.msg;
+    if (op.status.progress !== undefined) {
+      // appendNumber: an int when it fits, as mongod's CurOp does.
+      const n = (v: number): Int32 | Long => (v <= 0x7fffffff ? new Int32(v) : Long.fromNumber(v));
+      doc['progress'] = { done: n(op.status.progress.done), total: n(op.status.progress.total) };
+    }
     doc['numYields'] = new Int32(op.debug.numYields);
     // The transaction the operation runs in (reportUnstashedState).
     const inTransaction =
