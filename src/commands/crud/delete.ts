@@ -104,56 +104,38 @@ export const deleteCommand = defineCommand({
     for (const st of statements) resolveHint(coll, st.hint);
     const clusterTime = clusterTimeOf(services);
     // Each statement gets its own expression context (its own $$NOW), as mongod's do.
+    const specOf = (st: (typeof statements)[number]) => {
+      const collator = resolveCollation(services.catalog.get(db, name), st.collation);
+      const expressions = commandExpressions({
+        let: args.let,
+        clusterTime,
+        collator,
+        scripting: scriptingOf(services, op),
+      });
+      const matcher = compileQueryFilter(st.q, {
+        expressions,
+        collator,
+        textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+      });
+      return { filter: st.q, matcher, collator, hint: st.hint };
+    };
     const outcome = await runWriteBatch(
       services,
       op,
       statements,
       { ordered: args.ordered ?? true },
-      (w, st) => {
-        const collator = resolveCollation(services.catalog.get(db, name), st.collation);
-        const expressions = commandExpressions({
-          let: args.let,
-          clusterTime,
-          collator,
-          scripting: scriptingOf(services, inv.op),
-        });
-        return executeDelete(w, ns, {
-          filter: st.q,
-          matcher: compileQueryFilter(st.q, {
-            expressions,
-            collator,
-            textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
-          }),
-          collator,
-          limit: st.limit,
-          hint: st.hint,
-        }).length;
-      },
+      (w, st) => executeDelete(w, ns, { ...specOf(st), limit: st.limit }).length,
       deleteCodec,
       (st) => {
         if (st.limit !== 0) return undefined;
-        return () => {
-          const collator = resolveCollation(services.catalog.get(db, name), st.collation);
-          const expressions = commandExpressions({ let: args.let, clusterTime, collator });
-          const matcher = compileQueryFilter(st.q, {
-            expressions,
-            collator,
-            textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
-          });
-          return slicedDelete(
+        return () =>
+          slicedDelete(
             services,
             op,
             ns,
-            {
-              filter: st.q,
-              matcher,
-              collator,
-              hint: st.hint,
-              natural: resolveHint(undefined, st.hint).natural,
-            },
+            { ...specOf(st), natural: resolveHint(undefined, st.hint).natural },
             { durable: op.writeConcern.durable },
           );
-        };
       },
     );
     const n = outcome.results.reduce<number>((s, r) => s + (r ?? 0), 0);
