@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
+import { limits } from '../limits.js';
 
 export interface DaemonOptions {
   port: number;
@@ -28,6 +29,8 @@ export interface DaemonOptions {
   /** A root user created at first start (env or config file only, never a flag). */
   initialRootUser: string | undefined;
   initialRootPassword: string | undefined;
+  /** --maxConns, net.maxIncomingConnections: most client connections open at once. */
+  maxIncomingConnections: number;
 }
 
 export const defaults: DaemonOptions = {
@@ -46,6 +49,7 @@ export const defaults: DaemonOptions = {
   keyFile: undefined,
   initialRootUser: undefined,
   initialRootPassword: undefined,
+  maxIncomingConnections: limits.connectionsMax,
 };
 
 export class OptionsError extends Error {
@@ -76,6 +80,8 @@ export const usage = `Usage: secantusd [options]
                             and run only what their roles grant
   --keyFile <file>          a key file as mongod's (base64, 6-1024 chars, not readable by
                             group or others); implies --auth
+  --maxConns <n>            most client connections open at once (default 10000); past
+                            it a new connection is closed and logged
   --version                 print the version and exit
   --help                    print this help and exit
 
@@ -83,7 +89,8 @@ Environment: SECANTUS_PORT, SECANTUS_BIND_IP, SECANTUS_DBPATH, SECANTUS_REPLSET,
 SECANTUS_STORAGE_ENGINE, SECANTUS_CONFIG, SECANTUS_ENABLE_TEST_COMMANDS, SECANTUS_LOGPATH,
 SECANTUS_OPLOG_ASYNC, SECANTUS_OPLOG_NONLOGGED, SECANTUS_AUTH, SECANTUS_KEYFILE,
 SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD (a root user created at first
-start; also security.initialRootUser / initialRootPassword in the config file).
+start; also security.initialRootUser / initialRootPassword in the config file),
+SECANTUS_MAX_CONNS (net.maxIncomingConnections in the config file).
 Precedence: flag > environment > config file > default.`;
 
 type Partial_ = Partial<DaemonOptions>;
@@ -92,6 +99,20 @@ function parsePort(v: unknown, source: string): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new OptionsError(`${source}: port must be an integer in [0, 65535], got ${String(v)}`);
+  return n;
+}
+
+function parseMaxConns(v: unknown, source: string): number {
+  const n =
+    typeof v === 'number'
+      ? v
+      : typeof v === 'bigint'
+        ? Number(v)
+        : typeof v === 'string' && /^\d+$/.test(v)
+          ? Number(v)
+          : NaN;
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new OptionsError(`${source}: must be a positive integer, got ${String(v)}`);
   return n;
 }
 
@@ -151,6 +172,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         auth: { type: 'boolean' },
         noauth: { type: 'boolean' },
         keyFile: { type: 'string' },
+        maxConns: { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -177,6 +199,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (v.auth === true) out.auth = true;
   if (v.noauth === true) out.auth = false;
   if (v.keyFile !== undefined) out.keyFile = v.keyFile;
+  if (v.maxConns !== undefined)
+    out.maxIncomingConnections = parseMaxConns(v.maxConns, '--maxConns');
   return { options: out, help: v.help === true, version: v.version === true };
 }
 
@@ -215,6 +239,9 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
   if (rootUser !== undefined) out.initialRootUser = rootUser;
   const rootPassword = get('SECANTUS_INITIAL_ROOT_PASSWORD');
   if (rootPassword !== undefined) out.initialRootPassword = rootPassword;
+  const maxConns = get('SECANTUS_MAX_CONNS');
+  if (maxConns !== undefined)
+    out.maxIncomingConnections = parseMaxConns(maxConns, 'SECANTUS_MAX_CONNS');
   return out;
 }
 
@@ -230,6 +257,7 @@ const fileKeys = new Set([
   'oplogAsync',
   'oplogNonlogged',
   'security',
+  'net',
 ]);
 
 const securityKeys = new Set([
@@ -314,6 +342,17 @@ export function fromConfigFile(path: string): Partial_ {
       case 'security':
         fromSecurityTable(v, src, out);
         break;
+      case 'net': {
+        // mongod's net.maxIncomingConnections; port and bind_ip stay top-level keys here.
+        if (typeof v !== 'object' || v === null || Array.isArray(v))
+          throw new OptionsError(`${src} must be a table`);
+        for (const [nk, nv] of Object.entries(v)) {
+          if (nk !== 'maxIncomingConnections')
+            throw new OptionsError(`${src}: unknown key '${nk}'`);
+          out.maxIncomingConnections = parseMaxConns(nv, `${src}.${nk}`);
+        }
+        break;
+      }
       case 'setParameter': {
         if (typeof v !== 'object' || v === null || Array.isArray(v))
           throw new OptionsError(`${src} must be a table`);

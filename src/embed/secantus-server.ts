@@ -39,6 +39,11 @@ export interface SecantusServerOptions {
    * localhost exception lets the first client create one).
    */
   readonly auth?: { readonly username: string; readonly password: string } | boolean;
+  /**
+   * Most client connections open at once (mongod's net.maxIncomingConnections); past it a new
+   * connection is logged and closed. Default 10000.
+   */
+  readonly maxIncomingConnections?: number;
 }
 
 export class SecantusServer implements AsyncDisposable {
@@ -65,6 +70,9 @@ export class SecantusServer implements AsyncDisposable {
         : { reaperIntervalMs: options.reaperIntervalMs }),
       ...(options.oplogAsync === undefined ? {} : { oplogAsync: options.oplogAsync }),
       ...(options.oplogNonlogged === undefined ? {} : { oplogNonlogged: options.oplogNonlogged }),
+      ...(options.maxIncomingConnections === undefined
+        ? {}
+        : { maxIncomingConnections: options.maxIncomingConnections }),
     });
     return new SecantusServer(server, credentials);
   }

@@ -2,6 +2,9 @@
 // Framing faults (bad length, unknown opcode, bad checksum, malformed envelope) close the
 // connection, as mongod does; a bad command body gets an error reply. Reading pauses while
 // a request runs, so a client cannot queue unbounded work.
+// Deadlines: a message must arrive whole within frameMs of its first byte, and a new
+// connection must send its first message within firstMessageMs; otherwise the connection is
+// closed and logged. An established connection may stay idle (drivers pool connections).
 
 import type { Socket } from 'node:net';
 import type { BsonDocument } from '../bson/types.js';
@@ -22,8 +25,17 @@ function newRequestId(): number {
   return nextRequestId;
 }
 
+/** How long a client may take to send (limits.frameReceiveTimeMsMax, firstMessageWaitMsMax). */
+export interface ConnectionDeadlines {
+  readonly frameMs: number;
+  readonly firstMessageMs: number;
+}
+
 export class Connection {
   readonly state: ConnectionState;
+  /** The deadline running: the first message's, or the current message's completion. */
+  private timer: NodeJS.Timeout | undefined;
+  private sawMessage = false;
   private readonly reader = new FrameReader();
   private queue: Buffer[] = [];
   private busy = false;
@@ -35,6 +47,7 @@ export class Connection {
     private readonly dispatcher: Dispatcher,
     private readonly logger: Logger,
     private readonly onClose: (c: Connection) => void,
+    private readonly deadlines: ConnectionDeadlines,
   ) {
     this.state = {
       id,
@@ -48,6 +61,40 @@ export class Connection {
     socket.on('data', (data: Buffer) => this.onData(data));
     socket.on('error', () => this.close('socket error'));
     socket.on('close', () => this.close('closed by peer'));
+    this.arm(deadlines.firstMessageMs, 'no message received from the client');
+  }
+
+  private arm(ms: number, what: string): void {
+    this.disarm();
+    this.timer = setTimeout(() => this.timedOut(ms, what), ms);
+    this.timer.unref();
+  }
+
+  private disarm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** After bytes arrived or reading resumed: time the message under way, if any. */
+  private rearm(): void {
+    if (this.closed || this.busy) return;
+    // Before the first message the first-message deadline runs on; after it, a message's
+    // deadline starts with its first byte and is not extended by more bytes.
+    if (this.reader.pendingBytes > 0) {
+      if (this.timer === undefined) this.arm(this.deadlines.frameMs, 'message incomplete');
+    } else if (this.sawMessage) this.disarm();
+  }
+
+  private timedOut(ms: number, what: string): void {
+    this.timer = undefined;
+    if (this.closed) return;
+    this.logger.warn('NETWORK', 22989, 'Error receiving request from client. Ending connection', {
+      connectionId: this.state.id,
+      remote: this.state.remote,
+      error: `${what} within ${ms} ms`,
+      bytesPending: this.reader.pendingBytes,
+    });
+    this.close('receive deadline');
   }
 
   private onData(data: Buffer): void {
@@ -59,9 +106,15 @@ export class Connection {
       this.protocolFault(e);
       return;
     }
-    if (frames.length === 0) return;
+    if (frames.length === 0) {
+      this.rearm();
+      return;
+    }
+    this.sawMessage = true;
+    this.disarm();
     this.queue.push(...frames);
     void this.drain();
+    this.rearm();
   }
 
   private inFlight: Promise<void> = Promise.resolve();
@@ -78,7 +131,10 @@ export class Connection {
         }
       } finally {
         this.busy = false;
-        if (!this.closed) this.socket.resume();
+        if (!this.closed) {
+          this.socket.resume();
+          this.rearm();
+        }
       }
     })();
     return this.inFlight;
@@ -179,6 +235,7 @@ export class Connection {
   close(reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    this.disarm();
     this.queue = [];
     this.socket.destroy();
     this.logger.debug('NETWORK', 22944, 'Connection ended', {

@@ -40,6 +40,7 @@ import { startupWarnings } from '../commands/auth/startup-warnings.js';
 import { noopObserver } from '../catalog/observer.js';
 import { numericValue } from '../bson/types.js';
 import { Connection } from './connection.js';
+import type { ConnectionDeadlines } from './connection.js';
 import { resetServer, restoreServer, ServerSnapshot, snapshotServer } from './fixtures.js';
 import type { ResetResult } from './fixtures.js';
 import { createTtlMonitor } from '../commands/admin/indexes.js';
@@ -86,6 +87,22 @@ export interface ServerOptions {
    * of that name (the daemon's initial root user, the in-process server's auth option).
    */
   readonly initialUser?: { readonly username: string; readonly password: string };
+  /**
+   * Most client connections open at once (mongod's net.maxIncomingConnections, --maxConns);
+   * past it a new connection is logged and closed. Default limits.connectionsMax.
+   */
+  readonly maxIncomingConnections?: number;
+  /** A wire message must arrive whole within this long of its first byte. Default limits.frameReceiveTimeMsMax. */
+  readonly frameReceiveTimeoutMs?: number;
+  /** A new connection must send its first message within this long. Default limits.firstMessageWaitMsMax. */
+  readonly firstMessageTimeoutMs?: number;
+}
+
+function positiveInteger(v: number | undefined, name: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isSafeInteger(v) || v < 1)
+    throw new RangeError(`${name} must be a positive integer, got ${String(v)}`);
+  return v;
 }
 
 function advertise(bindIp: string, port: number): string {
@@ -104,12 +121,17 @@ export class Server {
   private reaper: NodeJS.Timeout | undefined;
   private ttl: TtlMonitor | undefined;
   private stopping: Promise<void> | undefined;
+  private readonly deadlines: ConnectionDeadlines;
 
   private constructor(
     readonly services: ServerServices,
     private readonly listener: net.Server,
     private readonly dispatcher: Dispatcher,
-  ) {}
+    private readonly maxConnections: number,
+    deadlines: ConnectionDeadlines,
+  ) {
+    this.deadlines = deadlines;
+  }
 
   get port(): number {
     return this.services.config.port;
@@ -121,6 +143,23 @@ export class Server {
 
   static async start(options: ServerOptions = {}): Promise<Server> {
     const logger = options.logger ?? silentLogger;
+    const maxConnections = positiveInteger(
+      options.maxIncomingConnections,
+      'maxIncomingConnections',
+      limits.connectionsMax,
+    );
+    const deadlines: ConnectionDeadlines = {
+      frameMs: positiveInteger(
+        options.frameReceiveTimeoutMs,
+        'frameReceiveTimeoutMs',
+        limits.frameReceiveTimeMsMax,
+      ),
+      firstMessageMs: positiveInteger(
+        options.firstMessageTimeoutMs,
+        'firstMessageTimeoutMs',
+        limits.firstMessageWaitMsMax,
+      ),
+    };
     const storageEngine =
       options.storageEngine ?? (options.dbPath !== undefined ? 'lmdb' : 'memory');
     const bindIp = options.bindIp ?? '127.0.0.1';
@@ -158,7 +197,6 @@ export class Server {
       const catalog = Catalog.open(engine, logger);
       catalog.validator = documentValidator(logger);
       listener = net.createServer();
-      listener.maxConnections = limits.connectionsMax;
       const port = await listen(listener, options.port ?? 27017, bindIp);
       const enableTestCommands = options.enableTestCommands ?? false;
       const config: ServerConfig = {
@@ -230,7 +268,7 @@ export class Server {
         failPoints: new FailPoints(),
         startedAtMs: Date.now(),
         opcounters,
-        connections: { current: 0, totalCreated: 0 },
+        connections: { current: 0, totalCreated: 0, rejected: 0, max: maxConnections },
         commandNames: () => registry.names(),
         commandDefinition: (name) => registry.get(name),
         parameters,
@@ -240,7 +278,13 @@ export class Server {
         startupWarnings: [],
       };
       if (options.initialUser !== undefined) await createInitialUser(services, options.initialUser);
-      const server = new Server(services, listener, new Dispatcher(services, registry));
+      const server = new Server(
+        services,
+        listener,
+        new Dispatcher(services, registry),
+        maxConnections,
+        deadlines,
+      );
       listener.on('connection', (socket) => server.accept(socket));
       server.reaper = setInterval(
         () => server.reap(),
@@ -271,12 +315,35 @@ export class Server {
       socket.destroy();
       return;
     }
+    if (this.connections.size >= this.maxConnections) {
+      // mongod accepts, logs and closes: the client sees the connection end before any reply.
+      this.services.connections.rejected++;
+      this.services.logger.info(
+        'NETWORK',
+        22942,
+        'Connection refused because there are too many open connections',
+        {
+          remote: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`,
+          connectionCount: this.connections.size,
+        },
+      );
+      socket.on('error', () => undefined);
+      socket.destroy();
+      return;
+    }
     const id = this.nextConnectionId++;
-    const conn = new Connection(socket, id, this.dispatcher, this.services.logger, (c) => {
-      this.connections.delete(c);
-      this.services.operations.clientClosed(c.state);
-      this.services.connections.current = this.connections.size;
-    });
+    const conn = new Connection(
+      socket,
+      id,
+      this.dispatcher,
+      this.services.logger,
+      (c) => {
+        this.connections.delete(c);
+        this.services.operations.clientClosed(c.state);
+        this.services.connections.current = this.connections.size;
+      },
+      this.deadlines,
+    );
     this.connections.add(conn);
     this.services.operations.clientOpened(conn.state);
     this.services.connections.current = this.connections.size;

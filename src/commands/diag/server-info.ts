@@ -217,8 +217,9 @@ export const serverStatus = defineCommand({
       localTime: new Date(),
       connections: {
         current: int(services.connections.current),
-        available: int(limits.connectionsMax - services.connections.current),
+        available: int(Math.max(0, services.connections.max - services.connections.current)),
         totalCreated: int(services.connections.totalCreated),
+        rejected: int(services.connections.rejected),
         active: int(services.connections.current),
       },
       opcounters: {
