@@ -138,6 +138,28 @@ export function valueSize(type: number, bytes: Uint8Array, at: number): number {
   }
 }
 
+/**
+ * The first top-level field name that occurs twice in an encoded document, or undefined.
+ * Decoding keeps the last of duplicates silently; commands refuse them (IDL's 40413). The
+ * document must be valid (decoded once already).
+ */
+export function firstDuplicateName(bytes: Uint8Array): string | undefined {
+  const end = int32At(bytes, 0) - 1;
+  const seen = new Set<string>();
+  let at = 4;
+  while (at < end) {
+    const type = bytes[at] as number;
+    const nameEnd = cstringEnd(bytes, at + 1);
+    const name = Buffer.from(bytes.buffer, bytes.byteOffset + at + 1, nameEnd - at - 1).toString(
+      'utf8',
+    );
+    if (seen.has(name)) return name;
+    seen.add(name);
+    at = nameEnd + 1 + valueSize(type, bytes, nameEnd + 1);
+  }
+  return undefined;
+}
+
 function stringAt(bytes: Uint8Array, at: number): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset + at + 4, int32At(bytes, at) - 1).toString(
     'utf8',
