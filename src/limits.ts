@@ -20,6 +20,11 @@ export const limits = {
    * body is refused before parsing (Overflow, "BSONObj exceeded maximum nested object depth").
    */
   commandDepthMax: 200,
+  /**
+   * Levels a reply wraps around the documents it carries ({cursor: {firstBatch: [doc]}}): a
+   * reply nested deeper than commandDepthMax plus this is refused (Overflow) instead of sent.
+   */
+  replyEnvelopeDepthLevels: 3,
   /** Default number of documents in a cursor's first batch. */
   firstBatchDocsDefault: 101,
   /** Bytes of documents in one reply batch (the reply itself may go a little beyond). */

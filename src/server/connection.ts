@@ -18,6 +18,28 @@ import { encodeOpMsg, OpMsgFlags, parseOpMsg } from '../wire/op-msg.js';
 import { encodeOpReply, parseOpQuery } from '../wire/op-query.js';
 import { OpCode, ProtocolError, readHeader } from '../wire/opcodes.js';
 import { ConnectionAuth, isLoopbackAddress } from '../auth/session.js';
+import {
+  checkOutgoingDocument,
+  documentTooLargeError,
+  internalDocumentBytesMax,
+} from '../bson/outgoing.js';
+import { limits } from '../limits.js';
+import { bsonSize } from '../bson/codec.js';
+
+/** Bytes of a reply message before its body document: header, flags and section kind, or OP_REPLY's fields. */
+function replyFramingBytes(msg: Buffer): number {
+  return msg.readInt32LE(12) === OpCode.reply ? 36 : 21;
+}
+
+/** The encoder failed: BSONObjectTooLarge when that is why (it may fail past 16 MiB). */
+function oversize(reply: BsonDocument): CommandError | undefined {
+  try {
+    const size = bsonSize(reply);
+    return size > internalDocumentBytesMax ? documentTooLargeError(reply, size) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 let nextRequestId = 1;
 function newRequestId(): number {
@@ -178,7 +200,9 @@ export class Connection {
       // Unreadable BSON: the envelope was sound, so answer with the error and stay open.
       const flags = frame.length >= 20 ? frame.readUInt32LE(16) : 0;
       if ((flags & OpMsgFlags.moreToCome) === 0)
-        this.send(encodeOpMsg(errorReply(e), newRequestId(), requestId));
+        this.send(
+          this.encodeReply(errorReply(e), (b) => encodeOpMsg(b, newRequestId(), requestId)),
+        );
       return;
     }
     const result = await this.dispatcher.dispatch(this.state, body);
@@ -187,7 +211,7 @@ export class Connection {
       return;
     }
     if (moreToCome) return; // unacknowledged (w: 0): no reply
-    this.send(encodeOpMsg(result.reply, newRequestId(), requestId));
+    this.send(this.encodeReply(result.reply, (b) => encodeOpMsg(b, newRequestId(), requestId)));
   }
 
   private async handleOpQuery(frame: Buffer, requestId: number): Promise<void> {
@@ -216,7 +240,35 @@ export class Connection {
       this.close('failpoint closeConnection');
       return;
     }
-    this.send(encodeOpReply(result.reply, newRequestId(), requestId));
+    this.send(this.encodeReply(result.reply, (b) => encodeOpReply(b, newRequestId(), requestId)));
+  }
+
+  /**
+   * Encode a reply, checked as an input would be: nested too deep, larger than the internal
+   * document limit, or not encodable at all (a NUL in a field name), it is replaced by the
+   * error mongod would send, and the connection stays open.
+   */
+  private encodeReply(reply: BsonDocument, encode: (body: BsonDocument) => Buffer): Buffer {
+    try {
+      checkOutgoingDocument(reply, limits.commandDepthMax + limits.replyEnvelopeDepthLevels);
+      const out = encode(reply);
+      const size = out.length - replyFramingBytes(out);
+      if (size > internalDocumentBytesMax) throw documentTooLargeError(reply, size);
+      return out;
+    } catch (e) {
+      const err = isCommandError(e)
+        ? e
+        : (oversize(reply) ??
+          new CommandError(
+            ErrorCode.InternalError,
+            `reply could not be encoded: ${e instanceof Error ? e.message : String(e)}`,
+          ));
+      this.logger.warn('NETWORK', 7_360_101, 'Reply refused', {
+        connectionId: this.state.id,
+        error: err.message,
+      });
+      return encode(errorReply(err));
+    }
   }
 
   private send(buf: Buffer): void {
