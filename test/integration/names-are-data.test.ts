@@ -93,7 +93,7 @@ const pipelines: Record<string, (f: string) => Document[]> = {
   replaceRoot: (f) => [
     { $replaceRoot: { newRoot: { [f]: { $ifNull: [`$${f}`, 0] }, id: '$_id' } } },
   ],
-  replaceWithSub: (f) => [{ $match: { o: { $exists: true } } }, { $replaceWith: '$o' }],
+  replaceWithSub: (_f) => [{ $match: { o: { $exists: true } } }, { $replaceWith: '$o' }],
   unwind: (f) => [{ $unwind: '$arr' }, { $project: { v: `$arr.${f}` } }],
   unwindField: (f) => [
     { $set: { [f]: [1, 2] } },
