@@ -10,6 +10,7 @@ import { MongoServerError } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { rawCommand } from '../helpers/wire-client.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 const CONTROL = 'plainName';
 const SPECIAL = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
@@ -272,7 +273,7 @@ describe('names are data', () => {
       });
     }
     await same('replacement and upsert', async (f, col) => {
-      const tmp = col.db.collection('repl');
+      const tmp = col.db.collection<TestDoc>('repl');
       await tmp.insertMany(seed(f));
       await tmp.replaceOne({ _id: 1 }, { [f]: 'replaced', o: { [f]: 1 } });
       await tmp.updateOne({ [f]: 'new' }, { $set: { k: 1 } }, { upsert: true });
