@@ -280,7 +280,7 @@ export function finishPluginSpec(plugin: IndexPlugin, spec: BsonDocument): BsonD
 /** mongod's "one text index per collection" (after the identical-index check). */
 export function checkPluginConflicts(coll: Collection, spec: BsonDocument): void {
   if (indexKindOf(spec['key'] as BsonDocument) !== 'text') return;
-  const existing = coll.indexes.find((i) => i.kind === 'text');
+  const existing = [...coll.indexes, ...coll.building].find((i) => i.kind === 'text');
   if (existing !== undefined) {
     throw cannotCreate(
       `only one text index per collection allowed, found existing text index "${existing.meta.name}"`,

@@ -8,10 +8,16 @@ import { commandExpressions, compileQueryFilter, textSearchHook } from '../../qu
 import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { clusterTimeOf, resolveCollation, resolveHint, targetCollection } from './common.js';
+import {
+  clusterTimeOf,
+  scriptingOf,
+  resolveCollation,
+  resolveHint,
+  targetCollection,
+} from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
-import { executeDelete } from './write-exec.js';
+import { executeDelete, slicedDelete } from './write-exec.js';
 import { onCollection } from '../authorization.js';
 
 const statementFields = new Set(['q', 'limit', 'hint', 'collation']);
@@ -105,7 +111,12 @@ export const deleteCommand = defineCommand({
       { ordered: args.ordered ?? true },
       (w, st) => {
         const collator = resolveCollation(services.catalog.get(db, name), st.collation);
-        const expressions = commandExpressions({ let: args.let, clusterTime, collator });
+        const expressions = commandExpressions({
+          let: args.let,
+          clusterTime,
+          collator,
+          scripting: scriptingOf(services, inv.op),
+        });
         return executeDelete(w, ns, {
           filter: st.q,
           matcher: compileQueryFilter(st.q, {
@@ -119,6 +130,31 @@ export const deleteCommand = defineCommand({
         }).length;
       },
       deleteCodec,
+      (st) => {
+        if (st.limit !== 0) return undefined;
+        return () => {
+          const collator = resolveCollation(services.catalog.get(db, name), st.collation);
+          const expressions = commandExpressions({ let: args.let, clusterTime, collator });
+          const matcher = compileQueryFilter(st.q, {
+            expressions,
+            collator,
+            textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+          });
+          return slicedDelete(
+            services,
+            op,
+            ns,
+            {
+              filter: st.q,
+              matcher,
+              collator,
+              hint: st.hint,
+              natural: resolveHint(undefined, st.hint).natural,
+            },
+            { durable: op.writeConcern.durable },
+          );
+        };
+      },
     );
     const n = outcome.results.reduce<number>((s, r) => s + (r ?? 0), 0);
     const reply: BsonDocument = { n: new Int32(n) };

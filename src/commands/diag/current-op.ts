@@ -137,7 +137,13 @@ class CurrentOpReporter {
     doc['op'] = op.logicalOp;
     doc['ns'] = op.ns;
     doc['command'] = truncate ? truncateCommand(op.command) : op.command;
-    doc['numYields'] = new Int32(0);
+    if (op.status.msg !== undefined) doc['msg'] = op.status.msg;
+    if (op.status.progress !== undefined) {
+      // appendNumber: an int when it fits, as mongod's CurOp does.
+      const n = (v: number): Int32 | Long => (v <= 0x7fffffff ? new Int32(v) : Long.fromNumber(v));
+      doc['progress'] = { done: n(op.status.progress.done), total: n(op.status.progress.total) };
+    }
+    doc['numYields'] = new Int32(op.debug.numYields);
     // The transaction the operation runs in (reportUnstashedState).
     const inTransaction =
       op.command['autocommit'] === false &&
@@ -254,6 +260,19 @@ export function serverIntrospection(
       ),
     sessions: () =>
       [...services.sessions.all()].map((s) => ({ lsid: s.lsid, lastUse: new Date(s.lastUsedMs) })),
+    latencyStats: (ns) => {
+      const e = services.metrics.top.get(ns);
+      if (e === undefined) return undefined;
+      const of = (c: { time: number; count: number }): { latency: number; ops: number } => ({
+        latency: c.time,
+        ops: c.count,
+      });
+      return {
+        reads: of(e.latency.reads),
+        writes: of(e.latency.writes),
+        commands: of(e.latency.commands),
+      };
+    },
   };
 }
 

@@ -118,7 +118,8 @@ export class ServerCursor {
           row = r;
         }
         if (row === undefined) {
-          this.exhausted = true;
+          // A tailable cursor's plan has nothing more yet; the next batch asks it again.
+          if (this.options.tailable !== true) this.exhausted = true;
           break;
         }
         const doc = this.options.output ? this.options.output(row) : row.doc;

@@ -4,7 +4,7 @@
 // executionStats.executionStages (the same plus the runtime counters).
 
 import { setOwn } from '../../bson/document.js';
-import { Double, Int32, Long } from 'bson';
+import { Code, Double, Int32, Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { BSONRegExp } from '../../bson/types.js';
 import { createHash } from 'node:crypto';
@@ -108,6 +108,8 @@ export function serializeFilter(node: MatchNode): BsonDocument {
       return { $jsonSchema: node.schema };
     case 'sampleRate':
       return { $sampleRate: new Double(node.rate) };
+    case 'where':
+      return { $where: new Code(node.code) };
     case 'text':
       return node.search.serialized;
   }

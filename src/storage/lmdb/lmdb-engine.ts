@@ -35,6 +35,7 @@ import type {
   ScanOptions,
   Snapshot,
   StorageEngine,
+  TableSize,
   WriteOptions,
   WriteTxn,
 } from '../engine.js';
@@ -48,6 +49,8 @@ import {
   useAfterEnd,
 } from '../validate.js';
 import { DirectoryLock } from '../lock-file.js';
+import { measureTable } from '../table-size.js';
+import { limits } from '../../limits.js';
 import { encodeTableId, tableIdMax, tablePrefixBytesMax } from './table-prefix.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { CommandError, ErrorCode, InvariantError } from '../../errors.js';
@@ -868,6 +871,24 @@ export class LmdbEngine implements StorageEngine {
         error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
       );
     });
+  }
+
+  /** Table sizes measured at a commit, reused while nothing else commits. */
+  private readonly sizes = new Map<string, { seq: number; size: TableSize }>();
+
+  tableSize(table: string): TableSize {
+    const seq = this.committedSeq;
+    const cached = this.sizes.get(table);
+    if (cached !== undefined && cached.seq === seq) return cached.size;
+    const snap = this.snapshot();
+    try {
+      const size = measureTable(snap, table);
+      if (this.sizes.size >= limits.tableSizeCacheEntriesMax) this.sizes.clear();
+      this.sizes.set(table, { seq, size });
+      return size;
+    } finally {
+      snap.release();
+    }
   }
 
   stats(): EngineStats {

@@ -179,3 +179,21 @@ test('maxIncomingConnections: --maxConns, SECANTUS_MAX_CONNS, net.maxIncomingCon
     /unknown key 'port'/,
   );
 });
+
+test('--noscripting, SECANTUS_JAVASCRIPT_ENABLED and security.javascriptEnabled, default on', () => {
+  assert.equal(resolveOptions([], {}).options.javascriptEnabled, true);
+  assert.equal(resolveOptions(['--noscripting'], {}).options.javascriptEnabled, false);
+  assert.equal(
+    resolveOptions([], { SECANTUS_JAVASCRIPT_ENABLED: '0' }).options.javascriptEnabled,
+    false,
+  );
+  const off = configFile('[security]\njavascriptEnabled = false\n');
+  assert.equal(resolveOptions(['--config', off], {}).options.javascriptEnabled, false);
+  assert.equal(
+    resolveOptions(['--config', off], { SECANTUS_JAVASCRIPT_ENABLED: '1' }).options
+      .javascriptEnabled,
+    true,
+  );
+  const bad = configFile('[security]\njavascriptEnabled = "no"\n');
+  assert.throws(() => resolveOptions(['--config', bad], {}), /javascriptEnabled must be a boolean/);
+});
