@@ -398,7 +398,8 @@ export class Server {
       socket.destroy();
       return;
     }
-    if (this.connections.size >= this.maxConnections) {
+    // Sockets still being told TLS from plain count too.
+    if (this.connections.size + this.pendingSockets.size >= this.maxConnections) {
       // mongod accepts, logs and closes: the client sees the connection end before any reply.
       this.services.connections.rejected++;
       this.services.logger.info(
@@ -407,7 +408,7 @@ export class Server {
         'Connection refused because there are too many open connections',
         {
           remote: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`,
-          connectionCount: this.connections.size,
+          connectionCount: this.connections.size + this.pendingSockets.size,
         },
       );
       socket.on('error', () => undefined);
@@ -424,7 +425,7 @@ export class Server {
         'Error receiving request from client. Ending connection',
         {
           remote: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`,
-          error: `no first message within ${this.deadlines.firstMessageMs} ms`,
+          error: `no message received from the client within ${this.deadlines.firstMessageMs} ms`,
         },
       );
       socket.destroy();
