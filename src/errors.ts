@@ -142,6 +142,8 @@ export const ErrorCode = {
   Location51024: 51024,
   Location17217: 17217,
   Location40414: 40414,
+  /** IDL: a field given twice (IDLDuplicateField). */
+  Location40413: 40413,
   Location26823: 26823,
   Location16410: 16410,
   Location16411: 16411,

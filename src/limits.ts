@@ -20,6 +20,11 @@ export const limits = {
    * body is refused before parsing (Overflow, "BSONObj exceeded maximum nested object depth").
    */
   commandDepthMax: 200,
+  /**
+   * Levels a reply wraps around the documents it carries ({cursor: {firstBatch: [doc]}}): a
+   * reply nested deeper than commandDepthMax plus this is refused (Overflow) instead of sent.
+   */
+  replyEnvelopeDepthLevels: 3,
   /** Default number of documents in a cursor's first batch. */
   firstBatchDocsDefault: 101,
   /** Bytes of documents in one reply batch (the reply itself may go a little beyond). */
@@ -39,8 +44,24 @@ export const limits = {
   cursorReaperIntervalMs: 15 * 1000,
   /** Open cursors per server. */
   openCursorsMax: 100_000,
-  /** Open client connections per server. */
+  /**
+   * Open client connections per server: the default of maxIncomingConnections (secantusd
+   * --maxConns, net.maxIncomingConnections). Past it a new connection is accepted, logged
+   * (22942) and closed at once, as mongod does.
+   */
   connectionsMax: 10_000,
+  /**
+   * A wire message must arrive whole within this long of its first byte; a client that
+   * stalls mid-message has its connection closed and logged (a slow-loris sender cannot hold
+   * a connection and its buffered bytes forever). Reading is paused, and the clock stopped,
+   * while the connection's previous request runs.
+   */
+  frameReceiveTimeMsMax: 30_000,
+  /**
+   * A new connection that sends no complete message within this long is closed and logged.
+   * Established connections may stay idle for ever (drivers pool them).
+   */
+  firstMessageWaitMsMax: 30_000,
   /**
    * A TLS handshake not finished within this long is abandoned and its socket closed, so
    * half-open handshakes cannot pile up (Node's tls.Server default; mongod relies on the OS).

@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
+import { limits } from '../limits.js';
 import {
   fromNetEnvironment,
   fromNetFlags,
@@ -53,6 +54,8 @@ export interface DaemonOptions extends NetOptions {
   /** A root user created at first start (env or config file only, never a flag). */
   initialRootUser: string | undefined;
   initialRootPassword: string | undefined;
+  /** --maxConns, net.maxIncomingConnections: most client connections open at once. */
+  maxIncomingConnections: number;
   /** Server-side JavaScript (security.javascriptEnabled); --noscripting turns it off. */
   javascriptEnabled: boolean;
 }
@@ -80,6 +83,7 @@ export const defaults: DaemonOptions = {
   keyFile: undefined,
   initialRootUser: undefined,
   initialRootPassword: undefined,
+  maxIncomingConnections: limits.connectionsMax,
 
   ...netDefaults,
   javascriptEnabled: true,
@@ -121,6 +125,8 @@ export const usage = `Usage: secantusd [options]
                             and run only what their roles grant
   --keyFile <file>          a key file as mongod's (base64, 6-1024 chars, not readable by
                             group or others); implies --auth
+  --maxConns <n>            most client connections open at once (default 10000); past
+                            it a new connection is closed and logged
 
 ${netUsage}
   --noscripting             no server-side JavaScript ($where, $function, $accumulator,
@@ -135,13 +141,13 @@ SECANTUS_SLOW_OP_SAMPLE_RATE, SECANTUS_METRICS_PORT, SECANTUS_METRICS_BIND_IP,
 SECANTUS_OPLOG_ASYNC, SECANTUS_OPLOG_NONLOGGED, SECANTUS_AUTH, SECANTUS_KEYFILE,
 SECANTUS_JAVASCRIPT_ENABLED, SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD
 (a root user created at first start; also security.initialRootUser / initialRootPassword in
-the config file; security.javascriptEnabled = false is --noscripting),
+the config file; security.javascriptEnabled = false is --noscripting), SECANTUS_MAX_CONNS,
 ${netEnvUsage}.
 Config file keys: port, bind_ip, dbpath, replSet, storageEngine, logpath, quiet, oplogAsync,
 oplogNonlogged, [setParameter], [security] (authorization, keyFile, initialRootUser,
 initialRootPassword), [net.tls] (mode, certificateKeyFile, certificateKeyFilePassword,
 CAFile, allowConnectionsWithoutCertificates, allowInvalidCertificates, allowInvalidHostnames),
-[net.compression] (compressors).
+[net] (maxIncomingConnections), [net.compression] (compressors).
 Precedence: flag > environment > config file > default.`;
 
 type Partial_ = Partial<DaemonOptions>;
@@ -154,6 +160,20 @@ function parsePort(v: unknown, source: string): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new OptionsError(`${source}: port must be an integer in [0, 65535], got ${String(v)}`);
+  return n;
+}
+
+function parseMaxConns(v: unknown, source: string): number {
+  const n =
+    typeof v === 'number'
+      ? v
+      : typeof v === 'bigint'
+        ? Number(v)
+        : typeof v === 'string' && /^\d+$/.test(v)
+          ? Number(v)
+          : NaN;
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new OptionsError(`${source}: must be a positive integer, got ${String(v)}`);
   return n;
 }
 
@@ -268,6 +288,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         noauth: { type: 'boolean' },
         noscripting: { type: 'boolean' },
         keyFile: { type: 'string' },
+        maxConns: { type: 'string' },
 
         ...netFlagSpecs,
         version: { type: 'boolean' },
@@ -305,6 +326,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (v.noauth === true) out.auth = false;
   if (v.noscripting === true) out.javascriptEnabled = false;
   if (v.keyFile !== undefined) out.keyFile = v.keyFile;
+  if (v.maxConns !== undefined)
+    out.maxIncomingConnections = parseMaxConns(v.maxConns, '--maxConns');
 
   Object.assign(out, fromNetFlags(v, fail));
   return { options: out, help: v.help === true, version: v.version === true };
@@ -367,6 +390,9 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
   if (rootUser !== undefined) out.initialRootUser = rootUser;
   const rootPassword = get('SECANTUS_INITIAL_ROOT_PASSWORD');
   if (rootPassword !== undefined) out.initialRootPassword = rootPassword;
+  const maxConns = get('SECANTUS_MAX_CONNS');
+  if (maxConns !== undefined)
+    out.maxIncomingConnections = parseMaxConns(maxConns, 'SECANTUS_MAX_CONNS');
 
   Object.assign(out, fromNetEnvironment(get, parseBool, fail));
   return out;
@@ -389,7 +415,6 @@ const fileKeys = new Set([
   'oplogAsync',
   'oplogNonlogged',
   'security',
-
   'net',
 ]);
 
@@ -508,9 +533,20 @@ export function fromConfigFile(path: string): Partial_ {
       case 'security':
         fromSecurityTable(v, src, out);
         break;
-      case 'net':
-        Object.assign(out, fromNetTable(v, src, parseBool, fail));
+      case 'net': {
+        // mongod's net.maxIncomingConnections beside the [net.tls] / [net.compression] tables;
+        // port and bind_ip stay top-level keys here.
+        if (typeof v !== 'object' || v === null || Array.isArray(v))
+          throw new OptionsError(`${src} must be a table`);
+        const { maxIncomingConnections, ...rest } = v as Record<string, unknown>;
+        if (maxIncomingConnections !== undefined)
+          out.maxIncomingConnections = parseMaxConns(
+            maxIncomingConnections,
+            `${src}.maxIncomingConnections`,
+          );
+        Object.assign(out, fromNetTable(rest, src, parseBool, fail));
         break;
+      }
       case 'setParameter': {
         if (typeof v !== 'object' || v === null || Array.isArray(v))
           throw new OptionsError(`${src} must be a table`);

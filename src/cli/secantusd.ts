@@ -23,7 +23,12 @@ const ExitCode = { ok: 0, badOptions: 2, netError: 48, dbPathInUse: 100, failure
 
 function parsedDocument(o: DaemonOptions): BsonDocument {
   const doc: BsonDocument = {
-    net: { port: new Int32(o.port), bindIp: o.bindIp, ...netParsedDocument(o) },
+    net: {
+      port: new Int32(o.port),
+      bindIp: o.bindIp,
+      maxIncomingConnections: new Int32(o.maxIncomingConnections),
+      ...netParsedDocument(o),
+    },
     storage: { dbPath: o.dbPath, engine: o.storageEngine },
     replication: { replSet: o.replSet, oplogAsync: o.oplogAsync, oplogNonlogged: o.oplogNonlogged },
     setParameter: { enableTestCommands: o.enableTestCommands ? '1' : '0' },
@@ -130,6 +135,7 @@ async function main(): Promise<number> {
       oplogAsync: o.oplogAsync,
       oplogNonlogged: o.oplogNonlogged,
       auth: o.auth,
+      maxIncomingConnections: o.maxIncomingConnections,
       javascriptEnabled: o.javascriptEnabled,
       ...(o.initialRootUser === undefined || o.initialRootPassword === undefined
         ? {}

@@ -77,7 +77,13 @@ export interface ServerServices {
   readonly failPoints: FailPoints;
   readonly startedAtMs: number;
   readonly opcounters: OpCounters;
-  readonly connections: { current: number; totalCreated: number };
+  /** Open connections; `max` is maxIncomingConnections, `rejected` those refused past it. */
+  readonly connections: {
+    current: number;
+    totalCreated: number;
+    rejected: number;
+    readonly max: number;
+  };
   /** Names of every registered command (listCommands). */
   commandNames(): string[];
   /** The declaration of a registered command (listCommands). */

@@ -5,6 +5,7 @@
 // fails with Interrupted (11601), as mongod's do. The registry also knows the open client
 // connections, for {idleConnections: true}.
 
+import { setOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
@@ -45,7 +46,7 @@ export function redactCommand(body: BsonDocument): BsonDocument {
   const secrets = secretFields.get(name);
   if (secrets === undefined || !secrets.some((f) => f in body)) return body;
   const out: BsonDocument = {};
-  for (const [k, v] of Object.entries(body)) out[k] = secrets.includes(k) ? 'xxx' : v;
+  for (const [k, v] of Object.entries(body)) setOwn(out, k, secrets.includes(k) ? 'xxx' : v);
   return out;
 }
 

@@ -52,6 +52,11 @@ export interface SecantusServerOptions {
    * answers as mongod's --noscripting (security.javascriptEnabled: false). Default true.
    */
   readonly javascriptEnabled?: boolean;
+  /**
+   * Most client connections open at once (mongod's net.maxIncomingConnections); past it a new
+   * connection is logged and closed. Default 10000.
+   */
+  readonly maxIncomingConnections?: number;
 }
 
 export class SecantusServer implements AsyncDisposable {
@@ -78,6 +83,9 @@ export class SecantusServer implements AsyncDisposable {
         : { reaperIntervalMs: options.reaperIntervalMs }),
       ...(options.oplogAsync === undefined ? {} : { oplogAsync: options.oplogAsync }),
       ...(options.oplogNonlogged === undefined ? {} : { oplogNonlogged: options.oplogNonlogged }),
+      ...(options.maxIncomingConnections === undefined
+        ? {}
+        : { maxIncomingConnections: options.maxIncomingConnections }),
       ...(options.tls === undefined ? {} : { tls: options.tls }),
       ...(options.networkMessageCompressors === undefined
         ? {}

@@ -4,6 +4,9 @@
 // a request runs, so a client cannot queue unbounded work. A compressed request (OP_COMPRESSED)
 // is inflated under the same limits and answered with the compressor it came with; plain
 // requests never touch the compression code.
+// Deadlines: a message must arrive whole within frameMs of its first byte, and a new
+// connection must send its first message within firstMessageMs; otherwise the connection is
+// closed and logged. An established connection may stay idle (drivers pool connections).
 
 import type { Socket } from 'node:net';
 import { Long } from 'bson';
@@ -22,6 +25,28 @@ import { encodeOpMsg, OpMsgFlags, parseOpMsg } from '../wire/op-msg.js';
 import { encodeOpReply, parseOpQuery } from '../wire/op-query.js';
 import { OpCode, ProtocolError, readHeader } from '../wire/opcodes.js';
 import { ConnectionAuth, isLoopbackAddress } from '../auth/session.js';
+import {
+  checkOutgoingDocument,
+  documentTooLargeError,
+  internalDocumentBytesMax,
+} from '../bson/outgoing.js';
+import { limits } from '../limits.js';
+import { bsonSize } from '../bson/codec.js';
+
+/** Bytes of a reply message before its body document: header, flags and section kind, or OP_REPLY's fields. */
+function replyFramingBytes(msg: Buffer): number {
+  return msg.readInt32LE(12) === OpCode.reply ? 36 : 21;
+}
+
+/** The encoder failed: BSONObjectTooLarge when that is why (it may fail past 16 MiB). */
+function oversize(reply: BsonDocument): CommandError | undefined {
+  try {
+    const size = bsonSize(reply);
+    return size > internalDocumentBytesMax ? documentTooLargeError(reply, size) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The commands that stream under exhaustAllowed, as in mongod. */
 type ExhaustKind = 'hello' | 'getMore';
@@ -66,6 +91,12 @@ function newRequestId(): number {
   return nextRequestId;
 }
 
+/** How long a client may take to send (limits.frameReceiveTimeMsMax, firstMessageWaitMsMax). */
+export interface ConnectionDeadlines {
+  readonly frameMs: number;
+  readonly firstMessageMs: number;
+}
+
 /**
  * Commands whose requests and replies are never compressed (the wire compression spec's
  * list): a reply to one of them goes back plain even when its request came compressed.
@@ -101,6 +132,9 @@ export interface ConnectionTransport {
 
 export class Connection {
   readonly state: ConnectionState;
+  /** The deadline running: the first message's, or the current message's completion. */
+  private timer: NodeJS.Timeout | undefined;
+  private sawMessage = false;
   private readonly reader = new FrameReader();
   private queue: Buffer[] = [];
   private busy = false;
@@ -115,6 +149,7 @@ export class Connection {
     private readonly logger: Logger,
     private readonly onClose: (c: Connection) => void,
     private readonly transport: ConnectionTransport,
+    private readonly deadlines: ConnectionDeadlines,
     /** serverStatus network counters (bytesIn, bytesOut, numRequests). */
     private readonly network: { bytesIn: number; bytesOut: number; numRequests: number } = {
       bytesIn: 0,
@@ -137,6 +172,40 @@ export class Connection {
     socket.on('data', (data: Buffer) => this.onData(data));
     socket.on('error', () => this.close('socket error'));
     socket.on('close', () => this.close('closed by peer'));
+    this.arm(deadlines.firstMessageMs, 'no message received from the client');
+  }
+
+  private arm(ms: number, what: string): void {
+    this.disarm();
+    this.timer = setTimeout(() => this.timedOut(ms, what), ms);
+    this.timer.unref();
+  }
+
+  private disarm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** After bytes arrived or reading resumed: time the message under way, if any. */
+  private rearm(): void {
+    if (this.closed || this.busy) return;
+    // Before the first message the first-message deadline runs on; after it, a message's
+    // deadline starts with its first byte and is not extended by more bytes.
+    if (this.reader.pendingBytes > 0) {
+      if (this.timer === undefined) this.arm(this.deadlines.frameMs, 'message incomplete');
+    } else if (this.sawMessage) this.disarm();
+  }
+
+  private timedOut(ms: number, what: string): void {
+    this.timer = undefined;
+    if (this.closed) return;
+    this.logger.warn('NETWORK', 22989, 'Error receiving request from client. Ending connection', {
+      connectionId: this.state.id,
+      remote: this.state.remote,
+      error: `${what} within ${ms} ms`,
+      bytesPending: this.reader.pendingBytes,
+    });
+    this.close('receive deadline');
   }
 
   private onData(data: Buffer): void {
@@ -149,9 +218,15 @@ export class Connection {
       this.protocolFault(e);
       return;
     }
-    if (frames.length === 0) return;
+    if (frames.length === 0) {
+      this.rearm();
+      return;
+    }
+    this.sawMessage = true;
+    this.disarm();
     this.queue.push(...frames);
     void this.drain();
+    this.rearm();
   }
 
   private inFlight: Promise<void> = Promise.resolve();
@@ -168,7 +243,10 @@ export class Connection {
         }
       } finally {
         this.busy = false;
-        if (!this.closed) this.socket.resume();
+        if (!this.closed) {
+          this.socket.resume();
+          this.rearm();
+        }
       }
     })();
     return this.inFlight;
@@ -225,7 +303,10 @@ export class Connection {
       // Unreadable BSON: the envelope was sound, so answer with the error and stay open.
       const flags = frame.length >= 20 ? frame.readUInt32LE(16) : 0;
       if ((flags & OpMsgFlags.moreToCome) === 0)
-        await this.reply(encodeOpMsg(errorReply(e), newRequestId(), requestId), codec);
+        await this.reply(
+          this.encodeReply(errorReply(e), (b) => encodeOpMsg(b, newRequestId(), requestId)),
+          codec,
+        );
       return;
     }
     if (codec !== undefined) codec = this.replyCodec(codec, body);
@@ -240,7 +321,10 @@ export class Connection {
       return;
     }
     if (moreToCome) return; // unacknowledged (w: 0): no reply
-    await this.reply(encodeOpMsg(result.reply, newRequestId(), requestId), codec);
+    await this.reply(
+      this.encodeReply(result.reply, (b) => encodeOpMsg(b, newRequestId(), requestId)),
+      codec,
+    );
   }
 
   /**
@@ -289,7 +373,11 @@ export class Connection {
         }
         const more = !this.closed && !this.finishing && exhaustContinues(kind, result.reply);
         const id = newRequestId();
-        this.send(encodeOpMsg(result.reply, id, responseTo, more ? OpMsgFlags.moreToCome : 0));
+        this.send(
+          this.encodeReply(result.reply, (b) =>
+            encodeOpMsg(b, id, responseTo, more ? OpMsgFlags.moreToCome : 0),
+          ),
+        );
         if (!more) return;
         responseTo = id;
         body = kind === 'hello' ? nextHello(body, result.reply) : body;
@@ -330,7 +418,35 @@ export class Connection {
       return;
     }
     // hello / isMaster: never compressed.
-    this.send(encodeOpReply(result.reply, newRequestId(), requestId));
+    this.send(this.encodeReply(result.reply, (b) => encodeOpReply(b, newRequestId(), requestId)));
+  }
+
+  /**
+   * Encode a reply, checked as an input would be: nested too deep, larger than the internal
+   * document limit, or not encodable at all (a NUL in a field name), it is replaced by the
+   * error mongod would send, and the connection stays open.
+   */
+  private encodeReply(reply: BsonDocument, encode: (body: BsonDocument) => Buffer): Buffer {
+    try {
+      checkOutgoingDocument(reply, limits.commandDepthMax + limits.replyEnvelopeDepthLevels);
+      const out = encode(reply);
+      const size = out.length - replyFramingBytes(out);
+      if (size > internalDocumentBytesMax) throw documentTooLargeError(reply, size);
+      return out;
+    } catch (e) {
+      const err = isCommandError(e)
+        ? e
+        : (oversize(reply) ??
+          new CommandError(
+            ErrorCode.InternalError,
+            `reply could not be encoded: ${e instanceof Error ? e.message : String(e)}`,
+          ));
+      this.logger.warn('NETWORK', 7_360_101, 'Reply refused', {
+        connectionId: this.state.id,
+        error: err.message,
+      });
+      return encode(errorReply(err));
+    }
   }
 
   private async reply(message: Buffer, codec: MessageCodec | undefined): Promise<void> {
@@ -359,6 +475,7 @@ export class Connection {
   close(reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    this.disarm();
     this.queue = [];
     this.socket.destroy();
     this.logger.debug2('NETWORK', 22989, 'Session ended', {

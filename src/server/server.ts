@@ -47,6 +47,7 @@ import { startupWarnings } from '../commands/auth/startup-warnings.js';
 import { noopObserver } from '../catalog/observer.js';
 import { numericValue } from '../bson/types.js';
 import { Connection } from './connection.js';
+import type { ConnectionDeadlines } from './connection.js';
 import { loadScriptEngine } from '../js/engine.js';
 import { resetServer, restoreServer, ServerSnapshot, snapshotServer } from './fixtures.js';
 import type { ResetResult } from './fixtures.js';
@@ -118,6 +119,22 @@ export interface ServerOptions {
    * of that name (the daemon's initial root user, the in-process server's auth option).
    */
   readonly initialUser?: { readonly username: string; readonly password: string };
+  /**
+   * Most client connections open at once (mongod's net.maxIncomingConnections, --maxConns);
+   * past it a new connection is logged and closed. Default limits.connectionsMax.
+   */
+  readonly maxIncomingConnections?: number;
+  /** A wire message must arrive whole within this long of its first byte. Default limits.frameReceiveTimeMsMax. */
+  readonly frameReceiveTimeoutMs?: number;
+  /** A new connection must send its first message within this long. Default limits.firstMessageWaitMsMax. */
+  readonly firstMessageTimeoutMs?: number;
+}
+
+function positiveInteger(v: number | undefined, name: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isSafeInteger(v) || v < 1)
+    throw new RangeError(`${name} must be a positive integer, got ${String(v)}`);
+  return v;
 }
 
 function advertise(bindIp: string, port: number): string {
@@ -146,6 +163,7 @@ export class Server {
   private reaper: NodeJS.Timeout | undefined;
   private ttl: TtlMonitor | undefined;
   private stopping: Promise<void> | undefined;
+  private readonly deadlines: ConnectionDeadlines;
   private metricsEndpoint: MetricsEndpoint | undefined;
 
   private constructor(
@@ -154,7 +172,11 @@ export class Server {
     private readonly dispatcher: Dispatcher,
     private readonly compressors: CompressorSet,
     private readonly tls: TlsServerSide | undefined,
-  ) {}
+    private readonly maxConnections: number,
+    deadlines: ConnectionDeadlines,
+  ) {
+    this.deadlines = deadlines;
+  }
 
   get port(): number {
     return this.services.config.port;
@@ -181,6 +203,23 @@ export class Server {
   static async start(options: ServerOptions = {}): Promise<Server> {
     // Without a logger of its own the server still keeps its recent lines for getLog.
     const logger = options.logger ?? new Logger(undefined);
+    const maxConnections = positiveInteger(
+      options.maxIncomingConnections,
+      'maxIncomingConnections',
+      limits.connectionsMax,
+    );
+    const deadlines: ConnectionDeadlines = {
+      frameMs: positiveInteger(
+        options.frameReceiveTimeoutMs,
+        'frameReceiveTimeoutMs',
+        limits.frameReceiveTimeMsMax,
+      ),
+      firstMessageMs: positiveInteger(
+        options.firstMessageTimeoutMs,
+        'firstMessageTimeoutMs',
+        limits.firstMessageWaitMsMax,
+      ),
+    };
     const storageEngine =
       options.storageEngine ?? (options.dbPath !== undefined ? 'lmdb' : 'memory');
     const bindIp = options.bindIp ?? '127.0.0.1';
@@ -222,8 +261,6 @@ export class Server {
       const metrics = new ServerMetrics();
       catalog.validator = documentValidator(logger);
       listener = net.createServer();
-      listener.maxConnections = limits.connectionsMax;
-      listener.on('drop', () => metrics.connectionsRejected++);
       const port = await listen(listener, options.port ?? 27017, bindIp);
       const enableTestCommands = options.enableTestCommands ?? false;
       const config: ServerConfig = {
@@ -300,7 +337,7 @@ export class Server {
         failPoints,
         startedAtMs: Date.now(),
         opcounters,
-        connections: { current: 0, totalCreated: 0 },
+        connections: { current: 0, totalCreated: 0, rejected: 0, max: maxConnections },
         commandNames: () => registry.names(),
         commandDefinition: (name) => registry.get(name),
         parameters,
@@ -324,6 +361,8 @@ export class Server {
         new Dispatcher(services, registry),
         compressors,
         tls,
+        maxConnections,
+        deadlines,
       );
       if (options.metrics !== undefined)
         server.metricsEndpoint = await MetricsEndpoint.start(services, options.metrics);
@@ -359,10 +398,48 @@ export class Server {
       socket.destroy();
       return;
     }
+    // Sockets still being told TLS from plain count too.
+    if (this.connections.size + this.pendingSockets.size >= this.maxConnections) {
+      // mongod accepts, logs and closes: the client sees the connection end before any reply.
+      this.services.connections.rejected++;
+      this.services.logger.info(
+        'NETWORK',
+        22942,
+        'Connection refused because there are too many open connections',
+        {
+          remote: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`,
+          connectionCount: this.connections.size + this.pendingSockets.size,
+        },
+      );
+      socket.on('error', () => undefined);
+      socket.destroy();
+      return;
+    }
     this.pendingSockets.add(socket);
-    socket.once('close', () => this.pendingSockets.delete(socket));
+    // A client that never sends the first bytes (TLS or plain is told from them) is held to
+    // the first-message deadline too; the connection then times the rest of its message.
+    const wait = setTimeout(() => {
+      this.services.logger.warn(
+        'NETWORK',
+        22989,
+        'Error receiving request from client. Ending connection',
+        {
+          remote: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`,
+          error: `no message received from the client within ${this.deadlines.firstMessageMs} ms`,
+        },
+      );
+      socket.destroy();
+    }, this.deadlines.firstMessageMs);
+    wait.unref();
+    socket.once('close', () => {
+      clearTimeout(wait);
+      this.pendingSockets.delete(socket);
+    });
     socket.on('error', () => socket.destroy());
-    readFirstBytes(socket, firstBytesNeeded, (first) => this.route(socket, first));
+    readFirstBytes(socket, firstBytesNeeded, (first) => {
+      clearTimeout(wait);
+      this.route(socket, first);
+    });
   }
 
   /** Plain, TLS or refused, from the first bytes (mongod's maybeHandshakeSSLForIngress). */
@@ -444,6 +521,7 @@ export class Server {
           });
       },
       transport,
+      this.deadlines,
       metrics.network,
     );
     this.connections.add(conn);

@@ -7,6 +7,7 @@
 // TransactionParticipant's reports, fillLockerInfo). This server takes no locks and has no
 // flow control, so `locks` and `lockStats` are empty and waitingForLock is always false.
 
+import { setOwn } from '../../bson/document.js';
 import { calculateObjectSize, Int32, Long, Timestamp } from 'bson';
 import * as os from 'node:os';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
@@ -298,7 +299,8 @@ export const currentOp = defineCommand({
     const [, ...fields] = Object.entries(body);
     const filter: BsonDocument = {};
     for (const [k, v] of fields)
-      if (!Object.hasOwn(currentOpParameters, k) && !Object.hasOwn(genericArgs, k)) filter[k] = v;
+      if (!Object.hasOwn(currentOpParameters, k) && !Object.hasOwn(genericArgs, k))
+        setOwn(filter, k, v);
     // Outside test mode the command always truncates, as the legacy currentOp did.
     const truncateOps =
       !services.config.enableTestCommands ||

@@ -309,9 +309,9 @@ const statusSections: ReadonlyArray<readonly [string, (s: ServerServices) => Bso
     'connections',
     (s) => ({
       current: int(s.connections.current),
-      available: int(limits.connectionsMax - s.connections.current),
+      available: int(Math.max(0, s.connections.max - s.connections.current)),
       totalCreated: int(s.connections.totalCreated),
-      rejected: int(s.metrics.connectionsRejected),
+      rejected: int(s.connections.rejected),
       active: int(new Set(s.operations.operations().map((o) => o.client.id)).size),
       threaded: int(s.connections.current),
       exhaustIsMaster: long(0),

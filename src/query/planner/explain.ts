@@ -3,6 +3,7 @@
 // queryPlanner.winningPlan (stage, its parameters, inputStage/inputStages) and for
 // executionStats.executionStages (the same plus the runtime counters).
 
+import { setOwn } from '../../bson/document.js';
 import { Code, Double, Int32, Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { BSONRegExp } from '../../bson/types.js';
@@ -18,7 +19,7 @@ function leaf(path: string, op: string, value: BsonValue): BsonDocument {
   const inner: BsonDocument = {};
   inner[op] = value;
   const out: BsonDocument = {};
-  out[path] = inner;
+  setOwn(out, path, inner);
   return out;
 }
 

@@ -166,6 +166,20 @@ test('the initial root user comes from the environment or the config file, both 
   assert.throws(() => resolveOptions(['--initialRootPassword', 'x'], {}), OptionsError);
 });
 
+test('maxIncomingConnections: --maxConns, SECANTUS_MAX_CONNS, net.maxIncomingConnections', () => {
+  assert.equal(defaults.maxIncomingConnections, 10_000);
+  assert.equal(resolveOptions(['--maxConns', '5'], {}).options.maxIncomingConnections, 5);
+  assert.equal(resolveOptions([], { SECANTUS_MAX_CONNS: '7' }).options.maxIncomingConnections, 7);
+  const file = configFile('[net]\nmaxIncomingConnections = 9\n');
+  assert.equal(resolveOptions(['--config', file], {}).options.maxIncomingConnections, 9);
+  assert.throws(() => resolveOptions(['--maxConns', '0'], {}), OptionsError);
+  assert.throws(() => resolveOptions(['--maxConns', 'many'], {}), OptionsError);
+  assert.throws(
+    () => resolveOptions(['--config', configFile('[net]\nport = 1\n')], {}),
+    /unknown key 'port'/,
+  );
+});
+
 test('--noscripting, SECANTUS_JAVASCRIPT_ENABLED and security.javascriptEnabled, default on', () => {
   assert.equal(resolveOptions([], {}).options.javascriptEnabled, true);
   assert.equal(resolveOptions(['--noscripting'], {}).options.javascriptEnabled, false);
