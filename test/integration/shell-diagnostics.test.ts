@@ -74,7 +74,7 @@ describe('mongosh and pymongo diagnostics', () => {
       print(EJSON.stringify(out, { relaxed: true }));
     `;
     const r = await runTool(mongosh, [
-      ts.uri.replace('/?', '/shell?'),
+      ts.server.getUri('shell'),
       '--quiet',
       '--norc',
       '--eval',
