@@ -49,6 +49,7 @@ import { numericValue } from '../bson/types.js';
 import { Connection } from './connection.js';
 import type { ConnectionDeadlines } from './connection.js';
 import { loadScriptEngine } from '../js/engine.js';
+import type { ScriptEngine } from '../js/engine.js';
 import { resetServer, restoreServer, ServerSnapshot, snapshotServer } from './fixtures.js';
 import type { ResetResult } from './fixtures.js';
 
@@ -154,6 +155,28 @@ const firstBytesNeeded = 16;
 const httpReply =
   'HTTP/1.0 200 OK\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 85\r\n\r\n' +
   'It looks like you are trying to access MongoDB over HTTP on the native driver port.\r\n';
+
+/**
+ * The JavaScript sandbox, or none when its WebAssembly module cannot be loaded where the server
+ * runs (a Jest test file's vm context refuses the dynamic import it needs without
+ * --experimental-vm-modules): the server then serves everything else and answers scripts as
+ * with --noscripting, and says so in the log.
+ */
+async function scriptEngineOrNone(logger: Logger): Promise<ScriptEngine | undefined> {
+  try {
+    return await loadScriptEngine();
+  } catch (e) {
+    logger.warn(
+      'CONTROL',
+      9150002,
+      'Server-side JavaScript is unavailable: its engine did not load',
+      {
+        error: e instanceof Error ? e.message : String(e),
+      },
+    );
+    return undefined;
+  }
+}
 
 export class Server {
   private readonly connections = new Set<Connection>();
@@ -351,7 +374,7 @@ export class Server {
         profiler: new Profiler(options.profiling),
         fsyncLock: new FsyncLock(engine, logger),
         rotateLog: () => (isRotatable(sink) ? sink.rotate() : undefined),
-        scriptEngine: config.javascriptEnabled ? await loadScriptEngine() : undefined,
+        scriptEngine: config.javascriptEnabled ? await scriptEngineOrNone(logger) : undefined,
         topology: new Topology(),
       };
       if (options.initialUser !== undefined) await createInitialUser(services, options.initialUser);
