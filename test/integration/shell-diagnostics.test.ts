@@ -5,41 +5,16 @@
 
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-
-function mongoshPath(): string | undefined {
-  for (const p of [process.env['MONGOSH'], '/tmp/mongosh-pkg/node_modules/.bin/mongosh']) {
-    if (p !== undefined && p !== '' && existsSync(p)) return p;
-  }
-  return undefined;
-}
-
-/** Debian's interpreter first: a python3 earlier in PATH (pyenv, venv) may lack the package. */
-function pymongoPython(): string | undefined {
-  for (const python of ['/usr/bin/python3', 'python3']) {
-    const r = spawnSync(python, ['-c', 'import pymongo'], { encoding: 'utf8' });
-    if (r.status === 0) return python;
-  }
-  return undefined;
-}
-
-/**
- * Runs a tool without blocking the event loop: the server under test runs in this process.
- */
-function runTool(
-  file: string,
-  args: readonly string[],
-): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(file, [...args], { encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-      resolve({ status: code, stdout, stderr });
-    });
-  });
-}
+import {
+  mongoshMissing,
+  mongoshPath,
+  pymongoMissing,
+  pymongoPython,
+  runClient,
+  runMongosh,
+} from '../helpers/external-clients.js';
 
 describe('mongosh and pymongo diagnostics', () => {
   let ts: TestServer;
@@ -57,7 +32,7 @@ describe('mongosh and pymongo diagnostics', () => {
   it('mongosh: db.setProfilingLevel(), db.coll.validate(), db.stats(), show profile', async (t) => {
     const mongosh = mongoshPath();
     if (mongosh === undefined) {
-      t.skip('mongosh not installed (npm install --prefix /tmp/mongosh-pkg mongosh)');
+      t.skip(mongoshMissing);
       return;
     }
     const script = `
@@ -73,15 +48,9 @@ describe('mongosh and pymongo diagnostics', () => {
       out.log = db.adminCommand({ getLog: 'global' }).totalLinesWritten;
       print(EJSON.stringify(out, { relaxed: true }));
     `;
-    const r = await runTool(mongosh, [
-      ts.server.getUri('shell'),
-      '--quiet',
-      '--norc',
-      '--eval',
-      script,
-    ]);
-    assert.equal(r.status, 0, r.stderr + r.stdout);
-    const lastLine = r.stdout.trim().split('\n').at(-1) ?? '';
+    // A non-zero exit rejects, with the tool's output in the error.
+    const stdout = await runMongosh(mongosh, ts.server.getUri('shell'), script);
+    const lastLine = stdout.trim().split('\n').at(-1) ?? '';
     const out = JSON.parse(lastLine) as Record<string, Record<string, unknown>>;
     assert.equal(out['set']?.['was'], 0);
     assert.equal(out['status']?.['was'], 2);
@@ -98,7 +67,7 @@ describe('mongosh and pymongo diagnostics', () => {
   it("pymongo: db.command('dbstats') and 'collstats', validate_collection, profiling", async (t) => {
     const python = pymongoPython();
     if (python === undefined) {
-      t.skip('python3 with pymongo not installed (apt-get install -y python3-pymongo)');
+      t.skip(pymongoMissing);
       return;
     }
     const script = `
@@ -117,9 +86,10 @@ db.command('profile', 0)
 out['status'] = c.admin.command('serverStatus')['opcounters']
 print(json.dumps(out, default=str))
 `;
-    const r = await runTool(python, ['-c', script, ts.uri]);
-    assert.equal(r.status, 0, r.stderr);
-    const out = JSON.parse(r.stdout) as Record<string, Record<string, unknown>>;
+    const out = JSON.parse(await runClient(python.python, ['-c', script, ts.uri])) as Record<
+      string,
+      Record<string, unknown>
+    >;
     assert.equal(out['dbstats']?.['db'], 'shell');
     assert.ok(Number(out['dbstats']?.['indexSize']) > 0);
     assert.equal(out['collstats']?.['count'], 2);
