@@ -23,6 +23,26 @@ function authenticationFailed(): CommandError {
   return new CommandError(ErrorCode.AuthenticationFailed, 'Authentication failed.');
 }
 
+/**
+ * Logs why a login failed (id 20249, as mongod) and returns the error the client gets, which
+ * never says why.
+ */
+function loginFailed(
+  services: ServerServices,
+  connection: ConnectionState,
+  attempt: { mechanism: string; speculative: boolean; user: string; db: string; why: string },
+): CommandError {
+  services.logger.info('ACCESS', 20249, 'Authentication failed', {
+    mechanism: attempt.mechanism,
+    speculative: attempt.speculative,
+    principalName: attempt.user,
+    authenticationDatabase: attempt.db,
+    remote: connection.remote,
+    error: attempt.why,
+  });
+  return authenticationFailed();
+}
+
 /** A SASL payload: BinData, or a base64 string (replied in the same form). */
 function payloadOf(command: string, v: BsonValue | undefined): { bytes: Buffer; base64: boolean } {
   if (v === undefined)
@@ -71,15 +91,13 @@ function step(ctx: StepContext, payload: Buffer): { payload: Buffer; done: boole
   } catch (e) {
     connection.auth.conversation = undefined;
     if (!(e instanceof ScramError)) throw e;
-    services.logger.info('ACCESS', 20249, 'Authentication failed', {
+    throw loginFailed(services, connection, {
       mechanism: conv.scram.mechanism,
       speculative: ctx.speculative,
-      principalName: conv.scram.user ?? '',
-      authenticationDatabase: conv.db,
-      remote: connection.remote,
-      error: e.message,
+      user: conv.scram.user ?? '',
+      db: conv.db,
+      why: e.message,
     });
-    throw authenticationFailed();
   }
   if (conv.scram.authenticated && !wasAuthenticated) {
     if (conv.skipEmptyExchange) conv.scram.finishEarly();
@@ -279,26 +297,22 @@ function authenticateX509(
     user = x509UserName(connection, db, requestedUser);
   } catch (e) {
     if (!(e instanceof CommandError) || e.code !== ErrorCode.AuthenticationFailed) throw e;
-    services.logger.info('ACCESS', 20249, 'Authentication failed', {
+    throw loginFailed(services, connection, {
       mechanism: x509Mechanism,
       speculative,
-      principalName: requestedUser ?? connection.tls.subject ?? '',
-      authenticationDatabase: db,
-      remote: connection.remote,
-      error: e.message,
+      user: requestedUser ?? connection.tls.subject ?? '',
+      db,
+      why: e.message,
     });
-    throw authenticationFailed();
   }
   if (services.auth.loadUser(db, user) === undefined) {
-    services.logger.info('ACCESS', 20249, 'Authentication failed', {
+    throw loginFailed(services, connection, {
       mechanism: x509Mechanism,
       speculative,
-      principalName: user,
-      authenticationDatabase: db,
-      remote: connection.remote,
-      error: `Could not find user "${user}" for db "${db}"`,
+      user,
+      db,
+      why: `Could not find user "${user}" for db "${db}"`,
     });
-    throw authenticationFailed();
   }
   login(services, connection, db, user, x509Mechanism, speculative);
   return { dbname: db, user };
