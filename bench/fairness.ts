@@ -25,7 +25,17 @@ const quick = process.argv.includes('--quick');
 const outIndex = process.argv.indexOf('--out');
 const outDir = outIndex >= 0 ? (process.argv[outIndex + 1] ?? 'bench/results') : 'bench/results';
 const sizes = quick
-  ? { docs: 50_000, range: 200_000, inDocs: 20_000, inValues: 30_000, lookup: 20_000, ttl: 50_000 }
+  ? {
+      docs: 50_000,
+      range: 200_000,
+      inDocs: 20_000,
+      inValues: 30_000,
+      lookup: 20_000,
+      ttl: 50_000,
+      graph: 5_000,
+      bigIn: 20_000,
+      del: 50_000,
+    }
   : {
       docs: 400_000,
       range: 1_000_000,
@@ -33,6 +43,9 @@ const sizes = quick
       inValues: 30_000,
       lookup: 100_000,
       ttl: 200_000,
+      graph: 20_000,
+      bigIn: 100_000,
+      del: 500_000,
     };
 
 const targetP99Ms = 20;
@@ -40,7 +53,7 @@ const targetMaxMs = 50;
 
 interface Row {
   readonly operation: string;
-  readonly owner: 'yields' | 'other';
+  readonly owner: 'yields' | 'writes' | 'other';
   readonly durationMs: number;
   readonly outcome: string;
   readonly pings: number;
@@ -153,6 +166,10 @@ async function main(): Promise<void> {
     }));
     await insertMany(db, 'inq', sizes.inDocs, (i) => ({ _id: i, a: i }));
     await db.collection('inq').createIndex({ a: 1 });
+    await insertMany(db, 'chain', sizes.graph, (i) => ({ _id: i, a: i, next: i + 1 }));
+    await db.collection('chain').createIndex({ a: 1 });
+    await insertMany(db, 'bigin', sizes.bigIn, (i) => ({ _id: i, a: i }));
+    await db.collection('bigin').createIndex({ a: 1 });
     await insertMany(db, 'regex', 20, (i) => ({ _id: i, s: `${'a'.repeat(35)}b` }));
     await insertMany(db, 'regex26', 20, (i) => ({ _id: i, s: `${'a'.repeat(25)}b` }));
     const past = new Date(Date.now() - 3_600_000);
@@ -161,8 +178,11 @@ async function main(): Promise<void> {
       measure(name, owner, pinger, pid, op).then((r) => rows.push(r));
     const k = (n: number) => `${n >= 1e6 ? `${n / 1e6}M` : `${n / 1000}k`}`;
 
-    await m(`createIndex over ${k(sizes.docs)} documents`, 'other', () =>
+    await m(`createIndex over ${k(sizes.docs)} documents`, 'writes', () =>
       db.collection('big').createIndex({ a: 1 }),
+    );
+    await m(`unique createIndex over ${k(sizes.docs)} documents`, 'writes', () =>
+      db.collection('big').createIndex({ g: 1, a: 1 }, { unique: true }),
     );
     const rangeDocs = [{ $documents: [{ x: { $range: [0, sizes.range] } }] }, { $unwind: '$x' }];
     await m(`$group over ${k(sizes.range)} docs from $range + $unwind`, 'yields', () =>
@@ -175,6 +195,81 @@ async function main(): Promise<void> {
     );
     await m(`$sort over ${k(sizes.range)} docs from $range + $unwind`, 'yields', () =>
       db.aggregate([...rangeDocs, { $sort: { x: -1 } }, { $skip: sizes.range - 10 }]).toArray(),
+    );
+    const sliding = { documents: [-50, 50] };
+    await m(`$bucketAuto over ${k(sizes.range)} docs from $range + $unwind`, 'yields', () =>
+      db
+        .aggregate([
+          ...rangeDocs,
+          { $bucketAuto: { groupBy: { $mod: ['$x', 7919] }, buckets: 20 } },
+        ])
+        .toArray(),
+    );
+    await m(`$setWindowFields (sliding sum) over ${k(sizes.range)} docs`, 'yields', () =>
+      db
+        .aggregate([
+          ...rangeDocs,
+          {
+            $setWindowFields: {
+              partitionBy: { $mod: ['$x', 10] },
+              sortBy: { x: 1 },
+              output: { s: { $sum: '$x', window: sliding } },
+            },
+          },
+          { $count: 'n' },
+        ])
+        .toArray(),
+    );
+    await m(`$densify to ${k(sizes.range)} docs`, 'yields', () =>
+      db
+        .aggregate([
+          { $documents: [{ x: 0 }, { x: sizes.range }] },
+          { $densify: { field: 'x', range: { step: 1, bounds: 'full' } } },
+          { $count: 'n' },
+        ])
+        .toArray(),
+    );
+    await m(`$facet of $sort and $group over ${k(sizes.range)} docs`, 'yields', () =>
+      db
+        .aggregate([
+          ...rangeDocs,
+          {
+            $facet: {
+              top: [{ $sort: { x: -1 } }, { $limit: 1 }],
+              groups: [{ $group: { _id: { $mod: ['$x', 100] } } }, { $count: 'n' }],
+            },
+          },
+        ])
+        .toArray(),
+    );
+    await m(`$graphLookup chains of ${k(sizes.graph)} docs (indexed)`, 'yields', () =>
+      db
+        .collection('chain')
+        .aggregate([
+          { $match: { _id: 0 } },
+          {
+            $graphLookup: {
+              from: 'chain',
+              startWith: '$next',
+              connectFromField: 'next',
+              connectToField: 'a',
+              as: 'c',
+            },
+          },
+          { $project: { n: { $size: '$c' } } },
+        ])
+        .toArray(),
+    );
+    const bigValues: number[] = [];
+    for (let i = 0; i < sizes.bigIn; i++) bigValues.push((i * 7919) % (2 * sizes.bigIn));
+    await m(
+      `find $in of ${k(sizes.bigIn)} values, indexed field (${k(sizes.bigIn)} docs)`,
+      'yields',
+      () =>
+        db
+          .collection('bigin')
+          .find({ a: { $in: bigValues } }, { projection: { _id: 1 } })
+          .toArray(),
     );
     const values: number[] = [];
     for (let i = 0; i < sizes.inValues; i++) values.push(i * 3);
@@ -221,10 +316,18 @@ async function main(): Promise<void> {
       await coll.insertOne(big);
       await coll.findOne({ _id: 'big' });
     });
-    await m(`deleteMany of ${k(sizes.docs)} documents`, 'other', () =>
+    await m(`updateMany of ${k(sizes.docs)} documents`, 'writes', () =>
+      db.collection('big').updateMany({}, { $inc: { g: 1 } }),
+    );
+    await m(`deleteMany of ${k(sizes.docs)} documents`, 'writes', () =>
       db.collection('big').deleteMany({}),
     );
-    await m(`TTL pass over ${k(sizes.ttl)} expired documents`, 'other', async () => {
+    process.stderr.write(`fairness: loading ${sizes.del} documents\n`);
+    await insertMany(db, 'del', sizes.del, (i) => ({ _id: i, a: i }));
+    await m(`deleteMany of ${k(sizes.del)} documents`, 'writes', () =>
+      db.collection('del').deleteMany({}),
+    );
+    await m(`TTL pass over ${k(sizes.ttl)} expired documents`, 'writes', async () => {
       await admin.command({ setParameter: 1, ttlMonitorSleepSecs: 1 });
       await db.collection('ttl').createIndex({ at: 1 }, { expireAfterSeconds: 0 });
       const until = Date.now() + 120_000;

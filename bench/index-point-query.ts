@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { MongoClient } from 'mongodb';
 import type { Document } from 'mongodb';
 import { SecantusServer } from '../src/embed/index.js';
+import { timeSequential } from './lib/timing.js';
 
 const quick = process.argv.includes('--quick');
 const lmdb = process.argv.includes('--lmdb');
@@ -31,15 +32,8 @@ function summary(label: string, ms: number[]): string {
   return `${label.padEnd(34)} mean ${f(mean)}  p50 ${f(percentile(s, 50))}  p99 ${f(percentile(s, 99))}  (${s.length} queries)`;
 }
 
-async function timeQueries(n: number, run: (k: number) => Promise<unknown>): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const k = Math.floor(Math.random() * docs);
-    const t = performance.now();
-    await run(k);
-    out.push(performance.now() - t);
-  }
-  return out;
+function timeQueries(n: number, run: (k: number) => Promise<unknown>): Promise<number[]> {
+  return timeSequential(n, docs, run);
 }
 
 const dir = lmdb ? fs.mkdtempSync(path.join(os.tmpdir(), 'secantus-bench-')) : undefined;

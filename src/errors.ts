@@ -67,6 +67,7 @@ export const ErrorCode = {
   DocumentValidationFailure: 121,
   NotAReplicaSet: 123,
   CommandFailed: 125,
+  UpdateOperationFailed: 218,
   UnsatisfiableWriteConcern: 100,
   WriteConcernFailed: 64,
   UnknownReplWriteConcern: 79,
@@ -77,6 +78,7 @@ export const ErrorCode = {
   InvalidPipelineOperator: 168,
   ViewDepthLimitExceeded: 165,
   Interrupted: 11601,
+  JSInterpreterFailure: 139,
   ExceededTimeLimit: 262,
   ExceededMemoryLimit: 146,
   CursorKilled: 237,
@@ -131,12 +133,17 @@ export const ErrorCode = {
   NoMatchingDocument: 47,
   IndexBuildAborted: 276,
   Location40415: 40415,
+  Location4910200: 4910200,
+  Location4772600: 4772600,
+  Location4772601: 4772601,
   Location40571: 40571,
   Location40573: 40573,
   Location40674: 40674,
   Location51024: 51024,
   Location17217: 17217,
   Location40414: 40414,
+  /** IDL: a field given twice (IDLDuplicateField). */
+  Location40413: 40413,
   Location26823: 26823,
   Location16410: 16410,
   Location16411: 16411,
@@ -197,6 +204,10 @@ export const ErrorCode = {
   Location51270: 51270,
   Location5729100: 5729100,
   Location6108304: 6108304,
+  // mapReduce (src/commands/crud/map-reduce.ts).
+  Location13522: 13522,
+  Location31264: 31264,
+  Location13606: 13606,
   // Text indexes and $text (src/text, mongod's fts/).
   Location16675: 16675,
   Location16732: 16732,
@@ -254,6 +265,29 @@ export const ErrorCode = {
   NotExactValueField: 63,
   Location17419: 17419,
   Location17420: 17420,
+  // Capped collections and tailable cursors.
+  CappedPositionLost: 136,
+  // Clustered collections (mongod's validateClusteredIndexSpec, validateCollectionOptions).
+  Location5979700: 5979700,
+  Location5979703: 5979703,
+  Location5979704: 5979704,
+  Location6026500: 6026500,
+  Location6049200: 6049200,
+  Location6049204: 6049204,
+  // The rest of mongod's NotPrimaryError category (their replies carry topologyVersion).
+  PrimarySteppedDown: 189,
+  LegacyNotPrimary: 10058,
+  InterruptedDueToReplStateChange: 11602,
+  // Awaitable and exhaust hello (SDAM).
+  Location31368: 31368,
+  Location31372: 31372,
+  Location31373: 31373,
+  Location31382: 31382,
+  Location51756: 51756,
+  Location51764: 51764,
+  // Index builds.
+  IndexBuildAlreadyInProgress: 277,
+  BackgroundOperationInProgressForNamespace: 12587,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

@@ -4,3 +4,4 @@ export type { SecantusServerOptions, ResetResult, ServerSnapshot } from './embed
 export { Server } from './server/server.js';
 export type { ServerOptions } from './server/server.js';
 export { Logger, streamSink, silentLogger } from './log.js';
+export type { TlsOptions, TlsMode } from './server/tls.js';

@@ -13,6 +13,12 @@ export const limits = {
   messageSizeBytesMin: 16,
   /** Most write statements in one insert/update/delete command. */
   writeBatchSizeMax: 100_000,
+  /** Statements of a write command run in one storage transaction (bounds one callback's time). */
+  writeStatementsPerTxnMax: 512,
+  /** Retryable-write results kept in one ledger record (src/txn/ledger.ts) before another starts. */
+  retryResultsPerRecordMax: 512,
+  /** Bytes of retryable-write results in one ledger record before another starts. */
+  retryResultBytesPerRecordMax: 4 * 1024 * 1024,
   /** Deepest nesting of documents and arrays mongod accepts in stored documents. */
   bsonDepthMax: 100,
   /**
@@ -20,6 +26,11 @@ export const limits = {
    * body is refused before parsing (Overflow, "BSONObj exceeded maximum nested object depth").
    */
   commandDepthMax: 200,
+  /**
+   * Levels a reply wraps around the documents it carries ({cursor: {firstBatch: [doc]}}): a
+   * reply nested deeper than commandDepthMax plus this is refused (Overflow) instead of sent.
+   */
+  replyEnvelopeDepthLevels: 3,
   /** Default number of documents in a cursor's first batch. */
   firstBatchDocsDefault: 101,
   /** Bytes of documents in one reply batch (the reply itself may go a little beyond). */
@@ -31,14 +42,43 @@ export const limits = {
    * other clients are served, and the operation's kill flag and deadline are checked.
    */
   execSliceMs: 4,
+  /** How often a long index build logs its progress (mongod's ProgressMeter: every 10 s). */
+  indexBuildProgressLogMs: 10_000,
   /** Items a blocking sort sorts at once; bigger inputs are sorted in runs and merged as read. */
   sortRunItemsMax: 1024,
   /** How often the idle-cursor reaper runs. */
   cursorReaperIntervalMs: 15 * 1000,
   /** Open cursors per server. */
   openCursorsMax: 100_000,
-  /** Open client connections per server. */
+  /**
+   * Open client connections per server: the default of maxIncomingConnections (secantusd
+   * --maxConns, net.maxIncomingConnections). Past it a new connection is accepted, logged
+   * (22942) and closed at once, as mongod does.
+   */
   connectionsMax: 10_000,
+  /**
+   * A wire message must arrive whole within this long of its first byte; a client that
+   * stalls mid-message has its connection closed and logged (a slow-loris sender cannot hold
+   * a connection and its buffered bytes forever). Reading is paused, and the clock stopped,
+   * while the connection's previous request runs.
+   */
+  frameReceiveTimeMsMax: 30_000,
+  /**
+   * A new connection that sends no complete message within this long is closed and logged.
+   * Established connections may stay idle for ever (drivers pool them).
+   */
+  firstMessageWaitMsMax: 30_000,
+  /**
+   * A TLS handshake not finished within this long is abandoned and its socket closed, so
+   * half-open handshakes cannot pile up (Node's tls.Server default; mongod relies on the OS).
+   */
+  tlsHandshakeTimeoutMs: 120_000,
+  /**
+   * Wire messages up to this size are compressed and inflated on the event loop (tens of
+   * microseconds); larger ones on libuv's thread pool, so that a big message does not hold
+   * the loop (zlib and snappy; zstd decodes in WebAssembly on the loop at any size).
+   */
+  compressionInlineBytesMax: 64 * 1024,
   /** Longest full namespace "db.collection" in bytes. */
   namespaceLengthBytesMax: 255,
   /** Longest database name in bytes. */
@@ -146,14 +186,55 @@ export const limits = {
   accumulatorMemoryBytesMax: 100 * 1024 * 1024,
   /** Bytes of documents a $facet sub-pipeline may produce (internalQueryFacetBufferSizeBytes). */
   facetBufferBytesMax: 100 * 1024 * 1024,
-  /** Memory $graphLookup may use for its visited set (internalDocumentSourceGraphLookupMaxMemoryBytes). */
+  /**
+   * Memory $graphLookup may use for its visited set and frontier
+   * (internalDocumentSourceGraphLookupMaxMemoryBytes); past it 40099, as mongod 7.0 (no spilling).
+   */
   graphLookupMemoryBytesMax: 100 * 1024 * 1024,
-  /** Memory $bucketAuto, $setWindowFields and other blocking stages may hold without allowDiskUse. */
-  blockingStageMemoryBytesMax: 100 * 1024 * 1024,
+  /**
+   * Memory $bucketAuto may hold (internalDocumentSourceBucketAutoMaxMemoryBytes): past it,
+   * without allowDiskUse, QueryExceededMemoryLimitNoDiskUseAllowed (292).
+   */
+  bucketAutoMemoryBytesMax: 100 * 1024 * 1024,
+  /**
+   * Memory $setWindowFields may hold (internalDocumentSourceSetWindowFieldsMaxMemoryBytes): past
+   * it, without allowDiskUse, mongod's 5414201.
+   */
+  setWindowFieldsMemoryBytesMax: 100 * 1024 * 1024,
   /** Largest array $range may build (internalQueryMaxRangeBytes). */
   rangeMemoryBytesMax: 64 * 1024 * 1024,
   /** Time a request may wait for a blocked failpoint connection, upper bound. */
   failPointBlockTimeMsMax: 60_000,
+  /** Recent log lines getLog 'global' returns (mongod's RamLog holds 1024). */
+  logRamLinesMax: 1_024,
+  /** Bytes of recent log lines kept for getLog, whatever their count (mongod's RamLog: 1 MiB). */
+  logRamBytesMax: 1024 * 1024,
+  /**
+   * A log attribute (a slow operation's command) longer than this, as JSON, is cut to the fields
+   * that fit, as mongod's maxLogSizeKB (10) does.
+   */
+  logAttributeBytesMax: 10 * 1024,
+  /** mongod's system.profile is a 1 MiB capped collection: the oldest entries go past it. */
+  profileCollectionBytesMax: 1024 * 1024,
+  /**
+   * The command document in a system.profile entry: longer, it is kept as
+   * {$truncated: "<text>"} (mongod's appendMaxElementSize, 50 KiB).
+   */
+  profileCommandBytesMax: 50 * 1024,
+  /** Missing or extra index entries validate lists (it counts them all). */
+  validateInconsistenciesListedMax: 1_000,
+  /** Long diagnostics (validate, dataSize, storage sizes) give the event loop back this often. */
+  diagnosticSliceMs: 10,
+  /** Entries a storage-size estimate reads from a large table (exact below this many). */
+  tableSizeSampleEntries: 2_048,
+  /** Table sizes the lmdb engine remembers between commits. */
+  tableSizeCacheEntriesMax: 4_096,
+  /** Namespaces `top` and $collStats latencyStats keep counters for (more are not counted). */
+  topNamespacesMax: 10_000,
+  /** Latency histogram buckets of the Prometheus endpoint, in seconds. */
+  metricsLatencyBucketsSec: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10],
+  /** Collections whose sizes one Prometheus scrape reports (the largest first). */
+  metricsCollectionsMax: 500,
 
   // secantus-dump / secantus-restore (src/tools): each bound has its error there.
   /** Largest document read from a .bson file or an archive: internal size, as oplog entries may be. */
@@ -185,6 +266,20 @@ export const limits = {
   unauthorizedCommandTextMax: 16 * 1024,
   /** Users or roles one usersInfo / rolesInfo lists at most. */
   usersInfoResultsMax: 100_000,
+  /**
+   * Server-side JavaScript (src/js): the longest one call into the sandbox ($where on one
+   * document, one $function, one map or reduce call) may run; past it the call stops with
+   * JSInterpreterFailure. Calls run on the event loop, so this bounds how long one can hold it.
+   */
+  jsCallTimeMaxMs: 500,
+  /** Heap of one JavaScript sandbox (one operation's scope); past it, "Out of memory". */
+  jsHeapBytesMax: 64 * 1024 * 1024,
+  /** Stack of the sandbox's interpreter; deeper recursion is a RangeError in the code. */
+  jsStackBytesMax: 256 * 1024,
+  /** How long a getMore on an awaitData tailable cursor waits for an insert without maxTimeMS (mongod: 1 s). */
+  tailableAwaitMsDefault: 1000,
+  /** Largest capped collection size (create's `size`, mongod's 1 PB); larger: Location51024. */
+  cappedSizeBytesMax: 1024 ** 5,
 } as const;
 
 export type Limits = typeof limits;

@@ -286,6 +286,34 @@ export function valueSize(type: number, bytes: Uint8Array, at: number): number {
   }
 }
 
+/** The name of the element at `at` (its type byte) and where its value starts. */
+function elementName(bytes: Uint8Array, at: number): [string, number] {
+  const nameEnd = cstringEnd(bytes, at + 1);
+  const name = Buffer.from(bytes.buffer, bytes.byteOffset + at + 1, nameEnd - at - 1).toString(
+    'utf8',
+  );
+  return [name, nameEnd + 1];
+}
+
+/**
+ * The first top-level field name that occurs twice in an encoded document, or undefined.
+ * Decoding keeps the last of duplicates silently; commands refuse them (IDL's 40413). The
+ * document must be valid (decoded once already).
+ */
+export function firstDuplicateName(bytes: Uint8Array): string | undefined {
+  const end = int32At(bytes, 0) - 1;
+  const seen = new Set<string>();
+  let at = 4;
+  while (at < end) {
+    const type = bytes[at] as number;
+    const [name, valueAt] = elementName(bytes, at);
+    if (seen.has(name)) return name;
+    seen.add(name);
+    at = valueAt + valueSize(type, bytes, valueAt);
+  }
+  return undefined;
+}
+
 function stringAt(bytes: Uint8Array, at: number): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset + at + 4, int32At(bytes, at) - 1).toString(
     'utf8',
@@ -304,11 +332,7 @@ function restoreDocument(decoded: unknown, bytes: Uint8Array, start: number): Bs
   let index = 0;
   while (at < end) {
     const type = bytes[at] as number;
-    const nameEnd = cstringEnd(bytes, at + 1);
-    const name = Buffer.from(bytes.buffer, bytes.byteOffset + at + 1, nameEnd - at - 1).toString(
-      'utf8',
-    );
-    const valueAt = nameEnd + 1;
+    const [name, valueAt] = elementName(bytes, at);
     if (ref !== undefined) {
       // $ref and $db are read from the bytes: the class splits a "db.collection" $ref.
       const value =

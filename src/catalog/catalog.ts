@@ -13,6 +13,7 @@ import type { ReadView, StorageEngine, TableImage, WriteTxn } from '../storage/e
 import { importImage } from '../storage/table-image.js';
 import { Collection, recordTableName } from './collection.js';
 import type { CollectionMeta, IndexMeta } from './collection.js';
+import { skippedRecordsTable } from './index-access.js';
 import type { DocumentValidator } from './document-validator.js';
 import { noValidatorInstalled } from './document-validator.js';
 import type { OpObserver } from './observer.js';
@@ -33,7 +34,33 @@ export class Catalog {
   /** Applies collections' validators to the documents written (set by the server). */
   validator: DocumentValidator = noValidatorInstalled;
 
+  /** Tailable cursors waiting for inserts into a capped collection, by namespace. */
+  private readonly cappedWaiters = new Map<string, Set<() => void>>();
+
   private constructor(readonly engine: StorageEngine) {}
+
+  /** Calls `listener` after each committed insert into the capped collection `ns`; returns its removal. */
+  onCappedInsert(ns: string, listener: () => void): () => void {
+    let set = this.cappedWaiters.get(ns);
+    if (set === undefined) {
+      set = new Set();
+      this.cappedWaiters.set(ns, set);
+    }
+    set.add(listener);
+    return () => {
+      const s = this.cappedWaiters.get(ns);
+      if (s === undefined) return;
+      s.delete(listener);
+      if (s.size === 0) this.cappedWaiters.delete(ns);
+    };
+  }
+
+  /** An insert into the capped collection `ns` committed (the write unit calls it). */
+  notifyCappedInsert(ns: string): void {
+    const set = this.cappedWaiters.get(ns);
+    if (set === undefined) return;
+    for (const l of [...set]) l();
+  }
 
   static open(engine: StorageEngine, logger: Logger): Catalog {
     const catalog = new Catalog(engine);
@@ -137,6 +164,7 @@ export class Catalog {
   private remove(txn: WriteTxn, coll: Collection): void {
     txn.clearTable(coll.recordTable);
     for (const index of coll.meta.indexes) txn.clearTable(index.ident);
+    for (const index of coll.meta.building ?? []) clearIndexTables(txn, index);
     txn.delete(catalogTable, Buffer.from(coll.meta.uuid, 'hex'));
     this.detach(coll);
     txn.onRollback?.(() => this.attach(coll));
@@ -187,8 +215,10 @@ export class Catalog {
     }
     const uuid = new UUID().toHexString(false);
     // New idents by position: below nextIndexIdent, which only grows, so never reused later.
+    // An index still being built when the copy was taken is not part of it.
+    const { building: _unfinished, ...rest } = meta;
     const adopted: CollectionMeta = {
-      ...meta,
+      ...rest,
       uuid,
       indexes: meta.indexes.map((index, i) => ({ ...index, ident: `i:${uuid}:${i}` })),
     };
@@ -228,17 +258,6 @@ export class Catalog {
     txn.put(catalogTable, Buffer.from(meta.uuid, 'hex'), encodeDocument(metaToDocument(meta)));
   }
 
-  /** Rough size figures for dbStats / listDatabases. */
-  sizeOf(view: ReadView, coll: Collection): { count: number; dataBytes: number } {
-    let count = 0;
-    let dataBytes = 0;
-    for (const { value } of view.scan(coll.recordTable)) {
-      count++;
-      dataBytes += value.length;
-    }
-    return { count, dataBytes };
-  }
-
   /** The collections stored as of `view` (not the mirror: it may hold uncommitted ones). */
   static storedMetas(view: ReadView): CollectionMeta[] {
     const metas: CollectionMeta[] = [];
@@ -259,17 +278,45 @@ function metaToDocument(meta: CollectionMeta): BsonDocument {
     uuid: meta.uuid,
     options: meta.options,
     nextIndexIdent: new Int32(meta.nextIndexIdent),
-    indexes: meta.indexes.map((i) => ({ name: i.name, key: i.key, spec: i.spec, ident: i.ident })),
+    indexes: meta.indexes.map(indexMetaToDocument),
+    ...(meta.building === undefined || meta.building.length === 0
+      ? {}
+      : { building: meta.building.map(indexMetaToDocument) }),
   };
 }
 
-function metaFromDocument(doc: BsonDocument): CollectionMeta {
-  const indexes = (doc['indexes'] as BsonDocument[]).map((i): IndexMeta => ({
+function indexMetaToDocument(i: IndexMeta): BsonDocument {
+  return {
+    name: i.name,
+    key: i.key,
+    spec: i.spec,
+    ident: i.ident,
+    ...(i.buildUUID === undefined ? {} : { buildUUID: i.buildUUID }),
+  };
+}
+
+function indexMetaFromDocument(i: BsonDocument): IndexMeta {
+  const buildUUID = i['buildUUID'];
+  return {
     name: i['name'] as string,
     key: i['key'] as BsonDocument,
     spec: i['spec'] as BsonDocument,
     ident: i['ident'] as string,
-  }));
+    ...(typeof buildUUID === 'string' ? { buildUUID } : {}),
+  };
+}
+
+/** Within a write transaction: empty an index's tables (its entries and its build's). */
+export function clearIndexTables(txn: WriteTxn, index: IndexMeta): void {
+  txn.clearTable(index.ident);
+  txn.clearTable(skippedRecordsTable(index));
+}
+
+function metaFromDocument(doc: BsonDocument): CollectionMeta {
+  const indexes = (doc['indexes'] as BsonDocument[]).map(indexMetaFromDocument);
+  const building = Array.isArray(doc['building'])
+    ? (doc['building'] as BsonDocument[]).map(indexMetaFromDocument)
+    : undefined;
   const next = doc['nextIndexIdent'];
   return {
     db: doc['db'] as string,
@@ -277,6 +324,7 @@ function metaFromDocument(doc: BsonDocument): CollectionMeta {
     uuid: doc['uuid'] as string,
     options: doc['options'] as BsonDocument,
     indexes,
+    ...(building === undefined ? {} : { building }),
     nextIndexIdent:
       typeof next === 'object' && next !== null && 'value' in next ? Number(next.value) : 1,
   };

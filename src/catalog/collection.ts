@@ -7,7 +7,9 @@
 
 import { decodeDocumentKeepingBytes, encodeDocument } from '../bson/codec.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
+import { numericValue } from '../bson/types.js';
 import { getOwn } from '../bson/document.js';
+import { Int32, Long } from 'bson';
 import type { ReadView, WriteTxn } from '../storage/engine.js';
 import { decodeRecordId, encodeRecordId } from './record-id.js';
 import type { RecordId } from './record-id.js';
@@ -20,6 +22,8 @@ export interface IndexMeta {
   readonly spec: BsonDocument;
   /** Storage table holding the index entries. */
   readonly ident: string;
+  /** Set while the index is being built (src/commands/admin/index-build.ts): the build's UUID. */
+  readonly buildUUID?: string;
 }
 
 export interface CollectionMeta {
@@ -29,6 +33,11 @@ export interface CollectionMeta {
   readonly uuid: string;
   readonly options: BsonDocument;
   readonly indexes: readonly IndexMeta[];
+  /**
+   * Indexes being built: not used by reads (nor listed), but kept up to date by every write,
+   * so that the build's scan and the writes made meanwhile together fill them.
+   */
+  readonly building?: readonly IndexMeta[];
   readonly nextIndexIdent: number;
 }
 
@@ -50,6 +59,18 @@ export interface ScanRecordsOptions {
   readonly after?: RecordId;
 }
 
+/** A capped collection's limits (create's `size`, rounded as mongod, and `max`; 0: none). */
+export interface CappedLimits {
+  readonly sizeBytes: number;
+  readonly maxDocs: number;
+}
+
+/** What a capped collection holds: kept up to date by the record mutators once computed. */
+interface CappedUsage {
+  docs: number;
+  bytes: number;
+}
+
 /** The storage table of a collection's records. */
 export function recordTableName(uuid: string): string {
   return `r:${uuid}`;
@@ -57,9 +78,20 @@ export function recordTableName(uuid: string): string {
 
 export class Collection {
   readonly recordTable: string;
+  /** The ready indexes: what reads plan with and listIndexes shows. */
   readonly indexes: readonly IndexAccess[];
+  /** Indexes being built (meta.building). */
+  readonly building: readonly IndexAccess[];
+  /** Every index a write keeps up to date: the ready ones, then those being built. */
+  private readonly maintained: readonly IndexAccess[];
   readonly idIndex: IndexAccess;
   private nextRecordId: RecordId;
+  /** The limits when the collection is capped. */
+  readonly capped: CappedLimits | undefined;
+  /** A capped collection's usage, shared by the versions of one collection (metadata changes). */
+  private readonly usage: { value: CappedUsage | undefined };
+  /** Write transactions told to forget `usage` if they do not commit. */
+  private readonly usageTxns: WeakSet<WriteTxn>;
 
   /**
    * @param view used to find the highest RecordId in use
@@ -72,9 +104,15 @@ export class Collection {
   ) {
     this.recordTable = recordTableName(meta.uuid);
     this.indexes = meta.indexes.map((m) => new IndexAccess(m, meta));
+    this.building = (meta.building ?? []).map((m) => new IndexAccess(m, meta));
+    this.maintained =
+      this.building.length === 0 ? this.indexes : [...this.indexes, ...this.building];
     const id = this.indexes.find((i) => i.meta.name === '_id_');
     if (id === undefined) throw new Error(`collection ${meta.db}.${meta.name} has no _id index`);
     this.idIndex = id;
+    this.capped = cappedLimitsOf(meta.options);
+    this.usage = previous?.usage ?? { value: undefined };
+    this.usageTxns = previous?.usageTxns ?? new WeakSet();
     if (previous !== undefined) {
       this.nextRecordId = previous.nextRecordId;
     } else {
@@ -93,25 +131,29 @@ export class Collection {
    */
   insertRecord(txn: WriteTxn, doc: BsonDocument, encoded?: Uint8Array): WrittenRecord {
     const recordId = this.nextRecordId;
-    const keysByIndex = this.indexes.map((index) => index.keysFor(doc, txn));
-    this.indexes.forEach((index, i) => index.checkInsert(txn, keysByIndex[i] ?? [], recordId, doc));
+    const keysByIndex = this.maintained.map((index) => index.keysFor(doc, txn));
+    this.maintained.forEach((index, i) =>
+      index.checkInsert(txn, keysByIndex[i] ?? [], recordId, doc),
+    );
     const bytes = encoded ?? encodeDocument(doc);
     this.nextRecordId++;
     txn.put(this.recordTable, encodeRecordId(recordId), bytes);
-    this.indexes.forEach((index, i) => index.addEntries(txn, keysByIndex[i] ?? [], recordId));
+    this.maintained.forEach((index, i) => index.addEntries(txn, keysByIndex[i] ?? [], recordId));
+    this.track(txn, 1, bytes.length);
     return { recordId, doc, size: bytes.length, bytes };
   }
 
   /** Replace a stored document with its new version, keeping index entries in step. */
   updateRecord(txn: WriteTxn, record: StoredRecord, after: BsonDocument): WrittenRecord {
-    const diffs = this.indexes.map((index) => index.diff(record.doc, after, txn));
-    this.indexes.forEach((index, i) => {
+    const diffs = this.maintained.map((index) => index.diff(record.doc, after, txn));
+    this.maintained.forEach((index, i) => {
       const d = diffs[i];
       if (d !== undefined) index.checkInsert(txn, d.added, record.recordId, after);
     });
     const bytes = encodeDocument(after);
     txn.put(this.recordTable, encodeRecordId(record.recordId), bytes);
-    this.indexes.forEach((index, i) => {
+    this.track(txn, 0, bytes.length - record.size);
+    this.maintained.forEach((index, i) => {
       const d = diffs[i];
       if (d === undefined) return;
       index.removeEntries(txn, d.removed, record.recordId);
@@ -121,9 +163,42 @@ export class Collection {
   }
 
   removeRecord(txn: WriteTxn, record: StoredRecord): void {
-    for (const index of this.indexes)
+    for (const index of this.maintained)
       index.removeEntries(txn, index.keysFor(record.doc, txn), record.recordId);
     txn.delete(this.recordTable, encodeRecordId(record.recordId));
+    this.track(txn, -1, -record.size);
+  }
+
+  /**
+   * A capped collection's document count and bytes as `view` sees them: counted once (a scan),
+   * then kept by the record mutators; forgotten when a write transaction that changed them
+   * does not commit.
+   */
+  cappedUsage(view: ReadView): { readonly docs: number; readonly bytes: number } {
+    if (this.usage.value === undefined) {
+      let docs = 0;
+      let bytes = 0;
+      for (const { value } of view.scan(this.recordTable)) {
+        docs++;
+        bytes += value.length;
+      }
+      this.usage.value = { docs, bytes };
+    }
+    return this.usage.value;
+  }
+
+  private track(txn: WriteTxn, docs: number, bytes: number): void {
+    const usage = this.usage.value;
+    if (usage === undefined) return;
+    usage.docs += docs;
+    usage.bytes += bytes;
+    if (!this.usageTxns.has(txn)) {
+      this.usageTxns.add(txn);
+      const box = this.usage;
+      txn.onRollback?.(() => {
+        box.value = undefined;
+      });
+    }
   }
 
   getRecord(view: ReadView, recordId: RecordId): StoredRecord | undefined {
@@ -163,8 +238,36 @@ export class Collection {
     return this.indexes.find((i) => i.meta.name === name);
   }
 
+  /** Whether the record is stored as of `view`. */
+  hasRecord(view: ReadView, recordId: RecordId): boolean {
+    return view.get(this.recordTable, encodeRecordId(recordId)) !== undefined;
+  }
+
+  /** An index being built, by name. */
+  buildingIndex(name: string): IndexAccess | undefined {
+    return this.building.find((i) => i.meta.name === name);
+  }
+
   /** The document's `_id`, which every stored document has. */
   static idOf(doc: BsonDocument): BsonValue {
     return getOwn(doc, '_id');
   }
+}
+
+/** The limits of a collection created with `capped: true` (its stored options). */
+export function cappedLimitsOf(options: BsonDocument): CappedLimits | undefined {
+  if (getOwn(options, 'capped') !== true) return undefined;
+  return {
+    sizeBytes: numericValue(getOwn(options, 'size')) ?? 0,
+    maxDocs: numericValue(getOwn(options, 'max')) ?? 0,
+  };
+}
+
+/** collStats' capped fields (mongod: capped, and for a capped collection max and maxSize). */
+export function cappedStatsFields(coll: Collection, scale = 1): BsonDocument {
+  const cap = coll.capped;
+  if (cap === undefined) return { capped: false };
+  const num = (n: number): Int32 | Long =>
+    Math.abs(n) <= 2 ** 30 ? new Int32(n) : Long.fromNumber(n);
+  return { capped: true, max: num(cap.maxDocs), maxSize: num(Math.floor(cap.sizeBytes / scale)) };
 }

@@ -18,6 +18,13 @@
 // pass truncated entries on to the FETCH stage (which re-checks the whole filter against the
 // document), and the planner neither sorts nor covers with that index. Nothing is refused.
 //
+// An index being built (meta.buildUUID set) is kept up to date by every write while the build
+// scans the collection, but a unique one does not refuse a duplicate then: mongod's hybrid
+// builds let such writes succeed and fail the build at its commit if the duplicate is still
+// there. A write whose key another record holds stores the record's id in the build's table of
+// skipped records (same transaction) instead of the entry; the build's commit resolves each
+// (resolveSkipped): entry added, or the build fails with DuplicateKey.
+//
 // Index state: the multikey paths (mongod's MultikeyPaths: per field, the path components
 // where an array was expanded) and whether a truncated key was ever stored. It only grows,
 // lives under the reserved key 0x00 of the index table (no encoded key starts with 0x00),
@@ -115,8 +122,15 @@ function emptyState(n: number): IndexState {
   return { multikeyPaths: Array.from({ length: n }, () => []), hasTruncatedKeys: false };
 }
 
+/** The table of the records a unique index being built set aside (see the file comment). */
+export function skippedRecordsTable(index: Pick<IndexMeta, 'ident'>): string {
+  return `s:${index.ident}`;
+}
+
 export class IndexAccess {
   readonly unique: boolean;
+  /** Being built: duplicates are set aside, not refused (see the file comment). */
+  readonly building: boolean;
   readonly sparse: boolean;
   readonly hidden: boolean;
   readonly isIdIndex: boolean;
@@ -134,6 +148,7 @@ export class IndexAccess {
     private readonly collection: Pick<CollectionMeta, 'db' | 'name'>,
   ) {
     this.isIdIndex = meta.name === '_id_';
+    this.building = meta.buildUUID !== undefined;
     this.unique = this.isIdIndex || meta.spec['unique'] === true;
     this.sparse = meta.spec['sparse'] === true;
     this.hidden = meta.spec['hidden'] === true;
@@ -231,7 +246,7 @@ export class IndexAccess {
     recordId: RecordId,
     _doc: BsonDocument,
   ): void {
-    if (!this.unique) return;
+    if (!this.unique || this.building) return;
     for (const key of keys) {
       const existing = view.get(this.table, key.bytes);
       if (existing !== undefined && decodeRecordId(existing) !== recordId)
@@ -251,12 +266,29 @@ export class IndexAccess {
   }
 
   addEntries(txn: WriteTxn, keys: readonly IndexKey[], recordId: RecordId): void {
+    this.storeEntries(txn, keys, recordId, this.building);
+  }
+
+  private storeEntries(
+    txn: WriteTxn,
+    keys: readonly IndexKey[],
+    recordId: RecordId,
+    setAsideDuplicates: boolean,
+  ): void {
     const rid = encodeRecordId(recordId);
     let truncated = false;
     for (const key of keys) {
       truncated ||= key.truncated;
-      if (this.unique) txn.put(this.table, key.bytes, concat(rid, key.typeInfo));
-      else txn.put(this.table, concat(key.bytes, rid), key.typeInfo);
+      if (this.unique) {
+        if (setAsideDuplicates) {
+          const holder = txn.get(this.table, key.bytes);
+          if (holder !== undefined && decodeRecordId(holder) !== recordId) {
+            txn.put(skippedRecordsTable(this.meta), rid, new Uint8Array(0));
+            continue;
+          }
+        }
+        txn.put(this.table, key.bytes, concat(rid, key.typeInfo));
+      } else txn.put(this.table, concat(key.bytes, rid), key.typeInfo);
     }
     const multikey = multikeyOf.get(keys);
     if (multikey !== undefined || truncated) this.grows(txn, multikey, truncated, txn);
@@ -273,6 +305,37 @@ export class IndexAccess {
         txn.delete(this.table, concat(key.bytes, rid));
       }
     }
+  }
+
+  /** Whether the entry of `key` for `recordId` is stored (validate). */
+  hasEntry(view: ReadView, key: IndexKey, recordId: RecordId): boolean {
+    if (this.unique) {
+      const v = view.get(this.table, key.bytes);
+      return v !== undefined && decodeRecordId(v) === recordId;
+    }
+    return view.get(this.table, concat(key.bytes, encodeRecordId(recordId))) !== undefined;
+  }
+
+  /**
+   * At a build's commit: the records set aside get their entries, or DuplicateKey when another
+   * record still holds one of their keys. `record` reads a record as of `txn` (undefined: gone).
+   * Returns how many records were set aside.
+   */
+  resolveSkipped(txn: WriteTxn, record: (id: RecordId) => BsonDocument | undefined): number {
+    const table = skippedRecordsTable(this.meta);
+    const ids = [...txn.scan(table)].map((e) => decodeRecordId(e.key));
+    for (const id of ids) {
+      const doc = record(id);
+      if (doc === undefined) continue;
+      const keys = this.keysFor(doc, txn);
+      for (const key of keys) {
+        const holder = txn.get(this.table, key.bytes);
+        if (holder !== undefined && decodeRecordId(holder) !== id) throw this.duplicateKey(key);
+      }
+      this.storeEntries(txn, keys, id, false);
+    }
+    txn.clearTable(table);
+    return ids.length;
   }
 
   /** Point lookup in a unique index. */

@@ -52,6 +52,14 @@ export function validateCollectionName(
   }
 }
 
+/**
+ * Whether changes to a collection are replicated (go to the oplog): not those of
+ * system.profile, which every node keeps for itself (mongod's NamespaceString::isReplicated).
+ */
+export function isReplicatedNamespace(coll: string): boolean {
+  return coll !== 'system.profile';
+}
+
 /** system.* collections a client may create and write directly. */
 const userWritableSystemCollections = new Set(['system.js', 'system.profile']);
 

@@ -3,7 +3,8 @@
 // date older than now - expireAfterSeconds (for an array of dates, its earliest date decides:
 // `{field: {$lte: cutoff}}` matches when any element is that old). Fields holding no date are
 // never deleted. Hidden TTL indexes still expire documents, as in mongod; a partial TTL index
-// only those matching its filter. `ttlMonitorEnabled: false` pauses the passes.
+// only those matching its filter. A clustered collection with `expireAfterSeconds` loses the
+// documents whose _id is such a date. `ttlMonitorEnabled: false` pauses the passes.
 //
 // The deletes go through the same write path as a delete command (the caller provides it), so
 // the oplog and change streams see them. The parameters are read on every tick (1 s), so a
@@ -13,6 +14,7 @@ import type { BsonDocument } from '../bson/types.js';
 import { numericValue } from '../bson/types.js';
 import type { Logger } from '../log.js';
 import type { Catalog } from './catalog.js';
+import type { Collection } from './collection.js';
 
 export interface TtlMonitorOptions {
   readonly catalog: Catalog;
@@ -78,6 +80,7 @@ export class TtlMonitor {
     const { catalog } = this.options;
     for (const db of catalog.databaseNames()) {
       for (const coll of catalog.collections(db)) {
+        deleted += await this.expireClustered(coll);
         for (const index of coll.indexes) {
           if (this.stopped) return deleted;
           const secs = numericValue(index.meta.spec['expireAfterSeconds']);
@@ -107,6 +110,29 @@ export class TtlMonitor {
     if (deleted > 0)
       this.options.logger.debug('INDEX', 22530, 'TTL pass deleted documents', { deleted });
     return deleted;
+  }
+
+  /**
+   * A clustered collection with expireAfterSeconds (mongod's clustered TTL): the documents
+   * whose _id is a date older than now - expireAfterSeconds; other _id types never expire.
+   */
+  private async expireClustered(coll: Collection): Promise<number> {
+    const options = coll.meta.options;
+    if (this.stopped || options['clusteredIndex'] === undefined) return 0;
+    const secs = numericValue(options['expireAfterSeconds']);
+    if (secs === undefined || Number.isNaN(secs)) return 0;
+    const cutoff = new Date(this.now() - secs * 1000);
+    try {
+      return await this.options.deleteMatching(coll.meta.db, coll.meta.name, {
+        _id: { $lte: cutoff },
+      });
+    } catch (e) {
+      this.options.logger.warn('INDEX', 22542, 'TTL deletion failed', {
+        ns: coll.ns,
+        error: String(e),
+      });
+      return 0;
+    }
   }
 
   /** Stops the ticks and waits for a running pass. Idempotent. */

@@ -9,6 +9,7 @@ import { asDocument, isArray, isPlainDocument } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import { limits } from '../limits.js';
+import { nulFieldNameError } from '../bson/outgoing.js';
 
 /** Nesting depth of a value: a scalar is 0, `{a: 1}` is 1. Iterative: no stack risk. */
 export function nestingDepthExceeds(root: BsonValue, max: number): boolean {
@@ -50,8 +51,29 @@ function checkNoDollarFields(doc: BsonDocument, path: string): void {
   }
 }
 
-/** Size and depth checks for any document about to be stored. */
+/**
+ * A field name BSON cannot store: a NUL byte ends a C string. Documents from clients cannot
+ * carry one, but a pipeline can make one ($setField) and send it to $merge, $out or an update.
+ */
+export function checkFieldNamesEncodable(root: BsonDocument): void {
+  const stack: BsonValue[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop() as BsonValue;
+    if (isArray(v)) {
+      for (const e of v) if (typeof e === 'object' && e !== null) stack.push(e);
+    } else if (isPlainDocument(v)) {
+      for (const k in v) {
+        if (k.includes('\0')) throw nulFieldNameError(k);
+        const e = v[k] as BsonValue;
+        if (typeof e === 'object' && e !== null) stack.push(e);
+      }
+    }
+  }
+}
+
+/** Size, depth and field-name checks for any document about to be stored. */
 export function checkStorable(doc: BsonDocument): void {
+  checkFieldNamesEncodable(doc);
   if (nestingDepthExceeds(doc, limits.bsonDepthMax)) {
     throw new CommandError(
       ErrorCode.Overflow,
@@ -85,6 +107,7 @@ export interface PreparedInsert {
 
 /** prepareForInsert, with what the write unit needs to reuse the document's own bytes. */
 export function prepareSized(doc: BsonDocument): PreparedInsert {
+  checkFieldNamesEncodable(doc);
   // mongod's insert wording (fixDocumentForInsert); updates say "Document exceeds maximum nesting depth".
   if (nestingDepthExceeds(doc, limits.bsonDepthMax)) {
     throw new CommandError(

@@ -23,11 +23,13 @@ import type { BsonDocument } from '../bson/types.js';
 import { encodeDocument, encodingIfUnchanged, joinDocuments } from '../bson/codec.js';
 import { compareBson } from '../bson/compare.js';
 import { getOwn } from '../bson/document.js';
-import { invariant } from '../errors.js';
+import { CommandError, ErrorCode, invariant } from '../errors.js';
 import type { WriteTxn } from '../storage/engine.js';
 import type { Transaction } from '../txn/transaction.js';
+import { TransactionView } from '../txn/transaction.js';
 import type { Catalog } from './catalog.js';
 import type { Collection, StoredRecord, WrittenRecord } from './collection.js';
+import type { RecordId } from './record-id.js';
 import type { StatementInfo } from './observer.js';
 import { checkStorable, prepareSized } from './validate-document.js';
 import type { PreparedInsert } from './validate-document.js';
@@ -66,9 +68,14 @@ export interface Namespace {
 export function insertDocument(w: WriteContext, ns: Namespace, doc: BsonDocument): WrittenRecord {
   const prepared = prepareSized(doc);
   const coll = w.catalog.getOrCreate(w.txn, ns.db, ns.name);
+  refuseCappedInTransaction(w, coll);
   validate(w, coll, prepared.doc, undefined);
   const rec = coll.insertRecord(w.txn, prepared.doc, ownBytes(doc, prepared));
   w.catalog.observer.onInsert(w.txn, coll, prepared.doc, rec.bytes, w.statement);
+  if (coll.capped !== undefined) {
+    deleteCappedOverflow(w, coll, rec.recordId);
+    notifyTailers(w, coll);
+  }
   return rec;
 }
 
@@ -90,6 +97,63 @@ function ownBytes(doc: BsonDocument, prepared: PreparedInsert): Uint8Array | und
 /** Whether an encoded document's first field is `_id`. */
 function startsWithId(bytes: Uint8Array): boolean {
   return bytes[5] === 0x5f && bytes[6] === 0x69 && bytes[7] === 0x64 && bytes[8] === 0;
+}
+
+/**
+ * After an insert into a capped collection (mongod's cappedDeleteUntilBelowConfiguredMaximum):
+ * deletes the oldest documents until the collection is within its size and document count,
+ * never the one just inserted. Each delete is logged as a delete of its own, without the
+ * statement (mongod logs capped deletes without a stmtId), so the oplog and change streams see
+ * them; all in the insert's storage transaction.
+ */
+function deleteCappedOverflow(w: WriteContext, coll: Collection, justInserted: RecordId): void {
+  const cap = coll.capped;
+  if (cap === undefined) return;
+  const usage = coll.cappedUsage(w.txn);
+  const bytesOver = Math.max(0, usage.bytes - cap.sizeBytes);
+  const docsOver = cap.maxDocs > 0 ? Math.max(0, usage.docs - cap.maxDocs) : 0;
+  if (bytesOver === 0 && docsOver === 0) return;
+  const victims: StoredRecord[] = [];
+  let bytes = 0;
+  for (const rec of coll.scanRecords(w.txn)) {
+    if (bytes >= bytesOver && victims.length >= docsOver) break;
+    if (rec.recordId === justInserted) break;
+    victims.push(rec);
+    bytes += rec.size;
+  }
+  const unlogged: WriteContext = { ...w, statement: undefined };
+  for (const rec of victims) deleteDocument(unlogged, coll, rec);
+}
+
+/** Tailable cursors on a capped collection wake up once its insert commits. */
+const notified = new WeakMap<WriteTxn, Set<string>>();
+function notifyTailers(w: WriteContext, coll: Collection): void {
+  const ns = coll.ns;
+  const catalog = w.catalog;
+  if (w.txn.onOutcome === undefined) {
+    queueMicrotask(() => catalog.notifyCappedInsert(ns));
+    return;
+  }
+  let set = notified.get(w.txn);
+  if (set === undefined) {
+    set = new Set();
+    notified.set(w.txn, set);
+  }
+  if (set.has(ns)) return;
+  set.add(ns);
+  w.txn.onOutcome((committed) => {
+    if (committed) catalog.notifyCappedInsert(ns);
+    return undefined;
+  });
+}
+
+/** mongod 7.0 refuses writes to a capped collection in a multi-document transaction. */
+function refuseCappedInTransaction(w: WriteContext, coll: Collection): void {
+  if (coll.capped === undefined || !(w.txn instanceof TransactionView)) return;
+  throw new CommandError(
+    ErrorCode.OperationNotSupportedInTransaction,
+    `Collection '${coll.ns}' is a capped collection. Writes in transactions are not allowed on capped collections.`,
+  );
 }
 
 declare const checkedBrand: unique symbol;
@@ -120,6 +184,7 @@ export function checkUpdate(
     compareBson(getOwn(record.doc, '_id'), getOwn(after, '_id')) === 0,
     'an update changed _id',
   );
+  refuseCappedInTransaction(w, coll);
   checkStorable(after);
   validate(w, coll, after, record.doc);
   return { record, after, diff } as CheckedUpdate;
@@ -150,6 +215,7 @@ export function updateDocument(
 
 /** Deletes a stored document, its index entries, and logs it. */
 export function deleteDocument(w: WriteContext, coll: Collection, record: StoredRecord): void {
+  refuseCappedInTransaction(w, coll);
   coll.removeRecord(w.txn, record);
   w.catalog.observer.onDelete(w.txn, coll, record.doc, w.statement);
 }

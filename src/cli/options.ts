@@ -6,8 +6,19 @@
 import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
+import { limits } from '../limits.js';
+import {
+  fromNetEnvironment,
+  fromNetFlags,
+  fromNetTable,
+  netDefaults,
+  netEnvUsage,
+  netFlagSpecs,
+  netUsage,
+} from './net-options.js';
+import type { NetOptions } from './net-options.js';
 
-export interface DaemonOptions {
+export interface DaemonOptions extends NetOptions {
   port: number;
   bindIp: string;
   dbPath: string;
@@ -15,7 +26,22 @@ export interface DaemonOptions {
   storageEngine: 'lmdb' | 'memory';
   enableTestCommands: boolean;
   logPath: string | undefined;
+  /** Append to an existing log file instead of moving it aside (mongod's --logappend). */
+  logAppend: boolean;
+  /** Global log verbosity, 0..5 (-v, -vv, ...; TOML `verbosity`). */
+  verbosity: number;
+  /** mongod's --quiet: no connection lines. */
   quiet: boolean;
+  /** Profiling level of every database: 0 off, 1 slow operations, 2 all (--profile). */
+  profile: number;
+  /** Slow-operation threshold in milliseconds (--slowms). */
+  slowMs: number;
+  /** Fraction of slow operations logged and profiled (--slowOpSampleRate). */
+  slowOpSampleRate: number;
+  /** Port of the Prometheus endpoint; undefined: none (--metricsPort). */
+  metricsPort: number | undefined;
+  /** Address of the Prometheus endpoint (--metricsBindIp, default 127.0.0.1). */
+  metricsBindIp: string;
   configFile: string | undefined;
   /** Oplog entries written off the writers' path by a background drainer (docs/architecture.md). */
   oplogAsync: boolean;
@@ -28,6 +54,10 @@ export interface DaemonOptions {
   /** A root user created at first start (env or config file only, never a flag). */
   initialRootUser: string | undefined;
   initialRootPassword: string | undefined;
+  /** --maxConns, net.maxIncomingConnections: most client connections open at once. */
+  maxIncomingConnections: number;
+  /** Server-side JavaScript (security.javascriptEnabled); --noscripting turns it off. */
+  javascriptEnabled: boolean;
 }
 
 export const defaults: DaemonOptions = {
@@ -38,7 +68,14 @@ export const defaults: DaemonOptions = {
   storageEngine: 'lmdb',
   enableTestCommands: false,
   logPath: undefined,
+  logAppend: false,
+  verbosity: 0,
   quiet: false,
+  profile: 0,
+  slowMs: 100,
+  slowOpSampleRate: 1,
+  metricsPort: undefined,
+  metricsBindIp: '127.0.0.1',
   configFile: undefined,
   oplogAsync: false,
   oplogNonlogged: false,
@@ -46,6 +83,10 @@ export const defaults: DaemonOptions = {
   keyFile: undefined,
   initialRootUser: undefined,
   initialRootPassword: undefined,
+  maxIncomingConnections: limits.connectionsMax,
+
+  ...netDefaults,
+  javascriptEnabled: true,
 };
 
 export class OptionsError extends Error {
@@ -65,8 +106,16 @@ export const usage = `Usage: secantusd [options]
   --storageEngine <name>    lmdb (default) or memory
   --config <file>           TOML configuration file
   --setParameter <k=v>      server parameter (enableTestCommands=1)
-  --logpath <file>          append logs to a file instead of stdout
-  --quiet                   log warnings and errors only
+  --logpath <file>          write logs to a file instead of stdout (an existing file is
+                            renamed <file>.<time> first, unless --logappend)
+  --logappend               append to an existing log file
+  -v, --verbose             more verbose logs (-vv, -vvv... up to 5 levels of debug lines)
+  --quiet                   no connection accepted / ended lines
+  --profile <level>         profiling level of every database: 0 off, 1 slow ops, 2 all
+  --slowms <ms>             slow-operation threshold for the log and the profiler (100)
+  --slowOpSampleRate <x>    fraction of slow operations logged and profiled (1.0)
+  --metricsPort <n>         serve Prometheus metrics on http://<metricsBindIp>:<n>/metrics
+  --metricsBindIp <addr>    address of the metrics endpoint (default 127.0.0.1)
   --oplog-async             write oplog entries off the writers' path (a crash may lose
                             entries of acknowledged writes: change streams resuming from
                             before it fail with ChangeStreamHistoryLost)
@@ -76,17 +125,36 @@ export const usage = `Usage: secantusd [options]
                             and run only what their roles grant
   --keyFile <file>          a key file as mongod's (base64, 6-1024 chars, not readable by
                             group or others); implies --auth
+  --maxConns <n>            most client connections open at once (default 10000); past
+                            it a new connection is closed and logged
+
+${netUsage}
+  --noscripting             no server-side JavaScript ($where, $function, $accumulator,
+                            mapReduce are refused, as mongod refuses them)
   --version                 print the version and exit
   --help                    print this help and exit
 
 Environment: SECANTUS_PORT, SECANTUS_BIND_IP, SECANTUS_DBPATH, SECANTUS_REPLSET,
 SECANTUS_STORAGE_ENGINE, SECANTUS_CONFIG, SECANTUS_ENABLE_TEST_COMMANDS, SECANTUS_LOGPATH,
+SECANTUS_LOGAPPEND, SECANTUS_VERBOSITY, SECANTUS_QUIET, SECANTUS_PROFILE, SECANTUS_SLOWMS,
+SECANTUS_SLOW_OP_SAMPLE_RATE, SECANTUS_METRICS_PORT, SECANTUS_METRICS_BIND_IP,
 SECANTUS_OPLOG_ASYNC, SECANTUS_OPLOG_NONLOGGED, SECANTUS_AUTH, SECANTUS_KEYFILE,
-SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD (a root user created at first
-start; also security.initialRootUser / initialRootPassword in the config file).
+SECANTUS_JAVASCRIPT_ENABLED, SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD
+(a root user created at first start; also security.initialRootUser / initialRootPassword in
+the config file; security.javascriptEnabled = false is --noscripting), SECANTUS_MAX_CONNS,
+${netEnvUsage}.
+Config file keys: port, bind_ip, dbpath, replSet, storageEngine, logpath, quiet, oplogAsync,
+oplogNonlogged, [setParameter], [security] (authorization, keyFile, initialRootUser,
+initialRootPassword), [net.tls] (mode, certificateKeyFile, certificateKeyFilePassword,
+CAFile, allowConnectionsWithoutCertificates, allowInvalidCertificates, allowInvalidHostnames),
+[net] (maxIncomingConnections), [net.compression] (compressors).
 Precedence: flag > environment > config file > default.`;
 
 type Partial_ = Partial<DaemonOptions>;
+
+function fail(message: string): never {
+  throw new OptionsError(message);
+}
 
 function parsePort(v: unknown, source: string): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
@@ -95,9 +163,70 @@ function parsePort(v: unknown, source: string): number {
   return n;
 }
 
+function parseMaxConns(v: unknown, source: string): number {
+  const n =
+    typeof v === 'number'
+      ? v
+      : typeof v === 'bigint'
+        ? Number(v)
+        : typeof v === 'string' && /^\d+$/.test(v)
+          ? Number(v)
+          : NaN;
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new OptionsError(`${source}: must be a positive integer, got ${String(v)}`);
+  return n;
+}
+
 function parseEngine(v: unknown, source: string): 'lmdb' | 'memory' {
   if (v === 'lmdb' || v === 'memory') return v;
   throw new OptionsError(`${source}: storageEngine must be 'lmdb' or 'memory', got ${String(v)}`);
+}
+
+function parseProfileLevel(v: unknown, source: string): number {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d$/.test(v) ? Number(v) : NaN;
+  if (n !== 0 && n !== 1 && n !== 2)
+    throw new OptionsError(`${source}: the profiling level must be 0, 1 or 2, got ${String(v)}`);
+  return n;
+}
+
+/** mongod's operationProfiling.mode. */
+function parseProfileMode(v: unknown, source: string): number {
+  if (v === 'off') return 0;
+  if (v === 'slowOp') return 1;
+  if (v === 'all') return 2;
+  throw new OptionsError(`${source}: mode must be 'off', 'slowOp' or 'all', got ${String(v)}`);
+}
+
+function parseWholeNumber(v: unknown, source: string, min: number, max: number): number {
+  const n =
+    typeof v === 'number'
+      ? v
+      : typeof v === 'bigint'
+        ? Number(v)
+        : typeof v === 'string' && /^-?\d+$/.test(v)
+          ? Number(v)
+          : NaN;
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new OptionsError(
+      `${source}: expected a whole number in [${min}, ${max}], got ${String(v)}`,
+    );
+  return n;
+}
+
+function parseSampleRate(v: unknown, source: string): number {
+  const n =
+    typeof v === 'number'
+      ? v
+      : typeof v === 'bigint'
+        ? Number(v)
+        : typeof v === 'string' && v.trim() !== ''
+          ? Number(v)
+          : NaN;
+  if (!(n >= 0 && n <= 1))
+    throw new OptionsError(
+      `${source}: the sample rate must be a number in [0, 1], got ${String(v)}`,
+    );
+  return n;
 }
 
 function parseBool(v: unknown, source: string): boolean {
@@ -145,12 +274,23 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         config: { type: 'string', short: 'f' },
         setParameter: { type: 'string', multiple: true },
         logpath: { type: 'string' },
+        logappend: { type: 'boolean' },
+        verbose: { type: 'boolean', short: 'v', multiple: true },
         quiet: { type: 'boolean' },
+        profile: { type: 'string' },
+        slowms: { type: 'string' },
+        slowOpSampleRate: { type: 'string' },
+        metricsPort: { type: 'string' },
+        metricsBindIp: { type: 'string' },
         'oplog-async': { type: 'boolean' },
         'oplog-nonlogged': { type: 'boolean' },
         auth: { type: 'boolean' },
         noauth: { type: 'boolean' },
+        noscripting: { type: 'boolean' },
         keyFile: { type: 'string' },
+        maxConns: { type: 'string' },
+
+        ...netFlagSpecs,
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -171,12 +311,25 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (v.setParameter !== undefined)
     Object.assign(out, fromSetParameters(v.setParameter, '--setParameter'));
   if (v.logpath !== undefined) out.logPath = v.logpath;
+  if (v.logappend === true) out.logAppend = true;
+  if (v.verbose !== undefined) out.verbosity = Math.min(5, v.verbose.length);
   if (v.quiet === true) out.quiet = true;
+  if (v.profile !== undefined) out.profile = parseProfileLevel(v.profile, '--profile');
+  if (v.slowms !== undefined) out.slowMs = parseWholeNumber(v.slowms, '--slowms', 0, 2 ** 31 - 1);
+  if (v.slowOpSampleRate !== undefined)
+    out.slowOpSampleRate = parseSampleRate(v.slowOpSampleRate, '--slowOpSampleRate');
+  if (v.metricsPort !== undefined) out.metricsPort = parsePort(v.metricsPort, '--metricsPort');
+  if (v.metricsBindIp !== undefined) out.metricsBindIp = v.metricsBindIp;
   if (v['oplog-async'] === true) out.oplogAsync = true;
   if (v['oplog-nonlogged'] === true) out.oplogNonlogged = true;
   if (v.auth === true) out.auth = true;
   if (v.noauth === true) out.auth = false;
+  if (v.noscripting === true) out.javascriptEnabled = false;
   if (v.keyFile !== undefined) out.keyFile = v.keyFile;
+  if (v.maxConns !== undefined)
+    out.maxIncomingConnections = parseMaxConns(v.maxConns, '--maxConns');
+
+  Object.assign(out, fromNetFlags(v, fail));
   return { options: out, help: v.help === true, version: v.version === true };
 }
 
@@ -202,6 +355,25 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
   if (tc !== undefined) out.enableTestCommands = parseBool(tc, 'SECANTUS_ENABLE_TEST_COMMANDS');
   const logPath = get('SECANTUS_LOGPATH');
   if (logPath !== undefined) out.logPath = logPath;
+  const logAppend = get('SECANTUS_LOGAPPEND');
+  if (logAppend !== undefined) out.logAppend = parseBool(logAppend, 'SECANTUS_LOGAPPEND');
+  const verbosity = get('SECANTUS_VERBOSITY');
+  if (verbosity !== undefined)
+    out.verbosity = parseWholeNumber(verbosity, 'SECANTUS_VERBOSITY', 0, 5);
+  const quiet = get('SECANTUS_QUIET');
+  if (quiet !== undefined) out.quiet = parseBool(quiet, 'SECANTUS_QUIET');
+  const profile = get('SECANTUS_PROFILE');
+  if (profile !== undefined) out.profile = parseProfileLevel(profile, 'SECANTUS_PROFILE');
+  const slowMs = get('SECANTUS_SLOWMS');
+  if (slowMs !== undefined)
+    out.slowMs = parseWholeNumber(slowMs, 'SECANTUS_SLOWMS', 0, 2 ** 31 - 1);
+  const rate = get('SECANTUS_SLOW_OP_SAMPLE_RATE');
+  if (rate !== undefined)
+    out.slowOpSampleRate = parseSampleRate(rate, 'SECANTUS_SLOW_OP_SAMPLE_RATE');
+  const metricsPort = get('SECANTUS_METRICS_PORT');
+  if (metricsPort !== undefined) out.metricsPort = parsePort(metricsPort, 'SECANTUS_METRICS_PORT');
+  const metricsBind = get('SECANTUS_METRICS_BIND_IP');
+  if (metricsBind !== undefined) out.metricsBindIp = metricsBind;
   const oplogAsync = get('SECANTUS_OPLOG_ASYNC');
   if (oplogAsync !== undefined) out.oplogAsync = parseBool(oplogAsync, 'SECANTUS_OPLOG_ASYNC');
   const oplogNonlogged = get('SECANTUS_OPLOG_NONLOGGED');
@@ -209,12 +381,20 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
     out.oplogNonlogged = parseBool(oplogNonlogged, 'SECANTUS_OPLOG_NONLOGGED');
   const auth = get('SECANTUS_AUTH');
   if (auth !== undefined) out.auth = parseBool(auth, 'SECANTUS_AUTH');
+  const scripting = get('SECANTUS_JAVASCRIPT_ENABLED');
+  if (scripting !== undefined)
+    out.javascriptEnabled = parseBool(scripting, 'SECANTUS_JAVASCRIPT_ENABLED');
   const keyFile = get('SECANTUS_KEYFILE');
   if (keyFile !== undefined) out.keyFile = keyFile;
   const rootUser = get('SECANTUS_INITIAL_ROOT_USER');
   if (rootUser !== undefined) out.initialRootUser = rootUser;
   const rootPassword = get('SECANTUS_INITIAL_ROOT_PASSWORD');
   if (rootPassword !== undefined) out.initialRootPassword = rootPassword;
+  const maxConns = get('SECANTUS_MAX_CONNS');
+  if (maxConns !== undefined)
+    out.maxIncomingConnections = parseMaxConns(maxConns, 'SECANTUS_MAX_CONNS');
+
+  Object.assign(out, fromNetEnvironment(get, parseBool, fail));
   return out;
 }
 
@@ -225,11 +405,17 @@ const fileKeys = new Set([
   'replSet',
   'storageEngine',
   'logpath',
+  'logappend',
+  'verbosity',
   'quiet',
+  'operationProfiling',
+  'metricsPort',
+  'metricsBindIp',
   'setParameter',
   'oplogAsync',
   'oplogNonlogged',
   'security',
+  'net',
 ]);
 
 const securityKeys = new Set([
@@ -237,6 +423,7 @@ const securityKeys = new Set([
   'keyFile',
   'initialRootUser',
   'initialRootPassword',
+  'javascriptEnabled',
 ]);
 
 /** The [security] table, nested as mongod's YAML nests it (security.authorization, security.keyFile). */
@@ -245,6 +432,12 @@ function fromSecurityTable(v: unknown, src: string, out: Partial_): void {
     throw new OptionsError(`${src} must be a table`);
   for (const [k, value] of Object.entries(v)) {
     if (!securityKeys.has(k)) throw new OptionsError(`${src}: unknown key '${k}'`);
+    if (k === 'javascriptEnabled') {
+      if (typeof value !== 'boolean')
+        throw new OptionsError(`${src}.javascriptEnabled must be a boolean`);
+      out.javascriptEnabled = value;
+      continue;
+    }
     if (typeof value !== 'string') throw new OptionsError(`${src}.${k} must be a string`);
     if (k === 'authorization') {
       if (value !== 'enabled' && value !== 'disabled')
@@ -302,9 +495,35 @@ export function fromConfigFile(path: string): Partial_ {
         if (typeof v !== 'string') throw new OptionsError(`${src} must be a string`);
         out.logPath = v;
         break;
+      case 'logappend':
+        out.logAppend = parseBool(v, src);
+        break;
+      case 'verbosity':
+        out.verbosity = parseWholeNumber(v, src, 0, 5);
+        break;
       case 'quiet':
         out.quiet = parseBool(v, src);
         break;
+      case 'metricsPort':
+        out.metricsPort = parsePort(typeof v === 'bigint' ? Number(v) : v, src);
+        break;
+      case 'metricsBindIp':
+        if (typeof v !== 'string') throw new OptionsError(`${src} must be a string`);
+        out.metricsBindIp = v;
+        break;
+      case 'operationProfiling': {
+        if (typeof v !== 'object' || v === null || Array.isArray(v))
+          throw new OptionsError(`${src} must be a table`);
+        for (const [pk, pv] of Object.entries(v)) {
+          const at = `${src}.${pk}`;
+          if (pk === 'mode') out.profile = parseProfileMode(pv, at);
+          else if (pk === 'slowOpThresholdMs')
+            out.slowMs = parseWholeNumber(pv, at, 0, 2 ** 31 - 1);
+          else if (pk === 'slowOpSampleRate') out.slowOpSampleRate = parseSampleRate(pv, at);
+          else throw new OptionsError(`${src}: unknown key '${pk}'`);
+        }
+        break;
+      }
       case 'oplogAsync':
         out.oplogAsync = parseBool(v, src);
         break;
@@ -314,6 +533,20 @@ export function fromConfigFile(path: string): Partial_ {
       case 'security':
         fromSecurityTable(v, src, out);
         break;
+      case 'net': {
+        // mongod's net.maxIncomingConnections beside the [net.tls] / [net.compression] tables;
+        // port and bind_ip stay top-level keys here.
+        if (typeof v !== 'object' || v === null || Array.isArray(v))
+          throw new OptionsError(`${src} must be a table`);
+        const { maxIncomingConnections, ...rest } = v as Record<string, unknown>;
+        if (maxIncomingConnections !== undefined)
+          out.maxIncomingConnections = parseMaxConns(
+            maxIncomingConnections,
+            `${src}.maxIncomingConnections`,
+          );
+        Object.assign(out, fromNetTable(rest, src, parseBool, fail));
+        break;
+      }
       case 'setParameter': {
         if (typeof v !== 'object' || v === null || Array.isArray(v))
           throw new OptionsError(`${src} must be a table`);

@@ -3,12 +3,18 @@
 // on SIGINT / SIGTERM (stop accepting, finish in-flight work, close storage, exit 0).
 // Exit codes follow mongod's: 2 bad options, 48 listen failure, 100 data directory in use.
 
-import { createWriteStream, mkdirSync } from 'node:fs';
-import { Int32 } from 'bson';
+import { mkdirSync } from 'node:fs';
+import * as os from 'node:os';
+import { Double, Int32 } from 'bson';
 import { DataDirectoryLockedError } from '../storage/engine.js';
-import { Logger, streamSink } from '../log.js';
+import { FileLogSink, Logger, streamSink } from '../log.js';
+import type { LogSink } from '../log.js';
+import { rotateServerLog } from '../commands/diag/log-commands.js';
 import { Server } from '../server/server.js';
 import { OptionsError, resolveOptions, usage } from './options.js';
+import { netParsedDocument, redactArgv, tlsOptionsOf } from './net-options.js';
+import { TlsConfigError } from '../server/tls.js';
+import { CompressorConfigError } from '../wire/compression.js';
 import type { DaemonOptions } from './options.js';
 import type { BsonDocument } from '../bson/types.js';
 import { serverVersion } from '../commands/diag/handshake.js';
@@ -17,10 +23,27 @@ const ExitCode = { ok: 0, badOptions: 2, netError: 48, dbPathInUse: 100, failure
 
 function parsedDocument(o: DaemonOptions): BsonDocument {
   const doc: BsonDocument = {
-    net: { port: new Int32(o.port), bindIp: o.bindIp },
+    net: {
+      port: new Int32(o.port),
+      bindIp: o.bindIp,
+      maxIncomingConnections: new Int32(o.maxIncomingConnections),
+      ...netParsedDocument(o),
+    },
     storage: { dbPath: o.dbPath, engine: o.storageEngine },
     replication: { replSet: o.replSet, oplogAsync: o.oplogAsync, oplogNonlogged: o.oplogNonlogged },
     setParameter: { enableTestCommands: o.enableTestCommands ? '1' : '0' },
+    operationProfiling: {
+      mode: ['off', 'slowOp', 'all'][o.profile] ?? 'off',
+      slowOpThresholdMs: new Int32(o.slowMs),
+      slowOpSampleRate: new Double(o.slowOpSampleRate),
+    },
+    systemLog: {
+      destination: o.logPath === undefined ? 'stdout' : 'file',
+      ...(o.logPath === undefined ? {} : { path: o.logPath }),
+      logAppend: o.logAppend,
+      verbosity: new Int32(o.verbosity),
+      quiet: o.quiet,
+    },
   };
   // Never the initial root password (getCmdLineOpts is readable by clusterMonitor).
   if (o.auth || o.keyFile !== undefined) {
@@ -28,8 +51,39 @@ function parsedDocument(o: DaemonOptions): BsonDocument {
     if (o.keyFile !== undefined) security['keyFile'] = o.keyFile;
     doc['security'] = security;
   }
+  if (!o.javascriptEnabled) {
+    const security = (doc['security'] as BsonDocument | undefined) ?? {};
+    security['javascriptEnabled'] = false;
+    doc['security'] = security;
+  }
   if (o.configFile !== undefined) doc['config'] = o.configFile;
   return doc;
+}
+
+/** Where logs go: a file opened now, before anything else can fail, or stdout. */
+function openLogSink(o: DaemonOptions): LogSink {
+  if (o.logPath === undefined) return streamSink(process.stdout);
+  return new FileLogSink(o.logPath, { append: o.logAppend });
+}
+
+/** mongod's first lines: who starts, with what build, on which system, with which options. */
+function logStartup(logger: Logger, o: DaemonOptions, argv: readonly string[]): void {
+  logger.info('CONTROL', 4615611, 'MongoDB starting', {
+    pid: process.pid,
+    port: o.port,
+    dbPath: o.dbPath,
+    architecture: '64-bit',
+    host: os.hostname(),
+  });
+  logger.info('CONTROL', 23403, 'Build Info', {
+    buildInfo: { version: serverVersion, secantusdb: '0.1.0', node: process.version },
+  });
+  logger.info('CONTROL', 51765, 'Operating System', {
+    os: { name: os.type(), version: os.release() },
+  });
+  logger.info('CONTROL', 21951, 'Options set by command line', {
+    options: { argv: ['secantusd', ...argv] },
+  });
 }
 
 async function main(): Promise<number> {
@@ -53,15 +107,24 @@ async function main(): Promise<number> {
     return ExitCode.ok;
   }
   const o = resolved.options;
-  const sink =
-    o.logPath === undefined
-      ? streamSink(process.stdout)
-      : streamSink(createWriteStream(o.logPath, { flags: 'a' }));
-  const logger = new Logger(sink, o.quiet ? 'warning' : 'info');
-  if (o.storageEngine === 'lmdb') mkdirSync(o.dbPath, { recursive: true });
+  let sink: LogSink;
+  try {
+    sink = openLogSink(o);
+  } catch (e) {
+    process.stderr.write(
+      `secantusd: cannot open the log file ${o.logPath ?? ''}: ${e instanceof Error ? e.message : String(e)}\n`,
+    );
+    return ExitCode.failure;
+  }
+  const logger = new Logger(sink);
+  logger.settings.logLevel = o.verbosity;
+  logger.settings.quiet = o.quiet;
+  daemonLogger = logger;
+  logStartup(logger, o, argv);
 
   let server: Server;
   try {
+    if (o.storageEngine === 'lmdb') mkdirSync(o.dbPath, { recursive: true });
     server = await Server.start({
       port: o.port,
       bindIp: o.bindIp,
@@ -72,12 +135,23 @@ async function main(): Promise<number> {
       oplogAsync: o.oplogAsync,
       oplogNonlogged: o.oplogNonlogged,
       auth: o.auth,
+      maxIncomingConnections: o.maxIncomingConnections,
+      javascriptEnabled: o.javascriptEnabled,
       ...(o.initialRootUser === undefined || o.initialRootPassword === undefined
         ? {}
         : { initialUser: { username: o.initialRootUser, password: o.initialRootPassword } }),
+
+      tls: tlsOptionsOf(o),
+      ...(o.networkMessageCompressors === undefined
+        ? {}
+        : { networkMessageCompressors: o.networkMessageCompressors }),
       logger,
-      argv: ['secantusd', ...argv],
+      argv: ['secantusd', ...redactArgv(argv)],
       parsed: parsedDocument(o),
+      profiling: { level: o.profile, slowMs: o.slowMs, sampleRate: o.slowOpSampleRate },
+      ...(o.metricsPort === undefined
+        ? {}
+        : { metrics: { port: o.metricsPort, bindIp: o.metricsBindIp } }),
     });
   } catch (e) {
     if (e instanceof DataDirectoryLockedError) {
@@ -86,7 +160,12 @@ async function main(): Promise<number> {
         error: e.message,
       });
       process.stderr.write(`secantusd: ${e.message}\n`);
-      return ExitCode.dbPathInUse;
+      return exitWith(logger, ExitCode.dbPathInUse);
+    }
+    if (e instanceof TlsConfigError || e instanceof CompressorConfigError) {
+      logger.error('CONTROL', 20574, 'Error during global initialization', { error: e.message });
+      process.stderr.write(`secantusd: ${e.message}\n`);
+      return ExitCode.badOptions;
     }
     const code = (e as { code?: unknown }).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
@@ -96,38 +175,63 @@ async function main(): Promise<number> {
         error: String(code),
       });
       process.stderr.write(`secantusd: cannot listen on ${o.bindIp}:${o.port}: ${String(code)}\n`);
-      return ExitCode.netError;
+      return exitWith(logger, ExitCode.netError);
     }
-    throw e;
+    logger.fatal('CONTROL', 20574, 'Error during global initialization', {
+      error: e instanceof Error ? { name: e.name, message: e.message } : String(e),
+    });
+    process.stderr.write(`secantusd: ${e instanceof Error ? e.message : String(e)}\n`);
+    return exitWith(logger, ExitCode.failure);
   }
 
   return new Promise<number>((resolve) => {
     let stopping = false;
-    const shutdown = (signal: string): void => {
+    const shutdown = (signal: NodeJS.Signals): void => {
       if (stopping) return;
       stopping = true;
-      logger.info('CONTROL', 23377, 'Received signal', { signal });
+      logger.info('CONTROL', 23377, 'Received signal', {
+        signal: os.constants.signals[signal],
+        error: signal === 'SIGTERM' ? 'Terminated' : 'Interrupt',
+      });
+      logger.info('CONTROL', 23381, 'will terminate after current cmd ends');
       server.stop().then(
-        () => resolve(ExitCode.ok),
+        () => resolve(exitWith(logger, ExitCode.ok)),
         (e: unknown) => {
           logger.error('CONTROL', 4784934, 'Error during shutdown', {
             error: e instanceof Error ? e.message : String(e),
           });
-          resolve(ExitCode.failure);
+          resolve(exitWith(logger, ExitCode.failure));
         },
       );
     };
     process.on('SIGINT', () => shutdown('SIGINT'));
     process.on('SIGTERM', () => shutdown('SIGTERM'));
+    // As mongod: SIGUSR1 rotates the log file (rename mode).
+    process.on('SIGUSR1', () => rotateServerLog(server.services));
   });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    process.stderr.write(
-      `secantusd: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
-    );
-    process.exit(ExitCode.failure);
-  },
-);
+/** mongod's last line names the exit code. */
+function exitWith(logger: Logger, code: number): number {
+  logger.info('CONTROL', 23138, 'Shutting down', { exitCode: code });
+  return code;
+}
+
+/** Set once logging is up, so that a crash's last words go to the log (file) too. */
+let daemonLogger: Logger | undefined;
+
+/** A crash: its last words go to the log (file) and stderr, then the process exits. */
+function die(e: unknown): never {
+  daemonLogger?.fatal('CONTROL', 23081, 'Unhandled exception', {
+    error: e instanceof Error ? { name: e.name, message: e.message, stack: e.stack } : String(e),
+  });
+  process.stderr.write(
+    `secantusd: fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+  );
+  if (daemonLogger !== undefined) exitWith(daemonLogger, ExitCode.failure);
+  process.exit(ExitCode.failure);
+}
+
+process.on('uncaughtException', die);
+
+main().then((code) => process.exit(code), die);

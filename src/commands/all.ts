@@ -11,14 +11,23 @@ import { deleteCommand } from './crud/delete.js';
 import { findAndModify } from './crud/find-and-modify.js';
 import { count, distinct } from './crud/count-distinct.js';
 import { aggregate } from './crud/aggregate.js';
+import { mapReduce } from './crud/map-reduce.js';
 import { explain } from './crud/explain.js';
 import { collectionCommands } from './admin/collections.js';
+import { cappedCommands } from './admin/capped.js';
 import { indexCommands } from './admin/indexes.js';
 import { sessionCommands } from './repl/sessions.js';
 import { transactionCommands } from './repl/transactions.js';
 import { replSetCommands } from './repl/replset.js';
 import { configureFailPoint } from './testing/configure-failpoint.js';
 import { currentOpCommands } from './diag/current-op.js';
+import { profileCommands } from './diag/profile.js';
+import { logCommands } from './diag/log-commands.js';
+import { topCommands } from './diag/top.js';
+import { fsyncCommands } from './diag/fsync.js';
+import { validateCommands } from './diag/validate.js';
+import { dataSizeCommands } from './diag/data-size.js';
+import { applyOpsCommands } from './diag/apply-ops.js';
 import { saslCommands } from './auth/sasl.js';
 import { userCommands } from './auth/users.js';
 import { roleCommands } from './auth/roles.js';
@@ -27,6 +36,13 @@ export const allCommands: readonly CommandDefinition[] = [
   ...handshakeCommands,
   ...serverInfoCommands,
   ...currentOpCommands,
+  ...profileCommands,
+  ...logCommands,
+  ...topCommands,
+  ...fsyncCommands,
+  ...validateCommands,
+  ...dataSizeCommands,
+  ...applyOpsCommands,
   ...findCommands,
   insert,
   update,
@@ -35,8 +51,10 @@ export const allCommands: readonly CommandDefinition[] = [
   count,
   distinct,
   aggregate,
+  mapReduce,
   explain,
   ...collectionCommands,
+  ...cappedCommands,
   ...indexCommands,
   ...sessionCommands,
   ...transactionCommands,

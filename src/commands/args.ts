@@ -2,6 +2,7 @@
 // fields once; the dispatcher rejects unknown fields (40415) and wrong types (14) before the
 // command runs, and the command receives a typed object.
 
+import { Double } from 'bson';
 import { CommandError, ErrorCode } from '../errors.js';
 import { bsonTypeName, isPlainDocument, numericValue } from '../bson/types.js';
 import type { BsonDocument, BsonTypeName, BsonValue } from '../bson/types.js';
@@ -52,6 +53,11 @@ export const t = {
       const n = numericValue(v);
       return n === undefined ? undefined : Math.trunc(n);
     },
+  } as ArgType<number>,
+  /** A BSON double only (IDL "double"). */
+  double: {
+    expected: ['double'],
+    parse: (v) => (v instanceof Double ? v.value : undefined),
   } as ArgType<number>,
   any: { expected: ['any'], parse: (v) => v } as ArgType<BsonValue>,
   /** Present in mongod's IDL and accepted, but carries nothing we act on. */
@@ -165,6 +171,18 @@ export function parseArgs<S extends ArgSpec>(
     });
   }
   return out as ParsedArgs<S> & GenericArgs;
+}
+
+/** The command's own field (`profile: 1`), parsed as its IDL type (TypeMismatch otherwise). */
+export function parseCommandParameter<T>(command: string, value: BsonValue, type: ArgType<T>): T {
+  const parsed = type.parse(value);
+  if (parsed !== undefined) return parsed;
+  const expected = type.expected;
+  throw new CommandError(
+    ErrorCode.TypeMismatch,
+    `BSON field '${command}' is the wrong type '${bsonTypeName(value)}', expected ` +
+      (expected.length === 1 ? `type '${expected[0] ?? ''}'` : `types '[${expected.join(', ')}]'`),
+  );
 }
 
 /** The BSON type name used in messages. */

@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { CursorManager } from '../query/exec/cursor.js';
 import type { ClusterClock } from '../repl/clock.js';
 import type { Oplog } from '../repl/oplog.js';
+import type { Topology } from '../repl/topology.js';
 import type { FailPoints } from './testing/failpoints.js';
 import type { WriteConcern } from './write-concern.js';
 import type { DataAccess } from '../txn/access.js';
@@ -18,9 +19,15 @@ import type { Timestamp } from 'bson';
 import type { SpillArea } from '../pipeline/spill/area.js';
 import type { OperationRegistry } from './operations.js';
 import { interruptedError } from './operations.js';
+import type { ServerMetrics } from './metrics.js';
+import type { Profiler } from './profiler.js';
+import type { FsyncLock } from './fsync-lock.js';
+import { OpDebug } from './op-debug.js';
 import type { ConnectionAuth } from '../auth/session.js';
 import type { AuthService } from './auth/service.js';
 import type { CommandDefinition } from './registry.js';
+import type { ScriptEngine } from '../js/engine.js';
+import type { IndexBuilds } from './admin/index-build.js';
 
 export interface ServerConfig {
   readonly port: number;
@@ -34,6 +41,11 @@ export interface ServerConfig {
   readonly enableTestCommands: boolean;
   /** Access control is on (--auth, --keyFile): commands check the client's privileges. */
   readonly auth: boolean;
+
+  /** Compressors this server accepts and offers in hello, in its order of preference. */
+  readonly networkMessageCompressors: readonly string[];
+  /** Server-side JavaScript is on (mongod's security.javascriptEnabled; off: --noscripting). */
+  readonly javascriptEnabled: boolean;
   /** The command line as given (getCmdLineOpts). */
   readonly argv: readonly string[];
   /** The resolved options as a document (getCmdLineOpts.parsed). */
@@ -65,7 +77,13 @@ export interface ServerServices {
   readonly failPoints: FailPoints;
   readonly startedAtMs: number;
   readonly opcounters: OpCounters;
-  readonly connections: { current: number; totalCreated: number };
+  /** Open connections; `max` is maxIncomingConnections, `rejected` those refused past it. */
+  readonly connections: {
+    current: number;
+    totalCreated: number;
+    rejected: number;
+    readonly max: number;
+  };
   /** Names of every registered command (listCommands). */
   commandNames(): string[];
   /** The declaration of a registered command (listCommands). */
@@ -76,10 +94,33 @@ export interface ServerServices {
   readonly spill: SpillArea;
   /** The operations in progress and the open connections (currentOp, killOp). */
   readonly operations: OperationRegistry;
+  /** Per-command, document, network and per-namespace counters (serverStatus, top). */
+  readonly metrics: ServerMetrics;
+  /** Profiling levels, slowms, sampleRate and filters; the slow-operation log. */
+  readonly profiler: Profiler;
+  /** fsync {lock: true} / fsyncUnlock. */
+  readonly fsyncLock: FsyncLock;
+  /** Rotates the log file (logRotate, SIGUSR1); undefined when logs go to no file. */
+  rotateLog(): string | undefined;
+  /** The index builds in progress (createIndexes, dropIndexes, restart). */
+  readonly indexBuilds: IndexBuilds;
   /** Users, roles and authentication (admin.system.users, admin.system.roles). */
   readonly auth: AuthService;
   /** The log lines of startup warnings, for getLog: 'startupWarnings'. */
   readonly startupWarnings: string[];
+
+  /** Bytes through each enabled wire compressor (serverStatus network.compression). */
+  readonly compressionCounters: ReadonlyMap<string, CompressionCounters>;
+  /** Server-side JavaScript; undefined with --noscripting (security.javascriptEnabled: false). */
+  readonly scriptEngine: ScriptEngine | undefined;
+  /** topologyVersion and the awaitable hellos waiting on it. */
+  readonly topology: Topology;
+}
+
+/** mongod's per-compressor counters: uncompressed bytes in / compressed out, and back. */
+export interface CompressionCounters {
+  readonly compressor: { bytesIn: number; bytesOut: number };
+  readonly decompressor: { bytesIn: number; bytesOut: number };
 }
 
 export interface ConnectionState {
@@ -92,6 +133,29 @@ export interface ConnectionState {
   appName: string | undefined;
   /** Who the client authenticated as, and the SASL conversation in progress. */
   readonly auth: ConnectionAuth;
+
+  /** Compressors hello negotiated, in the client's order (hello repeats them when asked again). */
+  negotiatedCompressors?: string[];
+  /** Set on a TLS connection: the client certificate, as MONGODB-X509 authentication reads it. */
+  readonly tls?: TlsPeerState;
+}
+
+export interface TlsPeerState {
+  /** The client certificate's subject, RFC 2253 (e.g. "CN=app,OU=Clients,O=Example"); none: undefined. */
+  readonly subject: string | undefined;
+  /** The certificate verified against the CA (false only under tlsAllowInvalidCertificates). */
+  readonly verified: boolean;
+  /**
+   * Its O, OU and DC attributes are the server certificate's (mongod's isClusterMember): such a
+   * certificate names a cluster member, not a user.
+   */
+  readonly clusterMember: boolean;
+}
+
+/** What a long operation reports of itself in currentOp (mongod's CurOp message and progress). */
+export interface CurOpStatus {
+  msg?: string | undefined;
+  progress?: { done: number; total: number } | undefined;
 }
 
 export interface OperationContext {
@@ -109,6 +173,12 @@ export interface OperationContext {
   readonly signal: AbortSignal;
   /** Throw Interrupted once the operation was killed, MaxTimeMSExpired once the deadline passed. */
   checkDeadline(): void;
+  /** What the operation did, for its slow-operation line and profile entry. */
+  readonly debug: OpDebug;
+  /** Counts a yield of the operation's reads (numYields). */
+  noteYield(): void;
+  /** Its currentOp message and progress (an index build sets them). */
+  readonly curOp: CurOpStatus;
 }
 
 export interface SessionBinding {
@@ -129,8 +199,12 @@ export function makeOperationContext(
   session: SessionBinding | undefined,
   atClusterTime?: Timestamp,
   signal: AbortSignal = new AbortController().signal,
+  debug: OpDebug = new OpDebug(),
+  curOp: CurOpStatus = {},
 ): OperationContext {
   return {
+    debug,
+    curOp,
     deadlineMs,
     writeConcern,
     comment,
@@ -138,6 +212,9 @@ export function makeOperationContext(
     session,
     atClusterTime,
     signal,
+    noteYield() {
+      debug.numYields++;
+    },
     checkDeadline() {
       if (signal.aborted) throw interruptedError();
       if (deadlineMs !== undefined && Date.now() > deadlineMs) {

@@ -5,15 +5,17 @@
 
 import { Double, Int32, Long, Timestamp } from 'bson';
 import { Binary } from 'bson';
+import { getOwn } from '../bson/document.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { isPlainDocument, numericValue } from '../bson/types.js';
 import { validateDatabaseName } from '../catalog/namespace.js';
 import { nestingDepthExceeds } from '../catalog/validate-document.js';
 import { CommandError, ErrorCode, isCommandError } from '../errors.js';
 import { limits } from '../limits.js';
+import { logDocument } from '../log.js';
 import { parseArgs } from './args.js';
 import type { GenericArgs } from './args.js';
-import type { ConnectionState, ServerServices } from './context.js';
+import type { ConnectionState, OpCounters, ServerServices } from './context.js';
 import { makeOperationContext } from './context.js';
 import type { CommandDefinition, CommandRegistry } from './registry.js';
 import { checkWriteConcernAllowed, parseWriteConcern } from './write-concern.js';
@@ -98,6 +100,21 @@ function checkApiVersion(name: string, def: CommandDefinition, args: GenericArgs
   }
 }
 
+/**
+ * mongod's opcounters: insert counts documents (added from the reply), update and delete their
+ * statements, query and getmore their commands, command everything else.
+ */
+function countOperation(counters: OpCounters, def: CommandDefinition, body: BsonDocument): void {
+  const kind = def.traits?.counter ?? 'command';
+  if (kind === 'insert') return;
+  if (kind === 'update' || kind === 'delete') {
+    const statements = body[kind === 'update' ? 'updates' : 'deletes'];
+    counters[kind] += Array.isArray(statements) ? statements.length : 1;
+    return;
+  }
+  counters[kind]++;
+}
+
 export class Dispatcher {
   constructor(
     private readonly services: ServerServices,
@@ -119,10 +136,12 @@ export class Dispatcher {
       body,
       typeof dbName === 'string' ? dbName : '',
     );
+    let failed = false;
     try {
       const r = await this.run(connection, body, legacyDb, running);
       if (r.closeConnection === true) return r;
       reply = r.reply;
+      failed = reply['ok'] !== undefined && numericValue(reply['ok']) === 0;
       const wce = reply['writeConcernError'];
       const wcCode = isPlainDocument(wce) ? numericValue(wce['code']) : undefined;
       if (wcCode !== undefined) {
@@ -131,6 +150,13 @@ export class Dispatcher {
       }
     } catch (e) {
       const err = isCommandError(e) ? e : this.internalError(e, body);
+      if (this.services.logger.enabled('debug', 'COMMAND'))
+        this.services.logger.debug('COMMAND', 21962, 'Assertion while executing command', {
+          command: command,
+          db: running.ns.slice(0, running.ns.indexOf('.')),
+          commandArgs: logDocument(running.command),
+          error: { code: err.code, codeName: err.codeName, errmsg: err.message },
+        });
       if (!(err instanceof FailPointError && err.fixedLabels)) {
         for (const l of errorLabelsFor({
           command,
@@ -142,11 +168,78 @@ export class Dispatcher {
           err.addLabel(l);
       }
       reply = errorReply(err);
+      failed = true;
+    }
+    try {
+      await this.finishOperation(running, reply, failed);
     } finally {
       this.services.operations.end(running);
     }
+    this.addTopologyVersion(reply);
     this.addClusterTime(reply);
     return { reply };
+  }
+
+  /**
+   * Counters, latencies, the slow-operation log and the profiler, once the reply is known
+   * (mongod's completeAndLogOperation). Cheap unless the operation is logged or profiled.
+   */
+  private async finishOperation(
+    running: RunningOperation,
+    reply: BsonDocument,
+    failed: boolean,
+  ): Promise<void> {
+    const { metrics, opcounters, profiler } = this.services;
+    const debug = running.debug;
+    const micros = Number(running.elapsedMicros);
+    debug.micros = micros;
+    const name = running.commandName;
+    if (name === undefined) return;
+    const counter = metrics.counterFor(name);
+    counter.total++;
+    if (failed) {
+      counter.failed++;
+      debug.error = {
+        code: numericValue(reply['code']) ?? 0,
+        codeName: typeof reply['codeName'] === 'string' ? reply['codeName'] : '',
+        errmsg: typeof reply['errmsg'] === 'string' ? reply['errmsg'] : '',
+      };
+    } else {
+      if (name === 'insert' || name === 'update' || name === 'delete')
+        debug.fromWriteReply(name, reply);
+      else if (name === 'findAndModify') debug.fromFindAndModifyReply(reply);
+      const doc = metrics.document;
+      doc.returned += debug.nreturned ?? 0;
+      doc.inserted += debug.ninserted ?? 0;
+      doc.updated += (debug.nMatched ?? 0) + (debug.nUpserted ?? 0);
+      doc.deleted += debug.ndeleted ?? 0;
+      opcounters.insert += debug.ninserted ?? 0;
+    }
+    metrics.queryExecutor.scanned += debug.keysExamined ?? 0;
+    metrics.queryExecutor.scannedObjects += debug.docsExamined ?? 0;
+    metrics.recordLatency(name, running.isWrite, micros);
+    metrics.observer?.onCommand(name, micros, failed);
+    if (!running.ns.endsWith('.$cmd') && !running.ns.endsWith('.$cmd.aggregate'))
+      metrics.recordTop(running.ns, name, running.isWrite, micros);
+    const write = profiler.finish(this.services, running, reply);
+    if (write !== undefined) await write;
+  }
+
+  /**
+   * A "not primary" or shutdown error (top level or write concern) carries the server's
+   * topologyVersion, as mongod's appendErrorLabelsAndTopologyVersion does: drivers compare it
+   * with the one their monitor holds and ignore a stale error instead of marking the server
+   * Unknown and waiting for the next (streamed) heartbeat.
+   */
+  private addTopologyVersion(reply: BsonDocument): void {
+    const wce = getOwn(reply, 'writeConcernError');
+    const codes = [
+      numericValue(getOwn(reply, 'ok')) === 1 ? undefined : numericValue(getOwn(reply, 'code')),
+      isPlainDocument(wce) ? numericValue(getOwn(wce, 'code')) : undefined,
+    ];
+    if (codes.some((c) => c !== undefined && topologyErrorCodes.has(c))) {
+      reply['topologyVersion'] = { ...this.services.topology.version };
+    }
   }
 
   private internalError(e: unknown, body: BsonDocument): CommandError {
@@ -215,10 +308,14 @@ export class Dispatcher {
     if (name === undefined)
       throw new CommandError(ErrorCode.CommandNotFound, "no such command: ''");
     const def = this.registry.get(name);
-    if (def === undefined)
+    if (def === undefined) {
+      this.services.metrics.counterFor('<UNKNOWN>').total++;
       throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name}'`);
+    }
     const services = this.services;
-    services.opcounters[def.traits?.counter ?? 'command']++;
+    running.commandName = def.name;
+    running.isWrite = def.traits?.isWrite === true;
+    countOperation(services.opcounters, def, body);
 
     const dbValue = body['$db'] ?? legacyDb;
     if (typeof dbValue !== 'string') {
@@ -246,6 +343,12 @@ export class Dispatcher {
     // Before parsing, as mongod: an unauthenticated client learns nothing of the arguments.
     if (services.config.auth) checkAuthenticated(services, connection, def, name);
 
+    if (services.logger.enabled('debug2', 'COMMAND'))
+      services.logger.debug2('COMMAND', 21965, 'About to run the command', {
+        db: dbValue,
+        client: connection.remote,
+        commandArgs: logDocument(running.command),
+      });
     const args = parseArgs(name, body, def.args, name, def.strict ?? true);
     if (services.config.auth) {
       checkPrivileges(this.authInput(connection, dbValue, name, body, args), def);
@@ -261,7 +364,10 @@ export class Dispatcher {
     }
     // failCommand acts before the session is checked out, as in mongod: an injected error
     // does not touch the transaction (its labels are still computed from the session fields).
-    const fp = services.failPoints.failCommand(name, connection.appName);
+    const fp = services.failPoints.failCommand(
+      name,
+      connection.appName ?? handshakeAppName(name, body),
+    );
     let failWriteConcern: BsonValue | undefined;
     if (fp !== undefined) {
       if (fp['closeConnection'] === true) return { reply: {}, closeConnection: true };
@@ -282,6 +388,12 @@ export class Dispatcher {
       }
       failWriteConcern = fp['writeConcernError'];
     }
+    // fsync {lock: true} holds writes: a write command waits here, killable, within maxTimeMS.
+    if (running.isWrite && services.fsyncLock.locked)
+      await services.fsyncLock.waitUnlocked(
+        running.signal,
+        maxTimeMS === undefined ? undefined : Date.now() + maxTimeMS,
+      );
     const bound = bindSession(services, def, name, body, args, wc);
     running.session = bound.binding?.session;
     const op = makeOperationContext(
@@ -292,6 +404,8 @@ export class Dispatcher {
       bound.binding,
       bound.atClusterTime,
       running.signal,
+      running.debug,
+      running.status,
     );
     let result: BsonDocument;
     try {
@@ -324,4 +438,30 @@ export class Dispatcher {
     if (!('ok' in reply)) reply['ok'] = new Double(1);
     return { reply };
   }
+}
+
+/** mongod's NotPrimaryError and ShutdownError categories (error_codes.yml). */
+const topologyErrorCodes: ReadonlySet<number> = new Set([
+  ErrorCode.NotWritablePrimary,
+  ErrorCode.NotPrimaryNoSecondaryOk,
+  ErrorCode.NotPrimaryOrSecondary,
+  ErrorCode.InterruptedDueToReplStateChange,
+  ErrorCode.PrimarySteppedDown,
+  ErrorCode.LegacyNotPrimary,
+  ErrorCode.ShutdownInProgress,
+  ErrorCode.InterruptedAtShutdown,
+]);
+
+/**
+ * The appName a connection's first hello declares: failCommand's appName filter applies to that
+ * hello already (drivers' pool and SDAM tests fail the handshake of new connections this way).
+ */
+function handshakeAppName(name: string, body: BsonDocument): string | undefined {
+  if (name !== 'hello' && name !== 'isMaster' && name !== 'ismaster') return undefined;
+  const client = getOwn(body, 'client');
+  if (!isPlainDocument(client)) return undefined;
+  const app = getOwn(client, 'application');
+  if (!isPlainDocument(app)) return undefined;
+  const appName = getOwn(app, 'name');
+  return typeof appName === 'string' ? appName : undefined;
 }

@@ -5,12 +5,14 @@
 // fails with Interrupted (11601), as mongod's do. The registry also knows the open client
 // connections, for {idleConnections: true}.
 
+import { setOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import { sessionKeyOf } from '../txn/sessions.js';
 import type { Session } from '../txn/sessions.js';
-import type { ConnectionState } from './context.js';
+import type { ConnectionState, CurOpStatus } from './context.js';
+import { OpDebug } from './op-debug.js';
 
 /** mongod's logical operation kinds (logicalOpToString) for the commands that have their own. */
 const logicalOps: ReadonlyMap<string, string> = new Map([
@@ -44,7 +46,7 @@ export function redactCommand(body: BsonDocument): BsonDocument {
   const secrets = secretFields.get(name);
   if (secrets === undefined || !secrets.some((f) => f in body)) return body;
   const out: BsonDocument = {};
-  for (const [k, v] of Object.entries(body)) out[k] = secrets.includes(k) ? 'xxx' : v;
+  for (const [k, v] of Object.entries(body)) setOwn(out, k, secrets.includes(k) ? 'xxx' : v);
   return out;
 }
 
@@ -61,6 +63,8 @@ export function interruptedError(): CommandError {
   return new CommandError(ErrorCode.Interrupted, 'operation was interrupted');
 }
 
+const helloNames = new Set(['hello', 'isMaster', 'ismaster']);
+
 /** One command in progress. */
 export class RunningOperation {
   readonly name: string;
@@ -73,16 +77,23 @@ export class RunningOperation {
   /** The key of the logical session the command carries (killSessions finds its ops by it). */
   readonly sessionKey: string | undefined;
   readonly startedAtMs = Date.now();
+  /** What the operation did, for its slow-operation line and profile entry. */
+  readonly debug = new OpDebug();
   private readonly startedAtNs = process.hrtime.bigint();
+  /** The registered command it runs (primary name), once found; and whether it writes. */
+  commandName: string | undefined;
+  isWrite = false;
   /** The logical session the command runs in, once bound (transaction info, idle sessions). */
   session: Session | undefined;
+  /** Message and progress the command reports (currentOp's msg and progress). */
+  readonly status: CurOpStatus = {};
   private readonly controller = new AbortController();
 
   constructor(
     readonly opid: number,
     readonly client: ConnectionState,
     body: BsonDocument,
-    db: string,
+    readonly db: string,
   ) {
     this.name = Object.keys(body)[0] ?? '';
     this.logicalOp = logicalOps.get(this.name) ?? 'command';
@@ -143,6 +154,10 @@ export class OperationRegistry {
 
   clientClosed(client: ConnectionState): void {
     this.clients.delete(client.id);
+    // A waiting (awaitable) hello has nobody to answer any more: its wait ends with the client.
+    for (const op of this.running.values()) {
+      if (op.client === client && helloNames.has(op.name)) op.kill();
+    }
   }
 
   /** Registers a command about to run; `end` must follow. */

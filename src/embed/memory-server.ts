@@ -12,7 +12,8 @@
 //   stop()/start() as MMS keeps a dbPath). Without a dbPath, `stop({ doCleanup: false })`
 //   keeps the data for the next start() as MMS's temporary folder would (a snapshot, O(1));
 //   `storageEngine: 'ephemeralForTest'` forgets it at stop(), as mongod's did;
-// - `auth` (automatic users) waits for access control (issue #15): enabling it throws.
+// - `auth` (automatic users): access control on, the root user and `extraUsers` created;
+//   getUri() carries no credentials, as MMS's.
 
 import { EventEmitter } from 'node:events';
 import { rm, stat } from 'node:fs/promises';
@@ -79,7 +80,10 @@ export interface CreateUser {
 }
 
 export interface AutomaticAuth {
+  /** Access control on (MMS 9); an `auth` object without it is on unless `disable`. */
   enable?: boolean;
+  /** MMS 8's spelling: access control off even though `auth` is given. */
+  disable?: boolean;
   extraUsers?: CreateUser[];
   customRootName?: string;
   customRootPwd?: string;
@@ -274,8 +278,7 @@ function isAddressInUse(e: unknown): boolean {
 }
 
 /**
- * The users MMS's automatic auth would create, in the shape access control will take
- * (issue #15): the seam where `opts.auth` meets the server once it has users.
+ * The users MMS's automatic auth creates: root first, then `extraUsers`.
  */
 export function automaticAuthUsers(
   auth: AutomaticAuth,
@@ -296,13 +299,46 @@ export function automaticAuthUsers(
   ];
 }
 
-function checkAuth(auth: AutomaticAuth | undefined): void {
-  if (auth?.enable !== true) return;
-  // TODO(#15): pass automaticAuthUsers(auth) to the server once it has access control.
-  throw new NotSupportedError(
-    'secantusdb/memory-server: auth.enable needs access control, which SecantusDB does not ' +
-      'have yet (issue #15); leave auth out and connect without credentials',
-  );
+/** MMS's rule: an `auth` object turns access control on, unless `disable` or `enable: false`. */
+function authEnabled(auth: AutomaticAuth | undefined): auth is AutomaticAuth {
+  if (auth === undefined) return false;
+  if (auth.disable === true) return false;
+  return auth.enable ?? true;
+}
+
+/**
+ * MMS's automatic auth: the root user exists before the server is handed over (the server
+ * creates it), then the extra users, created by root. Users already there (a kept dbPath)
+ * are left as they are.
+ */
+async function createExtraUsers(server: SecantusServer, auth: AutomaticAuth): Promise<void> {
+  const extra = automaticAuthUsers(auth).slice(1);
+  if (extra.length === 0) return;
+  const { MongoClient, MongoServerError } = await import('mongodb');
+  const client = new MongoClient(server.uri, { directConnection: true });
+  try {
+    for (const [i, u] of extra.entries()) {
+      const spec = auth.extraUsers?.[i];
+      try {
+        await client.db(u.db).command({
+          createUser: u.user,
+          pwd: u.pwd,
+          roles: u.roles,
+          ...(spec?.customData === undefined ? {} : { customData: spec.customData }),
+          ...(spec?.mechanisms === undefined ? {} : { mechanisms: spec.mechanisms }),
+          ...(spec?.authenticationRestrictions === undefined
+            ? {}
+            : { authenticationRestrictions: spec.authenticationRestrictions }),
+          ...(spec?.digestPassword === undefined ? {} : { digestPassword: spec.digestPassword }),
+        });
+      } catch (e) {
+        // 51003 UserAlreadyExists: a kept data directory already has the user.
+        if (!(e instanceof MongoServerError && e.code === 51003)) throw e;
+      }
+    }
+  } finally {
+    await client.close();
+  }
 }
 
 export class MongoMemoryServer extends EventEmitter implements AsyncDisposable {
@@ -356,7 +392,6 @@ export class MongoMemoryServer extends EventEmitter implements AsyncDisposable {
   async start(forceSamePort?: boolean): Promise<void> {
     if (this._state !== 'new' && this._state !== 'stopped')
       throw new StateError(['new', 'stopped'], this._state);
-    checkAuth(this.opts.auth);
     this.stateChange(MongoMemoryServerStates.starting);
     try {
       await this.startInstance(forceSamePort);
@@ -389,6 +424,14 @@ export class MongoMemoryServer extends EventEmitter implements AsyncDisposable {
       storageEngine: onDisk ? 'lmdb' : 'memory',
       ...(onDisk ? { dbPath: resolved.dbPath } : {}),
       ...(debugEnabled() ? { logger: stderrLogger } : { logger: silentLogger }),
+      ...(authEnabled(this.opts.auth)
+        ? {
+            auth: {
+              username: this.opts.auth.customRootName ?? 'mongodb-memory-server-root',
+              password: this.opts.auth.customRootPwd ?? 'rootuser',
+            },
+          }
+        : {}),
     };
     const samePort = forceSamePort ?? !(this.opts.instance?.portGeneration ?? true);
     const wanted = previous?.port ?? resolved.port;
@@ -399,6 +442,7 @@ export class MongoMemoryServer extends EventEmitter implements AsyncDisposable {
       if (!isAddressInUse(e) || samePort || wanted === undefined) throw e;
       server = await SecantusServer.start({ ...options, port: 0 });
     }
+    if (authEnabled(this.opts.auth)) await createExtraUsers(server, this.opts.auth);
     if (this.kept !== undefined) {
       await server.restore(this.kept);
       this.kept = undefined;
@@ -654,7 +698,6 @@ export class MongoMemoryReplSet extends EventEmitter implements AsyncDisposable 
   async start(): Promise<void> {
     if (this._state !== MongoMemoryReplSetStates.stopped)
       throw new StateError([MongoMemoryReplSetStates.stopped], this._state);
-    checkAuth(this._replSetOpts.auth);
     this.stateChange(MongoMemoryReplSetStates.init);
     try {
       const existing = this.servers[0];
@@ -665,6 +708,7 @@ export class MongoMemoryReplSet extends EventEmitter implements AsyncDisposable 
           binary: this._binaryOpts,
           instance: this.memberOptions(),
           spawn: this._replSetOpts.spawn,
+          ...(this._replSetOpts.auth === undefined ? {} : { auth: this._replSetOpts.auth }),
         });
         this.servers = [member];
         await member.start();

@@ -9,6 +9,7 @@
 import type { Logger } from '../log.js';
 import { Server } from '../server/server.js';
 import type { ResetResult, ServerSnapshot } from '../server/fixtures.js';
+import type { TlsOptions } from '../server/tls.js';
 
 export interface SecantusServerOptions {
   /** TCP port; default 0 (a free port). */
@@ -39,6 +40,23 @@ export interface SecantusServerOptions {
    * localhost exception lets the first client create one).
    */
   readonly auth?: { readonly username: string; readonly password: string } | boolean;
+  /**
+   * TLS, as mongod's net.tls settings (file paths): e.g. `{ mode: 'requireTLS',
+   * certificateKeyFile, CAFile }`. The URI then carries `tls=true` and the CA file.
+   */
+  readonly tls?: TlsOptions;
+  /** --networkMessageCompressors: "snappy,zstd,zlib" by default (what is installed), or "disabled". */
+  readonly networkMessageCompressors?: string;
+  /**
+   * Server-side JavaScript ($where, $function, $accumulator, mapReduce) in a sandbox; false
+   * answers as mongod's --noscripting (security.javascriptEnabled: false). Default true.
+   */
+  readonly javascriptEnabled?: boolean;
+  /**
+   * Most client connections open at once (mongod's net.maxIncomingConnections); past it a new
+   * connection is logged and closed. Default 10000.
+   */
+  readonly maxIncomingConnections?: number;
 }
 
 export class SecantusServer implements AsyncDisposable {
@@ -65,6 +83,16 @@ export class SecantusServer implements AsyncDisposable {
         : { reaperIntervalMs: options.reaperIntervalMs }),
       ...(options.oplogAsync === undefined ? {} : { oplogAsync: options.oplogAsync }),
       ...(options.oplogNonlogged === undefined ? {} : { oplogNonlogged: options.oplogNonlogged }),
+      ...(options.maxIncomingConnections === undefined
+        ? {}
+        : { maxIncomingConnections: options.maxIncomingConnections }),
+      ...(options.tls === undefined ? {} : { tls: options.tls }),
+      ...(options.networkMessageCompressors === undefined
+        ? {}
+        : { networkMessageCompressors: options.networkMessageCompressors }),
+      ...(options.javascriptEnabled === undefined
+        ? {}
+        : { javascriptEnabled: options.javascriptEnabled }),
     });
     return new SecantusServer(server, credentials);
   }
@@ -83,10 +111,14 @@ export class SecantusServer implements AsyncDisposable {
    * `${server.uri}mydb`. Drivers discover the replica set from the server itself; getUri()
    * also names it. With an `auth` user it carries the credentials; with no database in the
    * path the driver authenticates against admin, where that user is — append a database
-   * through getUri(dbName), which keeps authSource=admin.
+   * through getUri(dbName), which keeps authSource=admin. Under TLS it ends in a query
+   * string (`?tls=true&tlsCAFile=...`): use getUri(dbName) to name a database.
    */
   get uri(): string {
-    return `mongodb://${this.userinfo()}${this.host}/`;
+    const tls = this.tlsParams();
+    return (
+      `mongodb://${this.userinfo()}${this.host}/` + (tls.length === 0 ? '' : `?${tls.join('&')}`)
+    );
   }
 
   /**
@@ -99,11 +131,23 @@ export class SecantusServer implements AsyncDisposable {
     const params = [
       ...(rs === '' ? [] : [`replicaSet=${encodeURIComponent(rs)}`]),
       ...(c === undefined ? [] : ['authSource=admin']),
+      ...this.tlsParams(),
     ];
     return (
       `mongodb://${this.userinfo()}${this.host}/${encodeURIComponent(dbName)}` +
       (params.length === 0 ? '' : `?${params.join('&')}`)
     );
+  }
+
+  /**
+   * Under requireTLS / preferTLS the driver is asked for TLS and told the CA file (a client
+   * certificate, when the server wants one, is the caller's to add: `tlsCertificateKeyFile`).
+   */
+  private tlsParams(): string[] {
+    const mode = this.server.tlsMode;
+    if (mode !== 'requireTLS' && mode !== 'preferTLS') return [];
+    const ca = this.server.tlsCAFile;
+    return ['tls=true', ...(ca === undefined ? [] : [`tlsCAFile=${encodeURIComponent(ca)}`])];
   }
 
   private userinfo(): string {

@@ -9,7 +9,8 @@ import type { Timestamp } from 'bson';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { CommandError, ErrorCode, fail } from '../errors.js';
 import { compileFilter } from '../query/match/index.js';
-import type { ExprCompiler, Matcher } from '../query/match/index.js';
+import type { ExprCompiler, Matcher, WhereCompiler } from '../query/match/index.js';
+import type { ScriptHost } from '../js/engine.js';
 import { evaluateOn } from './expressions/index.js';
 import { newEnv, parseExpression, rootContext } from './expressions/parse.js';
 import { operators, refusedOperators } from './expressions/registry.js';
@@ -54,6 +55,20 @@ export function exprCompiler(env: ExpressionEnv, scope: VariableScope): ExprComp
   };
 }
 
+/**
+ * The matcher's $where hook over the command's sandbox: the code compiled once, called per
+ * document with the document as `this` and as `obj`; the result is taken as a boolean.
+ */
+export function whereCompiler(env: ExpressionEnv): WhereCompiler | undefined {
+  const host = env.scripting;
+  if (host === undefined) return undefined;
+  return (code) => {
+    const scope = host.scope();
+    const fn = scope.compile(code);
+    return (doc: BsonDocument) => toBool(scope.call(fn, [], doc, true));
+  };
+}
+
 /** A filter compiled with $expr support over the pipeline's variables. */
 export function compileMatch(
   filter: BsonDocument,
@@ -61,6 +76,7 @@ export function compileMatch(
 ): Matcher {
   return compileFilter(filter, {
     compileExpr: exprCompiler(ctx.env, ctx.scope),
+    compileWhere: whereCompiler(ctx.env),
     collator: ctx.collator,
     textSearch: ctx.textSearch,
   });
@@ -158,6 +174,8 @@ export interface QueryVariablesOptions {
   readonly collator?: Collator | undefined;
   /** Parsing a collection validator, where $rand is refused (mongod's 3040500). */
   readonly forbidRandom?: boolean;
+  /** Server-side JavaScript; undefined when scripting is off (mongod's refusals). */
+  readonly scripting?: ScriptHost | undefined;
 }
 
 /**
@@ -170,6 +188,8 @@ export interface QueryExpressions {
   readonly scope: VariableScope;
   /** The matcher's `$expr` hook. */
   readonly compileExpr: ExprCompiler;
+  /** The matcher's `$where` hook; undefined when scripting is off. */
+  readonly compileWhere: WhereCompiler | undefined;
   /** An aggregation expression evaluated with the document as $$ROOT (find projections). */
   compileValue(spec: BsonValue): (doc: BsonDocument) => Value;
   /** Whether `name` is an expression operator ($add, $literal, ...), as Expression::isExpressionName. */
@@ -183,6 +203,7 @@ export function queryExpressions(options: QueryVariablesOptions = {}): QueryExpr
     clusterTime: options.clusterTime,
     collator: options.collator,
     ...(options.forbidRandom === true ? { forbidRandom: true } : {}),
+    scripting: options.scripting,
   });
   const scope = newScope(undefined);
   if (options.let !== undefined) defineLetVariables(env, scope, options.let);
@@ -194,6 +215,7 @@ function expressionsOver(env: ExpressionEnv, scope: VariableScope): QueryExpress
     env,
     scope,
     compileExpr: exprCompiler(env, scope),
+    compileWhere: whereCompiler(env),
     compileValue(spec) {
       const expr = parseExpression(spec, rootContext(env, scope));
       return (doc) => evaluateOn(expr, doc, env.frame);

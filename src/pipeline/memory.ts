@@ -37,6 +37,12 @@ export interface MemoryPolicy {
   readonly sortBytesMax: number;
   /** internalDocumentSourceGroupMaxMemoryBytes: $group, $bucket, $sortByCount. */
   readonly groupBytesMax: number;
+  /** internalDocumentSourceBucketAutoMaxMemoryBytes: $bucketAuto. */
+  readonly bucketAutoBytesMax?: number;
+  /** internalDocumentSourceSetWindowFieldsMaxMemoryBytes: $setWindowFields (and $fill). */
+  readonly setWindowFieldsBytesMax?: number;
+  /** internalDocumentSourceGraphLookupMaxMemoryBytes: one $graphLookup search. */
+  readonly graphLookupBytesMax?: number;
   /** The operation's spill files; undefined where nothing may be written (stages stay in memory). */
   readonly spill: SpillScope | undefined;
 }

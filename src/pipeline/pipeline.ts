@@ -17,7 +17,7 @@ import { NEED_TIME, runSync } from '../query/exec/yield.js';
 import { collatedPattern } from './sort-pattern.js';
 import { AggCode } from './error-codes.js';
 import { DocumentsStage } from './stages/base.js';
-import { stageDefinitions, unsupportedStages } from './stages/index.js';
+import { atlasSearchStages, stageDefinitions, unsupportedStages } from './stages/index.js';
 import { LimitPipelineStage } from './stages/limit.js';
 import { SkipPipelineStage } from './stages/skip.js';
 import { MatchStage } from './stages/match.js';
@@ -42,6 +42,8 @@ function parseStage(spec: BsonValue, ctx: PipelineContext): Stage[] {
   const name = keys[0] as string;
   const def = stageDefinitions.get(name);
   if (def === undefined) {
+    if (atlasSearchStages.has(name))
+      fail(AggCode.Location6047401, `${name} stage is only allowed on MongoDB Atlas`);
     const refusal = unsupportedStages.get(name);
     if (refusal !== undefined) fail(ErrorCode.NotImplemented, refusal);
     fail(AggCode.Location40324, `Unrecognized pipeline stage name: '${name}'`);

@@ -5,6 +5,7 @@
 // so find and aggregate order documents alike. A {$meta: ...} part sorts by the document's
 // metadata (src/query/exec/metadata.ts): text scores descending, $geoNear distances ascending.
 
+import { setOwn } from '../bson/document.js';
 import { Double, Int32 } from 'bson';
 import { compareBson } from '../bson/compare.js';
 import type { Collator } from '../bson/collation.js';
@@ -53,7 +54,7 @@ export function parseSortPattern(spec: BsonDocument, collator?: Collator): SortP
       parts.push({ path: field, ascending: name === 'geoNearDistance', meta: name });
       continue;
     }
-    fieldSpec[field] = v;
+    setOwn(fieldSpec, field, v);
     parts.push({ path: field, ascending: true });
   }
   const fields = Object.keys(fieldSpec).length === 0 ? undefined : compileSort(fieldSpec, collator);

@@ -89,6 +89,7 @@ export function compileQueryFilter(
 ): DocumentFilter | undefined {
   const matcher = compileFilter(filter, {
     compileExpr: expressionsOf(options).compileExpr,
+    compileWhere: expressionsOf(options).compileWhere,
     collator: options.collator,
     textSearch: options.textSearch,
   });

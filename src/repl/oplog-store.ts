@@ -248,6 +248,21 @@ export class OplogStore {
     this.track(key, noop.length);
   }
 
+  /** Seconds between the oldest and the newest entry stored (the oplog window); undefined when empty. */
+  windowSeconds(): number | undefined {
+    const snap = this.store.snapshot();
+    try {
+      const first = snap.scan(oplogTable).next();
+      const last = snap.scan(oplogTable, { reverse: true }).next();
+      if (first.done === true || last.done === true) return undefined;
+      const from = decodeTimestampKey(first.value.key);
+      const to = decodeTimestampKey(last.value.key);
+      return to.high - from.high;
+    } finally {
+      snap.release();
+    }
+  }
+
   /** The oldest position a change stream may resume from in `view` (undefined: anywhere). */
   historyStart(view: ReadView): Timestamp | undefined {
     const first = view.scan(oplogTable).next();

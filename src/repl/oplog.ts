@@ -19,6 +19,7 @@ import type { EncodedField } from '../bson/codec.js';
 import { getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
+import { isReplicatedNamespace } from '../catalog/namespace.js';
 import type { Collection } from '../catalog/collection.js';
 import type { OpObserver, StatementInfo } from '../catalog/observer.js';
 import type { WriteTxn } from '../storage/engine.js';
@@ -168,6 +169,7 @@ export class Oplog implements OpObserver {
     encoded: Uint8Array | undefined,
     statement: StatementInfo | undefined,
   ): void {
+    if (!isReplicatedNamespace(coll.meta.name)) return;
     const o2 = { _id: getOwn(doc, '_id') ?? null };
     if (txn instanceof TransactionView)
       this.log(txn, { op: 'i', ns: coll.ns, ui: this.uuidOf(coll), o: doc, o2 });
@@ -190,6 +192,7 @@ export class Oplog implements OpObserver {
     encoded: Uint8Array | undefined,
     statement: StatementInfo | undefined,
   ): void {
+    if (!isReplicatedNamespace(coll.meta.name)) return;
     const o2 = { _id: getOwn(after, '_id') ?? null };
     const images = imagesOf(coll, before, after);
     const o = diff === undefined ? after : { $v: new Int32(2), diff };
@@ -214,6 +217,7 @@ export class Oplog implements OpObserver {
     doc: BsonDocument,
     statement: StatementInfo | undefined,
   ): void {
+    if (!isReplicatedNamespace(coll.meta.name)) return;
     const o = { _id: getOwn(doc, '_id') ?? null };
     const images = imagesOf(coll, doc, undefined);
     if (txn instanceof TransactionView)
@@ -228,6 +232,7 @@ export class Oplog implements OpObserver {
   }
 
   onCreateCollection(txn: WriteTxn, coll: Collection): void {
+    if (!isReplicatedNamespace(coll.meta.name)) return;
     this.log(txn, {
       op: 'c',
       ns: `${coll.meta.db}.$cmd`,
@@ -237,6 +242,7 @@ export class Oplog implements OpObserver {
   }
 
   onDropCollection(txn: WriteTxn, coll: Collection): void {
+    if (!isReplicatedNamespace(coll.meta.name)) return;
     this.log(txn, {
       op: 'c',
       ns: `${coll.meta.db}.$cmd`,

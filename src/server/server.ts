@@ -20,12 +20,19 @@ import { defaultParameters } from '../commands/diag/server-info.js';
 import { FailPoints } from '../commands/testing/failpoints.js';
 import type { BsonDocument } from '../bson/types.js';
 import { limits } from '../limits.js';
-import type { Logger } from '../log.js';
-import { silentLogger } from '../log.js';
+import { Logger, isRotatable } from '../log.js';
+import { randomUUID } from 'node:crypto';
+import { ServerMetrics } from '../commands/metrics.js';
+import { Profiler } from '../commands/profiler.js';
+import type { ProfilerOptions } from '../commands/profiler.js';
+import { FsyncLock } from '../commands/fsync-lock.js';
+import { MetricsEndpoint } from './metrics-http.js';
+import type { MetricsOptions } from './metrics-http.js';
 import { CursorManager } from '../query/exec/cursor.js';
 import { SpillArea } from '../pipeline/spill/area.js';
 import { ClusterClock } from '../repl/clock.js';
 import { Oplog } from '../repl/oplog.js';
+import { Topology } from '../repl/topology.js';
 import { OplogStore, oplogEntryTables } from '../repl/oplog-store.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { openEngine } from '../storage/open.js';
@@ -40,9 +47,19 @@ import { startupWarnings } from '../commands/auth/startup-warnings.js';
 import { noopObserver } from '../catalog/observer.js';
 import { numericValue } from '../bson/types.js';
 import { Connection } from './connection.js';
+import type { ConnectionDeadlines } from './connection.js';
+import { loadScriptEngine } from '../js/engine.js';
+import type { ScriptEngine } from '../js/engine.js';
 import { resetServer, restoreServer, ServerSnapshot, snapshotServer } from './fixtures.js';
 import type { ResetResult } from './fixtures.js';
+
+import type { ConnectionTransport } from './connection.js';
+import { classifyFirstBytes, createTlsIngress } from './tls.js';
+import type { TlsMode, TlsOptions, TlsServerSide } from './tls.js';
+import { resolveCompressors } from '../wire/compression.js';
+import type { CompressorSet } from '../wire/compression.js';
 import { createTtlMonitor } from '../commands/admin/indexes.js';
+import { IndexBuilds } from '../commands/admin/index-build.js';
 import type { TtlMonitor } from '../catalog/ttl-monitor.js';
 
 export interface ServerOptions {
@@ -72,6 +89,14 @@ export interface ServerOptions {
    * lmdb an environment in <dbPath>/oplog-nonlogged. Default false.
    */
   readonly oplogNonlogged?: boolean;
+  /** mongod's net.tls settings; default: TLS disabled. */
+  readonly tls?: TlsOptions;
+  /**
+   * mongod's --networkMessageCompressors: names separated by commas, or "disabled". Default
+   * "snappy,zstd,zlib", keeping those this process can run; a name given explicitly that it
+   * cannot run is a startup error.
+   */
+  readonly networkMessageCompressors?: string;
   /** host:port reported to clients; default bindIp:port (or the hostname when bound to all). */
   readonly advertisedHost?: string;
   readonly logger?: Logger;
@@ -79,13 +104,38 @@ export interface ServerOptions {
   readonly argv?: readonly string[];
   /** The resolved options as a document, for getCmdLineOpts. */
   readonly parsed?: BsonDocument;
+  /** Profiling level of every database, slowms and sampleRate (--profile, --slowms, --slowOpSampleRate). */
+  readonly profiling?: ProfilerOptions;
+  /** Serve Prometheus metrics (--metricsPort); off when absent. */
+  readonly metrics?: MetricsOptions;
   /** Access control (--auth): every command checks the client's privileges. Default false. */
   readonly auth?: boolean;
+  /**
+   * Server-side JavaScript ($where, $function, $accumulator, mapReduce) in a sandbox; false is
+   * mongod's --noscripting (security.javascriptEnabled: false). Default true.
+   */
+  readonly javascriptEnabled?: boolean;
   /**
    * A user created with the root role on admin at start-up when admin.system.users has no user
    * of that name (the daemon's initial root user, the in-process server's auth option).
    */
   readonly initialUser?: { readonly username: string; readonly password: string };
+  /**
+   * Most client connections open at once (mongod's net.maxIncomingConnections, --maxConns);
+   * past it a new connection is logged and closed. Default limits.connectionsMax.
+   */
+  readonly maxIncomingConnections?: number;
+  /** A wire message must arrive whole within this long of its first byte. Default limits.frameReceiveTimeMsMax. */
+  readonly frameReceiveTimeoutMs?: number;
+  /** A new connection must send its first message within this long. Default limits.firstMessageWaitMsMax. */
+  readonly firstMessageTimeoutMs?: number;
+}
+
+function positiveInteger(v: number | undefined, name: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isSafeInteger(v) || v < 1)
+    throw new RangeError(`${name} must be a positive integer, got ${String(v)}`);
+  return v;
 }
 
 function advertise(bindIp: string, port: number): string {
@@ -98,32 +148,107 @@ function advertise(bindIp: string, port: number): string {
   return `${host}:${port}`;
 }
 
+/** A connection needs its first 16 bytes (a message header, or a TLS ClientHello) to be told apart. */
+const firstBytesNeeded = 16;
+
+/** mongod's answer to an HTTP request on the database port. */
+const httpReply =
+  'HTTP/1.0 200 OK\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 85\r\n\r\n' +
+  'It looks like you are trying to access MongoDB over HTTP on the native driver port.\r\n';
+
+/**
+ * The JavaScript sandbox, or none when its WebAssembly module cannot be loaded where the server
+ * runs (a Jest test file's vm context refuses the dynamic import it needs without
+ * --experimental-vm-modules): the server then serves everything else and answers scripts as
+ * with --noscripting, and says so in the log.
+ */
+async function scriptEngineOrNone(logger: Logger): Promise<ScriptEngine | undefined> {
+  try {
+    return await loadScriptEngine();
+  } catch (e) {
+    logger.warn(
+      'CONTROL',
+      9150002,
+      'Server-side JavaScript is unavailable: its engine did not load',
+      {
+        error: e instanceof Error ? e.message : String(e),
+      },
+    );
+    return undefined;
+  }
+}
+
 export class Server {
   private readonly connections = new Set<Connection>();
+  /** Sockets accepted but not yet connections: first bytes or the TLS handshake pending. */
+  private readonly pendingSockets = new Set<net.Socket>();
   private nextConnectionId = 1;
   private reaper: NodeJS.Timeout | undefined;
   private ttl: TtlMonitor | undefined;
   private stopping: Promise<void> | undefined;
+  private readonly deadlines: ConnectionDeadlines;
+  private metricsEndpoint: MetricsEndpoint | undefined;
 
   private constructor(
     readonly services: ServerServices,
     private readonly listener: net.Server,
     private readonly dispatcher: Dispatcher,
-  ) {}
+    private readonly compressors: CompressorSet,
+    private readonly tls: TlsServerSide | undefined,
+    private readonly maxConnections: number,
+    deadlines: ConnectionDeadlines,
+  ) {
+    this.deadlines = deadlines;
+  }
 
   get port(): number {
     return this.services.config.port;
+  }
+
+  /** The Prometheus endpoint's port, when it runs. */
+  get metricsPort(): number | undefined {
+    return this.metricsEndpoint?.port;
   }
 
   get config(): ServerConfig {
     return this.services.config;
   }
 
+  /** The TLS mode, and the CA file clients verify the server with (in-process URI). */
+  get tlsMode(): TlsMode {
+    return this.tls?.mode ?? 'disabled';
+  }
+
+  get tlsCAFile(): string | undefined {
+    return this.tls?.caFile;
+  }
+
   static async start(options: ServerOptions = {}): Promise<Server> {
-    const logger = options.logger ?? silentLogger;
+    // Without a logger of its own the server still keeps its recent lines for getLog.
+    const logger = options.logger ?? new Logger(undefined);
+    const maxConnections = positiveInteger(
+      options.maxIncomingConnections,
+      'maxIncomingConnections',
+      limits.connectionsMax,
+    );
+    const deadlines: ConnectionDeadlines = {
+      frameMs: positiveInteger(
+        options.frameReceiveTimeoutMs,
+        'frameReceiveTimeoutMs',
+        limits.frameReceiveTimeMsMax,
+      ),
+      firstMessageMs: positiveInteger(
+        options.firstMessageTimeoutMs,
+        'firstMessageTimeoutMs',
+        limits.firstMessageWaitMsMax,
+      ),
+    };
     const storageEngine =
       options.storageEngine ?? (options.dbPath !== undefined ? 'lmdb' : 'memory');
     const bindIp = options.bindIp ?? '127.0.0.1';
+    // Configuration faults surface before any storage is opened.
+    const tls = createTlsIngress(options.tls);
+    const compressors = await resolveCompressors(options.networkMessageCompressors);
     const replSet = options.replSet ?? 'rs0';
     const oplogMode = {
       async: options.oplogAsync ?? false,
@@ -156,9 +281,9 @@ export class Server {
     let listener: net.Server | undefined;
     try {
       const catalog = Catalog.open(engine, logger);
+      const metrics = new ServerMetrics();
       catalog.validator = documentValidator(logger);
       listener = net.createServer();
-      listener.maxConnections = limits.connectionsMax;
       const port = await listen(listener, options.port ?? 27017, bindIp);
       const enableTestCommands = options.enableTestCommands ?? false;
       const config: ServerConfig = {
@@ -170,6 +295,9 @@ export class Server {
         replSet,
         enableTestCommands,
         auth: options.auth ?? false,
+
+        networkMessageCompressors: compressors.names,
+        javascriptEnabled: options.javascriptEnabled ?? true,
         argv: options.argv ?? [],
         parsed: options.parsed ?? {},
       };
@@ -217,6 +345,8 @@ export class Server {
       const spill = SpillArea.forServer(options.dbPath);
       spill.wipe();
       const sessions = new SessionCatalog({ onSessionGone: (s) => cursors.killForSession(s.key) });
+      const sink = logger.state.sink;
+      const failPoints = new FailPoints();
       const services: ServerServices = {
         config,
         engine,
@@ -227,20 +357,38 @@ export class Server {
         logger,
         clock,
         oplog,
-        failPoints: new FailPoints(),
+        failPoints,
         startedAtMs: Date.now(),
         opcounters,
-        connections: { current: 0, totalCreated: 0 },
+        connections: { current: 0, totalCreated: 0, rejected: 0, max: maxConnections },
         commandNames: () => registry.names(),
         commandDefinition: (name) => registry.get(name),
         parameters,
         spill,
         operations: new OperationRegistry(),
+        indexBuilds: new IndexBuilds({ engine, catalog, logger, sessions, failPoints }),
         auth,
         startupWarnings: [],
+        compressionCounters: compressors.counters,
+        metrics,
+        profiler: new Profiler(options.profiling),
+        fsyncLock: new FsyncLock(engine, logger),
+        rotateLog: () => (isRotatable(sink) ? sink.rotate() : undefined),
+        scriptEngine: config.javascriptEnabled ? await scriptEngineOrNone(logger) : undefined,
+        topology: new Topology(),
       };
       if (options.initialUser !== undefined) await createInitialUser(services, options.initialUser);
-      const server = new Server(services, listener, new Dispatcher(services, registry));
+      const server = new Server(
+        services,
+        listener,
+        new Dispatcher(services, registry),
+        compressors,
+        tls,
+        maxConnections,
+        deadlines,
+      );
+      if (options.metrics !== undefined)
+        server.metricsEndpoint = await MetricsEndpoint.start(services, options.metrics);
       listener.on('connection', (socket) => server.accept(socket));
       server.reaper = setInterval(
         () => server.reap(),
@@ -248,6 +396,7 @@ export class Server {
       );
       server.ttl = createTtlMonitor(services);
       server.ttl.start();
+      await services.indexBuilds.restartUnfinished();
       server.reaper.unref();
       for (const w of startupWarnings(config)) {
         services.startupWarnings.push(logger.startupWarning('CONTROL', w.id, w.msg, w.attr));
@@ -257,6 +406,7 @@ export class Server {
         bindIp,
         storageEngine,
         replSet,
+        ssl: tls === undefined ? 'off' : 'on',
       });
       return server;
     } catch (e) {
@@ -271,20 +421,145 @@ export class Server {
       socket.destroy();
       return;
     }
-    const id = this.nextConnectionId++;
-    const conn = new Connection(socket, id, this.dispatcher, this.services.logger, (c) => {
-      this.connections.delete(c);
-      this.services.operations.clientClosed(c.state);
-      this.services.connections.current = this.connections.size;
+    // Sockets still being told TLS from plain count too.
+    if (this.connections.size + this.pendingSockets.size >= this.maxConnections) {
+      // mongod accepts, logs and closes: the client sees the connection end before any reply.
+      this.services.connections.rejected++;
+      this.services.logger.info(
+        'NETWORK',
+        22942,
+        'Connection refused because there are too many open connections',
+        {
+          remote: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`,
+          connectionCount: this.connections.size + this.pendingSockets.size,
+        },
+      );
+      socket.on('error', () => undefined);
+      socket.destroy();
+      return;
+    }
+    this.pendingSockets.add(socket);
+    // A client that never sends the first bytes (TLS or plain is told from them) is held to
+    // the first-message deadline too; the connection then times the rest of its message.
+    const wait = setTimeout(() => {
+      this.services.logger.warn(
+        'NETWORK',
+        22989,
+        'Error receiving request from client. Ending connection',
+        {
+          remote: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`,
+          error: `no message received from the client within ${this.deadlines.firstMessageMs} ms`,
+        },
+      );
+      socket.destroy();
+    }, this.deadlines.firstMessageMs);
+    wait.unref();
+    socket.once('close', () => {
+      clearTimeout(wait);
+      this.pendingSockets.delete(socket);
     });
+    socket.on('error', () => socket.destroy());
+    readFirstBytes(socket, firstBytesNeeded, (first) => {
+      clearTimeout(wait);
+      this.route(socket, first);
+    });
+  }
+
+  /** Plain, TLS or refused, from the first bytes (mongod's maybeHandshakeSSLForIngress). */
+  private route(socket: net.Socket, first: Buffer): void {
+    if (this.stopping !== undefined || socket.destroyed) {
+      socket.destroy();
+      return;
+    }
+    const { logger } = this.services;
+    const remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
+    const verdict = classifyFirstBytes(first, this.tls?.mode ?? 'disabled');
+    if (verdict === 'http') {
+      socket.end(httpReply);
+      return;
+    }
+    if (typeof verdict === 'object') {
+      logger.info(
+        'NETWORK',
+        22988,
+        'Error receiving request from client. Ending connection from remote',
+        {
+          error: { code: 'SSLHandshakeFailed', errmsg: verdict.refuse },
+          remote,
+        },
+      );
+      socket.destroy();
+      return;
+    }
+    if (verdict === 'plain') {
+      if (this.tls?.mode === 'preferTLS') {
+        logger.info(
+          'NETWORK',
+          23838,
+          "SSL mode is set to 'preferred' and connection to remote is not using SSL.",
+          {
+            remote,
+          },
+        );
+      }
+      socket.unshift(first);
+      this.open(socket, { compressors: this.compressors, tls: undefined });
+      return;
+    }
+    const tls = this.tls;
+    if (tls === undefined) {
+      socket.destroy();
+      return;
+    }
+    tls.handshake(socket, first, logger, (secure, peer) => {
+      if (this.stopping !== undefined) {
+        secure.destroy();
+        return;
+      }
+      this.open(secure, { compressors: this.compressors, tls: peer, raw: socket });
+    });
+  }
+
+  private open(socket: net.Socket, transport: ConnectionTransport): void {
+    this.pendingSockets.delete(transport.raw ?? socket);
+    const id = this.nextConnectionId++;
+    const { logger, metrics } = this.services;
+    // mongod's connection lines carry a UUID per connection.
+    const uuid = { uuid: { $uuid: randomUUID() } };
+    const conn = new Connection(
+      socket,
+      id,
+      this.dispatcher,
+      logger,
+      (c) => {
+        this.connections.delete(c);
+        this.services.operations.clientClosed(c.state);
+        this.services.connections.current = this.connections.size;
+        if (!logger.settings.quiet)
+          logger.child(`conn${id}`).info('NETWORK', 22944, 'Connection ended', {
+            remote: c.state.remote,
+            uuid,
+            connectionId: id,
+            connectionCount: this.connections.size,
+          });
+      },
+      transport,
+      this.deadlines,
+      metrics.network,
+    );
     this.connections.add(conn);
     this.services.operations.clientOpened(conn.state);
     this.services.connections.current = this.connections.size;
     this.services.connections.totalCreated++;
-    this.services.logger.debug('NETWORK', 22943, 'Connection accepted', {
-      remote: conn.state.remote,
-      connectionId: id,
-    });
+    if (!logger.settings.quiet)
+      logger.child('listener').info('NETWORK', 22943, 'Connection accepted', {
+        remote: conn.state.remote,
+        uuid,
+        connectionId: id,
+        connectionCount: this.connections.size,
+        ...(transport.tls === undefined ? {} : { tls: true }),
+      });
+    socket.resume();
   }
 
   private reap(): void {
@@ -339,14 +614,23 @@ export class Server {
 
   private async doStop(): Promise<void> {
     const { logger, engine } = this.services;
-    logger.info('CONTROL', 23138, 'Shutting down');
+    logger.info('CONTROL', 20562, 'Shutdown: going to close listening sockets');
     if (this.reaper !== undefined) clearInterval(this.reaper);
+    this.services.fsyncLock.releaseAll();
     const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
+    for (const s of this.pendingSockets) s.destroy();
+    this.pendingSockets.clear();
+    await this.metricsEndpoint?.close();
+    // Awaitable hellos answer now (the topology changes as the server goes away).
+    this.services.topology.shutdown();
+    // Builds stop at their next slice and stay registered, to start again at the next start.
+    const builds = this.services.indexBuilds.shutdown();
     // In-flight requests finish and reply (bounded), then every connection closes.
     await Promise.all(
       [...this.connections].map((c) => c.finishAndClose(limits.shutdownRequestWaitMs)),
     );
     await closed;
+    await builds;
     this.services.sessions.endAll();
     this.services.cursors.closeAll();
     this.services.spill.close();
@@ -354,6 +638,7 @@ export class Server {
     await this.ttl?.stop();
     // Queued oplog entries are written before storage closes (--oplog-async).
     await this.services.oplog?.store.close();
+    logger.info('STORAGE', 4784930, 'Shutting down the storage engine');
     await closeEngine(engine.inner);
     logger.info('CONTROL', 20565, 'Now exiting');
   }
@@ -362,6 +647,31 @@ export class Server {
 async function closeEngine(engine: StorageEngine): Promise<void> {
   await engine.flush();
   await engine.close();
+}
+
+/**
+ * Collect a new socket's first `n` bytes (fewer if it ends first), then pause it and hand them
+ * over; the caller pushes them back (unshift) for whoever reads the socket next.
+ */
+function readFirstBytes(socket: net.Socket, n: number, done: (first: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  let got = 0;
+  let finished = false;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    socket.off('data', onData);
+    socket.off('end', finish);
+    socket.pause();
+    done(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, got));
+  };
+  const onData = (d: Buffer): void => {
+    chunks.push(d);
+    got += d.length;
+    if (got >= n) finish();
+  };
+  socket.on('data', onData);
+  socket.once('end', finish);
 }
 
 function listen(server: net.Server, port: number, host: string): Promise<number> {

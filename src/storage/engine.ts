@@ -110,6 +110,13 @@ export interface EngineStats {
   readonly storageSizeBytes: number;
 }
 
+/** How big a table is: its entries and the bytes of their keys and values. */
+export interface TableSize {
+  readonly entries: number;
+  readonly keyBytes: number;
+  readonly valueBytes: number;
+}
+
 export interface StorageEngine {
   readonly name: 'memory' | 'lmdb';
   /** True when committed data outlives the process. */
@@ -134,6 +141,13 @@ export interface StorageEngine {
   flush(): Promise<void>;
 
   stats(): EngineStats;
+
+  /**
+   * The size of a table as of the latest commit (zero for a table never written). Exact on
+   * the memory engine; engines that cannot count bytes cheaply (lmdb) are exact up to
+   * limits.tableSizeSampleEntries entries and estimate larger tables from a sample.
+   */
+  tableSize(table: string): TableSize;
 
   /** Finish pending commits, release files and locks. Idempotent. */
   close(): Promise<void>;

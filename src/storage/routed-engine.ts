@@ -14,6 +14,7 @@ import type {
   Snapshot,
   StorageEngine,
   TableImage,
+  TableSize,
   WriteOptions,
   WriteTxn,
 } from './engine.js';
@@ -92,6 +93,10 @@ export class RoutedEngine implements StorageEngine {
   async flush(): Promise<void> {
     await Promise.all([this.main.flush(), this.side.flush()]);
   }
+  tableSize(table: string): TableSize {
+    return (this.routed.has(table) ? this.side : this.main).tableSize(table);
+  }
+
   stats(): EngineStats {
     return {
       storageSizeBytes: this.main.stats().storageSizeBytes + this.side.stats().storageSizeBytes,

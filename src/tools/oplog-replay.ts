@@ -264,12 +264,15 @@ export class OplogReplayer {
           applyOps: [entry],
           bypassDocumentValidation: this.settings.bypassDocumentValidation,
         });
+        return;
       } catch (e) {
-        throw new ToolError(
-          `error applying oplog: applyOps: ${e instanceof Error ? e.message : String(e)}`,
-        );
+        // A server whose applyOps takes CRUD entries only (SecantusDB) answers NotImplemented
+        // for the rest: those go through ordinary commands.
+        if (!(e instanceof MongoServerError && e.code === 238))
+          throw new ToolError(
+            `error applying oplog: applyOps: ${e instanceof Error ? e.message : String(e)}`,
+          );
       }
-      return;
     }
     try {
       await this.applyByCommands(entry);

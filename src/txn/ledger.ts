@@ -17,6 +17,7 @@ import { decodeDocument, encodeArrayOf, encodeDocument, joinDocuments } from '..
 import { getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument, numericValue } from '../bson/types.js';
+import { limits } from '../limits.js';
 import type { ReadView, WriteTxn } from '../storage/engine.js';
 
 const sessionsTable = 'txn_sessions';
@@ -106,10 +107,6 @@ export function readStatementResults(
   return out;
 }
 
-/** Results recorded in one record before another is started. */
-const resultsPerRecordMax = 512;
-const resultBytesPerRecordMax = 4 * 1024 * 1024;
-
 /**
  * Collects the results of the statements one storage transaction runs and writes them as
  * few ledger records (flush), so that a retry of the command finds them.
@@ -128,8 +125,8 @@ export class StatementResultWriter {
   add(stmtId: number, result: BsonDocument): void {
     const encoded = encodeDocument(result);
     if (
-      this.ids.length >= resultsPerRecordMax ||
-      this.bytes + encoded.length > resultBytesPerRecordMax
+      this.ids.length >= limits.retryResultsPerRecordMax ||
+      this.bytes + encoded.length > limits.retryResultBytesPerRecordMax
     )
       this.flush();
     this.ids.push(stmtId);

@@ -14,6 +14,7 @@ import type {
   WriteTxn,
   Entry,
   TableImage,
+  TableSize,
 } from '../storage/engine.js';
 import { importImage } from '../storage/table-image.js';
 import { CommandError, ErrorCode } from '../errors.js';
@@ -76,6 +77,9 @@ class TrackedTxn implements WriteTxn {
 }
 
 export class TrackedEngine implements StorageEngine {
+  /** While set, writes wait for it (fsync {lock: true}); reads go on. */
+  private writeGate: { promise: Promise<void>; open: () => void } | undefined;
+
   constructor(
     readonly inner: StorageEngine,
     readonly tracker: ConflictTracker,
@@ -102,12 +106,39 @@ export class TrackedEngine implements StorageEngine {
   stats(): EngineStats {
     return this.inner.stats();
   }
+  tableSize(table: string): TableSize {
+    return this.inner.tableSize(table);
+  }
   close(): Promise<void> {
     return this.inner.close();
   }
 
+  /** Writes wait until releaseWrites (fsyncLock); those already queued still commit. */
+  holdWrites(): void {
+    if (this.writeGate !== undefined) return;
+    let open = (): void => undefined;
+    const promise = new Promise<void>((resolve) => (open = resolve));
+    this.writeGate = { promise, open };
+  }
+
+  releaseWrites(): void {
+    const gate = this.writeGate;
+    this.writeGate = undefined;
+    gate?.open();
+  }
+
+  get writesHeld(): boolean {
+    return this.writeGate !== undefined;
+  }
+
+  /** Resolves once writes may run (at once when they are not held). */
+  async writesAllowed(): Promise<void> {
+    while (this.writeGate !== undefined) await this.writeGate.promise;
+  }
+
   /** A plain write: waits and retries while an open transaction holds a key it touches. */
   async write<T>(fn: (txn: WriteTxn) => T, options: WriteOptions): Promise<T> {
+    if (this.writeGate !== undefined) await this.writesAllowed();
     const deadline = Date.now() + plainWriteWaitMsMax;
     for (;;) {
       try {
@@ -130,7 +161,8 @@ export class TrackedEngine implements StorageEngine {
   }
 
   /** The commit of a multi-document transaction: its own locks do not block it. */
-  writeUnchecked<T>(fn: (txn: WriteTxn) => T, options: WriteOptions): Promise<T> {
+  async writeUnchecked<T>(fn: (txn: WriteTxn) => T, options: WriteOptions): Promise<T> {
+    if (this.writeGate !== undefined) await this.writesAllowed();
     return this.run(fn, options, false);
   }
 

@@ -122,6 +122,11 @@ export class Transaction implements ConflictOwner {
     return this.txView;
   }
 
+  /** Whether it has buffered writes to `table` (an index build waits for it to end). */
+  writesTo(table: string): boolean {
+    return this.state === 'inProgress' && this.overlay?.tables.has(table) === true;
+  }
+
   get hasWrites(): boolean {
     return this.overlay !== undefined && this.overlay.tables.size > 0;
   }

@@ -3,7 +3,12 @@
 
 import { crc32c } from '@node-rs/crc32';
 import { CommandError, ErrorCode } from '../errors.js';
-import { decodeDocument, decodeDocumentKeepingBytes, encodeReply } from '../bson/codec.js';
+import {
+  decodeDocument,
+  decodeDocumentKeepingBytes,
+  encodeReply,
+  firstDuplicateName,
+} from '../bson/codec.js';
 import { setOwn, getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import { headerBytes, OpCode, ProtocolError, writeHeader } from './opcodes.js';
@@ -78,6 +83,22 @@ export function decodeBsonOrFail(
 }
 
 /**
+ * A command body naming a field twice is refused as mongod's IDL parsers refuse it (40413),
+ * not read last-wins. mongod checks a command's own fields and $db that way, and lsid,
+ * txnNumber and the other session fields through another IDL struct; a few arguments it
+ * reads first-wins. Drivers never send duplicates, so every top-level duplicate is refused.
+ */
+function refuseDuplicateFields(body: BsonDocument, bytes: Uint8Array): void {
+  const dup = firstDuplicateName(bytes);
+  if (dup === undefined) return;
+  const command = Object.keys(body)[0] ?? '';
+  throw new CommandError(
+    ErrorCode.Location40413,
+    `BSON field '${command}.${dup}' is a duplicate field`,
+  );
+}
+
+/**
  * Parse an OP_MSG. Envelope faults (bad flags, section structure, checksum) throw
  * ProtocolError; a body that is not valid BSON throws CommandError(InvalidBSON).
  */
@@ -106,7 +127,9 @@ export function parseOpMsg(msg: Buffer, requestId: number): OpMsgRequest {
     at += 1;
     if (kind === 0) {
       if (body !== undefined) throw new ProtocolError('OP_MSG has more than one body section');
+      const start = at;
       [body, at] = readDocumentAt(msg, at, end, false);
+      refuseDuplicateFields(body, msg.subarray(start, at));
     } else if (kind === 1) {
       if (at + 4 > end) throw new ProtocolError('truncated document sequence');
       const size = msg.readInt32LE(at);

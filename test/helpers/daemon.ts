@@ -33,8 +33,8 @@ export function startDaemon(
     let err = '';
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
-      reject(new Error(`secantusd did not start within 20 s: ${out} ${err}`));
-    }, 20_000);
+      reject(new Error(`secantusd did not start within 90 s: ${out} ${err}`));
+    }, 90_000);
     proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
     proc.stdout?.on('data', (d: Buffer) => {
       out += d.toString();

@@ -8,6 +8,10 @@ export interface RawReply {
   readonly kind: 'reply';
   readonly opCode: number;
   readonly body: Record<string, unknown>;
+  readonly requestId: number;
+  readonly responseTo: number;
+  /** OP_MSG flagBits (0 for OP_REPLY). */
+  readonly flags: number;
 }
 export interface RawClosed {
   readonly kind: 'closed';
@@ -78,6 +82,22 @@ export class RawConnection {
 
   /** The next reply, or 'closed' if the server closes the connection first. */
   async next(timeoutMs = 5000): Promise<RawReply | RawClosed> {
+    const frame = await this.nextFrame(timeoutMs);
+    if (frame === 'closed') return { kind: 'closed' };
+    const opCode = frame.readInt32LE(12);
+    const bodyStart = opCode === 1 ? 36 : 21;
+    return {
+      kind: 'reply',
+      opCode,
+      body: deserialize(frame.subarray(bodyStart)),
+      requestId: frame.readInt32LE(4),
+      responseTo: frame.readInt32LE(8),
+      flags: opCode === 2013 ? frame.readUInt32LE(16) : 0,
+    };
+  }
+
+  /** The next whole frame as bytes (header included), or 'closed'. */
+  async nextFrame(timeoutMs = 5000): Promise<Buffer | 'closed'> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.buffered.length >= 4) {
@@ -85,12 +105,10 @@ export class RawConnection {
         if (this.buffered.length >= len) {
           const frame = this.buffered.subarray(0, len);
           this.buffered = this.buffered.subarray(len);
-          const opCode = frame.readInt32LE(12);
-          const bodyStart = opCode === 1 ? 36 : 21;
-          return { kind: 'reply', opCode, body: deserialize(frame.subarray(bodyStart)) };
+          return frame;
         }
       }
-      if (this.closed) return { kind: 'closed' };
+      if (this.closed) return 'closed';
       if (Date.now() > deadline) throw new Error('no reply and no close within timeout');
       await new Promise<void>((r) => {
         const t = setTimeout(r, Math.max(1, deadline - Date.now()));

@@ -398,7 +398,12 @@ async function startDaemon(
   const exited = new Promise<void>((r) => proc.on('exit', () => r()));
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`secantusd did not start: ${out}`)), 30_000);
+    // A daemon that does not start is killed: left running, it would keep this file's process
+    // (and the whole suite) from ever exiting.
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`secantusd did not start within 90 s: ${out}`));
+    }, 90_000);
     proc.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /"Waiting for connections".*?"port":(\d+)/.exec(out);

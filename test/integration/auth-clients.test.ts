@@ -1,35 +1,23 @@
 // Other clients logging in: mongoose (a dev dependency), Debian's pymongo and mongosh when they
-// are installed (not dependencies of the project: `apt-get install -y python3-pymongo`,
-// `npm install --prefix /tmp/mongosh-pkg mongosh`, or MONGOSH=/path/to/mongosh). Tests that
-// need a missing client skip with a line saying so.
+// are installed (test/helpers/external-clients.ts says how to install them). Tests that need a
+// missing client skip with a line saying so.
 
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import mongoose from 'mongoose';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import type { TestDoc } from '../helpers/driver.js';
+import {
+  mongoshMissing,
+  mongoshPath,
+  pymongoMissing,
+  pymongoPython,
+  runClient,
+  runMongosh,
+} from '../helpers/external-clients.js';
 
 /** Debian's interpreter first: a python3 earlier in PATH (pyenv, venv) may lack the package. */
-function pymongoPython(): { python: string; version: string } | undefined {
-  for (const python of ['/usr/bin/python3', 'python3']) {
-    const r = spawnSync(python, ['-c', 'import pymongo; print(pymongo.version)'], {
-      encoding: 'utf8',
-    });
-    if (r.status === 0) return { python, version: r.stdout.trim() };
-  }
-  return undefined;
-}
-
-function mongoshPath(): string | undefined {
-  for (const p of [process.env['MONGOSH'], '/tmp/mongosh-pkg/node_modules/.bin/mongosh']) {
-    if (p !== undefined && p !== '' && existsSync(p)) return p;
-  }
-  return undefined;
-}
-
 describe('other clients log in with SCRAM', () => {
   let ts: TestServer;
   before(async () => {
@@ -61,16 +49,10 @@ describe('other clients log in with SCRAM', () => {
     }
   });
 
-  it('pymongo (Debian python3-pymongo) logs in with SCRAM-SHA-256 and SCRAM-SHA-1', (t) => {
+  it('pymongo (Debian python3-pymongo) logs in with SCRAM-SHA-256 and SCRAM-SHA-1', async (t) => {
     const py = pymongoPython();
     if (py === undefined) {
-      t.skip('python3 with pymongo not installed (apt-get install -y python3-pymongo)');
-      return;
-    }
-    if (py.version.startsWith('3.')) {
-      // Debian 12 ships pymongo 3.11: its monitor never completes the handshake with this
-      // server, with or without access control (server_type stays Unknown) — not an auth issue.
-      t.skip(`pymongo ${py.version} cannot connect to this server even without --auth`);
+      t.skip(pymongoMissing);
       return;
     }
     const script = `
@@ -95,42 +77,19 @@ except OperationFailure as e:
 print("ok", pymongo.version)
 `;
     const uri = `mongodb://app:app%20pw@${ts.server.host}/?replicaSet=rs0&authSource=admin`;
-    const out = execFileSync(py.python, ['-c', script, uri], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const out = await runClient(py.python, ['-c', script, uri]);
     assert.match(out, /^ok /);
     t.diagnostic(`pymongo ${py.version}`);
   });
 
-  it('mongosh logs in and runs a query', (t) => {
+  it('mongosh logs in and runs a query', async (t) => {
     const mongosh = mongoshPath();
     if (mongosh === undefined) {
-      t.skip(
-        'mongosh not installed (npm install --prefix /tmp/mongosh-pkg mongosh, or MONGOSH=...)',
-      );
+      t.skip(mongoshMissing);
       return;
     }
-    const run = (uri: string, code: string): string =>
-      execFileSync(mongosh, [uri, '--quiet', '--norc', '--eval', code], {
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
-    // ping needs no login: if even that fails, the shell cannot talk to this server at all.
-    try {
-      run(
-        `mongodb://${ts.server.host}/?directConnection=true&serverSelectionTimeoutMS=5000`,
-        'db.runCommand({ping: 1}).ok',
-      );
-    } catch (e) {
-      const reason =
-        String((e as { stdout?: string }).stdout ?? e)
-          .trim()
-          .split('\n')[0] ?? '';
-      t.skip(`mongosh does not connect to this server even without credentials: ${reason}`);
-      return;
-    }
-    const out = run(
+    const out = await runMongosh(
+      mongosh,
       `mongodb://app:app%20pw@${ts.server.host}/shop?replicaSet=rs0&authSource=admin`,
       'print(JSON.stringify(db.items.findOne({_id: 1})))',
     );

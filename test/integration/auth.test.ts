@@ -51,9 +51,12 @@ describe('access control', () => {
   after(() => ts.stop());
 
   it('the in-process server creates the root user and puts the credentials in its URI', async () => {
+    // uri ends in '/' (a database may be appended; the driver authenticates against admin);
+    // getUri(db) keeps authSource=admin after the database.
+    assert.match(ts.uri, /^mongodb:\/\/root:r00t%3Ap%40ss%2Fword@127\.0\.0\.1:\d+\/$/);
     assert.match(
-      ts.uri,
-      /^mongodb:\/\/root:r00t%3Ap%40ss%2Fword@127\.0\.0\.1:\d+\/\?replicaSet=rs0&authSource=admin$/,
+      ts.server.getUri('app'),
+      /^mongodb:\/\/root:r00t%3Ap%40ss%2Fword@127\.0\.0\.1:\d+\/app\?replicaSet=rs0&authSource=admin$/,
     );
     const status = await ts.client
       .db('admin')

@@ -13,6 +13,7 @@ import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { opMsg, opMsgRaw, RawConnection } from '../helpers/wire-client.js';
 import { specsDir, specsMissing } from '../helpers/specs.js';
+import { unharmed } from '../helpers/unharmed.js';
 import type { TestDoc } from '../helpers/driver.js';
 
 const corpusDir = specsDir('bson-corpus');
@@ -34,20 +35,11 @@ describe('bad input', () => {
     await ts.stop();
   });
 
-  async function othersUnaffected(): Promise<void> {
-    assert.deepEqual(await coll.find().toArray(), seed, 'stored data unchanged');
-    const ping = await ts.client.db('admin').command({ ping: 1 });
-    assert.equal(ping['ok'], 1, 'another client keeps working');
-  }
-
-  async function expectClosed(bytes: Buffer): Promise<void> {
-    const c = await RawConnection.connect(ts.server.port);
-    c.send(bytes);
-    const r = await c.next();
-    assert.equal(r.kind, 'closed');
-    c.close();
-    await othersUnaffected();
-  }
+  const { othersUnaffected, expectClosed } = unharmed(
+    () => ts,
+    () => coll,
+    seed,
+  );
 
   test('a well-formed raw OP_MSG gets a reply (the harness itself works)', async () => {
     const c = await RawConnection.connect(ts.server.port);

@@ -1,4 +1,6 @@
 // CRUD through the official driver: reply shapes, counts, cursors and write errors as mongod.
+// crud-compressed.test.ts imports this file again with ?compressors=<name> to run the same
+// suite through a driver that compresses every message.
 
 import { after, before, beforeEach, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -17,13 +19,15 @@ import type { TestServer } from '../helpers/server.js';
 import { collectionInfo } from '../helpers/driver.js';
 import type { TestDoc } from '../helpers/driver.js';
 
-describe('CRUD', () => {
+const compressor = new URL(import.meta.url).searchParams.get('compressors');
+
+describe(compressor === null ? 'CRUD' : `CRUD, compressors=${compressor}`, () => {
   let ts: TestServer;
   let db: Db;
   let coll: Collection<TestDoc>;
 
   before(async () => {
-    ts = await startTestServer();
+    ts = await startTestServer({}, compressor === null ? {} : { compressors: compressor });
     db = ts.client.db('crud');
   });
   after(async () => {

@@ -195,6 +195,9 @@ async function fill(client: MongoClient): Promise<void> {
 
   await db.createCollection('images', { changeStreamPreAndPostImages: { enabled: true } });
   await db.createCollection('empty');
+  // A capped collection: its options (capped, size, max) and natural order come back.
+  await db.createCollection('log', { capped: true, size: 4096, max: 3 });
+  for (let i = 1; i <= 5; i++) await db.collection<AnyDocument>('log').insertOne({ _id: i });
 
   await db.createCollection('cheap', {
     viewOn: 'items',
@@ -219,8 +222,7 @@ async function fill(client: MongoClient): Promise<void> {
     .collection<AnyDocument>('system.js')
     .insertOne({ _id: 'f', value: new Code('function () {}') });
   // Extension points (issue #18): once access control exists, create users and roles here
-  // (db.command({createUser})), which must come back through _mergeAuthzCollections; once
-  // capped collections exist, create one here; the comparisons below cover them unchanged.
+  // (db.command({createUser})), which must come back through _mergeAuthzCollections.
 }
 
 async function sameContents(

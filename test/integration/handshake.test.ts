@@ -2,11 +2,12 @@
 
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { Long, MongoClient, MongoServerError, UUID } from 'mongodb';
+import { Long, MongoClient, MongoServerError, ObjectId, UUID } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { SecantusServer } from '../../src/embed/index.js';
 import type { TestDoc } from '../helpers/driver.js';
+import { rawCommand } from '../helpers/wire-client.js';
 
 describe('handshake (replica-set mode)', () => {
   let ts: TestServer;
@@ -44,11 +45,8 @@ describe('handshake (replica-set mode)', () => {
     assert.equal(r['maxWireVersion'], 21);
     assert.ok(r['localTime'] instanceof Date);
     assert.equal(typeof r['connectionId'], 'number');
-    assert.equal(
-      r['topologyVersion'],
-      undefined,
-      'no topologyVersion until awaitable hello exists',
-    );
+    assert.ok(r['topologyVersion']?.processId instanceof ObjectId, 'hello carries topologyVersion');
+    assert.equal(Number(r['topologyVersion'].counter), 0);
     assert.ok(r['$clusterTime'] !== undefined, 'replica-set replies carry $clusterTime');
     assert.ok(r['operationTime'] !== undefined);
   });
@@ -112,6 +110,28 @@ describe('handshake (replica-set mode)', () => {
         return true;
       },
     );
+  });
+
+  test("failCommand with an appName fails a new connection's handshake hello", async () => {
+    await ts.client.db('admin').command({
+      configureFailPoint: 'failCommand',
+      mode: { times: 1 },
+      data: { failCommands: ['hello', 'isMaster'], appName: 'fp-handshake', errorCode: 91 },
+    });
+    try {
+      const handshake = {
+        $db: 'admin',
+        client: { application: { name: 'fp-handshake' }, driver: { name: 'raw', version: '0' } },
+      };
+      const other = await rawCommand(ts.server.port, { hello: 1, ...handshake, client: {} });
+      assert.equal(other['ok'], 1, 'another app is not failed');
+      const failed = await rawCommand(ts.server.port, { hello: 1, ...handshake });
+      assert.equal(failed['code'], 91);
+      const next = await rawCommand(ts.server.port, { hello: 1, ...handshake });
+      assert.equal(next['ok'], 1, 'times: 1 is used up');
+    } finally {
+      await ts.client.db('admin').command({ configureFailPoint: 'failCommand', mode: 'off' });
+    }
   });
 
   test('admin-only commands refuse other databases', async () => {

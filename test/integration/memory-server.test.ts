@@ -19,7 +19,6 @@ import {
   MongoMemoryReplSet,
   MongoMemoryServer,
   MongoMemoryServerStates,
-  NotSupportedError,
   ReplsetCountLowError,
   StateError,
   automaticAuthUsers,
@@ -247,24 +246,73 @@ describe('MongoMemoryServer', () => {
     assert.equal(JSON.parse(about[0] ?? '{}').attr.binary.version, '7.0.14');
   });
 
-  test('auth.enable waits for access control: it throws; the users it would create', async () => {
-    await assert.rejects(
-      MongoMemoryServer.create({ auth: { enable: true } }),
-      (e: unknown) => e instanceof NotSupportedError && /issue #15/.test(e.message),
-    );
-    assert.deepEqual(
-      automaticAuthUsers({
+  test('auth: root and extraUsers are created, getUri() carries no credentials', async () => {
+    const m = await MongoMemoryServer.create({
+      auth: {
         enable: true,
+        customRootName: 'boss',
+        customRootPwd: 'b0ss',
         extraUsers: [{ createUser: 'app', pwd: 'pw', roles: ['readWrite'], database: 'app' }],
-      }),
-      [
-        { user: 'mongodb-memory-server-root', pwd: 'rootuser', db: 'admin', roles: ['root'] },
-        { user: 'app', pwd: 'pw', db: 'app', roles: ['readWrite'] },
-      ],
-    );
-    // Disabled auth is fine.
-    const m = await MongoMemoryServer.create({ auth: { enable: false } });
-    await m.stop();
+      },
+    });
+    try {
+      const uri = m.getUri('app');
+      assert.doesNotMatch(uri, /@/);
+      const anonymous = new MongoClient(uri);
+      const root = new MongoClient(uri, {
+        auth: { username: 'boss', password: 'b0ss' },
+        authSource: 'admin',
+      });
+      const app = new MongoClient(uri, { auth: { username: 'app', password: 'pw' } });
+      try {
+        await assert.rejects(
+          anonymous.db('app').collection('c').insertOne({ a: 1 }),
+          (e: unknown) => e instanceof MongoServerError && e.code === 13,
+        );
+        await app.db('app').collection('c').insertOne({ a: 1 });
+        await assert.rejects(
+          app.db('other').collection('c').insertOne({ a: 1 }),
+          (e: unknown) => e instanceof MongoServerError && e.code === 13,
+        );
+        await root.db('other').collection('c').insertOne({ a: 1 });
+        await assert.rejects(
+          new MongoClient(uri, { auth: { username: 'app', password: 'wrong' } }).connect(),
+          (e: unknown) => e instanceof MongoServerError && e.code === 18,
+        );
+      } finally {
+        await Promise.all([anonymous.close(), root.close(), app.close()]);
+      }
+    } finally {
+      await m.stop();
+    }
+    assert.deepEqual(automaticAuthUsers({ extraUsers: [] }), [
+      { user: 'mongodb-memory-server-root', pwd: 'rootuser', db: 'admin', roles: ['root'] },
+    ]);
+    // Disabled auth (MMS 9's enable: false, MMS 8's disable: true) leaves access control off.
+    for (const auth of [{ enable: false }, { disable: true }]) {
+      const off = await MongoMemoryServer.create({ auth });
+      const c = new MongoClient(off.getUri());
+      await c.db('x').collection('c').insertOne({ a: 1 });
+      await c.close();
+      await off.stop();
+    }
+  });
+
+  test('MongoMemoryReplSet with auth: transactions as the root user', async () => {
+    const rs = await MongoMemoryReplSet.create({ replSet: { auth: { enable: true } } });
+    const c = new MongoClient(rs.getUri(), {
+      auth: { username: 'mongodb-memory-server-root', password: 'rootuser' },
+      authSource: 'admin',
+    });
+    try {
+      await c.withSession((s) =>
+        s.withTransaction(() => c.db('t').collection('c').insertOne({ a: 1 }, { session: s })),
+      );
+      assert.equal(await c.db('t').collection('c').countDocuments(), 1);
+    } finally {
+      await c.close();
+      await rs.stop();
+    }
   });
 
   test('ensureInstance() starts it, or waits for the start in progress', async () => {

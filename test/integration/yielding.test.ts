@@ -1,7 +1,8 @@
 // Long reads share the event loop (src/query/exec/yield.ts): while one runs, another client is
 // served; maxTimeMS stops it mid-operation with MaxTimeMSExpired (50) and killOp from another
 // connection with Interrupted (11601), for every kind of long read: a find scan, a sort, a
-// group, a $lookup, count, distinct, and a regular expression waiting in its worker. Results
+// group, a $lookup, the computing stages ($bucketAuto, $setWindowFields, $graphLookup), count,
+// distinct, and a regular expression waiting in its worker. Results
 // of a yielding read equal a collection scan's ($in with 100,000 values).
 //
 // No timing is asserted: "answered while it runs" is checked as an order of events (the ping
@@ -76,6 +77,48 @@ const longReads: Record<string, LongRead> = {
         o,
       )
       .toArray(),
+  // Stages whose work is done after their input is read: it yields too.
+  $bucketAuto: (db, o) =>
+    db
+      .collection<TestDoc>('c')
+      .aggregate([{ $bucketAuto: { groupBy: slowValue, buckets: 10 } }], o)
+      .toArray(),
+  $setWindowFields: (db, o) =>
+    db
+      .collection<TestDoc>('c')
+      .aggregate(
+        [
+          {
+            $setWindowFields: {
+              partitionBy: '$g',
+              sortBy: { a: 1 },
+              output: { s: { $sum: slowValue, window: { documents: [-5, 5] } } },
+            },
+          },
+        ],
+        o,
+      )
+      .toArray(),
+  // Each search reaches every document, through scans of the whole collection: it yields
+  // inside its queries and between the documents it visits.
+  $graphLookup: (db, o) =>
+    db
+      .collection<TestDoc>('c')
+      .aggregate(
+        [
+          {
+            $graphLookup: {
+              from: 'c',
+              startWith: '$notIndexed',
+              connectFromField: 'g',
+              connectToField: 'notIndexed',
+              as: 'reached',
+            },
+          },
+        ],
+        o,
+      )
+      .toArray(),
   count: (db, o) => db.command({ count: 'c', query: slowFilter, ...o }),
   distinct: (db, o) => db.command({ distinct: 'c', key: 'g', query: slowFilter, ...o }),
   'regex in its worker': (db, o) =>
@@ -105,6 +148,7 @@ describe('long reads yield to other clients', () => {
       .insertMany([1, 2, 3, 4].map((i) => ({ _id: i, s: `${'a'.repeat(25)}b` })));
   });
   after(async () => {
+    await other.close();
     await t.stop();
   });
 

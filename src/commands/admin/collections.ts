@@ -7,16 +7,20 @@ import { isPlainDocument, numericValue } from '../../bson/types.js';
 import type { Collection } from '../../catalog/collection.js';
 import { validateCollectionName, validateDatabaseName } from '../../catalog/namespace.js';
 import { CommandError, ErrorCode } from '../../errors.js';
+import { limits } from '../../limits.js';
 import { compileQueryFilter } from '../../query/language.js';
 import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
+import { collectionSizes, storageStatsOf } from '../../catalog/sizes.js';
+import { statfsSync } from 'node:fs';
 import type { CommandDefinition } from '../registry.js';
 import { withWriteConcernError } from '../write-concern.js';
 import { collectionCollation, targetCollection } from '../crud/common.js';
 import { checkValidationEnums, checkValidator } from '../crud/document-validation.js';
 import { modifyIndex } from './indexes.js';
+import { parseClusteredIndex, parseCollectionTtl } from './clustered.js';
 import { listViews, lookupView, notACollection, removeView } from '../../catalog/views.js';
 import type { ViewDefinition } from '../../catalog/views.js';
 import { checkViewDefinition, checkViewName, createViewIn, modifyViewIn } from './views.js';
@@ -37,13 +41,7 @@ import type { ArgType } from '../args.js';
 import { clusterResource, databaseResource, namespaceResource } from '../../auth/resource.js';
 
 /** create options we store and honour; the others are refused until they work. */
-const notImplementedCreateOptions = [
-  'capped',
-  'timeseries',
-  'clusteredIndex',
-  'encryptedFields',
-  'expireAfterSeconds',
-];
+const notImplementedCreateOptions = ['timeseries', 'encryptedFields'];
 
 // --- Access control (mongod's checkAuthForCreate, checkAuthForCollMod,
 // checkAuthorizedToListCollections, checkAuthForRenameCollectionCommand) ---
@@ -153,8 +151,8 @@ export const create = defineCommand({
   auth: createAuth,
   args: {
     capped: t.safeBool,
-    size: t.number,
-    max: t.number,
+    size: t.int64,
+    max: t.int64,
     autoIndexId: t.bool,
     idIndex: t.document,
     validator: t.document,
@@ -184,6 +182,44 @@ export const create = defineCommand({
         "'pipeline' requires 'viewOn' to also be specified",
       );
     }
+    const clustered = parseClusteredIndex(body['clusteredIndex']);
+    if (clustered !== undefined) {
+      if (args.size !== undefined)
+        throw new CommandError(
+          ErrorCode.Location6049200,
+          "'size' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?",
+        );
+      if (args.max !== undefined)
+        throw new CommandError(
+          ErrorCode.Location6049204,
+          "'max' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?",
+        );
+      if (args.capped === true)
+        throw new CommandError(
+          ErrorCode.NotImplemented,
+          'capped clustered collections are not supported yet',
+        );
+      if (args.idIndex !== undefined)
+        throw new CommandError(
+          ErrorCode.InvalidOptions,
+          "The 'clusteredIndex' option is not supported with the 'idIndex' option",
+        );
+      if (args.viewOn !== undefined)
+        throw new CommandError(
+          ErrorCode.Location6026500,
+          "The 'clusteredIndex' option is not supported with views",
+        );
+    }
+    if (body['expireAfterSeconds'] !== undefined && clustered === undefined)
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        "'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified",
+      );
+    const ttl =
+      body['expireAfterSeconds'] === undefined
+        ? undefined
+        : parseCollectionTtl(body['expireAfterSeconds'], 'create');
+    const capped = cappedOptions(args);
     for (const opt of notImplementedCreateOptions) {
       const v = body[opt];
       if (v === undefined || v === false) continue;
@@ -234,7 +270,7 @@ export const create = defineCommand({
     }
     checkValidationEnums('create', args);
     if (args.validator !== undefined) checkValidator(db, name, args.validator, collator);
-    const options: BsonDocument = {};
+    const options: BsonDocument = { ...capped };
     if (args.changeStreamPreAndPostImages !== undefined)
       options['changeStreamPreAndPostImages'] = args.changeStreamPreAndPostImages;
     if (args.validator !== undefined && Object.keys(args.validator).length > 0)
@@ -243,6 +279,8 @@ export const create = defineCommand({
     if (args.validationAction !== undefined) options['validationAction'] = args.validationAction;
     // The default collation of the collection's operations, stored in full as mongod shows it.
     if (collator !== undefined) options['collation'] = collator.spec;
+    if (clustered !== undefined) options['clusteredIndex'] = clustered;
+    if (ttl !== undefined) options['expireAfterSeconds'] = ttl;
     await services.engine.write(
       (txn) => {
         const existing = services.catalog.get(db, name);
@@ -270,13 +308,66 @@ export const create = defineCommand({
   },
 });
 
+/**
+ * create's capped, size and max (mongod's create command and CollectionOptions): the stored
+ * options, {} for an uncapped collection. The size is rounded up to a multiple of 256 bytes; a
+ * max of 0 or less means "no maximum" and is stored as 2^31-1, as mongod shows it.
+ */
+export function cappedOptions(args: {
+  readonly capped?: boolean | undefined;
+  readonly size?: number | undefined;
+  readonly max?: number | undefined;
+}): BsonDocument {
+  if (args.capped === true && args.size === undefined)
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      "the 'size' field is required when 'capped' is true",
+    );
+  if ((args.size !== undefined || args.max !== undefined) && args.capped !== true)
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      "the 'capped' field needs to be true when either the 'size' or 'max' fields are present",
+    );
+  if (args.capped !== true || args.size === undefined) return {};
+  if (args.size < 1)
+    throw new CommandError(
+      ErrorCode.Location51024,
+      `BSON field 'size' value must be >= 1, actual value '${args.size}'`,
+    );
+  if (args.size > limits.cappedSizeBytesMax)
+    throw new CommandError(
+      ErrorCode.Location51024,
+      `BSON field 'size' value must be <= ${limits.cappedSizeBytesMax}, actual value '${args.size}'`,
+    );
+  const out: BsonDocument = { capped: true, size: bsonNumber(Math.ceil(args.size / 256) * 256) };
+  if (args.max !== undefined) {
+    if (args.max >= 2 ** 31)
+      throw new CommandError(
+        ErrorCode.BadValue,
+        'max in a capped collection has to be < 2^31 or not set',
+      );
+    out['max'] = bsonNumber(args.max <= 0 ? 0x7fffffff : args.max);
+  }
+  return out;
+}
+
+/** mongod's appendNumber: an int32 up to 2^30, else a long. */
+function bsonNumber(n: number): Int32 | Long {
+  return Math.abs(n) <= 2 ** 30 ? new Int32(n) : Long.fromNumber(n);
+}
+
 /** The order mongod's CollectionOptions serializes the options we store in. */
 const optionsOrder = [
+  'capped',
+  'size',
+  'max',
   'changeStreamPreAndPostImages',
   'validator',
   'validationLevel',
   'validationAction',
   'collation',
+  'clusteredIndex',
+  'expireAfterSeconds',
 ];
 
 /** The options in mongod's order (a collMod that adds one keeps listCollections' order, and create's same-options check). */
@@ -350,19 +441,14 @@ function databaseInfo(
   services: ServerServices,
   db: string,
 ): { name: string; sizeOnDisk: Long; empty: boolean } {
-  const snap = services.engine.snapshot();
-  try {
-    let size = 0;
-    let docs = 0;
-    for (const c of services.catalog.collections(db)) {
-      const s = services.catalog.sizeOf(snap, c);
-      size += s.dataBytes;
-      docs += s.count;
-    }
-    return { name: db, sizeOnDisk: Long.fromNumber(size + 4096), empty: docs === 0 };
-  } finally {
-    snap.release();
+  let size = 0;
+  let docs = 0;
+  for (const c of services.catalog.collections(db)) {
+    const s = collectionSizes(services.engine, c);
+    size += s.storageBytes + s.totalIndexBytes;
+    docs += s.count;
   }
+  return { name: db, sizeOnDisk: Long.fromNumber(size + 4096), empty: docs === 0 };
 }
 
 export const listDatabases = defineCommand({
@@ -409,7 +495,10 @@ function collectionInfo(coll: Collection): BsonDocument {
       readOnly: false,
       uuid: new Binary(Buffer.from(coll.meta.uuid, 'hex'), Binary.SUBTYPE_UUID),
     },
-    idIndex: coll.idIndex.meta.spec,
+    // A clustered collection has no separate _id index (mongod shows none).
+    ...(coll.meta.options['clusteredIndex'] === undefined
+      ? { idIndex: coll.idIndex.meta.spec }
+      : {}),
   };
 }
 
@@ -556,6 +645,8 @@ export const collMod = defineCommand({
     viewOn: t.string,
     pipeline: t.array,
     dryRun: t.bool,
+    cappedSize: t.any,
+    cappedMax: t.any,
   },
   traits: { isWrite: true, apiVersion1: true },
   run: async (inv) => {
@@ -578,11 +669,13 @@ export const collMod = defineCommand({
               `option only supported on a view: ${opt}`,
             );
         }
-        if (args.expireAfterSeconds !== undefined)
-          throw new CommandError(
-            ErrorCode.NotImplemented,
-            "collMod with 'expireAfterSeconds' is not supported yet",
-          );
+        const ttl = collModTtl(found, args.expireAfterSeconds);
+        for (const opt of ['cappedSize', 'cappedMax'] as const)
+          if (args[opt] !== undefined)
+            throw new CommandError(
+              ErrorCode.NotImplemented,
+              `collMod with '${opt}' is not supported yet`,
+            );
         checkValidationEnums('collMod', args);
         if (args.validator !== undefined)
           checkValidator(db, name, args.validator, collectionCollation(found));
@@ -603,6 +696,8 @@ export const collMod = defineCommand({
         if (args.validationLevel !== undefined) options['validationLevel'] = args.validationLevel;
         if (args.validationAction !== undefined)
           options['validationAction'] = args.validationAction;
+        if (ttl === 'off') delete options['expireAfterSeconds'];
+        else if (ttl !== undefined) options['expireAfterSeconds'] = ttl;
         const updated = services.catalog.updateMeta(txn, coll, {
           ...coll.meta,
           options: inOptionsOrder(options),
@@ -622,6 +717,26 @@ export const collMod = defineCommand({
     return withWriteConcernError({ ...indexReply }, op.writeConcern, services.config.replSet);
   },
 });
+
+/**
+ * collMod's expireAfterSeconds (a clustered collection's TTL): a number of seconds or "off";
+ * undefined when not given.
+ */
+function collModTtl(coll: Collection, value: BsonValue | undefined): Long | 'off' | undefined {
+  if (value === undefined) return undefined;
+  if (coll.meta.options['clusteredIndex'] === undefined)
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      "'expireAfterSeconds' option is only supported on collections clustered by _id",
+    );
+  if (value === 'off') return 'off';
+  if (typeof value === 'string')
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      `Invalid value for 'expireAfterSeconds': expected "off" or a number, got "${value}"`,
+    );
+  return parseCollectionTtl(value, 'collMod');
+}
 
 /** collMod's own fields, in the order given: what the oplog entry holds besides `collMod`. */
 const collModFields = new Set([
@@ -669,37 +784,76 @@ function collModEntry(
   return { command, oldIndexOptions };
 }
 
+/** `scale` of dbStats and collStats: a whole number >= 1 (IDL safeInt with a gte validator). */
+function parseScale(v: number | undefined): number {
+  if (v === undefined) return 1;
+  if (v < 1)
+    throw new CommandError(
+      ErrorCode.Location51024,
+      `BSON field 'scale' value must be >= 1, actual value '${v}'`,
+    );
+  return v;
+}
+
+/** Used and total bytes of the file system holding the data (dbStats fsUsedSize, fsTotalSize). */
+function fileSystemSizes(path: string | undefined): { used: number; total: number } | undefined {
+  if (path === undefined) return undefined;
+  try {
+    const fs = statfsSync(path);
+    return { used: (fs.blocks - fs.bfree) * fs.bsize, total: fs.blocks * fs.bsize };
+  } catch {
+    return undefined;
+  }
+}
+
 export const dbStats = defineCommand({
   name: 'dbStats',
+  aliases: ['dbstats'],
   auth: onDatabase('dbStats'),
-  args: { scale: t.number, freeStorage: t.any },
+  args: { scale: t.int64, freeStorage: t.safeBool },
   run: ({ services, args, db }) => {
-    const scale = args.scale !== undefined && args.scale > 0 ? args.scale : 1;
+    const scale = parseScale(args.scale);
     const snap = services.engine.snapshot();
     try {
       let objects = 0;
       let dataSize = 0;
+      let storageSize = 0;
+      let indexSize = 0;
       let indexes = 0;
       const colls = services.catalog.collections(db);
       for (const c of colls) {
-        const s = services.catalog.sizeOf(snap, c);
+        const s = collectionSizes(services.engine, c);
         objects += s.count;
         dataSize += s.dataBytes;
+        storageSize += s.storageBytes;
+        indexSize += s.totalIndexBytes;
         indexes += c.indexes.length;
       }
-      return {
+      const scaled = (n: number): Double => new Double(Math.trunc(n / scale));
+      const reply: BsonDocument = {
         db,
         collections: Long.fromNumber(colls.length),
         views: Long.fromNumber(listViews(services.catalog, snap, db).length),
         objects: Long.fromNumber(objects),
         avgObjSize: new Double(objects === 0 ? 0 : dataSize / objects),
-        dataSize: new Double(dataSize / scale),
-        storageSize: new Double(dataSize / scale),
+        dataSize: scaled(dataSize),
+        storageSize: scaled(storageSize),
         indexes: Long.fromNumber(indexes),
-        indexSize: new Double(0),
-        totalSize: new Double(dataSize / scale),
-        scaleFactor: new Double(scale),
+        indexSize: scaled(indexSize),
+        totalSize: scaled(storageSize + indexSize),
+        scaleFactor: Long.fromNumber(scale),
       };
+      if (args.freeStorage === true) {
+        reply['freeStorageSize'] = new Double(0);
+        reply['indexFreeStorageSize'] = new Double(0);
+        reply['totalFreeStorageSize'] = new Double(0);
+      }
+      const fs = fileSystemSizes(services.config.dbPath);
+      if (fs !== undefined) {
+        reply['fsUsedSize'] = scaled(fs.used);
+        reply['fsTotalSize'] = scaled(fs.total);
+      }
+      return reply;
     } finally {
       snap.release();
     }
@@ -708,40 +862,25 @@ export const dbStats = defineCommand({
 
 export const collStats = defineCommand({
   name: 'collStats',
+  aliases: ['collstats'],
   auth: onCollection('collStats'),
-  args: { scale: t.number, verbose: t.any },
+  args: { scale: t.int64, verbose: t.safeBool, waitForLock: t.safeBool, numericOnly: t.safeBool },
   run: (inv) => {
     const { services, args, db } = inv;
     const name = targetCollection(inv);
-    const scale = args.scale !== undefined && args.scale > 0 ? args.scale : 1;
+    const scale = parseScale(args.scale);
     const coll = services.catalog.get(db, name);
-    const snap = services.engine.snapshot();
-    try {
-      if (coll === undefined && lookupView(services.catalog, snap, db, name) !== undefined)
-        throw notACollection(db, name);
-      if (coll === undefined)
-        throw new CommandError(
-          ErrorCode.NamespaceNotFound,
-          `Collection [${db}.${name}] not found.`,
-        );
-      const s = services.catalog.sizeOf(snap, coll);
-      const indexSizes: BsonDocument = {};
-      for (const i of coll.indexes) indexSizes[i.meta.name] = new Int32(0);
-      return {
-        ns: coll.ns,
-        size: new Double(s.dataBytes / scale),
-        count: new Int32(s.count),
-        avgObjSize: new Int32(s.count === 0 ? 0 : Math.round(s.dataBytes / s.count)),
-        storageSize: new Double(s.dataBytes / scale),
-        nindexes: new Int32(coll.indexes.length),
-        totalIndexSize: new Int32(0),
-        indexSizes,
-        scaleFactor: new Int32(scale),
-        capped: false,
-      };
-    } finally {
-      snap.release();
+    if (coll === undefined) {
+      const snap = services.engine.snapshot();
+      try {
+        if (lookupView(services.catalog, snap, db, name) !== undefined)
+          throw notACollection(db, name);
+      } finally {
+        snap.release();
+      }
     }
+    // As mongod: a missing collection answers zeros, not an error.
+    return { ns: `${db}.${name}`, ...storageStatsOf(services.engine, coll, scale) };
   },
 });
 

@@ -12,6 +12,7 @@
 //
 // Errors are CannotCreateIndex (67) with mongod's messages unless noted.
 
+import { setOwn } from '../../bson/document.js';
 import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
@@ -96,7 +97,7 @@ function fixTextKey(key: BsonDocument): { key: BsonDocument; weights: Map<string
     } else {
       if (!isDirection(v))
         throw cannotCreate('expected value 1 or -1 for non-text key in compound index');
-      out[field] = v;
+      setOwn(out, field, v);
     }
   }
   // Layout: ordinary fields, then the text fields (adjacent), then ordinary fields.
@@ -161,7 +162,7 @@ function fixTextSpec(spec: BsonDocument): BsonDocument {
       );
     }
     checkWeightField(field);
-    weightsDoc[field] = new Int32(n);
+    setOwn(weightsDoc, field, new Int32(n));
   }
   const language = spec['default_language'];
   if (language !== undefined && typeof language !== 'string')
@@ -279,7 +280,7 @@ export function finishPluginSpec(plugin: IndexPlugin, spec: BsonDocument): BsonD
 /** mongod's "one text index per collection" (after the identical-index check). */
 export function checkPluginConflicts(coll: Collection, spec: BsonDocument): void {
   if (indexKindOf(spec['key'] as BsonDocument) !== 'text') return;
-  const existing = coll.indexes.find((i) => i.kind === 'text');
+  const existing = [...coll.indexes, ...coll.building].find((i) => i.kind === 'text');
   if (existing !== undefined) {
     throw cannotCreate(
       `only one text index per collection allowed, found existing text index "${existing.meta.name}"`,

@@ -30,16 +30,17 @@ import { compileRestrictedFilter } from '../../query/match/index.js';
 import type { MatchNode } from '../../query/match/index.js';
 import { serializeFilter } from '../../query/planner/explain.js';
 import type { WriteTxn } from '../../storage/engine.js';
+import { clusteredIndexEntry } from './clustered.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { targetCollection, viewOf } from '../crud/common.js';
 import { withWriteConcernError } from '../write-concern.js';
-import type { ServerServices } from '../context.js';
+import type { OperationContext, ServerServices } from '../context.js';
 import { TtlMonitor } from '../../catalog/ttl-monitor.js';
 import { compileQueryFilter } from '../../query/language.js';
-import { executeDelete } from '../crud/write-exec.js';
-import { internalWrite } from '../../catalog/write-unit.js';
+import { slicedDelete } from '../crud/write-exec.js';
+import { uninterruptible } from '../../query/exec/drive.js';
 import { collectionCollation } from '../crud/common.js';
 import { parseCollation } from '../../bson/collation.js';
 import { lookupView, notACollection } from '../../catalog/views.js';
@@ -53,6 +54,7 @@ import {
 } from './index-plugins.js';
 
 import { onCollection } from '../authorization.js';
+import type { IndexBuild } from './index-build.js';
 
 /** Options an index spec may carry. */
 const acceptedOptions = new Set([
@@ -523,44 +525,62 @@ function compareIndexSpecs(candidate: BsonDocument, existing: BsonDocument): Com
 
 /**
  * mongod's _doesSpecConflictWithExisting: 'exists' for an identical index (no error), an
- * error for a conflict, undefined when the index may be built.
+ * error for a conflict, undefined when the index may be built. `pending`: the specs of the same
+ * request to be built with it. An index being built with the same name or signature is
+ * IndexBuildAlreadyInProgress: createIndexes waits for that build and tries again, as mongod.
  */
-function conflictWith(coll: Collection, spec: BsonDocument): 'exists' | undefined {
+function conflictWith(
+  coll: Collection,
+  spec: BsonDocument,
+  pending: readonly BsonDocument[] = [],
+): 'exists' | undefined {
   const name = spec['name'] as string;
   const shown = (s: BsonDocument): string => formatBson(s);
-  const byName = coll.meta.indexes.find((i) => i.name === name);
+  for (const b of coll.meta.building ?? []) {
+    if (b.name === name || compareIndexSpecs(spec, b.spec) !== 'different') {
+      throw new CommandError(
+        ErrorCode.IndexBuildAlreadyInProgress,
+        `Index build already in progress: ${b.name} on ${coll.ns} (build ${b.buildUUID ?? ''})`,
+      );
+    }
+  }
+  const existingSpecs = [...coll.meta.indexes.map((i) => i.spec), ...pending];
+  const byName = existingSpecs.find((s) => s['name'] === name);
   if (byName !== undefined) {
-    const c = compareIndexSpecs(spec, byName.spec);
+    const c = compareIndexSpecs(spec, byName);
     if (c === 'different') {
       throw new CommandError(
         ErrorCode.IndexKeySpecsConflict,
-        `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${shown(spec)}, existing index: ${shown(byName.spec)}`,
+        `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${shown(spec)}, existing index: ${shown(byName)}`,
       );
     }
     if (c === 'equivalent') {
       throw new CommandError(
         ErrorCode.IndexOptionsConflict,
-        `An equivalent index already exists with the same name but different options. Requested index: ${shown(spec)}, existing index: ${shown(byName.spec)}`,
+        `An equivalent index already exists with the same name but different options. Requested index: ${shown(spec)}, existing index: ${shown(byName)}`,
       );
     }
     return 'exists';
   }
-  for (const existing of coll.meta.indexes) {
-    const c = compareIndexSpecs(spec, existing.spec);
+  for (const existing of existingSpecs) {
+    const c = compareIndexSpecs(spec, existing);
     if (c === 'different') continue;
     if (c === 'equivalent') {
       throw new CommandError(
         ErrorCode.IndexOptionsConflict,
-        `An equivalent index already exists with a different name and options. Requested index: ${shown(spec)}, existing index: ${shown(existing.spec)}`,
+        `An equivalent index already exists with a different name and options. Requested index: ${shown(spec)}, existing index: ${shown(existing)}`,
       );
     }
     throw new CommandError(
       ErrorCode.IndexOptionsConflict,
-      `Index already exists with a different name: ${existing.name}`,
+      `Index already exists with a different name: ${String(existing['name'])}`,
     );
   }
   checkPluginConflicts(coll, spec);
-  if (coll.indexes.length >= limits.indexesPerCollectionMax) {
+  if (
+    coll.indexes.length + coll.building.length + pending.length >=
+    limits.indexesPerCollectionMax
+  ) {
     throw new CommandError(
       ErrorCode.CannotCreateIndex,
       `add index fails, too many indexes for ${coll.ns} key:${formatBson(spec['key'] as BsonDocument)}`,
@@ -610,6 +630,109 @@ export function buildIndex(
   }
   catalog.observer.onCreateIndex(txn, updated, spec);
   return updated;
+}
+
+interface CreateOutcome {
+  readonly existed: boolean;
+  readonly before: number;
+  readonly after: number;
+  readonly created: number;
+}
+
+/** How long createIndexes waits between looks at what it waits for (a build, a transaction). */
+const buildWaitPollMs = 50;
+
+/** Resolves when one of `waits` settles or after `ms`, whichever is first. */
+async function waitAny(waits: readonly Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    ...waits.map((w) => w.catch(() => undefined)),
+    new Promise<void>((r) => (timer = setTimeout(r, ms))),
+  ]);
+  if (timer !== undefined) clearTimeout(timer);
+}
+
+/**
+ * createIndexes' work: indexes on an empty (or new) collection, or in a transaction, are built
+ * in the registering write itself; on a collection with documents, by a hybrid build
+ * (index-build.ts) that this waits for. A spec whose index is being built waits for that build
+ * and looks again (mongod's IndexBuildAlreadyInProgress loop), as does a collection with open
+ * transactions that wrote to it.
+ */
+async function createOrBuild(
+  services: ServerServices,
+  op: OperationContext,
+  db: string,
+  name: string,
+  specs: readonly BsonDocument[],
+  inTransaction: boolean,
+  nonEmptyInTransaction: boolean,
+): Promise<CreateOutcome> {
+  for (;;) {
+    op.checkDeadline();
+    let waits: Promise<unknown>[] = [];
+    const step = await services.engine.write(
+      (txn) => {
+        const existing = services.catalog.get(db, name);
+        if (existing === undefined && lookupView(services.catalog, txn, db, name) !== undefined) {
+          throw new CommandError(
+            ErrorCode.CommandNotSupportedOnView,
+            'Cannot create indexes on a view',
+          );
+        }
+        let coll = services.catalog.getOrCreate(txn, db, name);
+        const before = coll.indexes.length;
+        const toBuild: BsonDocument[] = [];
+        try {
+          for (const spec of specs) {
+            if (conflictWith(coll, spec, toBuild) === 'exists') continue;
+            toBuild.push(spec);
+          }
+        } catch (e) {
+          if (e instanceof CommandError && e.code === ErrorCode.IndexBuildAlreadyInProgress) {
+            if (inTransaction) throw e;
+            waits = services.indexBuilds.forCollection(coll.meta.uuid).map((b) => b.done);
+            return undefined;
+          }
+          throw e;
+        }
+        const outcome = { existed: existing !== undefined, before, created: toBuild.length };
+        if (toBuild.length === 0) return { ...outcome, after: before, build: undefined };
+        const empty = existing === undefined || coll.scanRecords(txn).next().done === true;
+        if (inTransaction && existing !== undefined && (nonEmptyInTransaction || !empty)) {
+          throw new CommandError(
+            ErrorCode.OperationNotSupportedInTransaction,
+            `Cannot create new indexes on existing collection ${db}.${name} in a multi-document transaction.`,
+          );
+        }
+        if (empty || inTransaction) {
+          for (const spec of toBuild) coll = buildIndex(txn, services.catalog, coll, spec);
+          return { ...outcome, after: coll.indexes.length, build: undefined };
+        }
+        const pending = services.indexBuilds.pendingTransactions(coll);
+        if (pending.length > 0) {
+          waits = pending;
+          return undefined;
+        }
+        const build = services.indexBuilds.register(txn, coll, toBuild);
+        return { ...outcome, after: before, build };
+      },
+      { durable: op.writeConcern.durable },
+    );
+    if (step === undefined) {
+      await waitAny(waits, buildWaitPollMs);
+      continue;
+    }
+    if (step.build === undefined) return step;
+    try {
+      const built = await services.indexBuilds.run(step.build, op, op.writeConcern.durable);
+      return { ...step, before: built.numIndexesBefore, after: built.numIndexesAfter };
+    } catch (e) {
+      // The collection dropped during the build: not an error (mongod's createIndexes).
+      if (e instanceof CommandError && e.code === ErrorCode.NamespaceNotFound) return step;
+      throw e;
+    }
+  }
 }
 
 export const createIndexes = defineCommand({
@@ -671,36 +794,14 @@ export const createIndexes = defineCommand({
         lease.release();
       }
     }
-    const result = await services.engine.write(
-      (txn) => {
-        const existing = services.catalog.get(db, name);
-        if (existing === undefined && lookupView(services.catalog, txn, db, name) !== undefined) {
-          throw new CommandError(
-            ErrorCode.CommandNotSupportedOnView,
-            'Cannot create indexes on a view',
-          );
-        }
-        let coll = services.catalog.getOrCreate(txn, db, name);
-        const before = coll.indexes.length;
-        let created = 0;
-        for (const spec of specs) {
-          if (conflictWith(coll, spec) === 'exists') continue;
-          if (
-            inTransaction &&
-            existing !== undefined &&
-            (nonEmptyInTransaction || existing.count(txn) > 0)
-          ) {
-            throw new CommandError(
-              ErrorCode.OperationNotSupportedInTransaction,
-              `Cannot create new indexes on existing collection ${db}.${name} in a multi-document transaction.`,
-            );
-          }
-          coll = buildIndex(txn, services.catalog, coll, spec);
-          created++;
-        }
-        return { existed: existing !== undefined, before, after: coll.indexes.length, created };
-      },
-      { durable: op.writeConcern.durable },
+    const result = await createOrBuild(
+      services,
+      op,
+      db,
+      name,
+      specs,
+      inTransaction,
+      nonEmptyInTransaction,
     );
     const reply: BsonDocument = {
       numIndexesBefore: new Int32(result.before),
@@ -737,7 +838,10 @@ export const listIndexes = defineCommand({
       cursor: {
         id: Long.ZERO,
         ns: `${db}.$cmd.listIndexes.${name}`,
-        firstBatch: coll.meta.indexes.map((i) => i.spec),
+        // A clustered collection's _id index is its clustered index (mongod shows only that).
+        firstBatch: coll.meta.indexes.map((i) =>
+          i.name === '_id_' ? (clusteredIndexEntry(coll) ?? i.spec) : i.spec,
+        ),
       },
     };
   },
@@ -770,6 +874,21 @@ export const dropIndexes = defineCommand({
         `BSON field 'dropIndexes.index' is the wrong type '${bsonTypeName(which)}', expected types '[string, object']`,
       );
     }
+    const building = services.catalog.get(db, name);
+    const aborting = building === undefined ? undefined : buildsToAbort(services, building, which);
+    if (aborting !== undefined) {
+      for (const b of aborting.builds)
+        await services.indexBuilds.abort(b, `dropIndexes command on ${db}.${name}`);
+      if (aborting.remaining === undefined) {
+        const after = services.catalog.get(db, name);
+        return withWriteConcernError(
+          { nIndexesWas: new Int32(after?.indexes.length ?? 0) },
+          op.writeConcern,
+          services.config.replSet,
+        );
+      }
+    }
+    const remaining = aborting?.remaining ?? which;
     const outcome = await op.access.write((txn) => {
       const coll = services.catalog.get(db, name);
       if (coll === undefined && lookupView(services.catalog, txn, db, name) !== undefined) {
@@ -780,7 +899,7 @@ export const dropIndexes = defineCommand({
       }
       if (coll === undefined)
         throw new CommandError(ErrorCode.NamespaceNotFound, `ns not found ${db}.${name}`);
-      const toDrop = selectIndexes(coll, which);
+      const toDrop = selectIndexes(coll, remaining);
       for (const meta of toDrop) txn.clearTable(meta.ident);
       const keep = coll.meta.indexes.filter((i) => !toDrop.includes(i));
       const updated = services.catalog.updateMeta(txn, coll, { ...coll.meta, indexes: keep });
@@ -792,6 +911,46 @@ export const dropIndexes = defineCommand({
     return withWriteConcernError(reply, op.writeConcern, services.config.replSet);
   },
 });
+
+/**
+ * dropIndexes of indexes being built (mongod 4.4+): the builds that hold them are aborted, and
+ * only whole builds: naming some indexes of a build and not the others is refused. `remaining`:
+ * what is still to drop among the ready indexes (undefined: nothing). Undefined when no index
+ * being built is named.
+ */
+function buildsToAbort(
+  services: ServerServices,
+  coll: Collection,
+  which: BsonValue,
+): { builds: IndexBuild[]; remaining: BsonValue | undefined } | undefined {
+  const building = coll.meta.building ?? [];
+  if (building.length === 0) return undefined;
+  const builds = services.indexBuilds.forCollection(coll.meta.uuid);
+  if (which === '*') return { builds, remaining: '*' };
+  let named: IndexMeta[];
+  let remaining: BsonValue | undefined;
+  if (typeof which === 'string' || Array.isArray(which)) {
+    const names = typeof which === 'string' ? [which] : (which as string[]);
+    named = building.filter((m) => names.includes(m.name));
+    const rest = names.filter((n) => !named.some((m) => m.name === n));
+    remaining = rest.length === 0 ? undefined : typeof which === 'string' ? which : rest;
+  } else if (isPlainDocument(which)) {
+    if (coll.meta.indexes.some((i) => sameKeyPattern(i.key, which))) return undefined;
+    named = building.filter((m) => sameKeyPattern(m.key, which));
+    remaining = undefined;
+  } else return undefined;
+  if (named.length === 0) return undefined;
+  const hit = builds.filter((b) => named.some((m) => m.buildUUID === b.buildUUID));
+  for (const b of hit) {
+    if (!b.names.every((n) => named.some((m) => m.name === n))) {
+      throw new CommandError(
+        ErrorCode.BackgroundOperationInProgressForNamespace,
+        `Cannot drop index(es) '${named.map((m) => m.name).join(', ')}' on ${coll.ns}: they are built together with '${b.names.join(', ')}' by build ${b.buildUUID}; drop all of them at once`,
+      );
+    }
+  }
+  return { builds: hit, remaining };
+}
 
 function selectIndexes(coll: Collection, which: BsonValue): IndexMeta[] {
   if (which === '*') return coll.meta.indexes.filter((i) => i.name !== '_id_');
@@ -973,19 +1132,15 @@ export function createTtlMonitor(services: ServerServices): TtlMonitor {
     catalog: services.catalog,
     parameters: services.parameters,
     logger: services.logger,
-    deleteMatching: async (db, coll, filter) => {
-      const matcher = compileQueryFilter(filter);
-      const deleted = await services.engine.write(
-        (txn) =>
-          executeDelete(
-            internalWrite(txn, services.catalog),
-            { db, name: coll },
-            { filter, matcher, limit: 0 },
-          ),
+    // A pass over many expired documents deletes in slices that yield (runSlicedWrite).
+    deleteMatching: (db, coll, filter) =>
+      slicedDelete(
+        services,
+        uninterruptible,
+        { db, name: coll },
+        { filter, matcher: compileQueryFilter(filter) },
         { durable: true },
-      );
-      return deleted.length;
-    },
+      ),
   });
 }
 

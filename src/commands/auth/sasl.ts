@@ -1,6 +1,6 @@
 // Authentication: saslStart / saslContinue (SCRAM-SHA-1, SCRAM-SHA-256), hello's
 // speculativeAuthenticate and saslSupportedMechs, authenticate (MONGODB-X509 only, as in
-// mongod 7.0) and logout.
+// mongod 7.0: the client certificate names an `$external` user) and logout.
 //
 // Every failure of a SCRAM step answers AuthenticationFailed (18) "Authentication failed.",
 // whatever the reason (unknown user, wrong password, garbled message): the reason goes to the
@@ -17,9 +17,30 @@ import { authenticatedOnly, noAuth } from '../authorization.js';
 import type { ConnectionState, ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
+import { x509Mechanism, x509UserName } from './x509.js';
 
 function authenticationFailed(): CommandError {
   return new CommandError(ErrorCode.AuthenticationFailed, 'Authentication failed.');
+}
+
+/**
+ * Logs why a login failed (id 20249, as mongod) and returns the error the client gets, which
+ * never says why.
+ */
+function loginFailed(
+  services: ServerServices,
+  connection: ConnectionState,
+  attempt: { mechanism: string; speculative: boolean; user: string; db: string; why: string },
+): CommandError {
+  services.logger.info('ACCESS', 20249, 'Authentication failed', {
+    mechanism: attempt.mechanism,
+    speculative: attempt.speculative,
+    principalName: attempt.user,
+    authenticationDatabase: attempt.db,
+    remote: connection.remote,
+    error: attempt.why,
+  });
+  return authenticationFailed();
 }
 
 /** A SASL payload: BinData, or a base64 string (replied in the same form). */
@@ -70,15 +91,13 @@ function step(ctx: StepContext, payload: Buffer): { payload: Buffer; done: boole
   } catch (e) {
     connection.auth.conversation = undefined;
     if (!(e instanceof ScramError)) throw e;
-    services.logger.info('ACCESS', 20249, 'Authentication failed', {
+    throw loginFailed(services, connection, {
       mechanism: conv.scram.mechanism,
       speculative: ctx.speculative,
-      principalName: conv.scram.user ?? '',
-      authenticationDatabase: conv.db,
-      remote: connection.remote,
-      error: e.message,
+      user: conv.scram.user ?? '',
+      db: conv.db,
+      why: e.message,
     });
-    throw authenticationFailed();
   }
   if (conv.scram.authenticated && !wasAuthenticated) {
     if (conv.skipEmptyExchange) conv.scram.finishEarly();
@@ -217,7 +236,24 @@ export function speculativeAuthenticate(
   connection: ConnectionState,
   doc: BsonDocument,
 ): BsonDocument | undefined {
-  if (doc['saslStart'] === undefined || typeof doc['db'] !== 'string') return undefined;
+  if (typeof doc['db'] !== 'string') return undefined;
+  if (doc['authenticate'] !== undefined) {
+    // The drivers' speculative MONGODB-X509: {authenticate: 1, mechanism, user?, db: '$external'}.
+    if (doc['mechanism'] !== x509Mechanism) return undefined;
+    const user = doc['user'];
+    try {
+      return authenticateX509(
+        services,
+        connection,
+        doc['db'],
+        typeof user === 'string' ? user : undefined,
+        true,
+      );
+    } catch {
+      return undefined;
+    }
+  }
+  if (doc['saslStart'] === undefined) return undefined;
   try {
     const mechanism = doc['mechanism'];
     return start({ services, connection, speculative: true }, 'saslStart', {
@@ -239,18 +275,60 @@ export function saslSupportedMechs(services: ServerServices, name: string): stri
   return services.auth.mechanismsOf(name.slice(0, dot), name.slice(dot + 1));
 }
 
+/**
+ * MONGODB-X509 (mongod's _authenticateX509): the connection's verified client certificate names
+ * the `$external` user, which must exist. Failures answer "Authentication failed." (the reason
+ * is logged), but for mongod's ProtocolErrors (no TLS, another database).
+ */
+function authenticateX509(
+  services: ServerServices,
+  connection: ConnectionState,
+  db: string,
+  requestedUser: string | undefined,
+  speculative: boolean,
+): BsonDocument {
+  if (connection.tls === undefined)
+    throw new CommandError(
+      ErrorCode.ProtocolError,
+      'SSL support is required for the MONGODB-X509 mechanism.',
+    );
+  let user: string;
+  try {
+    user = x509UserName(connection, db, requestedUser);
+  } catch (e) {
+    if (!(e instanceof CommandError) || e.code !== ErrorCode.AuthenticationFailed) throw e;
+    throw loginFailed(services, connection, {
+      mechanism: x509Mechanism,
+      speculative,
+      user: requestedUser ?? connection.tls.subject ?? '',
+      db,
+      why: e.message,
+    });
+  }
+  if (services.auth.loadUser(db, user) === undefined) {
+    throw loginFailed(services, connection, {
+      mechanism: x509Mechanism,
+      speculative,
+      user,
+      db,
+      why: `Could not find user "${user}" for db "${db}"`,
+    });
+  }
+  login(services, connection, db, user, x509Mechanism, speculative);
+  return { dbname: db, user };
+}
+
 export const authenticate = defineCommand({
   name: 'authenticate',
   args: { mechanism: t.string, user: t.string, pwd: t.any, key: t.any, nonce: t.any },
   auth: noAuth,
-  run: ({ args }) => {
+  run: ({ args, services, connection, db }) => {
     if (args.mechanism === undefined || args.mechanism === '')
       throw new CommandError(ErrorCode.BadValue, 'Auth mechanism not specified');
-    if (args.mechanism === 'MONGODB-X509')
-      throw new CommandError(
-        ErrorCode.ProtocolError,
-        'SSL support is required for the MONGODB-X509 mechanism.',
-      );
+    if (args.mechanism === x509Mechanism) {
+      const reply = authenticateX509(services, connection, db, args.user, false);
+      return { ...reply, ok: new Double(1) };
+    }
     throw new CommandError(ErrorCode.BadValue, `Unsupported mechanism: ${args.mechanism}`);
   },
 });

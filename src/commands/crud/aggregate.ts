@@ -41,6 +41,7 @@ import type { Invocation } from '../registry.js';
 import type { ServerServices } from '../context.js';
 import {
   clusterTimeOf,
+  scriptingOf,
   collectionRestoreCheck,
   resolveCollation,
   cursorReply,
@@ -48,6 +49,7 @@ import {
   resolveHint,
   targetCollection,
   writeWithConcern,
+  noteBatch,
 } from './common.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream-cursor.js';
 import { notACollection } from '../../catalog/views.js';
@@ -277,7 +279,12 @@ export async function runAggregate(
   ]);
   const disk = diskUseFor(services, args.allowDiskUse);
   const allowDiskUse = disk.allowDiskUse;
-  const env = newEnv({ now: new Date(), clusterTime: clusterTimeOf(services), collator });
+  const env = newEnv({
+    now: new Date(),
+    clusterTime: clusterTimeOf(services),
+    collator,
+    scripting: scriptingOf(services, inv.op),
+  });
   const scope = letScope(args.let, env);
   const ctx: PipelineContext = {
     env,
@@ -400,6 +407,7 @@ export async function runAggregate(
     return cursorReply(cursor, ns, [], true, inv.op.atClusterTime);
   }
   const batch = await cursor.nextBatch(batchSize ?? limits.firstBatchDocsDefault, inv.op);
+  noteBatch(inv.op, cursor, batch);
   // maxTimeMS bounds this command only; getMore batches carry their own deadline.
   rt.interrupt = () => undefined;
   if (cursor.isExhausted) return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);

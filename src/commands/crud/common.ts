@@ -20,6 +20,9 @@ import type { OperationContext, ServerServices } from '../context.js';
 import type { ArgSpec } from '../args.js';
 import type { Invocation } from '../registry.js';
 import { writeConcernError } from '../write-concern.js';
+import { examinedTotals } from '../../query/planner/explain.js';
+import { scriptHost } from '../../js/engine.js';
+import type { ScriptHost } from '../../js/engine.js';
 
 /** The collection a command names with its first field (a string, or a UUID for some). */
 export function targetCollection(
@@ -57,6 +60,30 @@ export function requireNonNegative(
     );
   }
   return v;
+}
+
+/** What a cursor's batches examined before the current one (a getMore reports its own part). */
+const examinedBefore = new WeakMap<ServerCursor, { keys: number; docs: number }>();
+
+/** Records a batch in the operation's debug info: documents returned, keys and documents examined, plan. */
+export function noteBatch(
+  op: OperationContext,
+  cursor: ServerCursor,
+  batch: readonly unknown[],
+): void {
+  const debug = op.debug;
+  const stats = cursor.plan.stats;
+  const now = examinedTotals(stats);
+  const before = examinedBefore.get(cursor);
+  debug.keysExamined = now.keys - (before?.keys ?? 0);
+  debug.docsExamined = now.docs - (before?.docs ?? 0);
+  debug.nreturned = batch.length;
+  debug.plan = stats;
+  debug.cursorExhausted = cursor.isExhausted;
+  if (!cursor.isExhausted) {
+    debug.cursorid = cursor.id;
+    examinedBefore.set(cursor, now);
+  }
 }
 
 export function cursorReply(
@@ -157,6 +184,14 @@ export function resolvedViewOf(
 /** $$CLUSTER_TIME for expressions: the cluster time of a replica set member; a standalone has none. */
 export function clusterTimeOf(services: ServerServices): Timestamp | undefined {
   return services.config.replSet === '' ? undefined : services.clock.now();
+}
+
+/** The command's server-side JavaScript ($where, $function, ...); undefined when scripting is off. */
+export function scriptingOf(
+  services: ServerServices,
+  op: OperationContext,
+): ScriptHost | undefined {
+  return scriptHost(services.scriptEngine, op);
 }
 
 /**

@@ -19,6 +19,7 @@ import { drainPlan } from '../../query/exec/drive.js';
 import type { RestoreCheck } from '../../query/exec/drive.js';
 import {
   clusterTimeOf,
+  scriptingOf,
   collectionRestoreCheck,
   resolveCollation,
   isViewRead,
@@ -64,7 +65,11 @@ export function prepareCount(inv: Invocation<typeof countArgs>): {
   const plan = planQuery(coll, {
     filter,
     matcher: compileQueryFilter(filter, {
-      expressions: commandExpressions({ clusterTime: clusterTimeOf(services), collator }),
+      expressions: commandExpressions({
+        clusterTime: clusterTimeOf(services),
+        collator,
+        scripting: scriptingOf(services, inv.op),
+      }),
       collator,
       textSearch: textSearchHook(`${db}.${name}`, coll),
     }),
@@ -156,7 +161,11 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): {
   const plan = planQuery(coll, {
     filter,
     matcher: compileQueryFilter(filter, {
-      expressions: commandExpressions({ clusterTime: clusterTimeOf(services), collator }),
+      expressions: commandExpressions({
+        clusterTime: clusterTimeOf(services),
+        collator,
+        scripting: scriptingOf(services, inv.op),
+      }),
       collator,
       textSearch: textSearchHook(`${db}.${name}`, coll),
     }),

@@ -8,10 +8,16 @@ import { commandExpressions, compileQueryFilter, textSearchHook } from '../../qu
 import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { clusterTimeOf, resolveCollation, resolveHint, targetCollection } from './common.js';
+import {
+  clusterTimeOf,
+  scriptingOf,
+  resolveCollation,
+  resolveHint,
+  targetCollection,
+} from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
-import { executeDelete } from './write-exec.js';
+import { executeDelete, slicedDelete } from './write-exec.js';
 import { onCollection } from '../authorization.js';
 
 const statementFields = new Set(['q', 'limit', 'hint', 'collation']);
@@ -98,27 +104,39 @@ export const deleteCommand = defineCommand({
     for (const st of statements) resolveHint(coll, st.hint);
     const clusterTime = clusterTimeOf(services);
     // Each statement gets its own expression context (its own $$NOW), as mongod's do.
+    const specOf = (st: (typeof statements)[number]) => {
+      const collator = resolveCollation(services.catalog.get(db, name), st.collation);
+      const expressions = commandExpressions({
+        let: args.let,
+        clusterTime,
+        collator,
+        scripting: scriptingOf(services, op),
+      });
+      const matcher = compileQueryFilter(st.q, {
+        expressions,
+        collator,
+        textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+      });
+      return { filter: st.q, matcher, collator, hint: st.hint };
+    };
     const outcome = await runWriteBatch(
       services,
       op,
       statements,
       { ordered: args.ordered ?? true },
-      (w, st) => {
-        const collator = resolveCollation(services.catalog.get(db, name), st.collation);
-        const expressions = commandExpressions({ let: args.let, clusterTime, collator });
-        return executeDelete(w, ns, {
-          filter: st.q,
-          matcher: compileQueryFilter(st.q, {
-            expressions,
-            collator,
-            textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
-          }),
-          collator,
-          limit: st.limit,
-          hint: st.hint,
-        }).length;
-      },
+      (w, st) => executeDelete(w, ns, { ...specOf(st), limit: st.limit }).length,
       deleteCodec,
+      (st) => {
+        if (st.limit !== 0) return undefined;
+        return () =>
+          slicedDelete(
+            services,
+            op,
+            ns,
+            { ...specOf(st), natural: resolveHint(undefined, st.hint).natural },
+            { durable: op.writeConcern.durable },
+          );
+      },
     );
     const n = outcome.results.reduce<number>((s, r) => s + (r ?? 0), 0);
     const reply: BsonDocument = { n: new Int32(n) };

@@ -39,6 +39,21 @@ export function diskUseFor(services: ServerServices, allowDiskUse: boolean | und
         'internalDocumentSourceGroupMaxMemoryBytes',
         limits.groupMemoryBytesMax,
       ),
+      bucketAutoBytesMax: parameter(
+        services,
+        'internalDocumentSourceBucketAutoMaxMemoryBytes',
+        limits.bucketAutoMemoryBytesMax,
+      ),
+      setWindowFieldsBytesMax: parameter(
+        services,
+        'internalDocumentSourceSetWindowFieldsMaxMemoryBytes',
+        limits.setWindowFieldsMemoryBytesMax,
+      ),
+      graphLookupBytesMax: parameter(
+        services,
+        'internalDocumentSourceGraphLookupMaxMemoryBytes',
+        limits.graphLookupMemoryBytesMax,
+      ),
       spill,
     },
     release: () => spill?.release(),

@@ -154,6 +154,12 @@ function passes(v: CompiledValidator, doc: BsonDocument): boolean {
   }
 }
 
+/** Whether a stored document passes its collection's validator (validate's schema check). */
+export function conformsToValidator(coll: Collection, doc: BsonDocument): boolean {
+  const v = validatorOf(coll);
+  return v === undefined || passes(v, doc);
+}
+
 /** The catalog's document validator; 'warn' failures are logged to `logger`. */
 export function documentValidator(logger: Logger): DocumentValidator {
   return { check: (coll, doc, before) => validateDocument(coll, doc, before, logger) };

@@ -33,6 +33,7 @@ import type { Invocation } from '../registry.js';
 import { aggregateArgs, runAggregate } from './aggregate.js';
 import {
   clusterTimeOf,
+  scriptingOf,
   resolveCollation,
   isViewRead,
   resolveHint,
@@ -181,6 +182,7 @@ async function explainWrite(
     let: isPlainDocument(body['let']) ? body['let'] : undefined,
     clusterTime: clusterTimeOf(inv.services),
     collator,
+    scripting: scriptingOf(inv.services, inv.op),
   });
   const expressions =
     stmt.update === undefined

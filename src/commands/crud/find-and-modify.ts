@@ -17,6 +17,7 @@ import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import {
   clusterTimeOf,
+  scriptingOf,
   resolveCollation,
   ensureCollectionOutsideTransaction,
   resolveHint,
@@ -128,6 +129,7 @@ export const findAndModify = defineCommand({
       let: args.let,
       clusterTime: clusterTimeOf(services),
       collator,
+      scripting: scriptingOf(services, inv.op),
     });
     const filter = args.query ?? {};
     const matcher = compileQueryFilter(filter, {

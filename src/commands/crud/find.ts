@@ -2,6 +2,8 @@
 
 import { Long } from 'bson';
 import type { BsonDocument } from '../../bson/types.js';
+import { numericValue } from '../../bson/types.js';
+import { interruptedError } from '../operations.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
@@ -23,6 +25,7 @@ import { defineCommand } from '../registry.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
 import {
   clusterTimeOf,
+  scriptingOf,
   resolveCollation,
   collectionRestoreCheck,
   cursorReply,
@@ -31,6 +34,7 @@ import {
   requireNonNegative,
   resolveHint,
   targetCollection,
+  noteBatch,
 } from './common.js';
 import {
   ChangeStreamCursor,
@@ -100,14 +104,11 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     let: args.let,
     clusterTime: clusterTimeOf(services),
     collator,
+    scripting: scriptingOf(services, inv.op),
   });
-  if (args.tailable === true) {
-    throw new CommandError(
-      ErrorCode.BadValue,
-      `error processing query: ${ns} tailable cursor requested on non capped collection`,
-    );
-  }
-  if (args.awaitData === true) {
+  const tailable = args.tailable === true;
+  if (tailable) checkTailable(inv, ns, coll?.capped !== undefined || coll === undefined);
+  else if (args.awaitData === true) {
     throw new CommandError(ErrorCode.FailedToParse, 'Cannot set awaitData without tailable');
   }
   const filter = args.filter ?? {};
@@ -150,7 +151,8 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     collator,
     sort: sort.comparator,
     sortSpec: sort.comparator === undefined ? undefined : args.sort,
-    natural: hint.natural ?? sort.natural,
+    natural: tailable ? 1 : (hint.natural ?? sort.natural),
+    tailable,
     skip,
     limit,
     projection: projection?.transform,
@@ -176,6 +178,38 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
   };
 }
 
+/**
+ * A tailable find (mongod's query_request_helper and find command checks): only on a capped
+ * collection, in natural order, not as a single batch, not in a transaction.
+ */
+function checkTailable(inv: Invocation<typeof findArgs>, ns: string, capped: boolean): void {
+  const { args } = inv;
+  const sort = args.sort;
+  if (sort !== undefined && Object.keys(sort).length > 0) {
+    const keys = Object.keys(sort);
+    if (keys.length !== 1 || keys[0] !== '$natural' || numericValue(sort['$natural']) !== 1)
+      throw new CommandError(
+        ErrorCode.BadValue,
+        'cannot use tailable option with a sort other than {$natural: 1}',
+      );
+  }
+  if (args.singleBatch === true)
+    throw new CommandError(
+      ErrorCode.BadValue,
+      "cannot use tailable option with the 'singleBatch' option",
+    );
+  if (inv.op.access.transaction !== undefined)
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      'It is illegal to open a tailable cursor in a transaction',
+    );
+  if (!capped)
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `error processing query: ${ns} tailable cursor requested on non capped collection`,
+    );
+}
+
 export const find = defineCommand({
   name: 'find',
   auth: onCollection('find'),
@@ -185,6 +219,7 @@ export const find = defineCommand({
     const { services, args } = inv;
     if (isViewRead(inv)) return runFindOnView(inv);
     const { ns, plan, output, limit, batchSize, release, restore } = prepareFind(inv);
+    const tailable = args.tailable === true;
     const cursor = new ServerCursor(plan, {
       ns,
       onClose: release,
@@ -194,7 +229,13 @@ export const find = defineCommand({
       ...(output === undefined ? {} : { output }),
       comment: args.comment,
       sendStoredBytes: true,
+      ...(tailable ? { tailable, awaitData: args.awaitData === true } : {}),
     });
+    // mongod keeps no tailable cursor on an empty (or missing) collection: it has no position.
+    if (tailable && isEmptyCollection(inv)) {
+      cursor.close();
+      return cursorReply(undefined, ns, [], true, inv.op.atClusterTime);
+    }
     const firstBatchSize =
       args.singleBatch === true
         ? (limit ?? batchSize ?? 0)
@@ -205,6 +246,7 @@ export const find = defineCommand({
       return cursorReply(cursor, ns, [], true, inv.op.atClusterTime);
     }
     const batch = await cursor.nextBatch(firstBatchSize === 0 ? undefined : firstBatchSize, inv.op);
+    noteBatch(inv.op, cursor, batch);
     if (args.singleBatch === true || cursor.isExhausted) {
       cursor.close();
       return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);
@@ -213,6 +255,71 @@ export const find = defineCommand({
     return cursorReply(cursor, ns, batch, true, inv.op.atClusterTime);
   },
 });
+
+function isEmptyCollection(inv: Invocation<typeof findArgs>): boolean {
+  const coll = inv.services.catalog.get(inv.db, targetCollection(inv));
+  if (coll === undefined) return true;
+  const lease = inv.op.access.acquireView();
+  try {
+    return coll.count(lease.view) === 0;
+  } finally {
+    lease.release();
+  }
+}
+
+/**
+ * getMore on a tailable cursor: the documents inserted since its last batch. An awaitData
+ * cursor with nothing new waits for an insert into the collection, up to the getMore's
+ * maxTimeMS (the driver's maxAwaitTimeMS; 1 s by default, as mongod), and then answers an
+ * empty batch; the cursor stays open either way.
+ */
+async function tailableGetMore(
+  inv: Invocation<typeof getMoreArgs>,
+  cursor: ServerCursor,
+  batchSize: number | undefined,
+): Promise<BsonDocument[]> {
+  const { services, args, op } = inv;
+  if (cursor.options.awaitData !== true) return cursor.nextBatch(batchSize, op);
+  const given = args.maxTimeMS ?? args.maxAwaitTimeMS;
+  const n = given === undefined ? undefined : numericValue(given);
+  if (given !== undefined && (n === undefined || n < 0))
+    throw new CommandError(ErrorCode.BadValue, 'maxTimeMS must be a non-negative number');
+  let awaitMs = n ?? limits.tailableAwaitMsDefault;
+  if (op.deadlineMs !== undefined)
+    awaitMs = Math.min(awaitMs, Math.max(0, op.deadlineMs - Date.now() - 5));
+  const until = Date.now() + awaitMs;
+  let inserted = false;
+  let wake: (() => void) | undefined;
+  const off = services.catalog.onCappedInsert(cursor.ns, () => {
+    inserted = true;
+    wake?.();
+  });
+  try {
+    for (;;) {
+      inserted = false;
+      const batch = await cursor.nextBatch(batchSize, op);
+      const remaining = until - Date.now();
+      if (batch.length > 0 || cursor.killed || remaining <= 0) return batch;
+      if (!inserted) {
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            clearTimeout(timer);
+            op.signal.removeEventListener('abort', done);
+            wake = undefined;
+            resolve();
+          };
+          const timer = setTimeout(done, remaining);
+          wake = done;
+          op.signal.addEventListener('abort', done, { once: true });
+        });
+      }
+      if (op.signal.aborted) throw interruptedError();
+      if (Date.now() >= until && !inserted) return [];
+    }
+  } finally {
+    off();
+  }
+}
 
 function outputFor(
   returnKey: boolean,
@@ -228,17 +335,19 @@ function outputFor(
   return undefined;
 }
 
+const getMoreArgs = {
+  collection: t.string,
+  batchSize: t.int64,
+  term: t.ignored,
+  lastKnownCommittedOpTime: t.ignored,
+  maxTimeMS: t.any,
+  maxAwaitTimeMS: t.any,
+};
+
 export const getMore = defineCommand({
   name: 'getMore',
   auth: authenticatedOnly,
-  args: {
-    collection: t.string,
-    batchSize: t.int64,
-    term: t.ignored,
-    lastKnownCommittedOpTime: t.ignored,
-    maxTimeMS: t.any,
-    maxAwaitTimeMS: t.any,
-  },
+  args: getMoreArgs,
   traits: { counter: 'getmore', allowedInTransaction: true, apiVersion1: true },
   run: async (inv) => {
     const { services, args, db, target } = inv;
@@ -294,7 +403,11 @@ export const getMore = defineCommand({
     try {
       if (cursor instanceof ChangeStreamCursor)
         return await changeStreamGetMore(cursor, ns, batchSize, args.maxAwaitTimeMS, inv.op);
-      const batch = await cursor.nextBatch(batchSize, inv.op);
+      const batch =
+        cursor.options.tailable === true
+          ? await tailableGetMore(inv, cursor, batchSize)
+          : await cursor.nextBatch(batchSize, inv.op);
+      noteBatch(inv.op, cursor, batch);
       if (cursor.isExhausted) services.cursors.remove(cursor.id);
       return cursorReply(cursor, ns, batch, false);
     } catch (e) {

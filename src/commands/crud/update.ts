@@ -16,6 +16,7 @@ import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
 import {
   clusterTimeOf,
+  scriptingOf,
   resolveCollation,
   ensureCollectionOutsideTransaction,
   resolveHint,
@@ -23,7 +24,8 @@ import {
 } from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
-import { executeUpdate } from './write-exec.js';
+import { executeUpdate, slicedUpdate } from './write-exec.js';
+import type { UpdateSpec } from './write-exec.js';
 import type { UpdateOutcome } from './write-exec.js';
 import { privileges, targetResource } from '../authorization.js';
 import { privilege } from '../../auth/privileges.js';
@@ -185,6 +187,40 @@ export const update = defineCommand({
     const coll = services.catalog.get(db, name);
     for (const st of statements) resolveHint(coll, st.hint);
     const clusterTime = clusterTimeOf(services);
+    const specOf = (stmt: (typeof statements)[number]): UpdateSpec => {
+      // One expression context per statement, as mongod's: `let`, then the statement's `c`
+      // (pipelines only), shared by the update and the filter, parsed in that order.
+      const collator = resolveCollation(services.catalog.get(db, name), stmt.collation);
+      const expressions = updateStatementExpressions(
+        commandExpressions({
+          let: args.let,
+          clusterTime,
+          collator,
+          scripting: scriptingOf(services, op),
+        }),
+        stmt.u,
+        stmt.c,
+      );
+      const compiled = compileQueryUpdate(stmt.u, {
+        arrayFilters: stmt.arrayFilters,
+        multi: stmt.multi,
+        expressions,
+        collator,
+      });
+      return {
+        filter: stmt.q,
+        matcher: compileQueryFilter(stmt.q, {
+          expressions,
+          collator,
+          textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+        }),
+        collator,
+        update: compiled,
+        multi: stmt.multi,
+        upsert: stmt.upsert,
+        hint: stmt.hint,
+      };
+    };
     const outcome = await runWriteBatch(
       services,
       op,
@@ -194,33 +230,7 @@ export const update = defineCommand({
         bypassDocumentValidation: args.bypassDocumentValidation,
       },
       (w, stmt): UpdateOutcome => {
-        // One expression context per statement, as mongod's: `let`, then the statement's `c`
-        // (pipelines only), shared by the update and the filter, parsed in that order.
-        const collator = resolveCollation(services.catalog.get(db, name), stmt.collation);
-        const expressions = updateStatementExpressions(
-          commandExpressions({ let: args.let, clusterTime, collator }),
-          stmt.u,
-          stmt.c,
-        );
-        const compiled = compileQueryUpdate(stmt.u, {
-          arrayFilters: stmt.arrayFilters,
-          multi: stmt.multi,
-          expressions,
-          collator,
-        });
-        const r = executeUpdate(w, ns, {
-          filter: stmt.q,
-          matcher: compileQueryFilter(stmt.q, {
-            expressions,
-            collator,
-            textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
-          }),
-          collator,
-          update: compiled,
-          multi: stmt.multi,
-          upsert: stmt.upsert,
-          hint: stmt.hint,
-        });
+        const r = executeUpdate(w, ns, specOf(stmt));
         // Only the counts and the upserted _id are kept (and replayed for a retry).
         return {
           n: r.n,
@@ -229,6 +239,14 @@ export const update = defineCommand({
         };
       },
       updateCodec,
+      (stmt, options) =>
+        stmt.multi && !stmt.upsert
+          ? () =>
+              slicedUpdate(services, op, ns, specOf(stmt), {
+                durable: op.writeConcern.durable,
+                ...options,
+              })
+          : undefined,
     );
     let n = 0;
     let nModified = 0;

@@ -19,9 +19,6 @@ import {
   StatementResultWriter,
 } from '../../txn/ledger.js';
 
-/** Statements per storage transaction: bounds how long one callback holds the event loop. */
-const statementsPerChunk = 512;
-
 export interface BatchOutcome<R> {
   readonly results: Array<R | undefined>;
   readonly writeErrors: BsonDocument[];
@@ -63,6 +60,25 @@ export interface BatchOptions {
 }
 
 /**
+ * A statement that changes many documents (updateMany, deleteMany), run in slices that yield
+ * (write-exec.ts runSlicedWrite) when it is the batch's only statement, outside a transaction
+ * and not a retryable write: the function that runs it, or undefined for any other statement.
+ */
+export type SlicedStatement<S, R> = (
+  statement: S,
+  options: { readonly bypassDocumentValidation: boolean },
+) => (() => Promise<R>) | undefined;
+
+/** Kill and deadline errors end the command (mongod rethrows interruptions); no writeError. */
+function isInterruption(e: CommandError): boolean {
+  return (
+    e.code === ErrorCode.Interrupted ||
+    e.code === ErrorCode.MaxTimeMSExpired ||
+    e.code === ErrorCode.InterruptedAtShutdown
+  );
+}
+
+/**
  * Runs `exec` for each statement with the write context it writes through (the storage
  * transaction, and for a retryable write the statement's session fields).
  */
@@ -73,6 +89,7 @@ export async function runWriteBatch<S, R>(
   options: BatchOptions,
   exec: (w: WriteContext, statement: S, index: number) => R,
   codec?: StatementResultCodec<R>,
+  sliced?: SlicedStatement<S, R>,
 ): Promise<BatchOutcome<R>> {
   const { ordered } = options;
   const bypassDocumentValidation = options.bypassDocumentValidation === true;
@@ -87,12 +104,37 @@ export async function runWriteBatch<S, R>(
     codec !== undefined
       ? { binding, txnNumber: binding.txnNumber, codec }
       : undefined;
+  const only = statements.length === 1 ? statements[0] : undefined;
+  const long =
+    sliced !== undefined &&
+    only !== undefined &&
+    retry === undefined &&
+    op.session?.retryableWrite !== true &&
+    op.access.transaction === undefined
+      ? sliced(only, { bypassDocumentValidation })
+      : undefined;
+  if (long !== undefined) {
+    try {
+      results[0] = await long();
+    } catch (e) {
+      if (!isCommandError(e) || isInterruption(e)) throw e;
+      writeErrors.push(writeErrorEntry(0, e));
+    } finally {
+      pruneOplog(services);
+    }
+    return {
+      results,
+      writeErrors,
+      retriedStmtIds,
+      wcError: writeConcernError(op.writeConcern, services.config.replSet),
+    };
+  }
   const catalog = services.catalog;
   let stop = false;
   let closeConnection = false;
-  for (let start = 0; start < statements.length && !stop; start += statementsPerChunk) {
+  for (let start = 0; start < statements.length && !stop; start += limits.writeStatementsPerTxnMax) {
     op.checkDeadline();
-    const end = Math.min(start + statementsPerChunk, statements.length);
+    const end = Math.min(start + limits.writeStatementsPerTxnMax, statements.length);
     // The callback may run more than once (a plain write that met a transaction's lock is
     // run again after it ends): it only fills locals, merged once it has committed.
     const chunk = await op.access.write((txn) => {
@@ -175,11 +217,7 @@ export async function runWriteBatch<S, R>(
     stop = chunk.halted;
     closeConnection = chunk.close;
   }
-  services.oplog?.prune().catch((e: unknown) => {
-    services.logger.error('REPL', 21800, 'Oplog pruning failed', {
-      error: e instanceof Error ? e.message : String(e),
-    });
-  });
+  pruneOplog(services);
   if (closeConnection) throw new CloseConnectionSignal();
   return {
     results,
@@ -187,6 +225,14 @@ export async function runWriteBatch<S, R>(
     retriedStmtIds,
     wcError: writeConcernError(op.writeConcern, services.config.replSet),
   };
+}
+
+function pruneOplog(services: ServerServices): void {
+  services.oplog?.prune().catch((e: unknown) => {
+    services.logger.error('REPL', 21800, 'Oplog pruning failed', {
+      error: e instanceof Error ? e.message : String(e),
+    });
+  });
 }
 
 /** Attach writeErrors / writeConcernError to a write command's reply. */

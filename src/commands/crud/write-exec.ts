@@ -22,6 +22,13 @@ import type { CheckedUpdate, Namespace, WriteContext } from '../../catalog/write
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { DocumentFilter, MatchDetailsSink, RowComparator } from '../../query/exec/stages.js';
 import { selectRecords } from '../../query/exec/select-records.js';
+import type { MatchedRecord, RecordSelection } from '../../query/exec/select-records.js';
+import { planQuery } from '../../query/planner/planner.js';
+import { drainPlan } from '../../query/exec/drive.js';
+import type { ExecControl } from '../../query/exec/drive.js';
+import type { RecordId } from '../../catalog/record-id.js';
+import { limits } from '../../limits.js';
+import type { StorageEngine } from '../../storage/engine.js';
 import type { Collator } from '../../bson/collation.js';
 import { resolveHint } from './common.js';
 import type { ReadView } from '../../storage/engine.js';
@@ -90,8 +97,20 @@ export function executeUpdate(w: WriteContext, ns: Namespace, spec: UpdateSpec):
     if (!spec.upsert) return { n: 0, nModified: 0 };
     return upsert(w, ns, spec, now);
   }
-  const target = coll as Collection;
-  // Compute and check every new version first so that a failing document leaves nothing written.
+  return updateMatched(w, coll as Collection, matched, spec, now);
+}
+
+/**
+ * Applies an update to the records selected for it: every new version is computed and checked
+ * first, so that a failing document leaves nothing of these records written.
+ */
+function updateMatched(
+  w: WriteContext,
+  target: Collection,
+  matched: readonly MatchedRecord[],
+  spec: Pick<UpdateSpec, 'update'>,
+  now: Date,
+): UpdateOutcome {
   const changes: CheckedUpdate[] = [];
   let first: { before: BsonDocument; after: BsonDocument } | undefined;
   for (const { record, details } of matched) {
@@ -152,4 +171,144 @@ export function executeDelete(
   });
   for (const { record } of matched) deleteDocument(w, coll, record);
   return matched.map((m) => m.record.doc);
+}
+
+// ---- statements that change many documents, in slices -----------------------------------------
+
+/**
+ * An update or delete of many documents outside a transaction (updateMany, deleteMany, a TTL
+ * pass), run as mongod runs it: not atomic, yielding. The records the filter selects are found
+ * first on a snapshot, by a plan pulled in slices (src/query/exec/drive.ts); then they are
+ * changed in slices of about limits.execSliceMs, each its own write transaction, re-reading
+ * each record and matching it again (a record changed or removed since is left alone, as after
+ * one of mongod's yields). Between slices the event loop is given back and the operation's kill
+ * flag and deadline are checked: an interrupted statement keeps what its earlier slices did.
+ * Records inserted after the selection are not seen (the selection is fixed, so no record is
+ * changed twice). Returns how many records were changed (matched, for updates).
+ */
+export async function runSlicedWrite(
+  deps: { readonly engine: StorageEngine; readonly catalog: Catalog },
+  ctl: ExecControl,
+  ns: Namespace,
+  selection: RecordSelection,
+  change: (w: WriteContext, coll: Collection, batch: readonly MatchedRecord[]) => void,
+  options: { readonly durable: boolean; readonly bypassDocumentValidation: boolean },
+): Promise<void> {
+  const { engine, catalog } = deps;
+  const ids: RecordId[] = [];
+  const snap = engine.snapshot();
+  let uuid: string;
+  try {
+    const coll = writableCollection(snap, catalog, ns);
+    if (coll === undefined) return;
+    uuid = coll.meta.uuid;
+    const plan = planQuery(coll, { ...selection, allowDiskUse: true });
+    await drainPlan(plan, snap, ctl, (row) => {
+      if (row.recordId !== undefined) ids.push(row.recordId);
+    });
+  } finally {
+    snap.release();
+  }
+  const matcher = selection.matcher;
+  let next = 0;
+  while (next < ids.length) {
+    const wrote = await engine.write(
+      (txn) => {
+        const coll = catalog.get(ns.db, ns.name);
+        if (coll === undefined || coll.meta.uuid !== uuid) return false; // dropped meanwhile
+        // Half of the slice to find the records: changing them costs about as much again.
+        const endMs = performance.now() + limits.execSliceMs / 2;
+        const batch: MatchedRecord[] = [];
+        while (next < ids.length) {
+          const record = coll.getRecord(txn, ids[next++] as RecordId);
+          const details: MatchDetailsSink = {};
+          if (
+            record !== undefined &&
+            (matcher === undefined || matcher.matches(record.doc, details))
+          )
+            batch.push({ record, details });
+          if (performance.now() >= endMs) break;
+        }
+        change(
+          {
+            txn,
+            catalog,
+            statement: undefined,
+            bypassDocumentValidation: options.bypassDocumentValidation,
+          },
+          coll,
+          batch,
+        );
+        return true;
+      },
+      { durable: false },
+    );
+    if (!wrote) break;
+    if (next < ids.length) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      ctl.checkDeadline();
+    }
+  }
+  if (options.durable) await engine.flush();
+}
+
+/** updateMany outside a transaction, in slices (runSlicedWrite): its n and nModified. */
+export async function slicedUpdate(
+  deps: { readonly engine: StorageEngine; readonly catalog: Catalog },
+  ctl: ExecControl,
+  ns: Namespace,
+  spec: UpdateSpec,
+  options: { readonly durable: boolean; readonly bypassDocumentValidation: boolean },
+): Promise<UpdateOutcome> {
+  const now = new Date();
+  let n = 0;
+  let nModified = 0;
+  await runSlicedWrite(
+    deps,
+    ctl,
+    ns,
+    updateSelection(spec),
+    (w, coll, batch) => {
+      const r = updateMatched(w, coll, batch, spec, now);
+      n += r.n;
+      nModified += r.nModified;
+    },
+    options,
+  );
+  return { n, nModified };
+}
+
+/** deleteMany outside a transaction, in slices (runSlicedWrite): how many were deleted. */
+export async function slicedDelete(
+  deps: { readonly engine: StorageEngine; readonly catalog: Catalog },
+  ctl: ExecControl,
+  ns: Namespace,
+  selection: RecordSelection,
+  options: { readonly durable: boolean },
+): Promise<number> {
+  let n = 0;
+  await runSlicedWrite(
+    deps,
+    ctl,
+    ns,
+    selection,
+    (w, coll, batch) => {
+      for (const { record } of batch) deleteDocument(w, coll, record);
+      n += batch.length;
+    },
+    { ...options, bypassDocumentValidation: false },
+  );
+  return n;
+}
+
+function updateSelection(spec: UpdateSpec): RecordSelection {
+  return {
+    filter: spec.filter,
+    matcher: spec.matcher,
+    limit: undefined,
+    sort: spec.sort,
+    collator: spec.collator,
+    hint: spec.hint,
+    natural: resolveHint(undefined, spec.hint).natural,
+  };
 }

@@ -7,6 +7,7 @@
 // TransactionParticipant's reports, fillLockerInfo). This server takes no locks and has no
 // flow control, so `locks` and `lockStats` are empty and waitingForLock is always false.
 
+import { setOwn } from '../../bson/document.js';
 import { calculateObjectSize, Int32, Long, Timestamp } from 'bson';
 import * as os from 'node:os';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
@@ -136,7 +137,13 @@ class CurrentOpReporter {
     doc['op'] = op.logicalOp;
     doc['ns'] = op.ns;
     doc['command'] = truncate ? truncateCommand(op.command) : op.command;
-    doc['numYields'] = new Int32(0);
+    if (op.status.msg !== undefined) doc['msg'] = op.status.msg;
+    if (op.status.progress !== undefined) {
+      // appendNumber: an int when it fits, as mongod's CurOp does.
+      const n = (v: number): Int32 | Long => (v <= 0x7fffffff ? new Int32(v) : Long.fromNumber(v));
+      doc['progress'] = { done: n(op.status.progress.done), total: n(op.status.progress.total) };
+    }
+    doc['numYields'] = new Int32(op.debug.numYields);
     // The transaction the operation runs in (reportUnstashedState).
     const inTransaction =
       op.command['autocommit'] === false &&
@@ -253,6 +260,19 @@ export function serverIntrospection(
       ),
     sessions: () =>
       [...services.sessions.all()].map((s) => ({ lsid: s.lsid, lastUse: new Date(s.lastUsedMs) })),
+    latencyStats: (ns) => {
+      const e = services.metrics.top.get(ns);
+      if (e === undefined) return undefined;
+      const of = (c: { time: number; count: number }): { latency: number; ops: number } => ({
+        latency: c.time,
+        ops: c.count,
+      });
+      return {
+        reads: of(e.latency.reads),
+        writes: of(e.latency.writes),
+        commands: of(e.latency.commands),
+      };
+    },
   };
 }
 
@@ -279,7 +299,8 @@ export const currentOp = defineCommand({
     const [, ...fields] = Object.entries(body);
     const filter: BsonDocument = {};
     for (const [k, v] of fields)
-      if (!Object.hasOwn(currentOpParameters, k) && !Object.hasOwn(genericArgs, k)) filter[k] = v;
+      if (!Object.hasOwn(currentOpParameters, k) && !Object.hasOwn(genericArgs, k))
+        setOwn(filter, k, v);
     // Outside test mode the command always truncates, as the legacy currentOp did.
     const truncateOps =
       !services.config.enableTestCommands ||

@@ -3,16 +3,20 @@
 // sessions, transactions, retryable writes and change streams.
 
 import { Double, Int32, Long, ObjectId } from 'bson';
+import { getOwn } from '../../bson/document.js';
 import type { BsonDocument } from '../../bson/types.js';
-import { isPlainDocument } from '../../bson/types.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { isPlainDocument, numericValue } from '../../bson/types.js';
+import { CommandError, ErrorCode, uassert } from '../../errors.js';
 import { limits } from '../../limits.js';
+import { logDocument } from '../../log.js';
 import { t } from '../args.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
+import { negotiateCompression } from './compression.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
 import { noAuth } from '../authorization.js';
 import { saslSupportedMechs, speculativeAuthenticate } from '../auth/sasl.js';
+import { interruptedError } from '../operations.js';
 
 export const maxWireVersion = 21;
 export const serverVersion = '7.0.14';
@@ -51,8 +55,94 @@ function replicaSetFields(services: ServerServices): BsonDocument {
   };
 }
 
-function runHello(inv: Invocation<typeof helloArgs>, legacyName: boolean): BsonDocument {
+/** The hello fields of an awaitable request, validated as mongod does. */
+interface AwaitRequest {
+  readonly processId: ObjectId;
+  readonly counter: number;
+  readonly maxAwaitTimeMS: number;
+}
+
+function awaitRequest(args: Invocation<typeof helloArgs>['args']): AwaitRequest | undefined {
+  const tv = args.topologyVersion;
+  const wait = args.maxAwaitTimeMS;
+  if (tv === undefined || wait === undefined) {
+    if (tv === undefined && wait === undefined) return undefined;
+    throw new CommandError(
+      ErrorCode.Location31368,
+      tv !== undefined
+        ? "A request with a 'topologyVersion' must include 'maxAwaitTimeMS'"
+        : "A request with 'maxAwaitTimeMS' must include a 'topologyVersion'",
+    );
+  }
+  if (!isPlainDocument(tv)) {
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      "BSON field 'topologyVersion' is the wrong type, expected type 'object'",
+    );
+  }
+  const processId = getOwn(tv, 'processId');
+  const counter = numericValue(getOwn(tv, 'counter'));
+  if (!(processId instanceof ObjectId) || counter === undefined) {
+    throw new CommandError(
+      ErrorCode.Location40414,
+      !(processId instanceof ObjectId)
+        ? "BSON field 'TopologyVersion.processId' is missing but a required field"
+        : "BSON field 'TopologyVersion.counter' is missing but a required field",
+    );
+  }
+  const ms = numericValue(wait);
+  if (ms === undefined || !Number.isInteger(ms)) {
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      "BSON field 'maxAwaitTimeMS' is the wrong type, expected types '[long, int, decimal, double]'",
+    );
+  }
+  uassert(
+    counter >= 0,
+    ErrorCode.Location31372,
+    'topologyVersion must have a non-negative counter',
+  );
+  uassert(ms >= 0, ErrorCode.Location31373, 'maxAwaitTimeMS must be a non-negative integer');
+  return { processId, counter, maxAwaitTimeMS: ms };
+}
+
+/**
+ * The awaitable hello: with the server's own processId and counter, the reply waits until the
+ * topology changes or maxAwaitTimeMS passes; a stale or foreign topologyVersion answers now.
+ */
+async function awaitTopologyChange(
+  inv: Invocation<typeof helloArgs>,
+  req: AwaitRequest,
+): Promise<void> {
+  const { topology, config } = inv.services;
+  if (!req.processId.equals(topology.processId)) return;
+  const ours = topology.currentCounter;
+  if (config.replSet === '') {
+    // A standalone's topology never changes while it runs: only the current counter may wait.
+    uassert(
+      req.counter === ours,
+      ErrorCode.Location51764,
+      `Received a topology version with counter: ${req.counter} which is greater than the server topology version counter: ${ours}`,
+    );
+  } else {
+    uassert(
+      req.counter <= ours,
+      ErrorCode.Location31382,
+      `Received a topology version with counter: ${req.counter} which is greater than the server topology version counter: ${ours}`,
+    );
+    if (req.counter < ours) return;
+  }
+  // The wait ends with the client's connection too (OperationRegistry.clientClosed).
+  await topology.waitForChange(ours, req.maxAwaitTimeMS, inv.op.signal);
+  if (inv.op.signal.aborted) throw interruptedError();
+}
+
+async function runHello(
+  inv: Invocation<typeof helloArgs>,
+  legacyName: boolean,
+): Promise<BsonDocument> {
   const { services, connection, args } = inv;
+  const awaitable = awaitRequest(args);
   if (args.client !== undefined) {
     if (
       connection.clientMetadata !== undefined &&
@@ -69,10 +159,20 @@ function runHello(inv: Invocation<typeof helloArgs>, legacyName: boolean): BsonD
       connection.clientMetadata = args.client;
       const app = args.client['application'];
       if (isPlainDocument(app) && typeof app['name'] === 'string') connection.appName = app['name'];
+      const log = services.logger;
+      if (!log.settings.quiet)
+        log.child(`conn${connection.id}`).info('NETWORK', 51800, 'client metadata', {
+          remote: connection.remote,
+          client: `conn${connection.id}`,
+          negotiatedCompressors: [],
+          doc: logDocument(args.client),
+        });
     }
   }
+  if (awaitable !== undefined) await awaitTopologyChange(inv, awaitable);
   const reply: BsonDocument = {};
   if (args.helloOk !== undefined) reply['helloOk'] = true;
+  reply['topologyVersion'] = { ...services.topology.version };
   reply[legacyName ? 'ismaster' : 'isWritablePrimary'] = true;
   Object.assign(reply, replicaSetFields(services));
   Object.assign(reply, {
@@ -86,6 +186,12 @@ function runHello(inv: Invocation<typeof helloArgs>, legacyName: boolean): BsonD
     maxWireVersion: new Int32(maxWireVersion),
     readOnly: false,
   });
+  negotiateCompression(
+    services.config.networkMessageCompressors,
+    connection,
+    args.compression,
+    reply,
+  );
   if (args.saslSupportedMechs !== undefined) {
     const mechs = saslSupportedMechs(services, args.saslSupportedMechs);
     if (mechs !== undefined) reply['saslSupportedMechs'] = mechs;

@@ -25,6 +25,8 @@ export const knownFailPoints = new Set([
   'onPrimaryTransactionalWrite',
   'hangBeforeTransactionCommit',
   'hangAfterCollectionInserts',
+  // An index build stops after a slice of its collection scan while armed (mongod's name).
+  'hangIndexBuildDuringCollectionScanPhaseAfterInsertion',
 ]);
 
 export function parseMode(v: BsonValue): FailPointMode {

@@ -1,6 +1,7 @@
 // Array operators: $arrayElemAt $first $last $concatArrays $filter $map $reduce $in
 // $indexOfArray $isArray $range $reverseArray $size $slice $zip $sortArray.
 
+import { checkBuiltDepth } from './depth.js';
 import { Int32 } from 'bson';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
@@ -417,6 +418,8 @@ const $reduce: OperatorDefinition = {
         frame.vars[thisSlot] = el;
         frame.vars[valueSlot] = acc;
         acc = body.evaluate(frame);
+        // Each step may wrap the last one: stop at the depth no result can have.
+        checkBuiltDepth(acc);
       }
       return acc;
     };

@@ -3,7 +3,8 @@
 // mongod but fail when evaluated: this server has no JavaScript engine, and mongod answers the
 // same way when scripting is disabled (31264).
 
-import { Binary, Double, Int32, Long, Timestamp } from 'bson';
+import { Binary, Code, Double, Int32, Long, Timestamp } from 'bson';
+import type { ScriptFunction, ScriptScope } from '../../js/engine.js';
 import { bsonSize } from '../../bson/codec.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
@@ -14,7 +15,7 @@ import { constant, operatorExpression, unaryOperator } from './operator.js';
 import { defineVariable, validateNameForUserWrite, withChildScope } from './variables.js';
 import { MISSING, ROOT_SLOT } from './types.js';
 import { META_FIELD_NAMES, metadataOf } from '../../query/exec/metadata.js';
-import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
+import type { Frame, OperatorDefinition, Value } from './types.js';
 
 const $literal: OperatorDefinition = { name: '$literal', parse: (arg) => constant(arg) };
 const $const: OperatorDefinition = { name: '$const', parse: (arg) => constant(arg) };
@@ -132,6 +133,8 @@ function noJavaScript(): never {
 const $function: OperatorDefinition = {
   name: '$function',
   parse(arg, ctx) {
+    if (ctx.env.forbidRandom === true)
+      fail(AggCode.Location4660800, '$function cannot be used inside a validator.');
     if (!isPlainDocument(arg))
       fail(
         AggCode.Location31260,
@@ -144,14 +147,37 @@ const $function: OperatorDefinition = {
     }
     if (spec['body'] === undefined)
       fail(AggCode.Location31261, 'The body function must be specified.');
+    const body = ctx.parse(spec['body']);
+    if (body.kind !== 'constant')
+      fail(AggCode.Location31432, 'The body function must be a constant expression');
+    const code = body.value;
+    if (typeof code !== 'string' && !(code instanceof Code))
+      fail(AggCode.Location31262, 'The body function must evaluate to type string or code');
     if (spec['args'] === undefined)
       fail(AggCode.Location31263, 'The args field must be specified.');
-    if (!isArray(spec['args'])) fail(AggCode.Location31266, 'The args field must be of type array');
+    const args = ctx.parse(spec['args']);
+    if (spec['lang'] === undefined)
+      fail(AggCode.Location31418, 'The lang field must be specified.');
     if (spec['lang'] !== 'js')
-      fail(AggCode.Location31418, "$function currently only supports language 'js'");
-    const args: Expression[] = (spec['args'] as BsonValue[]).map((a) => ctx.parse(a));
-    void args;
-    return { kind: 'operator', op: '$function', evaluate: noJavaScript };
+      fail(AggCode.Location31419, "Currently the only supported language specifier is 'js'.");
+    const host = ctx.env.scripting;
+    if (host === undefined) return { kind: 'operator', op: '$function', evaluate: noJavaScript };
+    const source = typeof code === 'string' ? code : String(code.code);
+    let compiled: { scope: ScriptScope; fn: ScriptFunction } | undefined;
+    return {
+      kind: 'operator',
+      op: '$function',
+      evaluate(frame) {
+        const argValue = args.evaluate(frame);
+        if (!isArray(argValue)) fail(AggCode.Location31266, 'The args field must be of type array');
+        if (compiled === undefined) {
+          const scope = host.scope();
+          compiled = { scope, fn: scope.compile(source) };
+        }
+        const values = (argValue as Value[]).map((v) => (v === MISSING ? undefined : v));
+        return compiled.scope.call(compiled.fn, values as BsonValue[]);
+      },
+    };
   },
 };
 

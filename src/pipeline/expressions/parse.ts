@@ -4,6 +4,7 @@
 // everything else a constant.
 
 import type { Collator } from '../../bson/collation.js';
+import type { ScriptHost } from '../../js/engine.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { formatBson } from '../../bson/format.js';
@@ -32,6 +33,8 @@ export interface EnvOptions {
   readonly collator?: Collator | undefined;
   /** A collection validator's: $rand is refused. */
   readonly forbidRandom?: boolean;
+  /** Server-side JavaScript for $function, $accumulator and $where; undefined: refused. */
+  readonly scripting?: ScriptHost | undefined;
 }
 
 /** A fresh environment for one command (one $$NOW, one frame). */
@@ -43,6 +46,7 @@ export function newEnv(options: EnvOptions = {}): ExpressionEnv {
     nextSlot: 1,
     ...(options.collator === undefined ? {} : { collator: options.collator }),
     ...(options.forbidRandom === true ? { forbidRandom: true } : {}),
+    ...(options.scripting === undefined ? {} : { scripting: options.scripting }),
   };
 }
 

@@ -6,6 +6,7 @@
 // `$type` answers "missing", `$ifNull` treats both as null.
 
 import type { Collator } from '../../bson/collation.js';
+import type { ScriptHost } from '../../js/engine.js';
 import type { BsonValue } from '../../bson/types.js';
 import { MISSING } from '../../bson/path.js';
 import type { Missing } from '../../bson/path.js';
@@ -75,6 +76,8 @@ export interface ExpressionEnv {
   readonly forbidRandom?: boolean;
   /** The operation's collation: comparing expressions capture it when parsed. */
   readonly collator?: Collator | undefined;
+  /** Server-side JavaScript ($function, $accumulator, $where); undefined when it is off. */
+  readonly scripting?: ScriptHost | undefined;
 }
 
 export interface ParseContext {

@@ -16,7 +16,6 @@ import { expressionContext } from '../context.js';
 import { AggCode } from '../error-codes.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
-import { approximateValueSize } from '../memory.js';
 import {
   compareValues,
   formatValue,
@@ -26,7 +25,9 @@ import {
   numberOf,
   typeName,
 } from '../values.js';
-import { BlockingStage, collected } from './base.js';
+import { BlockingStage, collected, memoryBound, sortSteps } from './base.js';
+import type { Steps } from './base.js';
+import { sliceDue } from '../../query/exec/yield.js';
 import { rounderFor } from './granularity.js';
 import type { Rounder } from './granularity.js';
 import { countField, isGroupByExpression, parseOutputFields } from './bucket.js';
@@ -75,28 +76,31 @@ class BucketAutoStage implements Stage {
     return { $bucketAuto: this.spec };
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
+    const bytesMax = rt.memory?.bucketAutoBytesMax ?? limits.bucketAutoMemoryBytesMax;
     return new BlockingStage('$bucketAuto', input, () =>
-      collected((docs) => this.compute(docs, rt)),
+      collected(
+        (docs) => this.compute(docs, rt),
+        memoryBound(bytesMax, rt.allowDiskUse, () =>
+          fail(
+            ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed,
+            `$bucketAuto exceeded memory limit of ${bytesMax} bytes, but did not opt in to external sorting.`,
+          ),
+        ),
+      ),
     );
   }
-  private compute(docs: Iterable<BsonDocument>, rt: Runtime): BsonDocument[] {
+  private *compute(docs: BsonDocument[], rt: Runtime): Steps<BsonDocument[]> {
     const frame = rt.frame;
-    const keyed: Array<{ key: BsonValue; doc: BsonDocument; seq: number }> = [];
-    let bytes = 0;
+    let keyed: Array<{ key: BsonValue; doc: BsonDocument; seq: number }> = [];
     for (const doc of docs) {
       frame.vars[ROOT_SLOT] = doc;
       const k = this.groupBy.evaluate(frame);
       keyed.push({ key: k === MISSING ? null : k, doc, seq: keyed.length });
-      bytes += approximateValueSize(doc);
-      if (bytes > limits.blockingStageMemoryBytesMax && !rt.allowDiskUse) {
-        fail(
-          ErrorCode.QueryExceededMemoryLimitNoDiskUseAllowed,
-          `$bucketAuto exceeded memory limit of ${limits.blockingStageMemoryBytesMax} bytes, but did not opt in to external sorting.`,
-        );
-      }
+      if (sliceDue()) yield;
     }
+    docs.length = 0;
     if (this.rounder !== undefined) for (const k of keyed) checkGranularityKey(k.key);
-    keyed.sort((a, b) => compareValues(a.key, b.key) || a.seq - b.seq);
+    keyed = yield* sortSteps(keyed, (a, b) => compareValues(a.key, b.key) || a.seq - b.seq);
     const approx = Math.max(1, Math.round(keyed.length / this.buckets));
     const out: Bucket[] = [];
     const add = (b: Bucket, item: { key: BsonValue; doc: BsonDocument }): void => {
@@ -123,16 +127,20 @@ class BucketAutoStage implements Stage {
       // With a granularity, a bucket starts where the previous one ended.
       if (rounder !== undefined) bucket.min = previousMax ?? rounder.down(first.key as BsonNumber);
       add(bucket, first);
-      for (let count = 1; (last || count < approx) && i < keyed.length; count++)
+      for (let count = 1; (last || count < approx) && i < keyed.length; count++) {
         add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
+        if (sliceDue()) yield;
+      }
       if (rounder !== undefined) {
         const boundary = rounder.up(bucket.max as BsonNumber);
         // Values below the rounded boundary (or equal to the maximum) join this bucket.
         while (
           i < keyed.length &&
           (compareValues(boundary, keyAt(i)) > 0 || compareValues(bucket.max, keyAt(i)) === 0)
-        )
+        ) {
           add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
+          if (sliceDue()) yield;
+        }
         // A boundary of zero would make the next bucket's minimum inclusive twice.
         bucket.max =
           numberOf(boundary as BsonNumber) === 0 && i < keyed.length
@@ -140,22 +148,27 @@ class BucketAutoStage implements Stage {
             : boundary;
       } else {
         // Equal values stay together; a bucket ends where the next one starts.
-        while (i < keyed.length && compareValues(keyAt(i), bucket.max) === 0)
+        while (i < keyed.length && compareValues(keyAt(i), bucket.max) === 0) {
           add(bucket, keyed[i++] as { key: BsonValue; doc: BsonDocument });
+          if (sliceDue()) yield;
+        }
         if (i < keyed.length) bucket.max = keyAt(i);
       }
       previousMax = bucket.max;
       out.push(bucket);
-      if ((n & 63) === 0) rt.interrupt();
+      if (sliceDue()) yield;
     }
-    return out.map((b) => {
+    const result: BsonDocument[] = [];
+    for (const b of out) {
       const doc: BsonDocument = { _id: { min: b.min, max: b.max } };
       this.output.forEach((f, k) => {
         const v = (b.accs[k] as Accumulator).value();
         setOwn(doc, f.name, v === MISSING ? null : v);
       });
-      return doc;
-    });
+      result.push(doc);
+      if (sliceDue()) yield;
+    }
+    return result;
   }
 }
 

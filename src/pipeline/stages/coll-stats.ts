@@ -1,15 +1,23 @@
 // $collStats: statistics of the collection — count, storageStats, and latencyStats /
-// queryExecStats with zero counters (this server does not track them yet).
+// queryExecStats with zero counters (this server does not track them yet). Sizes come from the
+// storage engine's table sizes; latencyStats from the server's per-namespace counters.
 
-import { Int32, Long } from 'bson';
+import { Long } from 'bson';
 import type { BsonDocument } from '../../bson/types.js';
-import { isPlainDocument } from '../../bson/types.js';
+import { isPlainDocument, numericValue } from '../../bson/types.js';
+import { sizeNumber, storageStatsOf } from '../../catalog/sizes.js';
 import { ErrorCode, fail } from '../../errors.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import { AggCode } from '../error-codes.js';
 import { typeName } from '../values.js';
 import { catalogOf, collectionOf } from './types.js';
-import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
+import type {
+  PipelineContext,
+  Runtime,
+  ServerIntrospection,
+  Stage,
+  StageDefinition,
+} from './types.js';
 import { hostname } from 'node:os';
 
 import { ComputedSource } from './computed-source.js';
@@ -21,7 +29,11 @@ class CollStatsStage implements Stage {
   readonly constraints = { first: true, notInFacet: true } as const;
   constructor(
     private readonly spec: BsonDocument,
-    private readonly ctx: { db: string; collection: string | undefined },
+    private readonly ctx: {
+      db: string;
+      collection: string | undefined;
+      server?: ServerIntrospection | undefined;
+    },
   ) {}
   serialize(): BsonDocument {
     return { $collStats: this.spec };
@@ -29,54 +41,71 @@ class CollStatsStage implements Stage {
   attach(_input: PlanStage, rt: Runtime): PlanStage {
     return new ComputedSource('$collStats', (view) => {
       const name = this.ctx.collection ?? '';
+      const ns = `${this.ctx.db}.${name}`;
       const coll = collectionOf(rt, name, this.ctx.db);
-      const out: BsonDocument = {
-        ns: `${this.ctx.db}.${name}`,
-        host: hostname(),
-        localTime: new Date(),
-      };
-      const size =
-        coll === undefined ? { count: 0, dataBytes: 0 } : catalogOf(rt).sizeOf(view, coll);
-      if (this.spec['latencyStats'] !== undefined) {
-        const zero = { latency: Long.ZERO, ops: Long.ZERO };
-        out['latencyStats'] = { reads: zero, writes: zero, commands: zero, transactions: zero };
+      const out: BsonDocument = { ns, host: hostname(), localTime: new Date() };
+      const latency = this.spec['latencyStats'];
+      if (latency !== undefined) {
+        const l = this.ctx.server?.latencyStats?.(ns);
+        const section = (c: { latency: number; ops: number } | undefined): BsonDocument => ({
+          latency: Long.fromNumber(c?.latency ?? 0),
+          ops: Long.fromNumber(c?.ops ?? 0),
+        });
+        out['latencyStats'] = {
+          reads: section(l?.reads),
+          writes: section(l?.writes),
+          commands: section(l?.commands),
+          transactions: section(undefined),
+        };
       }
-      if (this.spec['storageStats'] !== undefined) {
+      const storage = this.spec['storageStats'];
+      if (isPlainDocument(storage)) {
         if (coll === undefined)
           fail(
             ErrorCode.NamespaceNotFound,
-            `Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [${this.ctx.db}.${name}] not found.`,
+            `Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [${ns}] not found.`,
           );
-        const indexSizes: BsonDocument = {};
-        for (const i of coll.indexes) indexSizes[i.meta.name] = new Int32(0);
-        out['storageStats'] = {
-          size: new Int32(size.dataBytes),
-          count: new Int32(size.count),
-          avgObjSize: new Int32(size.count === 0 ? 0 : Math.floor(size.dataBytes / size.count)),
-          storageSize: new Int32(size.dataBytes),
-          freeStorageSize: new Int32(0),
-          capped: false,
-          nindexes: new Int32(coll.indexes.length),
-          indexBuilds: [],
-          totalIndexSize: new Int32(0),
-          totalSize: new Int32(size.dataBytes),
-          indexSizes,
-          scaleFactor: new Int32(1),
-        };
+        out['storageStats'] = storageStatsOf(catalogOf(rt).engine, coll, scaleOf(storage));
       }
       if (this.spec['count'] !== undefined) {
         if (coll === undefined)
           fail(
             ErrorCode.NamespaceNotFound,
-            `Unable to retrieve count in $collStats stage :: caused by :: Collection [${this.ctx.db}.${name}] not found.`,
+            `Unable to retrieve count in $collStats stage :: caused by :: Collection [${ns}] not found.`,
           );
-        out['count'] = new Int32(size.count);
+        out['count'] = sizeNumber(coll.count(view));
       }
       if (this.spec['queryExecStats'] !== undefined)
         out['queryExecStats'] = { collectionScans: { total: Long.ZERO, nonTailable: Long.ZERO } };
       return [out];
     });
   }
+}
+
+/** storageStats' scale: a whole number >= 1 (StorageStatsSpec). */
+function scaleOf(spec: BsonDocument): number {
+  for (const [k, v] of Object.entries(spec)) {
+    if (k !== 'scale' && k !== 'verbose' && k !== 'waitForLock' && k !== 'numericOnly')
+      fail(
+        ErrorCode.Location40415,
+        `BSON field '$collStats.storageStats.${k}' is an unknown field.`,
+      );
+    if (k === 'scale') {
+      const n = numericValue(v);
+      if (n === undefined)
+        fail(
+          ErrorCode.TypeMismatch,
+          `BSON field '$collStats.storageStats.scale' is the wrong type '${typeName(v)}', expected types '[long, int, decimal, double]'`,
+        );
+      if (Math.trunc(n) < 1)
+        fail(
+          ErrorCode.Location51024,
+          `BSON field 'scale' value must be >= 1, actual value '${Math.trunc(n)}'`,
+        );
+    }
+  }
+  const n = numericValue(spec['scale']);
+  return n === undefined ? 1 : Math.trunc(n);
 }
 
 export const $collStats: StageDefinition = {
@@ -96,6 +125,8 @@ export const $collStats: StageDefinition = {
           `BSON field '$collStats.${k}' is the wrong type '${typeName(v)}', expected type 'object'`,
         );
     }
+    const storage = arg['storageStats'];
+    if (isPlainDocument(storage)) scaleOf(storage);
     return new CollStatsStage(arg, ctx);
   },
 };

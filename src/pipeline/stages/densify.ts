@@ -17,7 +17,9 @@ import { getPathValue } from '../../bson/path.js';
 import { MISSING } from '../expressions/types.js';
 import { integralValue, isNullish, typeName } from '../values.js';
 import { ValueMap } from '../value-map.js';
-import { BlockingStage, collected } from './base.js';
+import { BlockingStage, collected, sortSteps } from './base.js';
+import type { Steps } from './base.js';
+import { sliceDue } from '../../query/exec/yield.js';
 import { setAtPath } from './lookup.js';
 import type { Stage, StageDefinition } from './types.js';
 
@@ -68,7 +70,7 @@ class DensifyStage implements Stage {
       );
     }
   }
-  private compute(docs: Iterable<BsonDocument>): BsonDocument[] {
+  private *compute(docs: BsonDocument[]): Steps<BsonDocument[]> {
     const d = this.d;
     const passthrough: BsonDocument[] = [];
     const partitions = new ValueMap<{
@@ -97,11 +99,14 @@ class DensifyStage implements Stage {
       part.rows.push({ doc, v });
       if (min === undefined || compareBson(v, min) < 0) min = v;
       if (max === undefined || compareBson(v, max) > 0) max = v;
+      if (sliceDue()) yield;
     }
     const out: BsonDocument[] = [...passthrough];
-    const ordered = [...partitions.entries()].sort((a, b) => compareBson(a.key, b.key));
+    const ordered = yield* sortSteps([...partitions.entries()], (a, b) =>
+      compareBson(a.key, b.key),
+    );
     for (const { value: part } of ordered) {
-      part.rows.sort((a, b) => compareBson(a.v, b.v));
+      part.rows = yield* sortSteps(part.rows, (a, b) => compareBson(a.v, b.v));
       const first = part.rows[0]?.v;
       const last = part.rows[part.rows.length - 1]?.v;
       let lower: BsonValue | undefined;
@@ -127,10 +132,12 @@ class DensifyStage implements Stage {
             current = this.next(current);
             if (++generated > 5_000_000)
               fail(ErrorCode.ExceededMemoryLimit, '$densify would generate too many documents');
+            if (sliceDue()) yield;
           }
           if (compareBson(row.v, current) === 0) current = this.next(current);
         }
         out.push(row.doc);
+        if (sliceDue()) yield;
       }
       // With "full" or explicit bounds, every partition reaches the upper bound.
       if (d.bounds !== 'partition') {
@@ -139,6 +146,7 @@ class DensifyStage implements Stage {
           current = this.next(current);
           if (++generated > 5_000_000)
             fail(ErrorCode.ExceededMemoryLimit, '$densify would generate too many documents');
+          if (sliceDue()) yield;
         }
       }
     }

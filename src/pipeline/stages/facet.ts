@@ -2,6 +2,7 @@
 // each one's results under its name. The input is buffered once, bounded by
 // limits.facetBufferBytesMax (mongod's internalQueryFacetBufferSizeBytes).
 
+import { setOwn } from '../../bson/document.js';
 import type { BsonDocument } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import { bsonSize } from '../../bson/codec.js';
@@ -90,7 +91,7 @@ class FacetPlan implements PlanStage {
       const row = plan.next(view);
       if (row === NEED_TIME) return row;
       if (row === undefined) {
-        this.out[f.name] = this.results;
+        setOwn(this.out, f.name, this.results);
         this.results = [];
         this.plan = undefined;
         this.facet++;

@@ -3,6 +3,7 @@
 // mongod, it is rewritten at parse time into $setWindowFields ($locf / $linearFill) and
 // $addFields ($ifNull).
 
+import { setOwn } from '../../bson/document.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
@@ -80,14 +81,14 @@ export const $fill: StageDefinition = {
           "Exactly one of 'value' and 'method' must be specified for each output field of $fill",
         );
       if (keys[0] === 'value') {
-        valueOutput[field] = { $ifNull: [`$${field}`, spec['value'] ?? null] };
+        setOwn(valueOutput, field, { $ifNull: [`$${field}`, spec['value'] ?? null] });
       } else {
         const method = spec['method'];
-        if (method === 'locf') windowOutput[field] = { $locf: `$${field}` };
+        if (method === 'locf') setOwn(windowOutput, field, { $locf: `$${field}` });
         else if (method === 'linear') {
           if (sortBy === undefined)
             fail(AggCode.Location605001, "'sortBy' is required for $fill with method 'linear'");
-          windowOutput[field] = { $linearFill: `$${field}` };
+          setOwn(windowOutput, field, { $linearFill: `$${field}` });
         } else
           fail(
             AggCode.Location6050202,

@@ -2,7 +2,9 @@
 // documents whose connectToField equals a frontier value (find's equality, arrays matching
 // by element) are found, optionally restricted by a filter; their connectFromField values form
 // the next frontier, up to maxDepth. Each document is returned once, with its depth in
-// depthField if asked. The visited set is bounded by limits.graphLookupMemoryBytesMax.
+// depthField if asked. The visited set and frontier are bounded by
+// internalDocumentSourceGraphLookupMaxMemoryBytes (40099). The search runs in steps: it yields
+// between and within the queries of each depth.
 
 import { Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
@@ -21,13 +23,15 @@ import { parseFieldPath } from '../expressions/field-path.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
 import { approximateValueSize } from '../memory.js';
-import { runToArray } from '../pipeline.js';
+import { buildPipeline } from '../pipeline.js';
+import { sliceDue } from '../../query/exec/yield.js';
 import { isNumeric, numberOf, typeName } from '../values.js';
 import { ValueMap } from '../value-map.js';
-import { FlatMapStage } from './base.js';
+import { drainSteps, FlatMapStage } from './base.js';
+import type { Steps } from './base.js';
 import { setAtPath } from './lookup.js';
 import { MatchStage } from './match.js';
-import { foreignResolver, runSubPipeline } from './sub-pipeline.js';
+import { foreignResolver } from './sub-pipeline.js';
 import type { ForeignSource } from './sub-pipeline.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
@@ -66,16 +70,29 @@ class GraphLookupStage implements Stage {
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
     const foreign = foreignResolver(rt, this.ctx, this.g.from);
-    return new FlatMapStage('$graphLookup', input, (doc, view) => [
-      setAtPath(doc, this.g.as, this.search(doc, view, rt, foreign(view))),
-    ]);
+    const bytesMax = rt.memory?.graphLookupBytesMax ?? limits.graphLookupMemoryBytesMax;
+    return new FlatMapStage('$graphLookup', input, (doc, view) =>
+      this.joined(doc, view, rt, foreign(view), bytesMax),
+    );
   }
-  private search(
+  private *joined(
     doc: BsonDocument,
     view: ReadView,
     rt: Runtime,
     foreign: ForeignSource,
-  ): BsonValue[] {
+    bytesMax: number,
+  ): Steps<BsonDocument[]> {
+    const found = yield* this.search(doc, view, rt, foreign, bytesMax);
+    return [setAtPath(doc, this.g.as, found)];
+  }
+  /** The breadth-first search from one input document, yielding between and within queries. */
+  private *search(
+    doc: BsonDocument,
+    view: ReadView,
+    rt: Runtime,
+    foreign: ForeignSource,
+    bytesMax: number,
+  ): Steps<BsonValue[]> {
     const g = this.g;
     rt.frame.vars[ROOT_SLOT] = doc;
     const start = g.startWith.evaluate(rt.frame);
@@ -86,6 +103,7 @@ class GraphLookupStage implements Stage {
     const queried = new ValueMap<true>();
     const visited = new ValueMap<BsonDocument>();
     let bytes = 0;
+    let frontierBytes = 0;
     for (
       let depth = 0;
       frontier.length > 0 && (g.maxDepth === undefined || depth <= g.maxDepth);
@@ -97,19 +115,15 @@ class GraphLookupStage implements Stage {
       const eq = frontierFilter(g.connectTo, values);
       const filter = g.restrict === undefined ? eq : { $and: [eq, g.restrict.filter] };
       // On a view, each step filters what the view's pipeline produces.
-      const found =
+      const found = yield* drainSteps(
         onView === undefined
-          ? runToArray(
-              planQuery(coll, {
-                filter,
-                matcher: compileFilter(filter, { collator: rt.collator }),
-                collator: rt.collator,
-                allowDiskUse: true,
-              }),
-              view,
-              rt,
-            )
-          : runSubPipeline(
+          ? planQuery(coll, {
+              filter,
+              matcher: compileFilter(filter, { collator: rt.collator }),
+              collator: rt.collator,
+              allowDiskUse: true,
+            })
+          : buildPipeline(
               {
                 stages: [
                   ...onView.stages,
@@ -122,26 +136,32 @@ class GraphLookupStage implements Stage {
                 ctx: onView.ctx,
               },
               { collection: coll },
-              view,
               rt,
-            );
+            ).plan,
+        view,
+      );
       frontier = [];
+      frontierBytes = 0;
       for (const d of found) {
         const id = d['_id'] ?? null;
         if (visited.get(id) !== undefined) continue;
         const out =
           g.depthField === undefined ? d : setAtPath(d, g.depthField, Long.fromNumber(depth));
         visited.set(id, out);
-        bytes += approximateValueSize(out);
-        if (bytes > limits.graphLookupMemoryBytesMax)
-          fail(ErrorCode.ExceededMemoryLimit, `$graphLookup reached maximum memory consumption`);
+        bytes += approximateValueSize(id) + approximateValueSize(out);
         forEachPathValue(d, g.connectFrom, 'omitArray', (v) => {
           // A missing connectFromField adds nothing (mongod's extractAllElementsAlongPath).
-          if (v !== MISSING) frontier.push(v);
+          if (v !== MISSING) {
+            frontier.push(v);
+            frontierBytes += approximateValueSize(v);
+          }
           return false;
         });
+        // mongod's checkMemoryUsage: the visited set and the next frontier together.
+        if (bytes + frontierBytes >= bytesMax)
+          fail(AggCode.Location40099, '$graphLookup reached maximum memory consumption');
+        if (sliceDue()) yield;
       }
-      rt.interrupt();
     }
     return visited.entries().map((e) => e.value);
   }

@@ -83,15 +83,22 @@ export const stageDefinitions: ReadonlyMap<string, StageDefinition> = new Map(
 
 /** Stages of mongod 7.0 that need subsystems this server does not have yet (other issues). */
 export const unsupportedStages: ReadonlyMap<string, string> = new Map([
-  ['$listSearchIndexes', '$listSearchIndexes is not supported'],
-  ['$search', '$search requires Atlas Search, which is not supported'],
-  ['$searchMeta', '$searchMeta requires Atlas Search, which is not supported'],
-  ['$vectorSearch', '$vectorSearch requires Atlas Search, which is not supported'],
   ['$planCacheStats', '$planCacheStats is not supported yet'],
   ['$listSampledQueries', '$listSampledQueries is not supported'],
   ['$shardedDataDistribution', '$shardedDataDistribution is not supported (no sharding)'],
   ['$queryStats', '$queryStats is not supported'],
   ['$changeStreamSplitLargeEvent', '$changeStreamSplitLargeEvent is not supported yet'],
+]);
+
+/**
+ * Atlas Search stages: a mongod without mongot (community 7.0) refuses them with 6047401
+ * "<stage> stage is only allowed on MongoDB Atlas"; apps and drivers probe for that.
+ */
+export const atlasSearchStages: ReadonlySet<string> = new Set([
+  '$search',
+  '$searchMeta',
+  '$vectorSearch',
+  '$listSearchIndexes',
 ]);
 
 /** Stages mongod registers as never in API Version 1 (AllowedWithApiStrict::kNeverInVersion1). */

@@ -78,7 +78,7 @@ class MergeStage implements WriteStage {
             `$merge write error: 'on' field '${f}' cannot be missing, null, undefined or an array`,
           );
         }
-        filter[f] = { $eq: v };
+        setOwn(filter, f, { $eq: v });
       }
       const coll = catalog.get(m.db, m.coll);
       const found =
@@ -107,8 +107,8 @@ class MergeStage implements WriteStage {
           const keyPattern: BsonDocument = {};
           const keyValue: BsonDocument = {};
           for (const f of m.on) {
-            keyPattern[f] = new Int32(1);
-            keyValue[f] = valueAt(doc, f) as BsonValue;
+            setOwn(keyPattern, f, new Int32(1));
+            setOwn(keyValue, f, valueAt(doc, f) as BsonValue);
           }
           fail(
             ErrorCode.DuplicateKey,

@@ -1,5 +1,6 @@
 // $redact: prunes subdocuments by an expression returning $$DESCEND, $$PRUNE or $$KEEP.
 
+import { setOwn } from '../../bson/document.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import { fail } from '../../errors.js';
@@ -62,7 +63,7 @@ class RedactStage implements Stage {
       const out: BsonDocument = {};
       for (const [k, v] of Object.entries(doc)) {
         const r = redactValue(v);
-        if (r !== MISSING) out[k] = r;
+        if (r !== MISSING) setOwn(out, k, r);
       }
       return out;
     };

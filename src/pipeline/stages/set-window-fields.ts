@@ -16,15 +16,16 @@ import { dateAdd, isTimeUnit, UTC } from '../dates.js';
 import type { TimeUnit } from '../dates.js';
 import { parseFieldPath } from '../expressions/field-path.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
-import type { Expression } from '../expressions/types.js';
-import { approximateValueSize } from '../memory.js';
+import type { Expression, Value } from '../expressions/types.js';
 import { compareSortKeys, parseSortPattern, sortKeysOf } from '../sort-pattern.js';
 import type { SortPattern } from '../sort-pattern.js';
 import { integralValue, typeName } from '../values.js';
 import { ValueMap } from '../value-map.js';
 import { parseWindowFunction } from '../window/functions.js';
 import type { Bound, Partition, WindowFunction, WindowSpec } from '../window/functions.js';
-import { BlockingStage, collected } from './base.js';
+import { BlockingStage, collected, memoryBound, sortSteps } from './base.js';
+import type { Steps } from './base.js';
+import { sliceDue } from '../../query/exec/yield.js';
 import { setAtPath } from './lookup.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
@@ -150,14 +151,23 @@ class SetWindowFieldsStage implements Stage {
     return { $setWindowFields: this.spec };
   }
   attach(input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
+    const bytesMax = rt.memory?.setWindowFieldsBytesMax ?? limits.setWindowFieldsMemoryBytesMax;
     return new BlockingStage('$setWindowFields', input, () =>
-      collected((docs) => this.compute(docs, rt)),
+      collected(
+        (docs) => this.compute(docs, rt),
+        memoryBound(bytesMax, rt.allowDiskUse, (bytes) =>
+          fail(
+            AggCode.Location5414201,
+            `Exceeded memory limit in DocumentSourceSetWindowFields, used ${bytes} bytes but max allowed is ${bytesMax}`,
+          ),
+        ),
+      ),
     );
   }
-  private compute(docs: Iterable<BsonDocument>, rt: Runtime): BsonDocument[] {
+  private *compute(docs: BsonDocument[], rt: Runtime): Steps<BsonDocument[]> {
     const frame = rt.frame;
-    const partitions = new ValueMap<Array<{ doc: BsonDocument; keys: BsonValue[]; seq: number }>>();
-    let bytes = 0;
+    type Item = { doc: BsonDocument; keys: BsonValue[]; seq: number };
+    const partitions = new ValueMap<Item[]>();
     let seq = 0;
     for (const doc of docs) {
       frame.vars[ROOT_SLOT] = doc;
@@ -175,38 +185,39 @@ class SetWindowFieldsStage implements Stage {
         keys: this.sortBy === undefined ? [] : sortKeysOf(doc, this.sortBy),
         seq: seq++,
       });
-      bytes += approximateValueSize(doc);
-      if (bytes > limits.blockingStageMemoryBytesMax && !rt.allowDiskUse) {
-        fail(
-          ErrorCode.ExceededMemoryLimit,
-          `$setWindowFields exceeded memory limit of ${limits.blockingStageMemoryBytesMax} bytes`,
-        );
-      }
+      if (sliceDue()) yield;
     }
+    docs.length = 0;
     // Partitions come out in partition-key order (mongod sorts on the key first).
-    const ordered = [...partitions.entries()].sort((a, b) => compareBson(a.key, b.key));
+    const ordered = yield* sortSteps([...partitions.entries()], (a, b) =>
+      compareBson(a.key, b.key),
+    );
     const out: BsonDocument[] = [];
-    for (const { value: rows } of ordered) {
+    for (const entry of ordered) {
+      let rows = entry.value;
       const pattern = this.sortBy;
       if (pattern !== undefined)
-        rows.sort((a, b) => compareSortKeys(a.keys, b.keys, pattern) || a.seq - b.seq);
+        rows = yield* sortSteps(
+          rows,
+          (a, b) => compareSortKeys(a.keys, b.keys, pattern) || a.seq - b.seq,
+        );
       const p: Partition = {
         docs: rows.map((r) => r.doc),
         sortKeys: rows.map((r) => r.keys),
         sortValues: rows.map((r) => r.keys[0] ?? null),
       };
-      const results = this.outputs.map((o) =>
-        o.fn.compute(p, frame, (i) => windowBounds(o.window, p, i)),
-      );
-      p.docs.forEach((doc, i) => {
-        let d = doc;
+      const results: Value[][] = [];
+      for (const o of this.outputs)
+        results.push(yield* o.fn.compute(p, frame, (i) => windowBounds(o.window, p, i)));
+      for (let i = 0; i < p.docs.length; i++) {
+        let d = p.docs[i] as BsonDocument;
         this.outputs.forEach((o, k) => {
-          const v = (results[k] as BsonValue[])[i];
-          d = setAtPath(d, o.path, v === undefined || (v as unknown) === MISSING ? null : v);
+          const v = (results[k] as Value[])[i];
+          d = setAtPath(d, o.path, v === undefined || v === MISSING ? null : v);
         });
         out.push(d);
-      });
-      rt.interrupt();
+        if (sliceDue()) yield;
+      }
     }
     return out;
   }

@@ -102,6 +102,14 @@ export interface ServerIntrospection {
   currentOps(options: CurrentOpOptions): BsonDocument[];
   /** The logical sessions the server knows. */
   sessions(): SessionRecord[];
+  /** $collStats latencyStats: microseconds and operations of a namespace, by kind. */
+  latencyStats?(ns: string): LatencyStats | undefined;
+}
+
+export interface LatencyStats {
+  readonly reads: { readonly latency: number; readonly ops: number };
+  readonly writes: { readonly latency: number; readonly ops: number };
+  readonly commands: { readonly latency: number; readonly ops: number };
 }
 
 export interface Stage {

@@ -18,6 +18,8 @@ import type { TimeUnit } from '../dates.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression, Frame, ParseContext, Value } from '../expressions/types.js';
 import { integralValue, isNullish, typeName } from '../values.js';
+import { sliceDue } from '../../query/exec/yield.js';
+import type { Steps } from '../stages/base.js';
 
 /** One partition, sorted: its documents and their sort keys. */
 export interface Partition {
@@ -42,8 +44,12 @@ export interface WindowSpec {
 }
 
 export interface WindowFunction {
-  /** Computes the output for every position of the partition. */
-  compute(p: Partition, frame: Frame, bounds: (i: number) => [number, number] | undefined): Value[];
+  /** Computes the output for every position of the partition, in steps (yielding when due). */
+  compute(
+    p: Partition,
+    frame: Frame,
+    bounds: (i: number) => [number, number] | undefined,
+  ): Steps<Value[]>;
   /** True when the function accepts a `window` (rank-like functions do not). */
   readonly acceptsWindow: boolean;
   /** True when the function needs a sortBy ($rank, $shift, $derivative...). */
@@ -54,11 +60,24 @@ export interface WindowFunction {
   readonly needsWindow?: boolean;
 }
 
-function evaluateAll(expr: Expression, p: Partition, frame: Frame): Value[] {
-  return p.docs.map((d) => {
+function* evaluateAll(expr: Expression, p: Partition, frame: Frame): Steps<Value[]> {
+  const out: Value[] = [];
+  for (const d of p.docs) {
     frame.vars[ROOT_SLOT] = d;
-    return expr.evaluate(frame);
-  });
+    out.push(expr.evaluate(frame));
+    if (sliceDue()) yield;
+  }
+  return out;
+}
+
+/** `f` at every position of the partition, in steps. */
+function* eachPosition(n: number, f: (i: number) => Value): Steps<Value[]> {
+  const out: Value[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push(f(i));
+    if (sliceDue()) yield;
+  }
+  return out;
 }
 
 /** An accumulator over each document's window. Growing windows are computed incrementally. */
@@ -66,8 +85,8 @@ function accumulatorFunction(spec: AccumulatorSpec): WindowFunction {
   return {
     acceptsWindow: true,
     needsSortBy: false,
-    compute(p, frame, bounds) {
-      const inputs = evaluateAll(spec.argument, p, frame);
+    *compute(p, frame, bounds) {
+      const inputs = yield* evaluateAll(spec.argument, p, frame);
       const make = (): Accumulator => {
         if (spec.initializer === undefined) return spec.create(null);
         frame.vars[ROOT_SLOT] = {};
@@ -88,11 +107,15 @@ function accumulatorFunction(spec: AccumulatorSpec): WindowFunction {
           for (let k = to + 1; k <= hi; k++) acc.process(inputs[k] ?? MISSING);
         } else {
           acc = make();
-          for (let k = lo; k <= hi; k++) acc.process(inputs[k] ?? MISSING);
+          for (let k = lo; k <= hi; k++) {
+            acc.process(inputs[k] ?? MISSING);
+            if (sliceDue()) yield;
+          }
         }
         from = lo;
         to = hi;
         out.push(acc.value());
+        if (sliceDue()) yield;
       }
       return out;
     },
@@ -104,7 +127,7 @@ function rankFunction(kind: 'rank' | 'denseRank' | 'documentNumber'): WindowFunc
     acceptsWindow: false,
     needsSortBy: true,
     rankLike: true,
-    compute(p) {
+    *compute(p) {
       const out: Value[] = [];
       let rank = 0;
       let dense = 0;
@@ -119,6 +142,7 @@ function rankFunction(kind: 'rank' | 'denseRank' | 'documentNumber'): WindowFunc
           dense++;
         }
         out.push(new Int32(kind === 'documentNumber' ? i + 1 : kind === 'rank' ? rank : dense));
+        if (sliceDue()) yield;
       }
       return out;
     },
@@ -129,9 +153,9 @@ function shiftFunction(output: Expression, by: number, dflt: Value): WindowFunct
   return {
     acceptsWindow: false,
     needsSortBy: true,
-    compute(p, frame) {
-      const values = evaluateAll(output, p, frame);
-      return p.docs.map((_, i) => {
+    *compute(p, frame) {
+      const values = yield* evaluateAll(output, p, frame);
+      return yield* eachPosition(p.docs.length, (i) => {
         const j = i + by;
         if (j < 0 || j >= p.docs.length) return dflt;
         const v = values[j] ?? MISSING;
@@ -145,10 +169,11 @@ function locfFunction(input: Expression): WindowFunction {
   return {
     acceptsWindow: false,
     needsSortBy: false,
-    compute(p, frame) {
-      const values = evaluateAll(input, p, frame);
+    *compute(p, frame) {
+      const values = yield* evaluateAll(input, p, frame);
       let last: Value = null;
-      return values.map((v) => {
+      return yield* eachPosition(values.length, (i) => {
+        const v = values[i] as Value;
         if (!isNullish(v)) last = v;
         return isNullish(v) ? last : v;
       });
@@ -165,8 +190,8 @@ function linearFillFunction(input: Expression): WindowFunction {
   return {
     acceptsWindow: false,
     needsSortBy: true,
-    compute(p, frame) {
-      const values = evaluateAll(input, p, frame);
+    *compute(p, frame) {
+      const values = yield* evaluateAll(input, p, frame);
       const out: Value[] = values.map((v) => (v === MISSING ? null : v));
       for (let i = 0; i < out.length; i++) {
         if (!isNullish(out[i] as Value)) continue;
@@ -192,6 +217,7 @@ function linearFillFunction(input: Expression): WindowFunction {
         const y0 = num.toDouble(ya);
         const y1 = num.toDouble(yb);
         out[i] = new Double(y0 + ((y1 - y0) * (xi - xa)) / (xb - xa));
+        if (sliceDue()) yield;
       }
       return out;
     },
@@ -207,11 +233,12 @@ function expMovingAvgFunction(input: Expression, alpha: Decimal128): WindowFunct
   return {
     acceptsWindow: false,
     needsSortBy: true,
-    compute(p, frame) {
-      const values = evaluateAll(input, p, frame);
+    *compute(p, frame) {
+      const values = yield* evaluateAll(input, p, frame);
       let avg: Decimal128 | undefined;
       let decimal = false;
-      return values.map((v) => {
+      return yield* eachPosition(values.length, (i) => {
+        const v = values[i] as Value;
         if (num.isNumeric(v)) {
           if (v instanceof Decimal128) decimal = true;
           const x = num.toDecimal(v);
@@ -250,7 +277,7 @@ function calculusFunction(
     acceptsWindow: true,
     needsSortBy: true,
     needsWindow: kind === 'derivative',
-    compute(p, frame, bounds) {
+    *compute(p, frame, bounds) {
       // A unit needs dates to sort by, and dates need a unit (mongod's run-time checks).
       for (const x of p.sortValues) {
         if (unit !== undefined && !(x instanceof Date)) {
@@ -266,8 +293,8 @@ function calculusFunction(
           );
         }
       }
-      const ys = evaluateAll(input, p, frame);
-      return p.docs.map((_, i) => {
+      const ys = yield* evaluateAll(input, p, frame);
+      return yield* eachPosition(p.docs.length, (i) => {
         const b = bounds(i);
         if (b === undefined) return null;
         const [lo, hi] = b;
@@ -312,10 +339,10 @@ function covarianceFunction(x: Expression, y: Expression, sample: boolean): Wind
   return {
     acceptsWindow: true,
     needsSortBy: false,
-    compute(p, frame, bounds) {
-      const xs = evaluateAll(x, p, frame);
-      const ys = evaluateAll(y, p, frame);
-      return p.docs.map((_, i) => {
+    *compute(p, frame, bounds) {
+      const xs = yield* evaluateAll(x, p, frame);
+      const ys = yield* evaluateAll(y, p, frame);
+      return yield* eachPosition(p.docs.length, (i) => {
         const b = bounds(i);
         if (b === undefined) return null;
         const pts: Array<[number, number]> = [];

@@ -1,6 +1,11 @@
 // Server-side cursors: a plan (or any row source) that getMore resumes batch by batch.
 // Each batch reads from a fresh snapshot that is released before the reply is sent.
 
+import {
+  checkOutgoingDocument,
+  documentTooLargeError,
+  internalDocumentBytesMax,
+} from '../../bson/outgoing.js';
 import { Long } from 'bson';
 import { calculateObjectSize } from 'bson';
 import { sendAsDecodedFrom } from '../../bson/codec.js';
@@ -119,11 +124,16 @@ export class ServerCursor {
           row = r;
         }
         if (row === undefined) {
-          this.exhausted = true;
+          // A tailable cursor's plan has nothing more yet; the next batch asks it again.
+          if (this.options.tailable !== true) this.exhausted = true;
           break;
         }
         const doc = this.options.output ? this.options.output(row) : row.doc;
+        // Checked before it is sized or encoded: too deep, too large or unencodable fails
+        // the operation with mongod's error, and the server keeps serving.
+        checkOutgoingDocument(doc);
         const size = calculateObjectSize(doc);
+        if (size > internalDocumentBytesMax) throw documentTooLargeError(doc, size);
         if (this.options.sendStoredBytes === true) sendAsDecodedFrom(doc, size);
         if (out.length > 0 && bytes + size > limits.batchSizeBytesMax) {
           this.stash = row;

@@ -16,6 +16,8 @@ export interface ExecControl {
   readonly signal: AbortSignal;
   /** Milliseconds since the epoch; a wait for deferred work ends then. */
   readonly deadlineMs: number | undefined;
+  /** Told of each yield (mongod's numYields in the slow-operation line, profile, currentOp). */
+  noteYield?(): void;
 }
 
 /** An operation that cannot be interrupted (internal reads, tests). */
@@ -69,6 +71,7 @@ export async function yieldSlice(ctl: ExecControl, restore?: RestoreCheck): Prom
   disarmSlice();
   if (work !== undefined) await waitFor(work, ctl);
   else await new Promise<void>((resolve) => setImmediate(resolve));
+  ctl.noteYield?.();
   ctl.checkDeadline();
   restore?.();
   armSlice();

@@ -64,8 +64,13 @@ export function byteIntervals(
   direction: KeyDirection,
 ): ByteInterval[] {
   const enc = (v: BsonValue): Uint8Array => encodeKey([v], [direction]);
-  const out = intervals.map((iv) =>
-    direction === 1
+  const out = intervals.map((iv) => {
+    // A point (an $in value) is encoded once for both ends.
+    if (iv.low.value === iv.high.value && iv.low.inclusive && iv.high.inclusive) {
+      const bytes = enc(iv.low.value);
+      return { lo: bytes, loInclusive: true, hi: bytes, hiInclusive: true };
+    }
+    return direction === 1
       ? {
           lo: enc(iv.low.value),
           loInclusive: iv.low.inclusive,
@@ -77,8 +82,8 @@ export function byteIntervals(
           loInclusive: iv.high.inclusive,
           hi: enc(iv.low.value),
           hiInclusive: iv.low.inclusive,
-        },
-  );
+        };
+  });
   return direction === 1 ? out : out.reverse();
 }
 

@@ -86,10 +86,15 @@ export class CollScanStage implements PlanStage {
   private held: StoredRecord | undefined;
   private done = false;
 
+  /**
+   * @param tailable a tailable cursor's scan (capped collections): at the end of the records it
+   *   ends this pull only, and the next pull goes on after the last record seen
+   */
   constructor(
     private readonly coll: Collection,
     private readonly filter: DocumentFilter | undefined,
     private readonly reverse = false,
+    private readonly tailable = false,
   ) {
     this.stats = newStats('COLLSCAN', [], { direction: reverse ? 'backward' : 'forward' });
     this.stats.docsExamined = 0;
@@ -98,6 +103,17 @@ export class CollScanStage implements PlanStage {
   next(view: ReadView): Pull {
     if (this.done) return undefined;
     if (view !== this.boundView || this.it === undefined) {
+      // In a capped collection the record the scan stopped at may have been deleted (the
+      // oldest go first): the scan cannot know what it missed, and dies as mongod's does.
+      if (
+        this.last !== undefined &&
+        this.coll.capped !== undefined &&
+        !this.coll.hasRecord(view, this.last)
+      )
+        throw new CommandError(
+          ErrorCode.CappedPositionLost,
+          `CollectionScan died due to position in capped collection being deleted. Last seen record id: RecordId(${this.last})`,
+        );
       this.boundView = view;
       this.held = undefined;
       this.it = this.coll.scanRecords(view, {
@@ -111,7 +127,8 @@ export class CollScanStage implements PlanStage {
         this.stats.works++;
         const r = this.it.next();
         if (r.done === true) {
-          this.done = true;
+          if (this.tailable) this.it = undefined;
+          else this.done = true;
           return undefined;
         }
         rec = r.value;

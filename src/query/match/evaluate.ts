@@ -34,6 +34,7 @@ export function compileDocumentTest(node: MatchNode): DocumentTest {
     case 'expr':
     case 'jsonSchema':
     case 'sampleRate':
+    case 'where':
     case 'text':
       return node.test;
     default:
@@ -86,6 +87,7 @@ export function compileValueTest(node: MatchNode): ValueTest {
     case 'expr':
     case 'jsonSchema':
     case 'sampleRate':
+    case 'where':
     case 'text':
       return () => false;
     default:

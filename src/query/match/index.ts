@@ -19,6 +19,7 @@ export type {
   BitTestOp,
   DocumentNode,
   ExprCompiler,
+  WhereCompiler,
   LogicalNode,
   MatchDetails,
   MatchNode,

@@ -460,7 +460,6 @@ class AsyncRegexWorker {
 
   private start(): Worker {
     const worker = new Worker(ASYNC_WORKER_SOURCE, { eval: true });
-    worker.unref();
     this.ready = false;
     this.startTimer = setTimeout(() => {
       // A worker that does not start fails what waits for it; the next search tries again.
@@ -499,6 +498,9 @@ class AsyncRegexWorker {
         lost.reject(new Error('the regular expression worker stopped'));
       }
     });
+    // After the listeners: adding a 'message' listener refs the worker again, and a referenced
+    // idle worker keeps the process from exiting.
+    worker.unref();
     return worker;
   }
 

@@ -73,6 +73,7 @@ export type DocumentNode =
   | { readonly kind: 'expr'; readonly expr: BsonValue; readonly test: DocumentTest }
   | { readonly kind: 'jsonSchema'; readonly schema: BsonDocument; readonly test: DocumentTest }
   | { readonly kind: 'sampleRate'; readonly rate: number; readonly test: DocumentTest }
+  | { readonly kind: 'where'; readonly code: string; readonly test: DocumentTest }
   | { readonly kind: 'text'; readonly search: TextSearch; readonly test: DocumentTest };
 
 export type LogicalNode =
@@ -87,9 +88,17 @@ export type MatchNodeKind = MatchNode['kind'];
 /** The hook that evaluates `$expr` (aggregation expressions belong to the pipeline layer). */
 export type ExprCompiler = (expr: BsonValue) => (doc: BsonDocument) => boolean;
 
+/** The hook that compiles `$where` code (server-side JavaScript lives in src/js). */
+export type WhereCompiler = (code: string) => DocumentTest;
+
 export interface MatchOptions {
   /** Compiles the argument of `$expr`; without it `$expr` answers NotImplemented (238). */
   compileExpr?: ExprCompiler | undefined;
+  /**
+   * Compiles `$where` code; without it `$where` is refused as by a mongod without scripting
+   * (6108304).
+   */
+  compileWhere?: WhereCompiler | undefined;
   /** The operation's collation: string comparisons ($eq, ranges, $in) use it; regexes do not. */
   collator?: Collator | undefined;
   /**

@@ -312,6 +312,38 @@ export interface LeafBounds {
   readonly excludesNull?: boolean;
 }
 
+/** The bounds of each $in node, computed once however many plans consider it. */
+const inBoundsCache = new WeakMap<MatchNode, Interval[]>();
+
+/**
+ * The bounds of an $in list: O(n log n) for n values. Scalars become points, sorted and
+ * deduplicated (values of equal order, such as 1 and 1.0, are one point); null, arrays and
+ * regular expressions add their few intervals through `normalize`.
+ */
+function inBounds(
+  values: readonly BsonValue[],
+  regexes: ReadonlyArray<{ pattern: string; flags: string }>,
+): Interval[] {
+  const scalars: BsonValue[] = [];
+  const others: Interval[] = [];
+  for (const v of values) {
+    if (v === null || isArray(v)) others.push(...equalityBounds(v));
+    else scalars.push(v);
+  }
+  for (const r of regexes) others.push(...regexBounds(r.pattern, r.flags));
+  scalars.sort((a, b) => compareBson(a, b));
+  const points: Interval[] = [];
+  let last: BsonValue | undefined;
+  for (const v of scalars) {
+    if (points.length > 0 && compareBson(last as BsonValue, v) === 0) continue;
+    points.push(point(v));
+    last = v;
+  }
+  if (others.length === 0) return points;
+  // Already sorted, the points cost the merge one pass (the sort finds the runs).
+  return normalize([...points, ...others]);
+}
+
 /**
  * Intervals for a predicate on one path (the node's own path), or undefined when the
  * predicate cannot bound an index scan.
@@ -328,10 +360,12 @@ export function leafBounds(node: MatchNode): LeafBounds | undefined {
       return intervals === undefined ? undefined : { intervals };
     }
     case 'in': {
-      const all: Interval[] = [];
-      for (const v of node.values) all.push(...equalityBounds(v));
-      for (const r of node.regexes) all.push(...regexBounds(r.pattern, r.flags));
-      return { intervals: normalize(all) };
+      let intervals = inBoundsCache.get(node);
+      if (intervals === undefined) {
+        intervals = inBounds(node.values, node.regexes);
+        inBoundsCache.set(node, intervals);
+      }
+      return { intervals };
     }
     case 'regex':
       return { intervals: regexBounds(node.pattern, node.flags) };

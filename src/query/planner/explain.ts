@@ -3,7 +3,8 @@
 // queryPlanner.winningPlan (stage, its parameters, inputStage/inputStages) and for
 // executionStats.executionStages (the same plus the runtime counters).
 
-import { Double, Int32, Long } from 'bson';
+import { setOwn } from '../../bson/document.js';
+import { Code, Double, Int32, Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { BSONRegExp } from '../../bson/types.js';
 import { createHash } from 'node:crypto';
@@ -18,7 +19,7 @@ function leaf(path: string, op: string, value: BsonValue): BsonDocument {
   const inner: BsonDocument = {};
   inner[op] = value;
   const out: BsonDocument = {};
-  out[path] = inner;
+  setOwn(out, path, inner);
   return out;
 }
 
@@ -107,6 +108,8 @@ export function serializeFilter(node: MatchNode): BsonDocument {
       return { $jsonSchema: node.schema };
     case 'sampleRate':
       return { $sampleRate: new Double(node.rate) };
+    case 'where':
+      return { $where: new Code(node.code) };
     case 'text':
       return node.search.serialized;
   }

@@ -121,6 +121,8 @@ export interface QueryRequest {
   readonly interrupt?: (() => void) | undefined;
   /** A projection or sort reads {$meta: "textScore"}: a $text plan computes scores. */
   readonly wantTextScore?: boolean | undefined;
+  /** A tailable cursor's plan: a forward COLLSCAN that goes on past the end (with `natural: 1`). */
+  readonly tailable?: boolean | undefined;
 }
 
 /** The value `_id` is pinned to by the filter, if the filter is an _id equality. */
@@ -1004,7 +1006,7 @@ export class PlannedQuery implements PlanStage {
         interrupt: req.interrupt,
       });
     } else if (req.natural !== undefined) {
-      access = new CollScanStage(coll, req.matcher, req.natural === -1);
+      access = new CollScanStage(coll, req.matcher, req.natural === -1, req.tailable === true);
       decorateCollScan(access, ctx);
     } else if (id !== undefined) {
       access = new IdLookupStage(coll, id, req.matcher);

@@ -3,6 +3,7 @@
 // top of the filter (or in its top-level $and), the index's prefix fields need equality
 // predicates (they become the scans' prefix), and the other predicates filter the documents.
 
+import { setOwn } from '../../bson/document.js';
 import { Int32 } from 'bson';
 import { encodeKey, keyPrefixUpperBound } from '../../bson/keystring.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
@@ -132,7 +133,7 @@ export function textPlan(req: TextPlanRequest): PlanStage {
     }
     const v = prefixValue(node, field) as BsonValue;
     prefix.push(v);
-    prefixDoc[field] = v;
+    setOwn(prefixDoc, field, v);
     rest = rest.filter((n) => n !== node);
   }
   const state = index.readState(req.view);

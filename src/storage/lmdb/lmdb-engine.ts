@@ -35,6 +35,7 @@ import type {
   ScanOptions,
   Snapshot,
   StorageEngine,
+  TableSize,
   WriteOptions,
   WriteTxn,
 } from '../engine.js';
@@ -48,9 +49,11 @@ import {
   useAfterEnd,
 } from '../validate.js';
 import { DirectoryLock } from '../lock-file.js';
+import { measureTable } from '../table-size.js';
+import { limits } from '../../limits.js';
 import { encodeTableId, tableIdMax, tablePrefixBytesMax } from './table-prefix.js';
 import { silentLogger, type Logger } from '../../log.js';
-import { InvariantError } from '../../errors.js';
+import { CommandError, ErrorCode, InvariantError } from '../../errors.js';
 
 export interface LmdbEngineOptions {
   /** Data directory; created if missing. */
@@ -167,6 +170,54 @@ interface Undo {
   reclaim: boolean;
 }
 
+/** A group handed to lmdb, until its commit is known: the memory changes of its children. */
+interface PendingGroup {
+  readonly undos: Undo[];
+}
+
+/** errno values (and LMDB's MDB_MAP_FULL) that mean the disk or the map has no room. */
+const noSpaceCodes = new Set([28 /* ENOSPC */, 122 /* EDQUOT */, 5 /* EIO: tmpfs full */, -30792]);
+
+/**
+ * The error a write of a failed commit is rejected with: OutOfDiskSpace (14031) when the disk
+ * is full, else the cause. lmdb rejects with a generic error whose `commitError` promise holds
+ * the cause.
+ */
+async function commitFailure(e: unknown): Promise<unknown> {
+  const pending = (e as { commitError?: unknown } | null)?.commitError;
+  let cause: unknown = e;
+  if (pending instanceof Promise) {
+    cause = await pending.then(
+      () => e,
+      (c: unknown) => c,
+    );
+  }
+  const code = (cause as { code?: unknown } | null)?.code;
+  const errno = (cause as { errno?: unknown } | null)?.errno;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if (
+    (typeof code === 'number' && noSpaceCodes.has(code)) ||
+    (typeof errno === 'number' && noSpaceCodes.has(errno)) ||
+    code === 'ENOSPC' ||
+    /MDB_MAP_FULL|No space left/i.test(message)
+  ) {
+    return new CommandError(
+      ErrorCode.OutOfDiskSpace,
+      `Commit failed, nothing of this write was stored: the disk is full (${message})`,
+    );
+  }
+  return cause;
+}
+
+/**
+ * A failed commit's `commitError` (and other promises of lmdb's failed batch) reject; the
+ * outcome is handled through the group's own promise, so these only need a handler
+ * (unhandled, a rejection ends the process).
+ */
+function settledQuietly(p: unknown): void {
+  if (p instanceof Promise) p.catch(() => undefined);
+}
+
 function fail(w: QueuedWrite, error: unknown): void {
   w.state = 'failed';
   w.error = error;
@@ -195,9 +246,11 @@ export class LmdbEngine implements StorageEngine {
   private inCallback = false;
   private closing = false;
   private closed: Promise<void> | undefined;
-  /** Set when a batch failed to commit after we had applied to it: memory and disk disagree. */
+  /** Set when our own group code failed inside lmdb's callback: what reached LMDB is unknown. */
   private failure: unknown = undefined;
   private readonly pending = new Set<Promise<unknown>>();
+  /** Groups handed to lmdb whose commit has not completed, oldest first. */
+  private uncommitted: PendingGroup[] = [];
   /** Writes not yet handed to lmdb. */
   private queue: QueuedWrite[] = [];
   private submitScheduled = false;
@@ -464,7 +517,15 @@ export class LmdbEngine implements StorageEngine {
       for (const w of group) w.reject(this.failure);
       return;
     }
-    const committed = this.db.transaction(() => this.runGroup(group));
+    const pendingGroup: PendingGroup = { undos: [] };
+    this.uncommitted.push(pendingGroup);
+    const committed = this.db.transaction(() => this.runGroup(group, pendingGroup));
+    // lmdb starts each event turn's batch from a task of its own (queued by the call above)
+    // and drops that batch's commit promise: when the commit fails it would be an unhandled
+    // rejection, which ends the process. Our task runs after lmdb's and gives it a handler.
+    setImmediate(() => {
+      this.db.committed.then(undefined, () => undefined);
+    });
     // Read now: `flushed` follows the batch this group was just queued in.
     const flushed =
       this.overlappingSync && group.some((w) => w.durable)
@@ -472,6 +533,7 @@ export class LmdbEngine implements StorageEngine {
         : undefined;
     const done = committed.then(
       async () => {
+        this.uncommitted = this.uncommitted.filter((g) => g !== pendingGroup);
         for (const w of group)
           if (w.state === 'applied' && w.seq > this.committed) this.committed = w.seq;
         for (const w of group)
@@ -481,15 +543,34 @@ export class LmdbEngine implements StorageEngine {
           for (const w of group) if (w.state === 'applied' && w.durable) settle(w);
         }
       },
-      (e: unknown) => {
-        if (group.some((w) => w.state === 'applied')) this.poison(e);
+      async (e: unknown) => {
+        // LMDB commits all or nothing: nothing of this group (or of a later one in the same
+        // batch) reached the disk. Memory is put back to match, so the engine goes on: a
+        // full disk fails these writes, and writes succeed again once there is room.
+        this.forgetFrom(pendingGroup);
+        const error = await commitFailure(e);
+        this.logger.warn('STORAGE', 7_310_003, 'LMDB commit failed; its writes were rolled back', {
+          error: error instanceof Error ? error.message : String(error),
+          writes: group.length,
+        });
         for (const w of group) {
           if (w.state === 'failed') w.reject(w.error);
-          else w.reject(e);
+          else w.reject(error);
         }
       },
     );
     this.track(done);
+  }
+
+  /** Undo in memory what `from` and every group after it applied (their commit failed). */
+  private forgetFrom(from: PendingGroup): void {
+    const at = this.uncommitted.indexOf(from);
+    if (at < 0) return; // rolled back already, with an earlier group of the same batch
+    for (let g = this.uncommitted.length - 1; g >= at; g--) {
+      const undos = (this.uncommitted[g] as PendingGroup).undos;
+      for (let u = undos.length - 1; u >= 0; u--) this.rollback(undos[u] as Undo);
+    }
+    this.uncommitted = this.uncommitted.slice(0, at);
   }
 
   private track(p: Promise<unknown>): void {
@@ -514,11 +595,11 @@ export class LmdbEngine implements StorageEngine {
   }
 
   /** The lmdb callback: every queued write of the group, in order. Never throws. */
-  private runGroup(group: QueuedWrite[]): void {
+  private runGroup(group: QueuedWrite[], pending: PendingGroup): void {
     this.inCallback = true;
     try {
       let next = 0;
-      while (next < group.length) next = this.runChild(group, next);
+      while (next < group.length) next = this.runChild(group, next, pending);
       if (this.clearedNames > 256) this.pruneClearedNames();
       if (this.reclaimWanted) {
         this.reclaimWanted = false;
@@ -534,7 +615,7 @@ export class LmdbEngine implements StorageEngine {
   }
 
   /** Run writes from `start` in one child transaction; returns where to continue. */
-  private runChild(group: QueuedWrite[], start: number): number {
+  private runChild(group: QueuedWrite[], start: number, pending: PendingGroup): number {
     const undo = this.beginUndo();
     const applied: QueuedWrite[] = [];
     let failedAt = -1;
@@ -569,16 +650,17 @@ export class LmdbEngine implements StorageEngine {
         return Math.max(i + 1, start + 1);
       }
       fail(group[failedAt] as QueuedWrite, failure);
-      this.reapply(applied);
+      this.reapply(applied, pending);
       return failedAt + 1;
     }
+    pending.undos.push(undo);
     for (const w of applied) this.markApplied(w);
     if (undo.reclaim) this.reclaimWanted = true;
     return i;
   }
 
   /** Apply again, in a child of their own, write sets that were rolled back with a failing one. */
-  private reapply(writes: QueuedWrite[]): void {
+  private reapply(writes: QueuedWrite[], pending: PendingGroup): void {
     if (writes.length === 0) return;
     const undo = this.beginUndo();
     try {
@@ -591,6 +673,7 @@ export class LmdbEngine implements StorageEngine {
       for (const w of writes) fail(w, e);
       return;
     }
+    pending.undos.push(undo);
     for (const w of writes) this.markApplied(w);
     if (undo.reclaim) this.reclaimWanted = true;
   }
@@ -718,6 +801,7 @@ export class LmdbEngine implements StorageEngine {
       try {
         more = await this.db.transaction(() => this.reclaimChunk());
       } catch (e) {
+        settledQuietly((e as { commitError?: unknown } | null)?.commitError);
         this.logger.warn(
           'STORAGE',
           7_310_002,
@@ -787,6 +871,24 @@ export class LmdbEngine implements StorageEngine {
         error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
       );
     });
+  }
+
+  /** Table sizes measured at a commit, reused while nothing else commits. */
+  private readonly sizes = new Map<string, { seq: number; size: TableSize }>();
+
+  tableSize(table: string): TableSize {
+    const seq = this.committedSeq;
+    const cached = this.sizes.get(table);
+    if (cached !== undefined && cached.seq === seq) return cached.size;
+    const snap = this.snapshot();
+    try {
+      const size = measureTable(snap, table);
+      if (this.sizes.size >= limits.tableSizeCacheEntriesMax) this.sizes.clear();
+      this.sizes.set(table, { seq, size });
+      return size;
+    } finally {
+      snap.release();
+    }
   }
 
   stats(): EngineStats {

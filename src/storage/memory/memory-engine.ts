@@ -26,6 +26,7 @@ import type {
   Snapshot,
   StorageEngine,
   TableImage,
+  TableSize,
   WriteOptions,
   WriteTxn,
 } from '../engine.js';
@@ -106,6 +107,7 @@ class MemoryTableImage implements TableImage {
   constructor(
     readonly root: Table,
     readonly bytes: number,
+    readonly keyBytes: number,
   ) {}
 
   get count(): number {
@@ -117,11 +119,20 @@ class MemoryTableImage implements TableImage {
   }
 }
 
-function bytesOfTree(table: Table): number {
+/** Bytes held by a table's keys and values together, and by its keys alone. */
+interface TableBytes {
+  bytes: number;
+  keyBytes: number;
+}
+
+function bytesOfTree(table: Table): TableBytes {
   let bytes = 0;
-  for (const e of scanTable(table, undefined, () => undefined))
+  let keyBytes = 0;
+  for (const e of scanTable(table, undefined, () => undefined)) {
     bytes += e.key.length + e.value.length;
-  return bytes;
+    keyBytes += e.key.length;
+  }
+  return { bytes, keyBytes };
 }
 
 function getIn(table: Table | undefined, key: Bytes): Bytes | undefined {
@@ -135,8 +146,8 @@ class MemorySnapshot implements Snapshot {
     tables: Tables,
     readonly seq: number,
     private readonly open: Set<MemorySnapshot>,
-    /** The table's byte count as committed at `seq`, when the engine still knows it. */
-    private readonly bytesAt: (seq: number, table: string) => number | undefined,
+    /** The table's byte counts as committed at `seq`, when the engine still knows them. */
+    private readonly bytesAt: (seq: number, table: string) => TableBytes | undefined,
   ) {
     this.tables = tables;
     open.add(this);
@@ -163,7 +174,8 @@ class MemorySnapshot implements Snapshot {
   exportTable(table: string): TableImage {
     const t = tableOf(this.view(), table) ?? emptyTree<string, Entry>();
     // The engine counts bytes per table for its latest commit only; an older snapshot counts.
-    return new MemoryTableImage(t, this.bytesAt(this.seq, table) ?? bytesOfTree(t));
+    const { bytes, keyBytes } = this.bytesAt(this.seq, table) ?? bytesOfTree(t);
+    return new MemoryTableImage(t, bytes, keyBytes);
   }
 
   release(): void {
@@ -176,8 +188,10 @@ class MemorySnapshot implements Snapshot {
 class MemoryWriteTxn implements WriteTxn {
   /** Roots as this transaction sees them; nodes owned by `token` are private to it. */
   tables: Tables;
-  /** Byte counts of the tables this transaction touched, for stats. */
+  /** Byte counts (keys and values) of the tables this transaction touched, for stats. */
   readonly tableBytes = new Map<string, number>();
+  /** Key bytes of the same tables. */
+  readonly tableKeyBytes = new Map<string, number>();
   private token: EditToken = newEditToken();
   private ended = false;
   private readonly edit: EditResult<Entry> = { found: false, prev: undefined };
@@ -187,6 +201,7 @@ class MemoryWriteTxn implements WriteTxn {
     readonly seq: number,
     private readonly maxKeyBytes: number,
     private readonly committedBytes: ReadonlyMap<string, number>,
+    private readonly committedKeyBytes: ReadonlyMap<string, number>,
   ) {
     this.tables = tables;
   }
@@ -201,6 +216,10 @@ class MemoryWriteTxn implements WriteTxn {
 
   private bytesOf(table: string): number {
     return this.tableBytes.get(table) ?? this.committedBytes.get(table) ?? 0;
+  }
+
+  private keyBytesOf(table: string): number {
+    return this.tableKeyBytes.get(table) ?? this.committedKeyBytes.get(table) ?? 0;
   }
 
   private setTable(table: string, before: Table | undefined, after: Table): void {
@@ -240,6 +259,8 @@ class MemoryWriteTxn implements WriteTxn {
       entry.value.length -
       (prev === undefined ? 0 : prev.key.length + prev.value.length);
     this.tableBytes.set(table, this.bytesOf(table) + delta);
+    if (prev === undefined)
+      this.tableKeyBytes.set(table, this.keyBytesOf(table) + entry.key.length);
   }
 
   delete(table: string, key: Bytes): boolean {
@@ -251,6 +272,7 @@ class MemoryWriteTxn implements WriteTxn {
     if (!this.edit.found || prev === undefined) return false;
     this.setTable(table, before, after);
     this.tableBytes.set(table, this.bytesOf(table) - prev.key.length - prev.value.length);
+    this.tableKeyBytes.set(table, this.keyBytesOf(table) - prev.key.length);
     return true;
   }
 
@@ -260,6 +282,7 @@ class MemoryWriteTxn implements WriteTxn {
     if (tableOf(this.tables, table) === undefined) return;
     this.tables = treeDelete(this.tables, table, compareNames, this.token);
     this.tableBytes.set(table, 0);
+    this.tableKeyBytes.set(table, 0);
   }
 
   importTable(table: string, image: TableImage): void {
@@ -274,6 +297,7 @@ class MemoryWriteTxn implements WriteTxn {
     // transaction and later ones copy them before any change: the image stays as it was.
     this.setTable(table, tableOf(this.tables, table), image.root);
     this.tableBytes.set(table, image.bytes);
+    this.tableKeyBytes.set(table, image.keyBytes);
   }
 
   scan(table: string, options?: ScanOptions): IterableIterator<Entry> {
@@ -304,6 +328,7 @@ export class MemoryEngine implements StorageEngine {
   private tables: Tables = emptyTree<string, Table>();
   private seq = 0;
   private readonly tableBytes = new Map<string, number>();
+  private readonly tableKeyBytes = new Map<string, number>();
   private bytesHeld = 0;
   private readonly queue: Queued[] = [];
   private drainScheduled = false;
@@ -324,7 +349,9 @@ export class MemoryEngine implements StorageEngine {
   snapshot(): Snapshot {
     if (this.closed) throw new StorageClosedError();
     return new MemorySnapshot(this.tables, this.seq, this.snapshots, (seq, table) =>
-      seq === this.seq ? (this.tableBytes.get(table) ?? 0) : undefined,
+      seq === this.seq
+        ? { bytes: this.tableBytes.get(table) ?? 0, keyBytes: this.tableKeyBytes.get(table) ?? 0 }
+        : undefined,
     );
   }
 
@@ -360,7 +387,13 @@ export class MemoryEngine implements StorageEngine {
     resolve: (v: T) => void,
     reject: (e: unknown) => void,
   ): void {
-    const txn = new MemoryWriteTxn(this.tables, this.seq + 1, this.maxKeyBytes, this.tableBytes);
+    const txn = new MemoryWriteTxn(
+      this.tables,
+      this.seq + 1,
+      this.maxKeyBytes,
+      this.tableBytes,
+      this.tableKeyBytes,
+    );
     let result: T;
     try {
       result = fn(txn);
@@ -379,6 +412,10 @@ export class MemoryEngine implements StorageEngine {
       if (bytes === 0) this.tableBytes.delete(table);
       else this.tableBytes.set(table, bytes);
     }
+    for (const [table, bytes] of txn.tableKeyBytes) {
+      if (bytes === 0) this.tableKeyBytes.delete(table);
+      else this.tableKeyBytes.set(table, bytes);
+    }
     resolve(result);
   }
 
@@ -390,6 +427,14 @@ export class MemoryEngine implements StorageEngine {
     return { storageSizeBytes: this.bytesHeld };
   }
 
+  tableSize(table: string): TableSize {
+    const t = tableOf(this.tables, table);
+    const entries = t === undefined ? 0 : treeSize(t);
+    const bytes = this.tableBytes.get(table) ?? 0;
+    const keyBytes = this.tableKeyBytes.get(table) ?? 0;
+    return { entries, keyBytes, valueBytes: bytes - keyBytes };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -397,6 +442,7 @@ export class MemoryEngine implements StorageEngine {
     for (const s of [...this.snapshots]) s.release();
     this.tables = emptyTree<string, Table>();
     this.tableBytes.clear();
+    this.tableKeyBytes.clear();
     this.bytesHeld = 0;
   }
 }

@@ -292,10 +292,6 @@ const geoNear: StageCase[] = [
 
 /** Stages of mongod this server refuses, as docs/compatibility.md lists them. */
 const refused: StageCase[] = [
-  '$listSearchIndexes',
-  '$search',
-  '$searchMeta',
-  '$vectorSearch',
   '$planCacheStats',
   '$listSampledQueries',
   '$shardedDataDistribution',
@@ -307,6 +303,20 @@ const refused: StageCase[] = [
   docs: five,
   pipeline: [{ [name]: {} }],
   error: 238,
+}));
+
+/** Atlas Search stages, refused as a community mongod refuses them (no mongot). */
+const atlasSearch: StageCase[] = [
+  '$listSearchIndexes',
+  '$search',
+  '$searchMeta',
+  '$vectorSearch',
+].map((name) => ({
+  name: `${name} is only allowed on Atlas`,
+  source: 'jstests/aggregation/sources/search_stage_error.js (community mongod 7.0)',
+  docs: five,
+  pipeline: [{ [name]: {} }],
+  error: 6047401,
 }));
 
 const changeStream: StageCase[] = [
@@ -446,6 +456,7 @@ export const systemCases: readonly StageCase[] = [
   ...sessions,
   ...geoNear,
   ...refused,
+  ...atlasSearch,
   ...changeStream,
   ...pipelineRules,
 ];

@@ -165,3 +165,35 @@ test('the initial root user comes from the environment or the config file, both 
   // No flag carries a password (it would show in ps and getCmdLineOpts).
   assert.throws(() => resolveOptions(['--initialRootPassword', 'x'], {}), OptionsError);
 });
+
+test('maxIncomingConnections: --maxConns, SECANTUS_MAX_CONNS, net.maxIncomingConnections', () => {
+  assert.equal(defaults.maxIncomingConnections, 10_000);
+  assert.equal(resolveOptions(['--maxConns', '5'], {}).options.maxIncomingConnections, 5);
+  assert.equal(resolveOptions([], { SECANTUS_MAX_CONNS: '7' }).options.maxIncomingConnections, 7);
+  const file = configFile('[net]\nmaxIncomingConnections = 9\n');
+  assert.equal(resolveOptions(['--config', file], {}).options.maxIncomingConnections, 9);
+  assert.throws(() => resolveOptions(['--maxConns', '0'], {}), OptionsError);
+  assert.throws(() => resolveOptions(['--maxConns', 'many'], {}), OptionsError);
+  assert.throws(
+    () => resolveOptions(['--config', configFile('[net]\nport = 1\n')], {}),
+    /unknown key 'port'/,
+  );
+});
+
+test('--noscripting, SECANTUS_JAVASCRIPT_ENABLED and security.javascriptEnabled, default on', () => {
+  assert.equal(resolveOptions([], {}).options.javascriptEnabled, true);
+  assert.equal(resolveOptions(['--noscripting'], {}).options.javascriptEnabled, false);
+  assert.equal(
+    resolveOptions([], { SECANTUS_JAVASCRIPT_ENABLED: '0' }).options.javascriptEnabled,
+    false,
+  );
+  const off = configFile('[security]\njavascriptEnabled = false\n');
+  assert.equal(resolveOptions(['--config', off], {}).options.javascriptEnabled, false);
+  assert.equal(
+    resolveOptions(['--config', off], { SECANTUS_JAVASCRIPT_ENABLED: '1' }).options
+      .javascriptEnabled,
+    true,
+  );
+  const bad = configFile('[security]\njavascriptEnabled = "no"\n');
+  assert.throws(() => resolveOptions(['--config', bad], {}), /javascriptEnabled must be a boolean/);
+});

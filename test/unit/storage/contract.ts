@@ -623,6 +623,51 @@ export function registerContractSuite(h: EngineHarness): void {
       open.release();
     });
 
+    it('reports table sizes: entries and key and value bytes, as of the latest commit', () =>
+      withEngine(async (e) => {
+        assert.deepEqual(e.tableSize('never'), { entries: 0, keyBytes: 0, valueBytes: 0 });
+        await e.write((t) => {
+          t.put('s', b('a'), b('12345'));
+          t.put('s', b('bb'), b('1'));
+          t.put('other', b('x'), b('y'));
+        }, durable);
+        assert.deepEqual(e.tableSize('s'), { entries: 2, keyBytes: 3, valueBytes: 6 });
+        await e.write((t) => {
+          t.put('s', b('a'), b('12')); // overwrite: the value shrinks, the key stays counted once
+          t.delete('s', b('bb'));
+        }, durable);
+        assert.deepEqual(e.tableSize('s'), { entries: 1, keyBytes: 1, valueBytes: 2 });
+        await e.write((t) => t.clearTable('s'), durable);
+        assert.deepEqual(e.tableSize('s'), { entries: 0, keyBytes: 0, valueBytes: 0 });
+        assert.deepEqual(e.tableSize('other'), { entries: 1, keyBytes: 1, valueBytes: 1 });
+      }));
+
+    it('estimates the size of a large table within a few percent', () =>
+      withEngine(async (e) => {
+        // 10k entries with 8-byte big-endian keys (as RecordIds) and values of 50-150 bytes.
+        let keyBytes = 0;
+        let valueBytes = 0;
+        for (let start = 0; start < 10_000; start += 2_500) {
+          await e.write((t) => {
+            for (let i = start; i < start + 2_500; i++) {
+              const key = Buffer.alloc(8);
+              key.writeBigUInt64BE(BigInt(i + 1));
+              const value = Buffer.alloc(50 + ((i * 7919) % 101), 1);
+              t.put('big', key, value);
+              keyBytes += key.length;
+              valueBytes += value.length;
+            }
+          }, visible);
+        }
+        const size = e.tableSize('big');
+        assert.equal(size.entries, 10_000);
+        assert.ok(Math.abs(size.keyBytes - keyBytes) / keyBytes < 0.05, `keys ${size.keyBytes}`);
+        assert.ok(
+          Math.abs(size.valueBytes - valueBytes) / valueBytes < 0.1,
+          `values ${size.valueBytes} vs ${valueBytes}`,
+        );
+      }));
+
     it('flushes', () =>
       withEngine(async (e) => {
         const p = e.write((t) => t.put('t', b('a'), b('1')), visible);
@@ -698,6 +743,14 @@ export function registerContractSuite(h: EngineHarness): void {
           assert.equal(Buffer.from(s.get('dst', b('k1000')) ?? []).toString(), 'v0');
           assert.equal(s.count('gone'), 0);
           s.release();
+          // The table's size figures follow the import (dbStats/collStats read them).
+          const keyBytes = before.reduce((n, [k]) => n + k.length / 2, 0) + `round${round}`.length;
+          assert.deepEqual(e.tableSize('dst'), {
+            entries: 301,
+            keyBytes,
+            valueBytes: image.bytes - keyBytes + `round${round}`.length + 1,
+          });
+          assert.deepEqual(e.tableSize('gone'), { entries: 0, keyBytes: 0, valueBytes: 0 });
         }
         assert.deepEqual(pairs(image.entries()), before);
         const now = e.snapshot();

@@ -213,15 +213,16 @@ export const misc: Family = {
       source: 'expression_function.cpp',
     },
     {
+      // The args type is checked when evaluated, after the engine (31264 without one).
       name: '$function args not an array',
       expr: { $function: { body: 'f', args: int(1), lang: 'js' } },
-      code: 31266,
-      source: 'expression_function.cpp',
+      code: 31264,
+      source: 'expression_function.cpp (evaluate: the engine, then 31266)',
     },
     {
       name: '$function other language',
       expr: { $function: { body: 'f', args: [], lang: 'py' } },
-      code: 31418,
+      code: 31419,
       source: 'expression_function.cpp',
     },
     {
