@@ -15,7 +15,6 @@
 
 import { spawn } from 'node:child_process';
 import * as net from 'node:net';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { deserialize, serialize } from 'bson';
 import { open as openLmdb } from 'lmdb';
@@ -25,7 +24,7 @@ import { decodeOptions } from '../src/bson/codec.js';
 import { limits } from '../src/limits.js';
 import type { BenchConfig } from './lib/config.js';
 import { makeTempDir, removeTempDir, trackChild } from './lib/cleanup.js';
-import { repoRoot, startDaemon } from './lib/daemon.js';
+import { startDaemon } from './lib/daemon.js';
 import type { Daemon } from './lib/daemon.js';
 import { makeDataset } from './lib/dataset.js';
 import { markdownTable } from './lib/markdown.js';

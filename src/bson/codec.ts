@@ -10,6 +10,7 @@ import { DBRef, calculateObjectSize, deserialize, serialize } from 'bson';
 import { invariant } from '../errors.js';
 import { setOwn } from './document.js';
 import type { BsonDocument, BsonValue } from './types.js';
+import { isPlainDocument } from './types.js';
 
 /** int32/int64/double/decimal stay as Int32/Long/Double/Decimal128; regexes as BSONRegExp. */
 export const decodeOptions = {
@@ -72,85 +73,112 @@ export function sendAsDecodedFrom(doc: BsonDocument, size: number): boolean {
 }
 
 /**
- * encodeDocument(body) for a command reply. A cursor reply ({cursor: {firstBatch | nextBatch:
- * [...]}}) whose batch holds documents marked by sendAsDecodedFrom is assembled around their
- * bytes: the rest is encoded with an empty batch, and the batch array spliced in.
+ * encodeDocument(body) for a command reply, after `headroom` bytes left for the caller (the
+ * OP_MSG header), in one buffer. A cursor reply ({cursor: {firstBatch | nextBatch: [...]}})
+ * whose batch holds documents marked by sendAsDecodedFrom is assembled around their bytes:
+ * the rest is encoded with an empty batch, and the batch written into the gap, each document
+ * copied once.
  */
-export function encodeReply(body: BsonDocument): Uint8Array {
+export function encodeReply(body: BsonDocument, headroom = 0): Buffer {
+  const batch = storedBatchOf(body);
+  if (batch === undefined) {
+    const bytes = encodeDocument(body);
+    const out = Buffer.allocUnsafe(headroom + bytes.length);
+    out.set(bytes, headroom);
+    return out;
+  }
+  const { cursor, field, docs } = batch;
+  const outer = encodeDocument({ ...body, cursor: {} });
+  const inner = encodeDocument({ ...cursor, [field]: [] });
+  const cursorAt = valueOffset(outer, 'cursor');
+  const fieldAt = valueOffset(inner, field);
+  const encoded = docs.map((d) => {
+    const own = isPlainDocument(d) && sentAsStored.has(d) ? sourceBytes.get(d) : undefined;
+    return own ?? encodeDocument(d as BsonDocument);
+  });
+  let arraySize = 5;
+  encoded.forEach((d, i) => (arraySize += 2 + decimalDigits(i) + d.length));
+  const cursorSize = inner.length - 5 + arraySize;
+  const bodySize = outer.length - 5 + cursorSize;
+  const out = Buffer.allocUnsafe(headroom + bodySize);
+  let at = headroom;
+  out.set(outer.subarray(0, cursorAt), at);
+  out.writeInt32LE(bodySize, at);
+  at += cursorAt;
+  out.set(inner.subarray(0, fieldAt), at);
+  out.writeInt32LE(cursorSize, at);
+  at += fieldAt;
+  out.writeInt32LE(arraySize, at);
+  at += 4;
+  encoded.forEach((d, i) => {
+    out[at] = OBJECT;
+    at += 1 + out.write(String(i), at + 1, 'latin1');
+    out[at++] = 0;
+    out.set(d, at);
+    at += d.length;
+  });
+  out[at++] = 0;
+  out.set(inner.subarray(fieldAt + 5), at);
+  at += inner.length - fieldAt - 5;
+  out.set(outer.subarray(cursorAt + 5), at);
+  return out;
+}
+
+/** The cursor batch of a reply if it holds a document to send as its stored bytes. */
+function storedBatchOf(
+  body: BsonDocument,
+): { cursor: BsonDocument; field: string; docs: readonly BsonValue[] } | undefined {
   const cursor = body['cursor'];
-  if (
-    cursor === null ||
-    typeof cursor !== 'object' ||
-    Object.getPrototypeOf(cursor) !== Object.prototype
-  )
-    return encodeDocument(body);
-  const c = cursor as BsonDocument;
-  const field = Array.isArray(c['firstBatch'])
+  if (!isPlainDocument(cursor)) return undefined;
+  const field = Array.isArray(cursor['firstBatch'])
     ? 'firstBatch'
-    : Array.isArray(c['nextBatch'])
+    : Array.isArray(cursor['nextBatch'])
       ? 'nextBatch'
       : undefined;
-  if (field === undefined) return encodeDocument(body);
-  const batch = c[field] as BsonValue[];
-  if (
-    !batch.some((d) => typeof d === 'object' && d !== null && sentAsStored.has(d as BsonDocument))
-  )
-    return encodeDocument(body);
-  const array = encodeArrayOf(
-    batch.map((d) => {
-      const bytes = sentAsStored.has(d as BsonDocument)
-        ? sourceBytes.get(d as BsonDocument)
-        : undefined;
-      return bytes ?? encodeDocument(d as BsonDocument);
-    }),
-  );
-  const cursorBytes = spliceValue(encodeDocument({ ...c, [field]: [] }), field, array);
-  return spliceValue(encodeDocument({ ...body, cursor: {} }), 'cursor', cursorBytes);
+  if (field === undefined) return undefined;
+  const docs = cursor[field] as BsonValue[];
+  return docs.some((d) => isPlainDocument(d) && sentAsStored.has(d))
+    ? { cursor, field, docs }
+    : undefined;
+}
+
+function decimalDigits(i: number): number {
+  return i < 10 ? 1 : i < 100 ? 2 : i < 1000 ? 3 : String(i).length;
 }
 
 /** The encoding of an array of documents, each given encoded. */
 export function encodeArrayOf(docs: readonly Uint8Array[]): Buffer {
-  const heads = docs.map((_, i) => Buffer.from(`\u0003${i}\u0000`, 'latin1'));
   let size = 5;
-  docs.forEach((d, i) => (size += (heads[i] as Buffer).length + d.length));
+  docs.forEach((d, i) => (size += 2 + decimalDigits(i) + d.length));
   const out = Buffer.allocUnsafe(size);
   out.writeInt32LE(size, 0);
   let at = 4;
   docs.forEach((d, i) => {
-    const head = heads[i] as Buffer;
-    out.set(head, at);
-    out.set(d, at + head.length);
-    at += head.length + d.length;
+    out[at] = OBJECT;
+    at += 1 + out.write(String(i), at + 1, 'latin1');
+    out[at++] = 0;
+    out.set(d, at);
+    at += d.length;
   });
   out[at] = 0;
   return out;
 }
 
-/**
- * `doc` (encoded) with the value of its top-level field `name`, an empty document or array
- * (5 bytes), replaced by `value` (an encoded document of the same kind).
- */
-function spliceValue(doc: Uint8Array, name: string, value: Uint8Array): Buffer {
+/** Where the value of the top-level field `name` of an encoded document starts. */
+function valueOffset(doc: Uint8Array, name: string): number {
   const end = int32At(doc, 0) - 1;
   let at = 4;
   while (at < end) {
     const type = doc[at] as number;
     const nameEnd = cstringEnd(doc, at + 1);
     const valueAt = nameEnd + 1;
-    const found =
-      (type === OBJECT || type === ARRAY) &&
-      Buffer.from(doc.buffer, doc.byteOffset + at + 1, nameEnd - at - 1).toString('utf8') === name;
-    if (found) {
-      const out = Buffer.allocUnsafe(doc.length - 5 + value.length);
-      out.set(doc.subarray(0, valueAt), 0);
-      out.set(value, valueAt);
-      out.set(doc.subarray(valueAt + 5), valueAt + value.length);
-      out.writeInt32LE(out.length, 0);
-      return out;
-    }
+    if (
+      Buffer.from(doc.buffer, doc.byteOffset + at + 1, nameEnd - at - 1).toString('utf8') === name
+    )
+      return valueAt;
     at = valueAt + valueSize(type, doc, valueAt);
   }
-  invariant(false, `spliceValue: no field ${name}`);
+  invariant(false, `encodeReply: no field ${name}`);
 }
 
 /** Whether the document at `start` (validated bytes) has an undefined element at any depth. */

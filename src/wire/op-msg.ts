@@ -176,12 +176,9 @@ export function encodeOpMsg(
   responseTo: number,
   flags = 0,
 ): Buffer {
-  const bodyBytes = encodeReply(body);
-  const length = headerBytes + 4 + 1 + bodyBytes.length;
-  const out = Buffer.allocUnsafe(length);
-  writeHeader(out, { messageLength: length, requestId, responseTo, opCode: OpCode.msg });
+  const out = encodeReply(body, headerBytes + 5);
+  writeHeader(out, { messageLength: out.length, requestId, responseTo, opCode: OpCode.msg });
   out.writeUInt32LE(flags, headerBytes);
   out[headerBytes + 4] = 0;
-  out.set(bodyBytes, headerBytes + 5);
   return out;
 }
