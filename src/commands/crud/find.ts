@@ -228,6 +228,7 @@ export const find = defineCommand({
       owner: { sessionKey: inv.op.session?.session.key },
       ...(output === undefined ? {} : { output }),
       comment: args.comment,
+      sendStoredBytes: true,
       ...(tailable ? { tailable, awaitData: args.awaitData === true } : {}),
     });
     // mongod keeps no tailable cursor on an empty (or missing) collection: it has no position.
