@@ -132,7 +132,11 @@ export async function runWriteBatch<S, R>(
   const catalog = services.catalog;
   let stop = false;
   let closeConnection = false;
-  for (let start = 0; start < statements.length && !stop; start += limits.writeStatementsPerTxnMax) {
+  for (
+    let start = 0;
+    start < statements.length && !stop;
+    start += limits.writeStatementsPerTxnMax
+  ) {
     op.checkDeadline();
     const end = Math.min(start + limits.writeStatementsPerTxnMax, statements.length);
     // The callback may run more than once (a plain write that met a transaction's lock is
