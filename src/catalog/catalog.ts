@@ -18,7 +18,7 @@ import type { DocumentValidator } from './document-validator.js';
 import { noValidatorInstalled } from './document-validator.js';
 import type { OpObserver } from './observer.js';
 import { noopObserver } from './observer.js';
-import { lookupView, notACollection, systemViewsName } from './views.js';
+import { lookupView, notACollection, systemViewsName } from './view-definitions.js';
 
 const catalogTable = '_catalog';
 
