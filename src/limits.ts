@@ -283,8 +283,6 @@ export const limits = {
   timeseriesBucketSizeBytesMax: 125 * 1024,
   /** Largest bucketMaxSpanSeconds / bucketRoundingSeconds (one year); larger: Location51024. */
   timeseriesBucketSpanSecondsMax: 31_536_000,
-  /** Buckets a time-series delete or update rewrites in one write transaction before yielding. */
-  timeseriesWriteSliceBuckets: 64,
 } as const;
 
 export type Limits = typeof limits;

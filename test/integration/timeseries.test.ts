@@ -18,6 +18,7 @@ const IllegalOperation = 20;
 const NamespaceExists = 48;
 const InvalidOptions = 72;
 const CommandNotSupportedOnView = 166;
+const NotImplemented = 238;
 const OperationNotSupportedInTransaction = 263;
 const MissingField = 40414;
 const UnknownField = 40415;
@@ -292,6 +293,44 @@ describe('time-series collections', () => {
       db.collection<TestDoc>('nometa').updateMany({}, { $set: { x: 1 } }),
       InvalidOptions,
     );
+  });
+
+  test('indexes on the meta and time fields are built on the buckets', async () => {
+    await db.createCollection('indexed', { timeseries: { timeField: 't', metaField: 'm' } });
+    const c = db.collection<TestDoc>('indexed');
+    await c.insertMany([
+      { _id: 1, m: { k: 'a' }, t: at(0) },
+      { _id: 2, m: { k: 'b' }, t: at(90) },
+    ]);
+    assert.equal(await c.createIndex({ 'm.k': 1, t: -1 }), 'm.k_1_t_-1');
+    assert.equal(await c.createIndex({ t: 1 }, { name: 'by time' }), 'by time');
+    const listed = await c.listIndexes().toArray();
+    assert.deepEqual(
+      listed.map((i) => [i['name'], i['key']]),
+      [
+        ['m.k_1_t_-1', { 'm.k': 1, t: -1 }],
+        ['by time', { t: 1 }],
+      ],
+    );
+    const onBuckets = await db.collection('system.buckets.indexed').listIndexes().toArray();
+    assert.deepEqual(onBuckets.find((i) => i['name'] === 'm.k_1_t_-1')?.['key'], {
+      'meta.k': 1,
+      'control.max.t': -1,
+      'control.min.t': -1,
+    });
+    // The bucket filter of a meta query can use the index.
+    const plan = JSON.stringify(await c.find({ 'm.k': 'b' }).explain());
+    assert.ok(plan.includes('IXSCAN'), plan);
+    assert.deepEqual(
+      (await c.find({ 'm.k': 'b' }).toArray()).map((d) => d['_id']),
+      [2],
+    );
+    // Indexes on measurement fields, and options, are not supported yet.
+    await expectServerCode(c.createIndex({ v: 1 }), NotImplemented);
+    await expectServerCode(c.createIndex({ 'm.k': 1 }, { unique: true }), NotImplemented);
+    await c.dropIndex({ t: 1 });
+    await c.dropIndex('m.k_1_t_-1');
+    assert.deepEqual(await c.listIndexes().toArray(), []);
   });
 
   test('TTL removes buckets whose newest measurement expired', async () => {

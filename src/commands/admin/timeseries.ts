@@ -277,3 +277,75 @@ export function isTimeseries(catalog: Catalog, view: ReadView, db: string, name:
   const def = lookupView(catalog, view, db, name);
   return def !== undefined && bucketsBehind(catalog, def) !== undefined;
 }
+
+// ---- indexes on a time-series collection (mongod's createBucketsIndexSpecFromTimeseriesIndexSpec) ----
+
+function indexNotSupported(what: string): CommandError {
+  return new CommandError(
+    ErrorCode.NotImplemented,
+    `${what} on a time-series collection is not supported yet (indexes on the metaField and the timeField are)`,
+  );
+}
+
+/** A key pattern on measurements as the key pattern on buckets it stands for. */
+export function bucketsIndexKey(o: TimeseriesOptions, key: BsonValue): BsonDocument {
+  if (!isPlainDocument(key)) throw indexNotSupported('This index key');
+  const out: BsonDocument = {};
+  for (const path of Object.keys(key)) {
+    const v = key[path] as BsonValue;
+    if (o.metaField !== undefined && (path === o.metaField || path.startsWith(`${o.metaField}.`))) {
+      out[`meta${path.slice(o.metaField.length)}`] = v;
+      continue;
+    }
+    const dir = numericValue(v);
+    if (path !== o.timeField || (dir !== 1 && dir !== -1))
+      throw indexNotSupported(`An index on '${path}': ${JSON.stringify(v)}`);
+    const [first, second] = dir === 1 ? ['min', 'max'] : ['max', 'min'];
+    out[`control.${first}.${o.timeField}`] = v;
+    out[`control.${second}.${o.timeField}`] = v;
+  }
+  return out;
+}
+
+/** The key pattern on measurements a buckets index stands for; undefined for internal ones. */
+export function measurementsIndexKey(
+  o: TimeseriesOptions,
+  key: BsonDocument,
+): BsonDocument | undefined {
+  const out: BsonDocument = {};
+  const paths = Object.keys(key);
+  for (let i = 0; i < paths.length; i++) {
+    const path = paths[i] as string;
+    if (o.metaField !== undefined && (path === 'meta' || path.startsWith('meta.'))) {
+      out[`${o.metaField}${path.slice(4)}`] = key[path] as BsonValue;
+    } else if (path === `control.min.${o.timeField}` || path === `control.max.${o.timeField}`) {
+      out[o.timeField] = key[path] as BsonValue;
+      i++; // its partner (control.max after control.min, or the reverse)
+    } else return undefined;
+  }
+  return out;
+}
+
+/** createIndexes' spec on the view as the spec built on the buckets (name: the user's). */
+export function bucketsIndexSpec(
+  o: TimeseriesOptions,
+  spec: BsonValue,
+  name: BsonValue,
+): BsonDocument {
+  if (!isPlainDocument(spec)) throw indexNotSupported('This index specification');
+  for (const k of Object.keys(spec))
+    if (k !== 'key' && k !== 'name' && k !== 'v')
+      throw indexNotSupported(`The index option '${k}'`);
+  return { key: bucketsIndexKey(o, getOwn(spec, 'key')), name };
+}
+
+/** listIndexes on the view: the buckets' indexes as measurements' indexes. */
+export function listedTimeseriesIndexes(o: TimeseriesOptions, buckets: Collection): BsonDocument[] {
+  const out: BsonDocument[] = [];
+  for (const i of buckets.meta.indexes) {
+    if (i.name === '_id_') continue;
+    const key = measurementsIndexKey(o, i.key);
+    if (key !== undefined) out.push({ ...i.spec, key });
+  }
+  return out;
+}
