@@ -328,7 +328,7 @@ describe('time-series collections', () => {
     // Indexes on measurement fields, and options, are not supported yet.
     await expectServerCode(c.createIndex({ v: 1 }), NotImplemented);
     await expectServerCode(c.createIndex({ 'm.k': 1 }, { unique: true }), NotImplemented);
-    await c.dropIndex({ t: 1 });
+    await db.command({ dropIndexes: 'indexed', index: { t: 1 } });
     await c.dropIndex('m.k_1_t_-1');
     assert.deepEqual(await c.listIndexes().toArray(), []);
   });
