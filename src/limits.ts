@@ -280,6 +280,15 @@ export const limits = {
   tailableAwaitMsDefault: 1000,
   /** Largest capped collection size (create's `size`, mongod's 1 PB); larger: Location51024. */
   cappedSizeBytesMax: 1024 ** 5,
+  /**
+   * Measurements in one time-series bucket (mongod's timeseriesBucketMaxCount): the next
+   * measurement of that meta value and span opens a new bucket (no error).
+   */
+  timeseriesBucketMeasurementsMax: 1000,
+  /** Bytes of one time-series bucket (mongod's timeseriesBucketMaxSize); past it: a new bucket. */
+  timeseriesBucketSizeBytesMax: 125 * 1024,
+  /** Largest bucketMaxSpanSeconds / bucketRoundingSeconds (one year); larger: Location51024. */
+  timeseriesBucketSpanSecondsMax: 31_536_000,
 } as const;
 
 export type Limits = typeof limits;

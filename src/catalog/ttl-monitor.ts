@@ -4,7 +4,8 @@
 // `{field: {$lte: cutoff}}` matches when any element is that old). Fields holding no date are
 // never deleted. Hidden TTL indexes still expire documents, as in mongod; a partial TTL index
 // only those matching its filter. A clustered collection with `expireAfterSeconds` loses the
-// documents whose _id is such a date. `ttlMonitorEnabled: false` pauses the passes.
+// documents whose _id is such a date; a time-series collection (its buckets collection) the
+// buckets whose control.max time is. `ttlMonitorEnabled: false` pauses the passes.
 //
 // The deletes go through the same write path as a delete command (the caller provides it), so
 // the oplog and change streams see them. The parameters are read on every tick (1 s), so a
@@ -15,6 +16,7 @@ import { numericValue } from '../bson/types.js';
 import type { Logger } from '../log.js';
 import type { Catalog } from './catalog.js';
 import type { Collection } from './collection.js';
+import { timeseriesOptionsOf } from './timeseries.js';
 
 export interface TtlMonitorOptions {
   readonly catalog: Catalog;
@@ -122,10 +124,14 @@ export class TtlMonitor {
     const secs = numericValue(options['expireAfterSeconds']);
     if (secs === undefined || Number.isNaN(secs)) return 0;
     const cutoff = new Date(this.now() - secs * 1000);
+    // A time-series buckets collection loses the buckets whose newest measurement is that old.
+    const ts = timeseriesOptionsOf(coll);
+    const filter: BsonDocument =
+      ts === undefined
+        ? { _id: { $lte: cutoff } }
+        : { [`control.max.${ts.timeField}`]: { $lte: cutoff } };
     try {
-      return await this.options.deleteMatching(coll.meta.db, coll.meta.name, {
-        _id: { $lte: cutoff },
-      });
+      return await this.options.deleteMatching(coll.meta.db, coll.meta.name, filter);
     } catch (e) {
       this.options.logger.warn('INDEX', 22542, 'TTL deletion failed', {
         ns: coll.ns,

@@ -428,4 +428,8 @@ export const AggCode = {
   Location7436201: 7436201,
   Location7749501: 7749501,
   Location7750301: 7750301,
+  Location5346500: 5346500,
+  Location5346504: 5346504,
+  Location5510600: 5510600,
+  Location5346506: 5346506,
 } as const;

@@ -21,6 +21,7 @@ import { atlasSearchStages, stageDefinitions, unsupportedStages } from './stages
 import { LimitPipelineStage } from './stages/limit.js';
 import { SkipPipelineStage } from './stages/skip.js';
 import { MatchStage } from './stages/match.js';
+import { UnpackBucketStage } from './stages/unpack-bucket.js';
 import { SortPipelineStage } from './stages/sort.js';
 import type { PipelineContext, Runtime, Stage } from './stages/types.js';
 
@@ -143,6 +144,17 @@ export function optimize(stages: readonly Stage[]): Stage[] {
       if (before instanceof MatchStage) out[out.length - 1] = before.mergeWith(s);
       else out.push(s);
       out.push(prev);
+    } else if (prev instanceof UnpackBucketStage && s instanceof MatchStage) {
+      // A time-series view: the buckets that may hold a match are filtered before unpacking.
+      const onBuckets = prev.bucketMatch(s);
+      if (onBuckets !== undefined) {
+        out.pop();
+        const before = out[out.length - 1];
+        if (before instanceof MatchStage) out[out.length - 1] = before.mergeWith(onBuckets);
+        else out.push(onBuckets);
+        out.push(prev);
+      }
+      out.push(s);
     } else if (prev instanceof MatchStage && s instanceof MatchStage) {
       out[out.length - 1] = prev.mergeWith(s);
     } else if (prev instanceof LimitPipelineStage && s instanceof LimitPipelineStage) {

@@ -25,6 +25,13 @@ import { listViews, lookupView, notACollection, removeView } from '../../catalog
 import type { ViewDefinition } from '../../catalog/views.js';
 import { checkViewDefinition, checkViewName, createViewIn, modifyViewIn } from './views.js';
 import {
+  bucketsBehind,
+  checkTimeseriesCreate,
+  createTimeseriesIn,
+  parseTimeseriesOptions,
+  timeseriesInfo,
+} from './timeseries.js';
+import {
   allowed,
   authenticatedOnly,
   currentPrivileges,
@@ -41,7 +48,7 @@ import type { ArgType } from '../args.js';
 import { clusterResource, databaseResource, namespaceResource } from '../../auth/resource.js';
 
 /** create options we store and honour; the others are refused until they work. */
-const notImplementedCreateOptions = ['timeseries', 'encryptedFields'];
+const notImplementedCreateOptions = ['encryptedFields'];
 
 // --- Access control (mongod's checkAuthForCreate, checkAuthForCollMod,
 // checkAuthorizedToListCollections, checkAuthForRenameCollectionCommand) ---
@@ -176,6 +183,28 @@ export const create = defineCommand({
     const { services, args, db, body, op } = inv;
     if (args.viewOn !== undefined) checkViewName(String(inv.target));
     const name = targetCollection(inv, { allowSystem: false });
+    if (body['timeseries'] !== undefined) {
+      checkTimeseriesCreate(db, name, body, op.access.transaction !== undefined);
+      const options = parseTimeseriesOptions(body['timeseries']);
+      const expireAfterSeconds =
+        body['expireAfterSeconds'] === undefined
+          ? undefined
+          : parseCollectionTtl(body['expireAfterSeconds'], 'create');
+      const collation =
+        args.collation === undefined ? undefined : parseCollation(args.collation)?.spec;
+      await services.engine.write(
+        (txn) =>
+          createTimeseriesIn(txn, services.catalog, {
+            db,
+            name,
+            options,
+            expireAfterSeconds,
+            collation,
+          }),
+        { durable: op.writeConcern.durable },
+      );
+      return withWriteConcernError({}, op.writeConcern, services.config.replSet);
+    }
     if (args.pipeline !== undefined && args.viewOn === undefined) {
       throw new CommandError(
         ErrorCode.InvalidOptions,
@@ -393,6 +422,14 @@ export const drop = defineCommand({
     const nIndexesWas = await services.engine.write(
       (txn) => {
         const coll = services.catalog.get(db, name);
+        const view = coll === undefined ? lookupView(services.catalog, txn, db, name) : undefined;
+        const buckets = view === undefined ? undefined : bucketsBehind(services.catalog, view);
+        if (buckets !== undefined) {
+          // A time-series collection: its view and its buckets go together.
+          removeView(services.catalog, txn, db, name);
+          services.catalog.drop(txn, buckets);
+          return buckets.indexes.length;
+        }
         // A view's drop removes its definition and reports no index count (mongod's _dropView).
         if (coll === undefined)
           return removeView(services.catalog, txn, db, name) ? 'view' : undefined;
@@ -402,7 +439,10 @@ export const drop = defineCommand({
       { durable: op.writeConcern.durable },
     );
     // A view's cursors read its underlying collection, which is still there.
-    if (typeof nIndexesWas === 'number') services.cursors.killForNamespace(`${db}.${name}`);
+    if (typeof nIndexesWas === 'number') {
+      services.cursors.killForNamespace(`${db}.${name}`);
+      services.cursors.killForNamespace(`${db}.system.buckets.${name}`);
+    }
     const reply: BsonDocument =
       nIndexesWas === undefined
         ? {}
@@ -534,7 +574,10 @@ export const listCollections = defineCommand({
     try {
       infos = [
         ...services.catalog.collections(db).map(collectionInfo),
-        ...listViews(services.catalog, lease.view, db).map(viewInfo),
+        ...listViews(services.catalog, lease.view, db).map((v) => {
+          const buckets = bucketsBehind(services.catalog, v);
+          return buckets === undefined ? viewInfo(v) : timeseriesInfo(v.name, buckets);
+        }),
       ];
     } finally {
       lease.release();
@@ -587,6 +630,11 @@ export const renameCollection = defineCommand({
       throw new CommandError(
         ErrorCode.IllegalOperation,
         `Invalid target namespace: ${to.db}.${to.name}`,
+      );
+    if (from.name.startsWith('system.buckets.'))
+      throw new CommandError(
+        ErrorCode.IllegalOperation,
+        'Renaming system.buckets collections is not allowed',
       );
     const dropTarget =
       args.dropTarget === true ||

@@ -44,6 +44,8 @@ import { uninterruptible } from '../../query/exec/drive.js';
 import { collectionCollation } from '../crud/common.js';
 import { parseCollation } from '../../bson/collation.js';
 import { lookupView, notACollection } from '../../catalog/views.js';
+import { timeseriesTargetOf } from '../crud/timeseries-writes.js';
+import { bucketsIndexKey, bucketsIndexSpec, listedTimeseriesIndexes } from './timeseries.js';
 import {
   checkPluginConflicts,
   checkPluginField,
@@ -748,15 +750,24 @@ export const createIndexes = defineCommand({
   traits: { isWrite: true, allowedInTransaction: true, apiVersion1: true },
   run: async (inv) => {
     const { services, args, db, op } = inv;
-    const name = targetCollection(inv, { allowSystem: false });
+    const target = targetCollection(inv, { allowSystem: false });
     if (args.indexes === undefined)
       throw new CommandError(
         ErrorCode.Location40414,
         "BSON field 'createIndexes.indexes' is missing but a required field",
       );
+    // A time-series collection: the indexes are built on its buckets, keys mapped as mongod's.
+    const ts = timeseriesTargetOf(services, op, db, target);
+    const name = ts === undefined ? target : ts.buckets.name;
+    const given =
+      ts === undefined
+        ? args.indexes
+        : args.indexes.map((s, i) =>
+            bucketsIndexSpec(ts.options, s, validateIndexSpec(s, i)['name'] ?? null),
+          );
     const rawSpecs =
       args.ignoreUnknownIndexOptions === true
-        ? args.indexes.map((s) =>
+        ? given.map((s) =>
             isPlainDocument(s)
               ? Object.fromEntries(
                   Object.entries(s).filter(
@@ -766,7 +777,7 @@ export const createIndexes = defineCommand({
                 )
               : s,
           )
-        : args.indexes;
+        : given;
     // mongod gives an index without `collation` the collection's default: one we cannot build.
     if (
       collectionCollation(services.catalog.get(db, name)) !== undefined &&
@@ -830,6 +841,16 @@ export const listIndexes = defineCommand({
     const { services, db } = inv;
     const name = targetCollection(inv);
     const coll = services.catalog.get(db, name);
+    const ts = coll === undefined ? timeseriesTargetOf(services, inv.op, db, name) : undefined;
+    const buckets = ts === undefined ? undefined : services.catalog.get(db, ts.buckets.name);
+    if (ts !== undefined && buckets !== undefined)
+      return {
+        cursor: {
+          id: Long.ZERO,
+          ns: `${db}.$cmd.listIndexes.${name}`,
+          firstBatch: listedTimeseriesIndexes(ts.options, buckets),
+        },
+      };
     if (coll === undefined && viewOf(services, inv.op, db, name) !== undefined)
       throw notACollection(db, name);
     if (coll === undefined)
@@ -855,8 +876,13 @@ export const dropIndexes = defineCommand({
   traits: { isWrite: true, apiVersion1: true },
   run: async (inv) => {
     const { services, args, db, op } = inv;
-    const name = targetCollection(inv);
-    const which = args.index;
+    const target = targetCollection(inv);
+    const ts = timeseriesTargetOf(services, op, db, target);
+    const name = ts === undefined ? target : ts.buckets.name;
+    const which =
+      ts !== undefined && isPlainDocument(args.index)
+        ? bucketsIndexKey(ts.options, args.index)
+        : args.index;
     if (which === undefined)
       throw new CommandError(
         ErrorCode.Location40414,

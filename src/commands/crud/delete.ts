@@ -19,6 +19,12 @@ import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.j
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete, slicedDelete } from './write-exec.js';
 import { onCollection } from '../authorization.js';
+import {
+  deleteMeasurements,
+  refuseTimeseriesWriteInTransaction,
+  slicedDeleteMeasurements,
+  timeseriesTargetOf,
+} from './timeseries-writes.js';
 
 const statementFields = new Set(['q', 'limit', 'hint', 'collation']);
 
@@ -119,6 +125,31 @@ export const deleteCommand = defineCommand({
       });
       return { filter: st.q, matcher, collator, hint: st.hint };
     };
+    const ts = timeseriesTargetOf(services, op, db, name);
+    if (ts !== undefined) {
+      refuseTimeseriesWriteInTransaction(op, ts, 'delete from');
+      const outcome = await runWriteBatch(
+        services,
+        op,
+        statements,
+        { ordered: args.ordered ?? true },
+        (w, st) => deleteMeasurements(w, ts, { ...specOf(st), limit: st.limit }),
+        deleteCodec,
+        (st) =>
+          st.limit !== 0
+            ? undefined
+            : () =>
+                slicedDeleteMeasurements(
+                  services,
+                  op,
+                  ts,
+                  { ...specOf(st), limit: 0 },
+                  { durable: op.writeConcern.durable },
+                ),
+      );
+      const n = outcome.results.reduce<number>((s, r) => s + (r ?? 0), 0);
+      return finishWriteReply({ n: new Int32(n) }, outcome);
+    }
     const outcome = await runWriteBatch(
       services,
       op,

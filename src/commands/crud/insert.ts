@@ -12,6 +12,11 @@ import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.j
 import type { StatementResultCodec } from './write-batch.js';
 import { privileges, targetResource } from '../authorization.js';
 import { privilege } from '../../auth/privileges.js';
+import {
+  insertMeasurement,
+  refuseTimeseriesWriteInTransaction,
+  timeseriesTargetOf,
+} from './timeseries-writes.js';
 
 const insertCodec: StatementResultCodec<boolean> = { encode: () => ({}), decode: () => true };
 
@@ -53,7 +58,9 @@ export const insert = defineCommand({
     const docs = args.documents;
     checkBatchSize(docs.length);
     const ns = { db, name };
-    await ensureCollectionOutsideTransaction(services, op, db, name);
+    const ts = timeseriesTargetOf(services, op, db, name);
+    if (ts !== undefined) refuseTimeseriesWriteInTransaction(op, ts, 'insert into');
+    else await ensureCollectionOutsideTransaction(services, op, db, name);
     const outcome = await runWriteBatch(
       services,
       op,
@@ -69,7 +76,8 @@ export const insert = defineCommand({
             `BSON field 'insert.documents' contains an element that is not an object`,
           );
         }
-        insertDocument(w, ns, raw);
+        if (ts !== undefined) insertMeasurement(w, ts, raw);
+        else insertDocument(w, ns, raw);
         return true;
       },
       insertCodec,

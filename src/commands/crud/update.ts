@@ -25,6 +25,11 @@ import {
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeUpdate, slicedUpdate } from './write-exec.js';
+import {
+  bucketsUpdateStatement,
+  refuseTimeseriesWriteInTransaction,
+  timeseriesTargetOf,
+} from './timeseries-writes.js';
 import type { UpdateSpec } from './write-exec.js';
 import type { UpdateOutcome } from './write-exec.js';
 import { privileges, targetResource } from '../authorization.js';
@@ -178,16 +183,27 @@ export const update = defineCommand({
       );
     }
     checkBatchSize(args.updates.length);
-    const ns = { db, name };
     // Statement structure is validated up front, as mongod's IDL does: a malformed statement
     // fails the whole command; execution errors become per-statement writeErrors.
-    const statements = args.updates.map(parseStatement);
+    const parsed = args.updates.map(parseStatement);
+    // A time-series collection: the statements 7.0 allows become updates of its buckets' meta.
+    const ts = timeseriesTargetOf(services, op, db, name);
+    if (ts !== undefined) refuseTimeseriesWriteInTransaction(op, ts, 'update');
+    const ns = ts === undefined ? { db, name } : ts.buckets;
+    const statements: Array<ParsedUpdateStatement & { refusal?: CommandError }> =
+      ts === undefined
+        ? parsed
+        : parsed.map((st) => {
+            const r = bucketsUpdateStatement(ts.options, st);
+            return r instanceof CommandError ? { ...st, refusal: r } : r;
+          });
     if (statements.some((s) => s.upsert))
       await ensureCollectionOutsideTransaction(services, op, db, name);
     const coll = services.catalog.get(db, name);
     for (const st of statements) resolveHint(coll, st.hint);
     const clusterTime = clusterTimeOf(services);
     const specOf = (stmt: (typeof statements)[number]): UpdateSpec => {
+      if (stmt.refusal !== undefined) throw stmt.refusal;
       // One expression context per statement, as mongod's: `let`, then the statement's `c`
       // (pipelines only), shared by the update and the filter, parsed in that order.
       const collator = resolveCollation(services.catalog.get(db, name), stmt.collation);

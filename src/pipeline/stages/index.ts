@@ -34,6 +34,7 @@ import { $sample } from './sample.js';
 import { $sortByCount } from './sort-by-count.js';
 import { $sort } from './sort.js';
 import { $unwind } from './unwind.js';
+import { $_internalUnpackBucket } from './unpack-bucket.js';
 import type { BsonValue } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
@@ -75,6 +76,7 @@ const all: readonly StageDefinition[] = [
   $fill,
   $changeStream,
   $geoNear,
+  $_internalUnpackBucket,
 ];
 
 export const stageDefinitions: ReadonlyMap<string, StageDefinition> = new Map(

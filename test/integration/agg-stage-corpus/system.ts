@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { Timestamp } from 'bson';
 import type { Document } from 'mongodb';
-import { jstest, manual, mongodSource } from './types.js';
+import { date, jstest, manual, mongodSource } from './types.js';
 import type { StageCase } from './types.js';
 
 const five: Document[] = [1, 2, 3, 4, 5].map((n) => ({ _id: n, a: n }));
@@ -450,6 +450,58 @@ const pipelineRules: StageCase[] = [
   },
 ];
 
+const unpackBucket: StageCase[] = [
+  {
+    name: '$_internalUnpackBucket unpacks a bucket: time, meta, then the columns',
+    source: mongodSource(
+      'pipeline/document_source_internal_unpack_bucket_test/unpack_bucket_exec_test.cpp',
+    ),
+    docs: [
+      {
+        _id: 1,
+        control: {
+          version: 1,
+          min: { _id: 1, time: date('2021-01-01T00:00:00Z') },
+          max: { _id: 2, time: date('2021-01-01T00:00:02Z') },
+        },
+        meta: { m1: 999 },
+        data: {
+          _id: { '0': 1, '1': 2 },
+          time: { '0': date('2021-01-01T00:00:01Z'), '1': date('2021-01-01T00:00:02Z') },
+          a: { '0': 1 },
+        },
+      },
+    ],
+    pipeline: [
+      {
+        $_internalUnpackBucket: {
+          timeField: 'time',
+          metaField: 'myMeta',
+          bucketMaxSpanSeconds: 3600,
+        },
+      },
+    ],
+    expected: [
+      { time: date('2021-01-01T00:00:01Z'), myMeta: { m1: 999 }, _id: 1, a: 1 },
+      { time: date('2021-01-01T00:00:02Z'), myMeta: { m1: 999 }, _id: 2 },
+    ],
+  },
+  {
+    name: '$_internalUnpackBucket without timeField',
+    source: mongodSource('pipeline/document_source_internal_unpack_bucket.cpp'),
+    docs: five,
+    pipeline: [{ $_internalUnpackBucket: { bucketMaxSpanSeconds: 3600 } }],
+    error: 5346500,
+  },
+  {
+    name: '$_internalUnpackBucket with an unknown parameter',
+    source: mongodSource('pipeline/document_source_internal_unpack_bucket.cpp'),
+    docs: five,
+    pipeline: [{ $_internalUnpackBucket: { timeField: 't', bucketMaxSpanSeconds: 3600, x: 1 } }],
+    error: 5346506,
+  },
+];
+
 export const systemCases: readonly StageCase[] = [
   ...collStats,
   ...indexStats,
@@ -459,4 +511,5 @@ export const systemCases: readonly StageCase[] = [
   ...atlasSearch,
   ...changeStream,
   ...pipelineRules,
+  ...unpackBucket,
 ];

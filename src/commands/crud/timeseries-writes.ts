@@ -1,0 +1,325 @@
+// Writes on a time-series collection (src/catalog/timeseries.ts has the layout), within
+// mongod 7.0.0's rules:
+// - insert: each measurement needs a date in the time field (BadValue otherwise); it joins
+//   the open bucket of its meta value whose span covers its time, else a new bucket;
+// - delete: any filter (7.0 allows arbitrary deletes): the buckets that may hold a match are
+//   read, their matching measurements removed, a bucket left empty is deleted;
+// - update: only multi: true, no upsert, a filter on the meta field only and modifiers that
+//   change the meta field only (7.0's meta updates; arbitrary updates came with 7.1), run on
+//   the buckets' `meta`; otherwise InvalidOptions (72), as mongod 7.0;
+// - none of these in a multi-document transaction (OperationNotSupportedInTransaction).
+// Everything goes through the write unit on the buckets collection.
+
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import { isArray, isPlainDocument } from '../../bson/types.js';
+import { bsonSize } from '../../bson/codec.js';
+import { getOwn, setOwn } from '../../bson/document.js';
+import type { Collection } from '../../catalog/collection.js';
+import {
+  bucketAccepts,
+  bucketIdFor,
+  bucketsNameOf,
+  buildBucket,
+  idBound,
+  roundDown,
+  splitMeta,
+  storedMeasurements,
+  timeseriesOptionsOf,
+  unpackBucket,
+  withMeasurement,
+} from '../../catalog/timeseries.js';
+import type { TimeseriesOptions } from '../../catalog/timeseries.js';
+import { deleteDocument, insertDocument, updateDocument } from '../../catalog/write-unit.js';
+import type { Namespace, WriteContext } from '../../catalog/write-unit.js';
+import { CommandError, ErrorCode } from '../../errors.js';
+import { compileQueryFilter } from '../../query/language.js';
+import { selectRecords } from '../../query/exec/select-records.js';
+import type { MatchedRecord, RecordSelection } from '../../query/exec/select-records.js';
+import type { DocumentFilter } from '../../query/exec/stages.js';
+import type { Collator } from '../../bson/collation.js';
+import type { OperationContext, ServerServices } from '../context.js';
+import { viewOf } from './common.js';
+import { runSlicedWrite } from './write-exec.js';
+import { bucketPredicates } from '../../pipeline/stages/unpack-bucket.js';
+
+/** A time-series collection named by a write: its buckets namespace and options. */
+export interface TimeseriesTarget {
+  readonly view: Namespace;
+  readonly buckets: Namespace;
+  readonly options: TimeseriesOptions;
+}
+
+/** The time-series collection `db.name`, if it is one (its view over system.buckets.name). */
+export function timeseriesTargetOf(
+  services: ServerServices,
+  op: OperationContext,
+  db: string,
+  name: string,
+): TimeseriesTarget | undefined {
+  const bucketsName = bucketsNameOf(name);
+  const coll = services.catalog.get(db, bucketsName);
+  if (coll === undefined) return undefined;
+  const options = timeseriesOptionsOf(coll);
+  if (options === undefined || viewOf(services, op, db, name)?.viewOn !== bucketsName)
+    return undefined;
+  return { view: { db, name }, buckets: { db, name: bucketsName }, options };
+}
+
+/** Writes on a time-series collection are refused in a multi-document transaction. */
+export function refuseTimeseriesWriteInTransaction(
+  op: OperationContext,
+  target: TimeseriesTarget,
+  verb: string,
+): void {
+  if (op.access.transaction !== undefined)
+    throw new CommandError(
+      ErrorCode.OperationNotSupportedInTransaction,
+      `Cannot ${verb} a time-series collection in a multi-document transaction: ${target.view.db}.${target.view.name}`,
+    );
+}
+
+function bucketsOf(w: WriteContext, target: TimeseriesTarget): Collection {
+  const coll = w.catalog.get(target.buckets.db, target.buckets.name);
+  if (coll === undefined)
+    throw new CommandError(
+      ErrorCode.NamespaceNotFound,
+      `Time-series buckets collection ${target.buckets.db}.${target.buckets.name} does not exist`,
+    );
+  return coll;
+}
+
+/** Inserts one measurement: into an open bucket that accepts it, or a new one. */
+export function insertMeasurement(
+  w: WriteContext,
+  target: TimeseriesTarget,
+  raw: BsonDocument,
+): void {
+  const o = target.options;
+  const time = getOwn(raw, o.timeField);
+  if (!(time instanceof Date))
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `'${o.timeField}' must be present and contain a valid BSON UTC datetime value`,
+    );
+  // The measurement keeps its _id (a new ObjectId when it has none, appended as mongod does).
+  const doc: BsonDocument = { ...raw };
+  if (getOwn(doc, '_id') === undefined) setOwn(doc, '_id', bucketIdFor(Date.now()));
+  const { meta, rest } = splitMeta(o, doc);
+  const ms = time.getTime();
+  const coll = bucketsOf(w, target);
+  const filter: BsonDocument = {
+    _id: { $gte: idBound(ms - o.bucketMaxSpanSeconds * 1000, false), $lte: idBound(ms, true) },
+  };
+  const measurementBytes = bsonSize(rest);
+  const candidates = selectRecords(w.txn, coll, {
+    filter,
+    matcher: compileQueryFilter(filter),
+  });
+  for (const { record } of candidates) {
+    if (!bucketAccepts(o, record.doc, bsonSize(record.doc), meta, ms, measurementBytes)) continue;
+    updateDocument(w, coll, record, withMeasurement(o, record.doc, rest), undefined);
+    return;
+  }
+  const start = roundDown(ms, o.bucketRoundingSeconds);
+  insertDocument(w, target.buckets, buildBucket(o, bucketIdFor(start), meta, [rest]));
+}
+
+// ---- deletes -----------------------------------------------------------------------------------
+
+export interface TimeseriesDelete {
+  readonly filter: BsonDocument;
+  readonly matcher: DocumentFilter | undefined;
+  readonly collator: Collator | undefined;
+  /** 1: the first matching measurement only; 0: all. */
+  readonly limit: number;
+}
+
+/** The buckets that may hold a measurement the filter matches. */
+function bucketSelection(o: TimeseriesOptions, spec: TimeseriesDelete): RecordSelection {
+  const conjuncts = bucketPredicates(o, spec.filter);
+  const filter: BsonDocument =
+    conjuncts.length === 0
+      ? {}
+      : conjuncts.length === 1
+        ? (conjuncts[0] as BsonDocument)
+        : { $and: conjuncts };
+  return {
+    filter,
+    matcher: compileQueryFilter(filter, { collator: spec.collator }),
+    collator: spec.collator,
+  };
+}
+
+/**
+ * Removes the matching measurements of the given buckets (stopping after `budget` when it is
+ * set); returns how many were removed.
+ */
+function deleteFromBuckets(
+  w: WriteContext,
+  coll: Collection,
+  o: TimeseriesOptions,
+  buckets: readonly MatchedRecord[],
+  spec: TimeseriesDelete,
+  budget: number | undefined,
+): number {
+  let removed = 0;
+  for (const { record } of buckets) {
+    if (budget !== undefined && removed >= budget) break;
+    const shown = unpackBucket(o, record.doc);
+    const stored = storedMeasurements(o, record.doc);
+    const keep: BsonDocument[] = [];
+    let gone = 0;
+    shown.forEach((m, i) => {
+      const hit =
+        (budget === undefined || removed + gone < budget) &&
+        (spec.matcher === undefined || spec.matcher.matches(m));
+      if (hit) gone++;
+      else keep.push(stored[i] as BsonDocument);
+    });
+    if (gone === 0) continue;
+    removed += gone;
+    if (keep.length === 0) deleteDocument(w, coll, record);
+    else {
+      const id = getOwn(record.doc, '_id');
+      const rebuilt = buildBucket(
+        o,
+        id as ReturnType<typeof bucketIdFor>,
+        getOwn(record.doc, 'meta'),
+        keep,
+      );
+      updateDocument(w, coll, record, rebuilt, undefined);
+    }
+  }
+  return removed;
+}
+
+/** A delete statement in the write transaction `w`: how many measurements it removed. */
+export function deleteMeasurements(
+  w: WriteContext,
+  target: TimeseriesTarget,
+  spec: TimeseriesDelete,
+): number {
+  const coll = bucketsOf(w, target);
+  const buckets = selectRecords(w.txn, coll, bucketSelection(target.options, spec));
+  return deleteFromBuckets(
+    w,
+    coll,
+    target.options,
+    buckets,
+    spec,
+    spec.limit === 1 ? 1 : undefined,
+  );
+}
+
+/** deleteMany outside a transaction: the buckets rewritten in slices (runSlicedWrite). */
+export async function slicedDeleteMeasurements(
+  services: ServerServices,
+  op: OperationContext,
+  target: TimeseriesTarget,
+  spec: TimeseriesDelete,
+  options: { readonly durable: boolean },
+): Promise<number> {
+  let n = 0;
+  await runSlicedWrite(
+    services,
+    op,
+    target.buckets,
+    bucketSelection(target.options, spec),
+    (w, coll, batch) => {
+      n += deleteFromBuckets(w, coll, target.options, batch, spec, undefined);
+    },
+    { ...options, bypassDocumentValidation: false },
+  );
+  return n;
+}
+
+// ---- updates -----------------------------------------------------------------------------------
+
+function invalid(message: string): CommandError {
+  return new CommandError(ErrorCode.InvalidOptions, message);
+}
+
+/** A path under the meta field renamed to the buckets' `meta`; undefined for any other path. */
+function metaPath(o: TimeseriesOptions, path: string): string | undefined {
+  if (o.metaField === undefined) return undefined;
+  if (path === o.metaField) return 'meta';
+  if (path.startsWith(`${o.metaField}.`)) return `meta${path.slice(o.metaField.length)}`;
+  return undefined;
+}
+
+/** The filter on measurements' meta field as a filter on buckets; throws for other fields. */
+function metaFilter(o: TimeseriesOptions, filter: BsonDocument): BsonDocument {
+  const out: BsonDocument = {};
+  for (const k of Object.keys(filter)) {
+    const v = filter[k] as BsonValue;
+    if ((k === '$and' || k === '$or' || k === '$nor') && isArray(v)) {
+      setOwn(
+        out,
+        k,
+        v.map((sub) => (isPlainDocument(sub) ? metaFilter(o, sub) : sub)),
+      );
+      continue;
+    }
+    const renamed = metaPath(o, k);
+    if (renamed === undefined)
+      throw invalid(
+        `Cannot perform an update on a time-series collection using a query that includes fields other than the metaField '${o.metaField ?? ''}'`,
+      );
+    setOwn(out, renamed, v);
+  }
+  return out;
+}
+
+/** An update document touching only the meta field, rewritten for the buckets. */
+function metaUpdate(o: TimeseriesOptions, u: BsonValue): BsonDocument {
+  if (!isPlainDocument(u) || Object.keys(u).some((k) => !k.startsWith('$')))
+    throw invalid(
+      'Cannot perform an update on a time-series collection with a replacement document or a pipeline',
+    );
+  const out: BsonDocument = {};
+  for (const op of Object.keys(u)) {
+    const fields = u[op];
+    if (!isPlainDocument(fields)) {
+      setOwn(out, op, fields as BsonValue);
+      continue;
+    }
+    const renamed: BsonDocument = {};
+    for (const path of Object.keys(fields)) {
+      const to = metaPath(o, path);
+      let value = fields[path] as BsonValue;
+      if (op === '$rename' && typeof value === 'string') {
+        const target = metaPath(o, value);
+        if (target === undefined) value = '';
+        else value = target;
+      }
+      if (to === undefined || value === '')
+        throw invalid(
+          `Cannot perform an update on a time-series collection which updates a field that is not the metaField '${o.metaField ?? ''}'`,
+        );
+      setOwn(renamed, to, value);
+    }
+    setOwn(out, op, renamed);
+  }
+  return out;
+}
+
+/**
+ * An update statement on a time-series collection as the statement on its buckets it
+ * becomes; the refusal (InvalidOptions) when 7.0 does not allow it.
+ */
+export function bucketsUpdateStatement<
+  S extends { q: BsonDocument; u: BsonValue; multi: boolean; upsert: boolean },
+>(o: TimeseriesOptions, st: S): S | CommandError {
+  try {
+    if (o.metaField === undefined)
+      throw invalid(
+        'Cannot perform an update on a time-series collection that does not have a metaField',
+      );
+    if (!st.multi) throw invalid('Cannot perform a non-multi update on a time-series collection');
+    if (st.upsert) throw invalid('Cannot perform an upsert on a time-series collection');
+    return { ...st, q: metaFilter(o, st.q), u: metaUpdate(o, st.u) };
+  } catch (e) {
+    if (e instanceof CommandError) return e;
+    throw e;
+  }
+}
