@@ -274,6 +274,12 @@ export const limits = {
   tailableAwaitMsDefault: 1000,
   /** Largest capped collection size (create's `size`, mongod's 1 PB); larger: Location51024. */
   cappedSizeBytesMax: 1024 ** 5,
+  /** The jsonfile engine compacts its log while open once it is at least this big... */
+  jsonfileCompactLogBytesMin: 8 * 1024 * 1024,
+  /** ...and this many times the bytes of the live data (its text is ~2x their bytes). */
+  jsonfileCompactLogToDataRatio: 4,
+  /** Characters written at once while compacting (the event loop is given back between). */
+  jsonfileCompactChunkChars: 256 * 1024,
 } as const;
 
 export type Limits = typeof limits;

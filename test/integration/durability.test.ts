@@ -25,7 +25,7 @@ function client(port: number): MongoClient {
   });
 }
 
-for (const engine of ['lmdb', 'sqlite'] as const) {
+for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
   const engineArgs = ['--storageEngine', engine];
   const skip = engine === 'sqlite' && sqliteMissing !== undefined;
   if (skip) console.log(`# SKIP durability on sqlite: ${sqliteMissing}`);

@@ -24,7 +24,7 @@ const root = mkdtempSync(join(tmpdir(), 'secantus-engines-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 let dirs = 0;
 
-for (const engine of ['sqlite'] as const) {
+for (const engine of ['sqlite', 'jsonfile'] as const) {
   describe(
     `server on the ${engine} engine`,
     { skip: engine === 'sqlite' && sqliteMissing !== undefined },
