@@ -274,6 +274,12 @@ export const limits = {
   tailableAwaitMsDefault: 1000,
   /** Largest capped collection size (create's `size`, mongod's 1 PB); larger: Location51024. */
   cappedSizeBytesMax: 1024 ** 5,
+  /** Page size of a new sqlite engine database: rows up to ~4 KiB stay inside their page. */
+  sqlitePageBytes: 16 * 1024,
+  /** SQLite page cache of each connection of the sqlite engine (its cache_size, in KiB). */
+  sqliteCacheKiB: 32 * 1024,
+  /** Bytes of the sqlite engine's database file each connection maps (its mmap_size). */
+  sqliteMmapBytes: 256 * 1024 * 1024,
   /** The jsonfile engine compacts its log while open once it is at least this big... */
   jsonfileCompactLogBytesMin: 8 * 1024 * 1024,
   /** ...and this many times the bytes of the live data (its text is ~2x their bytes). */
