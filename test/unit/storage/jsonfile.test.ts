@@ -2,15 +2,13 @@
 // directory, plus what is particular to it — a log people can read, a torn tail ignored on
 // replay, compaction on close and while open, damage refused.
 
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { BSON, Double, Int32 } from 'bson';
 import { registerContractSuite } from './contract.js';
-import { registerProcessSuite } from './process-suite.js';
-import type { StorageEngine } from '../../../src/storage/engine.js';
+import { diskEngineFixture, registerProcessSuite } from './process-suite.js';
 import { openEngine } from '../../../src/storage/open.js';
 import {
   JsonFileEngine,
@@ -18,30 +16,9 @@ import {
   jsonFileName,
 } from '../../../src/storage/jsonfile/jsonfile-engine.js';
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'secantus-jsonfile-test-'));
-let dirs = 0;
-const freshDir = (): string => path.join(root, `db${dirs++}`);
-after(() => fs.rmSync(root, { recursive: true, force: true }));
+const { freshDir, openAt, contract } = diskEngineFixture('jsonfile', 40);
 
-const pathOf = new WeakMap<StorageEngine, string>();
-
-async function openAt(dir: string): Promise<StorageEngine> {
-  const e = await openEngine({ engine: 'jsonfile', path: dir });
-  pathOf.set(e, dir);
-  return e;
-}
-
-registerContractSuite({
-  name: 'jsonfile',
-  open: () => openAt(freshDir()),
-  reopen: async (e) => {
-    const dir = pathOf.get(e);
-    if (dir === undefined) throw new Error('reopen: engine not opened by this harness');
-    await e.close();
-    return openAt(dir);
-  },
-  propertyRuns: 40,
-});
+registerContractSuite(contract);
 
 registerProcessSuite({ engine: 'jsonfile', freshDir, openAt });
 

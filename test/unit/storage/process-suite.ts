@@ -2,10 +2,11 @@
 // engine by lmdb.test.ts, sqlite.test.ts and jsonfile.test.ts: the directory lock (in this
 // process and against another), and no acknowledged durable write lost to kill -9.
 
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -14,6 +15,8 @@ import {
   type StorageEngine,
 } from '../../../src/storage/engine.js';
 import { lockFileName } from '../../../src/storage/lock-file.js';
+import { openEngine } from '../../../src/storage/open.js';
+import type { EngineHarness } from './contract.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const openModule = new URL('../../../src/storage/open.ts', import.meta.url).href;
@@ -57,6 +60,42 @@ export function runChild(
   return new Promise((resolve) =>
     child.on('close', (code, signal) => resolve({ code, signal, lines, stderr })),
   );
+}
+
+/**
+ * Fresh data directories under one temporary root (removed after the test file), an engine
+ * opened on one through openEngine, and the contract harness that reopens it there.
+ */
+export function diskEngineFixture(
+  engine: EngineName,
+  propertyRuns: number,
+): {
+  freshDir(): string;
+  openAt(dir: string): Promise<StorageEngine>;
+  readonly contract: EngineHarness;
+} {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `secantus-${engine}-test-`));
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+  let dirs = 0;
+  const freshDir = (): string => path.join(root, `db${dirs++}`);
+  const pathOf = new WeakMap<StorageEngine, string>();
+  const openAt = async (dir: string): Promise<StorageEngine> => {
+    const e = await openEngine({ engine, path: dir });
+    pathOf.set(e, dir);
+    return e;
+  };
+  const contract: EngineHarness = {
+    name: engine,
+    open: () => openAt(freshDir()),
+    reopen: async (e) => {
+      const dir = pathOf.get(e);
+      if (dir === undefined) throw new Error('reopen: engine not opened by this harness');
+      await e.close();
+      return openAt(dir);
+    },
+    propertyRuns,
+  };
+  return { freshDir, openAt, contract };
 }
 
 export interface ProcessHarness {

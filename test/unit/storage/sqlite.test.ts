@@ -2,14 +2,11 @@
 // directory, plus what is particular to it — one database file in WAL mode, the key order
 // SQLite gives BLOBs, and a clear error when better-sqlite3 cannot load.
 
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { registerContractSuite } from './contract.js';
-import { registerProcessSuite } from './process-suite.js';
-import type { StorageEngine } from '../../../src/storage/engine.js';
+import { diskEngineFixture, registerProcessSuite } from './process-suite.js';
 import { openEngine } from '../../../src/storage/open.js';
 import { loadSqlite, sqliteFileName } from '../../../src/storage/sqlite/sqlite-engine.js';
 
@@ -22,31 +19,10 @@ const available = await loadSqlite().then(
   },
 );
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'secantus-sqlite-test-'));
-let dirs = 0;
-const freshDir = (): string => path.join(root, `db${dirs++}`);
-after(() => fs.rmSync(root, { recursive: true, force: true }));
-
-const pathOf = new WeakMap<StorageEngine, string>();
-
-async function openAt(dir: string): Promise<StorageEngine> {
-  const e = await openEngine({ engine: 'sqlite', path: dir });
-  pathOf.set(e, dir);
-  return e;
-}
+const { freshDir, openAt, contract } = diskEngineFixture('sqlite', 40);
 
 if (available) {
-  registerContractSuite({
-    name: 'sqlite',
-    open: () => openAt(freshDir()),
-    reopen: async (e) => {
-      const dir = pathOf.get(e);
-      if (dir === undefined) throw new Error('reopen: engine not opened by this harness');
-      await e.close();
-      return openAt(dir);
-    },
-    propertyRuns: 40,
-  });
+  registerContractSuite(contract);
 
   registerProcessSuite({ engine: 'sqlite', freshDir, openAt });
 
