@@ -1,6 +1,6 @@
 // Harness 1, compare: per-operation latency end to end through the official `mongodb`
 // driver over TCP, against a freshly started server with its own data directory — the
-// built secantusd on lmdb and on memory, and any server given by --uri (a real mongod,
+// built secantusd on lmdb, memory, sqlite and jsonfile, and any server given by --uri (a real mongod,
 // where one exists). Each workload's median over the runs is divided by its floor
 // (floors.ts, same run) so the ratio means the same on any machine.
 //
@@ -412,6 +412,8 @@ export async function runCompare(
   const targets: TargetSummary[] = [
     { key: 'lmdb', label: 'SecantusDB lmdb' },
     { key: 'memory', label: 'SecantusDB memory' },
+    { key: 'sqlite', label: 'SecantusDB sqlite' },
+    { key: 'jsonfile', label: 'SecantusDB jsonfile' },
     config.uri === undefined
       ? {
           key: 'uri',
@@ -421,7 +423,13 @@ export async function runCompare(
       : { key: 'uri', label: `--uri ${config.uri.replace(/\/\/[^@/]*@/, '//')}` },
   ];
   const live = targets.filter((t) => t.notRun === undefined);
-  const runs: Record<TargetKey, TargetRun[]> = { lmdb: [], memory: [], uri: [] };
+  const runs: Record<TargetKey, TargetRun[]> = {
+    lmdb: [],
+    memory: [],
+    sqlite: [],
+    jsonfile: [],
+    uri: [],
+  };
   progress.start('compare', s.runs * live.length);
   try {
     for (let r = 0; r < s.runs; r++) {

@@ -1,6 +1,7 @@
 // The storage floor: what the engines do with nothing above them. Every higher layer's
 // throughput is bounded by these figures. Prints figures only; run with
 //   npx tsx bench/storage-floor.ts [--quick]
+// (memory, lmdb both ways, sqlite, jsonfile, and the lmdb package alone)
 //
 // Each insert figure uses a fresh engine (and data directory), so that one measurement's
 // heap or file does not slow the next; reads run on the 100k-key table of the second one.
@@ -171,6 +172,8 @@ try {
     lmdb({ overlappingSync: true }),
     1_000,
   );
+  for (const engine of ['sqlite', 'jsonfile'] as const)
+    await run(engine, () => openEngine({ engine, path: path.join(dir, String(dirs++)) }), 1_000);
   await packageBaseline(path.join(dir, 'package'));
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

@@ -289,6 +289,19 @@ export const limits = {
   timeseriesBucketSizeBytesMax: 125 * 1024,
   /** Largest bucketMaxSpanSeconds / bucketRoundingSeconds (one year); larger: Location51024. */
   timeseriesBucketSpanSecondsMax: 31_536_000,
+
+  /** Page size of a new sqlite engine database: rows up to ~4 KiB stay inside their page. */
+  sqlitePageBytes: 16 * 1024,
+  /** SQLite page cache of each connection of the sqlite engine (its cache_size, in KiB). */
+  sqliteCacheKiB: 32 * 1024,
+  /** Bytes of the sqlite engine's database file each connection maps (its mmap_size). */
+  sqliteMmapBytes: 256 * 1024 * 1024,
+  /** The jsonfile engine compacts its log while open once it is at least this big... */
+  jsonfileCompactLogBytesMin: 8 * 1024 * 1024,
+  /** ...and this many times the bytes of the live data (its text is ~2x their bytes). */
+  jsonfileCompactLogToDataRatio: 4,
+  /** Characters written at once while compacting (the event loop is given back between). */
+  jsonfileCompactChunkChars: 256 * 1024,
 } as const;
 
 export type Limits = typeof limits;

@@ -10,11 +10,12 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { makeTempDir, removeTempDir, trackChild } from './cleanup.js';
+import type { EngineName } from '../../src/storage/engine.js';
 
 export const repoRoot = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
 export const daemonScript = join(repoRoot, 'dist/src/cli/secantusd.js');
 
-export type EngineName = 'lmdb' | 'memory';
+export type { EngineName };
 
 export interface DaemonOptions {
   readonly engine: EngineName;

@@ -17,13 +17,14 @@ import {
   netUsage,
 } from './net-options.js';
 import type { NetOptions } from './net-options.js';
+import { engineNames, type EngineName } from '../storage/engine.js';
 
 export interface DaemonOptions extends NetOptions {
   port: number;
   bindIp: string;
   dbPath: string;
   replSet: string;
-  storageEngine: 'lmdb' | 'memory';
+  storageEngine: EngineName;
   enableTestCommands: boolean;
   logPath: string | undefined;
   /** Append to an existing log file instead of moving it aside (mongod's --logappend). */
@@ -103,7 +104,7 @@ export const usage = `Usage: secantusd [options]
   --bind_ip_all             listen on all IPv4 addresses
   --dbpath <dir>            data directory (default ./data)
   --replSet <name>          replica set name (default rs0; '' runs a standalone)
-  --storageEngine <name>    lmdb (default) or memory
+  --storageEngine <name>    lmdb (default), sqlite, jsonfile or memory (docs/engines.md)
   --config <file>           TOML configuration file
   --setParameter <k=v>      server parameter (enableTestCommands=1)
   --logpath <file>          write logs to a file instead of stdout (an existing file is
@@ -177,9 +178,12 @@ function parseMaxConns(v: unknown, source: string): number {
   return n;
 }
 
-function parseEngine(v: unknown, source: string): 'lmdb' | 'memory' {
-  if (v === 'lmdb' || v === 'memory') return v;
-  throw new OptionsError(`${source}: storageEngine must be 'lmdb' or 'memory', got ${String(v)}`);
+function parseEngine(v: unknown, source: string): EngineName {
+  const known: readonly unknown[] = engineNames;
+  if (known.includes(v)) return v as EngineName;
+  throw new OptionsError(
+    `${source}: storageEngine must be one of ${engineNames.map((n) => `'${n}'`).join(', ')}, got ${String(v)}`,
+  );
 }
 
 function parseProfileLevel(v: unknown, source: string): number {

@@ -124,7 +124,7 @@ async function main(): Promise<number> {
 
   let server: Server;
   try {
-    if (o.storageEngine === 'lmdb') mkdirSync(o.dbPath, { recursive: true });
+    if (o.storageEngine !== 'memory') mkdirSync(o.dbPath, { recursive: true });
     server = await Server.start({
       port: o.port,
       bindIp: o.bindIp,

@@ -1,6 +1,7 @@
 // What a command sees: the server's services, the connection it came on, and the operation
 // (deadline, session, write concern). The server layer implements these interfaces.
 
+import type { EngineName } from '../storage/engine.js';
 import type { BsonDocument } from '../bson/types.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { CommandError, ErrorCode } from '../errors.js';
@@ -35,7 +36,7 @@ export interface ServerConfig {
   /** host:port that clients should use to reach this server (hello's `me`, `hosts`). */
   readonly advertisedHost: string;
   readonly dbPath: string | undefined;
-  readonly storageEngine: 'memory' | 'lmdb';
+  readonly storageEngine: EngineName;
   /** Replica set name; '' runs as a standalone. */
   readonly replSet: string;
   readonly enableTestCommands: boolean;

@@ -6,6 +6,7 @@
 //   ...
 //   await server.stop();
 
+import type { EngineName } from '../storage/engine.js';
 import type { Logger } from '../log.js';
 import { Server } from '../server/server.js';
 import type { ResetResult, ServerSnapshot } from '../server/fixtures.js';
@@ -19,7 +20,7 @@ export interface SecantusServerOptions {
   /** Data directory. Without one, data lives in memory and is gone after stop(). */
   readonly dbPath?: string;
   /** Default: lmdb with a dbPath, memory without. */
-  readonly storageEngine?: 'memory' | 'lmdb';
+  readonly storageEngine?: EngineName;
   /** Replica set name; default 'rs0' (sessions, transactions, change streams). '' for standalone. */
   readonly replSet?: string;
   /** configureFailPoint and other test commands; default true for the in-process server. */

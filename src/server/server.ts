@@ -34,7 +34,7 @@ import { ClusterClock } from '../repl/clock.js';
 import { Oplog } from '../repl/oplog.js';
 import { Topology } from '../repl/topology.js';
 import { OplogStore, oplogEntryTables } from '../repl/oplog-store.js';
-import type { StorageEngine } from '../storage/engine.js';
+import type { EngineName, StorageEngine } from '../storage/engine.js';
 import { openEngine } from '../storage/open.js';
 import { RoutedEngine } from '../storage/routed-engine.js';
 import { ConflictTracker } from '../txn/conflicts.js';
@@ -70,7 +70,7 @@ export interface ServerOptions {
   /** Data directory; required for the lmdb engine. */
   readonly dbPath?: string;
   /** Default: lmdb when a dbPath is given, memory otherwise. */
-  readonly storageEngine?: 'memory' | 'lmdb';
+  readonly storageEngine?: EngineName;
   /** Replica set name; '' for a standalone. Default 'rs0'. */
   readonly replSet?: string;
   /** Allow configureFailPoint and other test commands. Default false. */

@@ -117,8 +117,12 @@ export interface TableSize {
   readonly valueBytes: number;
 }
 
+/** The engines `openEngine()` knows (src/storage/open.ts). */
+export const engineNames = ['lmdb', 'memory', 'sqlite', 'jsonfile'] as const;
+export type EngineName = (typeof engineNames)[number];
+
 export interface StorageEngine {
-  readonly name: 'memory' | 'lmdb';
+  readonly name: EngineName;
   /** True when committed data outlives the process. */
   readonly persistent: boolean;
   /** Longest key the engine stores; longer keys make `put` throw KeyTooLongError. */
@@ -174,5 +178,16 @@ export class DataDirectoryLockedError extends Error {
         (holderPid === undefined ? '' : ` (pid ${holderPid})`),
     );
     this.name = 'DataDirectoryLockedError';
+  }
+}
+
+/** An engine whose optional package cannot load on this machine (sqlite: better-sqlite3). */
+export class StorageUnavailableError extends Error {
+  constructor(
+    readonly engine: EngineName,
+    readonly reason: string,
+  ) {
+    super(`the ${engine} storage engine is unavailable: ${reason}`);
+    this.name = 'StorageUnavailableError';
   }
 }

@@ -12,6 +12,7 @@ import type {
   Entry,
   ScanOptions,
   Snapshot,
+  EngineName,
   StorageEngine,
   TableImage,
   TableSize,
@@ -72,7 +73,7 @@ export class RoutedEngine implements StorageEngine {
     this.routed = new Set(routed);
   }
 
-  get name(): 'memory' | 'lmdb' {
+  get name(): EngineName {
     return this.main.name;
   }
   get persistent(): boolean {

@@ -9,6 +9,7 @@ import type {
   EngineStats,
   ScanOptions,
   Snapshot,
+  EngineName,
   StorageEngine,
   WriteOptions,
   WriteTxn,
@@ -85,7 +86,7 @@ export class TrackedEngine implements StorageEngine {
     readonly tracker: ConflictTracker,
   ) {}
 
-  get name(): 'memory' | 'lmdb' {
+  get name(): EngineName {
     return this.inner.name;
   }
   get persistent(): boolean {

@@ -1,6 +1,6 @@
-// Acknowledged means durable: the daemon on LMDB, killed with SIGKILL mid-stream, keeps every
-// write it acknowledged; a clean stop keeps everything; a second daemon on the same dbpath
-// is refused.
+// Acknowledged means durable: the daemon on each durable engine (lmdb, sqlite, jsonfile),
+// killed with SIGKILL mid-stream, keeps every write it acknowledged; a clean stop keeps
+// everything; a second daemon on the same dbpath is refused.
 
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -11,6 +11,12 @@ import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { daemonScript, startDaemon } from '../helpers/daemon.js';
 import type { TestDoc } from '../helpers/driver.js';
+import { loadSqlite } from '../../src/storage/sqlite/sqlite-engine.js';
+
+const sqliteMissing = await loadSqlite().then(
+  () => undefined,
+  (e: unknown) => (e instanceof Error ? e.message : String(e)),
+);
 
 function client(port: number): MongoClient {
   return new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, {
@@ -19,104 +25,119 @@ function client(port: number): MongoClient {
   });
 }
 
-describe('durability (daemon on LMDB)', () => {
-  test('SIGKILL mid-stream loses no acknowledged write', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'secantus-dur-'));
-    try {
-      const d = await startDaemon(dir);
-      const writers = Array.from({ length: 4 }, () => client(d.port));
-      await Promise.all(writers.map((w) => w.connect()));
-      const acked = new Set<string>();
-      let stop = false;
-      const loops = writers.map(async (w, wi) => {
-        for (let i = 0; !stop; i++) {
-          const id = `${wi}-${i}`;
-          try {
-            await w
-              .db('dur')
-              .collection<TestDoc>('c')
-              .insertOne({ _id: id, pad: 'x'.repeat(200) });
-            acked.add(id);
-          } catch {
-            return;
+for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
+  const engineArgs = ['--storageEngine', engine];
+  const skip = engine === 'sqlite' && sqliteMissing !== undefined;
+  if (skip) console.log(`# SKIP durability on sqlite: ${sqliteMissing}`);
+  describe(`durability (daemon on ${engine})`, { skip }, () => {
+    test('SIGKILL mid-stream loses no acknowledged write', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'secantus-dur-'));
+      try {
+        const d = await startDaemon(dir, engineArgs);
+        const writers = Array.from({ length: 4 }, () => client(d.port));
+        await Promise.all(writers.map((w) => w.connect()));
+        const acked = new Set<string>();
+        let stop = false;
+        const loops = writers.map(async (w, wi) => {
+          for (let i = 0; !stop; i++) {
+            const id = `${wi}-${i}`;
+            try {
+              await w
+                .db('dur')
+                .collection<TestDoc>('c')
+                .insertOne({ _id: id, pad: 'x'.repeat(200) });
+              acked.add(id);
+            } catch {
+              return;
+            }
           }
-        }
-      });
-      // Kill mid-stream once enough writes were acknowledged (bounded wait: the machine may be loaded).
-      const waitUntil = Date.now() + 15_000;
-      while (acked.size < 200 && Date.now() < waitUntil)
-        await new Promise((r) => setTimeout(r, 50));
-      d.proc.kill('SIGKILL');
-      stop = true;
-      await Promise.all(loops);
-      await d.exited;
-      await Promise.all(writers.map((w) => w.close(true).catch(() => undefined)));
-      assert.ok(acked.size > 50, `acknowledged ${acked.size} writes before the kill`);
+        });
+        // Kill mid-stream once enough writes were acknowledged (bounded wait: the machine may be loaded).
+        const waitUntil = Date.now() + 15_000;
+        while (acked.size < 200 && Date.now() < waitUntil)
+          await new Promise((r) => setTimeout(r, 50));
+        d.proc.kill('SIGKILL');
+        stop = true;
+        await Promise.all(loops);
+        await d.exited;
+        await Promise.all(writers.map((w) => w.close(true).catch(() => undefined)));
+        assert.ok(acked.size > 50, `acknowledged ${acked.size} writes before the kill`);
 
-      const d2 = await startDaemon(dir);
-      const c = client(d2.port);
-      const ids = new Set(
-        (
+        const d2 = await startDaemon(dir, engineArgs);
+        const c = client(d2.port);
+        const ids = new Set(
+          (
+            await c
+              .db('dur')
+              .collection('c')
+              .find({}, { projection: { _id: 1 } })
+              .toArray()
+          ).map((x) => String(x['_id'])),
+        );
+        const missing = [...acked].filter((id) => !ids.has(id));
+        assert.deepEqual(
+          missing.slice(0, 5),
+          [],
+          `found ${ids.size} of ${acked.size}; dbs: ${JSON.stringify(await c.db('admin').command({ listDatabases: 1 }))}`,
+        );
+        await c.close();
+        d2.proc.kill('SIGTERM');
+        assert.equal(await d2.exited, 0, 'SIGTERM exits 0');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    // The other engines' restart and lock are tested in process (test/integration/engines.test.ts
+    // and test/unit/storage/process-suite.ts): a daemon pair per engine costs ~10 s of CI.
+    test(
+      'restart after a clean stop keeps all data; a second process on the same dbpath is refused',
+      { skip: engine !== 'lmdb' },
+      async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'secantus-dur-'));
+        try {
+          const d = await startDaemon(dir, engineArgs);
+          const c = client(d.port);
           await c
-            .db('dur')
-            .collection('c')
-            .find({}, { projection: { _id: 1 } })
-            .toArray()
-        ).map((x) => String(x['_id'])),
-      );
-      const missing = [...acked].filter((id) => !ids.has(id));
-      assert.deepEqual(
-        missing.slice(0, 5),
-        [],
-        `found ${ids.size} of ${acked.size}; dbs: ${JSON.stringify(await c.db('admin').command({ listDatabases: 1 }))}`,
-      );
-      await c.close();
-      d2.proc.kill('SIGTERM');
-      assert.equal(await d2.exited, 0, 'SIGTERM exits 0');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+            .db('keep')
+            .collection<TestDoc>('c')
+            .insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: i, v: i * 2 })));
+          await c.db('keep').collection('c').createIndex({ v: 1 }, { unique: true });
+          await c.close();
+
+          const second = spawn(
+            process.execPath,
+            [daemonScript, '--port', '0', '--dbpath', dir, ...engineArgs],
+            {
+              stdio: 'ignore',
+            },
+          );
+          const guard = setTimeout(() => second.kill('SIGKILL'), 20_000);
+          const code = await new Promise<number | null>((r) => second.on('exit', (x) => r(x)));
+          clearTimeout(guard);
+          assert.equal(code, 100, 'a second daemon on the same dbpath exits with 100');
+
+          d.proc.kill('SIGINT');
+          assert.equal(await d.exited, 0);
+          const d2 = await startDaemon(dir, engineArgs);
+          const c2 = client(d2.port);
+          assert.equal(await c2.db('keep').collection('c').countDocuments(), 500);
+          const idx = await c2.db('keep').collection('c').listIndexes().toArray();
+          assert.deepEqual(
+            idx.map((i) => i['name']),
+            ['_id_', 'v_1'],
+          );
+          await assert.rejects(
+            c2.db('keep').collection<TestDoc>('c').insertOne({ _id: 'dup', v: 2 }),
+            /E11000/,
+          );
+          await c2.close();
+          d2.proc.kill('SIGTERM');
+          assert.equal(await d2.exited, 0);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    );
   });
-
-  test('restart after a clean stop keeps all data; a second process on the same dbpath is refused', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'secantus-dur-'));
-    try {
-      const d = await startDaemon(dir);
-      const c = client(d.port);
-      await c
-        .db('keep')
-        .collection<TestDoc>('c')
-        .insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: i, v: i * 2 })));
-      await c.db('keep').collection('c').createIndex({ v: 1 }, { unique: true });
-      await c.close();
-
-      const second = spawn(process.execPath, [daemonScript, '--port', '0', '--dbpath', dir], {
-        stdio: 'ignore',
-      });
-      const guard = setTimeout(() => second.kill('SIGKILL'), 20_000);
-      const code = await new Promise<number | null>((r) => second.on('exit', (x) => r(x)));
-      clearTimeout(guard);
-      assert.equal(code, 100, 'a second daemon on the same dbpath exits with 100');
-
-      d.proc.kill('SIGINT');
-      assert.equal(await d.exited, 0);
-      const d2 = await startDaemon(dir);
-      const c2 = client(d2.port);
-      assert.equal(await c2.db('keep').collection('c').countDocuments(), 500);
-      const idx = await c2.db('keep').collection('c').listIndexes().toArray();
-      assert.deepEqual(
-        idx.map((i) => i['name']),
-        ['_id_', 'v_1'],
-      );
-      await assert.rejects(
-        c2.db('keep').collection<TestDoc>('c').insertOne({ _id: 'dup', v: 2 }),
-        /E11000/,
-      );
-      await c2.close();
-      d2.proc.kill('SIGTERM');
-      assert.equal(await d2.exited, 0);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
+}

@@ -9,6 +9,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
+import { engineNames } from '../../storage/engine.js';
 import { t } from '../args.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
@@ -32,7 +33,7 @@ export const buildInfo = defineCommand({
     bits: int(64),
     debug: false,
     maxBsonObjectSize: int(limits.bsonObjectSizeMax),
-    storageEngines: ['lmdb', 'memory'],
+    storageEngines: [...engineNames],
     // mongod reports its engine (mozjs) or 'none' with --noscripting; test suites read it.
     javascriptEngine: services.scriptEngine === undefined ? 'none' : 'quickjs',
     modules: [],

@@ -70,6 +70,8 @@ function latin1(key: Bytes): string {
 export interface MemoryEngineOptions {
   /** Longest key accepted; defaults to the lmdb engine's limit so tests meet production's. */
   readonly maxKeyBytes?: number;
+  /** The committed seq to start from (an engine that keeps its data elsewhere replays into this one). */
+  readonly initialSeq?: number;
 }
 
 function tableOf(tables: Tables, table: string): Table | undefined {
@@ -139,7 +141,7 @@ function getIn(table: Table | undefined, key: Bytes): Bytes | undefined {
   return table === undefined ? undefined : treeGet(table, latin1(key), compareStrings)?.value;
 }
 
-class MemorySnapshot implements Snapshot {
+export class MemorySnapshot implements Snapshot {
   private tables: Tables | undefined;
 
   constructor(
@@ -176,6 +178,20 @@ class MemorySnapshot implements Snapshot {
     // The engine counts bytes per table for its latest commit only; an older snapshot counts.
     const { bytes, keyBytes } = this.bytesAt(this.seq, table) ?? bytesOfTree(t);
     return new MemoryTableImage(t, bytes, keyBytes);
+  }
+
+  /** The names of the tables this snapshot sees with at least one key, in name order. */
+  tableNames(): string[] {
+    const names: string[] = [];
+    const cursor = new TreeCursor(this.view(), compareNames, {
+      lo: undefined,
+      loInclusive: true,
+      hi: undefined,
+      hiInclusive: false,
+      reverse: false,
+    });
+    while (cursor.next()) names.push(cursor.key as string);
+    return names;
   }
 
   release(): void {
@@ -340,13 +356,14 @@ export class MemoryEngine implements StorageEngine {
 
   constructor(options: MemoryEngineOptions = {}) {
     this.maxKeyBytes = options.maxKeyBytes ?? defaultMaxKeyBytes;
+    this.seq = options.initialSeq ?? 0;
   }
 
   get committedSeq(): number {
     return this.seq;
   }
 
-  snapshot(): Snapshot {
+  snapshot(): MemorySnapshot {
     if (this.closed) throw new StorageClosedError();
     return new MemorySnapshot(this.tables, this.seq, this.snapshots, (seq, table) =>
       seq === this.seq

@@ -51,7 +51,11 @@ test('bad input is an OptionsError with a clear message', () => {
   const cases: Array<[string[], Record<string, string>, RegExp]> = [
     [['--port', 'abc'], {}, /port must be an integer/],
     [['--port', '70000'], {}, /port must be an integer/],
-    [['--storageEngine', 'wiredTiger'], {}, /storageEngine must be 'lmdb' or 'memory'/],
+    [
+      ['--storageEngine', 'wiredTiger'],
+      {},
+      /storageEngine must be one of 'lmdb', 'memory', 'sqlite', 'jsonfile'/,
+    ],
     [['--nope'], {}, /Unknown option/],
     [['--setParameter', 'foo=1'], {}, /unknown parameter 'foo'/],
     [[], { SECANTUS_PORT: '-1' }, /SECANTUS_PORT/],
@@ -196,4 +200,16 @@ test('--noscripting, SECANTUS_JAVASCRIPT_ENABLED and security.javascriptEnabled,
   );
   const bad = configFile('[security]\njavascriptEnabled = "no"\n');
   assert.throws(() => resolveOptions(['--config', bad], {}), /javascriptEnabled must be a boolean/);
+});
+
+test('every storage engine is selectable by flag, environment and config file', () => {
+  for (const engine of ['lmdb', 'memory', 'sqlite', 'jsonfile'] as const) {
+    assert.equal(resolveOptions(['--storageEngine', engine], {}).options.storageEngine, engine);
+    assert.equal(
+      resolveOptions([], { SECANTUS_STORAGE_ENGINE: engine }).options.storageEngine,
+      engine,
+    );
+    const file = configFile(`storageEngine = "${engine}"\n`);
+    assert.equal(resolveOptions(['--config', file], {}).options.storageEngine, engine);
+  }
 });

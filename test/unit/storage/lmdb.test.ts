@@ -4,14 +4,13 @@
 
 import { after, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { open as openLmdb } from 'lmdb';
 import { registerContractSuite } from './contract.js';
-import { DataDirectoryLockedError, type StorageEngine } from '../../../src/storage/engine.js';
+import { registerProcessSuite, runChild } from './process-suite.js';
+import type { StorageEngine } from '../../../src/storage/engine.js';
 import { LmdbEngine } from '../../../src/storage/lmdb/lmdb-engine.js';
 import { openEngine } from '../../../src/storage/open.js';
 import { lockFileName } from '../../../src/storage/lock-file.js';
@@ -19,8 +18,6 @@ import { lockFileName } from '../../../src/storage/lock-file.js';
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'secantus-lmdb-test-'));
 let dirs = 0;
 const freshDir = (): string => path.join(root, `db${dirs++}`);
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const openModule = new URL('../../../src/storage/open.ts', import.meta.url).href;
 
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -55,46 +52,7 @@ registerContractSuite({
   propertyRuns: 15,
 });
 
-interface ChildResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  lines: string[];
-  stderr: string;
-}
-
-/**
- * Run ES module code in a child `node --import tsx`, with `openEngine` in scope. `onLine`
- * sees stdout line by line and may kill the child.
- */
-function runChild(
-  body: string,
-  onLine?: (line: string, kill: () => void) => void,
-): Promise<ChildResult> {
-  const code = `const { openEngine } = await import(${JSON.stringify(openModule)});\n${body}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  let buffered = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    buffered += chunk;
-    let nl: number;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      lines.push(line);
-      onLine?.(line, () => child.kill('SIGKILL'));
-    }
-  });
-  child.stderr.on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, lines, stderr })),
-  );
-}
+registerProcessSuite({ engine: 'lmdb', freshDir, openAt });
 
 describe('lmdb engine', () => {
   it('needs a path and reports the key limit LMDB allows minus the table prefix', async () => {
@@ -112,39 +70,6 @@ describe('lmdb engine', () => {
     await e.close();
   });
 
-  it('locks the data directory against a second engine in this process', async () => {
-    const dir = freshDir();
-    const e = await openAt(dir);
-    assert.equal(fs.readFileSync(path.join(dir, lockFileName), 'utf8').trim(), String(process.pid));
-    await assert.rejects(
-      openAt(dir),
-      (err: unknown) => err instanceof DataDirectoryLockedError && err.holderPid === process.pid,
-    );
-    await e.close();
-    assert.equal(fs.existsSync(path.join(dir, lockFileName)), false, 'close removes the lock file');
-    const again = await openAt(dir);
-    await again.close();
-  });
-
-  it('locks the data directory against another process', async () => {
-    const dir = freshDir();
-    const e = await openAt(dir);
-    const r = await runChild(`
-      try {
-        const e = await openEngine({ engine: 'lmdb', path: ${JSON.stringify(dir)} });
-        console.log(JSON.stringify({ opened: true }));
-        await e.close();
-      } catch (err) {
-        console.log(JSON.stringify({ name: err.name, holderPid: err.holderPid }));
-      }`);
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.lines[0] ?? '{}'), {
-      name: 'DataDirectoryLockedError',
-      holderPid: process.pid,
-    });
-    await e.close();
-  });
-
   it('takes over a stale lock: dead pid, or an empty file left by a crash', async () => {
     const dir = freshDir();
     fs.mkdirSync(dir, { recursive: true });
@@ -158,43 +83,6 @@ describe('lmdb engine', () => {
     fs.writeFileSync(path.join(dir, lockFileName), '');
     const e2 = await openAt(dir);
     await e2.close();
-  });
-
-  it('never loses an acknowledged durable write to kill -9', async () => {
-    for (let trial = 0; trial < 2; trial++) {
-      const dir = freshDir();
-      let acked = 0;
-      const r = await runChild(
-        `
-        const e = await openEngine({ engine: 'lmdb', path: ${JSON.stringify(dir)} });
-        // Waves of concurrent writes, so acknowledgements come from shared commits.
-        for (let i = 0; ; i += 16) {
-          await Promise.all(Array.from({ length: 16 }, (_, j) =>
-            e.write((t) => t.put('t', Buffer.from(String(i + j).padStart(8, '0')), Buffer.alloc(512, j)), { durable: true })
-              .then(() => process.stdout.write((i + j) + '\\n'))));
-        }`,
-        (line, kill) => {
-          acked++;
-          if (acked === 150 + trial * 100) kill();
-        },
-      );
-      assert.equal(r.signal, 'SIGKILL', r.stderr);
-      const ackedKeys = r.lines.map((l) => Number(l));
-      const e = await openAt(dir); // also: the dead child's lock is stale and taken over
-      try {
-        const s = e.snapshot();
-        for (const i of ackedKeys)
-          assert.ok(
-            s.get('t', Buffer.from(String(i).padStart(8, '0'))) !== undefined,
-            `acked write ${i} lost`,
-          );
-        assert.ok(s.count('t') >= ackedKeys.length);
-        assert.ok(e.committedSeq >= ackedKeys.length);
-        s.release();
-      } finally {
-        await e.close();
-      }
-    }
   });
 
   it('commits the writes of one event-loop turn together (group commit)', async () => {
