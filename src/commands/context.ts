@@ -9,6 +9,7 @@ import type { CursorManager } from '../query/exec/cursor.js';
 import type { ClusterClock } from '../repl/clock.js';
 import type { Oplog } from '../repl/oplog.js';
 import type { Topology } from '../repl/topology.js';
+import type { OpenEngineOptions } from '../storage/open.js';
 import type { FailPoints } from './testing/failpoints.js';
 import type { WriteConcern } from './write-concern.js';
 import type { DataAccess } from '../txn/access.js';
@@ -35,7 +36,7 @@ export interface ServerConfig {
   /** host:port that clients should use to reach this server (hello's `me`, `hosts`). */
   readonly advertisedHost: string;
   readonly dbPath: string | undefined;
-  readonly storageEngine: 'memory' | 'lmdb';
+  readonly storageEngine: OpenEngineOptions['engine'];
   /** Replica set name; '' runs as a standalone. */
   readonly replSet: string;
   readonly enableTestCommands: boolean;
