@@ -4,7 +4,7 @@
 // There is no network to fail, so there is no automatic resume; resumeAfter / startAfter
 // with a saved token work as in the driver.
 
-import type { Document } from 'bson';
+import type { Document } from 'mongodb';
 import { MongoAPIError } from 'mongodb';
 import { AggregationCursor } from './cursor.js';
 import type { CursorTarget } from './cursor.js';

@@ -1,8 +1,8 @@
 // A collection of the embedded client: the driver's Collection methods, each building the
 // command the driver would send and running it in process (transport.ts).
 
-import { ObjectId } from 'bson';
-import type { Document } from 'bson';
+import { ObjectId } from 'mongodb';
+import type { Document } from 'mongodb';
 import { MongoInvalidArgumentError } from 'mongodb';
 import type {
   AnyBulkWriteOperation,
@@ -23,7 +23,8 @@ import type { EmbeddedSession } from './session.js';
 import { own } from './transport.js';
 import type { Transport } from './transport.js';
 import { executeWrites, throwIfFailed, throwIfSingleFailed } from './writes.js';
-import type { EmbeddedBulkWriteResult, Statement } from './writes.js';
+import { EmbeddedBulkWriteResult } from './writes.js';
+import type { Statement } from './writes.js';
 
 /** Options every operation takes; the rest are passed on as the command's fields. */
 export interface OperationOptions extends Document {
@@ -141,7 +142,14 @@ export class Collection<TSchema extends Document = Document> {
     private readonly transport: Transport,
     readonly dbName: string,
     readonly collectionName: string,
+    /** The writes' write concern when an operation names none. */
+    private readonly writeConcern?: Document,
   ) {}
+
+  private withDefaults(options: OperationOptions | undefined): OperationOptions | undefined {
+    if (this.writeConcern === undefined || options?.['writeConcern'] !== undefined) return options;
+    return { ...options, writeConcern: this.writeConcern };
+  }
 
   get namespace(): string {
     return `${this.dbName}.${this.collectionName}`;
@@ -160,6 +168,22 @@ export class Collection<TSchema extends Document = Document> {
     statements: Statement[],
     options: OperationOptions | undefined,
   ): Promise<EmbeddedBulkWriteResult> {
+    options = this.withDefaults(options);
+    if (!acknowledged(options)) {
+      // w: 0: the driver sends the write without waiting and reports nothing of it; here it
+      // runs to completion (there is no wire to leave it on) and its outcome is dropped.
+      const { writeConcern, ...rest } = options ?? {};
+      void writeConcern;
+      return executeWrites(
+        this.transport,
+        rest.session,
+        this.dbName,
+        this.collectionName,
+        statements,
+        rest['ordered'] !== false,
+        commandFields(rest, ['collation', 'hint']),
+      ).catch(() => new EmbeddedBulkWriteResult());
+    }
     return executeWrites(
       this.transport,
       options?.session,
@@ -188,7 +212,7 @@ export class Collection<TSchema extends Document = Document> {
     const r = await this.writes([{ kind: 'insert', body: d }], options);
     throwIfSingleFailed(r);
     return {
-      acknowledged: acknowledged(options),
+      acknowledged: acknowledged(this.withDefaults(options)),
       insertedId: d['_id'] as InsertOneResult<TSchema>['insertedId'],
     };
   }
@@ -206,7 +230,7 @@ export class Collection<TSchema extends Document = Document> {
     const r = await this.writes(statements, options);
     throwIfFailed(r);
     return {
-      acknowledged: acknowledged(options),
+      acknowledged: acknowledged(this.withDefaults(options)),
       insertedCount: r.insertedCount,
       insertedIds: r.insertedIds as InsertManyResult<TSchema>['insertedIds'],
     };
@@ -225,7 +249,7 @@ export class Collection<TSchema extends Document = Document> {
     throwIfSingleFailed(r);
     const upsertedId = r.upsertedIds[0];
     return {
-      acknowledged: acknowledged(options),
+      acknowledged: acknowledged(this.withDefaults(options)),
       matchedCount: r.matchedCount,
       modifiedCount: r.modifiedCount,
       upsertedCount: r.upsertedCount,
@@ -267,7 +291,7 @@ export class Collection<TSchema extends Document = Document> {
       options,
     );
     throwIfSingleFailed(r);
-    return { acknowledged: acknowledged(options), deletedCount: r.deletedCount };
+    return { acknowledged: acknowledged(this.withDefaults(options)), deletedCount: r.deletedCount };
   }
 
   deleteOne(filter: Filter<TSchema> = {}, options?: OperationOptions): Promise<DeleteResult> {

@@ -2,8 +2,8 @@
 // next/toArray/iteration), batches fetched with getMore, killCursors on close() before the end.
 // FindCursor and AggregationCursor add the driver's builder methods.
 
-import { Long } from 'bson';
-import type { Document } from 'bson';
+import { Long } from 'mongodb';
+import type { Document } from 'mongodb';
 import { MongoCursorExhaustedError, MongoInvalidArgumentError } from 'mongodb';
 import type { Sort } from 'mongodb';
 import type { EmbeddedSession } from './session.js';

@@ -1,11 +1,12 @@
 // A database of the embedded client: the driver's Db methods over the in-process transport.
 
-import type { Document } from 'bson';
+import type { Document } from 'mongodb';
 import { ChangeStream } from './change-stream.js';
 import { Collection } from './collection.js';
 import type { OperationOptions } from './collection.js';
 import { AggregationCursor, CommandCursor } from './cursor.js';
 import type { CursorTarget } from './cursor.js';
+import { decodeOptions } from './transport.js';
 import type { Transport } from './transport.js';
 
 function without(options: OperationOptions | undefined, ...keys: string[]): Document {
@@ -25,15 +26,19 @@ export class Db {
     return { transport: this.transport, dbName: this.databaseName, session: options?.session };
   }
 
-  collection<TSchema extends Document = Document>(name: string): Collection<TSchema> {
-    return new Collection<TSchema>(this.transport, this.databaseName, name);
+  /** `options.writeConcern` is the default of the collection's writes. */
+  collection<TSchema extends Document = Document>(
+    name: string,
+    options?: { readonly writeConcern?: Document },
+  ): Collection<TSchema> {
+    return new Collection<TSchema>(this.transport, this.databaseName, name, options?.writeConcern);
   }
 
   /** Run a command document on this database; the reply (MongoServerError when ok: 0). */
   command(command: Document, options?: OperationOptions): Promise<Document> {
     const cmd = { ...command };
     options?.session?.applyTo(cmd);
-    return this.transport.command(this.databaseName, cmd);
+    return this.transport.command(this.databaseName, cmd, decodeOptions(options));
   }
 
   async createCollection<TSchema extends Document = Document>(

@@ -10,7 +10,7 @@
 // Values are the `bson` package's types (the driver's), errors the driver's classes
 // (MongoServerError with code, codeName, errorLabels). docs/embedded.md lists what differs.
 
-import type { Document } from 'bson';
+import type { Document } from 'mongodb';
 import type { TransactionOptions } from 'mongodb';
 import type { Logger } from '../../log.js';
 import { Server } from '../../server/server.js';
@@ -34,7 +34,7 @@ export {
   MongoInvalidArgumentError,
   MongoClientClosedError,
 } from 'mongodb';
-export { BSON, Binary, Decimal128, Double, Int32, Long, ObjectId, Timestamp, UUID } from 'bson';
+export { BSON, Binary, Decimal128, Double, Int32, Long, ObjectId, Timestamp, UUID } from 'mongodb';
 
 export interface OpenOptions {
   /** Data directory. Without one, data lives in memory and is gone after close(). */

@@ -5,8 +5,8 @@
 // the convenient-API spec says (TransientTransactionError: the whole callback,
 // UnknownTransactionCommitResult: the commit), for at most 120 seconds.
 
-import { Long, UUID } from 'bson';
-import type { Document } from 'bson';
+import { Long, UUID } from 'mongodb';
+import type { Document } from 'mongodb';
 import { MongoExpiredSessionError, MongoServerError, MongoTransactionError } from 'mongodb';
 import type { ReadConcernLike, TransactionOptions, WriteConcern } from 'mongodb';
 import type { Transport } from './transport.js';

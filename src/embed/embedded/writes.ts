@@ -3,9 +3,8 @@
 // within the server's batch count and document size; write errors carry the index of the
 // operation the caller gave, and an ordered bulk stops at the first.
 
-import { calculateObjectSize } from 'bson';
-import type { Document } from 'bson';
-import { MongoBulkWriteError, MongoServerError, MongoWriteConcernError } from 'mongodb';
+import type { Document } from 'mongodb';
+import { BSON, MongoBulkWriteError, MongoServerError, MongoWriteConcernError } from 'mongodb';
 import type { EmbeddedSession } from './session.js';
 import type { Transport } from './transport.js';
 
@@ -86,7 +85,7 @@ function batches(statements: readonly Statement[], ordered: boolean): Batch[] {
     let current: Batch = { kind: run.kind, items: [] };
     let bytes = 0;
     for (const item of run.items) {
-      const size = calculateObjectSize(item.body, { ignoreUndefined: false });
+      const size = BSON.calculateObjectSize(item.body, { ignoreUndefined: false });
       if (
         current.items.length > 0 &&
         (current.items.length >= batchCountMax || bytes + size > batchBytesMax)
