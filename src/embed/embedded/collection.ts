@@ -20,7 +20,7 @@ import { ChangeStream } from './change-stream.js';
 import { AggregationCursor, CommandCursor, FindCursor, sortDocument } from './cursor.js';
 import type { CursorTarget } from './cursor.js';
 import type { EmbeddedSession } from './session.js';
-import { own } from './transport.js';
+import { decodeOptions, own } from './transport.js';
 import type { Transport } from './transport.js';
 import { executeWrites, throwIfFailed, throwIfSingleFailed } from './writes.js';
 import { EmbeddedBulkWriteResult } from './writes.js';
@@ -156,7 +156,12 @@ export class Collection<TSchema extends Document = Document> {
   }
 
   private target(options: OperationOptions | undefined): CursorTarget {
-    return { transport: this.transport, dbName: this.dbName, session: options?.session };
+    return {
+      transport: this.transport,
+      dbName: this.dbName,
+      session: options?.session,
+      decode: decodeOptions(options),
+    };
   }
 
   private run(command: Document, options: OperationOptions | undefined): Promise<Document> {

@@ -3,6 +3,7 @@
 // FindCursor and AggregationCursor add the driver's builder methods.
 
 import { Long } from 'mongodb';
+import type { BSON } from 'mongodb';
 import type { Document } from 'mongodb';
 import { MongoCursorExhaustedError, MongoInvalidArgumentError } from 'mongodb';
 import type { Sort } from 'mongodb';
@@ -14,6 +15,8 @@ export interface CursorTarget {
   readonly transport: Transport;
   readonly dbName: string;
   readonly session: EmbeddedSession | undefined;
+  /** The BSON decoding options of the operation (promoteValues, ...). */
+  readonly decode?: BSON.DeserializeOptions;
 }
 
 interface CursorReply {
@@ -115,7 +118,7 @@ export abstract class AbstractEmbeddedCursor<T = Document> implements AsyncItera
 
   private run(command: Document): Promise<Document> {
     this.target.session?.applyTo(command, command['getMore'] !== undefined);
-    return this.target.transport.command(this.target.dbName, command);
+    return this.target.transport.command(this.target.dbName, command, this.target.decode);
   }
 
   /** Fetch the next batch into the buffer; false when the cursor has no more. */

@@ -23,7 +23,12 @@ export class Db {
   ) {}
 
   private target(options: OperationOptions | undefined): CursorTarget {
-    return { transport: this.transport, dbName: this.databaseName, session: options?.session };
+    return {
+      transport: this.transport,
+      dbName: this.databaseName,
+      session: options?.session,
+      decode: decodeOptions(options),
+    };
   }
 
   /** `options.writeConcern` is the default of the collection's writes. */

@@ -84,7 +84,7 @@ export class EmbeddedClient implements AsyncDisposable {
     });
     return new EmbeddedClient(
       server,
-      new Transport(server.openInProcess()),
+      new Transport(() => server.openInProcess()),
       options.defaultDbName ?? 'test',
     );
   }

@@ -15,15 +15,32 @@ import type { InProcessConnection } from '../../server/in-process.js';
 
 export class Transport {
   private closedByClient = false;
+  /** Idle connections. One per request in flight, as a driver's pool: a request waiting on a lock never holds up another. */
+  private readonly idle: InProcessConnection[] = [];
+  private readonly all = new Set<InProcessConnection>();
 
-  constructor(private readonly connection: InProcessConnection) {}
+  constructor(private readonly connect: () => InProcessConnection) {}
 
   get isClosed(): boolean {
-    return this.closedByClient || this.connection.isClosed;
+    return this.closedByClient;
   }
 
   markClosed(): void {
     this.closedByClient = true;
+  }
+
+  private async run(body: Uint8Array): Promise<Uint8Array> {
+    let c = this.idle.pop();
+    if (c === undefined || c.isClosed) {
+      c = this.connect();
+      this.all.add(c);
+    }
+    try {
+      return await c.run(body);
+    } finally {
+      if (c.isClosed) this.all.delete(c);
+      else this.idle.push(c);
+    }
   }
 
   /**
@@ -41,7 +58,7 @@ export class Transport {
       { ...command, $db: dbName },
       { checkKeys: false, ignoreUndefined: false, serializeFunctions: false },
     );
-    const bytes = await this.connection.run(body);
+    const bytes = await this.run(body);
     const reply = deserialize(bytes, decode);
     const okValue: unknown = reply['ok'];
     const ok =
