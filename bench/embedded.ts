@@ -9,8 +9,14 @@ import { MongoClient } from 'mongodb';
 import { SecantusServer } from '../src/embed/index.js';
 import { open } from '../src/embed/embedded/index.js';
 
+interface Row {
+  _id: number;
+  name: string;
+  n: number;
+}
+
 interface Target {
-  insertMany(docs: Array<{ _id: number; name: string; n: number }>): Promise<unknown>;
+  insertMany(docs: Row[]): Promise<unknown>;
   findOne(filter: { _id: number }): Promise<unknown>;
   deleteMany(filter: Record<string, never>): Promise<unknown>;
 }
@@ -42,12 +48,12 @@ async function measure(c: Target): Promise<{ readsPerSec: number; insertsPerSec:
 const server = await SecantusServer.start({ storageEngine: 'memory' });
 const driver = new MongoClient(server.uri);
 await driver.connect();
-const socket = await measure(driver.db('bench').collection('embedded'));
+const socket = await measure(driver.db('bench').collection<Row>('embedded'));
 await driver.close();
 await server.stop();
 
 const embedded = await open({ engine: 'memory' });
-const inProcess = await measure(embedded.db('bench').collection('embedded'));
+const inProcess = await measure(embedded.db('bench').collection<Row>('embedded'));
 await embedded.close();
 
 const row = (name: string, r: { readsPerSec: number; insertsPerSec: number }): string =>

@@ -1,3 +1,4 @@
 // The aggregate suite (aggregate.test.ts) once more through the secantusdb/embedded client.
 
-await import('./aggregate.test.js?client=embedded');
+const client = 'embedded';
+await import(`./aggregate.test.js?client=${client}`);

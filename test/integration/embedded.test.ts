@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClientClosedError, MongoServerError, ObjectId } from 'mongodb';
 import { open } from '../../src/embed/embedded/index.js';
+import type { TestDoc } from '../helpers/driver.js';
 
 describe('embedded client', () => {
   let dir: string;
@@ -24,7 +25,7 @@ describe('embedded client', () => {
     const path = join(dir, 'reopen');
     const first = await open({ dbPath: path });
     const id = new ObjectId();
-    await first.db('app').collection('c').insertOne({ _id: id, n: 1 });
+    await first.db('app').collection<TestDoc>('c').insertOne({ _id: id, n: 1 });
     await first.close();
     const second = await open({ dbPath: path });
     try {
@@ -46,8 +47,8 @@ describe('embedded client', () => {
         assert.match(e.message, /lock|in use|already/i);
         return true;
       });
-      await first.db('app').collection('c').insertOne({ _id: 1 });
-      assert.equal(await first.db('app').collection('c').countDocuments(), 1);
+      await first.db('app').collection<TestDoc>('c').insertOne({ _id: 1 });
+      assert.equal(await first.db('app').collection<TestDoc>('c').countDocuments(), 1);
     } finally {
       await first.close();
     }
@@ -56,7 +57,7 @@ describe('embedded client', () => {
   test("engine is the server's engine selection: memory keeps nothing on disk", async () => {
     const path = join(dir, 'memory');
     const a = await open({ engine: 'memory' });
-    await a.db('app').collection('c').insertOne({ _id: 1 });
+    await a.db('app').collection<TestDoc>('c').insertOne({ _id: 1 });
     const status = await a.db('admin').command({ serverStatus: 1 });
     assert.equal((status['storageEngine'] as { name: string }).name, 'memory');
     await a.close();

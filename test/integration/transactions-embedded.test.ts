@@ -1,3 +1,4 @@
 // The transactions suite (transactions.test.ts) once more through the secantusdb/embedded client.
 
-await import('./transactions.test.js?client=embedded');
+const client = 'embedded';
+await import(`./transactions.test.js?client=${client}`);
