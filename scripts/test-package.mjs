@@ -73,6 +73,8 @@ function checkContents(files) {
     'package/dist/src/index.d.ts',
     'package/dist/src/cli/secantusd.js',
     'package/dist/src/embed/memory-server.js',
+    'package/dist/src/embed/embedded/index.js',
+    'package/dist/cjs/embed/embedded/index.js',
     'package/dist/cjs/package.json',
     'package/dist/cjs/index.js',
     'package/dist/cjs/index.d.ts',
@@ -117,6 +119,10 @@ const { MongoClient } = require('mongodb');
   const mms = await MongoMemoryServer.create();
   assert.match(mms.getUri(), /^mongodb:\\/\\/127\\.0\\.0\\.1:\\d+\\/$/);
   await mms.stop();
+  const embedded = await require('secantusdb/embedded').open();
+  await embedded.db('smoke').collection('e').insertOne({ _id: 1 });
+  assert.equal(await embedded.db('smoke').collection('e').countDocuments(), 1);
+  await embedded.close();
   console.log('require: ok');
 })().catch((e) => { console.error(e); process.exit(1); });
 `;
@@ -133,16 +139,23 @@ await client.close();
 await rs.stop();
 const server = await SecantusServer.start();
 await server.stop();
+const { open, MongoServerError } = await import('secantusdb/embedded');
+const embedded = await open();
+await embedded.db('smoke').collection('e').insertOne({ _id: 1 });
+await assert.rejects(embedded.db('smoke').collection('e').insertOne({ _id: 1 }), MongoServerError);
+await embedded.close();
 console.log('import: ok');
 `;
 
 const smokeTypes = `
 import { SecantusServer, type ServerSnapshot } from 'secantusdb';
 import { MongoMemoryServer } from 'secantusdb/memory-server';
+import { open, type EmbeddedClient } from 'secantusdb/embedded';
 const s: Promise<SecantusServer> = SecantusServer.start();
 const m: Promise<MongoMemoryServer> = MongoMemoryServer.create();
+const e: Promise<EmbeddedClient> = open({ engine: 'memory' });
 export type Snap = ServerSnapshot;
-export { s, m };
+export { s, m, e };
 `;
 
 const smokeTypesCjs = `

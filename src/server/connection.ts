@@ -48,6 +48,41 @@ function oversize(reply: BsonDocument): CommandError | undefined {
   }
 }
 
+/**
+ * Encode a reply, checked as an input would be: nested too deep, larger than the internal
+ * document limit, or not encodable at all (a NUL in a field name), it is replaced by the
+ * error mongod would send, and the connection stays open. `framing` is how many bytes of the
+ * encoded message are not the reply document (0 when `encode` makes the document alone).
+ */
+export function encodeCheckedReply<T extends Uint8Array>(
+  reply: BsonDocument,
+  encode: (body: BsonDocument) => T,
+  framing: (encoded: T) => number,
+  logger: Logger,
+  connectionId: number,
+): T {
+  try {
+    checkOutgoingDocument(reply, limits.commandDepthMax + limits.replyEnvelopeDepthLevels);
+    const out = encode(reply);
+    const size = out.length - framing(out);
+    if (size > internalDocumentBytesMax) throw documentTooLargeError(reply, size);
+    return out;
+  } catch (e) {
+    const err = isCommandError(e)
+      ? e
+      : (oversize(reply) ??
+        new CommandError(
+          ErrorCode.InternalError,
+          `reply could not be encoded: ${e instanceof Error ? e.message : String(e)}`,
+        ));
+    logger.warn('NETWORK', 7_360_101, 'Reply refused', {
+      connectionId,
+      error: err.message,
+    });
+    return encode(errorReply(err));
+  }
+}
+
 /** The commands that stream under exhaustAllowed, as in mongod. */
 type ExhaustKind = 'hello' | 'getMore';
 
@@ -421,32 +456,8 @@ export class Connection {
     this.send(this.encodeReply(result.reply, (b) => encodeOpReply(b, newRequestId(), requestId)));
   }
 
-  /**
-   * Encode a reply, checked as an input would be: nested too deep, larger than the internal
-   * document limit, or not encodable at all (a NUL in a field name), it is replaced by the
-   * error mongod would send, and the connection stays open.
-   */
   private encodeReply(reply: BsonDocument, encode: (body: BsonDocument) => Buffer): Buffer {
-    try {
-      checkOutgoingDocument(reply, limits.commandDepthMax + limits.replyEnvelopeDepthLevels);
-      const out = encode(reply);
-      const size = out.length - replyFramingBytes(out);
-      if (size > internalDocumentBytesMax) throw documentTooLargeError(reply, size);
-      return out;
-    } catch (e) {
-      const err = isCommandError(e)
-        ? e
-        : (oversize(reply) ??
-          new CommandError(
-            ErrorCode.InternalError,
-            `reply could not be encoded: ${e instanceof Error ? e.message : String(e)}`,
-          ));
-      this.logger.warn('NETWORK', 7_360_101, 'Reply refused', {
-        connectionId: this.state.id,
-        error: err.message,
-      });
-      return encode(errorReply(err));
-    }
+    return encodeCheckedReply(reply, encode, replyFramingBytes, this.logger, this.state.id);
   }
 
   private async reply(message: Buffer, codec: MessageCodec | undefined): Promise<void> {

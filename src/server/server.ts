@@ -36,6 +36,7 @@ import { Topology } from '../repl/topology.js';
 import { OplogStore, oplogEntryTables } from '../repl/oplog-store.js';
 import type { EngineName, StorageEngine } from '../storage/engine.js';
 import { openEngine } from '../storage/open.js';
+import { InProcessConnection } from './in-process.js';
 import { RoutedEngine } from '../storage/routed-engine.js';
 import { ConflictTracker } from '../txn/conflicts.js';
 import { SessionCatalog } from '../txn/sessions.js';
@@ -71,6 +72,11 @@ export interface ServerOptions {
   readonly dbPath?: string;
   /** Default: lmdb when a dbPath is given, memory otherwise. */
   readonly storageEngine?: EngineName;
+  /**
+   * Listen on TCP (default true). false: no listener, clients only in process
+   * (openInProcess(), secantusdb/embedded); port is then 0.
+   */
+  readonly listen?: boolean;
   /** Replica set name; '' for a standalone. Default 'rs0'. */
   readonly replSet?: string;
   /** Allow configureFailPoint and other test commands. Default false. */
@@ -180,6 +186,7 @@ async function scriptEngineOrNone(logger: Logger): Promise<ScriptEngine | undefi
 
 export class Server {
   private readonly connections = new Set<Connection>();
+  private readonly inProcess = new Set<InProcessConnection>();
   /** Sockets accepted but not yet connections: first bytes or the TLS handshake pending. */
   private readonly pendingSockets = new Set<net.Socket>();
   private nextConnectionId = 1;
@@ -191,7 +198,7 @@ export class Server {
 
   private constructor(
     readonly services: ServerServices,
-    private readonly listener: net.Server,
+    private readonly listener: net.Server | undefined,
     private readonly dispatcher: Dispatcher,
     private readonly compressors: CompressorSet,
     private readonly tls: TlsServerSide | undefined,
@@ -283,13 +290,16 @@ export class Server {
       const catalog = Catalog.open(engine, logger);
       const metrics = new ServerMetrics();
       catalog.validator = documentValidator(logger);
-      listener = net.createServer();
-      const port = await listen(listener, options.port ?? 27017, bindIp);
+      listener = options.listen === false ? undefined : net.createServer();
+      const port =
+        listener === undefined ? 0 : await listen(listener, options.port ?? 27017, bindIp);
       const enableTestCommands = options.enableTestCommands ?? false;
       const config: ServerConfig = {
         port,
         bindIp,
-        advertisedHost: options.advertisedHost ?? advertise(bindIp, port),
+        advertisedHost:
+          options.advertisedHost ??
+          (listener === undefined ? 'embedded:0' : advertise(bindIp, port)),
         dbPath: options.dbPath,
         storageEngine,
         replSet,
@@ -389,7 +399,7 @@ export class Server {
       );
       if (options.metrics !== undefined)
         server.metricsEndpoint = await MetricsEndpoint.start(services, options.metrics);
-      listener.on('connection', (socket) => server.accept(socket));
+      listener?.on('connection', (socket) => server.accept(socket));
       server.reaper = setInterval(
         () => server.reap(),
         options.reaperIntervalMs ?? limits.cursorReaperIntervalMs,
@@ -562,6 +572,27 @@ export class Server {
     socket.resume();
   }
 
+  /**
+   * A client connection in this process (secantusdb/embedded): encoded command bodies in,
+   * encoded replies out, through the same dispatcher as a socket's. Closed by stop().
+   */
+  openInProcess(): InProcessConnection {
+    if (this.stopping !== undefined) throw new Error('openInProcess(): the server is stopped');
+    const id = this.nextConnectionId++;
+    const conn = new InProcessConnection(
+      id,
+      this.dispatcher,
+      this.services.logger.child(`conn${id}`),
+      (c) => {
+        this.inProcess.delete(c);
+        this.services.operations.clientClosed(c.state);
+      },
+    );
+    this.inProcess.add(conn);
+    this.services.operations.clientOpened(conn.state);
+    return conn;
+  }
+
   private reap(): void {
     const { parameters, cursors, sessions, logger } = this.services;
     const now = Date.now();
@@ -617,7 +648,11 @@ export class Server {
     logger.info('CONTROL', 20562, 'Shutdown: going to close listening sockets');
     if (this.reaper !== undefined) clearInterval(this.reaper);
     this.services.fsyncLock.releaseAll();
-    const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
+    const listener = this.listener;
+    const closed =
+      listener === undefined
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => listener.close(() => resolve()));
     for (const s of this.pendingSockets) s.destroy();
     this.pendingSockets.clear();
     await this.metricsEndpoint?.close();
@@ -627,7 +662,9 @@ export class Server {
     const builds = this.services.indexBuilds.shutdown();
     // In-flight requests finish and reply (bounded), then every connection closes.
     await Promise.all(
-      [...this.connections].map((c) => c.finishAndClose(limits.shutdownRequestWaitMs)),
+      [...this.connections, ...this.inProcess].map((c) =>
+        c.finishAndClose(limits.shutdownRequestWaitMs),
+      ),
     );
     await closed;
     await builds;

@@ -88,7 +88,7 @@ export function decodeBsonOrFail(
  * txnNumber and the other session fields through another IDL struct; a few arguments it
  * reads first-wins. Drivers never send duplicates, so every top-level duplicate is refused.
  */
-function refuseDuplicateFields(body: BsonDocument, bytes: Uint8Array): void {
+export function refuseDuplicateFields(body: BsonDocument, bytes: Uint8Array): void {
   const dup = firstDuplicateName(bytes);
   if (dup === undefined) return;
   const command = Object.keys(body)[0] ?? '';

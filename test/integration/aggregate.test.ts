@@ -8,15 +8,17 @@ import * as assert from 'node:assert/strict';
 import { Decimal128, Int32, Long } from 'bson';
 import type { Collection, Db, Document } from 'mongodb';
 import { MongoServerError } from 'mongodb';
-import { startTestServer } from '../helpers/server.js';
-import type { TestServer } from '../helpers/server.js';
 import type { TestDoc } from '../helpers/driver.js';
+import { clientKindOf, startEitherClient } from '../helpers/either-client.js';
+import type { EitherClient } from '../helpers/either-client.js';
 
-let ts: TestServer;
+// aggregate-embedded.test.ts imports this file again with ?client=embedded.
+const kind = clientKindOf(import.meta.url);
+let ts: EitherClient;
 let db: Db;
 
 before(async () => {
-  ts = await startTestServer();
+  ts = await startEitherClient(kind);
   db = ts.client.db('aggregate-tests');
 });
 

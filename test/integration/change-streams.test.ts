@@ -8,6 +8,11 @@ import type { ChangeStream, ChangeStreamDocument, Collection, Db, Document } fro
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import type { TestDoc } from '../helpers/driver.js';
+import { clientKindOf, startEitherClient, titled } from '../helpers/either-client.js';
+import type { EitherClient } from '../helpers/either-client.js';
+
+// change-streams-embedded.test.ts imports this file again with ?client=embedded.
+const kind = clientKindOf(import.meta.url);
 
 async function next(cs: ChangeStream<Document, ChangeStreamDocument<Document>>): Promise<Document> {
   const ev = await cs.next();
@@ -18,13 +23,13 @@ async function raw(db: Db, cmd: Document): Promise<Document> {
   return db.command(cmd);
 }
 
-describe('change streams', () => {
-  let ts: TestServer;
+describe(titled('change streams', kind), () => {
+  let ts: EitherClient;
   let db: Db;
   let coll: Collection<TestDoc>;
 
   before(async () => {
-    ts = await startTestServer();
+    ts = await startEitherClient(kind);
   });
   after(async () => {
     await ts.stop();
@@ -363,7 +368,7 @@ describe('change streams', () => {
   });
 });
 
-describe('change streams on a standalone', () => {
+describe('change streams on a standalone', { skip: kind === 'embedded' }, () => {
   let ts: TestServer;
   before(async () => {
     ts = await startTestServer({ replSet: '' });

@@ -1,6 +1,7 @@
 // CRUD through the official driver: reply shapes, counts, cursors and write errors as mongod.
 // crud-compressed.test.ts imports this file again with ?compressors=<name> to run the same
-// suite through a driver that compresses every message.
+// suite through a driver that compresses every message; crud-embedded.test.ts with
+// ?client=embedded, through the secantusdb/embedded client (no socket).
 
 import { after, before, beforeEach, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -14,20 +15,21 @@ import {
   ObjectId,
 } from 'mongodb';
 import type { Collection, Db, Document } from 'mongodb';
-import { startTestServer } from '../helpers/server.js';
-import type { TestServer } from '../helpers/server.js';
+import { clientKindOf, startEitherClient, titled } from '../helpers/either-client.js';
+import type { EitherClient } from '../helpers/either-client.js';
 import { collectionInfo } from '../helpers/driver.js';
 import type { TestDoc } from '../helpers/driver.js';
 
 const compressor = new URL(import.meta.url).searchParams.get('compressors');
+const kind = clientKindOf(import.meta.url);
 
-describe(compressor === null ? 'CRUD' : `CRUD, compressors=${compressor}`, () => {
-  let ts: TestServer;
+describe(titled(compressor === null ? 'CRUD' : `CRUD, compressors=${compressor}`, kind), () => {
+  let ts: EitherClient;
   let db: Db;
   let coll: Collection<TestDoc>;
 
   before(async () => {
-    ts = await startTestServer({}, compressor === null ? {} : { compressors: compressor });
+    ts = await startEitherClient(kind, {}, compressor === null ? {} : { compressors: compressor });
     db = ts.client.db('crud');
   });
   after(async () => {

@@ -1,4 +1,7 @@
 // Sessions, multi-document transactions and retryable writes through the official driver.
+// transactions-embedded.test.ts imports this file again with ?client=embedded: the first
+// suite runs through the secantusdb/embedded client (its raw-wire tests are skipped there),
+// the others, which are about the wire and the driver's retries, only through the socket.
 
 import { after, before, beforeEach, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -8,13 +11,17 @@ import { startTestServer } from '../helpers/server.js';
 import { rawCommand } from '../helpers/wire-client.js';
 import type { TestServer } from '../helpers/server.js';
 import type { TestDoc } from '../helpers/driver.js';
+import { clientKindOf, needsSocket, startEitherClient, titled } from '../helpers/either-client.js';
+import type { EitherClient } from '../helpers/either-client.js';
 
-describe('transactions', () => {
-  let ts: TestServer;
+const kind = clientKindOf(import.meta.url);
+
+describe(titled('transactions', kind), () => {
+  let ts: EitherClient;
   let coll: Collection<TestDoc>;
 
   before(async () => {
-    ts = await startTestServer();
+    ts = await startEitherClient(kind);
   });
   after(async () => {
     await ts.stop();
@@ -130,55 +137,71 @@ describe('transactions', () => {
     assert.deepEqual(await coll.findOne({ _id: 1 }), { _id: 1, n: 11 }, 'no lost update');
   });
 
-  test('commit is idempotent; abort after commit is TransactionCommitted; commit after abort is NoSuchTransaction', async () => {
-    const port = ts.server.port;
-    const lsid = { id: new UUID() };
-    const txn = (n: number) => ({ lsid, txnNumber: Long.fromInt(n), autocommit: false });
-    const ok = async (body: Record<string, unknown>) =>
-      assert.equal((await rawCommand(port, body))['ok'], 1, JSON.stringify(body));
-    await ok({
-      insert: 'c',
-      documents: [{ _id: 1 }],
-      ...txn(1),
-      startTransaction: true,
-      $db: 'txn',
-    });
-    await ok({ commitTransaction: 1, ...txn(1), $db: 'admin' });
-    await ok({ commitTransaction: 1, ...txn(1), $db: 'admin' });
-    const abortCommitted = await rawCommand(port, { abortTransaction: 1, ...txn(1), $db: 'admin' });
-    assert.equal(abortCommitted['code'], 256);
-    await ok({
-      insert: 'c',
-      documents: [{ _id: 2 }],
-      ...txn(2),
-      startTransaction: true,
-      $db: 'txn',
-    });
-    await ok({ abortTransaction: 1, ...txn(2), $db: 'admin' });
-    const commitAborted = await rawCommand(port, { commitTransaction: 1, ...txn(2), $db: 'admin' });
-    assert.equal(commitAborted['code'], 251);
-    assert.deepEqual(commitAborted['errorLabels'], ['TransientTransactionError']);
-    const tooOld = await rawCommand(port, {
-      find: 'c',
-      ...txn(1),
-      startTransaction: true,
-      $db: 'txn',
-    });
-    assert.equal(tooOld['code'], 225);
-    assert.deepEqual(await coll.find({}).toArray(), [{ _id: 1 }]);
-  });
+  test(
+    'commit is idempotent; abort after commit is TransactionCommitted; commit after abort is NoSuchTransaction',
+    needsSocket(kind),
+    async () => {
+      const port = ts.port ?? 0;
+      const lsid = { id: new UUID() };
+      const txn = (n: number) => ({ lsid, txnNumber: Long.fromInt(n), autocommit: false });
+      const ok = async (body: Record<string, unknown>) =>
+        assert.equal((await rawCommand(port, body))['ok'], 1, JSON.stringify(body));
+      await ok({
+        insert: 'c',
+        documents: [{ _id: 1 }],
+        ...txn(1),
+        startTransaction: true,
+        $db: 'txn',
+      });
+      await ok({ commitTransaction: 1, ...txn(1), $db: 'admin' });
+      await ok({ commitTransaction: 1, ...txn(1), $db: 'admin' });
+      const abortCommitted = await rawCommand(port, {
+        abortTransaction: 1,
+        ...txn(1),
+        $db: 'admin',
+      });
+      assert.equal(abortCommitted['code'], 256);
+      await ok({
+        insert: 'c',
+        documents: [{ _id: 2 }],
+        ...txn(2),
+        startTransaction: true,
+        $db: 'txn',
+      });
+      await ok({ abortTransaction: 1, ...txn(2), $db: 'admin' });
+      const commitAborted = await rawCommand(port, {
+        commitTransaction: 1,
+        ...txn(2),
+        $db: 'admin',
+      });
+      assert.equal(commitAborted['code'], 251);
+      assert.deepEqual(commitAborted['errorLabels'], ['TransientTransactionError']);
+      const tooOld = await rawCommand(port, {
+        find: 'c',
+        ...txn(1),
+        startTransaction: true,
+        $db: 'txn',
+      });
+      assert.equal(tooOld['code'], 225);
+      assert.deepEqual(await coll.find({}).toArray(), [{ _id: 1 }]);
+    },
+  );
 
-  test('commands not allowed in a transaction: OperationNotSupportedInTransaction (263)', async () => {
-    const r = await rawCommand(ts.server.port, {
-      count: 'c',
-      lsid: { id: new UUID() },
-      txnNumber: Long.fromInt(1),
-      startTransaction: true,
-      autocommit: false,
-      $db: 'txn',
-    });
-    assert.equal(r['code'], 263);
-  });
+  test(
+    'commands not allowed in a transaction: OperationNotSupportedInTransaction (263)',
+    needsSocket(kind),
+    async () => {
+      const r = await rawCommand(ts.port ?? 0, {
+        count: 'c',
+        lsid: { id: new UUID() },
+        txnNumber: Long.fromInt(1),
+        startTransaction: true,
+        autocommit: false,
+        $db: 'txn',
+      });
+      assert.equal(r['code'], 263);
+    },
+  );
 
   test('a failed statement aborts the transaction', async () => {
     await coll.insertOne({ _id: 1 });
@@ -199,7 +222,7 @@ describe('transactions', () => {
   });
 });
 
-describe('retryable writes', () => {
+describe('retryable writes', { skip: kind === 'embedded' }, () => {
   let ts: TestServer;
   before(async () => {
     ts = await startTestServer();
@@ -295,7 +318,7 @@ describe('retryable writes', () => {
   });
 });
 
-describe('malformed session fields', () => {
+describe('malformed session fields', { skip: kind === 'embedded' }, () => {
   let ts: TestServer;
   before(async () => {
     ts = await startTestServer();
