@@ -61,4 +61,9 @@ export default tseslint.config(
       globals: { process: 'readonly', URL: 'readonly', console: 'readonly' },
     },
   },
+  {
+    // CommonJS configuration files (.dependency-cruiser.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { globals: { module: 'writable', require: 'readonly' } },
+  },
 );

@@ -14,18 +14,17 @@
 // The compare harness divides each workload's time by a floor composed from these.
 
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import * as net from 'node:net';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { deserialize, serialize } from 'bson';
 import { open as openLmdb } from 'lmdb';
 import type { RootDatabase } from 'lmdb';
 import { MongoClient } from 'mongodb';
 import { decodeOptions } from '../src/bson/codec.js';
+import { limits } from '../src/limits.js';
 import type { BenchConfig } from './lib/config.js';
 import { makeTempDir, removeTempDir, trackChild } from './lib/cleanup.js';
-import { repoRoot, startDaemon } from './lib/daemon.js';
+import { startDaemon } from './lib/daemon.js';
 import type { Daemon } from './lib/daemon.js';
 import { makeDataset } from './lib/dataset.js';
 import { markdownTable } from './lib/markdown.js';
@@ -70,20 +69,9 @@ export interface Floors {
   readonly runs: readonly FloorRun[];
 }
 
-/**
- * The server's statements per storage transaction (write-batch.ts keeps it module-private).
- * Read from the source so that the floor follows the server if it changes; the fallback is
- * the value when this harness was written.
- */
+/** The server's statements per storage transaction (src/limits.ts). */
 export function serverTxnDocs(): number {
-  try {
-    const src = readFileSync(join(repoRoot, 'src/commands/crud/write-batch.ts'), 'utf8');
-    const m = /const statementsPerChunk = ([\d_]+);/.exec(src);
-    if (m !== null) return Number((m[1] as string).replace(/_/g, ''));
-  } catch {
-    // Fall through to the known value.
-  }
-  return 512;
+  return limits.writeStatementsPerTxnMax;
 }
 
 type Db = RootDatabase<Buffer, Buffer>;

@@ -1,20 +1,22 @@
-// CPU time the daemon spends on writes, read from /proc (Linux), not wall time: on a shared
+// CPU time the daemon spends on the hot paths, read from /proc (Linux), not wall time: on a shared
 // machine whose load comes and goes, a process's own CPU time moves much less than its
 // latency, so two source trees can be compared in one sitting. Runs the daemon from TypeScript
 // sources (tsx), so a tree needs no build:
-//   npx tsx bench/write-cpu.ts [--root DIR] [--reps N]
+//   npx tsx bench/write-cpu.ts [--root DIR] [--reps N] [--engine lmdb|memory]
 // --root: the repository tree whose src/ to run (default this one), e.g. a `git archive` of
 // another commit with node_modules linked, to compare before and after a change.
 // Per repetition, on a fresh collection: insertMany of the 10k-document dataset (lib/dataset.ts),
-// updateMany of half with $inc/$set (logged as a diff), updateMany of the other half with a
-// pipeline. One warm-up round first; prints the median CPU ms of each, and every sample.
+// find of all, 500 pings, 500 point reads by _id, a change stream drained of the insert's first 1,000
+// events, updateMany of half with $inc/$set (logged as a diff), updateMany of the other half
+// with a pipeline, deleteMany of half. One warm-up round first; prints the median CPU ms of
+// each, and every sample.
 
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { MongoClient } from 'mongodb';
-import type { Document } from 'mongodb';
+import type { Document, ObjectId } from 'mongodb';
 import { cleanupNow, makeTempDir, trackChild } from './lib/cleanup.js';
 import { makeDataset } from './lib/dataset.js';
 
@@ -25,6 +27,7 @@ function arg(name: string): string | undefined {
 
 const root = resolve(arg('--root') ?? join(import.meta.dirname, '..'));
 const reps = Math.max(1, Math.min(50, Number(arg('--reps') ?? 5)));
+const engine = arg('--engine') ?? 'lmdb';
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on Linux). */
 const ticksPerSecond = 100;
 
@@ -52,7 +55,7 @@ async function main(): Promise<void> {
     '--dbpath',
     dbPath,
     '--storageEngine',
-    'lmdb',
+    engine,
   ];
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   trackChild(child);
@@ -82,8 +85,13 @@ async function main(): Promise<void> {
     const docs = makeDataset(10_000) as unknown as Document[];
     const samples = {
       insertMany: [] as number[],
+      findAll: [] as number[],
+      ping500: [] as number[],
+      pointReads500: [] as number[],
+      changeStream1k: [] as number[],
       updateDiff: [] as number[],
       updatePipeline: [] as number[],
+      deleteHalf: [] as number[],
     };
     const time = async (
       into: number[] | undefined,
@@ -97,16 +105,34 @@ async function main(): Promise<void> {
       const warm = r === 0;
       const c = db.collection(`c${r}`);
       const batch = docs.map((d) => ({ ...d }));
+      const session = client.startSession();
+      await c.insertOne({ start: true }, { session });
+      const startAtOperationTime = session.operationTime;
+      await session.endSession();
       await time(warm ? undefined : samples.insertMany, () => c.insertMany(batch));
+      await time(warm ? undefined : samples.findAll, () => c.find({}).toArray());
+      const ids = batch.slice(0, 500).map((d) => d['_id'] as ObjectId);
+      await time(warm ? undefined : samples.ping500, async () => {
+        for (let n = 0; n < 500; n++) await db.command({ ping: 1 });
+      });
+      await time(warm ? undefined : samples.pointReads500, async () => {
+        for (const id of ids) await c.findOne({ _id: id });
+      });
+      await time(warm ? undefined : samples.changeStream1k, async () => {
+        const cs = c.watch([], { startAtOperationTime, batchSize: 1000 });
+        for (let n = 0; n < 1000; n++) await cs.next();
+        await cs.close();
+      });
       await time(warm ? undefined : samples.updateDiff, () =>
         c.updateMany({ even: true }, { $inc: { i: 1 }, $set: { name: 'x' } }),
       );
       await time(warm ? undefined : samples.updatePipeline, () =>
         c.updateMany({ even: false }, [{ $set: { name: 'y' } }]),
       );
+      await time(warm ? undefined : samples.deleteHalf, () => c.deleteMany({ even: true }));
       await c.drop();
     }
-    process.stdout.write(`daemon CPU ms (median of ${reps}), ${root}\n`);
+    process.stdout.write(`daemon CPU ms (median of ${reps}), ${engine}, ${root}\n`);
     for (const [name, xs] of Object.entries(samples))
       process.stdout.write(
         `${name.padEnd(15)} ${String(median(xs)).padStart(6)}  [${xs.join(', ')}]\n`,

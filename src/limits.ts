@@ -13,6 +13,12 @@ export const limits = {
   messageSizeBytesMin: 16,
   /** Most write statements in one insert/update/delete command. */
   writeBatchSizeMax: 100_000,
+  /** Statements of a write command run in one storage transaction (bounds one callback's time). */
+  writeStatementsPerTxnMax: 512,
+  /** Retryable-write results kept in one ledger record (src/txn/ledger.ts) before another starts. */
+  retryResultsPerRecordMax: 512,
+  /** Bytes of retryable-write results in one ledger record before another starts. */
+  retryResultBytesPerRecordMax: 4 * 1024 * 1024,
   /** Deepest nesting of documents and arrays mongod accepts in stored documents. */
   bsonDepthMax: 100,
   /**

@@ -7,8 +7,10 @@
 // decoded DBRef is rebuilt from the bytes, in their order.
 
 import { DBRef, calculateObjectSize, deserialize, serialize } from 'bson';
+import { invariant } from '../errors.js';
 import { setOwn } from './document.js';
 import type { BsonDocument, BsonValue } from './types.js';
+import { isPlainDocument } from './types.js';
 
 /** int32/int64/double/decimal stay as Int32/Long/Double/Decimal128; regexes as BSONRegExp. */
 export const decodeOptions = {
@@ -23,6 +25,178 @@ export const decodeOptions = {
 export function decodeDocument(bytes: Uint8Array): BsonDocument {
   const doc = deserialize(bytes, decodeOptions) as BsonDocument;
   return mayHoldDbRef(bytes) ? (restoreDocument(doc, bytes, 0) as BsonDocument) : doc;
+}
+
+// ---- Documents that keep the bytes they were decoded from ----------------------------------------
+
+/**
+ * The bytes a document was decoded from, for the paths that store or send a document
+ * unchanged (an inserted document from an OP_MSG document sequence): keyed by the decoded
+ * object, so nothing else changes shape. Whoever reads them checks they still encode the
+ * document (encodingIfUnchanged): a decoded document is not frozen.
+ */
+const sourceBytes = new WeakMap<BsonDocument, Uint8Array>();
+
+/** decodeDocument, remembering `bytes` as the document's encoding (see sourceBytes). */
+export function decodeDocumentKeepingBytes(bytes: Uint8Array): BsonDocument {
+  const doc = decodeDocument(bytes);
+  sourceBytes.set(doc, bytes);
+  return doc;
+}
+
+/**
+ * The bytes `doc` was decoded from when they are what encodeDocument(doc) would produce:
+ * `size` is bsonSize(doc), which the caller has computed (a document changed since it was
+ * decoded, or decoded from bytes holding duplicate names, encodes to another size), and the
+ * bytes hold no element of the deprecated undefined type (0x06, encoded again as null).
+ * A change that keeps the size (one int for another) is not seen: only documents nobody
+ * changes after decoding them are looked up here (an insert's documents before the insert).
+ */
+export function encodingIfUnchanged(doc: BsonDocument, size: number): Uint8Array | undefined {
+  const bytes = sourceBytes.get(doc);
+  if (bytes === undefined || bytes.length !== size || holdsUndefined(bytes, 0)) return undefined;
+  return bytes;
+}
+
+/** Documents a reply sends as the bytes they were decoded from (sendAsDecodedFrom). */
+const sentAsStored = new WeakSet<BsonDocument>();
+
+/**
+ * Marks `doc` (of encoded size `size`) to be sent in a cursor batch as the bytes it was
+ * decoded from, when they still encode it (encodingIfUnchanged); encodeReply copies them
+ * instead of encoding the document again. Returns whether it did.
+ */
+export function sendAsDecodedFrom(doc: BsonDocument, size: number): boolean {
+  if (encodingIfUnchanged(doc, size) === undefined) return false;
+  sentAsStored.add(doc);
+  return true;
+}
+
+/**
+ * encodeDocument(body) for a command reply, after `headroom` bytes left for the caller (the
+ * OP_MSG header), in one buffer. A cursor reply ({cursor: {firstBatch | nextBatch: [...]}})
+ * whose batch holds documents marked by sendAsDecodedFrom is assembled around their bytes:
+ * the rest is encoded with an empty batch, and the batch written into the gap, each document
+ * copied once.
+ */
+export function encodeReply(body: BsonDocument, headroom = 0): Buffer {
+  const batch = storedBatchOf(body);
+  if (batch === undefined) {
+    const bytes = encodeDocument(body);
+    const out = Buffer.allocUnsafe(headroom + bytes.length);
+    out.set(bytes, headroom);
+    return out;
+  }
+  const { cursor, field, docs } = batch;
+  const outer = encodeDocument({ ...body, cursor: {} });
+  const inner = encodeDocument({ ...cursor, [field]: [] });
+  const cursorAt = valueOffset(outer, 'cursor');
+  const fieldAt = valueOffset(inner, field);
+  const encoded = docs.map((d) => {
+    const own = isPlainDocument(d) && sentAsStored.has(d) ? sourceBytes.get(d) : undefined;
+    return own ?? encodeDocument(d as BsonDocument);
+  });
+  let arraySize = 5;
+  encoded.forEach((d, i) => (arraySize += 2 + decimalDigits(i) + d.length));
+  const cursorSize = inner.length - 5 + arraySize;
+  const bodySize = outer.length - 5 + cursorSize;
+  const out = Buffer.allocUnsafe(headroom + bodySize);
+  let at = headroom;
+  out.set(outer.subarray(0, cursorAt), at);
+  out.writeInt32LE(bodySize, at);
+  at += cursorAt;
+  out.set(inner.subarray(0, fieldAt), at);
+  out.writeInt32LE(cursorSize, at);
+  at += fieldAt;
+  out.writeInt32LE(arraySize, at);
+  at += 4;
+  encoded.forEach((d, i) => {
+    out[at] = OBJECT;
+    at += 1 + out.write(String(i), at + 1, 'latin1');
+    out[at++] = 0;
+    out.set(d, at);
+    at += d.length;
+  });
+  out[at++] = 0;
+  out.set(inner.subarray(fieldAt + 5), at);
+  at += inner.length - fieldAt - 5;
+  out.set(outer.subarray(cursorAt + 5), at);
+  return out;
+}
+
+/** The cursor batch of a reply if it holds a document to send as its stored bytes. */
+function storedBatchOf(
+  body: BsonDocument,
+): { cursor: BsonDocument; field: string; docs: readonly BsonValue[] } | undefined {
+  const cursor = body['cursor'];
+  if (!isPlainDocument(cursor)) return undefined;
+  const field = Array.isArray(cursor['firstBatch'])
+    ? 'firstBatch'
+    : Array.isArray(cursor['nextBatch'])
+      ? 'nextBatch'
+      : undefined;
+  if (field === undefined) return undefined;
+  const docs = cursor[field] as BsonValue[];
+  return docs.some((d) => isPlainDocument(d) && sentAsStored.has(d))
+    ? { cursor, field, docs }
+    : undefined;
+}
+
+function decimalDigits(i: number): number {
+  return i < 10 ? 1 : i < 100 ? 2 : i < 1000 ? 3 : String(i).length;
+}
+
+/** The encoding of an array of documents, each given encoded. */
+export function encodeArrayOf(docs: readonly Uint8Array[]): Buffer {
+  let size = 5;
+  docs.forEach((d, i) => (size += 2 + decimalDigits(i) + d.length));
+  const out = Buffer.allocUnsafe(size);
+  out.writeInt32LE(size, 0);
+  let at = 4;
+  docs.forEach((d, i) => {
+    out[at] = OBJECT;
+    at += 1 + out.write(String(i), at + 1, 'latin1');
+    out[at++] = 0;
+    out.set(d, at);
+    at += d.length;
+  });
+  out[at] = 0;
+  return out;
+}
+
+/** Where the value of the top-level field `name` of an encoded document starts. */
+function valueOffset(doc: Uint8Array, name: string): number {
+  const end = int32At(doc, 0) - 1;
+  let at = 4;
+  while (at < end) {
+    const type = doc[at] as number;
+    const nameEnd = cstringEnd(doc, at + 1);
+    const valueAt = nameEnd + 1;
+    if (
+      Buffer.from(doc.buffer, doc.byteOffset + at + 1, nameEnd - at - 1).toString('utf8') === name
+    )
+      return valueAt;
+    at = valueAt + valueSize(type, doc, valueAt);
+  }
+  invariant(false, `encodeReply: no field ${name}`);
+}
+
+/** Whether the document at `start` (validated bytes) has an undefined element at any depth. */
+function holdsUndefined(bytes: Uint8Array, start: number): boolean {
+  const end = start + int32At(bytes, start) - 1;
+  let at = start + 4;
+  while (at < end) {
+    const type = bytes[at] as number;
+    if (type === UNDEFINED) return true;
+    const valueAt = cstringEnd(bytes, at + 1) + 1;
+    if (type === OBJECT || type === ARRAY) {
+      if (holdsUndefined(bytes, valueAt)) return true;
+    } else if (type === CODE_WITH_SCOPE) {
+      if (holdsUndefined(bytes, valueAt + 8 + int32At(bytes, valueAt + 4))) return true;
+    }
+    at = valueAt + valueSize(type, bytes, valueAt);
+  }
+  return false;
 }
 
 export function encodeDocument(doc: BsonDocument): Uint8Array {
@@ -84,6 +258,8 @@ function mayHoldDbRef(bytes: Uint8Array): boolean {
 
 const OBJECT = 0x03;
 const ARRAY = 0x04;
+const UNDEFINED = 0x06;
+const CODE_WITH_SCOPE = 0x0f;
 
 function int32At(bytes: Uint8Array, at: number): number {
   return (

@@ -14,15 +14,12 @@ import type { BsonDocument, BsonValue } from './types.js';
 import { bsonTypeName } from './types.js';
 import { formatBson } from './format.js';
 import { compareStrings } from './compare.js';
+import type { Collator } from './compare.js';
 
 export type Ordering = -1 | 0 | 1;
 
-/** A parsed, non-simple collation: its full specification and its string comparison. */
-export interface Collator {
-  /** The specification with every field filled in, as mongod reports it (listCollections). */
-  readonly spec: BsonDocument;
-  compare(a: string, b: string): Ordering;
-}
+// The Collator interface lives with the comparisons that take one (compare.ts, the layer below).
+export type { Collator } from './compare.js';
 
 /** The ICU version mongod 7.0 reports in a collation's `version` field. */
 export const COLLATION_VERSION = '57.1';

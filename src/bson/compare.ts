@@ -9,12 +9,21 @@ import type { Binary, BSONRegExp, Code, ObjectId, Timestamp } from 'bson';
 import { Decimal128, Double, Int32, Long } from 'bson';
 import { asDocument, bsonTypeName, canonicalTypeRank } from './types.js';
 import type { BsonDocument, BsonValue } from './types.js';
-import type { Collator } from './collation.js';
 
 export type Ordering = -1 | 0 | 1;
 
 function sign(n: number): Ordering {
   return n < 0 ? -1 : n > 0 ? 1 : 0;
+}
+
+/**
+ * A parsed, non-simple collation (src/bson/collation.ts builds them): its full specification
+ * and its string comparison, which every comparison here uses in place of compareStrings.
+ */
+export interface Collator {
+  /** The specification with every field filled in, as mongod reports it (listCollections). */
+  readonly spec: BsonDocument;
+  compare(a: string, b: string): Ordering;
 }
 
 /** Compare strings by their UTF-8 byte order (equal to code point order). */

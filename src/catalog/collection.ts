@@ -5,7 +5,7 @@
 // insertRecord, updateRecord and removeRecord: it adds the document checks, validation and
 // the oplog entry (test/unit/architecture.test.ts checks that nothing else does).
 
-import { decodeDocument, encodeDocument } from '../bson/codec.js';
+import { decodeDocumentKeepingBytes, encodeDocument } from '../bson/codec.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { numericValue } from '../bson/types.js';
 import { getOwn } from '../bson/document.js';
@@ -205,7 +205,7 @@ export class Collection {
     const bytes = view.get(this.recordTable, encodeRecordId(recordId));
     return bytes === undefined
       ? undefined
-      : { recordId, doc: decodeDocument(bytes), size: bytes.length };
+      : { recordId, doc: decodeDocumentKeepingBytes(bytes), size: bytes.length };
   }
 
   findById(view: ReadView, id: BsonValue): StoredRecord | undefined {
@@ -222,7 +222,11 @@ export class Collection {
         ? {}
         : { start: bound, startInclusive: false };
     for (const { key, value } of view.scan(this.recordTable, range)) {
-      yield { recordId: decodeRecordId(key), doc: decodeDocument(value), size: value.length };
+      yield {
+        recordId: decodeRecordId(key),
+        doc: decodeDocumentKeepingBytes(value),
+        size: value.length,
+      };
     }
   }
 

@@ -94,6 +94,19 @@ export function checkStorable(doc: BsonDocument): void {
  * absent), then the other fields in their order. Throws with mongod's code if not storable.
  */
 export function prepareForInsert(doc: BsonDocument): BsonDocument {
+  return prepareSized(doc).doc;
+}
+
+/** A document prepared for insert and its encoded size. */
+export interface PreparedInsert {
+  readonly doc: BsonDocument;
+  readonly size: number;
+  /** The `_id` was generated: `doc` is the given fields after a new `_id`. */
+  readonly idAdded: boolean;
+}
+
+/** prepareForInsert, with what the write unit needs to reuse the document's own bytes. */
+export function prepareSized(doc: BsonDocument): PreparedInsert {
   checkFieldNamesEncodable(doc);
   // mongod's insert wording (fixDocumentForInsert); updates say "Document exceeds maximum nesting depth".
   if (nestingDepthExceeds(doc, limits.bsonDepthMax)) {
@@ -103,6 +116,7 @@ export function prepareForInsert(doc: BsonDocument): BsonDocument {
     );
   }
   let out: BsonDocument;
+  let idAdded = false;
   if (hasOwn(doc, '_id')) {
     const id = getOwn(doc, '_id');
     checkIdValue(id);
@@ -113,6 +127,7 @@ export function prepareForInsert(doc: BsonDocument): BsonDocument {
     }
   } else {
     out = { _id: new ObjectId() };
+    idAdded = true;
     for (const [k, v] of Object.entries(doc)) setOwn(out, k, v);
   }
   const size = bsonSize(out);
@@ -122,5 +137,5 @@ export function prepareForInsert(doc: BsonDocument): BsonDocument {
       `object to insert too large. size in bytes: ${size}, max size: ${limits.bsonObjectSizeMax}`,
     );
   }
-  return out;
+  return { doc: out, size, idAdded };
 }

@@ -20,6 +20,7 @@
 // explicitly with each change, in the WriteContext.
 
 import type { BsonDocument } from '../bson/types.js';
+import { encodeDocument, encodingIfUnchanged, joinDocuments } from '../bson/codec.js';
 import { compareBson } from '../bson/compare.js';
 import { getOwn } from '../bson/document.js';
 import { CommandError, ErrorCode, invariant } from '../errors.js';
@@ -30,7 +31,8 @@ import type { Catalog } from './catalog.js';
 import type { Collection, StoredRecord, WrittenRecord } from './collection.js';
 import type { RecordId } from './record-id.js';
 import type { StatementInfo } from './observer.js';
-import { checkStorable, prepareForInsert } from './validate-document.js';
+import { checkStorable, prepareSized } from './validate-document.js';
+import type { PreparedInsert } from './validate-document.js';
 
 /** Where and on whose behalf a document change is made. */
 export interface WriteContext {
@@ -58,23 +60,43 @@ export interface Namespace {
  * prepareForInsert makes it (`_id` first, generated when absent); the record returned holds
  * that document and its bytes.
  *
- * The steps after the checks already carry bytes: Collection.insertRecord takes the prepared
- * document's encoding when the caller has it (else it encodes), and the observer logs the
- * record's bytes as they are. A byte-level insert (bytes checked in place, `_id` read from
- * them) is another input to this function, not another path.
+ * A document that still has the bytes it came in (an OP_MSG document sequence) is stored as
+ * those bytes, with a generated `_id` spliced in front, instead of being encoded again; the
+ * oplog entry is built around the same bytes. The checks ran on the decoded document, and
+ * encodingIfUnchanged makes sure the bytes are what encoding it would give.
  */
 export function insertDocument(w: WriteContext, ns: Namespace, doc: BsonDocument): WrittenRecord {
-  const prepared = prepareForInsert(doc);
+  const prepared = prepareSized(doc);
   const coll = w.catalog.getOrCreate(w.txn, ns.db, ns.name);
   refuseCappedInTransaction(w, coll);
-  validate(w, coll, prepared, undefined);
-  const rec = coll.insertRecord(w.txn, prepared);
-  w.catalog.observer.onInsert(w.txn, coll, prepared, rec.bytes, w.statement);
+  validate(w, coll, prepared.doc, undefined);
+  const rec = coll.insertRecord(w.txn, prepared.doc, ownBytes(doc, prepared));
+  w.catalog.observer.onInsert(w.txn, coll, prepared.doc, rec.bytes, w.statement);
   if (coll.capped !== undefined) {
     deleteCappedOverflow(w, coll, rec.recordId);
     notifyTailers(w, coll);
   }
   return rec;
+}
+
+/**
+ * The stored encoding of `prepared` made from the document's own bytes, if it has them. Its
+ * fields keep the client's order: a decoded document lists array-index names ("1") first,
+ * the bytes do not (as in mongod), so a document given `_id` first is stored as given.
+ */
+function ownBytes(doc: BsonDocument, prepared: PreparedInsert): Uint8Array | undefined {
+  if (!prepared.idAdded) {
+    const bytes = encodingIfUnchanged(doc, prepared.size);
+    return bytes !== undefined && startsWithId(bytes) ? bytes : undefined;
+  }
+  const id = encodeDocument({ _id: getOwn(prepared.doc, '_id') ?? null });
+  const rest = encodingIfUnchanged(doc, prepared.size - id.length + 5);
+  return rest === undefined ? undefined : joinDocuments([id, rest]);
+}
+
+/** Whether an encoded document's first field is `_id`. */
+function startsWithId(bytes: Uint8Array): boolean {
+  return bytes[5] === 0x5f && bytes[6] === 0x69 && bytes[7] === 0x64 && bytes[8] === 0;
 }
 
 /**

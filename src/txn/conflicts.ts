@@ -12,6 +12,11 @@
 // them: below the oldest open snapshot and the engine's committed sequence. A write whose
 // callback ran but whose commit is not yet visible stays recorded, so a snapshot taken in
 // between cannot miss it.
+//
+// While no transaction is open the records cost almost nothing: a plain write's keys are
+// queued as they are (no key string built) and either turned into records when a transaction
+// begins (its snapshot may predate writes whose commit is not visible yet) or dropped once
+// their commit is visible with still no transaction open (every later snapshot sees them).
 
 import { CommandError, ErrorCode } from '../errors.js';
 import type { Bytes } from '../storage/engine.js';
@@ -52,13 +57,41 @@ export class ConflictTracker {
   private readonly tableCleared = new Map<string, number>();
   private readonly locks = new Map<string, ConflictOwner>();
   private readonly locksByOwner = new Map<ConflictOwner, string[]>();
+  /** Writes recorded while no transaction was open, not yet records: table, key, seq. */
+  private pendingTables: string[] = [];
+  private pendingKeys: Bytes[] = [];
+  private pendingSeqs: number[] = [];
 
   get active(): boolean {
     return this.open.size > 0;
   }
 
   begin(owner: ConflictOwner): void {
+    for (let i = 0; i < this.pendingKeys.length; i++) {
+      const id = keyId(this.pendingTables[i] as string, this.pendingKeys[i] as Bytes);
+      const seq = this.pendingSeqs[i] as number;
+      if ((this.lastWrite.get(id) ?? 0) < seq) this.lastWrite.set(id, seq);
+    }
+    this.clearPending();
     this.open.add(owner);
+  }
+
+  private clearPending(): void {
+    this.pendingTables = [];
+    this.pendingKeys = [];
+    this.pendingSeqs = [];
+  }
+
+  /** Drop queued writes every snapshot from now on sees (no transaction is open). */
+  private dropVisiblePending(committedSeq: number): void {
+    if (this.pendingSeqs.every((seq) => seq <= committedSeq)) {
+      this.clearPending();
+      return;
+    }
+    const keep = this.pendingSeqs.map((seq) => seq > committedSeq);
+    this.pendingTables = this.pendingTables.filter((_, i) => keep[i]);
+    this.pendingKeys = this.pendingKeys.filter((_, i) => keep[i]);
+    this.pendingSeqs = this.pendingSeqs.filter((_, i) => keep[i]);
   }
 
   /** The owner committed or aborted: release its locks. */
@@ -80,6 +113,7 @@ export class ConflictTracker {
 
   /** Prune when the records have grown; cheap to call after every commit. */
   maybePrune(committedSeq: number): void {
+    if (this.open.size === 0 && this.pendingSeqs.length > 0) this.dropVisiblePending(committedSeq);
     if (this.lastWrite.size > pruneThreshold || (this.open.size === 0 && this.lastWrite.size > 0))
       this.prune(committedSeq);
   }
@@ -119,7 +153,11 @@ export class ConflictTracker {
 
   /** A commit wrote a key (called inside the storage transaction, with its seq). */
   recordWrite(table: string, key: Bytes, seq: number): void {
-    this.lastWrite.set(keyId(table, key), seq);
+    if (this.open.size === 0) {
+      this.pendingTables.push(table);
+      this.pendingKeys.push(key);
+      this.pendingSeqs.push(seq);
+    } else this.lastWrite.set(keyId(table, key), seq);
   }
 
   recordClear(table: string, seq: number): void {

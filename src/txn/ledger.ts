@@ -6,12 +6,18 @@
 //
 // Tables:
 //   txn_sessions  key: lsid.id (16 bytes)                          value: {txnNumber, state}
-//   txn_ledger    key: lsid.id ‖ txnNumber (8, BE) ‖ stmtId (4, BE)  value: statement result
+//   txn_ledger    key: lsid.id ‖ txnNumber (8, BE) ‖ stmtId (4, BE)  value: statement result,
+//                 or {s: [stmtId, ...], r: {0: result, ...}}: the results of the statements
+//                 one storage transaction ran, keyed by the first (one record per chunk of a
+//                 batch, as mongod keeps one session record per retryable write command,
+//                 instead of one per statement)
 
-import { Long } from 'bson';
-import { decodeDocument, encodeDocument } from '../bson/codec.js';
+import { Int32, Long } from 'bson';
+import { decodeDocument, encodeArrayOf, encodeDocument, joinDocuments } from '../bson/codec.js';
+import { getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
-import { numericValue } from '../bson/types.js';
+import { isPlainDocument, numericValue } from '../bson/types.js';
+import { limits } from '../limits.js';
 import type { ReadView, WriteTxn } from '../storage/engine.js';
 
 const sessionsTable = 'txn_sessions';
@@ -71,24 +77,76 @@ export function writeSessionRecord(
   }
 }
 
-export function readStatementResult(
+/**
+ * Every statement result recorded for the session's `txnNumber`, by stmtId: one range read
+ * (nothing at all for a txnNumber seen for the first time).
+ */
+export function readStatementResults(
   view: ReadView,
   session: Buffer,
   txnNumber: number,
-  stmtId: number,
-): BsonDocument | undefined {
-  const v = view.get(ledgerTable, ledgerKey(session, txnNumber, stmtId));
-  return v === undefined ? undefined : decodeDocument(v);
+): Map<number, BsonDocument> {
+  const out = new Map<number, BsonDocument>();
+  const start = ledgerKey(session, txnNumber, 0);
+  const end = ledgerKey(session, txnNumber, 0xffffffff);
+  for (const { key, value } of view.scan(ledgerTable, { start, end, endInclusive: true })) {
+    const doc = decodeDocument(value);
+    const ids = doc['s'];
+    const results = doc['r'];
+    if (Array.isArray(ids) && isPlainDocument(results)) {
+      ids.forEach((id, i) => {
+        const r = getOwn(results, String(i));
+        const n = numericValue(id);
+        if (n !== undefined && isPlainDocument(r)) out.set(n, r);
+      });
+    } else {
+      const k = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+      out.set(k.readUInt32BE(24) | 0, doc);
+    }
+  }
+  return out;
 }
 
-export function writeStatementResult(
-  txn: WriteTxn,
-  session: Buffer,
-  txnNumber: number,
-  stmtId: number,
-  result: BsonDocument,
-): void {
-  txn.put(ledgerTable, ledgerKey(session, txnNumber, stmtId), encodeDocument(result));
+/**
+ * Collects the results of the statements one storage transaction runs and writes them as
+ * few ledger records (flush), so that a retry of the command finds them.
+ */
+export class StatementResultWriter {
+  private ids: number[] = [];
+  private results: Uint8Array[] = [];
+  private bytes = 0;
+
+  constructor(
+    private readonly txn: WriteTxn,
+    private readonly session: Buffer,
+    private readonly txnNumber: number,
+  ) {}
+
+  add(stmtId: number, result: BsonDocument): void {
+    const encoded = encodeDocument(result);
+    if (
+      this.ids.length >= limits.retryResultsPerRecordMax ||
+      this.bytes + encoded.length > limits.retryResultBytesPerRecordMax
+    )
+      this.flush();
+    this.ids.push(stmtId);
+    this.results.push(encoded);
+    this.bytes += encoded.length;
+  }
+
+  /** Writes what was added since the last flush. */
+  flush(): void {
+    const first = this.ids[0];
+    if (first === undefined) return;
+    const value = joinDocuments([
+      encodeDocument({ s: this.ids.map((id) => new Int32(id)) }),
+      { name: 'r', document: encodeArrayOf(this.results) },
+    ]);
+    this.txn.put(ledgerTable, ledgerKey(this.session, this.txnNumber, first), value);
+    this.ids = [];
+    this.results = [];
+    this.bytes = 0;
+  }
 }
 
 /** Forget a session's durable records (endSessions / expiry do not call this: mongod keeps them). */

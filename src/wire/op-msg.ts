@@ -3,7 +3,12 @@
 
 import { crc32c } from '@node-rs/crc32';
 import { CommandError, ErrorCode } from '../errors.js';
-import { decodeDocument, encodeDocument, firstDuplicateName } from '../bson/codec.js';
+import {
+  decodeDocument,
+  decodeDocumentKeepingBytes,
+  encodeReply,
+  firstDuplicateName,
+} from '../bson/codec.js';
 import { setOwn, getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import { headerBytes, OpCode, ProtocolError, writeHeader } from './opcodes.js';
@@ -33,7 +38,16 @@ function readCString(buf: Buffer, start: number, end: number): [string, number] 
   return [buf.toString('utf8', start, nul), nul + 1];
 }
 
-function readDocumentAt(buf: Buffer, at: number, end: number): [BsonDocument, number] {
+/**
+ * The document at `at`. A document sequence's documents (`keepBytes`: an insert's, most
+ * often) keep their bytes, which the write unit stores as they are when nothing changes them.
+ */
+function readDocumentAt(
+  buf: Buffer,
+  at: number,
+  end: number,
+  keepBytes: boolean,
+): [BsonDocument, number] {
   if (at + 5 > end)
     throw new CommandError(
       ErrorCode.InvalidBSON,
@@ -43,13 +57,20 @@ function readDocumentAt(buf: Buffer, at: number, end: number): [BsonDocument, nu
   if (size < 5 || at + size > end) {
     throw new CommandError(ErrorCode.InvalidBSON, `invalid BSON document length ${size}`);
   }
-  return [decodeBsonOrFail(buf.subarray(at, at + size)), at + size];
+  const bytes = buf.subarray(at, at + size);
+  return [
+    decodeBsonOrFail(bytes, keepBytes ? decodeDocumentKeepingBytes : decodeDocument),
+    at + size,
+  ];
 }
 
 /** Decode a document; any decoding failure is InvalidBSON (22), never a crash. */
-export function decodeBsonOrFail(bytes: Uint8Array): BsonDocument {
+export function decodeBsonOrFail(
+  bytes: Uint8Array,
+  decode: (bytes: Uint8Array) => BsonDocument = decodeDocument,
+): BsonDocument {
   try {
-    return decodeDocument(bytes);
+    return decode(bytes);
   } catch (e) {
     const why =
       e instanceof RangeError
@@ -107,7 +128,7 @@ export function parseOpMsg(msg: Buffer, requestId: number): OpMsgRequest {
     if (kind === 0) {
       if (body !== undefined) throw new ProtocolError('OP_MSG has more than one body section');
       const start = at;
-      [body, at] = readDocumentAt(msg, at, end);
+      [body, at] = readDocumentAt(msg, at, end, false);
       refuseDuplicateFields(body, msg.subarray(start, at));
     } else if (kind === 1) {
       if (at + 4 > end) throw new ProtocolError('truncated document sequence');
@@ -120,7 +141,7 @@ export function parseOpMsg(msg: Buffer, requestId: number): OpMsgRequest {
       const docs: BsonDocument[] = [];
       while (p < seqEnd) {
         let doc: BsonDocument;
-        [doc, p] = readDocumentAt(msg, p, seqEnd);
+        [doc, p] = readDocumentAt(msg, p, seqEnd, true);
         docs.push(doc);
       }
       sequences.push([id, docs]);
@@ -155,12 +176,9 @@ export function encodeOpMsg(
   responseTo: number,
   flags = 0,
 ): Buffer {
-  const bodyBytes = encodeDocument(body);
-  const length = headerBytes + 4 + 1 + bodyBytes.length;
-  const out = Buffer.allocUnsafe(length);
-  writeHeader(out, { messageLength: length, requestId, responseTo, opCode: OpCode.msg });
+  const out = encodeReply(body, headerBytes + 5);
+  writeHeader(out, { messageLength: out.length, requestId, responseTo, opCode: OpCode.msg });
   out.writeUInt32LE(flags, headerBytes);
   out[headerBytes + 4] = 0;
-  out.set(bodyBytes, headerBytes + 5);
   return out;
 }

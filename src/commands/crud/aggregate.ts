@@ -34,7 +34,7 @@ import type {
 import { isWriteStage } from '../../pipeline/stages/write.js';
 import { explainPlan } from '../../query/planner/explain.js';
 import type { ExplainSections, ExplainVerbosity } from '../../query/planner/explain.js';
-import { explainServerInfo, explainServerParameters } from './explain.js';
+import { explainServerInfo, explainServerParameters } from './explain-server.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';

@@ -10,7 +10,6 @@ import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { commandExpressions, compileQueryFilter, textSearchHook } from '../../query/language.js';
 import { planQuery } from '../../query/planner/planner.js';
-import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import type { Collection } from '../../catalog/collection.js';
@@ -27,16 +26,8 @@ import {
   targetCollection,
 } from './common.js';
 import { runCountOnView, runDistinctOnView } from './view-reads.js';
+import { countArgs, distinctArgs } from './read-args.js';
 import { onCollection } from '../authorization.js';
-
-export const countArgs = {
-  query: t.document,
-  limit: t.int64,
-  skip: t.int64,
-  hint: t.any,
-  collation: t.document,
-  fields: t.ignored,
-};
 
 /** A count's plan (undefined: no filter, the record count answers), shared with explain. */
 export function prepareCount(inv: Invocation<typeof countArgs>): {
@@ -130,13 +121,6 @@ function collectValues(v: BsonValue, parts: readonly string[], at: number, out: 
   const next = getOwn(doc, parts[at] as string);
   if (next !== undefined) collectValues(next, parts, at + 1, out);
 }
-
-export const distinctArgs = {
-  key: t.string,
-  query: t.document,
-  collation: t.document,
-  hint: t.any,
-};
 
 /** A distinct's plan and key path, shared with explain. */
 export function prepareDistinct(inv: Invocation<typeof distinctArgs>): {

@@ -26,8 +26,6 @@ import { fullName } from '../../catalog/namespace.js';
 import type { ReadView } from '../../storage/engine.js';
 import { parseArgs, t } from '../args.js';
 import type { ArgSpec } from '../args.js';
-import type { ServerServices } from '../context.js';
-import { serverVersion } from '../diag/handshake.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import { aggregateArgs, runAggregate } from './aggregate.js';
@@ -40,8 +38,10 @@ import {
   targetCollection,
 } from './common.js';
 import { runCountOnView, runDistinctOnView, runFindOnView } from './view-reads.js';
-import { countArgs, prepareCount, prepareDistinct, distinctArgs } from './count-distinct.js';
-import { findArgs, prepareFind } from './find.js';
+import { prepareCount, prepareDistinct } from './count-distinct.js';
+import { prepareFind } from './find.js';
+import { countArgs, distinctArgs, findArgs } from './read-args.js';
+import { explainServerInfo, explainServerParameters } from './explain-server.js';
 import { privileges } from '../authorization.js';
 
 const verbosities: readonly ExplainVerbosity[] = [
@@ -59,36 +59,6 @@ export function parseVerbosity(v: string | undefined): ExplainVerbosity {
       `Enumeration value '${v}' for field 'explain.verbosity' is not a valid value.`,
     );
   return found;
-}
-
-/** serverInfo as mongod reports it in explain output. */
-export function explainServerInfo(services: ServerServices): BsonDocument {
-  return {
-    host: services.config.advertisedHost.replace(/:\d+$/, ''),
-    port: new Int32(services.config.port),
-    version: serverVersion,
-    gitVersion: '0000000000000000000000000000000000000000',
-  };
-}
-
-/** The limits mongod lists under serverParameters (the settable ones as currently set). */
-export function explainServerParameters(parameters: ReadonlyMap<string, unknown>): BsonDocument {
-  const mb100 = new Int32(100 * 1024 * 1024);
-  const current = (name: string): BsonValue =>
-    (parameters.get(name) as BsonValue | undefined) ?? mb100;
-  return {
-    internalQueryFacetBufferSizeBytes: mb100,
-    internalQueryFacetMaxOutputDocSizeBytes: mb100,
-    internalLookupStageIntermediateDocumentMaxSizeBytes: mb100,
-    internalDocumentSourceGroupMaxMemoryBytes: current('internalDocumentSourceGroupMaxMemoryBytes'),
-    internalQueryMaxBlockingSortMemoryUsageBytes: current(
-      'internalQueryMaxBlockingSortMemoryUsageBytes',
-    ),
-    internalQueryProhibitBlockingMergeOnMongoS: new Int32(0),
-    internalQueryMaxAddToSetBytes: mb100,
-    internalDocumentSourceSetWindowFieldsMaxMemoryBytes: mb100,
-    internalQueryFrameworkControl: 'trySbeRestricted',
-  };
 }
 
 type InnerInvocation<S extends ArgSpec> = Invocation<S>;

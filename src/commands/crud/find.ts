@@ -43,6 +43,7 @@ import {
 } from './change-stream-cursor.js';
 import { diskUseFor } from './disk-use.js';
 import { runFindOnView } from './view-reads.js';
+import { findArgs } from './read-args.js';
 import {
   authenticatedOnly,
   checkCursorOwner,
@@ -50,33 +51,6 @@ import {
   onCollection,
   unauthorized,
 } from '../authorization.js';
-
-export const findArgs = {
-  filter: t.document,
-  sort: t.document,
-  projection: t.document,
-  hint: t.any,
-  skip: t.int64,
-  limit: t.int64,
-  batchSize: t.int64,
-  singleBatch: t.bool,
-  max: t.document,
-  min: t.document,
-  returnKey: t.bool,
-  showRecordId: t.bool,
-  tailable: t.bool,
-  oplogReplay: t.bool,
-  noCursorTimeout: t.bool,
-  awaitData: t.bool,
-  allowPartialResults: t.bool,
-  collation: t.document,
-  allowDiskUse: t.bool,
-  let: t.document,
-  readOnce: t.bool,
-  term: t.ignored,
-  $_requestResumeToken: t.bool,
-  $_resumeAfter: t.document,
-};
 
 /** What a find runs: its plan and how rows become the documents sent (shared with explain). */
 export interface PreparedFind {
@@ -228,6 +202,7 @@ export const find = defineCommand({
       owner: { sessionKey: inv.op.session?.session.key },
       ...(output === undefined ? {} : { output }),
       comment: args.comment,
+      sendStoredBytes: true,
       ...(tailable ? { tailable, awaitData: args.awaitData === true } : {}),
     });
     // mongod keeps no tailable cursor on an empty (or missing) collection: it has no position.

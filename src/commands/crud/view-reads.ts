@@ -13,8 +13,7 @@ import type { Invocation } from '../registry.js';
 import type { ExplainVerbosity } from '../../query/planner/explain.js';
 import { aggregateArgs, runAggregate } from './aggregate.js';
 import { requireNonNegative } from './common.js';
-import type { countArgs, distinctArgs } from './count-distinct.js';
-import type { findArgs } from './find.js';
+import type { countArgs, distinctArgs, findArgs } from './read-args.js';
 
 /** The aggregate command a read on a view becomes: its generic arguments carried over. */
 function asAggregate(

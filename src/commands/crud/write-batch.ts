@@ -14,13 +14,10 @@ import { CloseConnectionSignal } from '../signals.js';
 import { numericValue } from '../../bson/types.js';
 import {
   readSessionRecord,
-  readStatementResult,
+  readStatementResults,
   writeSessionRecord,
-  writeStatementResult,
+  StatementResultWriter,
 } from '../../txn/ledger.js';
-
-/** Statements per storage transaction: bounds how long one callback holds the event loop. */
-const statementsPerChunk = 512;
 
 export interface BatchOutcome<R> {
   readonly results: Array<R | undefined>;
@@ -135,9 +132,13 @@ export async function runWriteBatch<S, R>(
   const catalog = services.catalog;
   let stop = false;
   let closeConnection = false;
-  for (let start = 0; start < statements.length && !stop; start += statementsPerChunk) {
+  for (
+    let start = 0;
+    start < statements.length && !stop;
+    start += limits.writeStatementsPerTxnMax
+  ) {
     op.checkDeadline();
-    const end = Math.min(start + statementsPerChunk, statements.length);
+    const end = Math.min(start + limits.writeStatementsPerTxnMax, statements.length);
     // The callback may run more than once (a plain write that met a transaction's lock is
     // run again after it ends): it only fills locals, merged once it has committed.
     const chunk = await op.access.write((txn) => {
@@ -147,7 +148,11 @@ export async function runWriteBatch<S, R>(
       let halted = false;
       let close = false;
       const key = retry?.binding.session.keyBytes;
+      let priorResults: Map<number, BsonDocument> | undefined;
+      let ledger: StatementResultWriter | undefined;
       if (retry !== undefined && key !== undefined) {
+        priorResults = readStatementResults(txn, key, retry.txnNumber);
+        ledger = new StatementResultWriter(txn, key, retry.txnNumber);
         const rec = readSessionRecord(txn, key);
         if (rec === undefined || rec.txnNumber < retry.txnNumber) {
           writeSessionRecord(
@@ -160,8 +165,8 @@ export async function runWriteBatch<S, R>(
       }
       for (let i = start; i < end; i++) {
         const stmtId = retry?.binding.stmtIdFor(i) ?? i;
-        if (retry !== undefined && key !== undefined) {
-          const prior = readStatementResult(txn, key, retry.txnNumber, stmtId);
+        if (retry !== undefined && priorResults !== undefined) {
+          const prior = priorResults.get(stmtId);
           if (prior !== undefined) {
             done.push([i, retry.codec.decode(prior)]);
             retried.push(stmtId);
@@ -193,8 +198,7 @@ export async function runWriteBatch<S, R>(
             bypassDocumentValidation,
           };
           const r = exec(w, statements[i] as S, i);
-          if (retry !== undefined && key !== undefined)
-            writeStatementResult(txn, key, retry.txnNumber, stmtId, retry.codec.encode(r));
+          if (retry !== undefined) ledger?.add(stmtId, retry.codec.encode(r));
           done.push([i, r]);
           if (halted) break;
         } catch (e) {
@@ -208,6 +212,7 @@ export async function runWriteBatch<S, R>(
           }
         }
       }
+      ledger?.flush();
       return { done, errors, retried, halted, close };
     });
     for (const [i, r] of chunk.done) results[i] = r;

@@ -8,6 +8,7 @@ import {
 } from '../../bson/outgoing.js';
 import { Long } from 'bson';
 import { calculateObjectSize } from 'bson';
+import { sendAsDecodedFrom } from '../../bson/codec.js';
 import type { BsonDocument } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
@@ -40,6 +41,11 @@ export interface CursorOptions {
   readonly onClose?: () => void;
   /** Checked when a batch resumes after a yield: the plan is still valid (collection not dropped). */
   readonly restore?: RestoreCheck | undefined;
+  /**
+   * Documents read from storage and sent unchanged go out as their stored bytes
+   * (sendAsDecodedFrom): for a cursor whose plan never changes a document in place (find).
+   */
+  readonly sendStoredBytes?: boolean;
 }
 
 export class ServerCursor {
@@ -128,6 +134,7 @@ export class ServerCursor {
         checkOutgoingDocument(doc);
         const size = calculateObjectSize(doc);
         if (size > internalDocumentBytesMax) throw documentTooLargeError(doc, size);
+        if (this.options.sendStoredBytes === true) sendAsDecodedFrom(doc, size);
         if (out.length > 0 && bytes + size > limits.batchSizeBytesMax) {
           this.stash = row;
           break;
