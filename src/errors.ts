@@ -288,6 +288,10 @@ export const ErrorCode = {
   // Index builds.
   IndexBuildAlreadyInProgress: 277,
   BackgroundOperationInProgressForNamespace: 12587,
+  // Hashed indexes (hash_access_method, expression_params, getHashKeys).
+  Location16764: 16764,
+  Location16766: 16766,
+  Location31303: 31303,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

@@ -52,6 +52,7 @@ import type { IndexKind } from './index-kind.js';
 import { textIndexKeys, textSpecOf } from '../text/spec.js';
 import type { TextSpec } from '../text/spec.js';
 import { s2IndexKeys, twoDIndexKeys } from './geo-keys.js';
+import { hashedIndexKeys } from './hashed-keys.js';
 import type { Hash2dParams } from '../geo/cells.js';
 import { decodeRecordId, encodeRecordId } from './record-id.js';
 import type { RecordId } from './record-id.js';
@@ -176,6 +177,7 @@ export class IndexAccess {
     }
     if (this.kind === '2dsphere') return s2IndexKeys(this.fields, doc);
     if (this.kind === '2d') return twoDIndexKeys(this.fields, doc, this.hash2d);
+    if (this.kind === 'hashed') return hashedIndexKeys(this.fields, doc, this.sparse);
     return generateIndexKeys(this.fields, doc, { sparse: this.sparse });
   }
 

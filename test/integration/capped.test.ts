@@ -117,6 +117,45 @@ describe('capped collections', () => {
     assert.deepEqual(ids(await c.find().toArray()), ['big']);
   });
 
+  test('collMod cappedSize / cappedMax change the limits; the next insert evicts', async () => {
+    await db.createCollection('resize', { capped: true, size: 100_000, max: 2 });
+    const c = db.collection<TestDoc>('resize');
+    for (let i = 1; i <= 4; i++) await c.insertOne({ _id: i });
+    assert.deepEqual(ids(await c.find().toArray()), [3, 4]);
+    // A larger max keeps more documents.
+    await db.command({ collMod: 'resize', cappedMax: 4 });
+    let stats = await db.command({ collStats: 'resize' });
+    assert.equal(stats['max'], 4);
+    for (let i = 5; i <= 7; i++) await c.insertOne({ _id: i });
+    assert.deepEqual(ids(await c.find().toArray()), [4, 5, 6, 7]);
+    // A smaller max deletes nothing until the next insert, which evicts down to it.
+    await db.command({ collMod: 'resize', cappedMax: 2 });
+    assert.equal(await c.countDocuments(), 4);
+    await c.insertOne({ _id: 8 });
+    assert.deepEqual(ids(await c.find().toArray()), [7, 8]);
+    // max <= 0 means no document limit; a size is rounded up to 256 bytes.
+    await db.command({ collMod: 'resize', cappedMax: 0, cappedSize: 1000 });
+    stats = await db.command({ collStats: 'resize' });
+    assert.equal(stats['max'], 0x7fffffff);
+    assert.equal(stats['maxSize'], 1024);
+    const info = await collectionInfo(db, 'resize');
+    assert.deepEqual(info.options, { capped: true, size: 1024, max: 0x7fffffff });
+    const pad = 'p'.repeat(200);
+    for (let i = 10; i < 20; i++) await c.insertOne({ _id: i, pad });
+    stats = await db.command({ collStats: 'resize' });
+    assert.ok(stats['size'] <= 1024, `size ${stats['size']}`);
+    // Bad values, and a collection that is not capped.
+    await expectServerCode(db.command({ collMod: 'resize', cappedSize: 0 }), OutOfRange);
+    await expectServerCode(db.command({ collMod: 'resize', cappedSize: -5 }), OutOfRange);
+    await expectServerCode(db.command({ collMod: 'resize', cappedSize: 2 ** 50 + 1 }), OutOfRange);
+    await expectServerCode(db.command({ collMod: 'resize', cappedMax: 2 ** 31 }), OutOfRange);
+    await expectServerCode(db.command({ collMod: 'resize', cappedSize: 'x' }), TypeMismatch);
+    assert.equal((await db.command({ collStats: 'resize' }))['maxSize'], 1024);
+    await db.createCollection('notcapped');
+    await expectServerCode(db.command({ collMod: 'notcapped', cappedSize: 4096 }), InvalidOptions);
+    assert.equal((await collectionInfo(db, 'notcapped')).options?.['size'], undefined);
+  });
+
   test('the overflow deletes are logged: a change stream sees them after the insert', async () => {
     await db.createCollection('logged', { capped: true, size: 100_000, max: 2 });
     const c = db.collection<TestDoc>('logged');

@@ -162,4 +162,22 @@ describe('mongoose', () => {
     }).lean();
     assert.deepEqual(within.map((s) => s.name).sort(), ['far', 'near']);
   });
+
+  test('a schema with a hashed index: init() builds it, equality uses it', async () => {
+    const schema = new mongoose.Schema({ email: { type: String, index: 'hashed' } });
+    const User = conn.model('HashedUser', schema);
+    await User.init();
+    const names = (await User.collection.listIndexes().toArray()).map((i) => i['name']);
+    assert.ok(names.includes('email_hashed'));
+    await User.create([{ email: 'a@x.org' }, { email: 'b@x.org' }]);
+    const found = await User.find({ email: 'b@x.org' }).lean();
+    assert.deepEqual(
+      found.map((u) => u.email),
+      ['b@x.org'],
+    );
+    const plan = (await User.find({ email: 'b@x.org' }).explain()) as unknown as {
+      queryPlanner: { winningPlan: { inputStage?: { indexName?: string } } };
+    };
+    assert.equal(plan.queryPlanner.winningPlan.inputStage?.indexName, 'email_hashed');
+  });
 });

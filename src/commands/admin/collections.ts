@@ -693,8 +693,8 @@ export const collMod = defineCommand({
     viewOn: t.string,
     pipeline: t.array,
     dryRun: t.bool,
-    cappedSize: t.any,
-    cappedMax: t.any,
+    cappedSize: t.int64,
+    cappedMax: t.int64,
   },
   traits: { isWrite: true, apiVersion1: true },
   run: async (inv) => {
@@ -718,12 +718,7 @@ export const collMod = defineCommand({
             );
         }
         const ttl = collModTtl(found, args.expireAfterSeconds);
-        for (const opt of ['cappedSize', 'cappedMax'] as const)
-          if (args[opt] !== undefined)
-            throw new CommandError(
-              ErrorCode.NotImplemented,
-              `collMod with '${opt}' is not supported yet`,
-            );
+        const cappedLimits = collModCappedLimits(found, args.cappedSize, args.cappedMax);
         checkValidationEnums('collMod', args);
         if (args.validator !== undefined)
           checkValidator(db, name, args.validator, collectionCollation(found));
@@ -746,6 +741,7 @@ export const collMod = defineCommand({
           options['validationAction'] = args.validationAction;
         if (ttl === 'off') delete options['expireAfterSeconds'];
         else if (ttl !== undefined) options['expireAfterSeconds'] = ttl;
+        Object.assign(options, cappedLimits);
         const updated = services.catalog.updateMeta(txn, coll, {
           ...coll.meta,
           options: inOptionsOrder(options),
@@ -786,6 +782,44 @@ function collModTtl(coll: Collection, value: BsonValue | undefined): Long | 'off
   return parseCollectionTtl(value, 'collMod');
 }
 
+/**
+ * collMod's cappedSize / cappedMax (mongod 6.0+ resizes a capped collection): the IDL bounds
+ * (cappedSize in [1, 1 PB], cappedMax below 2^31), then the stored values as create stores
+ * them (a size rounded up to 256 bytes, a max <= 0 meaning none). Nothing is deleted now: the
+ * next insert evicts down to the new limits, as in mongod.
+ */
+function collModCappedLimits(
+  coll: Collection,
+  size: number | undefined,
+  max: number | undefined,
+): BsonDocument {
+  if (size === undefined && max === undefined) return {};
+  if (size !== undefined && size < 1)
+    throw new CommandError(
+      ErrorCode.Location51024,
+      `BSON field 'cappedSize' value must be >= 1, actual value '${size}'`,
+    );
+  if (size !== undefined && size > limits.cappedSizeBytesMax)
+    throw new CommandError(
+      ErrorCode.Location51024,
+      `BSON field 'cappedSize' value must be <= ${limits.cappedSizeBytesMax}, actual value '${size}'`,
+    );
+  if (max !== undefined && max >= 2 ** 31)
+    throw new CommandError(
+      ErrorCode.Location51024,
+      `BSON field 'cappedMax' value must be < ${2 ** 31}, actual value '${max}'`,
+    );
+  if (coll.capped === undefined)
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      `option only supported on a capped collection: ${size !== undefined ? 'cappedSize' : 'cappedMax'}`,
+    );
+  const out: BsonDocument = {};
+  if (size !== undefined) out['size'] = bsonNumber(Math.ceil(size / 256) * 256);
+  if (max !== undefined) out['max'] = bsonNumber(max <= 0 ? 0x7fffffff : max);
+  return out;
+}
+
 /** collMod's own fields, in the order given: what the oplog entry holds besides `collMod`. */
 const collModFields = new Set([
   'changeStreamPreAndPostImages',
@@ -796,6 +830,8 @@ const collModFields = new Set([
   'expireAfterSeconds',
   'viewOn',
   'pipeline',
+  'cappedSize',
+  'cappedMax',
 ]);
 
 /**

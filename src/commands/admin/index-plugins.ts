@@ -8,7 +8,8 @@
 //   "language") are checked, and `textIndexVersion` becomes 3; a collection has one text index;
 // - 2dsphere: `2dsphereIndexVersion` (1 to 3; 3 unless given) and the S2 levels
 //   `coarsestIndexedLevel` / `finestIndexedLevel`;
-// - 2d: one 2d field, first in the key; `bits` in (0, 32], `min` < `max`.
+// - 2d: one 2d field, first in the key; `bits` in (0, 32], `min` < `max`;
+// - hashed: one hashed field (31303), the others ascending or descending; never unique (16764).
 //
 // Errors are CannotCreateIndex (67) with mongod's messages unless noted.
 
@@ -16,21 +17,23 @@ import { setOwn } from '../../bson/document.js';
 import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
+import { formatBson } from '../../bson/format.js';
 import type { Collection } from '../../catalog/collection.js';
 import { indexKindOf } from '../../catalog/index-kind.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { textLanguage } from '../../text/languages.js';
 import { TEXT_INDEX_VERSION, TEXT_WEIGHT_MAX, WILDCARD_WEIGHT_FIELD } from '../../text/spec.js';
 
-export type IndexPlugin = 'text' | '2dsphere' | '2d';
+export type IndexPlugin = 'text' | '2dsphere' | '2d' | 'hashed';
 
-const pluginNames: ReadonlySet<string> = new Set(['text', '2dsphere', '2d']);
+const pluginNames: ReadonlySet<string> = new Set(['text', '2dsphere', '2d', 'hashed']);
 
 /** The options each plugin accepts (others of the special options stay NotImplemented). */
 const pluginOptions: Readonly<Record<IndexPlugin, ReadonlySet<string>>> = {
   text: new Set(['weights', 'default_language', 'language_override', 'textIndexVersion']),
   '2dsphere': new Set(['2dsphereIndexVersion', 'coarsestIndexedLevel', 'finestIndexedLevel']),
   '2d': new Set(['bits', 'min', 'max']),
+  hashed: new Set(),
 };
 
 function cannotCreate(message: string): CommandError {
@@ -270,10 +273,33 @@ function fix2dSpec(spec: BsonDocument): BsonDocument {
   return spec;
 }
 
+// ---- hashed -----------------------------------------------------------------------------------
+
+/** mongod's parseHashParams and HashAccessMethod's checks. */
+function checkHashedSpec(spec: BsonDocument): BsonDocument {
+  const key = spec['key'] as BsonDocument;
+  const hashed = Object.values(key).filter((v) => v === 'hashed').length;
+  if (hashed > 1) {
+    throw new CommandError(
+      ErrorCode.Location31303,
+      `A maximum of one index field is allowed to be hashed but found ${hashed} for 'key' ${formatBson(key)}`,
+    );
+  }
+  const unique = spec['unique'];
+  if (unique !== undefined && unique !== null && unique !== false && numericValue(unique) !== 0) {
+    throw new CommandError(
+      ErrorCode.Location16764,
+      'Currently hashed indexes cannot guarantee uniqueness. Use a regular index.',
+    );
+  }
+  return spec;
+}
+
 /** The stored form of a validated plugin spec ({v, key, name, ...}). */
 export function finishPluginSpec(plugin: IndexPlugin, spec: BsonDocument): BsonDocument {
   if (plugin === 'text') return fixTextSpec(spec);
   if (plugin === '2dsphere') return fix2dsphereSpec(spec);
+  if (plugin === 'hashed') return checkHashedSpec(spec);
   return fix2dSpec(spec);
 }
 

@@ -1,8 +1,8 @@
 // createIndexes, listIndexes, dropIndexes — with mongod 7.0's rules:
 //
 // - a spec needs `key` and `name` (FailedToParse); key values are non-zero numbers or the
-//   index plugins "text", "2dsphere" and "2d" (index-plugins.ts normalises their specs; "hashed"
-//   and "$**" answer NotImplemented);
+//   index plugins "text", "2dsphere", "2d" and "hashed" (index-plugins.ts normalises their
+//   specs; "$**" answers NotImplemented);
 //   unknown options are InvalidIndexSpecificationOption (197); errors name the spec
 //   ("Error in specification {...} :: caused by :: ...");
 // - an index's identity (its "signature") is its key pattern plus unique, sparse,

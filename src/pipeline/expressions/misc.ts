@@ -6,6 +6,7 @@
 import { Binary, Code, Double, Int32, Long, Timestamp } from 'bson';
 import type { ScriptFunction, ScriptScope } from '../../js/engine.js';
 import { bsonSize } from '../../bson/codec.js';
+import { hashBsonValue } from '../../bson/hash.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { fail } from '../../errors.js';
@@ -106,6 +107,21 @@ function timestampPart(name: string, part: (t: Timestamp) => number): OperatorDe
   });
 }
 
+/**
+ * $toHashedIndexKey: the key a hashed index stores for a value (mongod's hash of it; missing
+ * hashes as null). The operand is one expression: an array literal is an array to hash.
+ */
+const $toHashedIndexKey: OperatorDefinition = {
+  name: '$toHashedIndexKey',
+  parse(arg, ctx) {
+    const operand = ctx.parse(arg);
+    return operatorExpression('$toHashedIndexKey', [operand], (frame) => {
+      const v = operand.evaluate(frame);
+      return hashBsonValue(v === MISSING ? null : v);
+    });
+  },
+};
+
 const $bsonSize = unaryOperator('$bsonSize', (v) => {
   if (isNullish(v)) return null;
   if (!isPlainDocument(v))
@@ -191,6 +207,7 @@ export const miscOperators: readonly OperatorDefinition[] = [
   timestampPart('$tsIncrement', (t) => t.i),
   $bsonSize,
   $binarySize,
+  $toHashedIndexKey,
   $function,
 ];
 

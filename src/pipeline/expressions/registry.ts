@@ -1,7 +1,6 @@
 // The operator registry: every expression operator by name, assembled from the family files
 // (one file per family; adding an operator is one entry in its family's list).
 
-import { ErrorCode, fail } from '../../errors.js';
 import { accumulatorOperators } from './accumulator.js';
 import { arithmeticOperators } from './arithmetic.js';
 import { arrayOperators } from './array.js';
@@ -54,13 +53,4 @@ export const operators: ReadonlyMap<string, OperatorDefinition> = buildRegistry(
  * Operators mongod knows that this server refuses with a reason of its own rather than
  * "Unrecognized expression" ($accumulator is an accumulator, not an expression, in mongod too).
  */
-export const refusedOperators: ReadonlyMap<string, () => never> = new Map([
-  [
-    '$toHashedIndexKey',
-    () =>
-      fail(
-        ErrorCode.NotImplemented,
-        '$toHashedIndexKey is not supported: this server has no hashed indexes, so no hash of their key format',
-      ),
-  ],
-]);
+export const refusedOperators: ReadonlyMap<string, () => never> = new Map<string, () => never>([]);

@@ -28,6 +28,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { BSONSymbol, isPlainDocument, numericValue } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
 import { encodeKey } from '../../bson/keystring.js';
+import { hashBsonValue } from '../../bson/hash.js';
 import type { Collection } from '../../catalog/collection.js';
 import type { IndexAccess, IndexState } from '../../catalog/index-access.js';
 import { firstEntryKey } from '../../catalog/index-access.js';
@@ -71,6 +72,7 @@ import {
   isPoint,
   leafBounds,
   mayMatchMissing,
+  point,
 } from './bounds.js';
 import type { Interval, LeafBounds } from './bounds.js';
 import { serializeFilter } from './explain.js';
@@ -354,6 +356,7 @@ function boundsFor(
   preds: readonly Predicate[],
 ): FieldBounds[] {
   const out: FieldBounds[] = index.fields.map((f, i) => {
+    if (f.plugin === 'hashed') return hashedBounds(f.path, preds);
     let mine = preds.filter(
       (p) => p.path === f.path && !(p.bounds.existsOnly === true && !index.sparse),
     );
@@ -413,6 +416,44 @@ function boundsFor(
     }
   }
   return out;
+}
+
+/**
+ * The bounds of a hashed field: only equality and $in (without regexes) bound it, by the hashes
+ * of their values (hashes collide, so FETCH re-checks them); a number with a fraction also
+ * bounds the hashes of its floor and ceiling, because a double is truncated and a decimal
+ * rounded to an integer before hashing, and equal values of the two types may hash apart.
+ */
+function hashedBounds(path: string, preds: readonly Predicate[]): FieldBounds {
+  let acc: Interval[] | undefined;
+  const from: Predicate[] = [];
+  for (const p of preds) {
+    if (p.path !== path || p.group !== undefined) continue;
+    const node = p.node;
+    const values =
+      node.kind === 'eq'
+        ? [node.value]
+        : node.kind === 'in' && node.regexes.length === 0
+          ? node.values
+          : undefined;
+    if (values === undefined) continue;
+    const hashes: BsonValue[] = [];
+    for (const v of values) {
+      hashes.push(hashBsonValue(v));
+      const n = numericValue(v);
+      if (n !== undefined && Number.isFinite(n) && !Number.isInteger(n)) {
+        hashes.push(hashBsonValue(Long.fromNumber(Math.floor(n))));
+        hashes.push(hashBsonValue(Long.fromNumber(Math.ceil(n))));
+      }
+    }
+    hashes.sort(compareBson);
+    const points = hashes
+      .filter((h, k) => k === 0 || compareBson(hashes[k - 1] as BsonValue, h) !== 0)
+      .map(point);
+    acc = acc === undefined ? points : intersect(acc, points);
+    from.push(p);
+  }
+  return acc === undefined ? { intervals: [fullInterval], from: [] } : { intervals: acc, from };
 }
 
 /** Whether `query` predicates imply the index's partialFilterExpression. */
@@ -491,7 +532,7 @@ function sortProvided(
     )
       p++;
     const f = index.fields[p];
-    if (f === undefined || f.path !== s.path) return undefined;
+    if (f === undefined || f.path !== s.path || f.plugin === 'hashed') return undefined;
     if ((state.multikeyPaths[p] ?? []).length > 0) return undefined;
     const r = f.direction !== s.direction;
     if (reverse !== undefined && reverse !== r) return undefined;
@@ -605,7 +646,7 @@ function residualFilter(
     if (index === undefined || bounds === undefined || state === undefined) return true;
     const path = nodePath(node);
     const i = index.fields.findIndex((f) => f.path === path);
-    if (i < 0) return true;
+    if (i < 0 || index.fields[i]?.plugin === 'hashed') return true;
     const b = bounds[i] as FieldBounds;
     if (!b.from.some((p) => p.node === node)) return true;
     if ((state.multikeyPaths[i] ?? []).length > 0 || state.hasTruncatedKeys) return true;
@@ -645,6 +686,7 @@ function coverable(
 ): boolean {
   const { req } = ctx;
   if (state.hasTruncatedKeys || state.multikeyPaths.some((p) => p.length > 0)) return false;
+  if (index.kind === 'hashed') return false;
   const paths = index.fields.map((f) => f.path);
   if (paths.some((p) => paths.some((q) => q !== p && q.startsWith(`${p}.`)))) return false;
   // A position ("a.0") reaches into an array without making the index multikey: the key
@@ -743,6 +785,11 @@ function analyzeIndex(
     order,
     build,
   };
+}
+
+/** Indexes that serve ordinary predicates (the others serve only their own operators). */
+function servesPredicates(index: IndexAccess): boolean {
+  return index.kind === 'btree' || index.kind === 'hashed';
 }
 
 function keyShape(
@@ -1026,7 +1073,7 @@ export class PlannedQuery implements PlanStage {
           order: coll.indexes.length + i,
           build: g.build,
         }));
-      if (this.hinted !== undefined && this.hinted.kind !== 'btree') {
+      if (this.hinted !== undefined && !servesPredicates(this.hinted)) {
         // A hinted geo index serves the geo predicates; otherwise the scan answers.
         candidates.push(...geo(this.hinted));
       } else if (this.hinted !== undefined) {
@@ -1035,7 +1082,7 @@ export class PlannedQuery implements PlanStage {
       } else {
         coll.indexes.forEach((index, i) => {
           // Special indexes (text, geo) serve only their own operators.
-          if (index.hidden || index.kind !== 'btree') return;
+          if (index.hidden || !servesPredicates(index)) return;
           const c = analyzeIndex(ctx, index, i, false);
           if (c !== undefined) candidates.push(c);
         });
@@ -1043,7 +1090,7 @@ export class PlannedQuery implements PlanStage {
         if (candidates.length === 0) {
           const or = orCandidate(
             ctx,
-            coll.indexes.filter((i) => !i.hidden && i.kind === 'btree'),
+            coll.indexes.filter((i) => !i.hidden && servesPredicates(i)),
           );
           if (or !== undefined) candidates.push(or);
         }

@@ -12,8 +12,40 @@ import type { Family } from './helpers.js';
 const manual = (op: string): string => `MongoDB manual, ${op}`;
 const ts = new Timestamp({ t: 1622731060, i: 10 });
 
+const hasherTest = 'src/mongo/db/hasher_test.cpp (BSONElementHasher test vectors)';
+
 export const misc: Family = {
   values: [
+    {
+      name: '$toHashedIndexKey of an int',
+      expr: { $toHashedIndexKey: int(42) },
+      expected: long(-944302157085130861n),
+      source: hasherTest,
+    },
+    {
+      name: '$toHashedIndexKey: a double hashes as its truncation',
+      expr: { $toHashedIndexKey: dbl(42.123) },
+      expected: long(-944302157085130861n),
+      source: hasherTest,
+    },
+    {
+      name: '$toHashedIndexKey of a string',
+      expr: { $toHashedIndexKey: { $literal: 'abc' } },
+      expected: long(8478485326885698097n),
+      source: hasherTest,
+    },
+    {
+      name: '$toHashedIndexKey of an array (hashed whole, no error)',
+      expr: { $toHashedIndexKey: [{ $literal: 'bar' }, { $literal: 'baz' }, { $literal: 'qux' }] },
+      expected: long(-2938911267422831539n),
+      source: hasherTest,
+    },
+    {
+      name: '$toHashedIndexKey of an empty document',
+      expr: { $toHashedIndexKey: { $literal: {} } },
+      expected: long(7980500913326740417n),
+      source: hasherTest,
+    },
     {
       name: '$rand is a double',
       expr: { $type: { $rand: {} } },
@@ -255,13 +287,6 @@ export const misc: Family = {
       expr: { $push: int(1) },
       code: 168,
       source: 'expression.cpp parseExpression',
-    },
-    {
-      name: '$toHashedIndexKey is refused',
-      expr: { $toHashedIndexKey: 'x' },
-      code: 238,
-      message: '$toHashedIndexKey is not supported',
-      source: 'docs/compatibility.md: no hashed indexes (mongod 7.0 knows the operator)',
     },
     {
       name: '$toUUID is 8.0',
