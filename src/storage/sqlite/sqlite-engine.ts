@@ -1,5 +1,5 @@
 // The sqlite engine: one SQLite database file in the data directory, through better-sqlite3
-// (an optional dependency, loaded on first use; see loadSqlite()).
+// (an optional peer dependency the user installs, loaded on first use; see loadSqlite()).
 //
 // Layout: `kv(t, k, v)` WITHOUT ROWID with primary key (t, k), where t is a table id and k
 // the key as a BLOB. SQLite compares BLOBs with memcmp and then by length, which is exactly
@@ -70,7 +70,7 @@ async function load(): Promise<DatabaseConstructor> {
   } catch (e) {
     throw new StorageUnavailableError(
       'sqlite',
-      `the better-sqlite3 package (an optional dependency) could not be loaded: ${
+      `the better-sqlite3 package could not be loaded (install it beside secantusdb: npm install better-sqlite3@12): ${
         e instanceof Error ? e.message : String(e)
       }`,
     );
