@@ -96,8 +96,7 @@ export function encodeReply(body: BsonDocument, headroom = 0): Buffer {
     const own = isPlainDocument(d) && sentAsStored.has(d) ? sourceBytes.get(d) : undefined;
     return own ?? encodeDocument(d as BsonDocument);
   });
-  let arraySize = 5;
-  encoded.forEach((d, i) => (arraySize += 2 + decimalDigits(i) + d.length));
+  const arraySize = arrayBytes(encoded);
   const cursorSize = inner.length - 5 + arraySize;
   const bodySize = outer.length - 5 + cursorSize;
   const out = Buffer.allocUnsafe(headroom + bodySize);
@@ -108,16 +107,7 @@ export function encodeReply(body: BsonDocument, headroom = 0): Buffer {
   out.set(inner.subarray(0, fieldAt), at);
   out.writeInt32LE(cursorSize, at);
   at += fieldAt;
-  out.writeInt32LE(arraySize, at);
-  at += 4;
-  encoded.forEach((d, i) => {
-    out[at] = OBJECT;
-    at += 1 + out.write(String(i), at + 1, 'latin1');
-    out[at++] = 0;
-    out.set(d, at);
-    at += d.length;
-  });
-  out[at++] = 0;
+  at = writeArray(out, at, encoded, arraySize);
   out.set(inner.subarray(fieldAt + 5), at);
   at += inner.length - fieldAt - 5;
   out.set(outer.subarray(cursorAt + 5), at);
@@ -148,11 +138,23 @@ function decimalDigits(i: number): number {
 
 /** The encoding of an array of documents, each given encoded. */
 export function encodeArrayOf(docs: readonly Uint8Array[]): Buffer {
+  const size = arrayBytes(docs);
+  const out = Buffer.allocUnsafe(size);
+  writeArray(out, 0, docs, size);
+  return out;
+}
+
+/** Bytes of the BSON array of these encoded documents. */
+function arrayBytes(docs: readonly Uint8Array[]): number {
   let size = 5;
   docs.forEach((d, i) => (size += 2 + decimalDigits(i) + d.length));
-  const out = Buffer.allocUnsafe(size);
-  out.writeInt32LE(size, 0);
-  let at = 4;
+  return size;
+}
+
+/** Writes the BSON array of `docs` (of `size` bytes: arrayBytes) at `at`; returns its end. */
+function writeArray(out: Buffer, at: number, docs: readonly Uint8Array[], size: number): number {
+  out.writeInt32LE(size, at);
+  at += 4;
   docs.forEach((d, i) => {
     out[at] = OBJECT;
     at += 1 + out.write(String(i), at + 1, 'latin1');
@@ -160,8 +162,8 @@ export function encodeArrayOf(docs: readonly Uint8Array[]): Buffer {
     out.set(d, at);
     at += d.length;
   });
-  out[at] = 0;
-  return out;
+  out[at++] = 0;
+  return at;
 }
 
 /** Where the value of the top-level field `name` of an encoded document starts. */
