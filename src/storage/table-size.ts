@@ -4,7 +4,7 @@
 // keys share, which spreads the sample well over RecordIds and index keys alike.
 
 import { limits } from '../limits.js';
-import type { Bytes, ReadView, TableSize } from './engine.js';
+import type { Bytes, ReadView, Snapshot, TableSize } from './engine.js';
 
 const emptySize: TableSize = { entries: 0, keyBytes: 0, valueBytes: 0 };
 
@@ -80,4 +80,33 @@ export function measureTable(
     keyBytes: Math.round((keyBytes / n) * entries),
     valueBytes: Math.round((valueBytes / n) * entries),
   };
+}
+
+/**
+ * Table sizes measured at a commit (measureTable on a fresh snapshot), reused while the
+ * engine's committed seq stays the same; at most limits.tableSizeCacheEntriesMax tables.
+ */
+export class TableSizeCache {
+  private readonly sizes = new Map<string, { seq: number; size: TableSize }>();
+
+  constructor(private readonly snapshot: () => Snapshot) {}
+
+  sizeOf(table: string, seq: number): TableSize {
+    const cached = this.sizes.get(table);
+    if (cached !== undefined && cached.seq === seq) return cached.size;
+    const snap = this.snapshot();
+    try {
+      const size = measureTable(snap, table);
+      if (this.sizes.size >= limits.tableSizeCacheEntriesMax) this.sizes.clear();
+      this.sizes.set(table, { seq, size });
+      return size;
+    } finally {
+      snap.release();
+    }
+  }
+
+  /** Forget every size (the committed seq went back: a failed commit). */
+  clear(): void {
+    this.sizes.clear();
+  }
 }

@@ -49,8 +49,7 @@ import {
   useAfterEnd,
 } from '../validate.js';
 import { DirectoryLock } from '../lock-file.js';
-import { measureTable } from '../table-size.js';
-import { limits } from '../../limits.js';
+import { TableSizeCache } from '../table-size.js';
 import { encodeTableId, tableIdMax, tablePrefixBytesMax } from './table-prefix.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { CommandError, ErrorCode, InvariantError } from '../../errors.js';
@@ -874,21 +873,10 @@ export class LmdbEngine implements StorageEngine {
   }
 
   /** Table sizes measured at a commit, reused while nothing else commits. */
-  private readonly sizes = new Map<string, { seq: number; size: TableSize }>();
+  private readonly sizes = new TableSizeCache(() => this.snapshot());
 
   tableSize(table: string): TableSize {
-    const seq = this.committedSeq;
-    const cached = this.sizes.get(table);
-    if (cached !== undefined && cached.seq === seq) return cached.size;
-    const snap = this.snapshot();
-    try {
-      const size = measureTable(snap, table);
-      if (this.sizes.size >= limits.tableSizeCacheEntriesMax) this.sizes.clear();
-      this.sizes.set(table, { seq, size });
-      return size;
-    } finally {
-      snap.release();
-    }
+    return this.sizes.sizeOf(table, this.committedSeq);
   }
 
   stats(): EngineStats {

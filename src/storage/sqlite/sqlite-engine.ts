@@ -46,7 +46,7 @@ import {
   useAfterEnd,
 } from '../validate.js';
 import { DirectoryLock } from '../lock-file.js';
-import { measureTable } from '../table-size.js';
+import { TableSizeCache } from '../table-size.js';
 import { limits } from '../../limits.js';
 import { silentLogger, type Logger } from '../../log.js';
 
@@ -258,7 +258,7 @@ export class SqliteEngine implements StorageEngine {
   private current: ReadTxn | undefined;
   private readonly idleReaders: Statements[] = [];
   private readonly snapshots = new Set<SqliteSnapshot>();
-  private readonly sizes = new Map<string, { seq: number; size: TableSize }>();
+  private readonly sizes = new TableSizeCache(() => this.snapshot());
   private readonly w: Statements;
   private readonly put: Statement;
   private readonly del: Statement;
@@ -502,18 +502,7 @@ export class SqliteEngine implements StorageEngine {
   }
 
   tableSize(table: string): TableSize {
-    const seq = this.seq;
-    const cached = this.sizes.get(table);
-    if (cached !== undefined && cached.seq === seq) return cached.size;
-    const snap = this.snapshot();
-    try {
-      const size = measureTable(snap, table);
-      if (this.sizes.size >= limits.tableSizeCacheEntriesMax) this.sizes.clear();
-      this.sizes.set(table, { seq, size });
-      return size;
-    } finally {
-      snap.release();
-    }
+    return this.sizes.sizeOf(table, this.seq);
   }
 
   close(): Promise<void> {
