@@ -77,19 +77,33 @@ export function writeSessionRecord(
   }
 }
 
+/** Statement results read for one session and txnNumber, and the records they came from. */
+export interface KnownResults {
+  readonly byStmtId: Map<number, BsonDocument>;
+  /** Ledger record keys (latin1) already decoded into byStmtId. */
+  readonly records: Set<string>;
+}
+
 /**
  * Every statement result recorded for the session's `txnNumber`, by stmtId: one range read
- * (nothing at all for a txnNumber seen for the first time).
+ * (nothing at all for a txnNumber seen for the first time). Given `known` (from an earlier
+ * read for the same session and txnNumber, as a write command does once per chunk), records
+ * read before are not decoded again and the new results are added to it.
  */
 export function readStatementResults(
   view: ReadView,
   session: Buffer,
   txnNumber: number,
+  known: KnownResults = { byStmtId: new Map(), records: new Set() },
 ): Map<number, BsonDocument> {
-  const out = new Map<number, BsonDocument>();
+  const out = known.byStmtId;
   const start = ledgerKey(session, txnNumber, 0);
   const end = ledgerKey(session, txnNumber, 0xffffffff);
   for (const { key, value } of view.scan(ledgerTable, { start, end, endInclusive: true })) {
+    const k = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+    const recordId = k.toString('latin1');
+    if (known.records.has(recordId)) continue;
+    known.records.add(recordId);
     const doc = decodeDocument(value);
     const ids = doc['s'];
     const results = doc['r'];
@@ -100,7 +114,6 @@ export function readStatementResults(
         if (n !== undefined && isPlainDocument(r)) out.set(n, r);
       });
     } else {
-      const k = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
       out.set(k.readUInt32BE(24) | 0, doc);
     }
   }

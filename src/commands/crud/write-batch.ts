@@ -18,6 +18,7 @@ import {
   writeSessionRecord,
   StatementResultWriter,
 } from '../../txn/ledger.js';
+import type { KnownResults } from '../../txn/ledger.js';
 
 export interface BatchOutcome<R> {
   readonly results: Array<R | undefined>;
@@ -132,6 +133,8 @@ export async function runWriteBatch<S, R>(
   const catalog = services.catalog;
   let stop = false;
   let closeConnection = false;
+  // Results recorded for this txnNumber, read chunk by chunk: each ledger record decoded once.
+  const known: KnownResults = { byStmtId: new Map(), records: new Set() };
   for (
     let start = 0;
     start < statements.length && !stop;
@@ -151,7 +154,7 @@ export async function runWriteBatch<S, R>(
       let priorResults: Map<number, BsonDocument> | undefined;
       let ledger: StatementResultWriter | undefined;
       if (retry !== undefined && key !== undefined) {
-        priorResults = readStatementResults(txn, key, retry.txnNumber);
+        priorResults = readStatementResults(txn, key, retry.txnNumber, known);
         ledger = new StatementResultWriter(txn, key, retry.txnNumber);
         const rec = readSessionRecord(txn, key);
         if (rec === undefined || rec.txnNumber < retry.txnNumber) {

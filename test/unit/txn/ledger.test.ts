@@ -52,3 +52,53 @@ test('grouped and per-statement results read back by stmtId, per txnNumber', asy
     await engine.close();
   }
 });
+
+test('a read given what was known decodes only the records written since, and keeps the rest', async () => {
+  const engine = new MemoryEngine();
+  const known = { byStmtId: new Map(), records: new Set<string>() };
+  try {
+    await engine.write(
+      (txn) => {
+        const w = new StatementResultWriter(txn, session, 8);
+        w.add(0, { n: new Int32(10) });
+        w.flush();
+      },
+      { durable: false },
+    );
+    const first = engine.snapshot();
+    try {
+      assert.equal(readStatementResults(first, session, 8, known).size, 1);
+    } finally {
+      first.release();
+    }
+    await engine.write(
+      (txn) => {
+        const w = new StatementResultWriter(txn, session, 8);
+        w.add(1, { n: new Int32(11) });
+        w.flush();
+      },
+      { durable: false },
+    );
+    const second = engine.snapshot();
+    try {
+      const all = readStatementResults(second, session, 8, known);
+      assert.deepEqual(
+        [...all].sort((a, b) => a[0] - b[0]),
+        [
+          [0, { n: new Int32(10) }],
+          [1, { n: new Int32(11) }],
+        ],
+      );
+      assert.equal(known.records.size, 2);
+      // A record already read is not decoded again: what is known stands for it.
+      known.byStmtId.set(0, { n: new Int32(-1) });
+      assert.deepEqual(readStatementResults(second, session, 8, known).get(0), {
+        n: new Int32(-1),
+      });
+    } finally {
+      second.release();
+    }
+  } finally {
+    await engine.close();
+  }
+});
