@@ -13,6 +13,7 @@ import { fail } from '../../errors.js';
 import { AggCode } from '../error-codes.js';
 import { typeName } from '../values.js';
 import { MISSING } from '../expressions/types.js';
+import { noJavaScript } from '../expressions/misc.js';
 import type { Value } from '../expressions/types.js';
 import type { ScriptFunction, ScriptScope } from '../../js/engine.js';
 import { SCALAR_STATE_BYTES } from './types.js';
@@ -28,13 +29,6 @@ const FIELDS = new Set([
   'finalize',
   'lang',
 ]);
-
-function noJavaScript(): never {
-  fail(
-    AggCode.Location31264,
-    'Cannot run server-side javascript without the javascript engine enabled',
-  );
-}
 
 function functionSource(spec: BsonDocument, field: string, required: boolean): string | undefined {
   const v = getOwn(spec, field);
