@@ -7,17 +7,16 @@
 import type {
   Bytes,
   EngineStats,
-  ScanOptions,
   Snapshot,
   EngineName,
   StorageEngine,
   WriteOptions,
   WriteTxn,
-  Entry,
   TableImage,
   TableSize,
 } from '../storage/engine.js';
 import { importImage } from '../storage/table-image.js';
+import { DelegatingWriteTxn } from '../storage/delegating-txn.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import type { ConflictTracker } from './conflicts.js';
 import { WriteConflictRetry } from './conflicts.js';
@@ -25,28 +24,18 @@ import { WriteConflictRetry } from './conflicts.js';
 /** How long a plain write waits for a transaction holding its document before giving up. */
 const plainWriteWaitMsMax = 65_000;
 
-class TrackedTxn implements WriteTxn {
+class TrackedTxn extends DelegatingWriteTxn {
   readonly undo: Array<() => void> = [];
   readonly outcome: Array<(committed: boolean) => Promise<void> | undefined> = [];
 
   constructor(
-    private readonly inner: WriteTxn,
+    inner: WriteTxn,
     private readonly tracker: ConflictTracker,
     private readonly checkLocks: boolean,
-  ) {}
+  ) {
+    super(inner);
+  }
 
-  get seq(): number {
-    return this.inner.seq;
-  }
-  get(table: string, key: Bytes): Bytes | undefined {
-    return this.inner.get(table, key);
-  }
-  scan(table: string, options?: ScanOptions): IterableIterator<Entry> {
-    return this.inner.scan(table, options);
-  }
-  count(table: string): number {
-    return this.inner.count(table);
-  }
   put(table: string, key: Bytes, value: Bytes): void {
     if (this.checkLocks) this.tracker.checkPlainWrite(table, key);
     this.inner.put(table, key, value);

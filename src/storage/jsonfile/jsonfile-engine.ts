@@ -32,8 +32,6 @@ import { Binary, BSON, EJSON } from 'bson';
 import type {
   Bytes,
   EngineStats,
-  Entry,
-  ScanOptions,
   Snapshot,
   StorageEngine,
   TableSize,
@@ -42,6 +40,7 @@ import type {
 } from '../engine.js';
 import { MemoryEngine, type MemorySnapshot } from '../memory/memory-engine.js';
 import { DirectoryLock } from '../lock-file.js';
+import { DelegatingWriteTxn } from '../delegating-txn.js';
 import { checkSynchronousResult, StorageClosedError } from '../validate.js';
 import { limits } from '../../limits.js';
 import { silentLogger, type Logger } from '../../log.js';
@@ -134,26 +133,8 @@ function parseOp(line: Record<string, unknown>): Op {
 }
 
 /** The memory engine's transaction, recording each change as a log line. */
-class RecordingTxn implements WriteTxn {
+class RecordingTxn extends DelegatingWriteTxn {
   text = '';
-
-  constructor(private readonly inner: WriteTxn) {}
-
-  get seq(): number {
-    return this.inner.seq;
-  }
-
-  get(table: string, key: Bytes): Bytes | undefined {
-    return this.inner.get(table, key);
-  }
-
-  scan(table: string, options?: ScanOptions): IterableIterator<Entry> {
-    return this.inner.scan(table, options);
-  }
-
-  count(table: string): number {
-    return this.inner.count(table);
-  }
 
   put(table: string, key: Bytes, value: Bytes): void {
     this.inner.put(table, key, value); // validates first: a refused put records nothing
