@@ -21,6 +21,7 @@ import { fullName } from './namespace.js';
 import { listViews, lookupView, systemViewsName, viewDocument } from './view-definitions.js';
 import type { ViewDefinition } from './view-definitions.js';
 import { deleteDocument, insertDocument, internalWrite, updateDocument } from './write-unit.js';
+import { insertAll } from '../bson/arrays.js';
 
 export {
   listViews,
@@ -82,7 +83,7 @@ export function resolveView(
   const collation = current.collation;
   const pipeline: BsonDocument[] = [];
   for (let depth = 0; depth < limits.viewDepthMax; depth++) {
-    pipeline.unshift(...current.pipeline);
+    insertAll(pipeline, 0, current.pipeline);
     const next = lookupView(catalog, view, db, current.viewOn);
     if (next === undefined) return { collection: current.viewOn, pipeline, collation };
     current = next;

@@ -20,6 +20,7 @@ import { asDocument, isArray, isNumeric } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import { limits } from '../limits.js';
+import { appendAll } from '../bson/arrays.js';
 
 export interface FlatPoint {
   readonly x: number;
@@ -274,7 +275,7 @@ export function parseGeoJson(obj: BsonDocument, nested = false): ParsedGeoJson {
       out.polygons.push(parsePolygon(coords));
       break;
     case 'MultiPoint':
-      out.points.push(...coordinates(coords));
+      appendAll(out.points, coordinates(coords));
       if (out.points.length === 0)
         throw geoError('MultiPoint coordinates must have at least 1 element');
       break;
@@ -303,9 +304,9 @@ export function parseGeoJson(obj: BsonDocument, nested = false): ParsedGeoJson {
         if (t === 'GeometryCollection' || nested)
           throw geoError(`GeometryCollections cannot be nested: ${show(g)}`);
         const inner = parseGeoJson(d, true).shape;
-        out.points.push(...inner.points);
-        out.lines.push(...inner.lines);
-        out.polygons.push(...inner.polygons);
+        appendAll(out.points, inner.points);
+        appendAll(out.lines, inner.lines);
+        appendAll(out.polygons, inner.polygons);
       });
       break;
     }

@@ -11,6 +11,7 @@
 import { s2 } from 's2js';
 import type { FlatPoint, QueryShape, SphereShape, StoredGeometry } from './geometry.js';
 import { flatPointOf, sphereShapeOf } from './geometry.js';
+import { appendAll } from '../bson/arrays.js';
 
 function ringAsPolyline(loop: s2.Loop): s2.Polyline {
   const n = loop.numVertices();
@@ -89,7 +90,7 @@ function shapeContains(outer: SphereShape, inner: SphereShape): boolean {
 
 function shapeVertices(shape: SphereShape): s2.Point[] {
   const out = [...shape.points];
-  for (const l of shape.lines) out.push(...lineVertices(l));
+  for (const l of shape.lines) appendAll(out, lineVertices(l));
   for (const g of shape.polygons)
     for (let i = 0; i < g.numLoops(); i++) {
       const loop = g.loop(i);

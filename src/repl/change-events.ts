@@ -26,6 +26,7 @@ import {
 } from './resume-token.js';
 import { describeDiff } from './update-description.js';
 import type { ResumeTokenData } from './resume-token.js';
+import { appendAll } from '../bson/arrays.js';
 
 export type FullDocumentMode = 'default' | 'updateLookup' | 'whenAvailable' | 'required';
 export type BeforeChangeMode = 'off' | 'whenAvailable' | 'required';
@@ -175,7 +176,7 @@ export class ChangeEventBuilder {
       if (entry['txnNumber'] !== undefined) session['txnNumber'] = entry['txnNumber'];
       o['applyOps'].forEach((op, index) => {
         if (index <= skipIndex || !isPlainDocument(op)) return;
-        out.push(...this.eventsOfOp(op, ts, wall, index, session));
+        appendAll(out, this.eventsOfOp(op, ts, wall, index, session));
       });
       return out;
     }

@@ -28,6 +28,7 @@ import {
 import { runCountOnView, runDistinctOnView } from './view-reads.js';
 import { countArgs, distinctArgs } from './read-args.js';
 import { onCollection } from '../authorization.js';
+import { appendAll } from '../../bson/arrays.js';
 
 /** A count's plan (undefined: no filter, the record count answers), shared with explain. */
 export function prepareCount(inv: Invocation<typeof countArgs>): {
@@ -106,7 +107,7 @@ export const count = defineCommand({
 /** Values at a dotted path for distinct: arrays along the path and at its end are expanded. */
 function collectValues(v: BsonValue, parts: readonly string[], at: number, out: BsonValue[]): void {
   if (at === parts.length) {
-    if (isArray(v)) out.push(...v);
+    if (isArray(v)) appendAll(out, v);
     else out.push(v);
     return;
   }

@@ -19,6 +19,7 @@ import {
   StatementResultWriter,
 } from '../../txn/ledger.js';
 import type { KnownResults } from '../../txn/ledger.js';
+import { appendAll } from '../../bson/arrays.js';
 
 export interface BatchOutcome<R> {
   readonly results: Array<R | undefined>;
@@ -219,8 +220,8 @@ export async function runWriteBatch<S, R>(
       return { done, errors, retried, halted, close };
     });
     for (const [i, r] of chunk.done) results[i] = r;
-    writeErrors.push(...chunk.errors);
-    retriedStmtIds.push(...chunk.retried);
+    appendAll(writeErrors, chunk.errors);
+    appendAll(retriedStmtIds, chunk.retried);
     stop = chunk.halted;
     closeConnection = chunk.close;
   }

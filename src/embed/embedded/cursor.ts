@@ -9,6 +9,7 @@ import { MongoCursorExhaustedError, MongoInvalidArgumentError } from 'mongodb';
 import type { Sort } from 'mongodb';
 import type { EmbeddedSession } from './session.js';
 import type { Transport } from './transport.js';
+import { appendAll } from '../../bson/arrays.js';
 
 /** Where a cursor's commands go and in which session. */
 export interface CursorTarget {
@@ -139,7 +140,7 @@ export abstract class AbstractEmbeddedCursor<T = Document> implements AsyncItera
     if (r.ns !== '') this.ns = r.ns;
     if (r.postBatchResumeToken !== undefined) this.postBatchResumeToken = r.postBatchResumeToken;
     if (r.id.isZero()) this.done = true;
-    this.buffer.push(...r.batch);
+    appendAll(this.buffer, r.batch);
     return r.batch.length > 0 || !this.done;
   }
 

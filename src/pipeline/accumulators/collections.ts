@@ -5,7 +5,7 @@
 
 import { compareBson } from '../../bson/compare.js';
 import type { Collator } from '../../bson/collation.js';
-import { ValueMap } from '../value-map.js';
+import { ValueMap } from '../../bson/value-map.js';
 import type { BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';

@@ -31,6 +31,7 @@ import {
 import { defineVariable, validateNameForUserWrite, withChildScope } from './variables.js';
 import { MISSING } from './types.js';
 import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
+import { appendAll, minMax } from '../../bson/arrays.js';
 
 function intOf(v: Value): number {
   const n = integralValue(v);
@@ -80,7 +81,7 @@ const $concatArrays: OperatorDefinition = {
         if (isNullish(v)) return null;
         if (!isArray(v))
           fail(AggCode.Location28664, `$concatArrays only supports arrays, not ${typeName(v)}`);
-        out.push(...v);
+        appendAll(out, v);
       }
       return out;
     };
@@ -479,8 +480,7 @@ const $zip: OperatorDefinition = {
         arrays.push(v);
       }
       const lengths = arrays.map((a) => a.length);
-      const min = Math.min(...lengths);
-      const max = Math.max(...lengths);
+      const { min, max } = minMax(lengths);
       const defs: Value[] = inputs.map((_, i) =>
         min !== max && defaults[i] !== undefined
           ? (defaults[i] as Expression).evaluate(frame)

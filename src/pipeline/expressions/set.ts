@@ -11,6 +11,7 @@ import { compareValues, isNullish, toBool, typeName } from '../values.js';
 import type { Collator } from '../../bson/collation.js';
 import { naryOperator, operatorExpression, parseOperands, unaryOperator } from './operator.js';
 import type { Frame, OperatorDefinition, Value } from './types.js';
+import { appendAll } from '../../bson/arrays.js';
 
 /** Sorted, duplicates removed. */
 function toSet(values: readonly BsonValue[], collator: Collator | undefined): BsonValue[] {
@@ -51,7 +52,7 @@ const $setUnion: OperatorDefinition = {
             AggCode.Location17043,
             `All operands of $setUnion must be arrays. One argument is of type: ${typeName(v)}`,
           );
-        all.push(...v);
+        appendAll(all, v);
       }
       return toSet(all, collator);
     };

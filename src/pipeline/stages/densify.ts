@@ -16,7 +16,7 @@ import { parseFieldPath } from '../expressions/field-path.js';
 import { getPathValue } from '../../bson/path.js';
 import { MISSING } from '../expressions/types.js';
 import { integralValue, isNullish, typeName } from '../values.js';
-import { ValueMap } from '../value-map.js';
+import { ValueMap } from '../../bson/value-map.js';
 import { BlockingStage, collected, sortSteps } from './base.js';
 import type { Steps } from './base.js';
 import { sliceDue } from '../../query/exec/yield.js';

@@ -26,7 +26,7 @@ import { approximateValueSize } from '../memory.js';
 import { buildPipeline } from '../pipeline.js';
 import { sliceDue } from '../../query/exec/yield.js';
 import { isNumeric, numberOf, typeName } from '../values.js';
-import { ValueMap } from '../value-map.js';
+import { ValueMap } from '../../bson/value-map.js';
 import { drainSteps, FlatMapStage } from './base.js';
 import type { Steps } from './base.js';
 import { setAtPath } from './lookup.js';

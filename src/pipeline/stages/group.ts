@@ -16,7 +16,7 @@ import { AggCode } from '../error-codes.js';
 import { approximateValueSize } from '../memory.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression, ParseContext, Value } from '../expressions/types.js';
-import { ValueMap } from '../value-map.js';
+import { ValueMap } from '../../bson/value-map.js';
 import { StreamingBlockingStage } from '../spill/stream-stage.js';
 import { ExternalSorter } from '../spill/sorter.js';
 import type { RecordCodec, SortedStream } from '../spill/sorter.js';

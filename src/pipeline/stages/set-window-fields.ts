@@ -20,7 +20,7 @@ import type { Expression, Value } from '../expressions/types.js';
 import { compareSortKeys, parseSortPattern, sortKeysOf } from '../sort-pattern.js';
 import type { SortPattern } from '../sort-pattern.js';
 import { integralValue, typeName } from '../values.js';
-import { ValueMap } from '../value-map.js';
+import { ValueMap } from '../../bson/value-map.js';
 import { parseWindowFunction } from '../window/functions.js';
 import type { Bound, Partition, WindowFunction, WindowSpec } from '../window/functions.js';
 import { BlockingStage, collected, memoryBound, sortSteps } from './base.js';

@@ -1,7 +1,7 @@
 // $addToSet: append values not already in the array (equality in BSON order: 1 equals 1.0),
 // several with {$each: [...]}, where $each must be the first and only field.
 
-import { compareBson } from '../../bson/compare.js';
+import { ValueMap } from '../../bson/value-map.js';
 import type { Collator } from '../../bson/collation.js';
 import { bsonTypeName, isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonArray, BsonValue } from '../../bson/types.js';
@@ -9,14 +9,7 @@ import { ErrorCode, fail } from '../../errors.js';
 import { formatValue } from '../../bson/format.js';
 import { defineModifier, noop, ownedArray, updated } from '../modifier.js';
 import type { ModifierDefinition } from './definition.js';
-
-function contains(
-  values: readonly BsonValue[],
-  v: BsonValue,
-  collator: Collator | undefined,
-): boolean {
-  return values.some((x) => compareBson(x, v, collator) === 0);
-}
+import { appendAll } from '../../bson/arrays.js';
 
 function parseElements(value: BsonValue, collator: Collator | undefined): BsonValue[] {
   if (isPlainDocument(value)) {
@@ -35,9 +28,9 @@ function parseElements(value: BsonValue, collator: Collator | undefined): BsonVa
           `Found unexpected fields after $each in $addToSet: ${formatValue(value)}`,
         );
       // Duplicates within $each are dropped up front, keeping the first of each.
-      const unique: BsonValue[] = [];
-      for (const v of each) if (!contains(unique, v, collator)) unique.push(v);
-      return unique;
+      const seen = new ValueMap<true>(collator);
+      for (const v of each) if (!seen.has(v)) seen.set(v, true);
+      return seen.entries().map((e) => e.key);
     }
   }
   return [value];
@@ -56,10 +49,12 @@ export const $addToSet: ModifierDefinition = {
             `Cannot apply $addToSet to non-array field. Field named '${String(target.loc.key)}' has non-array type ${bsonTypeName(target.value)}`,
           );
         }
-        const existing = target.value;
-        const toAdd = elements.filter((v) => !contains(existing, v, env.collator));
+        // A set of the array, not a scan of it per element: $each may add 100k values.
+        const existing = new ValueMap<true>(env.collator);
+        for (const v of target.value) existing.set(v, true);
+        const toAdd = elements.filter((v) => !existing.has(v));
         if (toAdd.length === 0) return noop;
-        ownedArray(target).push(...toAdd);
+        appendAll(ownedArray(target), toAdd);
         return updated;
       },
       valueForNew(state) {

@@ -6,6 +6,7 @@ import { isArray } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { defineModifier, noop, ownedArray, updated } from '../modifier.js';
 import type { Modifier } from '../modifier.js';
+import { appendAll } from '../../bson/arrays.js';
 
 export function cullingModifier(
   name: '$pull' | '$pullAll',
@@ -23,7 +24,7 @@ export function cullingModifier(
       const arr = ownedArray(target);
       const kept = arr.filter((v) => !matches(v));
       arr.length = 0;
-      arr.push(...kept);
+      appendAll(arr, kept);
       return updated;
     },
   });

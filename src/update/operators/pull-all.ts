@@ -1,6 +1,6 @@
 // $pullAll: remove every element equal (in BSON order) to one of the given values.
 
-import { compareBson } from '../../bson/compare.js';
+import { ValueMap } from '../../bson/value-map.js';
 import { bsonTypeName, isArray } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { cullingModifier } from './array-culling.js';
@@ -14,9 +14,8 @@ export const $pullAll: ModifierDefinition = {
         ErrorCode.BadValue,
         `$pullAll requires an array argument but was given a ${bsonTypeName(value)}`,
       );
-    const values = [...value];
-    return cullingModifier('$pullAll', (element) =>
-      values.some((v) => compareBson(element, v, env.collator) === 0),
-    );
+    const values = new ValueMap<true>(env.collator);
+    for (const v of value) values.set(v, true);
+    return cullingModifier('$pullAll', (element) => values.has(element));
   },
 };

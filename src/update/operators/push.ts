@@ -13,6 +13,7 @@ import type { ModifyResult } from '../modifier.js';
 import { isObjectLike } from '../state.js';
 import type { ModifierDefinition } from './definition.js';
 import { parseIntegerArgument } from './integer-argument.js';
+import { appendAll, insertAll } from '../../bson/arrays.js';
 
 const clauses = new Set(['$each', '$slice', '$sort', '$position']);
 
@@ -172,19 +173,19 @@ function performPush(arr: BsonArray, spec: PushSpec, collator: Collator | undefi
     const size = BigInt(arr.length);
     const pos = spec.position;
     if (size === 0n) {
-      arr.push(...spec.values);
+      appendAll(arr, spec.values);
       result = updated;
     } else if (pos === undefined || pos > size) {
-      arr.push(...spec.values);
+      appendAll(arr, spec.values);
       result = { kind: 'appended', from: Number(size) };
     } else if (pos > 0n) {
-      arr.splice(Number(pos), 0, ...spec.values);
+      insertAll(arr, Number(pos), spec.values);
       result = updated;
     } else if (pos < 0n && approximateAbs(pos) < size) {
-      arr.splice(Number(size - approximateAbs(pos)), 0, ...spec.values);
+      insertAll(arr, Number(size - approximateAbs(pos)), spec.values);
       result = updated;
     } else {
-      arr.unshift(...spec.values);
+      insertAll(arr, 0, spec.values);
       result = updated;
     }
   }

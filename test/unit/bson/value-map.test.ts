@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Double, Int32 } from 'bson';
 import { parseCollation } from '../../../src/bson/collation.js';
-import { ValueMap } from '../../../src/pipeline/value-map.js';
+import { ValueMap } from '../../../src/bson/value-map.js';
 
 const strength2 = parseCollation({ locale: 'en', strength: new Int32(2) });
 
@@ -35,4 +35,15 @@ test('with a collator, strings (alone or inside documents and arrays) that it eq
   assert.equal(m.get({ x: 'Q', n: new Int32(1) }), 2);
   assert.equal(m.get({ x: 'q', n: new Int32(2) }), undefined);
   assert.equal(m.size, 5);
+});
+
+test('has tells a key held with an undefined value from one never set', () => {
+  const m = new ValueMap<undefined>();
+  m.set(new Int32(7), undefined);
+  assert.equal(m.has(new Double(7)), true);
+  assert.equal(m.has(8), false);
+  const c = new ValueMap<undefined>(strength2);
+  c.set('Straße', undefined);
+  assert.equal(c.has('STRASSE'), false);
+  assert.equal(c.has('straße'), true);
 });

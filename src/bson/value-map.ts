@@ -1,14 +1,14 @@
-// A map keyed by BSON values under the aggregation order's equality (1, 1.0 and
+// A map keyed by BSON values under the BSON order's equality (1, 1.0 and
 // NumberLong(1) are one key; {a: 1} and {a: 1.0} too). Keys hash to a canonical string in
 // which numbers appear as their nearest double; values that share a string are told apart by
 // an exact comparison. Iteration follows first insertion.
 
-import type { BsonValue } from '../bson/types.js';
-import { isArray, isPlainDocument } from '../bson/types.js';
-import { numericValue } from '../bson/types.js';
-import { compareBson } from '../bson/compare.js';
-import type { Collator } from '../bson/collation.js';
-import { bsonTypeName } from '../bson/types.js';
+import type { BsonValue } from './types.js';
+import { isArray, isPlainDocument } from './types.js';
+import { numericValue } from './types.js';
+import { compareBson } from './compare.js';
+import type { Collator } from './collation.js';
+import { bsonTypeName } from './types.js';
 
 /** The hash of a key; under a collation every string hashes alike (equal strings may differ). */
 function canonical(v: BsonValue, collated: boolean): string {
@@ -44,13 +44,21 @@ export class ValueMap<T> {
     return this.ordered.length;
   }
 
+  has(key: BsonValue): boolean {
+    return this.entry(key) !== undefined;
+  }
+
   get(key: BsonValue): T | undefined {
+    return this.entry(key)?.value;
+  }
+
+  private entry(key: BsonValue): Entry<T> | undefined {
     if (this.isCollatedString(key)) {
       const at = this.stringIndex(key);
-      return at.found ? (this.strings[at.index] as Entry<T>).value : undefined;
+      return at.found ? this.strings[at.index] : undefined;
     }
     const bucket = this.buckets.get(canonical(key, this.collator !== undefined));
-    return bucket?.find((e) => compareBson(e.key, key, this.collator) === 0)?.value;
+    return bucket?.find((e) => compareBson(e.key, key, this.collator) === 0);
   }
 
   /** Sets the value for `key`; the first key seen stays the stored key. */
