@@ -6,6 +6,7 @@
 // (split into $db and collection). To MongoDB such a document is an ordinary document, so a
 // decoded DBRef is rebuilt from the bytes, in their order.
 
+import { isUtf8 } from 'node:buffer';
 import { DBRef, calculateObjectSize, deserialize, serialize } from 'bson';
 import { invariant } from '../errors.js';
 import { setOwn } from './document.js';
@@ -22,8 +23,23 @@ export const decodeOptions = {
   validation: { utf8: true },
 } as const;
 
+/**
+ * decodeOptions for bytes already known to be valid UTF-8 as a whole. Every string in a BSON
+ * document (a value, a name, a regex, code) lies between two ASCII bytes: after its length's
+ * high byte or a NUL or a type byte, before its NUL. A slice between ASCII bytes of valid
+ * UTF-8 is valid UTF-8, so no string needs checking again. (MinKey's type byte, 0xFF, is not
+ * UTF-8: a document holding one is checked string by string.)
+ */
+const decodeValidUtf8Options = { ...decodeOptions, validation: { utf8: false } } as const;
+
 export function decodeDocument(bytes: Uint8Array): BsonDocument {
-  const doc = deserialize(bytes, decodeOptions) as BsonDocument;
+  // One SIMD pass over the bytes (~1 ms for 16 MB) instead of the package's check of every
+  // decoded string, a JavaScript loop over its characters (~65 ms for a 16 MB string). Bytes
+  // that are not UTF-8 throughout (binary data, MinKey, a bad string) take the checked path.
+  const doc = deserialize(
+    bytes,
+    isUtf8(bytes) ? decodeValidUtf8Options : decodeOptions,
+  ) as BsonDocument;
   return mayHoldDbRef(bytes) ? (restoreDocument(doc, bytes, 0) as BsonDocument) : doc;
 }
 

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { BSONRegExp, Binary, Code, DBRef, Int32, ObjectId, serialize } from 'bson';
+import { BSONRegExp, Binary, Code, DBRef, Int32, MinKey, ObjectId, serialize } from 'bson';
 import type { Document } from 'bson';
 import { decodeDocument, encodeDocument, joinDocuments } from '../../../src/bson/codec.js';
 import type { BsonDocument } from '../../../src/bson/types.js';
@@ -113,5 +113,47 @@ test('codec: joinDocuments of parts equals encodeDocument of the merged document
       assert.deepEqual([...joined], [...encodeDocument({ ...head, o, ...tail })]);
     }),
     { numRuns: 300 },
+  );
+});
+
+/** {s: <string whose UTF-8 bytes are `utf8`>} followed by `extra` elements, as raw BSON. */
+function withStringBytes(utf8: number[], extra: Document = {}): Uint8Array {
+  const placeholder = 'P'.repeat(utf8.length);
+  const bytes = Buffer.from(serialize({ s: placeholder, ...extra }));
+  const at = bytes.indexOf(placeholder, 0, 'latin1');
+  Buffer.from(utf8).copy(bytes, at);
+  return bytes;
+}
+
+test('strings that are not UTF-8 are refused, whatever else the document holds', () => {
+  const bad = [[0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0x61, 0xff, 0x62]];
+  for (const utf8 of bad) {
+    assert.throws(() => decodeDocument(withStringBytes(utf8)), /UTF-8|utf8|Invalid/i);
+    assert.throws(
+      () =>
+        decodeDocument(
+          withStringBytes(utf8, { m: new MinKey(), b: new Binary(Buffer.from([0xff])) }),
+        ),
+      /UTF-8|utf8|Invalid/i,
+    );
+  }
+  // Good multi-byte strings beside bytes that are not UTF-8 (MinKey, binary) decode.
+  const good = decodeDocument(
+    withStringBytes([0xc3, 0xa9, 0xf0, 0x9f, 0x98, 0x80], {
+      m: new MinKey(),
+      b: new Binary(Buffer.from([0x80])),
+    }),
+  );
+  assert.equal(good['s'], 'é😀');
+  assert.ok(good['m'] instanceof MinKey);
+});
+
+test('a document decodes the same whether or not its strings are checked one by one', () => {
+  fc.assert(
+    fc.property(bsonDocumentArb, (doc) => {
+      const bytes = serialize(doc, { checkKeys: false });
+      assert.ok(Buffer.from(encodeDocument(decodeDocument(bytes))).equals(Buffer.from(bytes)));
+    }),
+    { numRuns: 200 },
   );
 });
