@@ -1,0 +1,55 @@
+// Log attribute truncation: an attribute whose JSON is over the limit keeps the leading fields
+// that fit and reports its size, measured without stringifying it. The size must equal the
+// length JSON.stringify gives (for any JSON value whose strings are under the limit), and a
+// 16 MB string must not be stringified to be measured.
+
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { Logger } from '../../src/log.js';
+import { limits } from '../../src/limits.js';
+
+/** Names the logger redacts (their values are logged as ###): not generated here. */
+const secretLike = /pass|pwd|key|secret|token|nonce|salt|proof|payload|auth|cred/i;
+
+function logOnce(attr: Record<string, unknown>): Record<string, unknown> {
+  const lines: string[] = [];
+  new Logger({ write: (l) => lines.push(l) }, 'info').info('COMMAND', 51803, 'Slow query', attr);
+  assert.equal(lines.length, 1);
+  return (JSON.parse(lines[0] as string) as { attr: Record<string, unknown> }).attr;
+}
+
+test('the size reported for a truncated attribute is its JSON length', () => {
+  const small = fc.jsonValue({ maxDepth: 3 }).filter((v) => JSON.stringify(v).length < 500);
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.string({ maxLength: 12 }), small), { maxLength: 60 }),
+      (pairs) => {
+        const command: Record<string, unknown> = {
+          pad: 'p'.repeat(limits.logAttributeBytesMax - 400),
+        };
+        for (const [i, [k, v]] of pairs.entries())
+          if (!secretLike.test(k)) command[`f${i}${k}`] = v;
+        const out = logOnce({ command });
+        const length = JSON.stringify(command).length;
+        if (length <= limits.logAttributeBytesMax) {
+          assert.equal(out['truncated'], undefined);
+          assert.ok(JSON.stringify(out['command']) === JSON.stringify(command), 'logged whole');
+        } else {
+          assert.deepEqual(out['size'], { command: length });
+          assert.ok(JSON.stringify(out['command']).length <= limits.logAttributeBytesMax);
+        }
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
+
+test('a 16 MB string field is cut from the line, the fields after it kept', () => {
+  const s = 'y'.repeat(16 * 1024 * 1024);
+  const out = logOnce({ command: { insert: 'c', documents: [{ s }], ordered: true } });
+  assert.deepEqual(out['command'], { insert: 'c', ordered: true });
+  assert.deepEqual(out['truncated'], { command: { omittedFields: 1 } });
+  const size = (out['size'] as Record<string, number>)['command'] as number;
+  assert.ok(size > s.length && size < s.length + 100, `size ${size}`);
+});
