@@ -10,7 +10,7 @@
 // lines written are kept in memory for getLog ('global'), and startup warnings separately
 // ('startupWarnings'), whether or not a sink writes them anywhere.
 
-import { EJSON, Binary } from 'bson';
+import { Binary, Double, EJSON, Int32, ObjectId } from 'bson';
 import { closeSync, existsSync, openSync, renameSync, writeSync } from 'node:fs';
 import { limits } from './limits.js';
 
@@ -169,6 +169,11 @@ function relaxed(value: unknown, depth: number): unknown {
   if (depth > limits.bsonDepthMax + 2) return '…';
   if (value instanceof Binary && value.sub_type === Binary.SUBTYPE_UUID)
     return { $uuid: uuidText(value) };
+  // The common scalars by hand, as EJSON writes them: EJSON.serialize costs microseconds a
+  // value, and a filter of 20k numbers was logged in ~70 ms.
+  if (value instanceof Int32) return value.value;
+  if (value instanceof Double && Number.isFinite(value.value)) return value.value;
+  if (value instanceof ObjectId) return { $oid: value.toHexString() };
   if ('_bsontype' in value) return EJSON.serialize(value, { relaxed: true });
   if (value instanceof Date) return { $date: value.toISOString() };
   if (Array.isArray(value)) return value.map((v) => relaxed(v, depth + 1));

@@ -1,12 +1,13 @@
 // Log attribute truncation: an attribute whose JSON is over the limit keeps the leading fields
 // that fit and reports its size, measured without stringifying it. The size must equal the
 // length JSON.stringify gives (for any JSON value whose strings are under the limit), and a
-// 16 MB string must not be stringified to be measured.
+// 16 MB string must not be stringified to be measured. Logged documents are relaxed EJSON.
 
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Logger } from '../../src/log.js';
+import { Decimal128, Double, EJSON, Int32, Long, ObjectId } from 'bson';
+import { Logger, logDocument } from '../../src/log.js';
 import { limits } from '../../src/limits.js';
 
 /** Names the logger redacts (their values are logged as ###): not generated here. */
@@ -52,4 +53,26 @@ test('a 16 MB string field is cut from the line, the fields after it kept', () =
   assert.deepEqual(out['truncated'], { command: { omittedFields: 1 } });
   const size = (out['size'] as Record<string, number>)['command'] as number;
   assert.ok(size > s.length && size < s.length + 100, `size ${size}`);
+});
+
+test('documents are logged as relaxed Extended JSON, numbers and ObjectIds as EJSON writes them', () => {
+  const values = [
+    new Int32(-5),
+    new Int32(2147483647),
+    new Double(1),
+    new Double(-0),
+    new Double(1.5),
+    new Double(NaN),
+    new Double(-Infinity),
+    new Double(5e-324),
+    new ObjectId('6b10269979753991db746fad'),
+    Long.fromNumber(7),
+    new Decimal128('1.10'),
+  ];
+  const doc = { v: values, nested: { x: new Int32(1), y: [new Double(2.5)] } };
+  const out = logOnce({ filter: logDocument(doc) });
+  assert.deepEqual(
+    out['filter'],
+    JSON.parse(JSON.stringify(EJSON.serialize(doc, { relaxed: true }))),
+  );
 });
