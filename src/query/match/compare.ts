@@ -11,7 +11,7 @@
 //   NaNs.
 // Within a bracket, compareBson (the total order) decides, so 1 == 1.0 == 1L == 1.0m.
 
-import { compareBson } from '../../bson/compare.js';
+import { compareBson, sortedBson } from '../../bson/compare.js';
 import type { Collator } from '../../bson/collation.js';
 import { Decimal128, Double, MaxKey, MinKey, canonicalTypeRank } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
@@ -101,7 +101,7 @@ export function inTest(
   regexes: ReadonlyArray<(v: PathValue) => boolean>,
 ): (v: PathValue) => boolean {
   const collator = parseCollator;
-  const sorted = [...values].sort((a, b) => compareBson(a, b, collator));
+  const sorted = sortedBson(values, collator);
   const hasNull = values.some((x) => x === null);
   return (v) => {
     if (hasNull && (v === MISSING || v === undefined)) return true;

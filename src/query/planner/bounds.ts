@@ -14,7 +14,7 @@
 // reverses them when they become byte ranges and when explain prints them.
 
 import { Binary, BSONRegExp, Decimal128, Double, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
-import { compareBson } from '../../bson/compare.js';
+import { compareBson, sortedBson } from '../../bson/compare.js';
 import { formatBson } from '../../bson/format.js';
 import { bsonTypeName, canonicalTypeRank, isArray } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
@@ -331,10 +331,9 @@ function inBounds(
     else scalars.push(v);
   }
   for (const r of regexes) others.push(...regexBounds(r.pattern, r.flags));
-  scalars.sort((a, b) => compareBson(a, b));
   const points: Interval[] = [];
   let last: BsonValue | undefined;
-  for (const v of scalars) {
+  for (const v of sortedBson(scalars)) {
     if (points.length > 0 && compareBson(last as BsonValue, v) === 0) continue;
     points.push(point(v));
     last = v;

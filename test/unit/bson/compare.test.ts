@@ -12,7 +12,9 @@ import {
   BSONRegExp,
   Binary,
 } from 'bson';
-import { compareBson, compareStrings } from '../../../src/bson/compare.js';
+import fc from 'fast-check';
+import { compareBson, compareStrings, sortedBson } from '../../../src/bson/compare.js';
+import { bsonScalarArb, doubleArb, int32Arb } from './arbitraries.js';
 import type { BsonValue } from '../../../src/bson/types.js';
 
 const d = (x: number) => new Double(x);
@@ -94,4 +96,20 @@ test('non-canonical decimal128 (coefficient above 10^34 - 1) is zero, as IEEE 75
 test('equal numbers compare as 0, never -0', () => {
   assert.ok(Object.is(compareBson(new Int32(1), Long.ONE), 0));
   assert.ok(Object.is(compareBson(d(-1), Long.fromInt(-1)), 0));
+});
+
+test('sortedBson orders as compareBson does, stably: the numeric fast path and the general one', () => {
+  const general = (xs: readonly BsonValue[]): BsonValue[] =>
+    [...xs].sort((a, b) => compareBson(a, b));
+  for (const arb of [fc.oneof(int32Arb, doubleArb), bsonScalarArb]) {
+    fc.assert(
+      fc.property(fc.array(arb, { maxLength: 60 }), (xs) => {
+        const got = sortedBson(xs);
+        const want = general(xs);
+        // The same objects in the same places: equal values keep their input order.
+        assert.ok(got.length === want.length && got.every((v, i) => v === want[i]));
+      }),
+      { numRuns: 300 },
+    );
+  }
 });
