@@ -53,6 +53,8 @@ import { textIndexKeys, textSpecOf } from '../text/spec.js';
 import type { TextSpec } from '../text/spec.js';
 import { s2IndexKeys, twoDIndexKeys } from './geo-keys.js';
 import { hashedIndexKeys } from './hashed-keys.js';
+import { wildcardIndexKeys, wildcardProjectionOf } from './wildcard-keys.js';
+import type { WildcardProjection } from './wildcard-keys.js';
 import type { Hash2dParams } from '../geo/cells.js';
 import { decodeRecordId, encodeRecordId } from './record-id.js';
 import type { RecordId } from './record-id.js';
@@ -143,6 +145,8 @@ export class IndexAccess {
   readonly kind: IndexKind;
   /** A text index's specification (weights, languages, extra fields). */
   readonly text: TextSpec | undefined;
+  /** A wildcard index's projection (its keys are [path, value] pairs). */
+  readonly wildcard: WildcardProjection | undefined;
 
   constructor(
     readonly meta: IndexMeta,
@@ -154,13 +158,28 @@ export class IndexAccess {
     this.sparse = meta.spec['sparse'] === true;
     this.hidden = meta.spec['hidden'] === true;
     this.fields = parseKeyPattern(meta.key);
-    this.directions = this.fields.map((f) => f.direction);
+    this.kind = indexKindOf(meta.key);
+    const wildcardField = this.kind === 'wildcard' ? this.fields[0] : undefined;
+    // A wildcard key is (path, value): the path ascending, the value in the field's direction.
+    this.directions =
+      wildcardField === undefined
+        ? this.fields.map((f) => f.direction)
+        : [1, wildcardField.direction];
+    const projection = meta.spec['wildcardProjection'];
+    this.wildcard =
+      wildcardField === undefined
+        ? undefined
+        : wildcardProjectionOf(
+            wildcardField.path,
+            projection !== null && typeof projection === 'object'
+              ? (projection as BsonDocument)
+              : undefined,
+          );
     const pfe = meta.spec['partialFilterExpression'];
     this.partialFilter =
       pfe !== undefined && pfe !== null && typeof pfe === 'object'
         ? compileFilter(pfe as BsonDocument)
         : undefined;
-    this.kind = indexKindOf(meta.key);
     this.text = this.kind === 'text' ? textSpecOf(meta.spec) : undefined;
   }
 
@@ -178,6 +197,7 @@ export class IndexAccess {
     if (this.kind === '2dsphere') return s2IndexKeys(this.fields, doc);
     if (this.kind === '2d') return twoDIndexKeys(this.fields, doc, this.hash2d);
     if (this.kind === 'hashed') return hashedIndexKeys(this.fields, doc, this.sparse);
+    if (this.wildcard !== undefined) return wildcardIndexKeys(this.wildcard, doc);
     return generateIndexKeys(this.fields, doc, { sparse: this.sparse });
   }
 
