@@ -4,7 +4,7 @@
 // special kinds are used by their own operators ($text, the geo operators), except "hashed"
 // (one field's values replaced by their hash), which serves equality and $in on that field.
 // A "$**" field ("$**" or "a.b.$**") with a number makes a wildcard index (wildcard-keys.ts),
-// which the planner does not use yet: queries scan.
+// which the planner sees, for one query path, as a two-field index (query/planner/wildcard-plan.ts).
 
 import type { BsonDocument } from '../bson/types.js';
 import { wildcardFieldOf } from './wildcard-keys.js';

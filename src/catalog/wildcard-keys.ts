@@ -115,6 +115,14 @@ function decide(projection: WildcardProjection, path: readonly string[]): Decisi
   return 'skip';
 }
 
+/** Whether a wildcard index holds the keys of the leaves at `path` (planner). */
+export function wildcardIndexesPath(
+  projection: WildcardProjection,
+  path: readonly string[],
+): boolean {
+  return decide(projection, path) === 'index';
+}
+
 class WildcardGenerator {
   readonly keys: BsonValue[][] = [];
   readonly multikeyPaths = new Set<string>();

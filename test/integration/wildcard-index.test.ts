@@ -3,9 +3,11 @@
 // the spec as given; bad specs fail with mongod's codes (wildcard_index_validindex.js,
 // compound_wildcard_index_validation.js). Keys are kept by every write — insert, update,
 // replace, delete, transactions, an index build over existing documents — which validate
-// checks (every key a document gives is stored, no other entry is). The planner does not use
-// wildcard indexes yet: queries scan, and their results (hinted too) equal those of a
-// collection without the index on generated documents.
+// checks (every key a document gives is stored, no other entry is). The planner uses a
+// wildcard index for a predicate on one path as the index {$_path: 1, <path>: 1} (explain shows
+// that key pattern and $_path bounds), but not for null, $exists, $ne, $not, $elemMatch,
+// objects, arrays, positions or sorts; results, hinted or not, equal those of a collection
+// without the index on generated documents.
 
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -185,6 +187,15 @@ describe('wildcard indexes', () => {
     v = await validated(db, 'writes');
     assert.equal(v.valid, true);
     assert.deepEqual(v.keys, { _id_: 3, '$**_1': 8, 'b.$**_1': 3, onlyA: 4 });
+
+    // Writes whose filter the wildcard index serves.
+    const u = await c.updateMany({ a: { $gte: 1 } }, { $set: { a: 0 }, $inc: { n: 1 } });
+    assert.equal(u.modifiedCount, 2);
+    assert.equal((await c.deleteMany({ 'b.n': 1.5 })).deletedCount, 1);
+    v = await validated(db, 'writes');
+    assert.equal(v.valid, true);
+    // _id 1: b.c, b.e; _id 4: a, n.
+    assert.deepEqual(v.keys, { _id_: 2, '$**_1': 4, 'b.$**_1': 2, onlyA: 1 });
   });
 
   test('queries scan and answer as without the index (generated documents)', async () => {
@@ -218,7 +229,16 @@ describe('wildcard indexes', () => {
       scalar.map((s) => ({ $gt: s })),
       scalar.map((s) => ({ $lte: s })),
       fc.array(scalar, { maxLength: 3 }).map((s) => ({ $in: s })),
-      fc.constantFrom({ $exists: true }, { $exists: false }, { $ne: null }, { $size: 0 }),
+      fc.constantFrom(
+        { $exists: true },
+        { $exists: false },
+        { $ne: null },
+        { $size: 0 },
+        { $regex: '^a' },
+        { $type: 'string' },
+        { $gt: {} },
+        { $lt: [] },
+      ),
       scalar.map((s) => ({ $elemMatch: { $eq: s } })),
     );
     await fc.assert(
@@ -234,9 +254,78 @@ describe('wildcard indexes', () => {
         const h = hint ? { '$**': 1 } : 'a.$**_1';
         assert.deepEqual(await ids(indexed, h as Document), expected, JSON.stringify(filter));
       }),
-      { numRuns: 60, seed: 7 },
+      { numRuns: 100, seed: 7 },
     );
-    const plan = await indexed.find({ a: 1 }).explain('queryPlanner');
-    assert.equal(plan['queryPlanner']['winningPlan']['stage'], 'COLLSCAN');
+  });
+
+  test('the planner: IXSCAN on {$_path, path} for the predicates mongod serves', async () => {
+    const c = db.collection<TestDoc>('plans');
+    await c.insertMany([
+      { _id: 1, a: 1, b: { c: 'xy' } },
+      { _id: 2, a: [1, 2], b: [{ c: 'xz' }, { c: 5 }] },
+      { _id: 3, b: { c: null } },
+      { _id: 4, a: { x: 1 } },
+    ]);
+    await c.createIndex({ '$**': 1 });
+    const plan = async (filter: Document, hint?: Document | string): Promise<Document> => {
+      const cursor = c.find(filter);
+      if (hint !== undefined) cursor.hint(hint);
+      return (await cursor.explain('queryPlanner'))['queryPlanner']['winningPlan'] as Document;
+    };
+    const ixscan = (p: Document): Document | undefined =>
+      p['stage'] === 'FETCH' && p['inputStage']['stage'] === 'IXSCAN' ? p['inputStage'] : undefined;
+    const ix = ixscan(await plan({ a: 1 }));
+    assert.ok(ix !== undefined);
+    assert.deepEqual(ix['keyPattern'], { $_path: 1, a: 1 });
+    assert.equal(ix['indexName'], '$**_1');
+    assert.deepEqual(ix['indexBounds'], { $_path: ['["a", "a"]'], a: ['[1, 1]'] });
+    assert.deepEqual(ixscan(await plan({ 'b.c': { $gt: 1, $lt: 9 } }))?.['keyPattern'], {
+      $_path: 1,
+      'b.c': 1,
+    });
+    for (const served of [{ a: { $in: [1, 2] } }, { 'b.c': /^x/ }, { a: { $gte: 2 } }])
+      assert.ok(ixscan(await plan(served)) !== undefined, JSON.stringify(served));
+    // Not answerable from (path, value) keys: a scan.
+    for (const scanned of [
+      { a: null },
+      { a: { $exists: false } },
+      { a: { $exists: true } },
+      { a: { $ne: 1 } },
+      { a: { $not: { $gt: 1 } } },
+      { a: { $elemMatch: { $gt: 1 } } },
+      { a: { x: 1 } },
+      { a: [1, 2] },
+      { 'a.0': 1 },
+    ]) {
+      const p = await plan(scanned);
+      assert.equal(p['stage'], 'COLLSCAN', JSON.stringify(scanned));
+      assert.equal(ixscan(await plan(scanned, '$**_1')), undefined, JSON.stringify(scanned));
+    }
+    // The index never provides the sort.
+    const sorted = await plan({ a: { $gt: 0 } });
+    assert.ok(ixscan(sorted) !== undefined);
+    const withSort = (
+      await c
+        .find({ a: { $gt: 0 } })
+        .sort({ a: 1 })
+        .explain('queryPlanner')
+    )['queryPlanner']['winningPlan'] as Document;
+    assert.equal(withSort['stage'], 'SORT');
+    assert.deepEqual(
+      (
+        await c
+          .find({ a: { $gt: 0 } })
+          .sort({ a: -1, _id: 1 })
+          .toArray()
+      ).map((d) => d._id),
+      [2, 1],
+    );
+    // Hints by name and by key pattern.
+    assert.ok(ixscan(await plan({ a: 1 }, '$**_1')) !== undefined);
+    assert.ok(ixscan(await plan({ a: 1 }, { '$**': 1 })) !== undefined);
+    assert.deepEqual(
+      (await c.find({ a: 1 }).hint({ '$**': 1 }).toArray()).map((d) => d._id),
+      [1, 2],
+    );
   });
 });
