@@ -279,10 +279,30 @@ describe('wildcard indexes', () => {
     assert.deepEqual(ix['keyPattern'], { $_path: 1, a: 1 });
     assert.equal(ix['indexName'], '$**_1');
     assert.deepEqual(ix['indexBounds'], { $_path: ['["a", "a"]'], a: ['[1, 1]'] });
-    assert.deepEqual(ixscan(await plan({ 'b.c': { $gt: 1, $lt: 9 } }))?.['keyPattern'], {
-      $_path: 1,
-      'b.c': 1,
-    });
+    // Multikey paths are tracked per path: "a" and "b" hold arrays, "d" does not (yet).
+    assert.equal(ix['isMultiKey'], true);
+    assert.deepEqual(ix['multiKeyPaths'], { $_path: [], a: ['a'] });
+    const bc = ixscan(await plan({ 'b.c': { $gt: 1, $lt: 9 } }));
+    assert.deepEqual(bc?.['keyPattern'], { $_path: 1, 'b.c': 1 });
+    assert.deepEqual(bc?.['multiKeyPaths'], { $_path: [], 'b.c': ['b'] });
+    assert.deepEqual(bc?.['indexBounds']['b.c'], ['(1, inf.0]']);
+    await c.insertOne({ _id: 5, d: 3 });
+    let d = ixscan(await plan({ d: { $gt: 1, $lt: 5 } }));
+    assert.equal(d?.['isMultiKey'], false);
+    assert.deepEqual(d?.['indexBounds'], { $_path: ['["d", "d"]'], d: ['(1, 5)'] });
+    await c.insertOne({ _id: 6, d: [2, 9] });
+    d = ixscan(await plan({ d: { $gt: 1, $lt: 5 } }));
+    assert.equal(d?.['isMultiKey'], true);
+    assert.deepEqual(
+      (
+        await c
+          .find({ d: { $gt: 1, $lt: 5 } })
+          .sort({ _id: 1 })
+          .toArray()
+      ).map((x) => x._id),
+      [5, 6],
+    );
+    await c.deleteMany({ _id: { $in: [5, 6] } });
     for (const served of [{ a: { $in: [1, 2] } }, { 'b.c': /^x/ }, { a: { $gte: 2 } }])
       assert.ok(ixscan(await plan(served)) !== undefined, JSON.stringify(served));
     // Not answerable from (path, value) keys: a scan.

@@ -690,7 +690,7 @@ function coverable(
 ): boolean {
   const { req } = ctx;
   if (state.hasTruncatedKeys || state.multikeyPaths.some((p) => p.length > 0)) return false;
-  if (index.kind === 'hashed') return false;
+  if (index.kind === 'hashed' || index instanceof WildcardPathAccess) return false;
   const paths = index.fields.map((f) => f.path);
   if (paths.some((p) => paths.some((q) => q !== p && q.startsWith(`${p}.`)))) return false;
   // A position ("a.0") reaches into an array without making the index multikey: the key

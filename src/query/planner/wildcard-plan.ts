@@ -4,10 +4,10 @@
 //
 // - sparse: a document without a leaf at P has no key there, so only predicates that cannot
 //   match a missing field may use it (not {P: null}, $exists: false, $ne, $not);
-// - multikey at every component of P (the index state does not record per-path multikey
-//   information yet), which keeps bounds from being intersected across array elements and
-//   makes the scan deduplicate;
-// - never sorting or covering.
+// - multikey at the components of P where a document held an array (the index state keeps
+//   those paths, as mongod's multikey metadata keys), which keeps bounds from being
+//   intersected across array elements and makes the scan deduplicate;
+// - never sorting or covering (a covered row would need the path's value, not the key's shape).
 //
 // A path is served only when the index holds P's leaves (projection), P has no numeric
 // (positional) or '$'-prefixed component, no $elemMatch applies to P or a path above it, and
@@ -47,17 +47,18 @@ export class WildcardPathAccess extends IndexAccess {
     super({ ...wildcardIndex.meta, key, spec: { ...wildcardIndex.meta.spec, key } }, collection);
   }
 
+  /** The state of the path's keys: multikey at the components where an array was met. */
   override readState(view: ReadView): IndexState {
     const state = this.wildcardIndex.readState(view);
+    const arrays = new Set(state.wildcardMultikeyPaths ?? []);
     const parts = this.path.split('.');
-    return {
-      multikeyPaths: [[], parts.map((_, i) => i)],
-      hasTruncatedKeys: state.hasTruncatedKeys,
-    };
+    const multikey = parts.flatMap((_, i) =>
+      arrays.has(parts.slice(0, i + 1).join('.')) ? [i] : [],
+    );
+    return { multikeyPaths: [[], multikey], hasTruncatedKeys: state.hasTruncatedKeys };
   }
 }
 
-/** An endpoint that is not a scalar of one type: objects and arrays, MinKey and MaxKey. */
 function wideEndpoint(v: BsonValue): boolean {
   return isArray(v) || asDocument(v) !== undefined || v instanceof MinKey || v instanceof MaxKey;
 }
