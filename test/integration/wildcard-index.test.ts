@@ -340,6 +340,16 @@ describe('wildcard indexes', () => {
       ).map((d) => d._id),
       [2, 1],
     );
+    // min/max cannot use a wildcard index (51174), whatever their fields.
+    for (const bounds of [
+      { min: { a: 0.5 } },
+      { max: { '$**': 1 } },
+      { min: { a: 0 }, max: { a: 2 } },
+    ])
+      await expectServerCode(
+        db.command({ find: 'plans', filter: { a: 1 }, hint: { '$**': 1 }, ...bounds }),
+        51174,
+      );
     // Hints by name and by key pattern.
     assert.ok(ixscan(await plan({ a: 1 }, '$**_1')) !== undefined);
     assert.ok(ixscan(await plan({ a: 1 }, { '$**': 1 })) !== undefined);

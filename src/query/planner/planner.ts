@@ -237,7 +237,8 @@ function minMaxRange(
     const keys = Object.keys(b);
     return keys.length === paths.length && keys.every((k, i) => k === paths[i]);
   };
-  if (!compatible(min) || !compatible(max))
+  // A wildcard index's keys are (path, value) pairs: no min/max of the key pattern fits them.
+  if (index.kind === 'wildcard' || !compatible(min) || !compatible(max))
     throw plannerError(ErrorCode.Location51174, 'The index chosen is not compatible with min/max');
   const start = hasMin ? encodeKey(Object.values(min), index.directions) : firstEntryKey;
   const end = hasMax ? encodeKey(Object.values(max), index.directions) : undefined;
