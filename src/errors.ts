@@ -292,6 +292,10 @@ export const ErrorCode = {
   Location16764: 16764,
   Location16766: 16766,
   Location31303: 31303,
+  // Wildcard indexes (wildcard_validation, projection parsing in kBanComputedFields mode).
+  Location7246200: 7246200,
+  Location7246201: 7246201,
+  Location51271: 51271,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

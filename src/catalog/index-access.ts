@@ -53,6 +53,8 @@ import { textIndexKeys, textSpecOf } from '../text/spec.js';
 import type { TextSpec } from '../text/spec.js';
 import { s2IndexKeys, twoDIndexKeys } from './geo-keys.js';
 import { hashedIndexKeys } from './hashed-keys.js';
+import { wildcardIndexKeys, wildcardProjectionOf } from './wildcard-keys.js';
+import type { WildcardKeys, WildcardProjection } from './wildcard-keys.js';
 import type { Hash2dParams } from '../geo/cells.js';
 import { decodeRecordId, encodeRecordId } from './record-id.js';
 import type { RecordId } from './record-id.js';
@@ -77,6 +79,8 @@ export interface KeyDiff {
 export interface IndexState {
   /** Per key-pattern field, the multikey path components (empty: not multikey). */
   readonly multikeyPaths: readonly (readonly number[])[];
+  /** A wildcard index's paths where some document held an array (sorted). */
+  readonly wildcardMultikeyPaths?: readonly string[];
   /** Whether some entry was ever stored with a truncated key. */
   readonly hasTruncatedKeys: boolean;
 }
@@ -108,6 +112,8 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 /** The multikey paths of the document a key list came from (set by keysFor and diff). */
 const multikeyOf = new WeakMap<readonly IndexKey[], readonly (readonly number[])[]>();
+/** Likewise, a wildcard index's multikey paths (mongod's multikey metadata keys). */
+const wildcardPathsOf = new WeakMap<readonly IndexKey[], readonly string[]>();
 
 function truncate(encoded: Uint8Array): Uint8Array {
   const out = new Uint8Array(truncatedKeyBytes);
@@ -143,6 +149,8 @@ export class IndexAccess {
   readonly kind: IndexKind;
   /** A text index's specification (weights, languages, extra fields). */
   readonly text: TextSpec | undefined;
+  /** A wildcard index's projection (its keys are [path, value] pairs). */
+  readonly wildcard: WildcardProjection | undefined;
 
   constructor(
     readonly meta: IndexMeta,
@@ -154,13 +162,28 @@ export class IndexAccess {
     this.sparse = meta.spec['sparse'] === true;
     this.hidden = meta.spec['hidden'] === true;
     this.fields = parseKeyPattern(meta.key);
-    this.directions = this.fields.map((f) => f.direction);
+    this.kind = indexKindOf(meta.key);
+    const wildcardField = this.kind === 'wildcard' ? this.fields[0] : undefined;
+    // A wildcard key is (path, value): the path ascending, the value in the field's direction.
+    this.directions =
+      wildcardField === undefined
+        ? this.fields.map((f) => f.direction)
+        : [1, wildcardField.direction];
+    const projection = meta.spec['wildcardProjection'];
+    this.wildcard =
+      wildcardField === undefined
+        ? undefined
+        : wildcardProjectionOf(
+            wildcardField.path,
+            projection !== null && typeof projection === 'object'
+              ? (projection as BsonDocument)
+              : undefined,
+          );
     const pfe = meta.spec['partialFilterExpression'];
     this.partialFilter =
       pfe !== undefined && pfe !== null && typeof pfe === 'object'
         ? compileFilter(pfe as BsonDocument)
         : undefined;
-    this.kind = indexKindOf(meta.key);
     this.text = this.kind === 'text' ? textSpecOf(meta.spec) : undefined;
   }
 
@@ -178,6 +201,7 @@ export class IndexAccess {
     if (this.kind === '2dsphere') return s2IndexKeys(this.fields, doc);
     if (this.kind === '2d') return twoDIndexKeys(this.fields, doc, this.hash2d);
     if (this.kind === 'hashed') return hashedIndexKeys(this.fields, doc, this.sparse);
+    if (this.wildcard !== undefined) return wildcardIndexKeys(this.wildcard, doc);
     return generateIndexKeys(this.fields, doc, { sparse: this.sparse });
   }
 
@@ -217,6 +241,9 @@ export class IndexAccess {
     }
     if (generated.multikeyPaths.some((p) => p.length > 0))
       multikeyOf.set(out, generated.multikeyPaths);
+    const wildcardPaths = (generated as Partial<WildcardKeys>).multikeyPathStrings;
+    if (wildcardPaths !== undefined && wildcardPaths.length > 0)
+      wildcardPathsOf.set(out, wildcardPaths);
     return out;
   }
 
@@ -232,10 +259,12 @@ export class IndexAccess {
     const removed = old.filter((o) => !now.some((k) => sameBytes(o.bytes, k.bytes)));
     const multikey = multikeyOf.get(now);
     if (multikey !== undefined) multikeyOf.set(added, multikey);
+    const wildcardPaths = wildcardPathsOf.get(now);
+    if (wildcardPaths !== undefined) wildcardPathsOf.set(added, wildcardPaths);
     if (
       added.length === 0 &&
       removed.length === 0 &&
-      (multikey === undefined || !this.grows(view, multikey, false))
+      (multikey === undefined || !this.grows(view, multikey, false, undefined, wildcardPaths))
     )
       return undefined;
     return { added, removed };
@@ -293,7 +322,8 @@ export class IndexAccess {
       } else txn.put(this.table, concat(key.bytes, rid), key.typeInfo);
     }
     const multikey = multikeyOf.get(keys);
-    if (multikey !== undefined || truncated) this.grows(txn, multikey, truncated, txn);
+    if (multikey !== undefined || truncated)
+      this.grows(txn, multikey, truncated, txn, wildcardPathsOf.get(keys));
   }
 
   removeEntries(txn: WriteTxn, keys: readonly IndexKey[], recordId: RecordId): void {
@@ -354,12 +384,16 @@ export class IndexAccess {
     if (bytes === undefined) return emptyState(this.fields.length);
     const doc = decodeDocument(bytes);
     const paths = Array.isArray(doc['multikeyPaths']) ? doc['multikeyPaths'] : [];
+    const wildcard = doc['wildcardMultikeyPaths'];
     return {
       multikeyPaths: this.fields.map((_, i) => {
         const p = paths[i];
         return Array.isArray(p) ? p.map((c) => Number((c as Int32).valueOf())) : [];
       }),
       hasTruncatedKeys: doc['hasTruncatedKeys'] === true,
+      ...(Array.isArray(wildcard)
+        ? { wildcardMultikeyPaths: wildcard.filter((w): w is string => typeof w === 'string') }
+        : {}),
     };
   }
 
@@ -372,9 +406,13 @@ export class IndexAccess {
     multikey: readonly (readonly number[])[] | undefined,
     truncated: boolean,
     txn?: WriteTxn,
+    wildcardPaths?: readonly string[],
   ): boolean {
     const state = this.readState(view);
     let changed = truncated && !state.hasTruncatedKeys;
+    const knownPaths = state.wildcardMultikeyPaths ?? [];
+    const newPaths = (wildcardPaths ?? []).filter((w) => !knownPaths.includes(w));
+    if (newPaths.length > 0) changed = true;
     const paths = state.multikeyPaths.map((p, i) => {
       const add = multikey?.[i] ?? [];
       const missing = add.filter((c) => !p.includes(c));
@@ -387,6 +425,8 @@ export class IndexAccess {
         multikeyPaths: paths.map((p) => p.map((c) => new Int32(c))),
         hasTruncatedKeys: state.hasTruncatedKeys || truncated,
       };
+      if (knownPaths.length + newPaths.length > 0)
+        doc['wildcardMultikeyPaths'] = [...knownPaths, ...newPaths].sort();
       txn.put(this.table, stateKey, encodeDocument(doc));
     }
     return changed;

@@ -21,6 +21,7 @@ import { formatBson } from '../../bson/format.js';
 import type { Collection } from '../../catalog/collection.js';
 import { indexKindOf } from '../../catalog/index-kind.js';
 import { CommandError, ErrorCode } from '../../errors.js';
+import { hasIllegalDollarPart } from './wildcard-spec.js';
 import { textLanguage } from '../../text/languages.js';
 import { TEXT_INDEX_VERSION, TEXT_WEIGHT_MAX, WILDCARD_WEIGHT_FIELD } from '../../text/spec.js';
 
@@ -66,7 +67,7 @@ export function checkPluginField(field: string, plugin: IndexPlugin): void {
   if (field === WILDCARD_WEIGHT_FIELD && plugin === 'text') return;
   if (field.split('.').some((p) => p === ''))
     throw cannotCreate('Index keys cannot contain an empty field.');
-  if (field.startsWith('$'))
+  if (hasIllegalDollarPart(field, { wildcard: false }))
     throw cannotCreate("Index key contains an illegal field name: field name starts with '$'.");
 }
 

@@ -2,7 +2,8 @@
 //
 // - a spec needs `key` and `name` (FailedToParse); key values are non-zero numbers or the
 //   index plugins "text", "2dsphere", "2d" and "hashed" (index-plugins.ts normalises their
-//   specs; "$**" answers NotImplemented);
+//   specs); a "$**" field makes a wildcard index (wildcard-spec.ts checks it; compound
+//   wildcard indexes answer NotImplemented);
 //   unknown options are InvalidIndexSpecificationOption (197); errors name the spec
 //   ("Error in specification {...} :: caused by :: ...");
 // - an index's identity (its "signature") is its key pattern plus unique, sparse,
@@ -55,6 +56,12 @@ import {
   pluginOf,
 } from './index-plugins.js';
 
+import {
+  checkWildcardKeyPattern,
+  hasIllegalDollarPart,
+  checkWildcardSpec,
+  normalWildcardProjection,
+} from './wildcard-spec.js';
 import { onCollection } from '../authorization.js';
 import type { IndexBuild } from './index-build.js';
 
@@ -71,6 +78,7 @@ const acceptedOptions = new Set([
   'partialFilterExpression',
   'ns',
   'dropDups',
+  'wildcardProjection',
 ]);
 const notImplementedOptions = new Set([
   'weights',
@@ -81,7 +89,6 @@ const notImplementedOptions = new Set([
   'bits',
   'min',
   'max',
-  'wildcardProjection',
   'bucketSize',
   'storageEngine',
   'clustered',
@@ -269,10 +276,7 @@ function validateKeyPattern(raw: BsonDocument, key: BsonDocument): void {
       continue;
     }
     if (typeof dir === 'string') {
-      if (
-        ['2d', '2dsphere', 'text', 'hashed', 'geoHaystack', 'columnstore'].includes(dir) ||
-        field.endsWith('$**')
-      ) {
+      if (['2d', '2dsphere', 'text', 'hashed', 'geoHaystack', 'columnstore'].includes(dir)) {
         throw new CommandError(
           ErrorCode.NotImplemented,
           `index type '${dir}' is not supported yet`,
@@ -280,15 +284,13 @@ function validateKeyPattern(raw: BsonDocument, key: BsonDocument): void {
       }
       throw specError(raw, ErrorCode.CannotCreateIndex, `Unknown index plugin '${dir}'`);
     }
-    if (field === '$**' || field.endsWith('.$**'))
-      throw new CommandError(ErrorCode.NotImplemented, 'wildcard indexes are not supported yet');
     if (field.split('.').some((p) => p === ''))
       throw specError(
         raw,
         ErrorCode.CannotCreateIndex,
         'Index keys cannot contain an empty field.',
       );
-    if (field.startsWith('$'))
+    if (hasIllegalDollarPart(field, { wildcard: true }))
       throw specError(
         raw,
         ErrorCode.CannotCreateIndex,
@@ -302,6 +304,13 @@ function validateKeyPattern(raw: BsonDocument, key: BsonDocument): void {
         `Values in the index key pattern can only be numbers > 0, numbers < 0, or strings. Found: ${field}: ${formatBson(dir)}`,
       );
     }
+  }
+  try {
+    checkWildcardKeyPattern(key);
+  } catch (e) {
+    if (e instanceof CommandError && e.code !== ErrorCode.NotImplemented)
+      throw specError(raw, e.code, e.message);
+    throw e;
   }
 }
 
@@ -410,6 +419,7 @@ export function validateIndexSpec(raw: BsonValue, position: number): BsonDocumen
       `The field 'name' must be a string, but got ${bsonTypeName(name)}`,
     );
   validateKeyPattern(raw, key);
+  checkWildcardSpec(raw);
   if (name === '') throw specError(raw, ErrorCode.CannotCreateIndex, 'index name cannot be empty');
   if (name.includes('\0'))
     throw specError(raw, ErrorCode.CannotCreateIndex, 'index name cannot contain NUL bytes');
@@ -508,6 +518,8 @@ function compareIndexSpecs(candidate: BsonDocument, existing: BsonDocument): Com
   )
     return 'different';
   if (trueValue(candidate['sparse'] ?? false) !== trueValue(existing['sparse'] ?? false))
+    return 'different';
+  if (normalWildcardProjection(candidate) !== normalWildcardProjection(existing))
     return 'different';
   const fa = normalFilter(candidate);
   const fb = normalFilter(existing);

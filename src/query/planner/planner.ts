@@ -76,6 +76,8 @@ import {
 } from './bounds.js';
 import type { Interval, LeafBounds } from './bounds.js';
 import { serializeFilter } from './explain.js';
+import { WILDCARD_PATH_FIELD, WildcardPathAccess, wildcardViews } from './wildcard-plan.js';
+import { comparisonNode } from '../match/nodes.js';
 import { compareBson } from '../../bson/compare.js';
 import type { Collator } from '../../bson/collation.js';
 import type { MemoryPolicy } from '../../pipeline/memory.js';
@@ -235,7 +237,8 @@ function minMaxRange(
     const keys = Object.keys(b);
     return keys.length === paths.length && keys.every((k, i) => k === paths[i]);
   };
-  if (!compatible(min) || !compatible(max))
+  // A wildcard index's keys are (path, value) pairs: no min/max of the key pattern fits them.
+  if (index.kind === 'wildcard' || !compatible(min) || !compatible(max))
     throw plannerError(ErrorCode.Location51174, 'The index chosen is not compatible with min/max');
   const start = hasMin ? encodeKey(Object.values(min), index.directions) : firstEntryKey;
   const end = hasMax ? encodeKey(Object.values(max), index.directions) : undefined;
@@ -521,6 +524,8 @@ function sortProvided(
   bounds: readonly FieldBounds[],
   sort: readonly SortKey[],
 ): { reverse: boolean } | undefined {
+  // A wildcard index does not sort (its paths are multikey as far as it knows).
+  if (index instanceof WildcardPathAccess) return undefined;
   if (state.hasTruncatedKeys) return undefined;
   let p = 0;
   let reverse: boolean | undefined;
@@ -686,7 +691,7 @@ function coverable(
 ): boolean {
   const { req } = ctx;
   if (state.hasTruncatedKeys || state.multikeyPaths.some((p) => p.length > 0)) return false;
-  if (index.kind === 'hashed') return false;
+  if (index.kind === 'hashed' || index instanceof WildcardPathAccess) return false;
   const paths = index.fields.map((f) => f.path);
   if (paths.some((p) => paths.some((q) => q !== p && q.startsWith(`${p}.`)))) return false;
   // A position ("a.0") reaches into an array without making the index multikey: the key
@@ -785,6 +790,13 @@ function analyzeIndex(
     order,
     build,
   };
+}
+
+/** The paths of the top-level $elemMatch predicates. */
+function elemMatchPaths(tree: MatchNode | undefined): string[] {
+  return conjuncts(tree).flatMap((n) =>
+    n.kind === 'elemMatchObject' || n.kind === 'elemMatchValue' ? [n.path] : [],
+  );
 }
 
 /** Indexes that serve ordinary predicates (the others serve only their own operators). */
@@ -1073,7 +1085,21 @@ export class PlannedQuery implements PlanStage {
           order: coll.indexes.length + i,
           build: g.build,
         }));
-      if (this.hinted !== undefined && !servesPredicates(this.hinted)) {
+      const wildcard = (index: IndexAccess, order: number): Candidate[] =>
+        wildcardViews(index, ctx.preds, elemMatchPaths(ctx.tree), coll.meta).flatMap((view) => {
+          // The path field is bounded to the one path the view serves.
+          const pathPred: Predicate = {
+            path: WILDCARD_PATH_FIELD,
+            node: comparisonNode('eq', WILDCARD_PATH_FIELD, view.path),
+            bounds: { intervals: [point(view.path)] },
+          };
+          const c = analyzeIndex({ ...ctx, preds: [...ctx.preds, pathPred] }, view, order, false);
+          return c === undefined ? [] : [c];
+        });
+      if (this.hinted?.kind === 'wildcard') {
+        // A hinted wildcard index serves the paths it can; otherwise the scan answers.
+        candidates.push(...wildcard(this.hinted, 0));
+      } else if (this.hinted !== undefined && !servesPredicates(this.hinted)) {
         // A hinted geo index serves the geo predicates; otherwise the scan answers.
         candidates.push(...geo(this.hinted));
       } else if (this.hinted !== undefined) {
@@ -1081,6 +1107,7 @@ export class PlannedQuery implements PlanStage {
         if (c !== undefined) candidates.push(c);
       } else {
         coll.indexes.forEach((index, i) => {
+          if (!index.hidden && index.kind === 'wildcard') candidates.push(...wildcard(index, i));
           // Special indexes (text, geo) serve only their own operators.
           if (index.hidden || !servesPredicates(index)) return;
           const c = analyzeIndex(ctx, index, i, false);

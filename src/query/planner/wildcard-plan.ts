@@ -1,0 +1,105 @@
+// Wildcard indexes in the planner. For one query path P a wildcard index is, as in mongod, the
+// two-field index {$_path: 1, P: ±1}: its entries for P are the keys ("P", value). The view
+// below is that index over the wildcard index's own table, treated as
+//
+// - sparse: a document without a leaf at P has no key there, so only predicates that cannot
+//   match a missing field may use it (not {P: null}, $exists: false, $ne, $not);
+// - multikey at the components of P where a document held an array (the index state keeps
+//   those paths, as mongod's multikey metadata keys), which keeps bounds from being
+//   intersected across array elements and makes the scan deduplicate;
+// - never sorting or covering (a covered row would need the path's value, not the key's shape).
+//
+// A path is served only when the index holds P's leaves (projection), P has no numeric
+// (positional) or '$'-prefixed component, no $elemMatch applies to P or a path above it, and
+// every predicate on P bounds it to scalars away from null (an object at P is not a key at P:
+// its leaves are keys below it), and is not a bare $exists.
+
+import { Int32 } from 'bson';
+import { MaxKey, MinKey } from 'bson';
+import { documentFrom } from '../../bson/document.js';
+import { asDocument, isArray } from '../../bson/types.js';
+import type { BsonValue } from '../../bson/types.js';
+import type { CollectionMeta } from '../../catalog/collection.js';
+import { IndexAccess } from '../../catalog/index-access.js';
+import type { IndexState } from '../../catalog/index-access.js';
+import { wildcardIndexesPath } from '../../catalog/wildcard-keys.js';
+import type { ReadView } from '../../storage/engine.js';
+import { allowsNullish, isFullRange } from './bounds.js';
+import type { LeafBounds } from './bounds.js';
+
+/** The name mongod gives the path field of a wildcard key. */
+export const WILDCARD_PATH_FIELD = '$_path';
+
+/** A wildcard index seen as {$_path: 1, <path>: ±1} for one path. */
+export class WildcardPathAccess extends IndexAccess {
+  override readonly sparse = true;
+
+  constructor(
+    readonly wildcardIndex: IndexAccess,
+    readonly path: string,
+    collection: Pick<CollectionMeta, 'db' | 'name'>,
+  ) {
+    const direction = new Int32(wildcardIndex.fields[0]?.direction ?? 1);
+    const key = documentFrom([
+      [WILDCARD_PATH_FIELD, new Int32(1)],
+      [path, direction],
+    ]);
+    super({ ...wildcardIndex.meta, key, spec: { ...wildcardIndex.meta.spec, key } }, collection);
+  }
+
+  /** The state of the path's keys: multikey at the components where an array was met. */
+  override readState(view: ReadView): IndexState {
+    const state = this.wildcardIndex.readState(view);
+    const arrays = new Set(state.wildcardMultikeyPaths ?? []);
+    const parts = this.path.split('.');
+    const multikey = parts.flatMap((_, i) =>
+      arrays.has(parts.slice(0, i + 1).join('.')) ? [i] : [],
+    );
+    return { multikeyPaths: [[], multikey], hasTruncatedKeys: state.hasTruncatedKeys };
+  }
+}
+
+function wideEndpoint(v: BsonValue): boolean {
+  return isArray(v) || asDocument(v) !== undefined || v instanceof MinKey || v instanceof MaxKey;
+}
+
+/**
+ * Whether a predicate's bounds can be answered from the wildcard keys at its path: bounds of
+ * scalars of one type (type bracketing keeps them there); an object at the path is no key
+ * there (its leaves are keys below it), so bounds reaching objects or arrays cannot be served.
+ */
+function servable(bounds: LeafBounds): boolean {
+  if (bounds.existsOnly === true || isFullRange(bounds.intervals)) return false;
+  if (allowsNullish(bounds.intervals)) return false;
+  return !bounds.intervals.some((iv) => wideEndpoint(iv.low.value) || wideEndpoint(iv.high.value));
+}
+
+interface PathPredicate {
+  readonly path: string;
+  readonly bounds: LeafBounds;
+  readonly group?: unknown;
+}
+
+/** The per-path views of a wildcard index the predicates may use. */
+export function wildcardViews(
+  index: IndexAccess,
+  preds: readonly PathPredicate[],
+  elemMatchPaths: readonly string[],
+  collection: Pick<CollectionMeta, 'db' | 'name'>,
+): WildcardPathAccess[] {
+  const projection = index.wildcard;
+  if (projection === undefined) return [];
+  const paths = [...new Set(preds.map((p) => p.path))];
+  const out: WildcardPathAccess[] = [];
+  for (const path of paths) {
+    const parts = path.split('.');
+    if (parts.some((p) => p === '' || p.startsWith('$') || /^\d+$/.test(p))) continue;
+    if (!wildcardIndexesPath(projection, parts)) continue;
+    // An $elemMatch on the path or above it is about arrays, which the keys do not keep whole.
+    if (elemMatchPaths.some((e) => e === path || path.startsWith(`${e}.`))) continue;
+    const mine = preds.filter((p) => p.path === path);
+    if (mine.some((p) => p.group !== undefined || !servable(p.bounds))) continue;
+    out.push(new WildcardPathAccess(index, path, collection));
+  }
+  return out;
+}
