@@ -270,7 +270,6 @@ function stringOf(v: BsonValue): string {
   return typeof v === 'string' ? v : String((v as { value: unknown }).value);
 }
 
-/** Equality in MongoDB's sense: same value in the total order (1, 1.0 and 1L are equal). */
 /**
  * `values` sorted by compareBson, stably, as a new array. A list of only int32s and doubles
  * (a $in of numbers) sorts by the numbers themselves, which the general comparison reaches
@@ -285,6 +284,7 @@ export function sortedBson(values: readonly BsonValue[], collator?: Collator): B
   return out.sort((a, b) => compareBson(a, b, collator));
 }
 
+/** Equality in MongoDB's sense: same value in the total order (1, 1.0 and 1L are equal). */
 export function bsonEquals(a: BsonValue, b: BsonValue, collator?: Collator): boolean {
   return compareBson(a, b, collator) === 0;
 }

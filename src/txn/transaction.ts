@@ -5,14 +5,8 @@
 
 import type { BsonDocument } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
-import type {
-  Bytes,
-  Entry,
-  ScanOptions,
-  Snapshot,
-  StorageEngine,
-  WriteTxn,
-} from '../storage/engine.js';
+import type { Bytes, ScanOptions, Snapshot, StorageEngine, WriteTxn } from '../storage/engine.js';
+import { DelegatingWriteTxn } from '../storage/delegating-txn.js';
 import { fullRange } from '../storage/key-range.js';
 import type { KeyRange } from '../storage/key-range.js';
 import { OverlayTxn, tombstone } from '../storage/write-overlay.js';
@@ -32,33 +26,27 @@ function toScanOptions(r: KeyRange): ScanOptions {
 }
 
 /** The transaction's read/write view: the overlay, with conflict checks on every write. */
-export class TransactionView implements WriteTxn {
+export class TransactionView extends DelegatingWriteTxn {
   constructor(
     readonly transaction: Transaction,
-    private readonly overlay: OverlayTxn,
+    overlay: OverlayTxn,
     private readonly tracker: ConflictTracker,
-  ) {}
+  ) {
+    super(overlay);
+  }
 
-  get seq(): number {
+  /** The transaction's snapshot, not the overlay's. */
+  override get seq(): number {
     return this.transaction.snapshotSeq;
-  }
-  get(table: string, key: Bytes): Bytes | undefined {
-    return this.overlay.get(table, key);
-  }
-  scan(table: string, options?: ScanOptions): IterableIterator<Entry> {
-    return this.overlay.scan(table, options);
-  }
-  count(table: string): number {
-    return this.overlay.count(table);
   }
   put(table: string, key: Bytes, value: Bytes): void {
     this.tracker.checkTransactionWrite(this.transaction, table, key);
-    this.overlay.put(table, key, value);
+    this.inner.put(table, key, value);
   }
   delete(table: string, key: Bytes): boolean {
-    if (this.overlay.get(table, key) === undefined) return false;
+    if (this.inner.get(table, key) === undefined) return false;
     this.tracker.checkTransactionWrite(this.transaction, table, key);
-    return this.overlay.delete(table, key);
+    return this.inner.delete(table, key);
   }
   clearTable(): void {
     throw new CommandError(

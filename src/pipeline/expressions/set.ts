@@ -12,10 +12,11 @@ import type { Collator } from '../../bson/collation.js';
 import { naryOperator, operatorExpression, parseOperands, unaryOperator } from './operator.js';
 import type { Frame, OperatorDefinition, Value } from './types.js';
 import { appendAll } from '../../bson/arrays.js';
+import { sortedBson } from '../../bson/compare.js';
 
 /** Sorted, duplicates removed. */
 function toSet(values: readonly BsonValue[], collator: Collator | undefined): BsonValue[] {
-  const sorted = [...values].sort((a, b) => compareValues(a, b, collator));
+  const sorted = sortedBson(values, collator);
   const out: BsonValue[] = [];
   for (const v of sorted)
     if (out.length === 0 || compareValues(out[out.length - 1] as BsonValue, v, collator) !== 0)
