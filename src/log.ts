@@ -242,12 +242,13 @@ function truncateAttributes(attr: Record<string, unknown>): Record<string, unkno
     let used = 2;
     let omitted = 0;
     for (const [fk, fv] of Object.entries(v as Record<string, unknown>)) {
-      const part = fv === undefined ? 0 : jsonLength(fv);
-      if (used + fk.length + part + 4 > limits.logAttributeBytesMax) {
+      // The name as JSON writes it (quotes and escapes), a colon, the value and a comma.
+      const field = JSON.stringify(fk).length + 1 + (fv === undefined ? 0 : jsonLength(fv)) + 1;
+      if (used + field > limits.logAttributeBytesMax) {
         omitted++;
         continue;
       }
-      used += fk.length + part + 4;
+      used += field;
       kept[fk] = fv;
     }
     attr[k] = kept;

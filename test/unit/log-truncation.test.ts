@@ -78,3 +78,11 @@ test('documents are logged as relaxed Extended JSON, numbers and ObjectIds as EJ
     JSON.parse(JSON.stringify(EJSON.serialize(doc, { relaxed: true }))),
   );
 });
+
+test('names that JSON escapes count at their escaped length: the kept fields fit the limit', () => {
+  const command: Record<string, unknown> = {};
+  for (let i = 0; i < 400; i++) command[`${'"'.repeat(20)}${i}`] = 'x'.repeat(20);
+  const out = logOnce({ command });
+  assert.ok(out['truncated'] !== undefined);
+  assert.ok(JSON.stringify(out['command']).length <= limits.logAttributeBytesMax);
+});
