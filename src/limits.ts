@@ -290,6 +290,16 @@ export const limits = {
   /** Largest bucketMaxSpanSeconds / bucketRoundingSeconds (one year); larger: Location51024. */
   timeseriesBucketSpanSecondsMax: 31_536_000,
 
+  /**
+   * mongod's maxAcceptableLogicalClockDriftSecs: a gossiped $clusterTime more than this ahead
+   * of the wall clock is refused (ClusterTimeFailsRateLimiter) instead of moving the clock.
+   */
+  clusterTimeDriftSecsMax: 365 * 24 * 60 * 60,
+  /** mongod's client metadata limit: the handshake's `client` document, in BSON bytes. */
+  clientMetadataBytesMax: 1024,
+  /** mongod's limit on `client.application.name`, in UTF-8 bytes. */
+  clientAppNameBytesMax: 128,
+
   /** Page size of a new sqlite engine database: rows up to ~4 KiB stay inside their page. */
   sqlitePageBytes: 16 * 1024,
   /** SQLite page cache of each connection of the sqlite engine (its cache_size, in KiB). */

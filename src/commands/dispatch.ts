@@ -3,7 +3,7 @@
 // envelope (ok, cluster time). Every error becomes MongoDB's error reply; a CommandError
 // carries its code, anything else is an InternalError and a log line.
 
-import { Double, Int32, Long, Timestamp } from 'bson';
+import { Double, Int32, Long } from 'bson';
 import { Binary } from 'bson';
 import { getOwn } from '../bson/document.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
@@ -31,6 +31,7 @@ import {
   claimCursor,
   userKeyOf,
 } from './authorization.js';
+import { gossipClusterTimeIn } from './cluster-time.js';
 import type { AuthInput, Requirement } from './registry.js';
 
 export interface DispatchResult {
@@ -358,10 +359,8 @@ export class Dispatcher {
     const wc = parseWriteConcern(args.writeConcern);
     checkWriteConcernAllowed(wc, services.config.replSet);
     const maxTimeMS = parseMaxTimeMS(args.maxTimeMS);
-    if (args.$clusterTime !== undefined) {
-      const ct = args.$clusterTime['clusterTime'];
-      if (ct instanceof Timestamp) services.clock.advanceTo(ct);
-    }
+    if (args.$clusterTime !== undefined && services.config.replSet !== '')
+      gossipClusterTimeIn(services, connection, args.$clusterTime);
     // failCommand acts before the session is checked out, as in mongod: an injected error
     // does not touch the transaction (its labels are still computed from the session fields).
     const fp = services.failPoints.failCommand(

@@ -13,6 +13,7 @@ import { readSessionRecord } from '../txn/ledger.js';
 import type { Session } from '../txn/sessions.js';
 import { Transaction } from '../txn/transaction.js';
 import type { GenericArgs } from './args.js';
+import { checkAfterClusterTime } from './cluster-time.js';
 import type { ServerServices, SessionBinding } from './context.js';
 import type { CommandDefinition } from './registry.js';
 import type { WriteConcern } from './write-concern.js';
@@ -63,7 +64,7 @@ function readConcernAccess(
       'Specifying a timestamp for readConcern snapshot in a causally consistent session is not allowed',
     );
   }
-  if (after instanceof Timestamp) services.clock.advanceTo(after);
+  if (after instanceof Timestamp) checkAfterClusterTime(services, after);
   if (level !== 'snapshot') return {};
   if (def.traits?.snapshotReads !== true) {
     throw new CommandError(

@@ -121,9 +121,17 @@ describe('handshake (replica-set mode)', () => {
     try {
       const handshake = {
         $db: 'admin',
-        client: { application: { name: 'fp-handshake' }, driver: { name: 'raw', version: '0' } },
+        client: {
+          application: { name: 'fp-handshake' },
+          driver: { name: 'raw', version: '0' },
+          os: { type: 'Linux' },
+        },
       };
-      const other = await rawCommand(ts.server.port, { hello: 1, ...handshake, client: {} });
+      const other = await rawCommand(ts.server.port, {
+        hello: 1,
+        ...handshake,
+        client: { ...handshake.client, application: { name: 'another-app' } },
+      });
       assert.equal(other['ok'], 1, 'another app is not failed');
       const failed = await rawCommand(ts.server.port, { hello: 1, ...handshake });
       assert.equal(failed['code'], 91);

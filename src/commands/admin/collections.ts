@@ -17,7 +17,12 @@ import { collectionSizes, storageStatsOf } from '../../catalog/sizes.js';
 import { statfsSync } from 'node:fs';
 import type { CommandDefinition } from '../registry.js';
 import { withWriteConcernError } from '../write-concern.js';
-import { collectionCollation, targetCollection } from '../crud/common.js';
+import {
+  collectionCollation,
+  parseCursorOption,
+  queuedCursorReply,
+  targetCollection,
+} from '../crud/common.js';
 import { checkValidationEnums, checkValidator } from '../crud/document-validation.js';
 import { modifyIndex } from './indexes.js';
 import { parseClusteredIndex, parseCollectionTtl } from './clustered.js';
@@ -560,7 +565,9 @@ export const listCollections = defineCommand({
     includePendingDrops: t.ignored,
   },
   traits: { allowedInTransaction: false, apiVersion1: true },
-  run: ({ services, args, db, op, connection }) => {
+  run: (inv) => {
+    const { services, args, db, op, connection } = inv;
+    const batchSize = parseCursorOption('listCollections', args.cursor);
     const matcher = args.filter === undefined ? undefined : compileQueryFilter(args.filter);
     const nameOnly = args.nameOnly === true;
     // authorizedCollections without listCollections: the collections the user holds a right on.
@@ -589,7 +596,7 @@ export const listCollections = defineCommand({
       if (held !== undefined && !anyActionOn(held, db, String(info['name']))) continue;
       batch.push(nameOnly ? { name: info['name'] as string, type: info['type'] as string } : info);
     }
-    return { cursor: { id: Long.ZERO, ns: `${db}.$cmd.listCollections`, firstBatch: batch } };
+    return queuedCursorReply(inv, `${db}.$cmd.listCollections`, batch, batchSize);
   },
 });
 

@@ -35,7 +35,7 @@ import { clusteredIndexEntry } from './clustered.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
-import { targetCollection, viewOf } from '../crud/common.js';
+import { parseCursorOption, queuedCursorReply, targetCollection, viewOf } from '../crud/common.js';
 import { withWriteConcernError } from '../write-concern.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import { TtlMonitor } from '../../catalog/ttl-monitor.js';
@@ -855,28 +855,19 @@ export const listIndexes = defineCommand({
     const coll = services.catalog.get(db, name);
     const ts = coll === undefined ? timeseriesTargetOf(services, inv.op, db, name) : undefined;
     const buckets = ts === undefined ? undefined : services.catalog.get(db, ts.buckets.name);
+    const ns = `${db}.$cmd.listIndexes.${name}`;
+    const batchSize = parseCursorOption('listIndexes', inv.args.cursor);
     if (ts !== undefined && buckets !== undefined)
-      return {
-        cursor: {
-          id: Long.ZERO,
-          ns: `${db}.$cmd.listIndexes.${name}`,
-          firstBatch: listedTimeseriesIndexes(ts.options, buckets),
-        },
-      };
+      return queuedCursorReply(inv, ns, listedTimeseriesIndexes(ts.options, buckets), batchSize);
     if (coll === undefined && viewOf(services, inv.op, db, name) !== undefined)
       throw notACollection(db, name);
     if (coll === undefined)
       throw new CommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${db}.${name}`);
-    return {
-      cursor: {
-        id: Long.ZERO,
-        ns: `${db}.$cmd.listIndexes.${name}`,
-        // A clustered collection's _id index is its clustered index (mongod shows only that).
-        firstBatch: coll.meta.indexes.map((i) =>
-          i.name === '_id_' ? (clusteredIndexEntry(coll) ?? i.spec) : i.spec,
-        ),
-      },
-    };
+    // A clustered collection's _id index is its clustered index (mongod shows only that).
+    const specs = coll.meta.indexes.map((i) =>
+      i.name === '_id_' ? (clusteredIndexEntry(coll) ?? i.spec) : i.spec,
+    );
+    return queuedCursorReply(inv, ns, specs, batchSize);
   },
 });
 

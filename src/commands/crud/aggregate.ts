@@ -50,6 +50,7 @@ import {
   targetCollection,
   writeWithConcern,
   noteBatch,
+  parseCursorOption,
 } from './common.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream-cursor.js';
 import { notACollection } from '../../catalog/views.js';
@@ -78,31 +79,6 @@ export const aggregateArgs = {
 };
 
 type AggregateInvocation = Invocation<typeof aggregateArgs>;
-
-/** cursor: {batchSize} — validated as mongod's IDL does (unknown fields 40415, >= 0 51024). */
-function parseCursorOption(cursor: BsonDocument | undefined): number | undefined {
-  if (cursor === undefined) return undefined;
-  let batchSize: number | undefined;
-  for (const [k, v] of Object.entries(cursor)) {
-    if (k === 'batchSize') {
-      const n = numericValue(v);
-      if (n === undefined)
-        fail(
-          ErrorCode.TypeMismatch,
-          `BSON field 'aggregate.cursor.batchSize' is the wrong type '${typeof v === 'string' ? 'string' : 'object'}', expected types '[long, int, decimal, double]'`,
-        );
-      batchSize = Math.trunc(n);
-      if (batchSize < 0)
-        fail(
-          ErrorCode.Location51024,
-          `BSON field 'batchSize' value must be >= 0, actual value '${batchSize}'`,
-        );
-    } else if (k !== 'singleBatch') {
-      fail(ErrorCode.Location40415, `BSON field 'aggregate.cursor.${k}' is an unknown field.`);
-    }
-  }
-  return batchSize;
-}
 
 /** The target: a collection name, or 1 for a collectionless aggregate. */
 function targetOf(inv: AggregateInvocation): string | undefined {
@@ -232,6 +208,19 @@ function pipelineCollation(
   return collator;
 }
 
+/**
+ * A change stream reads majority-committed changes: it upconverts an absent read concern level
+ * and refuses any other explicit one (mongod's onlySingleReadConcernSupported).
+ */
+function checkChangeStreamReadConcern(rc: BsonDocument | undefined): void {
+  const level = rc?.['level'];
+  if (typeof level !== 'string' || level === 'majority') return;
+  fail(
+    ErrorCode.InvalidOptions,
+    `Command aggregate does not support { readConcern: { level: "${level}" } } :: caused by :: Aggregation stage $changeStream cannot run with a readConcern other than 'majority'. Current readConcern: ${level}`,
+  );
+}
+
 /** Runs an aggregate, or explains it with the given verbosity (the explain command's entry too). */
 export async function runAggregate(
   inv: AggregateInvocation,
@@ -252,7 +241,11 @@ export async function runAggregate(
       "The 'cursor' option is required, except for aggregate with the explain argument",
     );
   }
-  const batchSize = parseCursorOption(args.cursor);
+  if (explain && args.writeConcern !== undefined) {
+    // mongod's message, missing space included (aggregation_request_helper validate()).
+    fail(ErrorCode.FailedToParse, "Aggregation explain does not support the'writeConcern' option");
+  }
+  const batchSize = parseCursorOption('aggregate', args.cursor);
   // On a view, the views' pipelines run first, over the collection they end on; the cursor
   // keeps the view's namespace (mongod's ResolvedView::asExpandedViewAggregation).
   const resolved =
@@ -269,6 +262,8 @@ export async function runAggregate(
       'change streams with a non-simple collation are not supported yet',
     );
   }
+  if (isChangeStreamPipeline(args.pipeline) && args.autocommit === undefined)
+    checkChangeStreamReadConcern(args.readConcern);
   if (!explain && isChangeStreamPipeline(args.pipeline))
     return runChangeStreamAggregate(inv, collName, batchSize);
   const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);

@@ -4,16 +4,17 @@
 import { Binary, Long } from 'bson';
 import type { Timestamp } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { isPlainDocument } from '../../bson/types.js';
+import { bsonTypeName, isPlainDocument, numericValue } from '../../bson/types.js';
 import { parseCollation } from '../../bson/collation.js';
 import type { Collator } from '../../bson/collation.js';
 import type { Collection } from '../../catalog/collection.js';
 import { validateCollectionName } from '../../catalog/namespace.js';
 import { lookupView, resolveView } from '../../catalog/views.js';
 import type { ResolvedView, ViewDefinition } from '../../catalog/views.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, fail } from '../../errors.js';
 import type { ReadView, WriteTxn } from '../../storage/engine.js';
-import type { ServerCursor } from '../../query/exec/cursor.js';
+import { ServerCursor } from '../../query/exec/cursor.js';
+import { RowsStage } from '../../query/exec/stages.js';
 import type { RestoreCheck } from '../../query/exec/drive.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { OperationContext, ServerServices } from '../context.js';
@@ -84,6 +85,55 @@ export function noteBatch(
     debug.cursorid = cursor.id;
     examinedBefore.set(cursor, now);
   }
+}
+
+/** `cursor: {batchSize}`, validated as mongod's IDL does (unknown fields 40415, >= 0 51024). */
+export function parseCursorOption(
+  command: string,
+  cursor: BsonDocument | undefined,
+): number | undefined {
+  if (cursor === undefined) return undefined;
+  let batchSize: number | undefined;
+  for (const [k, v] of Object.entries(cursor)) {
+    if (k === 'batchSize') {
+      const n = numericValue(v);
+      if (n === undefined)
+        fail(
+          ErrorCode.TypeMismatch,
+          `BSON field '${command}.cursor.batchSize' is the wrong type '${bsonTypeName(v)}', expected types '[long, int, decimal, double]'`,
+        );
+      batchSize = Math.trunc(n);
+      if (batchSize < 0)
+        fail(
+          ErrorCode.Location51024,
+          `BSON field 'batchSize' value must be >= 0, actual value '${batchSize}'`,
+        );
+    } else if (k !== 'singleBatch') {
+      fail(ErrorCode.Location40415, `BSON field '${command}.cursor.${k}' is an unknown field.`);
+    }
+  }
+  return batchSize;
+}
+
+/**
+ * The reply of a command whose documents are computed up front (listCollections,
+ * listIndexes): the first `batchSize` of them (all when absent), and a cursor over the rest
+ * that getMore reads, as mongod's queued-data cursors.
+ */
+export async function queuedCursorReply(
+  inv: Invocation<ArgSpec>,
+  ns: string,
+  docs: readonly BsonDocument[],
+  batchSize: number | undefined,
+): Promise<BsonDocument> {
+  const cursor = new ServerCursor(new RowsStage(docs.map((doc) => ({ doc }))), {
+    ns,
+    owner: { sessionKey: inv.op.session?.session.key },
+    views: () => inv.op.access.acquireView(),
+  });
+  const batch = batchSize === 0 ? [] : await cursor.nextBatch(batchSize, inv.op);
+  if (!cursor.isExhausted) inv.services.cursors.register(cursor);
+  return cursorReply(cursor, ns, batch, true);
 }
 
 export function cursorReply(

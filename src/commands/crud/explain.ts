@@ -6,7 +6,7 @@
 import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, fail } from '../../errors.js';
 import type { PlanStage, StageStats } from '../../query/exec/stages.js';
 import {
   commandExpressions,
@@ -327,6 +327,11 @@ export const explain = defineCommand({
         return reply(inv, sections, command);
       }
       case 'aggregate': {
+        if (body['explain'] !== undefined)
+          fail(
+            ErrorCode.FailedToParse,
+            "The 'explain' option is illegal when a explain verbosity is also provided",
+          );
         const ai = innerInvocation(inv, body, name, aggregateArgs);
         return runAggregate(ai, verbosity);
       }

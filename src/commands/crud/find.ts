@@ -393,6 +393,15 @@ export const getMore = defineCommand({
   },
 });
 
+/** The collection part of the namespaces that commands not reading a collection open cursors on. */
+function isCommandCursorNamespace(name: string): boolean {
+  return (
+    name === '$cmd.aggregate' ||
+    name === '$cmd.listCollections' ||
+    name.startsWith('$cmd.listIndexes.')
+  );
+}
+
 export const killCursors = defineCommand({
   name: 'killCursors',
   auth: authenticatedOnly,
@@ -400,7 +409,12 @@ export const killCursors = defineCommand({
   traits: { allowedInTransaction: true, apiVersion1: true },
   run: (inv) => {
     const { services, args, db } = inv;
-    const name = targetCollection(inv);
+    // Cursors of collection-less commands live on `<db>.$cmd.<command>` (a database-level
+    // change stream, listCollections); mongod kills them by that namespace too.
+    const name =
+      typeof inv.target === 'string' && isCommandCursorNamespace(inv.target)
+        ? inv.target
+        : targetCollection(inv);
     const ns = fullName(db, name);
     if (args.cursors === undefined) {
       throw new CommandError(

@@ -2,7 +2,7 @@
 // name the server is the writable primary of a one-member set, so that drivers enable
 // sessions, transactions, retryable writes and change streams.
 
-import { Double, Int32, Long, ObjectId } from 'bson';
+import { Double, Int32, Long, ObjectId, calculateObjectSize } from 'bson';
 import { getOwn } from '../../bson/document.js';
 import type { BsonDocument } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
@@ -137,6 +137,69 @@ async function awaitTopologyChange(
   if (inv.op.signal.aborted) throw interruptedError();
 }
 
+/** A string field of a client metadata sub-document: TypeMismatch if not a string, false if absent. */
+function metadataString(doc: BsonDocument, section: string, name: string): boolean {
+  const v = doc[name];
+  if (v === undefined) return false;
+  uassert(
+    typeof v === 'string',
+    ErrorCode.TypeMismatch,
+    `The '${section}.${name}' field must be a string in the client metadata document`,
+  );
+  return true;
+}
+
+function metadataSection(doc: BsonDocument, name: string): BsonDocument {
+  const v = doc[name];
+  uassert(
+    isPlainDocument(v),
+    ErrorCode.TypeMismatch,
+    `The '${name}' field is required to be a BSON document in the client metadata document`,
+  );
+  return v;
+}
+
+function requireMetadataField(present: boolean, what: string): void {
+  uassert(
+    present,
+    ErrorCode.ClientMetadataMissingField,
+    `Missing required ${what} in the client metadata document`,
+  );
+}
+
+/**
+ * The handshake's `client` document, checked as mongod's ClientMetadata::parse: at most 1 KiB,
+ * `driver.name`, `driver.version` and `os.type` strings required, `application.name` a string
+ * of at most 128 bytes; other fields are free.
+ */
+function checkClientMetadata(doc: BsonDocument): void {
+  uassert(
+    calculateObjectSize(doc) <= limits.clientMetadataBytesMax,
+    ErrorCode.ClientMetadataDocumentTooLarge,
+    `The client metadata document must be less then or equal to ${limits.clientMetadataBytesMax}bytes`,
+  );
+  // In document order, as mongod reports the first problem it meets.
+  for (const name of Object.keys(doc)) {
+    if (name !== 'application' && name !== 'driver' && name !== 'os') continue;
+    const section = metadataSection(doc, name);
+    if (name === 'application') {
+      if (metadataString(section, name, 'name'))
+        uassert(
+          Buffer.byteLength(section['name'] as string) <= limits.clientAppNameBytesMax,
+          ErrorCode.ClientMetadataAppNameTooLarge,
+          `The 'application.name' field must be less then or equal to ${limits.clientAppNameBytesMax} bytes in the client metadata document`,
+        );
+    } else if (name === 'driver') {
+      requireMetadataField(metadataString(section, name, 'name'), "field 'driver.name'");
+      requireMetadataField(metadataString(section, name, 'version'), "field 'driver.version'");
+    } else {
+      requireMetadataField(metadataString(section, name, 'type'), "field 'os.type'");
+    }
+  }
+  requireMetadataField(doc['driver'] !== undefined, "sub-document 'driver'");
+  requireMetadataField(doc['os'] !== undefined, "sub-document 'os'");
+}
+
 async function runHello(
   inv: Invocation<typeof helloArgs>,
   legacyName: boolean,
@@ -156,6 +219,7 @@ async function runHello(
       );
     }
     if (connection.clientMetadata === undefined) {
+      checkClientMetadata(args.client);
       connection.clientMetadata = args.client;
       const app = args.client['application'];
       if (isPlainDocument(app) && typeof app['name'] === 'string') connection.appName = app['name'];
