@@ -16,6 +16,7 @@ import { explain } from './crud/explain.js';
 import { collectionCommands } from './admin/collections.js';
 import { cappedCommands } from './admin/capped.js';
 import { indexCommands } from './admin/indexes.js';
+import { searchIndexCommands } from './admin/search-indexes.js';
 import { sessionCommands } from './repl/sessions.js';
 import { transactionCommands } from './repl/transactions.js';
 import { replSetCommands } from './repl/replset.js';
@@ -56,6 +57,7 @@ export const allCommands: readonly CommandDefinition[] = [
   ...collectionCommands,
   ...cappedCommands,
   ...indexCommands,
+  ...searchIndexCommands,
   ...sessionCommands,
   ...transactionCommands,
   ...replSetCommands,

@@ -15,17 +15,27 @@ describe('Atlas Search without Atlas', () => {
   });
   after(() => ts.stop());
 
-  it('search index commands are unknown commands (59)', async () => {
+  it('search index commands answer CommandNotSupported (115), as mongod 7.0.5+ without Atlas', async () => {
     const c = ts.client.db('search').collection<TestDoc>('c');
+    const refusal = { code: 115, message: 'Search index commands are only supported with Atlas.' };
     await assert.rejects(
       c.createSearchIndex({ name: 'x', definition: { mappings: { dynamic: true } } }),
-      {
-        code: 59,
-        message: "no such command: 'createSearchIndexes'",
-      },
+      refusal,
     );
-    await assert.rejects(c.updateSearchIndex('x', {}), { code: 59 });
-    await assert.rejects(c.dropSearchIndex('x'), { code: 59 });
+    await assert.rejects(c.updateSearchIndex('x', {}), refusal);
+    await assert.rejects(c.dropSearchIndex('x'), refusal);
+    const db = ts.client.db('search');
+    await assert.rejects(db.command({ listSearchIndexes: 'c' }), refusal);
+    // Malformed requests fail parsing first, with mongod's IDL codes.
+    await assert.rejects(db.command({ createSearchIndexes: 'c' }), { code: 40414 });
+    await assert.rejects(db.command({ createSearchIndexes: 'c', indexes: [{}] }), {
+      code: 40414,
+    });
+    await assert.rejects(db.command({ createSearchIndexes: 'c', indexes: 'x' }), { code: 14 });
+    await assert.rejects(db.command({ updateSearchIndex: 'c', name: 'x' }), { code: 40414 });
+    await assert.rejects(db.command({ dropSearchIndex: 'c', name: 1 }), { code: 14 });
+    await assert.rejects(db.command({ dropSearchIndex: 'c', bogus: 1 }), { code: 40415 });
+    assert.equal(await c.countDocuments(), 1, 'nothing changed; the server still serves');
   });
 
   it('$listSearchIndexes, $search, $searchMeta and $vectorSearch fail with 6047401', async () => {
