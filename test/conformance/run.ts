@@ -52,6 +52,9 @@ export const FOLDERS = [
   'retryable-writes',
   'command-monitoring',
   'unified-test-format-valid-pass',
+  'retryable-reads',
+  'client-side-operations-timeout',
+  'index-management',
 ];
 
 function unifiedDir(explicit: string | undefined): string {

@@ -12,6 +12,7 @@ import {
   type AnyBulkWriteOperation,
   type ClientBulkWriteModel,
   type Document,
+  type SearchIndexDescription,
 } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Doc, isDocument, show, toJsNumber } from './bson-values.js';
@@ -99,6 +100,9 @@ const OPTIONAL_POSITIONAL = new Set([
   'aggregate.pipeline',
   'deleteMany.filter',
   'distinct.filter',
+  'listCollectionObjects.filter',
+  'listSearchIndexes.name',
+  'listSearchIndexes.aggregationOptions',
 ]);
 
 /** The spec's cursorType option → the driver's tailable / awaitData options. */
@@ -284,6 +288,37 @@ const collectionOps: Record<string, Op<Collection>> = {
   async listIndexNames(c, a) {
     return result((await c.listIndexes(a).toArray()).map((i) => i.name));
   },
+  async createSearchIndex(c, a) {
+    const { model } = take(a, ['model'], 'createSearchIndex');
+    return result(await c.createSearchIndex(model as SearchIndexDescription));
+  },
+  async createSearchIndexes(c, a) {
+    const { models } = take(a, ['models'], 'createSearchIndexes');
+    return result(await c.createSearchIndexes(models as SearchIndexDescription[]));
+  },
+  async dropSearchIndex(c, a) {
+    const { name } = take(a, ['name'], 'dropSearchIndex');
+    await c.dropSearchIndex(name as string);
+    return none;
+  },
+  async updateSearchIndex(c, a) {
+    const { name, definition } = take(a, ['name', 'definition'], 'updateSearchIndex');
+    await c.updateSearchIndex(name as string, definition as Document);
+    return none;
+  },
+  async listSearchIndexes(c, a) {
+    const { name, aggregationOptions, rest } = take(
+      a,
+      ['name', 'aggregationOptions'],
+      'listSearchIndexes',
+    );
+    const options = { ...rest, ...((aggregationOptions ?? {}) as Document) };
+    const cursor =
+      name === undefined
+        ? c.listSearchIndexes(options)
+        : c.listSearchIndexes(name as string, options);
+    return result(await cursor.toArray(), true);
+  },
   async rename(c, a) {
     const { to, rest } = take(a, ['to'], 'rename');
     await c.rename(to as string, rest);
@@ -368,6 +403,11 @@ const databaseOps: Record<string, Op<Db>> = {
     const { filter, rest } = take(a, ['filter'], 'listCollections');
     return result(await db.listCollections((filter ?? {}) as Document, rest).toArray(), true);
   },
+  async listCollectionObjects(db, a) {
+    // Drivers with collection objects return them; the Node driver's closest is the documents.
+    const { filter, rest } = take(a, ['filter'], 'listCollectionObjects');
+    return result(await db.listCollections((filter ?? {}) as Document, rest).toArray(), true);
+  },
   async listCollectionNames(db, a) {
     const { filter, rest } = take(a, ['filter'], 'listCollectionNames');
     return result(
@@ -420,6 +460,10 @@ const clientOps: Record<string, Op<ClientEntity>> = {
     return createChangeStream(c.client, a);
   },
   async listDatabases(c, a) {
+    const r = await c.client.db('admin').admin().listDatabases(a);
+    return result(r.databases, true);
+  },
+  async listDatabaseObjects(c, a) {
     const r = await c.client.db('admin').admin().listDatabases(a);
     return result(r.databases, true);
   },
