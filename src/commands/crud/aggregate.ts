@@ -302,7 +302,10 @@ export async function runAggregate(
     textSearch:
       sourceName === undefined
         ? undefined
-        : textSearchHook(fullName(db, sourceName), services.catalog.get(db, sourceName)),
+        : textSearchHook(
+            fullName(db, sourceName),
+            services.catalog.get(db, sourceName, inv.op.access.transaction),
+          ),
   };
   const parsed = parsePipeline(
     resolved === undefined ? args.pipeline : [...resolved.pipeline, ...args.pipeline],
@@ -315,7 +318,10 @@ export async function runAggregate(
       `{aggregate: 1} is not valid for '${first?.name ?? '[]'}'; a collection is required.`,
     );
   }
-  const coll = sourceName === undefined ? undefined : services.catalog.get(db, sourceName);
+  const coll =
+    sourceName === undefined
+      ? undefined
+      : services.catalog.get(db, sourceName, inv.op.access.transaction);
   const hint = resolveHint(coll, args.hint);
   const rt: Runtime = {
     catalog: services.catalog,
@@ -354,7 +360,7 @@ export async function runAggregate(
   const restore =
     sourceName === undefined
       ? undefined
-      : collectionRestoreCheck(services.catalog, db, sourceName, coll);
+      : collectionRestoreCheck(services.catalog, db, sourceName, coll, inv.op.access.transaction);
 
   if (verbosity !== undefined) {
     try {
