@@ -257,6 +257,20 @@ describe('DDL inside transactions', () => {
       ],
     );
     assert.notEqual(events[0]?.['txnNumber'], undefined);
+    // One applyOps entry: the catalog changes first, as the statements ran.
+    const entry = await ts.client
+      .db('local')
+      .collection('oplog.rs')
+      .findOne({ 'o.applyOps.ns': 'txnddl.streamed' });
+    const ops = (entry?.['o']['applyOps'] ?? []) as Document[];
+    assert.deepEqual(
+      ops.map((op) => [op['op'], op['ns'], Object.keys(op['o'])[0]]),
+      [
+        ['c', 'txnddl.$cmd', 'create'],
+        ['c', 'txnddl.$cmd', 'createIndexes'],
+        ['i', 'txnddl.streamed', '_id'],
+      ],
+    );
     for (const e of events) {
       assert.equal((e['lsid'].id as Binary).toString('hex'), lsid);
       assert.equal(String(e['txnNumber']), String(events[0]?.['txnNumber']));
