@@ -84,6 +84,19 @@ describe('DDL inside transactions', () => {
     assert.deepEqual(await other.collection('made').find({}).toArray(), [{ _id: 1 }, { _id: 2 }]);
   });
 
+  test("a collection created with a collation: the transaction's reads use it", async () => {
+    await inSession(ts.client, async (session) => {
+      session.startTransaction();
+      await db.createCollection('collated', { session, collation: { locale: 'en', strength: 2 } });
+      await db.collection<TestDoc>('collated').insertOne({ _id: 1, s: 'A' }, { session });
+      const filter = { s: 'a' };
+      assert.equal((await db.collection('collated').find(filter, { session }).toArray()).length, 1);
+      const agg = db.collection('collated').aggregate([{ $match: filter }], { session });
+      assert.equal((await agg.toArray()).length, 1);
+      await session.commitTransaction();
+    });
+  });
+
   test('implicit creates (insert, upsert, findAndModify upsert): nothing is left after abort', async () => {
     await inSession(ts.client, async (session) => {
       session.startTransaction();

@@ -7,6 +7,7 @@ import { Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { parseCollation, sameCollation } from '../../bson/collation.js';
 import type { ResolvedView } from '../../catalog/views.js';
+import type { CatalogScope } from '../../catalog/catalog.js';
 import type { Collator } from '../../bson/collation.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
@@ -211,6 +212,7 @@ function pipelineCollation(
   view: ResolvedView | undefined,
   collation: BsonDocument | undefined,
   pipeline: readonly BsonValue[],
+  scope: CatalogScope,
 ): Collator | undefined {
   let collator: Collator | undefined;
   if (view !== undefined) {
@@ -219,7 +221,7 @@ function pipelineCollation(
       fail(ErrorCode.OptionNotSupportedOnView, "Cannot override a view's default collation");
   } else {
     collator = resolveCollation(
-      collName === undefined ? undefined : services.catalog.get(db, collName),
+      collName === undefined ? undefined : services.catalog.get(db, collName, scope),
       collation,
     );
   }
@@ -273,10 +275,15 @@ export async function runAggregate(
     return runChangeStreamAggregate(inv, collName, batchSize);
   const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
   const sourceName = resolved?.collection ?? collName;
-  const collator = pipelineCollation(services, db, collName, resolved, args.collation, [
-    ...(resolved?.pipeline ?? []),
-    ...args.pipeline,
-  ]);
+  const collator = pipelineCollation(
+    services,
+    db,
+    collName,
+    resolved,
+    args.collation,
+    [...(resolved?.pipeline ?? []), ...args.pipeline],
+    inv.op.access.transaction,
+  );
   const disk = diskUseFor(services, args.allowDiskUse);
   const allowDiskUse = disk.allowDiskUse;
   const env = newEnv({
