@@ -3,6 +3,14 @@
 // a storage write transaction, together with the data it describes, so a crash leaves
 // either the old or the new catalog, never a mix. The in-memory mirror is updated inside the
 // same synchronous callback, after the writes, so the transactions that follow see it.
+//
+// The collections a multi-document transaction creates (explicitly or by inserting, with the
+// indexes it then adds to them) are its own until it commits, as in mongod 4.4+: they are
+// kept apart from the mirror, keyed by the transaction, and found only by lookups given its
+// scope (its view or the transaction). Their `_catalog` rows and data sit in its overlay. At
+// commit, inside the storage transaction that applies the overlay, their names are checked
+// (one taken meanwhile by anyone else is a WriteConflict, as mongod's) and they join the
+// mirror; an abort drops them.
 
 import { Binary, Int32, UUID } from 'bson';
 import { decodeDocument, encodeDocument } from '../bson/codec.js';
@@ -11,6 +19,8 @@ import { CommandError, ErrorCode, invariant } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ReadView, StorageEngine, TableImage, WriteTxn } from '../storage/engine.js';
 import { importImage } from '../storage/table-image.js';
+import { writeConflictError } from '../txn/conflicts.js';
+import { Transaction, TransactionView } from '../txn/transaction.js';
 import { Collection, recordTableName } from './collection.js';
 import type { CollectionMeta, IndexMeta } from './collection.js';
 import { skippedRecordsTable } from './index-access.js';
@@ -21,6 +31,18 @@ import { noopObserver } from './observer.js';
 import { lookupView, notACollection, systemViewsName } from './view-definitions.js';
 
 const catalogTable = '_catalog';
+
+/**
+ * Whose catalog changes a lookup sees besides the committed ones: a multi-document
+ * transaction (or its view, as handed to the write path), or nobody's.
+ */
+export type CatalogScope = Transaction | ReadView | undefined;
+
+function transactionOf(scope: CatalogScope): Transaction | undefined {
+  if (scope instanceof Transaction) return scope;
+  if (scope instanceof TransactionView) return scope.transaction;
+  return undefined;
+}
 
 export interface CreateCollectionOptions {
   readonly options?: BsonDocument;
@@ -33,6 +55,9 @@ export class Catalog {
   observer: OpObserver = noopObserver;
   /** Applies collections' validators to the documents written (set by the server). */
   validator: DocumentValidator = noValidatorInstalled;
+
+  /** The collections each open transaction created, latest versions, by namespace (`db.name`). */
+  private readonly staged = new WeakMap<Transaction, Map<string, Collection>>();
 
   /** Tailable cursors waiting for inserts into a capped collection, by namespace. */
   private readonly cappedWaiters = new Map<string, Set<() => void>>();
@@ -111,13 +136,38 @@ export class Catalog {
       : [...colls.values()].sort((a, b) => (a.meta.name < b.meta.name ? -1 : 1));
   }
 
-  get(db: string, name: string): Collection | undefined {
+  /**
+   * The collection `db.name`: the one the transaction `scope` created, if it did, else the
+   * committed one.
+   */
+  get(db: string, name: string, scope?: CatalogScope): Collection | undefined {
+    const transaction = transactionOf(scope);
+    if (transaction !== undefined) {
+      const staged = this.staged.get(transaction)?.get(`${db}.${name}`);
+      if (staged !== undefined) return staged;
+    }
     return this.dbs.get(db)?.get(name);
+  }
+
+  /** Whether `coll` is (a version of) a collection the transaction `scope` created. */
+  createdIn(scope: CatalogScope, coll: Collection): boolean {
+    const transaction = transactionOf(scope);
+    if (transaction === undefined) return false;
+    return this.staged.get(transaction)?.get(`${coll.meta.db}.${coll.meta.name}`) === coll;
+  }
+
+  /**
+   * Whether `coll` is in the snapshot of the transaction `view` belongs to (true outside
+   * one). A collection another session created after the snapshot is not.
+   */
+  visibleIn(view: ReadView, coll: Collection): boolean {
+    if (!(view instanceof TransactionView)) return true;
+    return view.get(catalogTable, Buffer.from(coll.meta.uuid, 'hex')) !== undefined;
   }
 
   /** Within a write transaction: the collection, created (with its _id index) if absent. */
   getOrCreate(txn: WriteTxn, db: string, name: string): Collection {
-    return this.get(db, name) ?? this.create(txn, db, name, {});
+    return this.get(db, name, txn) ?? this.create(txn, db, name, {});
   }
 
   /**
@@ -126,7 +176,11 @@ export class Catalog {
    * view must not create a collection beside it).
    */
   create(txn: WriteTxn, db: string, name: string, opts: CreateCollectionOptions): Collection {
-    if (this.get(db, name) !== undefined) {
+    const existing = this.get(db, name, txn);
+    if (existing !== undefined) {
+      // Created by someone else after the transaction's snapshot: mongod's transaction would
+      // not see it, create its own and fail to commit.
+      if (!this.visibleIn(txn, existing)) throw writeConflictError();
       throw new CommandError(ErrorCode.NamespaceExists, `Collection ${db}.${name} already exists.`);
     }
     if (name !== systemViewsName && lookupView(this, txn, db, name) !== undefined)
@@ -150,9 +204,52 @@ export class Catalog {
     this.persist(txn, meta);
     const coll = new Collection(meta, txn);
     this.observer.onCreateCollection(txn, coll);
+    const transaction = transactionOf(txn);
+    if (transaction !== undefined) {
+      this.stage(transaction, coll);
+      return coll;
+    }
     this.attach(coll);
     txn.onRollback?.(() => this.detach(coll));
     return coll;
+  }
+
+  /**
+   * Record `coll` as the transaction's (latest version of the) collection of its namespace.
+   * The first one of a transaction registers what its commit runs and the undo of its abort.
+   */
+  private stage(transaction: Transaction, coll: Collection): void {
+    let staged = this.staged.get(transaction);
+    if (staged === undefined) {
+      const created = new Map<string, Collection>();
+      staged = created;
+      this.staged.set(transaction, created);
+      transaction.beforeApply.push((raw) => this.commitStaged(raw, transaction, created));
+      transaction.rollbacks.push(() => this.staged.delete(transaction));
+    }
+    staged.set(`${coll.meta.db}.${coll.meta.name}`, coll);
+  }
+
+  /**
+   * Inside the commit of a transaction: the collections it created join the mirror, unless
+   * another session created a collection or view of one of their names meanwhile: then
+   * WriteConflict, and none joins (mongod: the first to commit wins).
+   */
+  private commitStaged(
+    raw: WriteTxn,
+    transaction: Transaction,
+    created: ReadonlyMap<string, Collection>,
+  ): void {
+    for (const coll of created.values()) {
+      const { db, name } = coll.meta;
+      if (this.get(db, name) !== undefined || lookupView(this, raw, db, name) !== undefined)
+        throw writeConflictError();
+    }
+    for (const coll of created.values()) {
+      this.attach(coll);
+      raw.onRollback?.(() => this.detach(coll));
+    }
+    this.staged.delete(transaction);
   }
 
   /** Within a write transaction: remove a collection and all its data. */
@@ -244,8 +341,19 @@ export class Catalog {
   /** Within a write transaction: store changed metadata (options, indexes). */
   updateMeta(txn: WriteTxn, coll: Collection, meta: CollectionMeta): Collection {
     this.persist(txn, meta);
-    this.detach(coll);
     const updated = new Collection(meta, txn, coll);
+    const transaction = transactionOf(txn);
+    if (transaction !== undefined) {
+      // createIndexes, the one metadata change allowed in a transaction, refuses collections
+      // the transaction did not create: a committed one would change for everyone at once.
+      invariant(
+        this.createdIn(transaction, coll),
+        () => `metadata of ${coll.ns} changed in a transaction that did not create it`,
+      );
+      this.stage(transaction, updated);
+      return updated;
+    }
+    this.detach(coll);
     this.attach(updated);
     txn.onRollback?.(() => {
       this.detach(updated);

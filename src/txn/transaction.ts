@@ -65,6 +65,11 @@ export class Transaction implements ConflictOwner {
   readonly ended: Promise<void>;
   /** In-memory changes to undo if the transaction aborts (catalog mirror). */
   readonly rollbacks: Array<() => void> = [];
+  /**
+   * Run first inside the commit's storage transaction, before the buffered writes (the
+   * catalog's: namespace checks, then its in-memory mirror); a throw fails the commit.
+   */
+  readonly beforeApply: Array<(raw: WriteTxn) => void> = [];
   /** Oplog operations of its writes, written as one applyOps entry at commit. */
   readonly oplogOps: BsonDocument[] = [];
   /** Number of statements run in it (mongod's stmtId counter inside transactions). */
@@ -120,8 +125,8 @@ export class Transaction implements ConflictOwner {
   }
 
   /**
-   * Apply every buffered write in one storage transaction. `beforeApply` runs inside it
-   * first (the oplog entry and session record go in the same commit).
+   * Apply every buffered write in one storage transaction: the `beforeApply` hooks first,
+   * then the writes, then `inCommit` (the oplog entry and session record go in the same commit).
    */
   async commit(
     engine: TrackedEngine,
@@ -137,6 +142,7 @@ export class Transaction implements ConflictOwner {
     try {
       await engine.writeUnchecked(
         (raw) => {
+          for (const hook of this.beforeApply) hook(raw);
           if (overlay !== undefined) {
             for (const [table, w] of overlay.tables) {
               if (w.cleared) raw.clearTable(table);

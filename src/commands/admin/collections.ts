@@ -9,6 +9,8 @@ import { validateCollectionName, validateDatabaseName } from '../../catalog/name
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { compileQueryFilter } from '../../query/language.js';
+import type { WriteTxn } from '../../storage/engine.js';
+import { writeConflictError } from '../../txn/conflicts.js';
 import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
 import type { ServerServices } from '../context.js';
@@ -315,29 +317,36 @@ export const create = defineCommand({
     if (collator !== undefined) options['collation'] = collator.spec;
     if (clustered !== undefined) options['clusteredIndex'] = clustered;
     if (ttl !== undefined) options['expireAfterSeconds'] = ttl;
-    await services.engine.write(
-      (txn) => {
-        const existing = services.catalog.get(db, name);
-        if (existing !== undefined) {
-          // Creating an existing collection with the same options succeeds, as in mongod 7.0.
-          if (sameOptions(existing.meta.options, options)) return;
-          throw new CommandError(
-            ErrorCode.NamespaceExists,
-            `Collection ${db}.${name} already exists.`,
-          );
-        }
-        const view = lookupView(services.catalog, txn, db, name);
-        if (view !== undefined) {
-          // mongod compares the requested options with the view's: a collection has no viewOn.
-          throw new CommandError(
-            ErrorCode.NamespaceExists,
-            `namespace ${db}.${name} already exists, but is a view on ${db}.${view.viewOn} rather than ${db}.`,
-          );
-        }
-        services.catalog.create(txn, db, name, { options });
-      },
-      { durable: op.writeConcern.durable },
-    );
+    // In a transaction the collection is the transaction's until it commits (src/catalog).
+    const inTransaction = op.access.transaction !== undefined;
+    const write = <T>(fn: (txn: WriteTxn) => T): Promise<T> =>
+      inTransaction
+        ? op.access.write(fn)
+        : services.engine.write(fn, { durable: op.writeConcern.durable });
+    await write((txn) => {
+      const existing = services.catalog.get(db, name, txn);
+      if (existing !== undefined) {
+        // Created by another session after the transaction's snapshot: mongod's transaction
+        // would create its own and fail to commit.
+        if (!services.catalog.visibleIn(txn, existing)) throw writeConflictError();
+        // Creating an existing collection with the same options succeeds, as in mongod 7.0
+        // (not in a transaction).
+        if (!inTransaction && sameOptions(existing.meta.options, options)) return;
+        throw new CommandError(
+          ErrorCode.NamespaceExists,
+          `Collection ${db}.${name} already exists.`,
+        );
+      }
+      const view = lookupView(services.catalog, txn, db, name);
+      if (view !== undefined) {
+        // mongod compares the requested options with the view's: a collection has no viewOn.
+        throw new CommandError(
+          ErrorCode.NamespaceExists,
+          `namespace ${db}.${name} already exists, but is a view on ${db}.${view.viewOn} rather than ${db}.`,
+        );
+      }
+      services.catalog.create(txn, db, name, { options });
+    });
     return withWriteConcernError({}, op.writeConcern, services.config.replSet);
   },
 });

@@ -31,6 +31,7 @@ import { compileRestrictedFilter } from '../../query/match/index.js';
 import type { MatchNode } from '../../query/match/index.js';
 import { serializeFilter } from '../../query/planner/explain.js';
 import type { WriteTxn } from '../../storage/engine.js';
+import { writeConflictError } from '../../txn/conflicts.js';
 import { clusteredIndexEntry } from './clustered.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
@@ -672,6 +673,10 @@ async function waitAny(waits: readonly Promise<unknown>[], ms: number): Promise<
  * (index-build.ts) that this waits for. A spec whose index is being built waits for that build
  * and looks again (mongod's IndexBuildAlreadyInProgress loop), as does a collection with open
  * transactions that wrote to it.
+ *
+ * In a transaction, as mongod: the write is the transaction's (a collection it creates and the
+ * indexes are its own until it commits); new indexes only on a collection it created and that
+ * has no documents yet, or on none (created here); all indexes already there is no error.
  */
 async function createOrBuild(
   services: ServerServices,
@@ -679,60 +684,71 @@ async function createOrBuild(
   db: string,
   name: string,
   specs: readonly BsonDocument[],
-  inTransaction: boolean,
-  nonEmptyInTransaction: boolean,
 ): Promise<CreateOutcome> {
+  const inTransaction = op.access.transaction !== undefined;
+  const write = <T>(fn: (txn: WriteTxn) => T): Promise<T> =>
+    inTransaction
+      ? op.access.write(fn)
+      : services.engine.write(fn, { durable: op.writeConcern.durable });
   for (;;) {
     op.checkDeadline();
     let waits: Promise<unknown>[] = [];
-    const step = await services.engine.write(
-      (txn) => {
-        const existing = services.catalog.get(db, name);
-        if (existing === undefined && lookupView(services.catalog, txn, db, name) !== undefined) {
-          throw new CommandError(
-            ErrorCode.CommandNotSupportedOnView,
-            'Cannot create indexes on a view',
-          );
+    const step = await write((txn) => {
+      const existing = services.catalog.get(db, name, txn);
+      // Created by another session after the transaction's snapshot: mongod's transaction
+      // would create it itself and conflict.
+      if (existing !== undefined && !services.catalog.visibleIn(txn, existing))
+        throw writeConflictError();
+      if (existing === undefined && lookupView(services.catalog, txn, db, name) !== undefined) {
+        throw new CommandError(
+          ErrorCode.CommandNotSupportedOnView,
+          'Cannot create indexes on a view',
+        );
+      }
+      let coll = services.catalog.getOrCreate(txn, db, name);
+      const before = coll.indexes.length;
+      const toBuild: BsonDocument[] = [];
+      try {
+        for (const spec of specs) {
+          if (conflictWith(coll, spec, toBuild) === 'exists') continue;
+          toBuild.push(spec);
         }
-        let coll = services.catalog.getOrCreate(txn, db, name);
-        const before = coll.indexes.length;
-        const toBuild: BsonDocument[] = [];
-        try {
-          for (const spec of specs) {
-            if (conflictWith(coll, spec, toBuild) === 'exists') continue;
-            toBuild.push(spec);
-          }
-        } catch (e) {
-          if (e instanceof CommandError && e.code === ErrorCode.IndexBuildAlreadyInProgress) {
-            if (inTransaction) throw e;
-            waits = services.indexBuilds.forCollection(coll.meta.uuid).map((b) => b.done);
-            return undefined;
-          }
-          throw e;
-        }
-        const outcome = { existed: existing !== undefined, before, created: toBuild.length };
-        if (toBuild.length === 0) return { ...outcome, after: before, build: undefined };
-        const empty = existing === undefined || coll.scanRecords(txn).next().done === true;
-        if (inTransaction && existing !== undefined && (nonEmptyInTransaction || !empty)) {
-          throw new CommandError(
-            ErrorCode.OperationNotSupportedInTransaction,
-            `Cannot create new indexes on existing collection ${db}.${name} in a multi-document transaction.`,
-          );
-        }
-        if (empty || inTransaction) {
-          for (const spec of toBuild) coll = buildIndex(txn, services.catalog, coll, spec);
-          return { ...outcome, after: coll.indexes.length, build: undefined };
-        }
-        const pending = services.indexBuilds.pendingTransactions(coll);
-        if (pending.length > 0) {
-          waits = pending;
+      } catch (e) {
+        if (e instanceof CommandError && e.code === ErrorCode.IndexBuildAlreadyInProgress) {
+          if (inTransaction) throw e;
+          waits = services.indexBuilds.forCollection(coll.meta.uuid).map((b) => b.done);
           return undefined;
         }
-        const build = services.indexBuilds.register(txn, coll, toBuild);
-        return { ...outcome, after: before, build };
-      },
-      { durable: op.writeConcern.durable },
-    );
+        throw e;
+      }
+      const createdHere = existing === undefined || services.catalog.createdIn(txn, existing);
+      const outcome = { existed: !createdHere, before, created: toBuild.length };
+      if (toBuild.length === 0) return { ...outcome, after: before, build: undefined };
+      const empty = existing === undefined || coll.scanRecords(txn).next().done === true;
+      if (inTransaction && !createdHere) {
+        throw new CommandError(
+          ErrorCode.OperationNotSupportedInTransaction,
+          `Cannot create new indexes on existing collection ${db}.${name} in a multi-document transaction.`,
+        );
+      }
+      if (inTransaction && !empty) {
+        throw new CommandError(
+          ErrorCode.OperationNotSupportedInTransaction,
+          `Cannot create new indexes on non-empty collection ${db}.${name} in a multi-document transaction.`,
+        );
+      }
+      if (empty || inTransaction) {
+        for (const spec of toBuild) coll = buildIndex(txn, services.catalog, coll, spec);
+        return { ...outcome, after: coll.indexes.length, build: undefined };
+      }
+      const pending = services.indexBuilds.pendingTransactions(coll);
+      if (pending.length > 0) {
+        waits = pending;
+        return undefined;
+      }
+      const build = services.indexBuilds.register(txn, coll, toBuild);
+      return { ...outcome, after: before, build };
+    });
     if (step === undefined) {
       await waitAny(waits, buildWaitPollMs);
       continue;
@@ -792,7 +808,7 @@ export const createIndexes = defineCommand({
         : given;
     // mongod gives an index without `collation` the collection's default: one we cannot build.
     if (
-      collectionCollation(services.catalog.get(db, name)) !== undefined &&
+      collectionCollation(services.catalog.get(db, name, op.access.transaction)) !== undefined &&
       rawSpecs.some((s) => isPlainDocument(s) && s['collation'] === undefined)
     ) {
       throw new CommandError(
@@ -804,28 +820,8 @@ export const createIndexes = defineCommand({
     if (specs.length === 0)
       throw new CommandError(ErrorCode.BadValue, 'Must specify at least one index to create');
     for (const spec of specs) validateTTL(spec);
-    // In a transaction, as mongod: only on a collection without documents (here: none the
-    // transaction sees either). The index itself is created at once, outside the transaction
-    // (as collections are, docs/compatibility.md), so later statements maintain it.
     const inTransaction = op.access.transaction !== undefined;
-    let nonEmptyInTransaction = false;
-    if (inTransaction) {
-      const lease = op.access.acquireView();
-      try {
-        nonEmptyInTransaction = (services.catalog.get(db, name)?.count(lease.view) ?? 0) > 0;
-      } finally {
-        lease.release();
-      }
-    }
-    const result = await createOrBuild(
-      services,
-      op,
-      db,
-      name,
-      specs,
-      inTransaction,
-      nonEmptyInTransaction,
-    );
+    const result = await createOrBuild(services, op, db, name, specs);
     const reply: BsonDocument = {
       numIndexesBefore: new Int32(result.before),
       numIndexesAfter: new Int32(result.after),

@@ -7,6 +7,7 @@ import { Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { parseCollation, sameCollation } from '../../bson/collation.js';
 import type { ResolvedView } from '../../catalog/views.js';
+import type { CatalogScope } from '../../catalog/catalog.js';
 import type { Collator } from '../../bson/collation.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
@@ -187,6 +188,7 @@ function pipelineCollation(
   view: ResolvedView | undefined,
   collation: BsonDocument | undefined,
   pipeline: readonly BsonValue[],
+  scope: CatalogScope,
 ): Collator | undefined {
   let collator: Collator | undefined;
   if (view !== undefined) {
@@ -195,7 +197,7 @@ function pipelineCollation(
       fail(ErrorCode.OptionNotSupportedOnView, "Cannot override a view's default collation");
   } else {
     collator = resolveCollation(
-      collName === undefined ? undefined : services.catalog.get(db, collName),
+      collName === undefined ? undefined : services.catalog.get(db, collName, scope),
       collation,
     );
   }
@@ -268,10 +270,15 @@ export async function runAggregate(
     return runChangeStreamAggregate(inv, collName, batchSize);
   const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
   const sourceName = resolved?.collection ?? collName;
-  const collator = pipelineCollation(services, db, collName, resolved, args.collation, [
-    ...(resolved?.pipeline ?? []),
-    ...args.pipeline,
-  ]);
+  const collator = pipelineCollation(
+    services,
+    db,
+    collName,
+    resolved,
+    args.collation,
+    [...(resolved?.pipeline ?? []), ...args.pipeline],
+    inv.op.access.transaction,
+  );
   const disk = diskUseFor(services, args.allowDiskUse);
   const allowDiskUse = disk.allowDiskUse;
   const env = newEnv({
@@ -297,7 +304,10 @@ export async function runAggregate(
     textSearch:
       sourceName === undefined
         ? undefined
-        : textSearchHook(fullName(db, sourceName), services.catalog.get(db, sourceName)),
+        : textSearchHook(
+            fullName(db, sourceName),
+            services.catalog.get(db, sourceName, inv.op.access.transaction),
+          ),
   };
   const parsed = parsePipeline(
     resolved === undefined ? args.pipeline : [...resolved.pipeline, ...args.pipeline],
@@ -310,7 +320,10 @@ export async function runAggregate(
       `{aggregate: 1} is not valid for '${first?.name ?? '[]'}'; a collection is required.`,
     );
   }
-  const coll = sourceName === undefined ? undefined : services.catalog.get(db, sourceName);
+  const coll =
+    sourceName === undefined
+      ? undefined
+      : services.catalog.get(db, sourceName, inv.op.access.transaction);
   const hint = resolveHint(coll, args.hint);
   const rt: Runtime = {
     catalog: services.catalog,
@@ -349,7 +362,7 @@ export async function runAggregate(
   const restore =
     sourceName === undefined
       ? undefined
-      : collectionRestoreCheck(services.catalog, db, sourceName, coll);
+      : collectionRestoreCheck(services.catalog, db, sourceName, coll, inv.op.access.transaction);
 
   if (verbosity !== undefined) {
     try {

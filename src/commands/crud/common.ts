@@ -16,7 +16,7 @@ import type { ReadView, WriteTxn } from '../../storage/engine.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
 import { RowsStage } from '../../query/exec/stages.js';
 import type { RestoreCheck } from '../../query/exec/drive.js';
-import type { Catalog } from '../../catalog/catalog.js';
+import type { Catalog, CatalogScope } from '../../catalog/catalog.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import type { ArgSpec } from '../args.js';
 import type { Invocation } from '../registry.js';
@@ -162,12 +162,14 @@ export async function writeWithConcern<T>(
   return { result, wcError: writeConcernError(op.writeConcern, services.config.replSet) };
 }
 
+/** The collection `db.name` as the operation sees it (with its transaction's own changes). */
 export function lookupCollection(
   services: ServerServices,
+  op: OperationContext,
   db: string,
   name: string,
 ): Collection | undefined {
-  return services.catalog.get(db, name);
+  return services.catalog.get(db, name, op.access.transaction);
 }
 
 /** Runs `fn` on the operation's read view (its transaction's snapshot, or the latest). */
@@ -190,10 +192,11 @@ export function collectionRestoreCheck(
   db: string,
   name: string,
   coll: Collection | undefined,
+  scope: CatalogScope,
 ): RestoreCheck | undefined {
   if (coll === undefined) return undefined;
   return () => {
-    if (catalog.get(db, name) !== coll)
+    if (catalog.get(db, name, scope) !== coll)
       throw new CommandError(
         ErrorCode.QueryPlanKilled,
         `collection dropped :: caused by :: ${db}.${name} was dropped or renamed while the query ran`,
@@ -208,7 +211,7 @@ export function viewOf(
   db: string,
   name: string,
 ): ViewDefinition | undefined {
-  if (services.catalog.get(db, name) !== undefined) return undefined;
+  if (services.catalog.get(db, name, op.access.transaction) !== undefined) return undefined;
   return atOperationView(op, (view) => lookupView(services.catalog, view, db, name));
 }
 
@@ -227,7 +230,7 @@ export function resolvedViewOf(
   db: string,
   name: string,
 ): ResolvedView | undefined {
-  if (services.catalog.get(db, name) !== undefined) return undefined;
+  if (services.catalog.get(db, name, op.access.transaction) !== undefined) return undefined;
   return atOperationView(op, (view) => resolveView(services.catalog, view, db, name));
 }
 
@@ -312,22 +315,4 @@ function sameKeyPattern(a: BsonDocument, b: BsonDocument): boolean {
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
   return ka.every((k, i) => k === kb[i] && Number(String(a[k])) === Number(String(b[k])));
-}
-
-/**
- * A transaction about to create a collection implicitly (insert, upsert) creates it first in
- * its own committed write, outside the transaction. Creating it inside would make the
- * in-memory catalog show other operations a collection that the transaction's abort then
- * takes away, with their writes in it.
- */
-export async function ensureCollectionOutsideTransaction(
-  services: ServerServices,
-  op: OperationContext,
-  db: string,
-  name: string,
-): Promise<void> {
-  if (op.access.transaction === undefined || services.catalog.get(db, name) !== undefined) return;
-  await services.engine.write((txn) => services.catalog.getOrCreate(txn, db, name), {
-    durable: true,
-  });
 }

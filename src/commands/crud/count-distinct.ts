@@ -47,7 +47,7 @@ export function prepareCount(inv: Invocation<typeof countArgs>): {
     );
   // A negative limit counts like its absolute value (the shell's legacy behaviour).
   const limit = Math.abs(args.limit ?? 0);
-  const coll = services.catalog.get(db, name);
+  const coll = services.catalog.get(db, name, inv.op.access.transaction);
   const collator = resolveCollation(coll, args.collation);
   const hint = resolveHint(coll, args.hint);
   const filter = args.query ?? {};
@@ -95,7 +95,13 @@ export const count = defineCommand({
         };
       }
       let n = 0;
-      const restore = collectionRestoreCheck(inv.services.catalog, inv.db, coll.meta.name, coll);
+      const restore = collectionRestoreCheck(
+        inv.services.catalog,
+        inv.db,
+        coll.meta.name,
+        coll,
+        inv.op.access.transaction,
+      );
       await drainPlan(plan, snap, inv.op, () => n++, restore);
       return { n: new Int32(n) };
     } finally {
@@ -139,7 +145,7 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): {
     );
   if (args.key === '')
     throw new CommandError(ErrorCode.BadValue, 'FieldPath cannot be constructed with empty string');
-  const coll = services.catalog.get(db, name);
+  const coll = services.catalog.get(db, name, inv.op.access.transaction);
   const collator = resolveCollation(coll, args.collation);
   const hint = resolveHint(coll, args.hint);
   const filter = args.query ?? {};
@@ -163,7 +169,7 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): {
     plan,
     parts: args.key.split('.'),
     collator,
-    restore: collectionRestoreCheck(services.catalog, db, name, coll),
+    restore: collectionRestoreCheck(services.catalog, db, name, coll, inv.op.access.transaction),
   };
 }
 

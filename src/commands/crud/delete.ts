@@ -106,12 +106,15 @@ export const deleteCommand = defineCommand({
     // Statement structure is validated up front, as mongod's IDL does: a malformed statement
     // fails the whole command; execution errors become per-statement writeErrors.
     const statements = args.deletes.map(parseDeleteStatement);
-    const coll = services.catalog.get(db, name);
+    const coll = services.catalog.get(db, name, op.access.transaction);
     for (const st of statements) resolveHint(coll, st.hint);
     const clusterTime = clusterTimeOf(services);
     // Each statement gets its own expression context (its own $$NOW), as mongod's do.
     const specOf = (st: (typeof statements)[number]) => {
-      const collator = resolveCollation(services.catalog.get(db, name), st.collation);
+      const collator = resolveCollation(
+        services.catalog.get(db, name, op.access.transaction),
+        st.collation,
+      );
       const expressions = commandExpressions({
         let: args.let,
         clusterTime,
@@ -121,7 +124,10 @@ export const deleteCommand = defineCommand({
       const matcher = compileQueryFilter(st.q, {
         expressions,
         collator,
-        textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+        textSearch: textSearchHook(
+          `${db}.${name}`,
+          services.catalog.get(db, name, op.access.transaction),
+        ),
       });
       return { filter: st.q, matcher, collator, hint: st.hint };
     };

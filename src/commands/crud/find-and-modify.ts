@@ -19,7 +19,6 @@ import {
   clusterTimeOf,
   scriptingOf,
   resolveCollation,
-  ensureCollectionOutsideTransaction,
   resolveHint,
   targetCollection,
 } from './common.js';
@@ -124,7 +123,10 @@ export const findAndModify = defineCommand({
         'Update argument must be either an object or an array',
       );
     }
-    const collator = resolveCollation(services.catalog.get(db, name), args.collation);
+    const collator = resolveCollation(
+      services.catalog.get(db, name, inv.op.access.transaction),
+      args.collation,
+    );
     const expressions = commandExpressions({
       let: args.let,
       clusterTime: clusterTimeOf(services),
@@ -135,7 +137,10 @@ export const findAndModify = defineCommand({
     const matcher = compileQueryFilter(filter, {
       expressions,
       collator,
-      textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+      textSearch: textSearchHook(
+        `${db}.${name}`,
+        services.catalog.get(db, name, inv.op.access.transaction),
+      ),
     });
     const sort = compileQuerySort(args.sort, collator).comparator;
     // A positional projection takes the position the query matched in the document returned:
@@ -147,7 +152,7 @@ export const findAndModify = defineCommand({
         'cannot use a positional projection and return the new document',
       );
     }
-    resolveHint(services.catalog.get(db, name), args.hint);
+    resolveHint(services.catalog.get(db, name, inv.op.access.transaction), args.hint);
     const arrayFilters = args.arrayFilters;
     if (arrayFilters !== undefined && !arrayFilters.every(isPlainDocument)) {
       throw new CommandError(ErrorCode.TypeMismatch, 'arrayFilters must be an array of objects');
@@ -160,7 +165,6 @@ export const findAndModify = defineCommand({
         })
       : undefined;
     const ns = { db, name };
-    if (args.upsert === true) await ensureCollectionOutsideTransaction(services, op, db, name);
     const outcome = await runWriteBatch(
       services,
       op,

@@ -72,7 +72,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
   const skip = requireNonNegative('find', 'skip', args.skip);
   const limit = requireNonNegative('find', 'limit', args.limit);
   const batchSize = requireNonNegative('find', 'batchSize', args.batchSize);
-  const coll = lookupCollection(services, db, name);
+  const coll = lookupCollection(services, inv.op, db, name);
   const collator = resolveCollation(coll, args.collation);
   const expressions = commandExpressions({
     let: args.let,
@@ -148,7 +148,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
     limit,
     batchSize,
     release: disk.release,
-    restore: collectionRestoreCheck(services.catalog, db, name, coll),
+    restore: collectionRestoreCheck(services.catalog, db, name, coll, inv.op.access.transaction),
   };
 }
 
@@ -231,7 +231,7 @@ export const find = defineCommand({
 });
 
 function isEmptyCollection(inv: Invocation<typeof findArgs>): boolean {
-  const coll = inv.services.catalog.get(inv.db, targetCollection(inv));
+  const coll = inv.services.catalog.get(inv.db, targetCollection(inv), inv.op.access.transaction);
   if (coll === undefined) return true;
   const lease = inv.op.access.acquireView();
   try {

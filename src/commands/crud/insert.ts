@@ -7,7 +7,7 @@ import { insertDocument } from '../../catalog/write-unit.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { ensureCollectionOutsideTransaction, targetCollection } from './common.js';
+import { targetCollection } from './common.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { privileges, targetResource } from '../authorization.js';
@@ -60,7 +60,6 @@ export const insert = defineCommand({
     const ns = { db, name };
     const ts = timeseriesTargetOf(services, op, db, name);
     if (ts !== undefined) refuseTimeseriesWriteInTransaction(op, ts, 'insert into');
-    else await ensureCollectionOutsideTransaction(services, op, db, name);
     const outcome = await runWriteBatch(
       services,
       op,

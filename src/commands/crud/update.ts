@@ -18,7 +18,6 @@ import {
   clusterTimeOf,
   scriptingOf,
   resolveCollation,
-  ensureCollectionOutsideTransaction,
   resolveHint,
   targetCollection,
 } from './common.js';
@@ -197,16 +196,17 @@ export const update = defineCommand({
             const r = bucketsUpdateStatement(ts.options, st);
             return r instanceof CommandError ? { ...st, refusal: r } : r;
           });
-    if (statements.some((s) => s.upsert))
-      await ensureCollectionOutsideTransaction(services, op, db, name);
-    const coll = services.catalog.get(db, name);
+    const coll = services.catalog.get(db, name, op.access.transaction);
     for (const st of statements) resolveHint(coll, st.hint);
     const clusterTime = clusterTimeOf(services);
     const specOf = (stmt: (typeof statements)[number]): UpdateSpec => {
       if (stmt.refusal !== undefined) throw stmt.refusal;
       // One expression context per statement, as mongod's: `let`, then the statement's `c`
       // (pipelines only), shared by the update and the filter, parsed in that order.
-      const collator = resolveCollation(services.catalog.get(db, name), stmt.collation);
+      const collator = resolveCollation(
+        services.catalog.get(db, name, op.access.transaction),
+        stmt.collation,
+      );
       const expressions = updateStatementExpressions(
         commandExpressions({
           let: args.let,
@@ -228,7 +228,10 @@ export const update = defineCommand({
         matcher: compileQueryFilter(stmt.q, {
           expressions,
           collator,
-          textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+          textSearch: textSearchHook(
+            `${db}.${name}`,
+            services.catalog.get(db, name, op.access.transaction),
+          ),
         }),
         collator,
         update: compiled,

@@ -69,7 +69,7 @@ function writableCollection(
   catalog: Catalog,
   ns: Namespace,
 ): Collection | undefined {
-  const coll = catalog.get(ns.db, ns.name);
+  const coll = catalog.get(ns.db, ns.name, view);
   if (coll === undefined && lookupView(catalog, view, ns.db, ns.name) !== undefined)
     throw notACollection(ns.db, ns.name);
   return coll;

@@ -95,7 +95,7 @@ export function foreignResolver(
   return (view) => {
     if (resolved !== undefined) return resolved;
     const catalog = catalogOf(rt);
-    const coll = catalog.get(rt.db, name);
+    const coll = catalog.get(rt.db, name, view);
     const onView = coll === undefined ? resolveView(catalog, view, rt.db, name) : undefined;
     if (onView === undefined) {
       resolved = { collection: coll, view: undefined };
@@ -111,7 +111,7 @@ export function foreignResolver(
       }
       const sub = childContext(ctx, { collection: onView.collection, scope: newScope(undefined) });
       resolved = {
-        collection: catalog.get(rt.db, onView.collection),
+        collection: catalog.get(rt.db, onView.collection, view),
         view: parsePipeline(onView.pipeline, sub),
       };
     }
