@@ -32,6 +32,7 @@ import {
   userKeyOf,
 } from './authorization.js';
 import { gossipClusterTimeIn } from './cluster-time.js';
+import { maxTimeOverride } from './testing/failpoints.js';
 import type { AuthInput, Requirement } from './registry.js';
 
 export interface DispatchResult {
@@ -387,16 +388,18 @@ export class Dispatcher {
       }
       failWriteConcern = fp['writeConcernError'];
     }
+    const limit = maxTimeMS === undefined ? undefined : maxTimeOverride(services.failPoints);
+    if (limit === 'expired')
+      throw new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit');
+    const deadlineMs =
+      maxTimeMS === undefined || limit === 'unlimited' ? undefined : Date.now() + maxTimeMS;
     // fsync {lock: true} holds writes: a write command waits here, killable, within maxTimeMS.
     if (running.isWrite && services.fsyncLock.locked)
-      await services.fsyncLock.waitUnlocked(
-        running.signal,
-        maxTimeMS === undefined ? undefined : Date.now() + maxTimeMS,
-      );
+      await services.fsyncLock.waitUnlocked(running.signal, deadlineMs);
     const bound = bindSession(services, def, name, body, args, wc);
     running.session = bound.binding?.session;
     const op = makeOperationContext(
-      maxTimeMS === undefined ? undefined : Date.now() + maxTimeMS,
+      deadlineMs,
       wc,
       args.comment,
       bound.access,

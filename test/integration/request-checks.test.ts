@@ -280,6 +280,54 @@ describe('request checks (no access control)', () => {
     await expectServerCode(db.command({ listIndexes: 'c1', cursor: { batchSize: 'x' } }), 14);
   });
 
+  it('maxTimeAlwaysTimeOut fails operations that have a time limit, cursors included', async () => {
+    const admin = ts.client.db('admin');
+    const coll = ts.client.db('rc').collection('a');
+    try {
+      await admin.command({ configureFailPoint: 'maxTimeAlwaysTimeOut', mode: { times: 1 } });
+      assert.equal((await coll.find({}).toArray()).length, 3, 'no limit: not affected');
+      await expectServerCode(coll.find({}).maxTimeMS(60_000).toArray(), 50);
+      assert.equal((await coll.find({}).maxTimeMS(60_000).toArray()).length, 3, 'times: 1 used');
+
+      // A cursor opened with maxTimeMS keeps its limit for its getMores; one without has none.
+      const limited = await ts.client
+        .db('rc')
+        .command({ find: 'a', batchSize: 1, maxTimeMS: 60_000 });
+      const unlimited = await ts.client.db('rc').command({ find: 'a', batchSize: 1 });
+      await admin.command({ configureFailPoint: 'maxTimeAlwaysTimeOut', mode: 'alwaysOn' });
+      const more = await ts.client
+        .db('rc')
+        .command({ getMore: unlimited['cursor'].id, collection: 'a' });
+      assert.equal(more['cursor'].nextBatch.length, 2);
+      await expectServerCode(
+        ts.client.db('rc').command({ getMore: limited['cursor'].id, collection: 'a' }),
+        50,
+      );
+      const agg = coll.aggregate([{ $match: {} }], { maxTimeMS: 60_000 });
+      await assert.rejects(agg.toArray(), (e: Error & { code?: number }) => e.code === 50);
+    } finally {
+      await admin.command({ configureFailPoint: 'maxTimeAlwaysTimeOut', mode: 'off' });
+    }
+  });
+
+  it('maxTimeNeverTimeOut lifts time limits: a write waiting on fsyncLock outlives its maxTimeMS', async () => {
+    const admin = ts.client.db('admin');
+    const coll = ts.client.db('rc').collection('never');
+    await admin.command({ fsync: 1, lock: true });
+    try {
+      await expectServerCode(coll.insertOne({ a: 1 }, { maxTimeMS: 50 }), 50);
+      await admin.command({ configureFailPoint: 'maxTimeNeverTimeOut', mode: 'alwaysOn' });
+      const pending = coll.insertOne({ a: 2 }, { maxTimeMS: 50 });
+      await new Promise((r) => setTimeout(r, 200));
+      await admin.command({ fsyncUnlock: 1 });
+      await pending;
+      assert.equal(await coll.countDocuments({ a: 2 }), 1);
+    } finally {
+      await admin.command({ configureFailPoint: 'maxTimeNeverTimeOut', mode: 'off' });
+      await admin.command({ fsyncUnlock: 1 }).catch(() => undefined);
+    }
+  });
+
   it('killCursors kills a database-level change stream on <db>.$cmd.aggregate', async () => {
     const db = ts.client.db('rc');
     const cs = await db.command({ aggregate: 1, pipeline: [{ $changeStream: {} }], cursor: {} });

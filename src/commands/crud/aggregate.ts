@@ -52,6 +52,7 @@ import {
   writeWithConcern,
   noteBatch,
   parseCursorOption,
+  keepTimeLeft,
 } from './common.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream-cursor.js';
 import { notACollection } from '../../catalog/views.js';
@@ -416,7 +417,9 @@ export async function runAggregate(
   }
   const batch = await cursor.nextBatch(batchSize ?? limits.firstBatchDocsDefault, inv.op);
   noteBatch(inv.op, cursor, batch);
-  // maxTimeMS bounds this command only; getMore batches carry their own deadline.
+  keepTimeLeft(cursor, inv.op.deadlineMs);
+  // The stages' own checks end with this command; getMore batches run within what is left
+  // of maxTimeMS (keepTimeLeft), checked where the cursor yields.
   rt.interrupt = () => undefined;
   if (cursor.isExhausted) return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);
   services.cursors.register(cursor);

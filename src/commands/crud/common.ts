@@ -15,7 +15,8 @@ import { CommandError, ErrorCode, fail } from '../../errors.js';
 import type { ReadView, WriteTxn } from '../../storage/engine.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
 import { RowsStage } from '../../query/exec/stages.js';
-import type { RestoreCheck } from '../../query/exec/drive.js';
+import type { ExecControl, RestoreCheck } from '../../query/exec/drive.js';
+import { maxTimeOverride } from '../testing/failpoints.js';
 import type { Catalog, CatalogScope } from '../../catalog/catalog.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import type { ArgSpec } from '../args.js';
@@ -134,6 +135,42 @@ export async function queuedCursorReply(
   const batch = batchSize === 0 ? [] : await cursor.nextBatch(batchSize, inv.op);
   if (!cursor.isExhausted) inv.services.cursors.register(cursor);
   return cursorReply(cursor, ns, batch, true);
+}
+
+/** After a batch: what the cursor's time limit has left (none for tailable cursors). */
+export function keepTimeLeft(cursor: ServerCursor, deadlineMs: number | undefined): void {
+  if (deadlineMs === undefined || cursor.options.tailable === true) return;
+  cursor.maxTimeLeftMs = Math.max(1, deadlineMs - Date.now());
+}
+
+/**
+ * A getMore's control: a cursor opened with maxTimeMS runs its batch within what is left of
+ * that limit (MaxTimeMSExpired past it; the maxTime failpoints act on it as on any limit).
+ */
+export function cursorTimeLimit(
+  services: ServerServices,
+  op: OperationContext,
+  cursor: ServerCursor,
+): ExecControl {
+  const left = cursor.maxTimeLeftMs;
+  if (left === undefined) return op;
+  const override = maxTimeOverride(services.failPoints);
+  if (override === 'expired') throw maxTimeExpired();
+  if (override === 'unlimited') return op;
+  const deadlineMs = Math.min(op.deadlineMs ?? Infinity, Date.now() + left);
+  return {
+    signal: op.signal,
+    deadlineMs,
+    noteYield: () => op.noteYield(),
+    checkDeadline: () => {
+      op.checkDeadline();
+      if (Date.now() > deadlineMs) throw maxTimeExpired();
+    },
+  };
+}
+
+function maxTimeExpired(): CommandError {
+  return new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit');
 }
 
 export function cursorReply(

@@ -35,6 +35,8 @@ import {
   resolveHint,
   targetCollection,
   noteBatch,
+  keepTimeLeft,
+  cursorTimeLimit,
 } from './common.js';
 import {
   ChangeStreamCursor,
@@ -221,6 +223,7 @@ export const find = defineCommand({
     }
     const batch = await cursor.nextBatch(firstBatchSize === 0 ? undefined : firstBatchSize, inv.op);
     noteBatch(inv.op, cursor, batch);
+    keepTimeLeft(cursor, inv.op.deadlineMs);
     if (args.singleBatch === true || cursor.isExhausted) {
       cursor.close();
       return cursorReply(undefined, ns, batch, true, inv.op.atClusterTime);
@@ -377,10 +380,14 @@ export const getMore = defineCommand({
     try {
       if (cursor instanceof ChangeStreamCursor)
         return await changeStreamGetMore(cursor, ns, batchSize, args.maxAwaitTimeMS, inv.op);
-      const batch =
-        cursor.options.tailable === true
-          ? await tailableGetMore(inv, cursor, batchSize)
-          : await cursor.nextBatch(batchSize, inv.op);
+      let batch: BsonDocument[];
+      if (cursor.options.tailable === true) {
+        batch = await tailableGetMore(inv, cursor, batchSize);
+      } else {
+        const ctl = cursorTimeLimit(services, inv.op, cursor);
+        batch = await cursor.nextBatch(batchSize, ctl);
+        if (ctl !== inv.op) keepTimeLeft(cursor, ctl.deadlineMs);
+      }
       noteBatch(inv.op, cursor, batch);
       if (cursor.isExhausted) services.cursors.remove(cursor.id);
       return cursorReply(cursor, ns, batch, false);

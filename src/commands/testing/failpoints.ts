@@ -22,6 +22,10 @@ export interface FailPointState {
 export const knownFailPoints = new Set([
   'failCommand',
   'failGetMoreAfterCursorCheckout',
+  // An operation with a time limit (maxTimeMS, or a cursor's leftover) times out at once /
+  // never times out (mongod's OperationContext::hasDeadlineExpired).
+  'maxTimeAlwaysTimeOut',
+  'maxTimeNeverTimeOut',
   'onPrimaryTransactionalWrite',
   'hangBeforeTransactionCommit',
   'hangAfterCollectionInserts',
@@ -128,4 +132,15 @@ export class FailPoints {
   clear(): void {
     this.points.clear();
   }
+}
+
+/**
+ * What the maxTime failpoints make of an operation that has a time limit: `expired` at once
+ * (maxTimeAlwaysTimeOut), `unlimited` (maxTimeNeverTimeOut), or undefined (the limit stands).
+ * Each answer consumes one activation, as each deadline check does in mongod.
+ */
+export function maxTimeOverride(fps: FailPoints): 'expired' | 'unlimited' | undefined {
+  if (fps.check('maxTimeNeverTimeOut') !== undefined) return 'unlimited';
+  if (fps.check('maxTimeAlwaysTimeOut') !== undefined) return 'expired';
+  return undefined;
 }

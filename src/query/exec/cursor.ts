@@ -67,6 +67,11 @@ export class ServerCursor {
   private exhausted = false;
   private released = false;
   nReturned = 0;
+  /**
+   * What is left of the time limit (maxTimeMS) the cursor was opened with: a non-tailable
+   * cursor spends one budget across its getMores, as mongod's leftover maxTime.
+   */
+  maxTimeLeftMs: number | undefined;
 
   constructor(
     readonly plan: PlanStage,
