@@ -137,6 +137,11 @@ export const ErrorCode = {
   IndexBuildAborted: 276,
   Location40415: 40415,
   Location40484: 40484,
+  // $changeStreamSplitLargeEvent (change_stream_split_event_helpers, its stage).
+  Location7182500: 7182500,
+  Location7182502: 7182502,
+  Location7182800: 7182800,
+  Location7182802: 7182802,
   Location4910200: 4910200,
   Location4772600: 4772600,
   Location4772601: 4772601,

@@ -6,10 +6,12 @@
 //   byte 9      token type: 0 = high-water mark (no event; everything at or before
 //               clusterTime has been seen), 128 = an event
 //   bytes 10-13 position of the event inside its oplog entry (applyOps index; 0 otherwise)
-//   byte 14     1 if the token is the one of an `invalidate` event
+//   byte 14     flags: 1 if the token is the one of an `invalidate` event, 2 if it names one
+//               fragment of a split event ($changeStreamSplitLargeEvent)
 //   bytes 15-   optional: the collection UUID (16 bytes) then the BSON of the event's
 //               identifier (documentKey, or {operationType}), which make tokens unique the
 //               way mongod's are; positions alone already order them.
+//   last 4      with flag 2: the fragment's index (0-based), after everything else
 //
 // Tokens compare in the order of their hex strings, like mongod's.
 
@@ -31,7 +33,12 @@ export interface ResumeTokenData {
   readonly fromInvalidate: boolean;
   readonly uuid?: Binary | undefined;
   readonly eventIdentifier?: BsonDocument | undefined;
+  /** The fragment of a split event the token names (0-based). */
+  readonly fragmentNum?: number | undefined;
 }
+
+const flagInvalidate = 1;
+const flagFragment = 2;
 
 export function encodeResumeToken(d: ResumeTokenData): BsonDocument {
   const head = Buffer.alloc(headerBytes);
@@ -40,11 +47,19 @@ export function encodeResumeToken(d: ResumeTokenData): BsonDocument {
   head.writeUInt32BE(d.clusterTime.i >>> 0, 5);
   head.writeUInt8(d.tokenType, 9);
   head.writeUInt32BE(d.txnOpIndex >>> 0, 10);
-  head.writeUInt8(d.fromInvalidate ? 1 : 0, 14);
+  head.writeUInt8(
+    (d.fromInvalidate ? flagInvalidate : 0) | (d.fragmentNum !== undefined ? flagFragment : 0),
+    14,
+  );
   const parts: Buffer[] = [head];
   if (d.uuid !== undefined) {
     parts.push(Buffer.from(d.uuid.buffer));
     if (d.eventIdentifier !== undefined) parts.push(Buffer.from(encodeDocument(d.eventIdentifier)));
+  }
+  if (d.fragmentNum !== undefined) {
+    const frag = Buffer.alloc(4);
+    frag.writeUInt32BE(d.fragmentNum >>> 0, 0);
+    parts.push(frag);
   }
   return { _data: Buffer.concat(parts).toString('hex').toUpperCase() };
 }
@@ -71,13 +86,16 @@ export function decodeResumeToken(token: unknown): ResumeTokenData {
   if (typeof data !== 'string') invalid("the resume token's _data must be a string");
   if (data.length < headerBytes * 2 || data.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(data))
     invalid('malformed _data');
-  const b = Buffer.from(data, 'hex');
-  if (b.readUInt8(0) !== marker) invalid('unknown token format');
+  const whole = Buffer.from(data, 'hex');
+  if (whole.readUInt8(0) !== marker) invalid('unknown token format');
+  const flags = whole.readUInt8(14);
+  if ((flags & ~(flagInvalidate | flagFragment)) !== 0) invalid('malformed flags');
+  const fragmented = (flags & flagFragment) !== 0;
+  if (fragmented && whole.length < headerBytes + 4) invalid('truncated fragment number');
+  const b = fragmented ? whole.subarray(0, whole.length - 4) : whole;
   const tokenType = b.readUInt8(9);
   if (tokenType !== tokenTypeEvent && tokenType !== tokenTypeHighWaterMark)
     invalid('unknown token type');
-  const inv = b.readUInt8(14);
-  if (inv > 1) invalid('malformed fromInvalidate flag');
   const clusterTime = new Timestamp({ t: b.readUInt32BE(1), i: b.readUInt32BE(5) });
   let uuid: Binary | undefined;
   let eventIdentifier: BsonDocument | undefined;
@@ -96,8 +114,9 @@ export function decodeResumeToken(token: unknown): ResumeTokenData {
     clusterTime,
     tokenType,
     txnOpIndex: b.readUInt32BE(10),
-    fromInvalidate: inv === 1,
+    fromInvalidate: (flags & flagInvalidate) !== 0,
     uuid,
     eventIdentifier,
+    fragmentNum: fragmented ? whole.readUInt32BE(whole.length - 4) : undefined,
   };
 }

@@ -55,6 +55,10 @@ import {
   keepTimeLeft,
 } from './common.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream-cursor.js';
+import {
+  SplitLargeEventStage,
+  notInChangeStream,
+} from '../../pipeline/stages/split-large-event.js';
 import { notACollection } from '../../catalog/views.js';
 import { diskUseFor } from './disk-use.js';
 import { serverIntrospection } from '../diag/current-op.js';
@@ -314,6 +318,7 @@ export async function runAggregate(
     resolved === undefined ? args.pipeline : [...resolved.pipeline, ...args.pipeline],
     ctx,
   );
+  if (parsed.stages.some((s) => s instanceof SplitLargeEventStage)) notInChangeStream();
   const first = parsed.stages[0];
   if (collName === undefined && first?.constraints?.collectionless !== true) {
     fail(

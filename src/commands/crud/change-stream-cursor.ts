@@ -3,6 +3,7 @@
 // events (src/repl/change-events.ts); getMore on it waits (maxAwaitTimeMS) for new oplog
 // entries instead of ending the cursor. Every reply carries postBatchResumeToken.
 
+import { calculateObjectSize } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument, numericValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
@@ -21,7 +22,12 @@ import {
   previousTimestamp,
 } from '../../repl/change-events.js';
 import type { ChangeEventSource, StreamPosition } from '../../repl/change-events.js';
-import { decodeResumeToken, tokenTypeEvent } from '../../repl/resume-token.js';
+import { decodeResumeToken, encodeResumeToken, tokenTypeEvent } from '../../repl/resume-token.js';
+import { splitChangeEvent } from '../../repl/split-event.js';
+import {
+  SplitLargeEventStage,
+  splitLargeEventName,
+} from '../../pipeline/stages/split-large-event.js';
 import type { Oplog as OplogType } from '../../repl/oplog.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import { interruptedError } from '../operations.js';
@@ -55,13 +61,23 @@ interface AggregateLikeArgs {
   readonly comment?: unknown;
 }
 
+/** With $changeStreamSplitLargeEvent: where a stream resumed from a fragment's token picks up. */
+interface SplitEvents {
+  resumeFrom?: { readonly data: string; readonly fragmentNum: number } | undefined;
+}
+
 export class ChangeStreamCursor extends ServerCursor {
   private invalidatedDone = false;
+  /** Fragments of a split event not sent yet. */
+  private fragments: BsonDocument[] = [];
+  /** The token of the last document sent, when it was a fragment (the postBatchResumeToken). */
+  private lastFragmentToken: BsonValue | undefined;
   constructor(
     plan: PlanStage,
     readonly source: ChangeEventSource,
     private readonly oplog: OplogType,
     options: CursorOptions,
+    private readonly split?: SplitEvents,
   ) {
     super(plan, options);
   }
@@ -88,6 +104,14 @@ export class ChangeStreamCursor extends ServerCursor {
     try {
       let bytes = 0;
       while (out.length < max) {
+        const pending = this.fragments.shift();
+        if (pending !== undefined) {
+          out.push(pending);
+          this.lastFragmentToken = pending['_id'];
+          bytes += calculateObjectSize(pending);
+          if (bytes > limits.batchSizeBytesMax / 2) break;
+          continue;
+        }
         const row = pullSync(this.plan, lease.view);
         if (row === undefined) break;
         const token = this.source.lastToken;
@@ -104,14 +128,17 @@ export class ChangeStreamCursor extends ServerCursor {
             { labels: ['NonResumableChangeStreamError'] },
           );
         }
-        out.push(row.doc);
-        bytes += JSON.stringify(row.doc).length;
+        const doc = this.split === undefined ? row.doc : this.splitIfLarge(row.doc, this.split);
+        this.lastFragmentToken = doc === row.doc ? undefined : doc['_id'];
+        out.push(doc);
+        bytes += calculateObjectSize(doc);
         if (bytes > limits.batchSizeBytesMax / 2) break;
       }
     } finally {
       lease.release();
     }
-    if (this.source.invalidated && this.source.drained) this.invalidatedDone = true;
+    if (this.source.invalidated && this.source.drained && this.fragments.length === 0)
+      this.invalidatedDone = true;
     this.nReturned += out.length;
     this.lastUsedMs = Date.now();
     return out;
@@ -152,10 +179,48 @@ export class ChangeStreamCursor extends ServerCursor {
     return batch;
   }
 
+  /**
+   * An event over 16 MiB: its first fragment (the rest queued). Resumed from a fragment's
+   * token, the fragments up to that one are left out, as mongod's split stage does.
+   */
+  private splitIfLarge(doc: BsonDocument, split: SplitEvents): BsonDocument {
+    const size = calculateObjectSize(doc);
+    let skip = 0;
+    const resume = split.resumeFrom;
+    if (resume !== undefined) {
+      split.resumeFrom = undefined;
+      const id = doc['_id'];
+      if (isPlainDocument(id) && id['_data'] === resume.data) {
+        if (size <= limits.bsonObjectSizeMax)
+          fail(
+            ErrorCode.ChangeStreamFatalError,
+            'Attempted to resume from a split event fragment, but the event in the resumed stream was not large enough to be split',
+          );
+        skip = resume.fragmentNum + 1;
+      }
+    }
+    if (size <= limits.bsonObjectSizeMax) return doc;
+    // Room is left for the postBatchResumeToken in the reply.
+    const tokenBytes = calculateObjectSize(doc['_id'] as BsonDocument);
+    const fragments = splitChangeEvent(doc, limits.bsonObjectSizeMax - tokenBytes, skip);
+    const first = fragments.shift();
+    if (first === undefined)
+      fail(
+        ErrorCode.ChangeStreamFatalError,
+        'Attempted to resume from a split event, but the resumed stream produced a different split. Ensure that the pipeline used to resume is the same as the original',
+      );
+    this.fragments = fragments;
+    return first;
+  }
+
   reply(ns: string, batch: BsonDocument[], first: boolean): BsonDocument {
     const reply = cursorReply(this, ns, batch, first);
     const c = reply['cursor'];
-    if (isPlainDocument(c)) c['postBatchResumeToken'] = this.source.resumeToken();
+    if (isPlainDocument(c))
+      c['postBatchResumeToken'] =
+        batch.length > 0 && this.lastFragmentToken !== undefined
+          ? this.lastFragmentToken
+          : this.source.resumeToken();
     return reply;
   }
 }
@@ -221,6 +286,13 @@ export function runChangeStreamAggregate(
     if (!allowedAfter.has(s.name))
       fail(ErrorCode.IllegalOperation, `${s.name} is not permitted in a $changeStream pipeline`);
   }
+  const splitAt = parsed.stages.findIndex((s) => s instanceof SplitLargeEventStage);
+  if (splitAt >= 0 && splitAt !== parsed.stages.length - 1)
+    fail(
+      ErrorCode.Location7182802,
+      `${splitLargeEventName} must be the last stage in the pipeline`,
+    );
+  const split: SplitEvents | undefined = splitAt >= 0 ? {} : undefined;
   const spec = stage.spec;
   let target: { db: string | undefined; coll: string | undefined };
   if (spec.allChangesForCluster) {
@@ -283,7 +355,25 @@ export function runChangeStreamAggregate(
           'cannot resume stream; the resume token was not found.',
         );
       }
-      position = positionAfterToken(tok);
+      if (tok.fragmentNum === undefined) {
+        position = positionAfterToken(tok);
+      } else {
+        // A fragment's token: the stream starts at its event again, and leaves out the
+        // fragments up to that one.
+        if (split === undefined)
+          fail(
+            ErrorCode.ChangeStreamFatalError,
+            `To resume from a split event, the $changeStream pipeline must end with ${splitLargeEventName}`,
+          );
+        split.resumeFrom = {
+          data: String(encodeResumeToken({ ...tok, fragmentNum: undefined })['_data']),
+          fragmentNum: tok.fragmentNum,
+        };
+        position = {
+          after: previousTimestamp(tok.clusterTime),
+          skip: { ts: tok.clusterTime, index: tok.txnOpIndex - 1 },
+        };
+      }
     } else if (spec.startAtOperationTime !== undefined) {
       if (
         oldest !== undefined &&
@@ -314,14 +404,20 @@ export function runChangeStreamAggregate(
   );
 
   const ns = collName === undefined ? `${db}.$cmd.aggregate` : fullName(db, collName);
-  const cursor = new ChangeStreamCursor(built.plan, events, oplog, {
-    ns,
-    owner: { sessionKey: inv.op.session?.session.key },
-    comment: args.comment,
-    views: () => inv.op.access.acquireView(),
-    tailable: true,
-    awaitData: true,
-  });
+  const cursor = new ChangeStreamCursor(
+    built.plan,
+    events,
+    oplog,
+    {
+      ns,
+      owner: { sessionKey: inv.op.session?.session.key },
+      comment: args.comment,
+      views: () => inv.op.access.acquireView(),
+      tailable: true,
+      awaitData: true,
+    },
+    split,
+  );
   const batch = batchSize === 0 ? [] : cursor.eventBatch(batchSize ?? limits.firstBatchDocsDefault);
   if (!cursor.isExhausted) services.cursors.register(cursor);
   return cursor.reply(ns, batch, true);

@@ -5,6 +5,7 @@
 import { $bucket } from './bucket.js';
 import { $bucketAuto } from './bucket-auto.js';
 import { $changeStream } from './change-stream-stage.js';
+import { $changeStreamSplitLargeEvent } from './split-large-event.js';
 import { $densify } from './densify.js';
 import { $facet } from './facet.js';
 import { $fill } from './fill.js';
@@ -75,6 +76,7 @@ const all: readonly StageDefinition[] = [
   $densify,
   $fill,
   $changeStream,
+  $changeStreamSplitLargeEvent,
   $geoNear,
   $_internalUnpackBucket,
 ];
@@ -89,7 +91,6 @@ export const unsupportedStages: ReadonlyMap<string, string> = new Map([
   ['$listSampledQueries', '$listSampledQueries is not supported'],
   ['$shardedDataDistribution', '$shardedDataDistribution is not supported (no sharding)'],
   ['$queryStats', '$queryStats is not supported'],
-  ['$changeStreamSplitLargeEvent', '$changeStreamSplitLargeEvent is not supported yet'],
 ]);
 
 /**
@@ -115,6 +116,7 @@ const stagesOutsideApiV1: ReadonlySet<string> = new Set([
   '$searchMeta',
   '$vectorSearch',
   '$listSearchIndexes',
+  '$changeStreamSplitLargeEvent',
 ]);
 
 /**
