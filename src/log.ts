@@ -157,6 +157,8 @@ export function logDocument(doc: unknown): LoggedDocument {
 
 const secretKey =
   /pass(word)?|pwd|secret|token|key(?!Pattern|Value|s?Examined|s?Inserted|s?Deleted)|credential|payload|authorization/i;
+/** Attribute names the pattern above catches that hold no secret (mongod logs them as is). */
+const publicKeys = new Set(['planCacheKey']);
 
 /** mongod writes UUIDs as {"$uuid": "…"} in its logs. */
 function uuidText(b: Binary): string {
@@ -193,7 +195,7 @@ function redact(value: unknown, depth: number): unknown {
   if (value instanceof Error) return { name: value.name, message: value.message };
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = secretKey.test(k) ? '###' : redact(v, depth + 1);
+    out[k] = secretKey.test(k) && !publicKeys.has(k) ? '###' : redact(v, depth + 1);
   }
   return out;
 }

@@ -9,6 +9,7 @@ import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument, numericValue } from '../bson/types.js';
 import { formatDocument } from '../bson/format.js';
 import type { StageStats } from '../query/exec/stages.js';
+import { ranQueryHashes } from '../query/planner/explain.js';
 
 /** Leaf stages whose key pattern mongod's plan summary shows. */
 const keyedStages = new Set(['IXSCAN', 'COUNT_SCAN', 'DISTINCT_SCAN']);
@@ -86,6 +87,11 @@ export class OpDebug {
     else if (reply['value'] !== null && reply['value'] !== undefined) this.ndeleted = n;
   }
 
+  /** queryHash and planCacheKey of the query the operation planned, as its explain shows them. */
+  private queryHashes(): BsonDocument {
+    return (this.plan === undefined ? undefined : ranQueryHashes(this.plan)) ?? {};
+  }
+
   private counters(): Array<[string, number | undefined]> {
     return [
       ['keysExamined', this.keysExamined],
@@ -108,6 +114,7 @@ export class OpDebug {
     if (this.cursorExhausted) out['cursorExhausted'] = true;
     out['numYields'] = this.numYields;
     if (this.nreturned !== undefined) out['nreturned'] = this.nreturned;
+    Object.assign(out, this.queryHashes());
     if (this.error !== undefined) {
       out['ok'] = 0;
       out['errMsg'] = this.error.errmsg;
@@ -127,6 +134,7 @@ export class OpDebug {
     if (this.cursorExhausted) out['cursorExhausted'] = true;
     out['numYield'] = new Int32(this.numYields);
     if (this.nreturned !== undefined) out['nreturned'] = Long.fromNumber(this.nreturned);
+    Object.assign(out, this.queryHashes());
     out['locks'] = {};
     out['flowControl'] = {};
     if (this.error !== undefined) {

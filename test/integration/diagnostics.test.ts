@@ -145,6 +145,11 @@ describe('diagnostics', () => {
     const query = entries.find((e) => e['op'] === 'query');
     assert.ok(query !== undefined, 'the find is profiled');
     assert.equal(query['planSummary'], 'IXSCAN { a: 1 }');
+    // queryHash and planCacheKey, as explain reports them for the same query.
+    const planner = (await c.find({ a: 2 }).explain())['queryPlanner'] as Document;
+    assert.match(String(query['queryHash']), /^[0-9A-F]{8}$/);
+    assert.equal(query['queryHash'], planner['queryHash']);
+    assert.equal(query['planCacheKey'], planner['planCacheKey']);
     assert.equal(Number(query['keysExamined']), 1);
     assert.equal(Number(query['docsExamined']), 1);
     assert.equal(Number(query['nreturned']), 1);
@@ -202,6 +207,9 @@ describe('diagnostics', () => {
     assert.equal(line.attr['type'], 'command');
     assert.ok(typeof line.attr['durationMillis'] === 'number');
     assert.ok(typeof line.attr['planSummary'] === 'string');
+    const planner = (await c.find({ _id: 1 }).explain())['queryPlanner'] as Document;
+    assert.equal(line.attr['queryHash'], planner['queryHash']);
+    assert.equal(line.attr['planCacheKey'], planner['planCacheKey']);
     assert.ok('docsExamined' in line.attr && 'nreturned' in line.attr);
     assert.equal((line.attr['command'] as Document)['find'], 'c');
     assert.equal((line.attr['command'] as Document)['comment'], 'trace-me');

@@ -13,7 +13,7 @@ import { drainPlan } from '../exec/drive.js';
 import type { ExecControl } from '../exec/drive.js';
 import type { PlanStage, StageStats } from '../exec/stages.js';
 import type { ReadView } from '../../storage/engine.js';
-import { prepareQueryPlan } from './planner.js';
+import { plannedQueryInfo, prepareQueryPlan } from './planner.js';
 
 function leaf(path: string, op: string, value: BsonValue): BsonDocument {
   const inner: BsonDocument = {};
@@ -225,8 +225,7 @@ export async function explainPlan(
     namespace: options.namespace,
     indexFilterSet: false,
     parsedQuery: info?.parsedQuery ?? {},
-    queryHash: queryHashOf(info?.parsedQuery ?? {}),
-    planCacheKey: queryHashOf({ key: info?.parsedQuery ?? {}, plan: wrapped.stage }),
+    ...hashesOf(info?.parsedQuery ?? {}, wrapped.stage),
     maxIndexedOrSolutionsReached: false,
     maxIndexedAndSolutionsReached: false,
     maxScansToExplodeReached: false,
@@ -259,6 +258,27 @@ export async function explainPlan(
         : [];
   }
   return { queryPlanner, executionStats };
+}
+
+function hashesOf(
+  parsedQuery: BsonDocument,
+  stage: string,
+): { queryHash: string; planCacheKey: string } {
+  return {
+    queryHash: queryHashOf(parsedQuery),
+    planCacheKey: queryHashOf({ key: parsedQuery, plan: stage }),
+  };
+}
+
+/**
+ * The queryHash and planCacheKey of a plan that ran (the slow-query line, the profiler), the
+ * same as its explain shows; undefined when no query was planned in it.
+ */
+export function ranQueryHashes(
+  stats: StageStats,
+): { queryHash: string; planCacheKey: string } | undefined {
+  const info = plannedQueryInfo(stats);
+  return info === undefined ? undefined : hashesOf(info.parsedQuery, info.winningPlan.stage);
 }
 
 /** mongod reports an 8-hex-digit hash of the query shape; ours hashes the parsed filter's shape. */

@@ -975,6 +975,11 @@ export class PlannedQuery implements PlanStage {
   private root: PlanStage | undefined;
   private explainInfo: PlanExplain | undefined;
 
+  /** The planning's outcome once it has run (undefined before the first pull). */
+  get planned(): PlanExplain | undefined {
+    return this.explainInfo;
+  }
+
   constructor(
     private readonly coll: Collection,
     private readonly req: QueryRequest,
@@ -1227,6 +1232,17 @@ function decorateCollScan(stage: PlanStage, ctx: PlanContext): void {
       return filter === undefined ? fixed : { ...fixed, filter };
     }),
   });
+}
+
+/** The explain information of a plan built by planQuery that has been planned already (else undefined). */
+export function plannedQueryInfo(stats: StageStats): PlanExplain | undefined {
+  const planned = plannedByStats.get(stats);
+  if (planned !== undefined) return planned.planned;
+  for (const c of stats.children) {
+    const found = plannedQueryInfo(c);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** The planner's explain information for a plan built by planQuery (planning it on `view` if not yet done). */
