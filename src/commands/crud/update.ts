@@ -10,6 +10,7 @@ import {
   compileQueryFilter,
   textSearchHook,
   compileQueryUpdate,
+  compileQuerySort,
   updateStatementExpressions,
 } from '../../query/language.js';
 import { t, typeNameOf } from '../args.js';
@@ -35,8 +36,10 @@ import type { UpdateOutcome } from './write-exec.js';
 import { privileges, targetResource } from '../authorization.js';
 import { privilege } from '../../auth/privileges.js';
 import type { ActionType } from '../../auth/actions.js';
+import { supports } from '../version.js';
 
-// MongoDB 7.0 has no `sort` in update statements (8.0 added it): it is an unknown field here.
+// MongoDB 7.0 has no `sort` in update statements (8.0 added it): reporting 7.0 it is an
+// unknown field (version.ts decides).
 const statementFields = new Set([
   'q',
   'u',
@@ -60,16 +63,23 @@ export interface ParsedUpdateStatement {
   readonly collation: BsonDocument | undefined;
   /** Constants for a pipeline update (`c`). */
   readonly c: BsonDocument | undefined;
+  /** 8.0: the first matched document in this order is the one updated (multi: false only). */
+  readonly sort: BsonDocument | undefined;
 }
 
-function parseStatement(raw: BsonValue): ParsedUpdateStatement {
+export interface StatementParseOptions {
+  /** `sort` is a field of the statement (the server reports 8.0). */
+  readonly sort: boolean;
+}
+
+function parseStatement(raw: BsonValue, options: StatementParseOptions): ParsedUpdateStatement {
   if (!isPlainDocument(raw))
     throw new CommandError(
       ErrorCode.TypeMismatch,
       "BSON field 'update.updates' contains an element that is not an object",
     );
   for (const k of Object.keys(raw)) {
-    if (!statementFields.has(k))
+    if (!statementFields.has(k) && !(k === 'sort' && options.sort))
       throw new CommandError(
         ErrorCode.Location40415,
         `BSON field 'update.updates.${k}' is an unknown field.`,
@@ -120,6 +130,16 @@ function parseStatement(raw: BsonValue): ParsedUpdateStatement {
   // A replacement with multi: true is refused per statement (a writeError, code 9) by the
   // update compiler, as mongod does; it is not a malformed command.
   const multi = raw['multi'] === true;
+  const sort = raw['sort'];
+  if (sort !== undefined && !isPlainDocument(sort)) {
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field 'update.updates.sort' is the wrong type '${typeNameOf(sort)}', expected type 'object'`,
+    );
+  }
+  // mongod checks this before running the batch's statements: the command fails (code 9).
+  if (sort !== undefined && multi)
+    throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify sort with multi=true');
   return {
     q,
     u: u as BsonDocument | BsonDocument[],
@@ -129,6 +149,7 @@ function parseStatement(raw: BsonValue): ParsedUpdateStatement {
     hint: raw['hint'],
     collation: collation as BsonDocument | undefined,
     c,
+    sort,
   };
 }
 
@@ -185,7 +206,8 @@ export const update = defineCommand({
     checkBatchSize(args.updates.length);
     // Statement structure is validated up front, as mongod's IDL does: a malformed statement
     // fails the whole command; execution errors become per-statement writeErrors.
-    const parsed = args.updates.map(parseStatement);
+    const parseOptions = { sort: supports(services.config.reported, 'updateSort') };
+    const parsed = args.updates.map((raw) => parseStatement(raw, parseOptions));
     // A time-series collection: the statements 7.0 allows become updates of its buckets' meta.
     const ts = timeseriesTargetOf(services, op, db, name);
     if (ts !== undefined) refuseTimeseriesWriteInTransaction(op, ts, 'update');
@@ -223,8 +245,11 @@ export const update = defineCommand({
         expressions,
         collator,
       });
+      const sort = compileQuerySort(stmt.sort, collator);
       return {
         filter: stmt.q,
+        sort: sort.comparator,
+        naturalSort: sort.natural,
         matcher: compileQueryFilter(stmt.q, {
           expressions,
           collator,
