@@ -4,12 +4,13 @@
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { MongoServerError } from 'mongodb';
-import type { Collection, Document } from 'mongodb';
+import type { Collection } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
+import type { TestDoc } from '../helpers/driver.js';
 
-async function seeded(ts: TestServer, name: string): Promise<Collection<Document>> {
-  const coll = ts.client.db('usort').collection(name);
+async function seeded(ts: TestServer, name: string): Promise<Collection<TestDoc>> {
+  const coll = ts.client.db('usort').collection<TestDoc>(name);
   await coll.drop().catch(() => undefined);
   await coll.insertMany([
     { _id: 1, x: 11, r: 3 },
@@ -83,7 +84,7 @@ describe('update with sort, reporting 8.0', () => {
     );
     assert.equal(e.code, 9);
     assert.equal(e.message, 'Cannot specify sort with multi=true');
-    assert.equal(await ts.client.db('usort').collection('m').countDocuments({ z: 1 }), 0);
+    assert.equal(await ts.client.db('usort').collection<TestDoc>('m').countDocuments({ z: 1 }), 0);
   });
 
   test('a sort that is not a document is a TypeMismatch; a bad sort value a writeError', async () => {

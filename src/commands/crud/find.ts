@@ -400,7 +400,11 @@ export const killCursors = defineCommand({
   traits: { allowedInTransaction: true, apiVersion1: true },
   run: (inv) => {
     const { services, args, db } = inv;
-    const name = targetCollection(inv);
+    // Cursors of commands (`$cmd.bulkWrite`, `$cmd.listIndexes.<coll>`) are named as mongod's.
+    const name =
+      typeof inv.target === 'string' && inv.target.startsWith('$cmd.')
+        ? inv.target
+        : targetCollection(inv);
     const ns = fullName(db, name);
     if (args.cursors === undefined) {
       throw new CommandError(

@@ -1,6 +1,8 @@
 // update: a batch of update statements {q, u, upsert, multi, arrayFilters, hint, collation, c}.
 
 import { Int32 } from 'bson';
+import type { Timestamp } from 'bson';
+import type { OperationContext, ServerServices } from '../context.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
@@ -153,6 +155,57 @@ function parseStatement(raw: BsonValue, options: StatementParseOptions): ParsedU
   };
 }
 
+/** What a statement's filter and update are compiled against: the command and its target. */
+export interface StatementScope {
+  readonly services: ServerServices;
+  readonly op: OperationContext;
+  readonly db: string;
+  /** The collection as the client named it (a time-series view's name, not its buckets'). */
+  readonly name: string;
+  readonly let: BsonDocument | undefined;
+  readonly clusterTime: Timestamp | undefined;
+}
+
+/** Compiles an update statement (update, bulkWrite): filter, update, sort, collation. */
+export function updateSpecOf(scope: StatementScope, stmt: ParsedUpdateStatement): UpdateSpec {
+  const { services, op, db, name } = scope;
+  // One expression context per statement, as mongod's: `let`, then the statement's `c`
+  // (pipelines only), shared by the update and the filter, parsed in that order.
+  const collator = resolveCollation(services.catalog.get(db, name), stmt.collation);
+  const expressions = updateStatementExpressions(
+    commandExpressions({
+      let: scope.let,
+      clusterTime: scope.clusterTime,
+      collator,
+      scripting: scriptingOf(services, op),
+    }),
+    stmt.u,
+    stmt.c,
+  );
+  const compiled = compileQueryUpdate(stmt.u, {
+    arrayFilters: stmt.arrayFilters,
+    multi: stmt.multi,
+    expressions,
+    collator,
+  });
+  const sort = compileQuerySort(stmt.sort, collator);
+  return {
+    filter: stmt.q,
+    sort: sort.comparator,
+    naturalSort: sort.natural,
+    matcher: compileQueryFilter(stmt.q, {
+      expressions,
+      collator,
+      textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
+    }),
+    collator,
+    update: compiled,
+    multi: stmt.multi,
+    upsert: stmt.upsert,
+    hint: stmt.hint,
+  };
+}
+
 const updateCodec: StatementResultCodec<UpdateOutcome> = {
   encode: (r) => ({
     n: new Int32(r.n),
@@ -223,44 +276,17 @@ export const update = defineCommand({
       await ensureCollectionOutsideTransaction(services, op, db, name);
     const coll = services.catalog.get(db, name);
     for (const st of statements) resolveHint(coll, st.hint);
-    const clusterTime = clusterTimeOf(services);
+    const scope: StatementScope = {
+      services,
+      op,
+      db,
+      name,
+      let: args.let,
+      clusterTime: clusterTimeOf(services),
+    };
     const specOf = (stmt: (typeof statements)[number]): UpdateSpec => {
       if (stmt.refusal !== undefined) throw stmt.refusal;
-      // One expression context per statement, as mongod's: `let`, then the statement's `c`
-      // (pipelines only), shared by the update and the filter, parsed in that order.
-      const collator = resolveCollation(services.catalog.get(db, name), stmt.collation);
-      const expressions = updateStatementExpressions(
-        commandExpressions({
-          let: args.let,
-          clusterTime,
-          collator,
-          scripting: scriptingOf(services, op),
-        }),
-        stmt.u,
-        stmt.c,
-      );
-      const compiled = compileQueryUpdate(stmt.u, {
-        arrayFilters: stmt.arrayFilters,
-        multi: stmt.multi,
-        expressions,
-        collator,
-      });
-      const sort = compileQuerySort(stmt.sort, collator);
-      return {
-        filter: stmt.q,
-        sort: sort.comparator,
-        naturalSort: sort.natural,
-        matcher: compileQueryFilter(stmt.q, {
-          expressions,
-          collator,
-          textSearch: textSearchHook(`${db}.${name}`, services.catalog.get(db, name)),
-        }),
-        collator,
-        update: compiled,
-        multi: stmt.multi,
-        upsert: stmt.upsert,
-        hint: stmt.hint,
-      };
+      return updateSpecOf(scope, stmt);
     };
     const outcome = await runWriteBatch(
       services,
