@@ -30,8 +30,11 @@ export const reportedVersions = {
 
 export type CompatibilityVersion = keyof typeof reportedVersions;
 
-/** What the server reports unless told otherwise (ServerOptions.compatibilityVersion). */
-export const defaultCompatibilityVersion: CompatibilityVersion = '7.0';
+/**
+ * What the server reports unless told otherwise (ServerOptions.compatibilityVersion): 8.0,
+ * since its command-level behaviour (bulkWrite, sort in update statements) is built.
+ */
+export const defaultCompatibilityVersion: CompatibilityVersion = '8.0';
 
 export function isCompatibilityVersion(v: string): v is CompatibilityVersion {
   return Object.hasOwn(reportedVersions, v);

@@ -59,7 +59,7 @@ export interface SecantusServerOptions {
    * connection is logged and closed. Default 10000.
    */
   readonly maxIncomingConnections?: number;
-  /** The MongoDB version to present and behave as ('7.0' or '8.0'); default '7.0'. */
+  /** The MongoDB version to present and behave as ('7.0' or '8.0'); default '8.0'. */
   readonly compatibilityVersion?: CompatibilityVersion;
 }
 

@@ -1,5 +1,6 @@
 // `sort` in update statements (MongoDB 8.0): updateOne / replaceOne update the first matched
-// document in sort order. Reporting 7.0 (the default) the field is refused as 7.0 refuses it.
+// document in sort order. Reporting 7.0 (compatibilityVersion '7.0') the field is refused as
+// 7.0 refuses it.
 
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -30,10 +31,10 @@ async function serverError(p: Promise<unknown>): Promise<MongoServerError> {
   assert.fail('expected a server error');
 }
 
-describe('update with sort, reporting 8.0', () => {
+describe('update with sort, reporting 8.0 (the default)', () => {
   let ts: TestServer;
   before(async () => {
-    ts = await startTestServer({ compatibilityVersion: '8.0' });
+    ts = await startTestServer();
   });
   after(async () => {
     await ts.stop();
@@ -104,13 +105,22 @@ describe('update with sort, reporting 8.0', () => {
   });
 });
 
-describe('update with sort, reporting 7.0 (the default)', () => {
+describe('update with sort, reporting 7.0', () => {
   let ts: TestServer;
   before(async () => {
-    ts = await startTestServer();
+    ts = await startTestServer({ compatibilityVersion: '7.0' });
   });
   after(async () => {
     await ts.stop();
+  });
+
+  test('hello, buildInfo and featureCompatibilityVersion report 7.0', async () => {
+    const admin = ts.client.db('admin');
+    assert.equal((await admin.command({ hello: 1 }))['maxWireVersion'], 21);
+    const bi = await admin.command({ buildInfo: 1 });
+    assert.deepEqual(bi['versionArray'].slice(0, 2), [7, 0]);
+    const fcv = await admin.command({ getParameter: 1, featureCompatibilityVersion: 1 });
+    assert.deepEqual(fcv['featureCompatibilityVersion'], { version: '7.0' });
   });
 
   test('sort is an unknown field of an update statement, as in mongod 7.0', async () => {
