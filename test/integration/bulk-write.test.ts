@@ -126,6 +126,35 @@ describe('bulkWrite', () => {
       assert.equal(r[k], v, k);
   });
 
+  test('opcounters count its operations, as mongod; explain answers NotImplemented', async () => {
+    await reset('bw1', 'cnt', [{ _id: 1 }]);
+    const counters = async (): Promise<Document> =>
+      (await admin().command({ serverStatus: 1 }))['opcounters'] as Document;
+    const before = await counters();
+    await admin().command({
+      bulkWrite: 1,
+      ops: [
+        { insert: 0, document: { _id: 2 } },
+        { insert: 0, document: { _id: 3 } },
+        { update: 0, filter: { _id: 1 }, updateMods: { $set: { a: 1 } } },
+        { delete: 0, filter: { _id: 2 } },
+      ],
+      nsInfo: [{ ns: 'bw1.cnt' }],
+    });
+    const after = await counters();
+    assert.equal(after['insert'] - before['insert'], 2);
+    assert.equal(after['update'] - before['update'], 1);
+    assert.equal(after['delete'] - before['delete'], 1);
+    // The serverStatus between them is the only command counted.
+    assert.equal(after['command'] - before['command'], 1);
+    const e = await serverError(
+      admin().command({
+        explain: { bulkWrite: 1, ops: [{ delete: 0, filter: {} }], nsInfo: [{ ns: 'bw1.cnt' }] },
+      }),
+    );
+    assert.equal(e.code, 238);
+  });
+
   test('ordered stops at the first failing operation, unordered goes on', async () => {
     await reset('bw1', 'o', [{ _id: 1 }]);
     const models: ClientBulkWriteModel<Schemas>[] = [

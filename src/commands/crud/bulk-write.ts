@@ -480,6 +480,7 @@ export const bulkWrite = defineCommand({
   traits: {
     isWrite: true,
     retryableWrite: true,
+    counter: 'bulkWrite',
     allowedInTransaction: true,
     adminOnly: true,
     apiVersion1: true,
