@@ -100,6 +100,7 @@ export const ErrorCode = {
   ChangeStreamFatalError: 280,
   ChangeStreamHistoryLost: 286,
   QueryExceededMemoryLimitNoDiskUseAllowed: 292,
+  CollectionUUIDMismatch: 361,
   OutOfDiskSpace: 14031,
   PreparedTransactionInProgress: 267,
   IncompleteTransactionHistory: 217,
@@ -149,6 +150,7 @@ export const ErrorCode = {
   Location40573: 40573,
   Location40674: 40674,
   Location51024: 51024,
+  Location7934201: 7934201,
   Location17217: 17217,
   Location40414: 40414,
   /** IDL: a field given twice (IDLDuplicateField). */

@@ -15,6 +15,11 @@ export const limits = {
   writeBatchSizeMax: 100_000,
   /** Statements of a write command run in one storage transaction (bounds one callback's time). */
   writeStatementsPerTxnMax: 512,
+  /**
+   * bulkWrite: bytes of per-operation results a command keeps (mongod's bulkWriteMaxRepliesSize,
+   * 16 MiB); past it the next operation fails with ExceededMemoryLimit and the batch stops.
+   */
+  bulkWriteRepliesBytesMax: 16 * 1024 * 1024,
   /** Retryable-write results kept in one ledger record (src/txn/ledger.ts) before another starts. */
   retryResultsPerRecordMax: 512,
   /** Bytes of retryable-write results in one ledger record before another starts. */

@@ -17,7 +17,7 @@ import { TlsConfigError } from '../server/tls.js';
 import { CompressorConfigError } from '../wire/compression.js';
 import type { DaemonOptions } from './options.js';
 import type { BsonDocument } from '../bson/types.js';
-import { serverVersion } from '../commands/diag/handshake.js';
+import { defaultCompatibilityVersion, reportedVersions } from '../commands/version.js';
 
 const ExitCode = { ok: 0, badOptions: 2, netError: 48, dbPathInUse: 100, failure: 1 } as const;
 
@@ -76,7 +76,11 @@ function logStartup(logger: Logger, o: DaemonOptions, argv: readonly string[]): 
     host: os.hostname(),
   });
   logger.info('CONTROL', 23403, 'Build Info', {
-    buildInfo: { version: serverVersion, secantusdb: '0.1.0', node: process.version },
+    buildInfo: {
+      version: reportedVersions[defaultCompatibilityVersion].version,
+      secantusdb: '0.1.0',
+      node: process.version,
+    },
   });
   logger.info('CONTROL', 51765, 'Operating System', {
     os: { name: os.type(), version: os.release() },
@@ -103,7 +107,9 @@ async function main(): Promise<number> {
     return ExitCode.ok;
   }
   if (resolved.version) {
-    process.stdout.write(`secantusd 0.1.0 (MongoDB ${serverVersion} compatible)\n`);
+    process.stdout.write(
+      `secantusd 0.1.0 (MongoDB ${reportedVersions[defaultCompatibilityVersion].version} compatible)\n`,
+    );
     return ExitCode.ok;
   }
   const o = resolved.options;

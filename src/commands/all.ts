@@ -8,6 +8,7 @@ import { findCommands } from './crud/find.js';
 import { insert } from './crud/insert.js';
 import { update } from './crud/update.js';
 import { deleteCommand } from './crud/delete.js';
+import { bulkWrite } from './crud/bulk-write.js';
 import { findAndModify } from './crud/find-and-modify.js';
 import { count, distinct } from './crud/count-distinct.js';
 import { aggregate } from './crud/aggregate.js';
@@ -48,6 +49,7 @@ export const allCommands: readonly CommandDefinition[] = [
   insert,
   update,
   deleteCommand,
+  bulkWrite,
   findAndModify,
   count,
   distinct,

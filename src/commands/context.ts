@@ -29,6 +29,7 @@ import type { AuthService } from './auth/service.js';
 import type { CommandDefinition } from './registry.js';
 import type { ScriptEngine } from '../js/engine.js';
 import type { IndexBuilds } from './admin/index-build.js';
+import type { ReportedVersion } from './version.js';
 
 export interface ServerConfig {
   readonly port: number;
@@ -51,6 +52,8 @@ export interface ServerConfig {
   readonly argv: readonly string[];
   /** The resolved options as a document (getCmdLineOpts.parsed). */
   readonly parsed: BsonDocument;
+  /** The MongoDB version this server presents itself as, and behaves as (version.ts). */
+  readonly reported: ReportedVersion;
 }
 
 export interface OpCounters {

@@ -109,6 +109,17 @@ function checkApiVersion(name: string, def: CommandDefinition, args: GenericArgs
 function countOperation(counters: OpCounters, def: CommandDefinition, body: BsonDocument): void {
   const kind = def.traits?.counter ?? 'command';
   if (kind === 'insert') return;
+  if (kind === 'bulkWrite') {
+    // As mongod's bulkWrite: each update and delete operation (inserts come from the reply).
+    const ops = body['ops'];
+    if (!Array.isArray(ops)) return;
+    for (const op of ops) {
+      const first = isPlainDocument(op) ? Object.keys(op)[0] : undefined;
+      if (first === 'update') counters.update++;
+      else if (first === 'delete') counters.delete++;
+    }
+    return;
+  }
   if (kind === 'update' || kind === 'delete') {
     const statements = body[kind === 'update' ? 'updates' : 'deletes'];
     counters[kind] += Array.isArray(statements) ? statements.length : 1;

@@ -22,8 +22,8 @@ export interface CommandTraits {
   readonly testOnly?: boolean;
   /** Part of the Stable API v1. */
   readonly apiVersion1?: boolean;
-  /** Which opcounter to bump instead of `command`. */
-  readonly counter?: 'insert' | 'query' | 'update' | 'delete' | 'getmore';
+  /** Which opcounter to bump instead of `command` ('bulkWrite': its updates and deletes). */
+  readonly counter?: 'insert' | 'query' | 'update' | 'delete' | 'getmore' | 'bulkWrite';
 }
 
 /** A parsed request: what both a command's access declaration and its run function see. */

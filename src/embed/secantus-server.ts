@@ -11,6 +11,7 @@ import type { Logger } from '../log.js';
 import { Server } from '../server/server.js';
 import type { ResetResult, ServerSnapshot } from '../server/fixtures.js';
 import type { TlsOptions } from '../server/tls.js';
+import type { CompatibilityVersion } from '../commands/version.js';
 
 export interface SecantusServerOptions {
   /** TCP port; default 0 (a free port). */
@@ -58,6 +59,8 @@ export interface SecantusServerOptions {
    * connection is logged and closed. Default 10000.
    */
   readonly maxIncomingConnections?: number;
+  /** The MongoDB version to present and behave as ('7.0' or '8.0'); default '8.0'. */
+  readonly compatibilityVersion?: CompatibilityVersion;
 }
 
 export class SecantusServer implements AsyncDisposable {
@@ -94,6 +97,9 @@ export class SecantusServer implements AsyncDisposable {
       ...(options.javascriptEnabled === undefined
         ? {}
         : { javascriptEnabled: options.javascriptEnabled }),
+      ...(options.compatibilityVersion === undefined
+        ? {}
+        : { compatibilityVersion: options.compatibilityVersion }),
     });
     return new SecantusServer(server, credentials);
   }

@@ -61,6 +61,8 @@ import { resolveCompressors } from '../wire/compression.js';
 import type { CompressorSet } from '../wire/compression.js';
 import { createTtlMonitor } from '../commands/admin/indexes.js';
 import { IndexBuilds } from '../commands/admin/index-build.js';
+import { defaultCompatibilityVersion, reportedVersions } from '../commands/version.js';
+import type { CompatibilityVersion } from '../commands/version.js';
 import type { TtlMonitor } from '../catalog/ttl-monitor.js';
 
 export interface ServerOptions {
@@ -116,6 +118,11 @@ export interface ServerOptions {
   readonly metrics?: MetricsOptions;
   /** Access control (--auth): every command checks the client's privileges. Default false. */
   readonly auth?: boolean;
+  /**
+   * The MongoDB version to present and behave as: '7.0' (wire 21) or '8.0' (wire 25: `sort`
+   * in update statements). Default src/commands/version.ts defaultCompatibilityVersion.
+   */
+  readonly compatibilityVersion?: CompatibilityVersion;
   /**
    * Server-side JavaScript ($where, $function, $accumulator, mapReduce) in a sandbox; false is
    * mongod's --noscripting (security.javascriptEnabled: false). Default true.
@@ -310,6 +317,7 @@ export class Server {
         javascriptEnabled: options.javascriptEnabled ?? true,
         argv: options.argv ?? [],
         parsed: options.parsed ?? {},
+        reported: reportedVersions[options.compatibilityVersion ?? defaultCompatibilityVersion],
       };
       const registry = createRegistry();
       const opcounters: OpCounters = {
@@ -342,7 +350,7 @@ export class Server {
         () => clock.now(),
         (from, to) => oplog?.reader.changedBetween(from, to) ?? false,
       );
-      const parameters = defaultParameters({ enableTestCommands });
+      const parameters = defaultParameters({ enableTestCommands, reported: config.reported });
       const auth = new AuthService({
         catalog,
         engine,

@@ -195,6 +195,20 @@ describe('access control', () => {
     await expectServerCode(w.db('admin').command({ serverStatus: 1 }), 13);
     await expectServerCode(w.db('admin').command({ createUser: 'x', pwd: 'y', roles: [] }), 13);
     assert.equal((await ts.client.db('admin').command({ serverStatus: 1 }))['ok'], 1);
+    // bulkWrite needs the actions of its operations on each namespace it names.
+    const bulk = (ns: string): Promise<unknown> =>
+      w.db('admin').command({
+        bulkWrite: 1,
+        ops: [
+          { insert: 0, document: { _id: 7 } },
+          { delete: 1, filter: { _id: 8 } },
+        ],
+        nsInfo: [{ ns: 'app.w' }, { ns }],
+      });
+    await expectServerCode(bulk('other.w'), 13);
+    assert.equal(await coll.countDocuments({ _id: 7 }), 0);
+    await bulk('app.w');
+    assert.equal(await coll.countDocuments({ _id: 7 }), 1);
   });
 
   it('listDatabases shows a user only the databases it holds privileges in', async () => {

@@ -42,7 +42,7 @@ describe('handshake (replica-set mode)', () => {
     assert.equal(r['maxWriteBatchSize'], 100000);
     assert.equal(r['logicalSessionTimeoutMinutes'], 30);
     assert.equal(r['minWireVersion'], 0);
-    assert.equal(r['maxWireVersion'], 21);
+    assert.equal(r['maxWireVersion'], 25);
     assert.ok(r['localTime'] instanceof Date);
     assert.equal(typeof r['connectionId'], 'number');
     assert.ok(r['topologyVersion']?.processId instanceof ObjectId, 'hello carries topologyVersion');
@@ -60,13 +60,13 @@ describe('handshake (replica-set mode)', () => {
   test('buildInfo, getParameter, getCmdLineOpts, serverStatus, hostInfo, listCommands', async () => {
     const admin = ts.client.db('admin');
     const bi = await admin.command({ buildInfo: 1 });
-    assert.match(String(bi['version']), /^7\.0\./);
-    assert.deepEqual(bi['versionArray'].slice(0, 2), [7, 0]);
+    assert.match(String(bi['version']), /^8\.0\./);
+    assert.deepEqual(bi['versionArray'].slice(0, 2), [8, 0]);
     assert.equal(bi['bits'], 64);
     const gp = await admin.command({ getParameter: '*' });
     assert.equal(gp['enableTestCommands'], true);
     const one = await admin.command({ getParameter: 1, featureCompatibilityVersion: 1 });
-    assert.deepEqual(one['featureCompatibilityVersion'], { version: '7.0' });
+    assert.deepEqual(one['featureCompatibilityVersion'], { version: '8.0' });
     const opts = await admin.command({ getCmdLineOpts: 1 });
     assert.ok(Array.isArray(opts['argv']));
     assert.equal(typeof opts['parsed'], 'object');

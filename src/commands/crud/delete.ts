@@ -19,6 +19,9 @@ import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.j
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete, slicedDelete } from './write-exec.js';
 import { onCollection } from '../authorization.js';
+import type { StatementScope } from './update.js';
+import type { DocumentFilter } from '../../query/exec/stages.js';
+import type { Collator } from '../../bson/collation.js';
 import {
   deleteMeasurements,
   refuseTimeseriesWriteInTransaction,
@@ -28,7 +31,7 @@ import {
 
 const statementFields = new Set(['q', 'limit', 'hint', 'collation']);
 
-interface DeleteStatement {
+export interface DeleteStatement {
   readonly q: BsonDocument;
   readonly limit: number;
   readonly hint: BsonValue | undefined;
@@ -76,6 +79,39 @@ function parseDeleteStatement(raw: BsonValue): DeleteStatement {
   return { q, limit, hint: raw['hint'], collation: collation as BsonDocument | undefined };
 }
 
+/** Compiles a delete statement (delete, bulkWrite): its filter, collation and hint. */
+export function deleteSpecOf(
+  scope: StatementScope,
+  st: DeleteStatement,
+): {
+  filter: BsonDocument;
+  matcher: DocumentFilter | undefined;
+  collator: Collator | undefined;
+  hint: BsonValue | undefined;
+} {
+  const { services, op, db, name } = scope;
+  // Each statement gets its own expression context (its own $$NOW), as mongod's do.
+  const collator = resolveCollation(
+    services.catalog.get(db, name, op.access.transaction),
+    st.collation,
+  );
+  const expressions = commandExpressions({
+    let: scope.let,
+    clusterTime: scope.clusterTime,
+    collator,
+    scripting: scriptingOf(services, op),
+  });
+  const matcher = compileQueryFilter(st.q, {
+    expressions,
+    collator,
+    textSearch: textSearchHook(
+      `${db}.${name}`,
+      services.catalog.get(db, name, op.access.transaction),
+    ),
+  });
+  return { filter: st.q, matcher, collator, hint: st.hint };
+}
+
 const deleteCodec: StatementResultCodec<number> = {
   encode: (n) => ({ n: new Int32(n) }),
   decode: (d) => numericValue(d['n']) ?? 0,
@@ -108,29 +144,15 @@ export const deleteCommand = defineCommand({
     const statements = args.deletes.map(parseDeleteStatement);
     const coll = services.catalog.get(db, name, op.access.transaction);
     for (const st of statements) resolveHint(coll, st.hint);
-    const clusterTime = clusterTimeOf(services);
-    // Each statement gets its own expression context (its own $$NOW), as mongod's do.
-    const specOf = (st: (typeof statements)[number]) => {
-      const collator = resolveCollation(
-        services.catalog.get(db, name, op.access.transaction),
-        st.collation,
-      );
-      const expressions = commandExpressions({
-        let: args.let,
-        clusterTime,
-        collator,
-        scripting: scriptingOf(services, op),
-      });
-      const matcher = compileQueryFilter(st.q, {
-        expressions,
-        collator,
-        textSearch: textSearchHook(
-          `${db}.${name}`,
-          services.catalog.get(db, name, op.access.transaction),
-        ),
-      });
-      return { filter: st.q, matcher, collator, hint: st.hint };
+    const scope: StatementScope = {
+      services,
+      op,
+      db,
+      name,
+      let: args.let,
+      clusterTime: clusterTimeOf(services),
     };
+    const specOf = (st: DeleteStatement) => deleteSpecOf(scope, st);
     const ts = timeseriesTargetOf(services, op, db, name);
     if (ts !== undefined) {
       refuseTimeseriesWriteInTransaction(op, ts, 'delete from');

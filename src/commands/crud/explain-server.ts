@@ -4,14 +4,13 @@
 import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import type { ServerServices } from '../context.js';
-import { serverVersion } from '../diag/handshake.js';
 
 /** serverInfo as mongod reports it in explain output. */
 export function explainServerInfo(services: ServerServices): BsonDocument {
   return {
     host: services.config.advertisedHost.replace(/:\d+$/, ''),
     port: new Int32(services.config.port),
-    version: serverVersion,
+    version: services.config.reported.version,
     gitVersion: '0000000000000000000000000000000000000000',
   };
 }

@@ -389,6 +389,9 @@ export const explain = defineCommand({
             : undefined,
         });
       }
+      case 'bulkWrite':
+        // TODO(#21): mongod explains a bulkWrite of one update or delete.
+        throw new CommandError(ErrorCode.NotImplemented, 'explain of bulkWrite is not supported');
       default:
         throw new CommandError(
           ErrorCode.CommandNotFound,

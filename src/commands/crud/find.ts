@@ -404,6 +404,7 @@ export const getMore = defineCommand({
 function isCommandCursorNamespace(name: string): boolean {
   return (
     name === '$cmd.aggregate' ||
+    name === '$cmd.bulkWrite' ||
     name === '$cmd.listCollections' ||
     name.startsWith('$cmd.listIndexes.')
   );

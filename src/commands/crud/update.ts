@@ -1,6 +1,8 @@
 // update: a batch of update statements {q, u, upsert, multi, arrayFilters, hint, collation, c}.
 
 import { Int32 } from 'bson';
+import type { Timestamp } from 'bson';
+import type { OperationContext, ServerServices } from '../context.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
@@ -10,6 +12,7 @@ import {
   compileQueryFilter,
   textSearchHook,
   compileQueryUpdate,
+  compileQuerySort,
   updateStatementExpressions,
 } from '../../query/language.js';
 import { t, typeNameOf } from '../args.js';
@@ -34,8 +37,10 @@ import type { UpdateOutcome } from './write-exec.js';
 import { privileges, targetResource } from '../authorization.js';
 import { privilege } from '../../auth/privileges.js';
 import type { ActionType } from '../../auth/actions.js';
+import { supports } from '../version.js';
 
-// MongoDB 7.0 has no `sort` in update statements (8.0 added it): it is an unknown field here.
+// MongoDB 7.0 has no `sort` in update statements (8.0 added it): reporting 7.0 it is an
+// unknown field (version.ts decides).
 const statementFields = new Set([
   'q',
   'u',
@@ -59,16 +64,23 @@ export interface ParsedUpdateStatement {
   readonly collation: BsonDocument | undefined;
   /** Constants for a pipeline update (`c`). */
   readonly c: BsonDocument | undefined;
+  /** 8.0: the first matched document in this order is the one updated (multi: false only). */
+  readonly sort: BsonDocument | undefined;
 }
 
-function parseStatement(raw: BsonValue): ParsedUpdateStatement {
+export interface StatementParseOptions {
+  /** `sort` is a field of the statement (the server reports 8.0). */
+  readonly sort: boolean;
+}
+
+function parseStatement(raw: BsonValue, options: StatementParseOptions): ParsedUpdateStatement {
   if (!isPlainDocument(raw))
     throw new CommandError(
       ErrorCode.TypeMismatch,
       "BSON field 'update.updates' contains an element that is not an object",
     );
   for (const k of Object.keys(raw)) {
-    if (!statementFields.has(k))
+    if (!statementFields.has(k) && !(k === 'sort' && options.sort))
       throw new CommandError(
         ErrorCode.Location40415,
         `BSON field 'update.updates.${k}' is an unknown field.`,
@@ -119,6 +131,16 @@ function parseStatement(raw: BsonValue): ParsedUpdateStatement {
   // A replacement with multi: true is refused per statement (a writeError, code 9) by the
   // update compiler, as mongod does; it is not a malformed command.
   const multi = raw['multi'] === true;
+  const sort = raw['sort'];
+  if (sort !== undefined && !isPlainDocument(sort)) {
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field 'update.updates.sort' is the wrong type '${typeNameOf(sort)}', expected type 'object'`,
+    );
+  }
+  // mongod checks this before running the batch's statements: the command fails (code 9).
+  if (sort !== undefined && multi)
+    throw new CommandError(ErrorCode.FailedToParse, 'Cannot specify sort with multi=true');
   return {
     q,
     u: u as BsonDocument | BsonDocument[],
@@ -128,6 +150,64 @@ function parseStatement(raw: BsonValue): ParsedUpdateStatement {
     hint: raw['hint'],
     collation: collation as BsonDocument | undefined,
     c,
+    sort,
+  };
+}
+
+/** What a statement's filter and update are compiled against: the command and its target. */
+export interface StatementScope {
+  readonly services: ServerServices;
+  readonly op: OperationContext;
+  readonly db: string;
+  /** The collection as the client named it (a time-series view's name, not its buckets'). */
+  readonly name: string;
+  readonly let: BsonDocument | undefined;
+  readonly clusterTime: Timestamp | undefined;
+}
+
+/** Compiles an update statement (update, bulkWrite): filter, update, sort, collation. */
+export function updateSpecOf(scope: StatementScope, stmt: ParsedUpdateStatement): UpdateSpec {
+  const { services, op, db, name } = scope;
+  // One expression context per statement, as mongod's: `let`, then the statement's `c`
+  // (pipelines only), shared by the update and the filter, parsed in that order.
+  const collator = resolveCollation(
+    services.catalog.get(db, name, op.access.transaction),
+    stmt.collation,
+  );
+  const expressions = updateStatementExpressions(
+    commandExpressions({
+      let: scope.let,
+      clusterTime: scope.clusterTime,
+      collator,
+      scripting: scriptingOf(services, op),
+    }),
+    stmt.u,
+    stmt.c,
+  );
+  const compiled = compileQueryUpdate(stmt.u, {
+    arrayFilters: stmt.arrayFilters,
+    multi: stmt.multi,
+    expressions,
+    collator,
+  });
+  const sort = compileQuerySort(stmt.sort, collator);
+  return {
+    filter: stmt.q,
+    sort: sort.comparator,
+    naturalSort: sort.natural,
+    matcher: compileQueryFilter(stmt.q, {
+      expressions,
+      collator,
+      textSearch: textSearchHook(
+        `${db}.${name}`,
+        services.catalog.get(db, name, op.access.transaction),
+      ),
+    }),
+    collator,
+    update: compiled,
+    multi: stmt.multi,
+    upsert: stmt.upsert,
+    hint: stmt.hint,
   };
 }
 
@@ -184,7 +264,8 @@ export const update = defineCommand({
     checkBatchSize(args.updates.length);
     // Statement structure is validated up front, as mongod's IDL does: a malformed statement
     // fails the whole command; execution errors become per-statement writeErrors.
-    const parsed = args.updates.map(parseStatement);
+    const parseOptions = { sort: supports(services.config.reported, 'updateSort') };
+    const parsed = args.updates.map((raw) => parseStatement(raw, parseOptions));
     // A time-series collection: the statements 7.0 allows become updates of its buckets' meta.
     const ts = timeseriesTargetOf(services, op, db, name);
     if (ts !== undefined) refuseTimeseriesWriteInTransaction(op, ts, 'update');
@@ -198,47 +279,17 @@ export const update = defineCommand({
           });
     const coll = services.catalog.get(db, name, op.access.transaction);
     for (const st of statements) resolveHint(coll, st.hint);
-    const clusterTime = clusterTimeOf(services);
+    const scope: StatementScope = {
+      services,
+      op,
+      db,
+      name,
+      let: args.let,
+      clusterTime: clusterTimeOf(services),
+    };
     const specOf = (stmt: (typeof statements)[number]): UpdateSpec => {
       if (stmt.refusal !== undefined) throw stmt.refusal;
-      // One expression context per statement, as mongod's: `let`, then the statement's `c`
-      // (pipelines only), shared by the update and the filter, parsed in that order.
-      const collator = resolveCollation(
-        services.catalog.get(db, name, op.access.transaction),
-        stmt.collation,
-      );
-      const expressions = updateStatementExpressions(
-        commandExpressions({
-          let: args.let,
-          clusterTime,
-          collator,
-          scripting: scriptingOf(services, op),
-        }),
-        stmt.u,
-        stmt.c,
-      );
-      const compiled = compileQueryUpdate(stmt.u, {
-        arrayFilters: stmt.arrayFilters,
-        multi: stmt.multi,
-        expressions,
-        collator,
-      });
-      return {
-        filter: stmt.q,
-        matcher: compileQueryFilter(stmt.q, {
-          expressions,
-          collator,
-          textSearch: textSearchHook(
-            `${db}.${name}`,
-            services.catalog.get(db, name, op.access.transaction),
-          ),
-        }),
-        collator,
-        update: compiled,
-        multi: stmt.multi,
-        upsert: stmt.upsert,
-        hint: stmt.hint,
-      };
+      return updateSpecOf(scope, stmt);
     };
     const outcome = await runWriteBatch(
       services,

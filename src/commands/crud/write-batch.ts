@@ -59,6 +59,8 @@ export interface BatchOptions {
   readonly ordered: boolean;
   /** The command's bypassDocumentValidation. */
   readonly bypassDocumentValidation?: boolean | undefined;
+  /** A statement error after which no statement runs, even in an unordered batch (bulkWrite's reply size cap). */
+  readonly endsBatch?: ((e: CommandError) => boolean) | undefined;
 }
 
 /**
@@ -210,7 +212,7 @@ export async function runWriteBatch<S, R>(
           // as in mongod: there are no partial writeErrors inside a transaction.
           if (!isCommandError(e) || op.access.transaction !== undefined) throw e;
           errors.push(writeErrorEntry(i, e));
-          if (ordered || close) {
+          if (ordered || close || options.endsBatch?.(e) === true) {
             halted = true;
             break;
           }

@@ -41,6 +41,8 @@ export interface UpdateSpec {
   readonly multi: boolean;
   readonly upsert: boolean;
   readonly sort?: RowComparator | undefined;
+  /** A sort of {$natural: ±1}: record order, unless the hint names one. */
+  readonly naturalSort?: 1 | -1 | undefined;
   /** The statement's collation (the matcher and sort already use it; the planner must know). */
   readonly collator?: Collator | undefined;
   /** The statement's hint: an index name or key pattern, or {$natural: ±1}. */
@@ -91,7 +93,7 @@ export function executeUpdate(w: WriteContext, ns: Namespace, spec: UpdateSpec):
           collator: spec.collator,
           // The statement's hint picks the index (or {$natural: ±1} a collection scan), as for find.
           hint: spec.hint,
-          natural: resolveHint(undefined, spec.hint).natural,
+          natural: resolveHint(undefined, spec.hint).natural ?? spec.naturalSort,
         });
   if (matched.length === 0) {
     if (!spec.upsert) return { n: 0, nModified: 0 };

@@ -18,10 +18,6 @@ import { noAuth } from '../authorization.js';
 import { saslSupportedMechs, speculativeAuthenticate } from '../auth/sasl.js';
 import { interruptedError } from '../operations.js';
 
-export const maxWireVersion = 21;
-export const serverVersion = '7.0.14';
-export const versionArray = [7, 0, 14, 0];
-
 /** The replica set's one election: term 1, a fixed electionId. */
 export const electionId = new ObjectId('7fffffff0000000000000001');
 
@@ -247,7 +243,7 @@ async function runHello(
     logicalSessionTimeoutMinutes: new Int32(limits.logicalSessionTimeoutMinutes),
     connectionId: new Int32(connection.id),
     minWireVersion: new Int32(0),
-    maxWireVersion: new Int32(maxWireVersion),
+    maxWireVersion: new Int32(services.config.reported.maxWireVersion),
     readOnly: false,
   });
   negotiateCompression(

@@ -14,7 +14,7 @@ import { t } from '../args.js';
 import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
-import { maxWireVersion, serverVersion, versionArray } from './handshake.js';
+import type { ReportedVersion } from '../version.js';
 import { componentVerbosity, parseLogLevel, setComponentVerbosity } from './log-commands.js';
 import { authenticatedOnly, noAuth, onCluster } from '../authorization.js';
 
@@ -27,9 +27,9 @@ export const buildInfo = defineCommand({
   args: {},
   traits: { apiVersion1: false },
   run: ({ services }) => ({
-    version: serverVersion,
+    version: services.config.reported.version,
     gitVersion: '0000000000000000000000000000000000000000',
-    versionArray: versionArray.map(int),
+    versionArray: services.config.reported.versionArray.map(int),
     bits: int(64),
     debug: false,
     maxBsonObjectSize: int(limits.bsonObjectSizeMax),
@@ -110,10 +110,13 @@ function byteCount(name: string, v: unknown, max: number, min = 0): number {
 }
 
 /** Server parameters reported by getParameter and changed by setParameter. */
-export function defaultParameters(services: { enableTestCommands: boolean }): Map<string, unknown> {
+export function defaultParameters(services: {
+  enableTestCommands: boolean;
+  reported: ReportedVersion;
+}): Map<string, unknown> {
   return new Map<string, unknown>([
     ['enableTestCommands', services.enableTestCommands],
-    ['featureCompatibilityVersion', { version: '7.0' }],
+    ['featureCompatibilityVersion', { version: services.reported.featureCompatibilityVersion }],
     ['ttlMonitorSleepSecs', int(60)],
     ['ttlMonitorEnabled', true],
     ['transactionLifetimeLimitSeconds', int(60)],
@@ -477,7 +480,7 @@ export const serverStatus = defineCommand({
   run: ({ services, body }) => {
     const reply: BsonDocument = {
       host: os.hostname(),
-      version: serverVersion,
+      version: services.config.reported.version,
       process: 'secantusd',
       pid: long(process.pid),
       uptime: new Double(Math.floor(uptimeSecs(services))),
@@ -624,5 +627,3 @@ export const serverInfoCommands: CommandDefinition[] = [
   listCommands,
   getFreeMonitoringStatus,
 ];
-
-export { maxWireVersion };

@@ -22,7 +22,10 @@ const EMBED_JS = new URL('../../../src/embed/index.js', import.meta.url);
 
 interface EmbedModule {
   SecantusServer?: {
-    start(options: { replSet: string }): Promise<{ uri: string; stop(): Promise<void> }>;
+    start(options: {
+      replSet: string;
+      compatibilityVersion?: string;
+    }): Promise<{ uri: string; stop(): Promise<void> }>;
   };
 }
 
@@ -46,12 +49,15 @@ export async function acquireServer(topology: 'single' | 'replicaset'): Promise<
   if (mod.SecantusServer === undefined || typeof mod.SecantusServer.start !== 'function') {
     throw new NoServerError('src/embed/index.ts does not export SecantusServer.start');
   }
+  // SECANTUS_COMPATIBILITY_VERSION (e.g. 8.0): the MongoDB version the server presents as.
+  const compat = process.env.SECANTUS_COMPATIBILITY_VERSION;
   const server = await mod.SecantusServer.start({
     replSet: topology === 'replicaset' ? 'rs0' : '',
+    ...(compat === undefined || compat === '' ? {} : { compatibilityVersion: compat }),
   });
   return {
     uri: server.uri,
-    source: `in-process SecantusServer (${topology})`,
+    source: `in-process SecantusServer (${topology}${compat ? `, as ${compat}` : ''})`,
     stop: () => server.stop(),
   };
 }
