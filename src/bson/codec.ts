@@ -89,6 +89,29 @@ export function sendAsDecodedFrom(doc: BsonDocument, size: number): boolean {
 }
 
 /**
+ * A cursor batch entry that is a stored record's bytes, put in the batch without being
+ * decoded (nobody looked inside the record). encodeReply copies the bytes; any other encoder
+ * (the bson package calls toBSON) gets the decoded document, so the reply means the same.
+ */
+export class StoredBytes {
+  constructor(readonly bytes: Uint8Array) {}
+
+  toBSON(): BsonDocument {
+    return decodeDocument(this.bytes);
+  }
+}
+
+/**
+ * Whether a stored record's bytes can go into a reply as they are: they hold no element of
+ * the deprecated undefined type (0x06), which the decode/encode path sends as null. Stored
+ * documents are no deeper than bsonDepthMax (< commandDepthMax, checked in limits.ts) and
+ * their field names cannot hold a NUL, so the outgoing checks hold for them.
+ */
+export function sendableAsStored(bytes: Uint8Array): boolean {
+  return !holdsUndefined(bytes, 0);
+}
+
+/**
  * encodeDocument(body) for a command reply, after `headroom` bytes left for the caller (the
  * OP_MSG header), in one buffer. A cursor reply ({cursor: {firstBatch | nextBatch: [...]}})
  * whose batch holds documents marked by sendAsDecodedFrom is assembled around their bytes:
@@ -109,6 +132,7 @@ export function encodeReply(body: BsonDocument, headroom = 0): Buffer {
   const cursorAt = valueOffset(outer, 'cursor');
   const fieldAt = valueOffset(inner, field);
   const encoded = docs.map((d) => {
+    if (d instanceof StoredBytes) return d.bytes;
     const own = isPlainDocument(d) && sentAsStored.has(d) ? sourceBytes.get(d) : undefined;
     return own ?? encodeDocument(d as BsonDocument);
   });
@@ -133,7 +157,7 @@ export function encodeReply(body: BsonDocument, headroom = 0): Buffer {
 /** The cursor batch of a reply if it holds a document to send as its stored bytes. */
 function storedBatchOf(
   body: BsonDocument,
-): { cursor: BsonDocument; field: string; docs: readonly BsonValue[] } | undefined {
+): { cursor: BsonDocument; field: string; docs: readonly unknown[] } | undefined {
   const cursor = body['cursor'];
   if (!isPlainDocument(cursor)) return undefined;
   const field = Array.isArray(cursor['firstBatch'])
@@ -142,8 +166,8 @@ function storedBatchOf(
       ? 'nextBatch'
       : undefined;
   if (field === undefined) return undefined;
-  const docs = cursor[field] as BsonValue[];
-  return docs.some((d) => isPlainDocument(d) && sentAsStored.has(d))
+  const docs = cursor[field] as unknown[];
+  return docs.some((d) => d instanceof StoredBytes || (isPlainDocument(d) && sentAsStored.has(d)))
     ? { cursor, field, docs }
     : undefined;
 }

@@ -5,7 +5,8 @@
 // names, `__proto__` keys, the deprecated undefined type) both store byte-identical records
 // and oplog entries, read here from the storage engine itself. A find sends stored documents
 // as their bytes (src/query/exec/cursor.ts): its replies are byte-identical to aggregate's,
-// which decodes and encodes.
+// which decodes and encodes. A find nothing looks inside (no filter, projection or sort) puts
+// the records into its batches undecoded (src/query/exec/cursor.ts, storedBytesOf).
 //
 // Field names that are array indexes ("1", "10") are the one known difference: a decoded
 // document is a JS object, which lists such keys first, so the decode/encode path moves them
@@ -286,7 +287,12 @@ test('documents stored from their wire bytes are byte-identical to decode and en
         const aggregated = (await coll
           .aggregate([{ $match: {} }], { raw: true })
           .toArray()) as unknown[];
+        // A filter that matches all but reads each record makes find decode them.
+        const decoded = (await coll
+          .find({ absent: { $exists: false } }, { raw: true, batchSize: 2 })
+          .toArray()) as unknown[];
         assert.deepEqual(found, aggregated);
+        assert.deepEqual(found, decoded);
         assert.deepEqual(found, stored.records);
       }
     }),
@@ -306,4 +312,41 @@ test('a stored wire document keeps array-index field names where the client put 
     [...elementsOf((await storedBytes(c)).records[0] ?? Buffer.alloc(5))].map(([, n]) => n);
   assert.deepEqual(await names('order-seq'), ['_id', 'b', '1']);
   assert.deepEqual(await names('order-body'), ['1', '_id', 'b']);
+});
+
+test('undecoded records in a batch keep the batch byte cap and the decoding paths', async () => {
+  const coll = client.db('rawbytes').collection<{ _id: number; pad: string }>('big');
+  const pad = 'x'.repeat(6 * 1024 * 1024);
+  await coll.insertMany([0, 1, 2].map((i) => ({ _id: i, pad })));
+  // 3 × 6 MiB: the first batch stops before 16 MiB, whichever way the records go.
+  for (const filter of [{}, { absent: { $exists: false } }]) {
+    const reply = await client.db('rawbytes').command({ find: 'big', filter, batchSize: 10 });
+    const cursor = reply['cursor'] as Document;
+    assert.equal((cursor['firstBatch'] as Document[]).length, 2);
+    assert.deepEqual(
+      (cursor['firstBatch'] as Document[]).map((d) => d['_id']),
+      [0, 1],
+    );
+    const more = await client
+      .db('rawbytes')
+      .command({ getMore: cursor['id'], collection: 'big', batchSize: 10 });
+    assert.deepEqual(
+      ((more['cursor'] as Document)['nextBatch'] as Document[]).map((d) => d['pad'] === pad),
+      [true],
+    );
+  }
+  // Whatever reshapes the documents still decodes them.
+  const withId: Document[] = await coll
+    .find({}, { showRecordId: true, projection: { pad: 0 } })
+    .toArray();
+  assert.deepEqual(
+    withId.map((d) => [d['_id'], typeof d['$recordId']]),
+    [
+      [0, 'number'],
+      [1, 'number'],
+      [2, 'number'],
+    ],
+  );
+  const sorted = await coll.find({}, { sort: { _id: -1 }, projection: { _id: 1 } }).toArray();
+  assert.deepEqual(sorted, [{ _id: 2 }, { _id: 1 }, { _id: 0 }]);
 });

@@ -40,6 +40,9 @@ export interface Row {
   readonly details?: MatchDetailsSink;
   /** The index key the row was found by (index plans), for returnKey. */
   readonly indexKey?: BsonDocument;
+  /** The record's stored bytes while nothing has read `doc` (`decoded` false): StoredRecord. */
+  readonly bytes?: Uint8Array;
+  readonly decoded?: boolean;
 }
 
 export interface StageStats {
@@ -85,6 +88,8 @@ export class CollScanStage implements PlanStage {
   /** A record whose filter deferred its answer (NEED_TIME): evaluated again first. */
   private held: StoredRecord | undefined;
   private done = false;
+  /** The filter is absent or empty: records are not looked at. */
+  private readonly matchesAll: boolean;
 
   /**
    * @param tailable a tailable cursor's scan (capped collections): at the end of the records it
@@ -98,6 +103,7 @@ export class CollScanStage implements PlanStage {
   ) {
     this.stats = newStats('COLLSCAN', [], { direction: reverse ? 'backward' : 'forward' });
     this.stats.docsExamined = 0;
+    this.matchesAll = matchesEverything(filter);
   }
 
   next(view: ReadView): Pull {
@@ -135,6 +141,11 @@ export class CollScanStage implements PlanStage {
         this.last = rec.recordId;
         this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
       }
+      if (this.matchesAll) {
+        // Nothing to look at: the record goes on undecoded (the cursor may send its bytes).
+        this.stats.nReturned++;
+        return rec;
+      }
       const details: MatchDetailsSink = {};
       const m = matchRow(this.filter, rec.doc, details);
       if (m === NEED_TIME) {
@@ -149,6 +160,16 @@ export class CollScanStage implements PlanStage {
       if (sliceDue()) return NEED_TIME;
     }
   }
+}
+
+/** Whether `filter` is absent or matches every document without reading it (`{}`). */
+export function matchesEverything(filter: DocumentFilter | undefined): boolean {
+  if (filter === undefined) return true;
+  const tree = (filter as { tree?: { kind: string; children?: readonly unknown[] } }).tree;
+  return (
+    tree !== undefined &&
+    (tree.kind === 'alwaysTrue' || (tree.kind === 'and' && tree.children?.length === 0))
+  );
 }
 
 /**
