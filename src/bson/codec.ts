@@ -7,7 +7,7 @@
 // decoded DBRef is rebuilt from the bytes, in their order.
 
 import { isUtf8 } from 'node:buffer';
-import { DBRef, calculateObjectSize, deserialize, serialize } from 'bson';
+import { Code, DBRef, calculateObjectSize, deserialize, serialize } from 'bson';
 import { invariant } from '../errors.js';
 import { setOwn } from './document.js';
 import type { BsonDocument, BsonValue } from './types.js';
@@ -393,35 +393,77 @@ function stringAt(bytes: Uint8Array, at: number): string {
 /**
  * The decoded value of the embedded document (or array) at `start`, with every DBRef in it
  * (and itself) made a plain document again. Plain documents and arrays are fixed in place.
+ * Of a name that occurs more than once, decoding keeps the value of the last occurrence at
+ * the place of the first: only the last one's bytes describe the value.
  */
 function restoreDocument(decoded: unknown, bytes: Uint8Array, start: number): BsonValue {
   const end = start + int32At(bytes, start) - 1;
   const ref = decoded instanceof DBRef ? decoded : undefined;
   const out = ref === undefined ? (decoded as BsonDocument | BsonValue[]) : ({} as BsonDocument);
+  const last = Array.isArray(out) ? undefined : lastOccurrences(bytes, start);
   let at = start + 4;
   let index = 0;
   while (at < end) {
     const type = bytes[at] as number;
     const [name, valueAt] = elementName(bytes, at);
+    const isLast = last === undefined || last.get(name) === at;
     if (ref !== undefined) {
-      // $ref and $db are read from the bytes: the class splits a "db.collection" $ref.
-      const value =
-        name === '$ref' || name === '$db'
-          ? stringAt(bytes, valueAt)
-          : name === '$id'
-            ? ref.oid
-            : (ref.fields[name] as BsonValue);
-      setOwn(
-        out as BsonDocument,
-        name,
-        type === OBJECT || type === ARRAY ? restoreDocument(value, bytes, valueAt) : value,
-      );
+      if (!isLast) {
+        // Holds the name's place; the last occurrence sets the value.
+        setOwn(out as BsonDocument, name, null);
+      } else {
+        // $ref and $db are read from the bytes: the class splits a "db.collection" $ref.
+        const value =
+          name === '$ref' || name === '$db'
+            ? stringAt(bytes, valueAt)
+            : name === '$id'
+              ? ref.oid
+              : (ref.fields[name] as BsonValue);
+        setOwn(
+          out as BsonDocument,
+          name,
+          type === OBJECT || type === ARRAY ? restoreDocument(value, bytes, valueAt) : value,
+        );
+        if (type === CODE_WITH_SCOPE) restoreScope(value, bytes, valueAt);
+      }
+    } else if (!isLast) {
+      // Not the value decoding kept.
     } else if (type === OBJECT || type === ARRAY) {
       if (Array.isArray(out)) out[index] = restoreDocument(out[index], bytes, valueAt);
       else setOwn(out, name, restoreDocument(out[name], bytes, valueAt));
+    } else if (type === CODE_WITH_SCOPE) {
+      restoreScope(Array.isArray(out) ? out[index] : out[name], bytes, valueAt);
     }
     at = valueAt + valueSize(type, bytes, valueAt);
     index++;
   }
   return out as BsonValue;
+}
+
+/**
+ * Where the last element of each name starts in the document at `start`, or undefined when
+ * no name occurs twice (then every element is its name's last).
+ */
+function lastOccurrences(bytes: Uint8Array, start: number): Map<string, number> | undefined {
+  const end = start + int32At(bytes, start) - 1;
+  const last = new Map<string, number>();
+  let duplicated = false;
+  let at = start + 4;
+  while (at < end) {
+    const type = bytes[at] as number;
+    const [name, valueAt] = elementName(bytes, at);
+    if (last.has(name)) duplicated = true;
+    last.set(name, at);
+    at = valueAt + valueSize(type, bytes, valueAt);
+  }
+  return duplicated ? last : undefined;
+}
+
+/**
+ * The scope of the decoded code-with-scope value at `at` made DBRef-free like any document:
+ * the package decodes a scope's subdocuments as it does a document's, DBRefs included.
+ */
+function restoreScope(code: unknown, bytes: Uint8Array, at: number): void {
+  if (!(code instanceof Code) || code.scope == null) return;
+  code.scope = restoreDocument(code.scope, bytes, at + 8 + int32At(bytes, at + 4)) as BsonDocument;
 }

@@ -314,6 +314,62 @@ test('a stored wire document keeps array-index field names where the client put 
   assert.deepEqual(await names('order-body'), ['1', '_id', 'b']);
 });
 
+test('a DBRef-shaped document in a code-with-scope scope keeps its field order', async () => {
+  // {_id: 1, c: Code('x', {a: {n: 1, $ref: 'coll', $id: 2}})}: the bson package decodes the
+  // scope's subdocument as a DBRef, which would encode as {$ref, $id, n}.
+  const scope = docOf([
+    element('a', {
+      n: new Int32(1),
+      $ref: 'coll',
+      $id: new Int32(2),
+    } as unknown as BsonDocument),
+  ]);
+  const code = cstring('x');
+  const value = Buffer.alloc(8 + code.length + scope.length);
+  value.writeInt32LE(value.length, 0);
+  value.writeInt32LE(code.length, 4);
+  code.copy(value, 8);
+  scope.copy(value, 8 + code.length);
+  const doc = docOf([
+    element('_id', new Int32(1)),
+    Buffer.concat([Buffer.from([0x0f]), cstring('c'), value]),
+  ]);
+  for (const inSequence of [true, false]) {
+    const name = `scope-${String(inSequence)}`;
+    await client.db('rawbytes').createCollection(name);
+    assert.equal((await insertRaw(name, [doc], inSequence))['n'], 1);
+    assert.deepEqual((await storedBytes(name)).records, [doc]);
+    const coll = client.db('rawbytes').collection(name);
+    for (const sent of [
+      await coll.find({}, { raw: true }).toArray(),
+      await coll.find({ absent: { $exists: false } }, { raw: true }).toArray(),
+      await coll.aggregate([{ $match: {} }], { raw: true }).toArray(),
+    ])
+      assert.deepEqual(sent as unknown[], [doc]);
+  }
+});
+
+test('a repeated name whose first value has a field named like a prototype member', async () => {
+  // {_id: 1, a: {constructor: 0}, a: {$ref: 'c', $id: 1}} was an InternalError (the DBRef
+  // fix-up read the first `a`'s names in the last one's decoded value).
+  const one = new Int32(1);
+  const doc = docOf([
+    element('_id', one),
+    element('a', { constructor: new Int32(0) } as unknown as BsonDocument),
+    element('a', { $ref: 'c', $id: one } as unknown as BsonDocument),
+  ]);
+  const stored: Buffer[] = [];
+  for (const inSequence of [true, false]) {
+    const name = `repeated-${String(inSequence)}`;
+    await client.db('rawbytes').createCollection(name);
+    const reply = await insertRaw(name, [doc], inSequence);
+    assert.deepEqual([reply['ok'], reply['n'], reply['writeErrors']], [1, 1, undefined]);
+    stored.push(...(await storedBytes(name)).records);
+  }
+  const kept = docOf([element('_id', one), element('a', { $ref: 'c', $id: one } as never)]);
+  assert.deepEqual(stored, [kept, kept]);
+});
+
 test('undecoded records in a batch keep the batch byte cap and the decoding paths', async () => {
   const coll = client.db('rawbytes').collection<{ _id: number; pad: string }>('big');
   const pad = 'x'.repeat(6 * 1024 * 1024);
