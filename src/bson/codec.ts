@@ -111,6 +111,64 @@ export function sendableAsStored(bytes: Uint8Array): boolean {
   return !holdsUndefined(bytes, 0);
 }
 
+// ---- Decoding some top-level fields only ---------------------------------------------------
+
+/** Top-level field names to decode (decodeFields), as their UTF-8 bytes: made once, reused. */
+export class FieldNames {
+  private readonly encoded: readonly Buffer[];
+
+  constructor(names: Iterable<string>) {
+    this.encoded = [...new Set(names)].map((n) => Buffer.from(n, 'utf8'));
+  }
+
+  /** Whether the name at bytes[from, to) is one of them. */
+  has(bytes: Uint8Array, from: number, to: number): boolean {
+    const length = to - from;
+    for (const name of this.encoded) {
+      if (name.length !== length) continue;
+      let i = 0;
+      while (i < length && name[i] === bytes[from + i]) i++;
+      if (i === length) return true;
+    }
+    return false;
+  }
+}
+
+/**
+ * The top-level fields of the stored document `bytes` named in `names`, decoded as
+ * decodeDocument(bytes) decodes them, in a document of their own: their elements are copied,
+ * in order, into one small document that decodeDocument decodes (a repeated name keeps its
+ * last value, a DBRef-shaped value stays a plain document, code-with-scope scopes too). The
+ * bytes must be valid (a stored record); only the copied fields' strings are checked again.
+ */
+export function decodeFields(bytes: Uint8Array, names: FieldNames): BsonDocument {
+  const end = int32At(bytes, 0) - 1;
+  let at = 4;
+  let size = 5;
+  let ranges: number[] | undefined;
+  while (at < end) {
+    const type = bytes[at] as number;
+    const nameEnd = cstringEnd(bytes, at + 1);
+    const next = nameEnd + 1 + valueSize(type, bytes, nameEnd + 1);
+    if (names.has(bytes, at + 1, nameEnd)) {
+      (ranges ??= []).push(at, next);
+      size += next - at;
+    }
+    at = next;
+  }
+  if (ranges === undefined) return {};
+  const out = Buffer.allocUnsafe(size);
+  out.writeInt32LE(size, 0);
+  let to = 4;
+  for (let i = 0; i < ranges.length; i += 2) {
+    const [from, until] = [ranges[i] as number, ranges[i + 1] as number];
+    out.set(bytes.subarray(from, until), to);
+    to += until - from;
+  }
+  out[to] = 0;
+  return decodeDocument(out);
+}
+
 /**
  * encodeDocument(body) for a command reply, after `headroom` bytes left for the caller (the
  * OP_MSG header), in one buffer. A cursor reply ({cursor: {firstBatch | nextBatch: [...]}})
