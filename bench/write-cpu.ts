@@ -6,10 +6,11 @@
 // --root: the repository tree whose src/ to run (default this one), e.g. a `git archive` of
 // another commit with node_modules linked, to compare before and after a change.
 // Per repetition, on a fresh collection: insertMany of the 10k-document dataset (lib/dataset.ts),
-// find of all, 500 pings, 500 point reads by _id, a change stream drained of the insert's first 1,000
-// events, updateMany of half with $inc/$set (logged as a diff), updateMany of the other half
-// with a pipeline, deleteMany of half. One warm-up round first; prints the median CPU ms of
-// each, and every sample.
+// find of all, a find of a tenth (a filter on one unindexed field), countDocuments and a
+// $match + $group of half, 500 pings, 500 point reads by _id, a change stream drained of the
+// insert's first 1,000 events, updateMany of half with $inc/$set (logged as a diff), updateMany
+// of the other half with a pipeline, deleteMany of half. One warm-up round first; prints the
+// median CPU ms of each, and every sample.
 
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -86,6 +87,9 @@ async function main(): Promise<void> {
     const samples = {
       insertMany: [] as number[],
       findAll: [] as number[],
+      findFiltered: [] as number[],
+      countFiltered: [] as number[],
+      matchGroup: [] as number[],
       ping500: [] as number[],
       pointReads500: [] as number[],
       changeStream1k: [] as number[],
@@ -111,6 +115,20 @@ async function main(): Promise<void> {
       await session.endSession();
       await time(warm ? undefined : samples.insertMany, () => c.insertMany(batch));
       await time(warm ? undefined : samples.findAll, () => c.find({}).toArray());
+      await time(warm ? undefined : samples.findFiltered, () =>
+        c.find({ value: { $lt: 0.1 } }).toArray(),
+      );
+      await time(warm ? undefined : samples.countFiltered, () =>
+        c.countDocuments({ value: { $lt: 0.5 } }),
+      );
+      await time(warm ? undefined : samples.matchGroup, () =>
+        c
+          .aggregate([
+            { $match: { value: { $lt: 0.5 } } },
+            { $group: { _id: '$group', n: { $sum: 1 } } },
+          ])
+          .toArray(),
+      );
       const ids = batch.slice(0, 500).map((d) => d['_id'] as ObjectId);
       await time(warm ? undefined : samples.ping500, async () => {
         for (let n = 0; n < 500; n++) await db.command({ ping: 1 });

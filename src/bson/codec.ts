@@ -7,7 +7,7 @@
 // decoded DBRef is rebuilt from the bytes, in their order.
 
 import { isUtf8 } from 'node:buffer';
-import { DBRef, calculateObjectSize, deserialize, serialize } from 'bson';
+import { Code, DBRef, calculateObjectSize, deserialize, serialize } from 'bson';
 import { invariant } from '../errors.js';
 import { setOwn } from './document.js';
 import type { BsonDocument, BsonValue } from './types.js';
@@ -89,6 +89,87 @@ export function sendAsDecodedFrom(doc: BsonDocument, size: number): boolean {
 }
 
 /**
+ * A cursor batch entry that is a stored record's bytes, put in the batch without being
+ * decoded (nobody looked inside the record). encodeReply copies the bytes; any other encoder
+ * (the bson package calls toBSON) gets the decoded document, so the reply means the same.
+ */
+export class StoredBytes {
+  constructor(readonly bytes: Uint8Array) {}
+
+  toBSON(): BsonDocument {
+    return decodeDocument(this.bytes);
+  }
+}
+
+/**
+ * Whether a stored record's bytes can go into a reply as they are: they hold no element of
+ * the deprecated undefined type (0x06), which the decode/encode path sends as null. Stored
+ * documents are no deeper than bsonDepthMax (< commandDepthMax, checked in limits.ts) and
+ * their field names cannot hold a NUL, so the outgoing checks hold for them.
+ */
+export function sendableAsStored(bytes: Uint8Array): boolean {
+  return !holdsUndefined(bytes, 0);
+}
+
+// ---- Decoding some top-level fields only ---------------------------------------------------
+
+/** Top-level field names to decode (decodeFields), as their UTF-8 bytes: made once, reused. */
+export class FieldNames {
+  private readonly encoded: readonly Buffer[];
+
+  constructor(names: Iterable<string>) {
+    this.encoded = [...new Set(names)].map((n) => Buffer.from(n, 'utf8'));
+  }
+
+  /** Whether the name at bytes[from, to) is one of them. */
+  has(bytes: Uint8Array, from: number, to: number): boolean {
+    const length = to - from;
+    for (const name of this.encoded) {
+      if (name.length !== length) continue;
+      let i = 0;
+      while (i < length && name[i] === bytes[from + i]) i++;
+      if (i === length) return true;
+    }
+    return false;
+  }
+}
+
+/**
+ * The top-level fields of the stored document `bytes` named in `names`, decoded as
+ * decodeDocument(bytes) decodes them, in a document of their own: their elements are copied,
+ * in order, into one small document that decodeDocument decodes (a repeated name keeps its
+ * last value, a DBRef-shaped value stays a plain document, code-with-scope scopes too). The
+ * bytes must be valid (a stored record); only the copied fields' strings are checked again.
+ */
+export function decodeFields(bytes: Uint8Array, names: FieldNames): BsonDocument {
+  const end = int32At(bytes, 0) - 1;
+  let at = 4;
+  let size = 5;
+  let ranges: number[] | undefined;
+  while (at < end) {
+    const type = bytes[at] as number;
+    const nameEnd = cstringEnd(bytes, at + 1);
+    const next = nameEnd + 1 + valueSize(type, bytes, nameEnd + 1);
+    if (names.has(bytes, at + 1, nameEnd)) {
+      (ranges ??= []).push(at, next);
+      size += next - at;
+    }
+    at = next;
+  }
+  if (ranges === undefined) return {};
+  const out = Buffer.allocUnsafe(size);
+  out.writeInt32LE(size, 0);
+  let to = 4;
+  for (let i = 0; i < ranges.length; i += 2) {
+    const [from, until] = [ranges[i] as number, ranges[i + 1] as number];
+    out.set(bytes.subarray(from, until), to);
+    to += until - from;
+  }
+  out[to] = 0;
+  return decodeDocument(out);
+}
+
+/**
  * encodeDocument(body) for a command reply, after `headroom` bytes left for the caller (the
  * OP_MSG header), in one buffer. A cursor reply ({cursor: {firstBatch | nextBatch: [...]}})
  * whose batch holds documents marked by sendAsDecodedFrom is assembled around their bytes:
@@ -109,6 +190,7 @@ export function encodeReply(body: BsonDocument, headroom = 0): Buffer {
   const cursorAt = valueOffset(outer, 'cursor');
   const fieldAt = valueOffset(inner, field);
   const encoded = docs.map((d) => {
+    if (d instanceof StoredBytes) return d.bytes;
     const own = isPlainDocument(d) && sentAsStored.has(d) ? sourceBytes.get(d) : undefined;
     return own ?? encodeDocument(d as BsonDocument);
   });
@@ -133,7 +215,7 @@ export function encodeReply(body: BsonDocument, headroom = 0): Buffer {
 /** The cursor batch of a reply if it holds a document to send as its stored bytes. */
 function storedBatchOf(
   body: BsonDocument,
-): { cursor: BsonDocument; field: string; docs: readonly BsonValue[] } | undefined {
+): { cursor: BsonDocument; field: string; docs: readonly unknown[] } | undefined {
   const cursor = body['cursor'];
   if (!isPlainDocument(cursor)) return undefined;
   const field = Array.isArray(cursor['firstBatch'])
@@ -142,8 +224,8 @@ function storedBatchOf(
       ? 'nextBatch'
       : undefined;
   if (field === undefined) return undefined;
-  const docs = cursor[field] as BsonValue[];
-  return docs.some((d) => isPlainDocument(d) && sentAsStored.has(d))
+  const docs = cursor[field] as unknown[];
+  return docs.some((d) => d instanceof StoredBytes || (isPlainDocument(d) && sentAsStored.has(d)))
     ? { cursor, field, docs }
     : undefined;
 }
@@ -369,35 +451,77 @@ function stringAt(bytes: Uint8Array, at: number): string {
 /**
  * The decoded value of the embedded document (or array) at `start`, with every DBRef in it
  * (and itself) made a plain document again. Plain documents and arrays are fixed in place.
+ * Of a name that occurs more than once, decoding keeps the value of the last occurrence at
+ * the place of the first: only the last one's bytes describe the value.
  */
 function restoreDocument(decoded: unknown, bytes: Uint8Array, start: number): BsonValue {
   const end = start + int32At(bytes, start) - 1;
   const ref = decoded instanceof DBRef ? decoded : undefined;
   const out = ref === undefined ? (decoded as BsonDocument | BsonValue[]) : ({} as BsonDocument);
+  const last = Array.isArray(out) ? undefined : lastOccurrences(bytes, start);
   let at = start + 4;
   let index = 0;
   while (at < end) {
     const type = bytes[at] as number;
     const [name, valueAt] = elementName(bytes, at);
+    const isLast = last === undefined || last.get(name) === at;
     if (ref !== undefined) {
-      // $ref and $db are read from the bytes: the class splits a "db.collection" $ref.
-      const value =
-        name === '$ref' || name === '$db'
-          ? stringAt(bytes, valueAt)
-          : name === '$id'
-            ? ref.oid
-            : (ref.fields[name] as BsonValue);
-      setOwn(
-        out as BsonDocument,
-        name,
-        type === OBJECT || type === ARRAY ? restoreDocument(value, bytes, valueAt) : value,
-      );
+      if (!isLast) {
+        // Holds the name's place; the last occurrence sets the value.
+        setOwn(out as BsonDocument, name, null);
+      } else {
+        // $ref and $db are read from the bytes: the class splits a "db.collection" $ref.
+        const value =
+          name === '$ref' || name === '$db'
+            ? stringAt(bytes, valueAt)
+            : name === '$id'
+              ? ref.oid
+              : (ref.fields[name] as BsonValue);
+        setOwn(
+          out as BsonDocument,
+          name,
+          type === OBJECT || type === ARRAY ? restoreDocument(value, bytes, valueAt) : value,
+        );
+        if (type === CODE_WITH_SCOPE) restoreScope(value, bytes, valueAt);
+      }
+    } else if (!isLast) {
+      // Not the value decoding kept.
     } else if (type === OBJECT || type === ARRAY) {
       if (Array.isArray(out)) out[index] = restoreDocument(out[index], bytes, valueAt);
       else setOwn(out, name, restoreDocument(out[name], bytes, valueAt));
+    } else if (type === CODE_WITH_SCOPE) {
+      restoreScope(Array.isArray(out) ? out[index] : out[name], bytes, valueAt);
     }
     at = valueAt + valueSize(type, bytes, valueAt);
     index++;
   }
   return out as BsonValue;
+}
+
+/**
+ * Where the last element of each name starts in the document at `start`, or undefined when
+ * no name occurs twice (then every element is its name's last).
+ */
+function lastOccurrences(bytes: Uint8Array, start: number): Map<string, number> | undefined {
+  const end = start + int32At(bytes, start) - 1;
+  const last = new Map<string, number>();
+  let duplicated = false;
+  let at = start + 4;
+  while (at < end) {
+    const type = bytes[at] as number;
+    const [name, valueAt] = elementName(bytes, at);
+    if (last.has(name)) duplicated = true;
+    last.set(name, at);
+    at = valueAt + valueSize(type, bytes, valueAt);
+  }
+  return duplicated ? last : undefined;
+}
+
+/**
+ * The scope of the decoded code-with-scope value at `at` made DBRef-free like any document:
+ * the package decodes a scope's subdocuments as it does a document's, DBRefs included.
+ */
+function restoreScope(code: unknown, bytes: Uint8Array, at: number): void {
+  if (!(code instanceof Code) || code.scope == null) return;
+  code.scope = restoreDocument(code.scope, bytes, at + 8 + int32At(bytes, at + 4)) as BsonDocument;
 }

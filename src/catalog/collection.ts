@@ -46,6 +46,31 @@ export interface StoredRecord {
   readonly doc: BsonDocument;
   /** Encoded size of the document in bytes. */
   readonly size: number;
+  /** The stored bytes, for a record read from storage (see storedRecord). */
+  readonly bytes?: Uint8Array;
+  /** False while nobody has read `doc` (reading it decodes the bytes); undefined if eager. */
+  readonly decoded?: boolean;
+}
+
+/**
+ * A record read from storage whose document is decoded when `doc` is first read, then kept.
+ * While `decoded` is false nothing has looked inside it, so `bytes` are exactly what the
+ * decode/encode path would send. (Getters are own properties: a spread copy decodes, and
+ * copies decoded: true.)
+ */
+function storedRecord(recordId: RecordId, bytes: Uint8Array): StoredRecord {
+  let doc: BsonDocument | undefined;
+  return {
+    recordId,
+    size: bytes.length,
+    bytes,
+    get doc(): BsonDocument {
+      return (doc ??= decodeDocumentKeepingBytes(bytes));
+    },
+    get decoded(): boolean {
+      return doc !== undefined;
+    },
+  };
 }
 
 /** A record just written: with the bytes stored, which the oplog entry reuses. */
@@ -203,9 +228,7 @@ export class Collection {
 
   getRecord(view: ReadView, recordId: RecordId): StoredRecord | undefined {
     const bytes = view.get(this.recordTable, encodeRecordId(recordId));
-    return bytes === undefined
-      ? undefined
-      : { recordId, doc: decodeDocumentKeepingBytes(bytes), size: bytes.length };
+    return bytes === undefined ? undefined : storedRecord(recordId, bytes);
   }
 
   findById(view: ReadView, id: BsonValue): StoredRecord | undefined {
@@ -222,11 +245,7 @@ export class Collection {
         ? {}
         : { start: bound, startInclusive: false };
     for (const { key, value } of view.scan(this.recordTable, range)) {
-      yield {
-        recordId: decodeRecordId(key),
-        doc: decodeDocumentKeepingBytes(value),
-        size: value.length,
-      };
+      yield storedRecord(decodeRecordId(key), value);
     }
   }
 

@@ -5,7 +5,8 @@
 // names, `__proto__` keys, the deprecated undefined type) both store byte-identical records
 // and oplog entries, read here from the storage engine itself. A find sends stored documents
 // as their bytes (src/query/exec/cursor.ts): its replies are byte-identical to aggregate's,
-// which decodes and encodes.
+// which decodes and encodes. A find nothing looks inside (no filter, projection or sort) puts
+// the records into its batches undecoded (src/query/exec/cursor.ts, storedBytesOf).
 //
 // Field names that are array indexes ("1", "10") are the one known difference: a decoded
 // document is a JS object, which lists such keys first, so the decode/encode path moves them
@@ -25,6 +26,7 @@ import { Server } from '../../src/server/server.js';
 import { collectionUuid } from '../helpers/driver.js';
 import { RawConnection, opMsgRaw } from '../helpers/wire-client.js';
 import { bsonDocumentArb, bsonValueArb } from '../unit/bson/arbitraries.js';
+import { filterArb } from '../unit/query/filter-arbitraries.js';
 
 let server: Server;
 let client: MongoClient;
@@ -286,12 +288,59 @@ test('documents stored from their wire bytes are byte-identical to decode and en
         const aggregated = (await coll
           .aggregate([{ $match: {} }], { raw: true })
           .toArray()) as unknown[];
+        // A filter that matches all but reads each record makes find decode them.
+        const decoded = (await coll
+          .find({ absent: { $exists: false } }, { raw: true, batchSize: 2 })
+          .toArray()) as unknown[];
         assert.deepEqual(found, aggregated);
+        assert.deepEqual(found, decoded);
         assert.deepEqual(found, stored.records);
       }
     }),
     { numRuns: 25 },
   );
+});
+
+/** A find's documents as raw bytes, or the code it failed with. */
+async function findRaw(coll: string, filter: Document): Promise<unknown> {
+  try {
+    return await client
+      .db('rawbytes')
+      .collection(coll)
+      .find(filter, { raw: true, batchSize: 2 })
+      .toArray();
+  } catch (e) {
+    return { code: (e as { code?: unknown }).code };
+  }
+}
+
+test('a filter matched on the fields it reads sends the same bytes as one that decodes', async () => {
+  // find(filter) on records nothing decoded reads only the filter's top-level fields from
+  // their bytes (src/query/exec/stages.ts, matchRecord) and sends a match as its stored
+  // bytes; {$and: [filter, {$expr: true}]} may read anything, so it decodes each record.
+  let compared = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(rawDocArb, { minLength: 1, maxLength: 6 }),
+      fc.array(filterArb, { minLength: 4, maxLength: 8 }),
+      async (raws, filters) => {
+        const coll = `lazy${collections++}`;
+        await client.db('rawbytes').createCollection(coll);
+        await insertRaw(
+          coll,
+          raws.map((r) => docOf(r.elements)),
+          true,
+        );
+        for (const filter of filters) {
+          const lazy = await findRaw(coll, filter);
+          assert.deepEqual(lazy, await findRaw(coll, { $and: [filter, { $expr: true }] }));
+          if (Array.isArray(lazy)) compared++;
+        }
+      },
+    ),
+    { numRuns: 25 },
+  );
+  assert.ok(compared > 10, `only ${compared} filters were accepted`);
 });
 
 test('a stored wire document keeps array-index field names where the client put them', async () => {
@@ -306,4 +355,97 @@ test('a stored wire document keeps array-index field names where the client put 
     [...elementsOf((await storedBytes(c)).records[0] ?? Buffer.alloc(5))].map(([, n]) => n);
   assert.deepEqual(await names('order-seq'), ['_id', 'b', '1']);
   assert.deepEqual(await names('order-body'), ['1', '_id', 'b']);
+});
+
+test('a DBRef-shaped document in a code-with-scope scope keeps its field order', async () => {
+  // {_id: 1, c: Code('x', {a: {n: 1, $ref: 'coll', $id: 2}})}: the bson package decodes the
+  // scope's subdocument as a DBRef, which would encode as {$ref, $id, n}.
+  const scope = docOf([
+    element('a', {
+      n: new Int32(1),
+      $ref: 'coll',
+      $id: new Int32(2),
+    } as unknown as BsonDocument),
+  ]);
+  const code = cstring('x');
+  const value = Buffer.alloc(8 + code.length + scope.length);
+  value.writeInt32LE(value.length, 0);
+  value.writeInt32LE(code.length, 4);
+  code.copy(value, 8);
+  scope.copy(value, 8 + code.length);
+  const doc = docOf([
+    element('_id', new Int32(1)),
+    Buffer.concat([Buffer.from([0x0f]), cstring('c'), value]),
+  ]);
+  for (const inSequence of [true, false]) {
+    const name = `scope-${String(inSequence)}`;
+    await client.db('rawbytes').createCollection(name);
+    assert.equal((await insertRaw(name, [doc], inSequence))['n'], 1);
+    assert.deepEqual((await storedBytes(name)).records, [doc]);
+    const coll = client.db('rawbytes').collection(name);
+    for (const sent of [
+      await coll.find({}, { raw: true }).toArray(),
+      await coll.find({ absent: { $exists: false } }, { raw: true }).toArray(),
+      await coll.aggregate([{ $match: {} }], { raw: true }).toArray(),
+    ])
+      assert.deepEqual(sent as unknown[], [doc]);
+  }
+});
+
+test('a repeated name whose first value has a field named like a prototype member', async () => {
+  // {_id: 1, a: {constructor: 0}, a: {$ref: 'c', $id: 1}} was an InternalError (the DBRef
+  // fix-up read the first `a`'s names in the last one's decoded value).
+  const one = new Int32(1);
+  const doc = docOf([
+    element('_id', one),
+    element('a', { constructor: new Int32(0) } as unknown as BsonDocument),
+    element('a', { $ref: 'c', $id: one } as unknown as BsonDocument),
+  ]);
+  const stored: Buffer[] = [];
+  for (const inSequence of [true, false]) {
+    const name = `repeated-${String(inSequence)}`;
+    await client.db('rawbytes').createCollection(name);
+    const reply = await insertRaw(name, [doc], inSequence);
+    assert.deepEqual([reply['ok'], reply['n'], reply['writeErrors']], [1, 1, undefined]);
+    stored.push(...(await storedBytes(name)).records);
+  }
+  const kept = docOf([element('_id', one), element('a', { $ref: 'c', $id: one } as never)]);
+  assert.deepEqual(stored, [kept, kept]);
+});
+
+test('undecoded records in a batch keep the batch byte cap and the decoding paths', async () => {
+  const coll = client.db('rawbytes').collection<{ _id: number; pad: string }>('big');
+  const pad = 'x'.repeat(6 * 1024 * 1024);
+  await coll.insertMany([0, 1, 2].map((i) => ({ _id: i, pad })));
+  // 3 × 6 MiB: the first batch stops before 16 MiB, whichever way the records go.
+  for (const filter of [{}, { absent: { $exists: false } }]) {
+    const reply = await client.db('rawbytes').command({ find: 'big', filter, batchSize: 10 });
+    const cursor = reply['cursor'] as Document;
+    assert.equal((cursor['firstBatch'] as Document[]).length, 2);
+    assert.deepEqual(
+      (cursor['firstBatch'] as Document[]).map((d) => d['_id']),
+      [0, 1],
+    );
+    const more = await client
+      .db('rawbytes')
+      .command({ getMore: cursor['id'], collection: 'big', batchSize: 10 });
+    assert.deepEqual(
+      ((more['cursor'] as Document)['nextBatch'] as Document[]).map((d) => d['pad'] === pad),
+      [true],
+    );
+  }
+  // Whatever reshapes the documents still decodes them.
+  const withId: Document[] = await coll
+    .find({}, { showRecordId: true, projection: { pad: 0 } })
+    .toArray();
+  assert.deepEqual(
+    withId.map((d) => [d['_id'], typeof d['$recordId']]),
+    [
+      [0, 'number'],
+      [1, 'number'],
+      [2, 'number'],
+    ],
+  );
+  const sorted = await coll.find({}, { sort: { _id: -1 }, projection: { _id: 1 } }).toArray();
+  assert.deepEqual(sorted, [{ _id: 2 }, { _id: 1 }, { _id: 0 }]);
 });

@@ -8,7 +8,7 @@ import {
 } from '../../bson/outgoing.js';
 import { Long } from 'bson';
 import { calculateObjectSize } from 'bson';
-import { sendAsDecodedFrom } from '../../bson/codec.js';
+import { StoredBytes, sendAsDecodedFrom, sendableAsStored } from '../../bson/codec.js';
 import type { BsonDocument } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
@@ -44,6 +44,8 @@ export interface CursorOptions {
   /**
    * Documents read from storage and sent unchanged go out as their stored bytes
    * (sendAsDecodedFrom): for a cursor whose plan never changes a document in place (find).
+   * A record nothing has decoded goes into the batch as a StoredBytes entry, typed as a
+   * document: such a batch must go straight into a reply (encodeReply copies the bytes).
    */
   readonly sendStoredBytes?: boolean;
 }
@@ -133,6 +135,19 @@ export class ServerCursor {
           if (this.options.tailable !== true) this.exhausted = true;
           break;
         }
+        const stored = this.storedBytesOf(row);
+        if (stored !== undefined) {
+          const size = stored.bytes.length;
+          if (out.length > 0 && bytes + size > limits.batchSizeBytesMax) {
+            this.stash = row;
+            break;
+          }
+          // Typed as a document: sendStoredBytes batches go straight into a reply (encodeReply).
+          out.push(stored as unknown as BsonDocument);
+          bytes += size;
+          if (sliceDue()) await yieldSlice(ctl, resume);
+          continue;
+        }
         const doc = this.options.output ? this.options.output(row) : row.doc;
         // Checked before it is sized or encoded: too deep, too large or unencodable fails
         // the operation with mongod's error, and the server keeps serving.
@@ -167,6 +182,20 @@ export class ServerCursor {
     this.nReturned += out.length;
     this.lastUsedMs = Date.now();
     return out;
+  }
+
+  /**
+   * The row's stored bytes as a batch entry, when the cursor sends stored bytes, nothing
+   * reshapes the row, nothing has read its document, and the bytes are what the decode/encode
+   * path would send (sendableAsStored); else undefined and the row goes the decoding way.
+   */
+  private storedBytesOf(row: Row): StoredBytes | undefined {
+    if (this.options.sendStoredBytes !== true || this.options.output !== undefined)
+      return undefined;
+    const raw = row.bytes;
+    if (raw === undefined || row.decoded !== false) return undefined;
+    if (raw.length > internalDocumentBytesMax || !sendableAsStored(raw)) return undefined;
+    return new StoredBytes(raw);
   }
 
   /** The collection went away: free the plan's resources; the next getMore reports `reason`. */

@@ -13,9 +13,10 @@ import type { IndexEntry } from '../../catalog/index-access.js';
 import type { ReadView } from '../../storage/engine.js';
 import { lazyExtra } from './index-scan.js';
 import type { KeySource } from './index-scan.js';
-import { matchRow } from './stages.js';
+import { fieldNamesOf, matchRecord, matchRow, rowOf } from './stages.js';
 import type { DocumentFilter, MatchDetailsSink, PlanStage, StageStats } from './stages.js';
 import type { StoredRecord } from '../../catalog/collection.js';
+import type { FieldNames } from '../../bson/codec.js';
 import { NEED_TIME, sliceDue } from './yield.js';
 import type { Pull } from './yield.js';
 
@@ -36,6 +37,8 @@ export class FetchStage implements PlanStage {
   readonly stats: StageStats;
   /** A fetched record whose filter deferred its answer (NEED_TIME): evaluated again first. */
   private held: { entry: IndexEntry; rec: StoredRecord; view: ReadView } | undefined;
+  /** The fields the filter reads, when an undecoded record is matched on them alone. */
+  private readonly fields: FieldNames | undefined;
 
   constructor(
     private readonly child: KeySource,
@@ -57,6 +60,7 @@ export class FetchStage implements PlanStage {
         return filter === undefined ? {} : { filter };
       }),
     };
+    this.fields = fieldNamesOf(filter);
   }
 
   next(view: ReadView): Pull {
@@ -76,7 +80,7 @@ export class FetchStage implements PlanStage {
       }
       const { entry: e, rec } = held;
       const details: MatchDetailsSink = {};
-      const m = matchRow(this.filter, rec.doc, details);
+      const m = matchRecord(this.filter, this.fields, rec, details);
       if (m === NEED_TIME) {
         this.held = held;
         return NEED_TIME;
@@ -87,10 +91,13 @@ export class FetchStage implements PlanStage {
         continue;
       }
       this.stats.nReturned++;
-      const row = { doc: rec.doc, recordId: rec.recordId, details };
-      return this.keyShape === undefined
-        ? row
-        : { ...row, indexKey: keyDocument(e, this.keyShape.paths, this.keyShape.directions) };
+      return rowOf(
+        rec,
+        details,
+        this.keyShape === undefined
+          ? undefined
+          : keyDocument(e, this.keyShape.paths, this.keyShape.directions),
+      );
     }
   }
 }

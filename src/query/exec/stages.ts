@@ -12,7 +12,7 @@ import { limits } from '../../limits.js';
 import type { ReadView } from '../../storage/engine.js';
 import type { Collection, StoredRecord } from '../../catalog/collection.js';
 import type { RecordId } from '../../catalog/record-id.js';
-import { decodeDocument, encodeDocument } from '../../bson/codec.js';
+import { FieldNames, decodeDocument, decodeFields, encodeDocument } from '../../bson/codec.js';
 import type { MemoryPolicy } from '../../pipeline/memory.js';
 import { ExternalSorter } from '../../pipeline/spill/sorter.js';
 import type { RecordCodec, SortedStream, SorterStats } from '../../pipeline/spill/sorter.js';
@@ -27,6 +27,11 @@ export type { Pull } from './yield.js';
 /** What a filter stage needs from a compiled filter; details carry the positional match. */
 export interface DocumentFilter {
   matches(doc: BsonDocument, details?: MatchDetailsSink): boolean;
+  /**
+   * The top-level fields `matches` reads, when known: a document of only those fields
+   * matches as the whole does, so a stored record is matched on them alone (decodeFields).
+   */
+  readonly fieldsRead?: readonly string[] | undefined;
 }
 
 /** Where the matcher reports the array position that satisfied the query (for `$`). */
@@ -40,6 +45,9 @@ export interface Row {
   readonly details?: MatchDetailsSink;
   /** The index key the row was found by (index plans), for returnKey. */
   readonly indexKey?: BsonDocument;
+  /** The record's stored bytes while nothing has read `doc` (`decoded` false): StoredRecord. */
+  readonly bytes?: Uint8Array;
+  readonly decoded?: boolean;
 }
 
 export interface StageStats {
@@ -85,6 +93,10 @@ export class CollScanStage implements PlanStage {
   /** A record whose filter deferred its answer (NEED_TIME): evaluated again first. */
   private held: StoredRecord | undefined;
   private done = false;
+  /** The filter is absent or empty: records are not looked at. */
+  private readonly matchesAll: boolean;
+  /** The fields the filter reads, when an undecoded record is matched on them alone. */
+  private readonly fields: FieldNames | undefined;
 
   /**
    * @param tailable a tailable cursor's scan (capped collections): at the end of the records it
@@ -98,6 +110,8 @@ export class CollScanStage implements PlanStage {
   ) {
     this.stats = newStats('COLLSCAN', [], { direction: reverse ? 'backward' : 'forward' });
     this.stats.docsExamined = 0;
+    this.matchesAll = matchesEverything(filter);
+    this.fields = fieldNamesOf(filter);
   }
 
   next(view: ReadView): Pull {
@@ -135,8 +149,13 @@ export class CollScanStage implements PlanStage {
         this.last = rec.recordId;
         this.stats.docsExamined = (this.stats.docsExamined ?? 0) + 1;
       }
+      if (this.matchesAll) {
+        // Nothing to look at: the record goes on undecoded (the cursor may send its bytes).
+        this.stats.nReturned++;
+        return rec;
+      }
       const details: MatchDetailsSink = {};
-      const m = matchRow(this.filter, rec.doc, details);
+      const m = matchRecord(this.filter, this.fields, rec, details);
       if (m === NEED_TIME) {
         this.held = rec;
         return NEED_TIME;
@@ -144,11 +163,67 @@ export class CollScanStage implements PlanStage {
       this.held = undefined;
       if (m) {
         this.stats.nReturned++;
-        return { doc: rec.doc, recordId: rec.recordId, details };
+        return rowOf(rec, details);
       }
       if (sliceDue()) return NEED_TIME;
     }
   }
+}
+
+/** Whether `filter` is absent or matches every document without reading it (`{}`). */
+export function matchesEverything(filter: DocumentFilter | undefined): boolean {
+  if (filter === undefined) return true;
+  const tree = (filter as { tree?: { kind: string; children?: readonly unknown[] } }).tree;
+  return (
+    tree !== undefined &&
+    (tree.kind === 'alwaysTrue' || (tree.kind === 'and' && tree.children?.length === 0))
+  );
+}
+
+/** The fields `filter` reads as FieldNames, when it says which (DocumentFilter.fieldsRead). */
+export function fieldNamesOf(filter: DocumentFilter | undefined): FieldNames | undefined {
+  const names = filter?.fieldsRead;
+  return names === undefined ? undefined : new FieldNames(names);
+}
+
+/**
+ * matchRow for a stored record, reading no more of it than the filter needs: nothing without
+ * a filter; while the record is undecoded and the filter's fields are known (`fields`), only
+ * those fields (decodeFields), so the record stays undecoded; else its document.
+ */
+export function matchRecord(
+  filter: DocumentFilter | undefined,
+  fields: FieldNames | undefined,
+  rec: StoredRecord,
+  details: MatchDetailsSink,
+): boolean | NeedTime {
+  if (filter === undefined) return true;
+  const doc =
+    fields !== undefined && rec.bytes !== undefined && rec.decoded === false
+      ? decodeFields(rec.bytes, fields)
+      : rec.doc;
+  return matchRow(filter, doc, details);
+}
+
+/**
+ * The row of a matched record: its document is the record's (decoded when first read), and
+ * while nobody has read it the row carries the stored bytes (the cursor may send them).
+ */
+export function rowOf(rec: StoredRecord, details: MatchDetailsSink, indexKey?: BsonDocument): Row {
+  if (rec.decoded !== false)
+    return { doc: rec.doc, recordId: rec.recordId, details, ...(indexKey ? { indexKey } : {}) };
+  return {
+    get doc(): BsonDocument {
+      return rec.doc;
+    },
+    get decoded(): boolean | undefined {
+      return rec.decoded;
+    },
+    recordId: rec.recordId,
+    details,
+    ...(rec.bytes === undefined ? {} : { bytes: rec.bytes }),
+    ...(indexKey ? { indexKey } : {}),
+  };
 }
 
 /**
@@ -169,6 +244,7 @@ export function matchRow(
 export class IdLookupStage implements PlanStage {
   readonly stats: StageStats;
   private done = false;
+  private readonly fields: FieldNames | undefined;
 
   constructor(
     private readonly coll: Collection,
@@ -178,6 +254,7 @@ export class IdLookupStage implements PlanStage {
     this.stats = newStats('IDHACK', []);
     this.stats.keysExamined = 0;
     this.stats.docsExamined = 0;
+    this.fields = fieldNamesOf(filter);
   }
 
   next(view: ReadView): Pull {
@@ -191,12 +268,12 @@ export class IdLookupStage implements PlanStage {
     }
     this.stats.docsExamined = 1;
     const details: MatchDetailsSink = {};
-    const m = matchRow(this.filter, rec.doc, details);
+    const m = matchRecord(this.filter, this.fields, rec, details);
     if (m === NEED_TIME) return NEED_TIME;
     this.done = true;
     if (!m) return undefined;
     this.stats.nReturned++;
-    return { doc: rec.doc, recordId: rec.recordId, details };
+    return rowOf(rec, details);
   }
 }
 

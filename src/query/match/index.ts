@@ -11,6 +11,7 @@
 
 import type { BsonDocument } from '../../bson/types.js';
 import { compileDocumentTest } from './evaluate.js';
+import { topLevelFieldsRead } from './fields.js';
 import { parseFilter } from './parser.js';
 import type { ParseFilterOptions } from './parser.js';
 import type { MatchDetails, MatchNode, MatchOptions } from './types.js';
@@ -38,6 +39,11 @@ export interface Matcher {
   readonly tree: MatchNode;
   /** Whether `doc` matches; fills `details.elemMatchKey` when a positional match happened. */
   matches(doc: BsonDocument, details?: MatchDetails): boolean;
+  /**
+   * The top-level fields `matches` reads when the tree says so (topLevelFieldsRead): a
+   * document of only those fields matches as the whole does. Undefined: it may read any.
+   */
+  readonly fieldsRead: readonly string[] | undefined;
 }
 
 /** Parses and compiles a filter; throws CommandError with mongod's code for a bad filter. */
@@ -56,5 +62,10 @@ export function compileRestrictedFilter(filter: BsonDocument, options: MatchOpti
 function build(filter: BsonDocument, options: ParseFilterOptions): Matcher {
   const tree = parseFilter(filter, options);
   const test = compileDocumentTest(tree);
-  return { filter, tree, matches: (doc, details) => test(doc, details) };
+  return {
+    filter,
+    tree,
+    matches: (doc, details) => test(doc, details),
+    fieldsRead: topLevelFieldsRead(tree),
+  };
 }

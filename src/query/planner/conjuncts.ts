@@ -3,6 +3,7 @@
 
 import type { DocumentFilter } from '../exec/stages.js';
 import { compileDocumentTest } from '../match/evaluate.js';
+import { topLevelFieldsRead } from '../match/fields.js';
 import type { MatchNode } from '../match/index.js';
 
 /** The conjuncts of a tree (a top-level AND flattened). */
@@ -21,5 +22,5 @@ export function filterOfNodes(nodes: readonly MatchNode[]): DocumentFilter | und
   const tree = andOfNodes(nodes);
   if (tree === undefined) return undefined;
   const test = compileDocumentTest(tree);
-  return { matches: (doc, details) => test(doc, details) };
+  return { matches: (doc, details) => test(doc, details), fieldsRead: topLevelFieldsRead(tree) };
 }

@@ -20,6 +20,7 @@ function roundTrip(doc: Document): { decoded: BsonDocument; same: boolean } {
 
 function noDbRefInstances(v: unknown): boolean {
   if (v instanceof DBRef) return false;
+  if (v instanceof Code) return v.scope === null || noDbRefInstances(v.scope);
   if (Array.isArray(v)) return v.every(noDbRefInstances);
   if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
     return Object.values(v).every(noDbRefInstances);
@@ -45,6 +46,17 @@ const cases: Array<[string, Document]> = [
     {
       a: [1, { $id: 2, $ref: 'x' }, [{ z: 1, $ref: 'y', $id: { $ref: 'in', $id: 3 } }]],
       b: { $ref: 'p', $id: 1, sub: { $id: 1, $ref: 'q' } },
+    },
+  ],
+  [
+    'DBRefs in a code-with-scope scope (in a subdocument, an array, a nested scope)',
+    {
+      c: new Code('x', { a: { n: new Int32(1), $ref: 'coll', $id: new Int32(2) } }),
+      d: new Code('y', {
+        a: [{ $id: 1, $ref: 'x' }],
+        s: new Code('z', { r: { $id: 1, $ref: 'y' } }),
+      }),
+      r: { a: 1, $ref: 'p', $id: 1, c: new Code('w', { r: { b: 1, $ref: 'q', $id: 2 } }) },
     },
   ],
   ['__proto__ beside a DBRef', { ['__proto__']: { $id: 1, $ref: 'x' }, k: 1 }],
@@ -79,6 +91,57 @@ test('codec: a $ref that is not a string is no DBRef for the bson package either
   const { decoded, same } = roundTrip({ r: { $ref: 1, $id: 2 } });
   assert.ok(same);
   assert.deepEqual(Object.keys(decoded['r'] as object), ['$ref', '$id']);
+});
+
+/** A document of these elements, in this order (names may repeat): raw bytes. */
+function withElements(...fields: Array<[string, unknown]>): Buffer {
+  const body = Buffer.concat(
+    fields.map(([k, v]) => {
+      const one = serialize({ [k]: v }, { checkKeys: false });
+      return one.subarray(4, one.length - 1);
+    }),
+  );
+  const out = Buffer.alloc(body.length + 5);
+  out.writeInt32LE(out.length, 0);
+  body.copy(out, 4);
+  return out;
+}
+
+test('codec: of a repeated name, the last value is kept at the first place, DBRefs or not', () => {
+  // The first `a` holds a field named like an Object.prototype member, the last is a DBRef.
+  const proto = decodeDocument(
+    withElements(['a', { constructor: new Int32(0) }], ['a', { $ref: 'c', $id: new Int32(1) }]),
+  );
+  assert.ok(noDbRefInstances(proto));
+  assert.deepEqual(
+    Buffer.from(encodeDocument(proto)),
+    serialize({ a: { $ref: 'c', $id: new Int32(1) } }),
+  );
+  // Repeated names inside a DBRef: a non-string $db first, a DBRef then a plain document.
+  const inner = withElements(
+    ['$ref', 'c'],
+    ['$db', new Int32(5)],
+    ['$id', new Int32(1)],
+    ['$db', 'x'],
+    ['s', { $id: new Int32(2), $ref: 'q' }],
+    ['s', { $ref: 'z', $id: new Int32(3), k: new Int32(1) }],
+  );
+  const r = Buffer.concat([Buffer.from([0x03, 0x72, 0x00]), inner]); // r: <inner>
+  const nested = decodeDocument(
+    Buffer.concat([Buffer.from([r.length + 5, 0, 0, 0]), r, Buffer.from([0])]),
+  );
+  assert.ok(noDbRefInstances(nested));
+  assert.deepEqual(
+    Buffer.from(encodeDocument(nested)),
+    serialize({
+      r: {
+        $ref: 'c',
+        $db: 'x',
+        $id: new Int32(1),
+        s: { $ref: 'z', $id: new Int32(3), k: new Int32(1) },
+      },
+    }),
+  );
 });
 
 // ---- joining encoded documents (oplog entries reuse the record's bytes) ----------------------
