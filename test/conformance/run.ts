@@ -57,6 +57,21 @@ export const FOLDERS = [
   'index-management',
 ];
 
+/**
+ * Files whose tests pass or fail by how timers line up on the machine: a driver's
+ * socketTimeoutMS of 100 ms against a server blocked 125 ms by a fail point. They run and are
+ * reported like any other, but are never listed in expected-pass.txt, so the regression guard
+ * in `npm test` does not flake on a loaded machine.
+ */
+const TIMING_BOUND_FILES: ReadonlySet<string> = new Set([
+  'client-side-operations-timeout/retryability-legacy-timeouts.json',
+  'client-side-operations-timeout/legacy-timeouts.json',
+]);
+
+function timingBound(key: string): boolean {
+  return TIMING_BOUND_FILES.has(key.slice(0, key.indexOf(' :: ')));
+}
+
 function unifiedDir(explicit: string | undefined): string {
   const candidates = [explicit, process.env.SPECS_DIR, specsDir('unified')];
   for (const c of candidates) if (c !== undefined && c !== '' && existsSync(c)) return resolve(c);
@@ -253,7 +268,8 @@ async function main(): Promise<number> {
     const regressions = expected.filter(inSelection).filter((k) => ran.get(k)?.status !== 'passed');
     const newlyPassing = results
       .filter((r) => r.status === 'passed' && !expectedSet.has(testKey(r)))
-      .map(testKey);
+      .map(testKey)
+      .filter((k) => !timingBound(k));
     if (newlyPassing.length > 0) {
       console.log(
         `\n${newlyPassing.length} test(s) pass that are not in conformance/expected-pass.txt (run with --update-expected to add them):`,
@@ -280,7 +296,10 @@ async function main(): Promise<number> {
   if (values['update-expected']) {
     // Keep entries outside what this run covered; replace those inside it.
     const kept = expected.filter((k) => !ran.has(k));
-    const passed = results.filter((r) => r.status === 'passed').map(testKey);
+    const passed = results
+      .filter((r) => r.status === 'passed')
+      .map(testKey)
+      .filter((k) => !timingBound(k));
     await writeExpected(EXPECTED_PATH, [...kept, ...passed]);
     console.log(`conformance/expected-pass.txt: ${kept.length + passed.length} test(s)`);
   }
