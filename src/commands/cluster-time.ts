@@ -32,11 +32,13 @@ interface SignedTime {
   readonly dummyProof: boolean;
 }
 
-/** Parses `$clusterTime` as mongod's SignedComponentFormat: {clusterTime, signature: {hash, keyId}}. */
+/** Parses `$clusterTime` as mongod's SignedComponentFormat: {clusterTime, signature?: {hash, keyId}}. */
 export function parseSignedClusterTime(value: BsonDocument): SignedTime {
   const time = field(value, 'clusterTime');
   if (!(time instanceof Timestamp)) wrongType('clusterTime', 'timestamp', time);
-  const signature = field(value, 'signature');
+  // No signature counts as the dummy one, as mongod 8.0 reads it.
+  const signature = value['signature'];
+  if (signature === undefined) return { time, dummyProof: true };
   if (!isPlainDocument(signature)) wrongType('signature', 'object', signature);
   const hash = field(signature, 'hash');
   if (!(hash instanceof Binary)) wrongType('hash', 'binData', hash);
