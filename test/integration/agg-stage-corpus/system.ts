@@ -296,7 +296,6 @@ const refused: StageCase[] = [
   '$listSampledQueries',
   '$shardedDataDistribution',
   '$queryStats',
-  '$changeStreamSplitLargeEvent',
 ].map((name) => ({
   name: `${name} is refused`,
   source: 'docs/compatibility.md (Aggregation: refused stages answer NotImplemented)',
@@ -320,6 +319,13 @@ const atlasSearch: StageCase[] = [
 }));
 
 const changeStream: StageCase[] = [
+  {
+    name: '$changeStreamSplitLargeEvent outside a change stream',
+    source: mongodSource('pipeline/document_source_change_stream_split_large_event.cpp'),
+    docs: five,
+    pipeline: [{ $changeStreamSplitLargeEvent: {} }],
+    error: 20,
+  },
   {
     name: '$changeStream unknown option',
     source: mongodSource('pipeline/document_source_change_stream.idl'),
