@@ -3,7 +3,10 @@
 // max round trip during it, and the daemon's peak resident memory (RSS, from /proc). The
 // target (issue 14): ping p99 <= 20 ms and max <= 50 ms during every operation.
 //
-//   npx tsx bench/fairness.ts [--quick] [--out bench/results]
+//   npx tsx bench/fairness.ts [--quick] [--out bench/results] [--only <substring>]...
+//
+// --only (repeatable) runs just the rows whose name contains one of the substrings and
+// writes no result files, so a single row can be measured before and after a change.
 //
 // The daemon is the built one (dist/), on the memory engine, in a child process; the pinger
 // and the long operation run here on two separate driver clients. Rows owned by other work
@@ -21,7 +24,22 @@ import { ensureBuilt, repoRoot, startDaemon } from './lib/daemon.js';
 import { horizontalBarsSvg, writeSvg } from './lib/chart.js';
 import { machineInfo } from './lib/machine.js';
 
+if (process.argv.includes('--help')) {
+  process.stdout.write(
+    'usage: npx tsx bench/fairness.ts [--quick] [--out <dir>] [--only <substring>]...\n' +
+      '  --quick            smaller sizes\n' +
+      '  --out <dir>        where fairness.json goes (default bench/results)\n' +
+      '  --only <substring> run only rows whose name contains it (repeatable); writes no files\n',
+  );
+  process.exit(0);
+}
 const quick = process.argv.includes('--quick');
+const only: string[] = [];
+for (let i = 0; i < process.argv.length; i++)
+  if (process.argv[i] === '--only' && process.argv[i + 1] !== undefined)
+    only.push(process.argv[i + 1] as string);
+const selected = (operation: string) =>
+  only.length === 0 || only.some((o) => operation.includes(o));
 const outIndex = process.argv.indexOf('--out');
 const outDir = outIndex >= 0 ? (process.argv[outIndex + 1] ?? 'bench/results') : 'bench/results';
 const sizes = quick
@@ -146,7 +164,12 @@ async function insertMany(db: Db, name: string, n: number, make: (i: number) => 
 
 async function main(): Promise<void> {
   ensureBuilt((line) => process.stderr.write(`${line}\n`));
-  const daemon = await startDaemon({ engine: 'memory' });
+  // FAIRNESS_CPU_PROF=<dir>: the daemon writes a V8 CPU profile there when it stops.
+  const profDir = process.env['FAIRNESS_CPU_PROF'];
+  const daemon = await startDaemon({
+    engine: 'memory',
+    nodeArgs: profDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profDir],
+  });
   const client = new MongoClient(daemon.uri, { serverSelectionTimeoutMS: 10_000 });
   const pinger = new MongoClient(daemon.uri, { serverSelectionTimeoutMS: 10_000 });
   const rows: Row[] = [];
@@ -174,8 +197,9 @@ async function main(): Promise<void> {
     await insertMany(db, 'regex26', 20, (i) => ({ _id: i, s: `${'a'.repeat(25)}b` }));
     const past = new Date(Date.now() - 3_600_000);
     await insertMany(db, 'ttl', sizes.ttl, (i) => ({ _id: i, at: past }));
-    const m = (name: string, owner: Row['owner'], op: () => Promise<unknown>) =>
-      measure(name, owner, pinger, pid, op).then((r) => rows.push(r));
+    const m = async (name: string, owner: Row['owner'], op: () => Promise<unknown>) => {
+      if (selected(name)) rows.push(await measure(name, owner, pinger, pid, op));
+    };
     const k = (n: number) => `${n >= 1e6 ? `${n / 1e6}M` : `${n / 1000}k`}`;
 
     await m(`createIndex over ${k(sizes.docs)} documents`, 'writes', () =>
@@ -372,6 +396,7 @@ async function main(): Promise<void> {
       `| ${r.operation} | ${r.owner} | ${r.durationMs.toFixed(0)} ms | ${r.outcome} | ${r.pings} | ${r.p50Ms.toFixed(1)} ms | ${r.p99Ms.toFixed(1)} ms | ${r.maxMs.toFixed(1)} ms | ${r.peakRssMiB.toFixed(0)} MiB | ${r.meetsTarget ? 'met' : 'MISSED'} |`,
     );
   }
+  if (only.length > 0) return; // a partial run does not replace the committed results
   writeJson(join(outDir, 'fairness.json'), {
     harness: 'fairness',
     quick,

@@ -243,4 +243,56 @@ describe('$in and $nin with large lists', () => {
     assert.equal(ninIndex, ninScan);
     assert.equal(ninIndex + byIndex.length, N);
   });
+
+  // Building the bounds of a long $in (sorting its values) ran in one piece before the plan
+  // was chosen: an empty indexed collection made the whole find that one piece, so no other
+  // client was served and neither maxTimeMS nor killOp could stop it. Now it runs in slices.
+  describe('planning a $in of 150,000 values', () => {
+    const many: number[] = [];
+    for (let i = 0; i < 150_000; i++) many.push((i * 7919) % 300_007);
+    let empty: Collection<Document>;
+    let other: MongoClient;
+    before(async () => {
+      empty = t.client.db('big_in').collection<TestDoc>('empty');
+      await empty.createIndex({ a: 1 });
+      other = await t.newClient();
+    });
+    after(async () => {
+      await other.close();
+    });
+
+    test("another client's currentOp and ping are answered while it plans; killOp stops it", async () => {
+      const comment = 'plan big $in';
+      const read = track(empty.find({ a: { $in: many } }, { comment }).toArray());
+      let opid: unknown;
+      for (let i = 0; i < 500 && opid === undefined && !read.settled(); i++) {
+        const ops = await other
+          .db('admin')
+          .aggregate([{ $currentOp: {} }, { $match: { 'command.comment': comment } }])
+          .toArray();
+        opid = ops[0]?.['opid'];
+      }
+      assert.notEqual(opid, undefined, 'the find was seen running by another client');
+      const ping = await other.db('admin').command({ ping: 1 });
+      assert.equal(ping['ok'], 1);
+      assert.equal(read.settled(), false, 'the find was still planning when the ping came back');
+      await other.db('admin').command({ killOp: 1, op: opid });
+      assert.equal(await codeOf(read.promise), 11601);
+    });
+
+    test('maxTimeMS stops it while it plans with MaxTimeMSExpired', async () => {
+      assert.equal(await codeOf(empty.find({ a: { $in: many } }, { maxTimeMS: 1 }).toArray()), 50);
+    });
+
+    test('the bounds built in slices select the same documents', async () => {
+      await empty.insertMany([{ a: 7919 }, { a: -1 }, { a: 400_000 }, { a: 0 }]);
+      const found = await empty.find({ a: { $in: many } }, { projection: { _id: 0 } }).toArray();
+      // The scan follows the merged bounds in key order: a value the merge misplaced is missed.
+      assert.deepEqual(
+        found.map((d) => d['a']),
+        [0, 7919],
+      );
+      await empty.deleteMany({});
+    });
+  });
 });

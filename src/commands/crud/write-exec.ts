@@ -213,13 +213,20 @@ export async function runSlicedWrite(
   }
   const matcher = selection.matcher;
   let next = 0;
+  // What changing one matched record cost in the last slice (ms): an update with its index
+  // and oplog work costs several times the lookup, so the lookup stops when what it found
+  // would take the rest of the slice to change.
+  let changeMsPerRecord = 0;
   while (next < ids.length) {
     const wrote = await engine.write(
       (txn) => {
         const coll = catalog.get(ns.db, ns.name);
         if (coll === undefined || coll.meta.uuid !== uuid) return false; // dropped meanwhile
-        // Half of the slice to find the records: changing them costs about as much again.
-        const endMs = performance.now() + limits.execSliceMs / 2;
+        // At most half of the slice to find the records, and less when those found would
+        // take the rest of the slice to change (at the cost measured in the last slice).
+        const startMs = performance.now();
+        const endMs = startMs + limits.execSliceMs;
+        const findEndMs = startMs + limits.execSliceMs / 2;
         const batch: MatchedRecord[] = [];
         while (next < ids.length) {
           const record = coll.getRecord(txn, ids[next++] as RecordId);
@@ -229,8 +236,10 @@ export async function runSlicedWrite(
             (matcher === undefined || matcher.matches(record.doc, details))
           )
             batch.push({ record, details });
-          if (performance.now() >= endMs) break;
+          const now = performance.now();
+          if (now >= findEndMs || now + batch.length * changeMsPerRecord >= endMs) break;
         }
+        const changeStartMs = performance.now();
         change(
           {
             txn,
@@ -241,6 +250,8 @@ export async function runSlicedWrite(
           coll,
           batch,
         );
+        if (batch.length > 0)
+          changeMsPerRecord = (performance.now() - changeStartMs) / batch.length;
         return true;
       },
       { durable: false },

@@ -13,12 +13,23 @@
 // Intervals are in ascending value order (compareBson = key order); a descending index field
 // reverses them when they become byte ranges and when explain prints them.
 
-import { Binary, BSONRegExp, Decimal128, Double, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
+import {
+  Binary,
+  BSONRegExp,
+  Decimal128,
+  Double,
+  Int32,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  Timestamp,
+} from 'bson';
 import { compareBson, sortedBson } from '../../bson/compare.js';
 import { formatBson } from '../../bson/format.js';
 import { bsonTypeName, canonicalTypeRank, isArray } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
 import type { MatchNode, PathNode } from '../match/index.js';
+import { sliceDue } from '../exec/yield.js';
 
 export interface Endpoint {
   readonly value: BsonValue;
@@ -314,16 +325,67 @@ export interface LeafBounds {
 
 /** The bounds of each $in node, computed once however many plans consider it. */
 const inBoundsCache = new WeakMap<MatchNode, Interval[]>();
+/** The bounds of $in nodes being computed in slices (advanceInBounds). */
+const inBoundsPending = new WeakMap<MatchNode, Generator<void, Interval[], void>>();
+
+/** Values handled between two pauses of the sliced $in bounds (a few hundred microseconds). */
+const inBoundsStepValues = 2048;
 
 /**
- * The bounds of an $in list: O(n log n) for n values. Scalars become points, sorted and
- * deduplicated (values of equal order, such as 1 and 1.0, are one point); null, arrays and
- * regular expressions add their few intervals through `normalize`.
+ * `values` sorted by compareBson, stably, as a new array, pausing (a `yield`) every
+ * inBoundsStepValues values: runs of that length sorted by `sortedBson`, then merged pairwise.
  */
-function inBounds(
+function* sortedBsonSteps(values: readonly BsonValue[]): Generator<void, BsonValue[], void> {
+  const numeric = values.every((v) => v instanceof Int32 || v instanceof Double);
+  const cmp = numeric
+    ? (a: BsonValue, b: BsonValue): number => {
+        const x = (a as Int32 | Double).value;
+        const y = (b as Int32 | Double).value;
+        return x < y ? -1 : x > y ? 1 : x === y ? 0 : compareBson(a, b);
+      }
+    : (a: BsonValue, b: BsonValue): number => compareBson(a, b);
+  let src: BsonValue[] = [];
+  for (let i = 0; i < values.length; i += inBoundsStepValues) {
+    const run = sortedBson(values.slice(i, i + inBoundsStepValues));
+    for (const v of run) src.push(v);
+    yield;
+  }
+  let dst: BsonValue[] = new Array<BsonValue>(src.length);
+  for (let width = inBoundsStepValues; width < src.length; width *= 2) {
+    let work = 0;
+    for (let lo = 0; lo < src.length; lo += 2 * width) {
+      const mid = Math.min(lo + width, src.length);
+      const hi = Math.min(lo + 2 * width, src.length);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid || j < hi) {
+        // Stable: on a tie the left run's value goes first.
+        if (j >= hi || (i < mid && cmp(src[i] as BsonValue, src[j] as BsonValue) <= 0))
+          dst[k++] = src[i++] as BsonValue;
+        else dst[k++] = src[j++] as BsonValue;
+        if (++work >= inBoundsStepValues) {
+          work = 0;
+          yield;
+        }
+      }
+    }
+    [src, dst] = [dst, src];
+  }
+  return src;
+}
+
+/**
+ * The bounds of an $in list: O(n log n) for n values, in steps (a `yield` every
+ * inBoundsStepValues values) so that a planner in a driver's slice can give the event loop
+ * back (advanceInBounds). Scalars become points, sorted and deduplicated (values of equal
+ * order, such as 1 and 1.0, are one point); null, arrays and regular expressions add their
+ * few intervals through `normalize`.
+ */
+function* inBoundsSteps(
   values: readonly BsonValue[],
   regexes: ReadonlyArray<{ pattern: string; flags: string }>,
-): Interval[] {
+): Generator<void, Interval[], void> {
   const scalars: BsonValue[] = [];
   const others: Interval[] = [];
   for (const v of values) {
@@ -331,9 +393,16 @@ function inBounds(
     else scalars.push(v);
   }
   for (const r of regexes) others.push(...regexBounds(r.pattern, r.flags));
+  yield;
+  const sorted = yield* sortedBsonSteps(scalars);
   const points: Interval[] = [];
   let last: BsonValue | undefined;
-  for (const v of sortedBson(scalars)) {
+  let work = 0;
+  for (const v of sorted) {
+    if (++work >= inBoundsStepValues) {
+      work = 0;
+      yield;
+    }
     if (points.length > 0 && compareBson(last as BsonValue, v) === 0) continue;
     points.push(point(v));
     last = v;
@@ -341,6 +410,60 @@ function inBounds(
   if (others.length === 0) return points;
   // Already sorted, the points cost the merge one pass (the sort finds the runs).
   return normalize([...points, ...others]);
+}
+
+/** The bounds of an $in node, computed at once (or taken from a sliced computation). */
+function inBounds(node: MatchNode & { kind: 'in' }): Interval[] {
+  let intervals = inBoundsCache.get(node);
+  if (intervals !== undefined) return intervals;
+  const steps = inBoundsPending.get(node) ?? inBoundsSteps(node.values, node.regexes);
+  for (;;) {
+    const r = steps.next();
+    if (r.done === true) {
+      intervals = r.value;
+      break;
+    }
+  }
+  inBoundsPending.delete(node);
+  inBoundsCache.set(node, intervals);
+  return intervals;
+}
+
+/** $in nodes anywhere in a filter tree. */
+function inNodesOf(node: MatchNode, out: Array<MatchNode & { kind: 'in' }>): void {
+  if (node.kind === 'in') out.push(node);
+  if ('children' in node) for (const c of node.children) inNodesOf(c, out);
+  if ('child' in node) inNodesOf(node.child, out);
+}
+
+/**
+ * Computes the bounds of the tree's $in nodes ahead of planning, in steps: true when they
+ * are all at hand, false when the driver's slice is due first (the caller answers NEED_TIME
+ * and calls again). Outside a slice (sliceDue is false) it finishes in one call. Every call
+ * advances by at least one step, so a caller that calls again always progresses.
+ */
+export function advanceInBounds(tree: MatchNode | undefined): boolean {
+  if (tree === undefined) return true;
+  const nodes: Array<MatchNode & { kind: 'in' }> = [];
+  inNodesOf(tree, nodes);
+  for (const node of nodes) {
+    if (inBoundsCache.has(node)) continue;
+    let steps = inBoundsPending.get(node);
+    if (steps === undefined) {
+      steps = inBoundsSteps(node.values, node.regexes);
+      inBoundsPending.set(node, steps);
+    }
+    for (;;) {
+      const r = steps.next();
+      if (r.done === true) {
+        inBoundsPending.delete(node);
+        inBoundsCache.set(node, r.value);
+        break;
+      }
+      if (sliceDue()) return false;
+    }
+  }
+  return true;
 }
 
 /**
@@ -358,14 +481,8 @@ export function leafBounds(node: MatchNode): LeafBounds | undefined {
       const intervals = comparisonBounds(node.kind, node.value);
       return intervals === undefined ? undefined : { intervals };
     }
-    case 'in': {
-      let intervals = inBoundsCache.get(node);
-      if (intervals === undefined) {
-        intervals = inBounds(node.values, node.regexes);
-        inBoundsCache.set(node, intervals);
-      }
-      return { intervals };
-    }
+    case 'in':
+      return { intervals: inBounds(node) };
     case 'regex':
       return { intervals: regexBounds(node.pattern, node.flags) };
     case 'exists':

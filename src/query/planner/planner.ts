@@ -68,6 +68,7 @@ import {
   fullInterval,
   intersect,
   intervalStrings,
+  advanceInBounds,
   isFullRange,
   isPoint,
   leafBounds,
@@ -1017,7 +1018,11 @@ export class PlannedQuery implements PlanStage {
   }
 
   next(view: ReadView): Pull {
-    if (this.root === undefined) this.prepare(view);
+    if (this.root === undefined) {
+      // The bounds of a long $in take a while to build: in slices, before the plan is chosen.
+      if (!advanceInBounds(treeOf(this.req.matcher))) return NEED_TIME;
+      this.prepare(view);
+    }
     return (this.root as PlanStage).next(view);
   }
 
