@@ -34,6 +34,9 @@ export interface ProgressBar {
   stop(): void;
 }
 
+/** Width of a progress bar, in characters. */
+const barWidth = 24;
+
 const noBar: ProgressBar = { update: () => undefined, stop: () => undefined };
 
 export class ToolLog {
@@ -79,7 +82,7 @@ export class ToolLog {
       {
         stream: this.out,
         format: ' {bar} {name}  {value}/{total} {unit}  ({percentage}%)',
-        barsize: 24,
+        barsize: barWidth,
         hideCursor: false,
         clearOnComplete: false,
         stopOnComplete: false,
@@ -90,12 +93,18 @@ export class ToolLog {
     );
     const bar = this.bars.create(Math.max(total, 0), 0, { name, unit });
     this.barCount++;
+    let shown = 0;
     return {
       update: (done: number) => {
+        shown = done;
         if (done > bar.getTotal()) bar.setTotal(done);
         bar.update(done);
       },
       stop: () => {
+        // The bar is redrawn at most `fps` times a second, so a collection that finishes
+        // between two redraws would leave no trace of its final count: as mongodump does,
+        // the final state stays on screen as a log line above the remaining bars.
+        this.line(finalBar(name, shown, bar.getTotal(), unit));
         bar.stop();
         this.bars?.remove(bar);
         if (--this.barCount === 0) this.stopBars();
@@ -108,4 +117,12 @@ export class ToolLog {
     this.bars?.stop();
     this.bars = undefined;
   }
+}
+
+/** A finished bar as a permanent line, drawn like the live one. */
+function finalBar(name: string, value: number, total: number, unit: string): string {
+  const fraction = total > 0 ? Math.min(value / total, 1) : 1;
+  const filled = Math.round(fraction * barWidth);
+  const bar = '='.repeat(filled) + '-'.repeat(barWidth - filled);
+  return `[${bar}] ${name}  ${value}/${total} ${unit}  (${Math.round(fraction * 100)}%)`;
 }
