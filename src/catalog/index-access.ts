@@ -41,13 +41,13 @@ import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { documentFrom } from '../bson/document.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import { limits } from '../limits.js';
-import { compileFilter } from '../query/match/index.js';
-import type { Matcher } from '../query/match/index.js';
 import type { ReadView, WriteTxn } from '../storage/engine.js';
 import type { CollectionMeta, IndexMeta } from './collection.js';
 import { generateIndexKeys, parseKeyPattern } from './index-keys.js';
 import type { GeneratedKeys, KeyPatternField } from './index-keys.js';
 import { indexKindOf } from './index-kind.js';
+import { compilePartialFilter } from './partial-filter.js';
+import type { PartialFilter } from './partial-filter.js';
 import type { IndexKind } from './index-kind.js';
 import { textIndexKeys, textSpecOf } from '../text/spec.js';
 import type { TextSpec } from '../text/spec.js';
@@ -144,7 +144,7 @@ export class IndexAccess {
   readonly fields: readonly KeyPatternField[];
   readonly directions: readonly KeyDirection[];
   /** The compiled partialFilterExpression, if any. */
-  readonly partialFilter: Matcher | undefined;
+  readonly partialFilter: PartialFilter | undefined;
   /** btree, or the special kind its key pattern names ("text", "2dsphere", "2d"). */
   readonly kind: IndexKind;
   /** A text index's specification (weights, languages, extra fields). */
@@ -182,7 +182,7 @@ export class IndexAccess {
     const pfe = meta.spec['partialFilterExpression'];
     this.partialFilter =
       pfe !== undefined && pfe !== null && typeof pfe === 'object'
-        ? compileFilter(pfe as BsonDocument)
+        ? compilePartialFilter(pfe as BsonDocument)
         : undefined;
     this.text = this.kind === 'text' ? textSpecOf(meta.spec) : undefined;
   }

@@ -20,9 +20,11 @@ import { decodeWithMetadata, encodeWithMetadata } from './metadata.js';
 
 import { NEED_TIME, retryable, sliceDue } from './yield.js';
 import type { NeedTime, Pull } from './yield.js';
+import type { MatchDetailsSink, Row } from './row.js';
 
 export { NEED_TIME } from './yield.js';
 export type { Pull } from './yield.js';
+export type { MatchDetailsSink, Row } from './row.js';
 
 /** What a filter stage needs from a compiled filter; details carry the positional match. */
 export interface DocumentFilter {
@@ -32,22 +34,6 @@ export interface DocumentFilter {
    * matches as the whole does, so a stored record is matched on them alone (decodeFields).
    */
   readonly fieldsRead?: readonly string[] | undefined;
-}
-
-/** Where the matcher reports the array position that satisfied the query (for `$`). */
-export interface MatchDetailsSink {
-  elemMatchKey?: string | undefined;
-}
-
-export interface Row {
-  readonly doc: BsonDocument;
-  readonly recordId?: RecordId;
-  readonly details?: MatchDetailsSink;
-  /** The index key the row was found by (index plans), for returnKey. */
-  readonly indexKey?: BsonDocument;
-  /** The record's stored bytes while nothing has read `doc` (`decoded` false): StoredRecord. */
-  readonly bytes?: Uint8Array;
-  readonly decoded?: boolean;
 }
 
 export interface StageStats {

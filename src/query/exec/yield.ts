@@ -21,7 +21,7 @@
 // microseconds.
 
 import { limits } from '../../limits.js';
-import type { Row } from './stages.js';
+import type { Row } from './row.js';
 
 export const NEED_TIME: unique symbol = Symbol('NEED_TIME');
 export type NeedTime = typeof NEED_TIME;

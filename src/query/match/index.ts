@@ -10,6 +10,8 @@
 // alwaysFalse, expr jsonSchema sampleRate).
 
 import type { BsonDocument } from '../../bson/types.js';
+import { installPartialFilterCompiler } from '../../catalog/partial-filter.js';
+import type { PartialFilter } from '../../catalog/partial-filter.js';
 import { compileDocumentTest } from './evaluate.js';
 import { topLevelFieldsRead } from './fields.js';
 import { parseFilter } from './parser.js';
@@ -57,6 +59,21 @@ export function compileFilter(filter: BsonDocument, options: MatchOptions = {}):
  */
 export function compileRestrictedFilter(filter: BsonDocument, options: MatchOptions = {}): Matcher {
   return build(filter, { ...options, banSpecialFeatures: true });
+}
+
+/** The matchers compiled for partial indexes, so the planner reads their trees. */
+const partialMatchers = new WeakMap<PartialFilter, Matcher>();
+
+// The catalog compiles partial indexes' filters with this matcher (see catalog/partial-filter.ts).
+installPartialFilterCompiler((filter) => {
+  const matcher = compileFilter(filter);
+  partialMatchers.set(matcher, matcher);
+  return matcher;
+});
+
+/** The matcher of an index's partial filter (compiled by the installed compiler). */
+export function partialFilterMatcher(partial: PartialFilter): Matcher {
+  return partialMatchers.get(partial) ?? compileFilter(partial.filter);
 }
 
 function build(filter: BsonDocument, options: ParseFilterOptions): Matcher {

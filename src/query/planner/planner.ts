@@ -63,6 +63,7 @@ import {
 import type { KeySource } from '../exec/index-scan.js';
 import { CoveredRowsStage, FetchStage } from '../exec/fetch.js';
 import type { MatchNode, PathNode } from '../match/index.js';
+import { partialFilterMatcher } from '../match/index.js';
 import {
   allowsNullish,
   fullInterval,
@@ -462,8 +463,9 @@ function hashedBounds(path: string, preds: readonly Predicate[]): FieldBounds {
 
 /** Whether `query` predicates imply the index's partialFilterExpression. */
 function impliesPartial(index: IndexAccess, preds: readonly Predicate[]): boolean {
-  const filter = index.partialFilter;
-  if (filter === undefined) return true;
+  const partial = index.partialFilter;
+  if (partial === undefined) return true;
+  const filter = partialFilterMatcher(partial);
   const top = preds.filter((p) => p.group === undefined);
   const implied = (node: MatchNode): boolean => {
     if (node.kind === 'and') return node.children.every(implied);
