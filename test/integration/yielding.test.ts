@@ -77,6 +77,21 @@ const longReads: Record<string, LongRead> = {
         o,
       )
       .toArray(),
+  // $unwind of large arrays into a $group: the unwound documents are made one at a time, so
+  // the read yields between them (each array is a $range read from a field: not folded).
+  '$unwind of large arrays into $group': (db, o) =>
+    db
+      .collection<TestDoc>('c')
+      .aggregate(
+        [
+          { $match: { a: { $lt: 200 } } },
+          { $project: { x: { $range: [0, { $add: [50_000, { $multiply: ['$a', 0] }] }] } } },
+          { $unwind: '$x' },
+          { $group: { _id: { $mod: ['$x', 1000] }, n: { $sum: 1 } } },
+        ],
+        o,
+      )
+      .toArray(),
   // Stages whose work is done after their input is read: it yields too.
   $bucketAuto: (db, o) =>
     db
