@@ -44,6 +44,8 @@ export function isCompatibilityVersion(v: string): v is CompatibilityVersion {
 const wireVersionOf = {
   /** `sort` in update statements (update, bulkWrite): 8.0. */
   updateSort: 25,
+  /** readConcern snapshot on a (replicated) capped collection: 8.0 (7.0 refuses it). */
+  snapshotReadsOnCapped: 25,
 } as const;
 
 export function supports(v: ReportedVersion, feature: keyof typeof wireVersionOf): boolean {

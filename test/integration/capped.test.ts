@@ -396,3 +396,95 @@ describe('capped collections', () => {
     }
   });
 });
+
+// Snapshot reads of capped collections (jstests/noPassthrough/snapshot_reads_capped_collection.js):
+// refused by 7.0 in and out of transactions; allowed by 8.0 except on collections that are not
+// replicated (system.profile).
+const SnapshotUnavailable = 246;
+
+/** The commands that take readConcern snapshot outside transactions (count does not). */
+function snapshotReads(db: Db, coll: string): Array<() => Promise<Document>> {
+  const rc = { readConcern: { level: 'snapshot' } };
+  return [
+    () => db.command({ find: coll, ...rc }),
+    () => db.command({ aggregate: coll, pipeline: [], cursor: {}, ...rc }),
+    () => db.command({ distinct: coll, key: '_id', ...rc }),
+  ];
+}
+
+describe('capped collections: snapshot reads, reporting 8.0', () => {
+  let ts: TestServer;
+  let db: Db;
+  before(async () => {
+    ts = await startTestServer();
+    db = ts.client.db('capped_snap');
+    await db.createCollection('c', { capped: true, size: 32, max: 1 });
+    await db.collection<TestDoc>('c').insertOne({ _id: 1 });
+  });
+  after(async () => {
+    await ts.stop();
+  });
+
+  test('in and out of a transaction, snapshot reads of a capped collection work', async () => {
+    const [find, agg, distinct] = await Promise.all(snapshotReads(db, 'c').map((read) => read()));
+    assert.deepEqual(ids(find?.['cursor'].firstBatch), [1]);
+    assert.deepEqual(ids(agg?.['cursor'].firstBatch), [1]);
+    assert.deepEqual(distinct?.['values'], [1]);
+    const session = ts.client.startSession({ causalConsistency: false });
+    try {
+      session.startTransaction({ readConcern: { level: 'snapshot' } });
+      const docs = await db.collection('c').find({}, { session }).toArray();
+      assert.deepEqual(ids(docs), [1]);
+      await session.commitTransaction();
+    } finally {
+      await session.endSession();
+    }
+  });
+
+  test('system.profile (not replicated) refuses snapshot reads with SnapshotUnavailable', async () => {
+    await db.command({ profile: 2 });
+    await db.collection('c').findOne({});
+    await db.command({ profile: 0 });
+    for (const read of snapshotReads(db, 'system.profile'))
+      await expectServerCode(read(), SnapshotUnavailable);
+    assert.ok((await db.collection('system.profile').countDocuments()) > 0);
+  });
+});
+
+describe('capped collections: snapshot reads, reporting 7.0', () => {
+  let ts: TestServer;
+  let db: Db;
+  before(async () => {
+    ts = await startTestServer({ compatibilityVersion: '7.0' });
+    db = ts.client.db('capped_snap');
+    await db.createCollection('c', { capped: true, size: 32, max: 1 });
+    await db.createCollection('plain');
+  });
+  after(async () => {
+    await ts.stop();
+  });
+
+  test('find, aggregate and distinct at snapshot fail with SnapshotUnavailable', async () => {
+    for (const read of snapshotReads(db, 'c')) await expectServerCode(read(), SnapshotUnavailable);
+    // Other read concerns, and snapshot reads of other collections, are unaffected.
+    await db.command({ find: 'c', readConcern: { level: 'majority' } });
+    await Promise.all(snapshotReads(db, 'plain').map((read) => read()));
+  });
+
+  test('a snapshot transaction cannot read a capped collection; a local one can', async () => {
+    const session = ts.client.startSession({ causalConsistency: false });
+    try {
+      session.startTransaction({ readConcern: { level: 'snapshot' } });
+      await expectServerCode(
+        db.collection('c').find({}, { session }).toArray(),
+        SnapshotUnavailable,
+      );
+      await session.abortTransaction().catch(() => undefined);
+      session.startTransaction({ readConcern: { level: 'local' } });
+      assert.deepEqual(await db.collection('c').find({}, { session }).toArray(), []);
+      await session.commitTransaction();
+    } finally {
+      await session.endSession();
+    }
+  });
+});

@@ -53,6 +53,7 @@ import {
   noteBatch,
   parseCursorOption,
   keepTimeLeft,
+  readCollection,
 } from './common.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream-cursor.js';
 import {
@@ -327,9 +328,7 @@ export async function runAggregate(
     );
   }
   const coll =
-    sourceName === undefined
-      ? undefined
-      : services.catalog.get(db, sourceName, inv.op.access.transaction);
+    sourceName === undefined ? undefined : readCollection(services, inv.op, db, sourceName);
   const hint = resolveHint(coll, args.hint);
   const rt: Runtime = {
     catalog: services.catalog,

@@ -8,7 +8,7 @@ import { bsonTypeName, isPlainDocument, numericValue } from '../../bson/types.js
 import { parseCollation } from '../../bson/collation.js';
 import type { Collator } from '../../bson/collation.js';
 import type { Collection } from '../../catalog/collection.js';
-import { validateCollectionName } from '../../catalog/namespace.js';
+import { isReplicatedNamespace, validateCollectionName } from '../../catalog/namespace.js';
 import { lookupView, resolveView } from '../../catalog/views.js';
 import type { ResolvedView, ViewDefinition } from '../../catalog/views.js';
 import { CommandError, ErrorCode, fail } from '../../errors.js';
@@ -22,6 +22,7 @@ import type { OperationContext, ServerServices } from '../context.js';
 import type { ArgSpec } from '../args.js';
 import type { Invocation } from '../registry.js';
 import { writeConcernError } from '../write-concern.js';
+import { supports } from '../version.js';
 import { examinedTotals } from '../../query/planner/explain.js';
 import { scriptHost } from '../../js/engine.js';
 import type { ScriptHost } from '../../js/engine.js';
@@ -207,6 +208,39 @@ export function lookupCollection(
   name: string,
 ): Collection | undefined {
   return services.catalog.get(db, name, op.access.transaction);
+}
+
+/** Whether the operation reads at readConcern snapshot (in a transaction or not). */
+function readsAtSnapshot(op: OperationContext): boolean {
+  return (
+    op.atClusterTime !== undefined || op.access.transaction?.readConcern?.['level'] === 'snapshot'
+  );
+}
+
+/**
+ * The collection a read command reads (find, aggregate, count, distinct), checked as mongod
+ * checks a read's collection: a snapshot read of a capped collection is SnapshotUnavailable
+ * under 7.0; 8.0 allows it, except on a collection that is not replicated (system.profile).
+ */
+export function readCollection(
+  services: ServerServices,
+  op: OperationContext,
+  db: string,
+  name: string,
+): Collection | undefined {
+  const coll = lookupCollection(services, op, db, name);
+  if (coll?.capped === undefined || !readsAtSnapshot(op)) return coll;
+  if (!supports(services.config.reported, 'snapshotReadsOnCapped'))
+    fail(
+      ErrorCode.SnapshotUnavailable,
+      'Reading from capped collections with readConcern snapshot is not supported',
+    );
+  if (!isReplicatedNamespace(name))
+    fail(
+      ErrorCode.SnapshotUnavailable,
+      'Reading from non replicated capped collections with readConcern snapshot is not supported',
+    );
+  return coll;
 }
 
 /** Runs `fn` on the operation's read view (its transaction's snapshot, or the latest). */

@@ -24,6 +24,7 @@ import {
   isViewRead,
   resolveHint,
   targetCollection,
+  readCollection,
 } from './common.js';
 import { runCountOnView, runDistinctOnView } from './view-reads.js';
 import { countArgs, distinctArgs } from './read-args.js';
@@ -145,7 +146,7 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): {
     );
   if (args.key === '')
     throw new CommandError(ErrorCode.BadValue, 'FieldPath cannot be constructed with empty string');
-  const coll = services.catalog.get(db, name, inv.op.access.transaction);
+  const coll = readCollection(services, inv.op, db, name);
   const collator = resolveCollation(coll, args.collation);
   const hint = resolveHint(coll, args.hint);
   const filter = args.query ?? {};

@@ -30,7 +30,7 @@ import {
   collectionRestoreCheck,
   cursorReply,
   isViewRead,
-  lookupCollection,
+  readCollection,
   requireNonNegative,
   resolveHint,
   targetCollection,
@@ -74,7 +74,7 @@ export function prepareFind(inv: Invocation<typeof findArgs>): PreparedFind {
   const skip = requireNonNegative('find', 'skip', args.skip);
   const limit = requireNonNegative('find', 'limit', args.limit);
   const batchSize = requireNonNegative('find', 'batchSize', args.batchSize);
-  const coll = lookupCollection(services, inv.op, db, name);
+  const coll = readCollection(services, inv.op, db, name);
   const collator = resolveCollation(coll, args.collation);
   const expressions = commandExpressions({
     let: args.let,
