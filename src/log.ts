@@ -185,6 +185,44 @@ function relaxed(value: unknown, depth: number): unknown {
   return out;
 }
 
+/** JSON's length for an ObjectId in relaxed EJSON: {"$oid":"<24 hex digits>"}. */
+const oidJsonLength = '{"$oid":""}'.length + 24;
+
+/**
+ * jsonLength(relaxed(value, depth)) without building the relaxed copy: the slow-query line of a
+ * 10k-document insert measured its command by converting every document, then dropped it.
+ */
+function relaxedJsonLength(value: unknown, depth: number): number {
+  if (value === null || typeof value !== 'object') return jsonLength(value);
+  if (depth > limits.bsonDepthMax + 2) return jsonLength('…');
+  if (value instanceof Int32) return jsonLength(value.value);
+  if (value instanceof Double && Number.isFinite(value.value)) return jsonLength(value.value);
+  if (value instanceof ObjectId) return oidJsonLength;
+  if (value instanceof Date && !Number.isNaN(value.getTime()))
+    return '{"$date":""}'.length + value.toISOString().length;
+  if (Array.isArray(value)) {
+    let n = 1 + Math.max(value.length, 1);
+    for (const x of value)
+      n += x === undefined || typeof x === 'function' ? 4 : relaxedJsonLength(x, depth + 1);
+    return n;
+  }
+  if ('_bsontype' in value || value instanceof Date || value instanceof Uint8Array)
+    return jsonLength(relaxed(value, depth));
+  let n = 2;
+  let fields = 0;
+  const doc = value as Record<string, unknown>;
+  // for..in over a decoded document (own enumerable fields only) allocates no entry arrays.
+  for (const k in doc) {
+    if (!Object.hasOwn(doc, k)) continue;
+    const x = doc[k];
+    if (x === undefined || typeof x === 'function') continue;
+    n += stringJsonLength(k) + 1 + relaxedJsonLength(x, depth + 1);
+    fields++;
+  }
+  return n + Math.max(fields - 1, 0);
+}
+
+/** What an attribute is written as: a logged document in relaxed EJSON, the rest redacted. */
 function redact(value: unknown, depth: number): unknown {
   if (value instanceof LoggedDocument) return relaxed(value.doc, 0);
   if (depth > 8 || value === null || typeof value !== 'object') {
@@ -206,8 +244,8 @@ function redact(value: unknown, depth: number): unknown {
  * the attribute limit, counted without their escapes (they are over the limit either way).
  */
 function jsonLength(v: unknown): number {
-  if (typeof v === 'string')
-    return v.length > limits.logAttributeBytesMax ? v.length + 2 : JSON.stringify(v).length;
+  if (typeof v === 'string') return stringJsonLength(v);
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return digits(v);
   if (
     v === null ||
     typeof v !== 'object' ||
@@ -223,42 +261,88 @@ function jsonLength(v: unknown): number {
   let fields = 0;
   for (const [k, x] of Object.entries(v)) {
     if (x === undefined || typeof x === 'function') continue;
-    n += JSON.stringify(k).length + 1 + jsonLength(x);
+    n += stringJsonLength(k) + 1 + jsonLength(x);
     fields++;
   }
   return n + Math.max(fields - 1, 0);
 }
 
+/** The number of decimal digits of a safe non-negative integer. */
+function digits(v: number): number {
+  let d = 1;
+  for (let p = 10; v >= p; p *= 10) d++;
+  return d;
+}
+
+/** What JSON.stringify escapes in a string: quotes, backslashes, controls, lone surrogates. */
+// eslint-disable-next-line no-control-regex -- the controls are what JSON escapes
+const jsonEscaped = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify(s).length, without building it when nothing in `s` needs escaping. */
+function stringJsonLength(s: string): number {
+  if (s.length > limits.logAttributeBytesMax || !jsonEscaped.test(s)) return s.length + 2;
+  return JSON.stringify(s).length;
+}
+
 /**
- * An attribute longer than the limit keeps its leading fields that fit; `truncated` and `size`
- * say which were cut and how big it was, in the spirit of mongod's log truncation.
+ * The attributes redacted, each cut to the attribute limit: an attribute longer than the limit
+ * keeps its leading fields that fit; `truncated` and `size` say which were cut and how big it
+ * was, in the spirit of mongod's log truncation. A logged document is measured before it is
+ * converted, and only the fields kept are converted.
  */
-function truncateAttributes(attr: Record<string, unknown>): Record<string, unknown> {
+function redactAttributes(attr: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
   let truncated: Record<string, unknown> | undefined;
   let size: Record<string, number> | undefined;
   for (const [k, v] of Object.entries(attr)) {
-    if (v === null || typeof v !== 'object') continue;
-    const length = jsonLength(v);
-    if (length <= limits.logAttributeBytesMax) continue;
+    if (secretKey.test(k) && !publicKeys.has(k)) {
+      out[k] = '###';
+      continue;
+    }
+    const logged = v instanceof LoggedDocument && isFieldMap(v.doc);
+    const value = logged ? (v.doc as Record<string, unknown>) : redact(v, 1);
+    if (value === null || typeof value !== 'object') {
+      out[k] = value;
+      continue;
+    }
+    const measure = logged ? (x: unknown): number => relaxedJsonLength(x, 1) : jsonLength;
+    const length = logged ? relaxedJsonLength(value, 0) : jsonLength(value);
+    if (length <= limits.logAttributeBytesMax) {
+      out[k] = logged ? relaxed(value, 0) : value;
+      continue;
+    }
     const kept: Record<string, unknown> = {};
     let used = 2;
     let omitted = 0;
-    for (const [fk, fv] of Object.entries(v as Record<string, unknown>)) {
+    for (const [fk, fv] of Object.entries(value)) {
+      if (fv === undefined || typeof fv === 'function') continue;
       // The name as JSON writes it (quotes and escapes), a colon, the value and a comma.
-      const field = JSON.stringify(fk).length + 1 + (fv === undefined ? 0 : jsonLength(fv)) + 1;
+      const field = JSON.stringify(fk).length + 1 + measure(fv) + 1;
       if (used + field > limits.logAttributeBytesMax) {
         omitted++;
         continue;
       }
       used += field;
-      kept[fk] = fv;
+      kept[fk] = logged ? relaxed(fv, 1) : fv;
     }
-    attr[k] = kept;
+    out[k] = kept;
     (truncated ??= {})[k] = { omittedFields: omitted };
     (size ??= {})[k] = length;
   }
-  if (truncated === undefined) return attr;
-  return { ...attr, truncated, size };
+  if (truncated === undefined) return out;
+  return { ...out, truncated, size };
+}
+
+/** A document-like object whose fields the logger can measure one by one. */
+function isFieldMap(v: unknown): boolean {
+  return (
+    v !== null &&
+    typeof v === 'object' &&
+    !Array.isArray(v) &&
+    !('_bsontype' in v) &&
+    !(v instanceof Date) &&
+    !(v instanceof Uint8Array)
+  );
 }
 
 /** The last lines logged, bounded by count and bytes (mongod's RamLog). */
@@ -391,8 +475,7 @@ export class Logger {
       ctx: this.ctx,
       msg,
     };
-    if (attr !== undefined)
-      entry['attr'] = truncateAttributes(redact(attr, 0) as Record<string, unknown>);
+    if (attr !== undefined) entry['attr'] = redactAttributes(attr);
     if (tags !== undefined) entry['tags'] = tags;
     try {
       return JSON.stringify(entry);

@@ -86,3 +86,53 @@ test('names that JSON escapes count at their escaped length: the kept fields fit
   assert.ok(out['truncated'] !== undefined);
   assert.ok(JSON.stringify(out['command']).length <= limits.logAttributeBytesMax);
 });
+
+test('a logged document is measured as its relaxed Extended JSON, and cut to the limit', () => {
+  const scalar = fc.oneof(
+    fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }).map((n) => new Int32(n)),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => new Double(d)),
+    fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map((b) => Long.fromBigInt(b)),
+    fc.uint8Array({ minLength: 12, maxLength: 12 }).map((b) => new ObjectId(b)),
+    // Dates EJSON writes as the logger does (ISO with milliseconds; the logger keeps ".000").
+    fc
+      .date({ noInvalidDate: true, min: new Date(0), max: new Date('9999-12-31') })
+      .filter((d) => d.getUTCMilliseconds() !== 0),
+    fc.string({ maxLength: 30 }).filter((t) => !secretLike.test(t)),
+    // Quotes, backslashes, controls, astral characters and lone surrogates: what JSON escapes.
+    fc.string({ unit: 'binary', maxLength: 8 }),
+    fc.string({
+      unit: fc.constantFrom('"', '\\', '\n', '\u0001', '\ud800', '\udc00', 'é'),
+      maxLength: 6,
+    }),
+    fc.boolean(),
+    fc.constant(null),
+  );
+  const value = fc.letrec((tie) => ({
+    v: fc.oneof({ depthSize: 'small' }, scalar, tie('arr'), tie('doc')),
+    arr: fc.array(tie('v'), { maxLength: 5 }),
+    doc: fc.dictionary(
+      fc.string({ unit: 'binary', maxLength: 8 }).filter((t) => !secretLike.test(t)),
+      tie('v'),
+      { maxKeys: 5 },
+    ),
+  })).v;
+  fc.assert(
+    fc.property(fc.array(value, { minLength: 1, maxLength: 400 }), fc.boolean(), (docs, big) => {
+      const command: Record<string, unknown> = { insert: 'c', documents: docs, ordered: true };
+      if (big) command['pad'] = 'p'.repeat(limits.logAttributeBytesMax);
+      const out = logOnce({ command: logDocument(command) });
+      const expected = JSON.stringify(EJSON.serialize(command, { relaxed: true }));
+      if (expected.length <= limits.logAttributeBytesMax) {
+        assert.equal(out['size'], undefined);
+        assert.equal(JSON.stringify(out['command']), expected);
+      } else {
+        assert.deepEqual(out['size'], { command: expected.length });
+        assert.ok(JSON.stringify(out['command']).length <= limits.logAttributeBytesMax);
+        const kept = EJSON.serialize(command, { relaxed: true }) as Record<string, unknown>;
+        for (const [k, v] of Object.entries(out['command'] as Record<string, unknown>))
+          assert.deepEqual(v, JSON.parse(JSON.stringify(kept[k])), k);
+      }
+    }),
+    { numRuns: 150 },
+  );
+});
