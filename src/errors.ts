@@ -122,6 +122,7 @@ export const ErrorCode = {
   InvalidOptionsForAPIVersion: 325,
   FailPointEnabled: 192,
   SnapshotUnavailable: 246,
+  CannotConvertIndexToUnique: 359,
   NotARetryableWriteCommand: 50768,
   UnsupportedOpQueryCommand: 352,
   AmbiguousIndexKeyPattern: 181,

@@ -121,6 +121,16 @@ export const limits = {
    */
   indexKeyBytesMax: 1960,
   /**
+   * collMod's conversion to a unique index: the duplicate scan stops after listing this many
+   * records that share keys (the conversion fails with CannotConvertIndexToUnique either way).
+   */
+  collModDuplicateRecordsMax: 1_000_000,
+  /**
+   * The _ids a CannotConvertIndexToUnique reply lists, in BSON bytes (mongod's 8 MB: half the
+   * largest document); at least one is listed.
+   */
+  collModViolationIdBytesMax: 8 * 1024 * 1024,
+  /**
    * Query planning: when several indexes could answer a query, each candidate plan runs a
    * trial of at most this many units of work (keys + documents examined) ...
    */

@@ -138,6 +138,11 @@ export class IndexAccess {
   readonly unique: boolean;
   /** Being built: duplicates are set aside, not refused (see the file comment). */
   readonly building: boolean;
+  /**
+   * collMod's first step to a unique index: new duplicate keys are refused, the duplicates
+   * already there stay (the index keeps its non-unique layout).
+   */
+  readonly prepareUnique: boolean;
   readonly sparse: boolean;
   readonly hidden: boolean;
   readonly isIdIndex: boolean;
@@ -159,6 +164,14 @@ export class IndexAccess {
     this.isIdIndex = meta.name === '_id_';
     this.building = meta.buildUUID !== undefined;
     this.unique = this.isIdIndex || meta.spec['unique'] === true;
+    const prepare = meta.spec['prepareUnique'];
+    // A number counts as its truth value (createIndexes accepts 1 / 0 for flags).
+    this.prepareUnique =
+      !this.unique &&
+      prepare !== undefined &&
+      prepare !== null &&
+      prepare !== false &&
+      Number(prepare.valueOf()) !== 0;
     this.sparse = meta.spec['sparse'] === true;
     this.hidden = meta.spec['hidden'] === true;
     this.fields = parseKeyPattern(meta.key);
@@ -277,12 +290,88 @@ export class IndexAccess {
     recordId: RecordId,
     _doc: BsonDocument,
   ): void {
-    if (!this.unique || this.building) return;
+    if (this.building) return;
+    if (this.prepareUnique) {
+      for (const key of keys)
+        if (this.heldByOther(view, key, recordId)) throw this.duplicateKey(key);
+      return;
+    }
+    if (!this.unique) return;
     for (const key of keys) {
       const existing = view.get(this.table, key.bytes);
       if (existing !== undefined && decodeRecordId(existing) !== recordId)
         throw this.duplicateKey(key);
     }
+  }
+
+  /** Whether a record other than `recordId` has an entry of `key` (non-unique layout). */
+  private heldByOther(view: ReadView, key: IndexKey, recordId: RecordId): boolean {
+    const end = keyPrefixUpperBound(key.bytes);
+    const entries = view.scan(this.table, {
+      start: key.bytes,
+      startInclusive: true,
+      ...(end === undefined ? {} : { end, endInclusive: false }),
+    });
+    for (const { key: stored } of entries) {
+      if (stored.length !== key.bytes.length + recordIdBytes) continue;
+      if (decodeRecordId(stored.subarray(key.bytes.length)) !== recordId) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The records that share a key, group by group in key order (a non-unique index): what
+   * stops collMod from converting the index to unique. Stops once `max` records are listed.
+   */
+  duplicateGroups(view: ReadView, max: number, interrupt: () => void): RecordId[][] {
+    const groups: RecordId[][] = [];
+    let listed = 0;
+    let previous: Uint8Array | undefined;
+    let group: RecordId[] = [];
+    const close = (): void => {
+      if (group.length > 1) {
+        groups.push(group);
+        listed += group.length;
+      }
+    };
+    let seen = 0;
+    for (const { key: stored } of view.scan(this.table, { start: firstEntryKey })) {
+      if (++seen % 1024 === 0) interrupt();
+      const key = stored.subarray(0, stored.length - recordIdBytes);
+      const id = decodeRecordId(stored.subarray(key.length));
+      if (previous !== undefined && sameBytes(previous, key)) {
+        group.push(id);
+        continue;
+      }
+      close();
+      if (listed >= max) return groups;
+      previous = key;
+      group = [id];
+    }
+    close();
+    return groups;
+  }
+
+  /**
+   * Rewrites the entries in the layout of a unique index (key → record id and type bits) or
+   * of a non-unique one (key + record id → type bits), for collMod's conversions. The caller
+   * has checked that no key has two records; the state entry stays.
+   */
+  relayout(txn: WriteTxn, toUnique: boolean): void {
+    const entries: Array<[Uint8Array, Uint8Array]> = [];
+    for (const { key: stored, value } of txn.scan(this.table, { start: firstEntryKey })) {
+      if (toUnique) {
+        const cut = stored.length - recordIdBytes;
+        entries.push([stored.slice(0, cut), concat(stored.subarray(cut), value)]);
+      } else {
+        const rid = value.subarray(0, recordIdBytes);
+        entries.push([concat(stored, rid), value.slice(recordIdBytes)]);
+      }
+    }
+    const state = txn.get(this.table, stateKey);
+    txn.clearTable(this.table);
+    if (state !== undefined) txn.put(this.table, stateKey, state);
+    for (const [k, v] of entries) txn.put(this.table, k, v);
   }
 
   duplicateKey(key: IndexKey): CommandError {

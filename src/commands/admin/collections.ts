@@ -716,6 +716,12 @@ export const collMod = defineCommand({
   run: async (inv) => {
     const { services, args, db, op, body } = inv;
     const name = targetCollection(inv);
+    const dryRun = args.dryRun === true;
+    if (dryRun && args.index === undefined)
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        'dry run mode requires an valid index modification.',
+      );
     const indexReply = await services.engine.write(
       (txn) => {
         const found = services.catalog.get(db, name);
@@ -742,7 +748,14 @@ export const collMod = defineCommand({
         const index =
           args.index === undefined
             ? undefined
-            : modifyIndex(txn, services.catalog, found, args.index);
+            : modifyIndex(txn, services.catalog, found, args.index, {
+                dryRun,
+                otherModifications: collectionModifications.filter((k) => args[k] !== undefined)
+                  .length,
+                interrupt: () => op.checkDeadline(),
+              });
+        // A dry run checks a unique conversion and changes nothing (no oplog entry either).
+        if (dryRun) return {};
         const coll = services.catalog.get(db, name) ?? found;
         const options: BsonDocument = { ...coll.meta.options };
         if (args.changeStreamPreAndPostImages !== undefined)
@@ -777,6 +790,17 @@ export const collMod = defineCommand({
     return withWriteConcernError({ ...indexReply }, op.writeConcern, services.config.replSet);
   },
 });
+
+/** collMod's collection-level modifications (each counts against prepareUnique and dryRun). */
+const collectionModifications = [
+  'changeStreamPreAndPostImages',
+  'validator',
+  'validationLevel',
+  'validationAction',
+  'expireAfterSeconds',
+  'cappedSize',
+  'cappedMax',
+] as const;
 
 /**
  * collMod's expireAfterSeconds (a clustered collection's TTL): a number of seconds or "off";
@@ -879,6 +903,12 @@ function collModEntry(
       now['hidden'] = r['hidden_new'];
       oldIndexOptions['hidden'] = r['hidden_old'] ?? false;
     }
+    if (r['prepareUnique_new'] !== undefined) {
+      now['prepareUnique'] = r['prepareUnique_new'];
+      oldIndexOptions['prepareUnique'] = r['prepareUnique_old'] ?? false;
+    }
+    if (r['unique_new'] === true) now['unique'] = true;
+    if (r['forceNonUnique_new'] === true) now['forceNonUnique'] = true;
     command['index'] = now;
   }
   return { command, oldIndexOptions };

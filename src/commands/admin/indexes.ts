@@ -30,7 +30,9 @@ import { limits } from '../../limits.js';
 import { compileRestrictedFilter } from '../../query/match/index.js';
 import type { MatchNode } from '../../query/match/index.js';
 import { serializeFilter } from '../../query/planner/explain.js';
-import type { WriteTxn } from '../../storage/engine.js';
+import type { ReadView, WriteTxn } from '../../storage/engine.js';
+import type { IndexAccess } from '../../catalog/index-access.js';
+import { BSON } from 'bson';
 import { writeConflictError } from '../../txn/conflicts.js';
 import { clusteredIndexEntry } from './clustered.js';
 import { t } from '../args.js';
@@ -80,6 +82,7 @@ const acceptedOptions = new Set([
   'ns',
   'dropDups',
   'wildcardProjection',
+  'prepareUnique',
 ]);
 const notImplementedOptions = new Set([
   'weights',
@@ -93,7 +96,6 @@ const notImplementedOptions = new Set([
   'bucketSize',
   'storageEngine',
   'clustered',
-  'prepareUnique',
   'coarsestIndexedLevel',
   'finestIndexedLevel',
 ]);
@@ -434,7 +436,8 @@ export function validateIndexSpec(raw: BsonValue, position: number): BsonDocumen
         `Invalid index specification ${formatBson(raw)}; cannot create an index with v=${formatBson(v)}`,
       );
   }
-  for (const opt of ['unique', 'sparse', 'hidden', 'background']) checkBoolOption(raw, opt);
+  for (const opt of ['unique', 'sparse', 'hidden', 'background', 'prepareUnique'])
+    checkBoolOption(raw, opt);
   const isId =
     Object.keys(key).length === 1 &&
     Object.keys(key)[0] === '_id' &&
@@ -474,7 +477,11 @@ export function validateIndexSpec(raw: BsonValue, position: number): BsonDocumen
     if (k === 'key' || k === 'name' || k === 'v' || k === 'ns') continue;
     // Stored as booleans, as mongod's IDL coerces them.
     spec[k] =
-      k === 'unique' || k === 'sparse' || k === 'hidden' || k === 'background'
+      k === 'unique' ||
+      k === 'sparse' ||
+      k === 'hidden' ||
+      k === 'background' ||
+      k === 'prepareUnique'
         ? trueValue(val)
         : val;
   }
@@ -1013,16 +1020,83 @@ function selectIndexes(coll: Collection, which: BsonValue): IndexMeta[] {
 
 // ---- collMod index ------------------------------------------------------------------------------
 
+/** What else the collMod asks besides its index change (mongod counts modifications). */
+export interface CollModIndexContext {
+  /** collMod's dryRun: check a unique conversion, change nothing. */
+  readonly dryRun: boolean;
+  /** How many collection-level modifications the same collMod makes. */
+  readonly otherModifications: number;
+  /** Checks for killOp / maxTimeMS during the duplicate scan. */
+  readonly interrupt: () => void;
+}
+
+/** One collMod index option that is a flag: true, false, or absent (a number counts). */
+function flagOption(option: BsonDocument, field: string): boolean | undefined {
+  const v = option[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean' && numericValue(v) === undefined)
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field 'collMod.index.${field}' is the wrong type '${bsonTypeName(v)}', expected types '[bool, long, int, decimal, double]'`,
+    );
+  return trueValue(v);
+}
+
 /**
- * collMod {index: {name | keyPattern, hidden?, expireAfterSeconds?}}: inside the collMod's write
- * transaction, changes one index's spec; returns the index's name and the reply fields
- * (hidden_old/new, expireAfterSeconds_old/new) for what changed.
+ * The records holding duplicate keys in `index`, as collMod reports them: CannotConvertIndexToUnique
+ * with `violations: [{ids: [...]}, ...]` (the _ids of each group of records sharing a key).
+ */
+function refuseDuplicates(
+  view: ReadView,
+  coll: Collection,
+  index: IndexAccess,
+  interrupt: () => void,
+): void {
+  const groups = index.duplicateGroups(view, limits.collModDuplicateRecordsMax, interrupt);
+  if (groups.length === 0) return;
+  // The reply lists _ids up to a byte budget, at least one.
+  const violations: Array<{ ids: BsonValue[] }> = [];
+  let bytes = 0;
+  let cut = groups.flat().length >= limits.collModDuplicateRecordsMax;
+  for (const group of groups) {
+    const ids: BsonValue[] = [];
+    for (const recordId of group) {
+      const id = coll.getRecord(view, recordId)?.doc['_id'] ?? null;
+      bytes += BSON.calculateObjectSize({ id });
+      if (bytes > limits.collModViolationIdBytesMax && (violations.length > 0 || ids.length > 0)) {
+        cut = true;
+        break;
+      }
+      ids.push(id);
+    }
+    if (ids.length > 0) violations.push({ ids });
+    if (cut && bytes > limits.collModViolationIdBytesMax) break;
+  }
+  throw new CommandError(
+    ErrorCode.CannotConvertIndexToUnique,
+    cut
+      ? 'Cannot convert the index to unique. Too many conflicting documents were detected. Please resolve them and rerun collMod.'
+      : 'Cannot convert the index to unique. Please resolve conflicting documents before running collMod again.',
+    { info: { violations } },
+  );
+}
+
+/**
+ * collMod {index: {name | keyPattern, hidden?, expireAfterSeconds?, prepareUnique?, unique?,
+ * forceNonUnique?}}: inside the collMod's write transaction, changes one index's spec; returns
+ * the index's name and the reply fields for what changed (hidden_old/new,
+ * expireAfterSeconds_old/new, prepareUnique_old/new, unique_new, forceNonUnique_new).
+ *
+ * An index becomes unique in two steps, as in mongod: `prepareUnique: true` makes it refuse new
+ * duplicate keys, then `unique: true` converts it when no key has two records (otherwise
+ * CannotConvertIndexToUnique lists them). `forceNonUnique: true` converts it back.
  */
 export function modifyIndex(
   txn: WriteTxn,
   catalog: Catalog,
   coll: Collection,
   option: BsonDocument,
+  context: CollModIndexContext,
 ): { name: string; reply: BsonDocument } {
   for (const k of Object.keys(option)) {
     if (
@@ -1042,16 +1116,14 @@ export function modifyIndex(
       );
     }
   }
-  if (
-    option['prepareUnique'] !== undefined ||
-    option['unique'] !== undefined ||
-    option['forceNonUnique'] !== undefined
-  ) {
+  const unique = flagOption(option, 'unique');
+  const prepareUnique = flagOption(option, 'prepareUnique');
+  const forceNonUnique = flagOption(option, 'forceNonUnique');
+  if (context.dryRun && unique !== true)
     throw new CommandError(
-      ErrorCode.NotImplemented,
-      'collMod index conversion to unique is not supported yet',
+      ErrorCode.InvalidOptions,
+      'dry run mode requires an index modification with unique: true.',
     );
-  }
   const name = option['name'];
   const keyPattern = option['keyPattern'];
   if (name !== undefined && keyPattern !== undefined)
@@ -1063,8 +1135,22 @@ export function modifyIndex(
     );
   const hidden = option['hidden'];
   const ttl = option['expireAfterSeconds'];
-  if (hidden === undefined && ttl === undefined)
-    throw new CommandError(ErrorCode.InvalidOptions, 'no expireAfterSeconds or hidden field');
+  if (
+    hidden === undefined &&
+    ttl === undefined &&
+    unique === undefined &&
+    prepareUnique === undefined &&
+    forceNonUnique === undefined
+  )
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      'no expireAfterSeconds, hidden, unique, or prepareUnique field',
+    );
+  if (unique !== undefined && forceNonUnique !== undefined)
+    throw new CommandError(
+      ErrorCode.InvalidOptions,
+      "collMod does not support 'unique' and 'forceNonUnique' options at the same time",
+    );
   let meta: IndexMeta | undefined;
   if (name !== undefined) {
     if (typeof name !== 'string')
@@ -1141,8 +1227,64 @@ export function modifyIndex(
       else delete spec['hidden'];
     }
   }
+  const access = coll.index(meta.name);
+  const modifications =
+    [ttl, hidden, unique, prepareUnique, forceNonUnique].filter((v) => v !== undefined).length +
+    context.otherModifications;
+  let relayout: boolean | undefined;
+  if (unique !== undefined) {
+    if (!unique) throw new CommandError(ErrorCode.BadValue, 'Cannot make index non-unique');
+    if (access !== undefined && !access.unique && !access.prepareUnique)
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        "Cannot make index unique with 'prepareUnique=false'. Run collMod to set it first.",
+      );
+  }
+  if (context.dryRun) {
+    if (modifications > 1)
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        'unique: true cannot be combined with any other modification in dry run mode.',
+      );
+    if (access !== undefined && !access.unique)
+      refuseDuplicates(txn, coll, access, context.interrupt);
+    return { name: meta.name, reply: {} };
+  }
+  if (unique === true && access !== undefined && !access.unique) {
+    refuseDuplicates(txn, coll, access, context.interrupt);
+    spec['unique'] = true;
+    delete spec['prepareUnique'];
+    reply['unique_new'] = true;
+    relayout = true;
+  }
+  if (prepareUnique !== undefined) {
+    if (modifications > 1)
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        'prepareUnique cannot be combined with any other modification.',
+      );
+    const old = access?.prepareUnique ?? false;
+    if (old !== prepareUnique && access?.unique !== true) {
+      reply['prepareUnique_old'] = old;
+      reply['prepareUnique_new'] = prepareUnique;
+      if (prepareUnique) spec['prepareUnique'] = true;
+      else delete spec['prepareUnique'];
+    }
+  }
+  if (forceNonUnique !== undefined) {
+    if (!forceNonUnique)
+      throw new CommandError(ErrorCode.BadValue, "'forceNonUnique: false' is not supported");
+    if (meta.name === '_id_')
+      throw new CommandError(ErrorCode.BadValue, 'Cannot make the _id index non-unique');
+    if (access?.unique === true) {
+      delete spec['unique'];
+      reply['forceNonUnique_new'] = true;
+      relayout = false;
+    }
+  }
   if (Object.keys(reply).length > 0) {
     const target = meta;
+    if (relayout !== undefined) access?.relayout(txn, relayout);
     const indexes = coll.meta.indexes.map((i) => (i === target ? { ...i, spec } : i));
     catalog.updateMeta(txn, coll, { ...coll.meta, indexes });
   }
