@@ -22,6 +22,7 @@ import { sessionCommands } from './repl/sessions.js';
 import { transactionCommands } from './repl/transactions.js';
 import { replSetCommands } from './repl/replset.js';
 import { configureFailPoint } from './testing/configure-failpoint.js';
+import { apiVersionTestCommands } from './testing/api-version.js';
 import { currentOpCommands } from './diag/current-op.js';
 import { profileCommands } from './diag/profile.js';
 import { logCommands } from './diag/log-commands.js';
@@ -64,6 +65,7 @@ export const allCommands: readonly CommandDefinition[] = [
   ...transactionCommands,
   ...replSetCommands,
   configureFailPoint,
+  ...apiVersionTestCommands,
   ...saslCommands,
   ...userCommands,
   ...roleCommands,

@@ -81,9 +81,19 @@ export function errorReply(e: CommandError): BsonDocument {
   return reply;
 }
 
-/** Stable API parameters: version "1" only; apiStrict refuses commands outside API Version 1. */
-function checkApiVersion(name: string, def: CommandDefinition, args: GenericArgs): void {
-  if (args.apiVersion === undefined) {
+/**
+ * Stable API parameters: version "1" (and "2" for the API test commands once acceptApiVersion2
+ * is set, as mongod's test builds); apiStrict refuses commands outside the version,
+ * apiDeprecationErrors those deprecated in it.
+ */
+function checkApiVersion(
+  services: ServerServices,
+  name: string,
+  def: CommandDefinition,
+  args: GenericArgs,
+): void {
+  const version = args.apiVersion;
+  if (version === undefined) {
     if (args.apiStrict !== undefined || args.apiDeprecationErrors !== undefined) {
       throw new CommandError(
         ErrorCode.InvalidOptions,
@@ -92,12 +102,24 @@ function checkApiVersion(name: string, def: CommandDefinition, args: GenericArgs
     }
     return;
   }
-  if (args.apiVersion !== '1')
+  const version2 = version === '2' && services.parameters.get('acceptApiVersion2') === true;
+  if (version !== '1' && !version2)
     throw new CommandError(ErrorCode.APIVersionError, 'API version must be "1"');
-  if (args.apiStrict === true && def.traits?.apiVersion1 !== true) {
+  const traits = def.traits;
+  const inVersion = version2 ? traits?.apiVersion2 === true : traits?.apiVersion1 === true;
+  if (args.apiStrict === true && !inVersion) {
     throw new CommandError(
       ErrorCode.APIStrictError,
-      `Provided apiStrict:true, but the command ${name} is not in API Version 1`,
+      `Provided apiStrict:true, but the command ${name} is not in API Version ${version}`,
+    );
+  }
+  if (
+    args.apiDeprecationErrors === true &&
+    traits?.apiDeprecatedIn?.includes(version2 ? '2' : '1')
+  ) {
+    throw new CommandError(
+      ErrorCode.APIDeprecationError,
+      `Provided apiDeprecationErrors:true, but the command ${name} is deprecated in API Version ${version}`,
     );
   }
 }
@@ -367,7 +389,7 @@ export class Dispatcher {
       checkPrivileges(this.authInput(connection, dbValue, name, body, args), def);
       if (def.auth.requiresAuth !== false) checkSessionOwner(services, connection, body['lsid']);
     }
-    checkApiVersion(name, def, args);
+    checkApiVersion(services, name, def, args);
     const wc = parseWriteConcern(args.writeConcern);
     checkWriteConcernAllowed(wc, services.config.replSet);
     const maxTimeMS = parseMaxTimeMS(args.maxTimeMS);

@@ -7,6 +7,9 @@ import type { ArgSpec, GenericArgs, ParsedArgs } from './args.js';
 import type { ConnectionState, OperationContext, ServerServices } from './context.js';
 import type { Privilege } from '../auth/privileges.js';
 
+/** The Stable API versions: "1", and "2" for mongod's API test commands only. */
+export type ApiVersion = '1' | '2';
+
 export interface CommandTraits {
   /** Writes data: counted in opcounters and subject to write concern. */
   readonly isWrite?: boolean;
@@ -22,6 +25,10 @@ export interface CommandTraits {
   readonly testOnly?: boolean;
   /** Part of the Stable API v1. */
   readonly apiVersion1?: boolean;
+  /** Part of API Version 2, which only mongod's test commands are in (acceptApiVersion2). */
+  readonly apiVersion2?: boolean;
+  /** The API versions in which the command is deprecated (apiDeprecationErrors refuses it). */
+  readonly apiDeprecatedIn?: readonly ApiVersion[];
   /** Which opcounter to bump instead of `command` ('bulkWrite': its updates and deletes). */
   readonly counter?: 'insert' | 'query' | 'update' | 'delete' | 'getmore' | 'bulkWrite';
 }

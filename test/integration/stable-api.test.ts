@@ -73,3 +73,66 @@ describe('Stable API strict mode', () => {
     assert.equal(stats.length, 1);
   });
 });
+
+// mongod's API test commands (test builds, enableTestCommands) and API Version 2, which exists
+// only for them once acceptApiVersion2 is set.
+describe('Stable API test commands', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+  });
+  after(async () => {
+    await t.stop();
+  });
+
+  test('testVersion2 is not in API Version 1; testDeprecation is deprecated in it', async () => {
+    const db = t.client.db('api');
+    const e = await expectServerCode(
+      db.command({ testVersion2: 1, apiVersion: '1', apiStrict: true }),
+      323,
+    );
+    assert.match(e.message, /the command testVersion2 is not in API Version 1/);
+    assert.equal((await db.command({ testVersion2: 1, apiVersion: '1' }))['ok'], 1);
+    const d = await expectServerCode(
+      db.command({ testDeprecation: 1, apiVersion: '1', apiDeprecationErrors: true }),
+      324,
+    );
+    assert.match(d.message, /the command testDeprecation is deprecated in API Version 1/);
+    await db.command({ testDeprecationInVersion2: 1, apiVersion: '1', apiDeprecationErrors: true });
+    await db.command({ testVersions1And2: 1, apiVersion: '1', apiStrict: true });
+  });
+
+  test('API Version 2 is refused until acceptApiVersion2 is set, then holds its commands', async () => {
+    const db = t.client.db('api');
+    const admin = t.client.db('admin');
+    await expectServerCode(db.command({ testVersion2: 1, apiVersion: '2' }), 322);
+    await admin.command({ setParameter: 1, acceptApiVersion2: true });
+    try {
+      await db.command({ testVersion2: 1, apiVersion: '2', apiStrict: true });
+      const e = await expectServerCode(
+        db.command({ testRemoval: 1, apiVersion: '2', apiStrict: true }),
+        323,
+      );
+      assert.match(e.message, /the command testRemoval is not in API Version 2/);
+      await expectServerCode(
+        db.command({ testDeprecationInVersion2: 1, apiVersion: '2', apiDeprecationErrors: true }),
+        324,
+      );
+    } finally {
+      await admin.command({ setParameter: 1, acceptApiVersion2: false });
+    }
+  });
+
+  test('without enableTestCommands neither the commands nor the parameter exist', async () => {
+    const plain = await startTestServer({ enableTestCommands: false });
+    try {
+      await expectServerCode(plain.client.db('api').command({ testVersion2: 1 }), 59);
+      await expectServerCode(
+        plain.client.db('admin').command({ setParameter: 1, acceptApiVersion2: true }),
+        72,
+      );
+    } finally {
+      await plain.stop();
+    }
+  });
+});

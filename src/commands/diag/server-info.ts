@@ -116,6 +116,8 @@ export function defaultParameters(services: {
 }): Map<string, unknown> {
   return new Map<string, unknown>([
     ['enableTestCommands', services.enableTestCommands],
+    // mongod's test-only parameter: API Version 2 for the API test commands.
+    ...(services.enableTestCommands ? [['acceptApiVersion2', false] as const] : []),
     ['featureCompatibilityVersion', { version: services.reported.featureCompatibilityVersion }],
     ['ttlMonitorSleepSecs', int(60)],
     ['ttlMonitorEnabled', true],
@@ -195,6 +197,7 @@ function parameterValue(services: ServerServices, key: string): BsonValue {
 }
 
 const settable = new Set([
+  'acceptApiVersion2',
   'ttlMonitorSleepSecs',
   'ttlMonitorEnabled',
   'transactionLifetimeLimitSeconds',
@@ -248,7 +251,9 @@ export const setParameter = defineCommand({
         key === '$clusterTime'
       )
         continue;
-      if (!settable.has(key)) continue;
+      // Test-only parameters exist only under enableTestCommands.
+      if (!settable.has(key) || !(services.parameters.has(key) || liveParameters.has(key)))
+        continue;
       reply['was'] = parameterValue(services, key);
       const live = liveParameters.get(key);
       if (live !== undefined) live.set(services, value);
