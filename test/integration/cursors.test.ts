@@ -145,3 +145,72 @@ describe('cursors on a collection that went away', () => {
     assert.equal(r['cursorsKilled'].length, 1);
   });
 });
+
+// When a batch ends the cursor (mongod's PlanExecutor::isEOF after the batch): a batch that
+// is merely full leaves the cursor open, and the next getMore answers an empty batch with id
+// 0; a plan that knows it is done (a limit reached, a sort or a queue returned, an _id lookup)
+// closes it in the batch that delivers the last document. Drivers count the getMores.
+describe('the batch that ends a cursor', () => {
+  let ts: TestServer;
+  // The driver reads a cursor id of 0 as the number 0, others as Long.
+  const isZero = (id: unknown): boolean => id === 0 || (id instanceof Long && id.isZero());
+  const firstBatch = async (
+    command: Record<string, unknown>,
+  ): Promise<{ id: Long; n: number; ns: string }> => {
+    const r = await ts.client.db('b').command(command);
+    const c = r['cursor'] as { id: Long; firstBatch: unknown[]; ns: string };
+    return { id: c.id, n: c.firstBatch.length, ns: c.ns };
+  };
+  before(async () => {
+    ts = await startTestServer();
+    await ts.client
+      .db('b')
+      .collection<TestDoc>('c')
+      .insertMany(Array.from({ length: 4 }, (_, i) => ({ _id: i, a: i })));
+  });
+  after(async () => {
+    await ts.stop();
+  });
+
+  test('a full first batch of a scan leaves the cursor open; getMore then returns nothing', async () => {
+    const { id, n } = await firstBatch({ find: 'c', batchSize: 4 });
+    assert.equal(n, 4);
+    assert.ok(!isZero(id), 'cursor kept open');
+    const more = await ts.client.db('b').command({ getMore: id, collection: 'c' });
+    assert.deepEqual(more['cursor']['nextBatch'], []);
+    assert.ok(isZero(more['cursor']['id']));
+    const agg = await firstBatch({ aggregate: 'c', pipeline: [], cursor: { batchSize: 4 } });
+    assert.ok(!isZero(agg.id), 'aggregate cursor kept open');
+    await ts.client.db('b').command({ killCursors: 'c', cursors: [agg.id] });
+  });
+
+  test('a plan that knows it is done closes the cursor with its last batch', async () => {
+    for (const command of [
+      { find: 'c', batchSize: 4, limit: 4 },
+      { find: 'c', batchSize: 4, sort: { a: -1 } },
+      { find: 'c', batchSize: 1, filter: { _id: 2 } },
+      { listCollections: 1, cursor: { batchSize: 1 } },
+      { listIndexes: 'c', cursor: { batchSize: 1 } },
+    ]) {
+      const { id } = await firstBatch(command);
+      assert.ok(isZero(id), `closed: ${JSON.stringify(command)}`);
+    }
+    // A limit reached in a getMore closes it there.
+    const { id } = await firstBatch({ find: 'c', batchSize: 2, limit: 4 });
+    const more = await ts.client.db('b').command({ getMore: id, collection: 'c', batchSize: 2 });
+    assert.equal(more['cursor']['nextBatch'].length, 2);
+    assert.ok(isZero(more['cursor']['id']));
+  });
+
+  test('the driver sends one more getMore for a batch that was merely full, as against mongod', async () => {
+    const events: string[] = [];
+    const client = await ts.newClient({ monitorCommands: true });
+    client.on('commandStarted', (e) => events.push(e.commandName));
+    const docs = await client.db('b').collection('c').find({}, { batchSize: 2 }).toArray();
+    assert.equal(docs.length, 4);
+    assert.deepEqual(
+      events.filter((e) => e === 'find' || e === 'getMore'),
+      ['find', 'getMore', 'getMore'],
+    );
+  });
+});

@@ -163,13 +163,16 @@ export class ServerCursor {
         bytes += size;
         if (sliceDue()) await yieldSlice(ctl, resume);
       }
-      // Look one row ahead so that a cursor whose last batch emptied it reports id 0.
-      while (!this.exhausted && this.stash === undefined && !this.options.tailable) {
-        const peek = this.plan.next(snap);
-        if (peek === NEED_TIME) await yieldSlice(ctl, resume);
-        else if (peek === undefined) this.exhausted = true;
-        else this.stash = peek;
-      }
+      // A full batch ends the cursor only when the plan knows it has nothing more (a limit
+      // reached, a sort or queue returned): as mongod, a cursor whose last batch was merely
+      // full stays open, and the next getMore answers an empty batch with id 0.
+      if (
+        !this.exhausted &&
+        this.stash === undefined &&
+        this.options.tailable !== true &&
+        this.plan.isEOF?.() === true
+      )
+        this.exhausted = true;
     } catch (e) {
       // A failed batch ends the cursor (getMore drops it; find/aggregate never register it).
       this.releaseResources();

@@ -54,6 +54,12 @@ export interface PlanStage {
    * batch.
    */
   next(view: ReadView): Pull;
+  /**
+   * True when the stage knows, without doing more work, that it has nothing more (mongod's
+   * PlanStage::isEOF): a limit reached, a sort or a queue fully returned. Absent or false:
+   * not known until a pull says so (a scan knows its end only once it has met it).
+   */
+  isEOF?(): boolean;
 }
 
 function newStats(
@@ -261,6 +267,9 @@ export class IdLookupStage implements PlanStage {
     this.stats.nReturned++;
     return rowOf(rec, details);
   }
+  isEOF(): boolean {
+    return this.done;
+  }
 }
 
 /** A stage over rows computed in advance (e.g. documents produced by a pipeline). */
@@ -280,6 +289,9 @@ export class RowsStage implements PlanStage {
     this.stats.works++;
     this.stats.nReturned++;
     return row;
+  }
+  isEOF(): boolean {
+    return this.i >= this.rows.length;
   }
 }
 
@@ -303,6 +315,8 @@ export interface SortStageOptions {
 export class SortStage implements PlanStage {
   readonly stats: StageStats;
   private sorted: SortedStream<Row> | undefined;
+  /** The next sorted row, read ahead by isEOF. */
+  private peeked: Row | undefined;
   private sorter: ExternalSorter<Row> | undefined;
   private readonly memLimit: number;
 
@@ -330,11 +344,19 @@ export class SortStage implements PlanStage {
       if (loaded === NEED_TIME) return NEED_TIME;
       this.sorted = loaded;
     }
-    const row = this.sorted.next();
+    const row = this.peeked ?? this.sorted.next();
+    this.peeked = undefined;
     if (row === undefined) return undefined;
     this.stats.works++;
     this.stats.nReturned++;
     return row;
+  }
+
+  /** Once sorted, the stage knows its end: the next sorted row is at hand. */
+  isEOF(): boolean {
+    if (this.sorted === undefined) return false;
+    this.peeked ??= this.sorted.next();
+    return this.peeked === undefined;
   }
 
   /** Reads the input into the sorter, a slice at a time; the sorted stream at its end. */
@@ -414,6 +436,9 @@ export class SkipStage implements PlanStage {
     this.stats.works++;
     return row;
   }
+  isEOF(): boolean {
+    return this.child.isEOF?.() === true;
+  }
 }
 
 export class LimitStage implements PlanStage {
@@ -433,6 +458,9 @@ export class LimitStage implements PlanStage {
     this.stats.works++;
     this.stats.nReturned++;
     return row;
+  }
+  isEOF(): boolean {
+    return this.returned >= this.limit || this.child.isEOF?.() === true;
   }
 }
 
@@ -462,6 +490,9 @@ export class TransformStage implements PlanStage {
     this.stats.works++;
     this.stats.nReturned++;
     return { ...row, doc };
+  }
+  isEOF(): boolean {
+    return this.held === undefined && this.child.isEOF?.() === true;
   }
 }
 

@@ -1028,6 +1028,10 @@ export class PlannedQuery implements PlanStage {
     return (this.root as PlanStage).next(view);
   }
 
+  isEOF(): boolean {
+    return this.root?.isEOF?.() === true;
+  }
+
   /** Chooses the plan (once) on `view`; returns what explain needs. */
   prepare(view: ReadView): PlanExplain {
     if (this.explainInfo !== undefined) return this.explainInfo;
