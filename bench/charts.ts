@@ -98,7 +98,9 @@ export function multiprocessChart(m: MachineInfo, quick: boolean, r: MpResult): 
       if (x.totalMs === undefined || x.reopenWrong !== undefined) return [`${n}p WRONG`];
       return [];
     });
-    return marks.length === 0 ? row.label : `${row.label} (${marks.join(', ')})`;
+    // Not run in every profile: the chart library says "— not run" itself.
+    const allNotRun = s.profiles.every((n) => summarize(r, row, n).notRun !== undefined);
+    return marks.length === 0 || allNotRun ? row.label : `${row.label} (${marks.join(', ')})`;
   });
   return horizontalBarsSvg({
     title: 'Multi-process benchmark — time of all five phases (slowest process; lower is better)',

@@ -246,7 +246,7 @@ interface SqliteStatement {
   all(...params: unknown[]): unknown[];
 }
 interface SqliteDb {
-  pragma(s: string): unknown;
+  pragma(s: string, o?: { simple: boolean }): unknown;
   exec(s: string): void;
   prepare(s: string): SqliteStatement;
   transaction<A extends unknown[]>(fn: (...a: A) => void): { immediate(...a: A): void };
@@ -266,6 +266,15 @@ async function openSqliteRaw(ctx: StoreContext): Promise<Store> {
   db.pragma('busy_timeout = 30000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
+  // Per connection, so read back on this one: the row must not silently run at NORMAL.
+  const settings = [
+    db.pragma('journal_mode', { simple: true }),
+    db.pragma('synchronous', { simple: true }),
+  ];
+  if (settings[0] !== 'wal' || settings[1] !== 2)
+    throw new Error(
+      `raw SQLite: journal_mode ${String(settings[0])}, synchronous ${String(settings[1])}`,
+    );
   const tables = new Map<
     string,
     {

@@ -78,7 +78,7 @@ export function docId(i: number): string {
   return `doc-${String(i).padStart(6, '0')}`;
 }
 
-/** Document i of the dataset; about 450 bytes of JSON. */
+/** Document i of the dataset; about 510 bytes of JSON. */
 export function makeJsonDoc(i: number, rng: Lcg): JsonDoc {
   const firstName = pick(first, rng);
   const lastName = pick(last, rng);

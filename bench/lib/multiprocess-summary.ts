@@ -198,12 +198,15 @@ export function profileTable(result: MpResult, workers: number): string {
       ];
     const p = m.phaseMs;
     const wrongs = phaseNames.filter((x) => typeof p[x] === 'string');
+    const wrong =
+      wrongs.length > 0 || m.reopenWrong !== undefined
+        ? `WRONG: ${[...wrongs.map((x) => `${x} ${String(p[x]).replace('WRONG: ', '')}`), ...(m.reopenWrong === undefined ? [] : [m.reopenWrong])].join('; ')}`
+        : undefined;
+    // A row can fail in some repetitions and answer wrongly in the others: say both.
     const verdict =
       m.failed !== undefined
-        ? `failed: ${m.failed}`
-        : wrongs.length > 0 || m.reopenWrong !== undefined
-          ? `WRONG: ${[...wrongs.map((x) => `${x} ${String(p[x]).replace('WRONG: ', '')}`), ...(m.reopenWrong === undefined ? [] : [m.reopenWrong])].join('; ')}`
-          : 'ok';
+        ? `failed: ${m.failed}${wrong === undefined ? '' : `; the other runs: ${wrong}`}`
+        : (wrong ?? 'ok');
     return [
       row.label,
       cellMs(p.insert),
@@ -242,7 +245,7 @@ export function multiprocessReport(
     `Machine: ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}; commit ${m.commit}${m.srcDirty ? ' (src/ had uncommitted changes)' : ''}; ${m.date}. ` +
       `**Shared and loaded**: other sessions built and tested on the same ${m.cores} cores (load average ${result.startedLoad} at the start, ${result.endedLoad} at the end), so absolute figures are slow and noisy; compare rows of this run with each other.${build.buildErrors === undefined ? '' : ' The build reported type errors (other work in progress); the daemon ran from what tsc emitted.'}`,
     '',
-    `Workload: the same ${s.docs.toLocaleString('en-US')} JSON documents (~450 bytes, fixed seed) and the same operations in the same order for every row: one bulk insert, a read of all documents, ${s.pointReads} point reads by \`_id\`, ${s.updates} updates (\`$set\` + \`$inc\`) and ${s.deletes} deletes by \`_id\`, each acknowledged before the next; then every process closes, the directory is reopened, checked (${s.docs - s.deletes} documents, ${s.updates} updated) and measured. ` +
+    `Workload: the same ${s.docs.toLocaleString('en-US')} JSON documents (~510 bytes, fixed seed) and the same operations in the same order for every row: one bulk insert, a read of all documents, ${s.pointReads} point reads by \`_id\`, ${s.updates} updates (\`$set\` + \`$inc\`) and ${s.deletes} deletes by \`_id\`, each acknowledged before the next; then every process closes, the directory is reopened, checked (${s.docs - s.deletes} documents, ${s.updates} updated) and measured. ` +
       `With N processes: N spawned Node processes, released together for each phase (a barrier); insert, point reads, updates and deletes are split between them, read-all is done by each over the whole collection (so it also checks that each process sees the others' writes); a phase's time is the slowest process's. ` +
       `Each (row, processes) ran ${s.repetitions} time${s.repetitions === 1 ? '' : 's'} in a rotated order; figures are medians. Point-read avg and p95 are over every read of every process. Each process warms up first on a side collection (untimed).`,
     '',
