@@ -6,9 +6,10 @@
 // Each adapter is loaded on demand (dynamic import), so a worker of the nedb row does not
 // load SecantusDB's server and the other way round.
 
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineName } from '../src/storage/engine.js';
+import { lockFileName } from '../src/storage/lock-file.js';
 import type { JsonDoc } from './lib/multiprocess-plan.js';
 
 export type RowKind =
@@ -225,6 +226,14 @@ async function openMultiProcess(_row: RowSpec, ctx: StoreContext): Promise<Store
   // The option of branch mpdaemon; typed loosely so this file compiles before the merge.
   const options = { dbPath: ctx.dir, multiProcess: true } as Parameters<typeof open>[0];
   const client = (await open(options)) as unknown as MongoLikeClient;
+  // No silent fallback: an open() that ignored the option took the data directory's lock in
+  // this process, where the on-demand daemon would hold it in its own.
+  const lockFile = join(ctx.dir, lockFileName);
+  const holder = existsSync(lockFile) ? Number.parseInt(readFileSync(lockFile, 'utf8'), 10) : NaN;
+  if (holder === process.pid) {
+    await client.close();
+    throw new Error('open() ignored multiProcess: this process holds the data directory lock');
+  }
   return mongoStore(client);
 }
 

@@ -3,7 +3,7 @@
 // wire, raw SQLite (the lower bound) and the embedded Node stores nedb, lokijs and mingo;
 // with 1 process and with 4 processes on one data directory.
 //
-//   tsx bench/multiprocess.ts [--quick] [--out dir]      (or: npm run bench:multiprocess)
+//   tsx bench/multiprocess.ts [--quick] [--out dir] [--rows lmdb,daemon]   (or: npm run bench:multiprocess)
 //
 // Method: every run gets a fresh data directory and fresh worker processes (child_process
 // fork, each its own Node process). Each worker opens the store and warms up on a side
@@ -267,12 +267,14 @@ async function runOne(row: RowSpec, n: number, repetition: number, sizes: MpSize
 export async function runMultiprocess(
   sizes: MpSizes,
   log: (line: string) => void,
+  only?: readonly string[],
 ): Promise<MpResult> {
+  const picked = only === undefined ? rows : rows.filter((r) => only.includes(r.key));
   const t0 = performance.now();
   const startedLoad = Math.round((loadavg()[0] ?? 0) * 100) / 100;
   makePlan(sizes); // a bad size fails here, before any process starts
   const configs = sizes.profiles.flatMap((n) =>
-    rows.filter((r) => notRunReason(r, n) === undefined).map((row) => ({ row, n })),
+    picked.filter((r) => notRunReason(r, n) === undefined).map((row) => ({ row, n })),
   );
   const runs: MpRun[] = [];
   for (let rep = 0; rep < sizes.repetitions; rep++) {
@@ -286,7 +288,7 @@ export async function runMultiprocess(
   }
   return {
     sizes,
-    rows,
+    rows: picked,
     runs,
     startedLoad,
     endedLoad: Math.round((loadavg()[0] ?? 0) * 100) / 100,
@@ -300,11 +302,18 @@ export async function reportMultiprocess(
   m: MachineInfo,
   build: BuildState,
   say: (text: string) => void,
+  only?: readonly string[],
 ): Promise<void> {
   const sizes = config.quick ? mpQuickSizes : mpDefaultSizes;
-  const result = await runMultiprocess(sizes, (line) => process.stderr.write(`bench: ${line}\n`));
+  const result = await runMultiprocess(
+    sizes,
+    (line) => process.stderr.write(`bench: ${line}\n`),
+    only,
+  );
   const report = multiprocessReport(m, build, result, config.quick);
   say(report);
+  // Some rows only: a check or a before/after figure, not a run to commit.
+  if (only !== undefined) return;
   const paths = mpPaths(config);
   mkdirSync(join(paths.md, '..'), { recursive: true });
   writeFileSync(paths.md, `${report}\n`);
@@ -313,15 +322,36 @@ export async function reportMultiprocess(
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  // --rows a,b (this script only): just those rows (keys as in multiprocess-stores.ts), no files.
+  const argv = process.argv.slice(2);
+  const at = argv.indexOf('--rows');
+  let only: string[] | undefined;
+  if (at >= 0) {
+    only = (argv[at + 1] ?? '').split(',').filter((k) => k !== '');
+    argv.splice(at, 2);
+    const unknown = only.filter((k) => !rows.some((r) => r.key === k));
+    if (only.length === 0 || unknown.length > 0) {
+      process.stderr.write(
+        `bench: --rows takes a comma-separated list of ${rows.map((r) => r.key).join(', ')}\n`,
+      );
+      process.exit(2);
+    }
+  }
   let config: BenchConfig;
   try {
-    config = parseArgs(['multiprocess', ...process.argv.slice(2)]);
+    config = parseArgs(['multiprocess', ...argv]);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     process.stderr.write(`bench: ${e.message}\n\n${usage}\n`);
     process.exit(2);
   }
   const build = ensureBuilt((line) => process.stderr.write(`bench: ${line}\n`));
-  await reportMultiprocess(config, machineInfo(), build, (t) => process.stdout.write(`${t}\n`));
+  await reportMultiprocess(
+    config,
+    machineInfo(),
+    build,
+    (t) => process.stdout.write(`${t}\n`),
+    only,
+  );
   process.exit(0);
 }
