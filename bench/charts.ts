@@ -1,6 +1,7 @@
-// The three charts, built from a harness's result. run.ts draws them after a run; run as a
-// script this redraws docs/bench/*.svg from the committed bench/results/*.json, so a change
-// to how charts look does not need a new measurement:
+// The charts, built from a harness's result. run.ts draws them after a run; run as a
+// script this redraws docs/bench/*.svg (and bench/results/multiprocess.svg) from the
+// committed bench/results/*.json, so a change to how charts look does not need a new
+// measurement:
 //
 //   tsx bench/charts.ts [--quick]
 
@@ -15,6 +16,8 @@ import { floorRows } from './floors.js';
 import type { Floors } from './floors.js';
 import type { CompareResult } from './compare.js';
 import type { ConcurrencyResult } from './concurrency.js';
+import type { MpResult } from './lib/multiprocess-summary.js';
+import { mpPaths, summarize } from './lib/multiprocess-summary.js';
 
 function stamp(m: MachineInfo, quick: boolean): string {
   return `${m.cores} cores, Node ${m.node}, commit ${m.commit}${m.srcDirty ? '+dirty' : ''}, load ${m.loadAverage1m}${quick ? ', --quick' : ''}`;
@@ -80,6 +83,42 @@ export function concurrencyChart(
   });
 }
 
+/**
+ * One bar per row and process count: the five timed phases added up (medians, slowest
+ * process). A row with a failure, a wrong answer or "not run" has no bar, and its label says
+ * which (the table gives the reason).
+ */
+export function multiprocessChart(m: MachineInfo, quick: boolean, r: MpResult): string {
+  const s = r.sizes;
+  const categories = r.rows.map((row) => {
+    const marks = s.profiles.flatMap((n) => {
+      const x = summarize(r, row, n);
+      if (x.notRun !== undefined) return [`${n}p not run`];
+      if (x.failed !== undefined) return [`${n}p failed`];
+      if (x.totalMs === undefined || x.reopenWrong !== undefined) return [`${n}p WRONG`];
+      return [];
+    });
+    // Not run in every profile: the chart library says "— not run" itself.
+    const allNotRun = s.profiles.every((n) => summarize(r, row, n).notRun !== undefined);
+    return marks.length === 0 || allNotRun ? row.label : `${row.label} (${marks.join(', ')})`;
+  });
+  return horizontalBarsSvg({
+    title: 'Multi-process benchmark — time of all five phases (slowest process; lower is better)',
+    subtitle: `${stamp(m, quick)} (shared machine) · ${s.docs.toLocaleString('en-US')} JSON docs: bulk insert + read-all + ${s.pointReads} point reads + ${s.updates} updates + ${s.deletes} deletes · median of ${s.repetitions} · log scale`,
+    categories,
+    series: s.profiles.map((n) => ({
+      name: n === 1 ? '1 process' : `${n} processes`,
+      values: r.rows.map((row) => {
+        const x = summarize(r, row, n);
+        return x.totalMs !== undefined && x.reopenWrong === undefined ? x.totalMs : null;
+      }),
+    })),
+    axisName: 'ms (log scale)',
+    log: true,
+    valueLabel: (v) => formatDuration(v),
+  });
+}
+
 interface Stored {
   readonly machine: MachineInfo;
   readonly sizes: Sizes;
@@ -114,6 +153,14 @@ export function redraw(config: BenchConfig): string[] {
       concurrencyChart(conc.machine, config.quick, conc.sizes, conc.result as ConcurrencyResult),
     );
     done.push(chartPath(config, 'concurrency'));
+  }
+  const mp = load(mpPaths(config).json);
+  if (mp?.result !== undefined) {
+    writeSvg(
+      mpPaths(config).svg,
+      multiprocessChart(mp.machine, config.quick, mp.result as MpResult),
+    );
+    done.push(mpPaths(config).svg);
   }
   return done;
 }

@@ -1,9 +1,10 @@
-// The benchmark entry point (npm run bench): runs the floors, compare and concurrency
-// harnesses, prints one markdown report on stdout (progress goes to stderr), writes each
-// harness's JSON to bench/results/<name>.json and its chart to docs/bench/<name>.svg.
+// The benchmark entry point (npm run bench): runs the floors, compare, concurrency and
+// multiprocess harnesses, prints one markdown report on stdout (progress goes to stderr),
+// writes each harness's JSON to bench/results/<name>.json and its chart to
+// docs/bench/<name>.svg (multiprocess: bench/results/multiprocess.{md,json,svg}).
 // See bench/README.md for what each figure means and how to read it.
 //
-//   tsx bench/run.ts [all|floors|compare|concurrency] [--quick] [--uri mongodb://127.0.0.1:27017/] [--out dir]
+//   tsx bench/run.ts [all|floors|compare|concurrency|multiprocess] [--quick] [--uri mongodb://127.0.0.1:27017/] [--out dir]
 
 import { loadavg } from 'node:os';
 import { cleanupNow } from './lib/cleanup.js';
@@ -22,6 +23,7 @@ import { compareNotes, compareTable, runCompare } from './compare.js';
 import type { CompareResult } from './compare.js';
 import { concurrencyTable, runConcurrency } from './concurrency.js';
 import type { ConcurrencyResult } from './concurrency.js';
+import { reportMultiprocess } from './multiprocess.js';
 
 function say(text = ''): void {
   process.stdout.write(`${text}\n`);
@@ -140,6 +142,7 @@ async function main(): Promise<number> {
   }
   if (wants('concurrency'))
     reportConcurrency(config, m, build, await runConcurrency(config, progress));
+  if (wants('multiprocess')) await reportMultiprocess(config, m, build, say);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   say(
     `Finished in ${seconds} s; load average ${(loadavg()[0] ?? 0).toFixed(2)} at the end (${m.loadAverage1m} at the start).`,

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './daemon.js';
 
-export const harnessNames = ['floors', 'compare', 'concurrency'] as const;
+export const harnessNames = ['floors', 'compare', 'concurrency', 'multiprocess'] as const;
 export type HarnessName = (typeof harnessNames)[number];
 
 export interface Sizes {
@@ -78,9 +78,9 @@ export interface BenchConfig {
 
 export class UsageError extends Error {}
 
-export const usage = `Usage: tsx bench/run.ts [all|floors|compare|concurrency] [--quick] [--uri <mongodb://127.0.0.1:...>] [--out <dir>]
+export const usage = `Usage: tsx bench/run.ts [all|floors|compare|concurrency|multiprocess] [--quick] [--uri <mongodb://127.0.0.1:...>] [--out <dir>]
 
-  all           floors, then compare (ratios to those floors), then concurrency (default)
+  all           floors, then compare (ratios to those floors), concurrency, multiprocess (default)
   --quick       CI smoke sizes; results go to *.quick.json / *.quick.svg (git-ignored)
   --uri <uri>   also measure this server in compare (e.g. a real mongod); 127.0.0.1/localhost only
   --out <dir>   write JSON and SVG there instead of bench/results and docs/bench`;

@@ -27,6 +27,11 @@ export interface DaemonOptions {
   readonly startTimeoutMs?: number;
   /** Keep the data directory after stop (for inspection); default false. */
   readonly keepDir?: boolean;
+  /**
+   * Use this data directory instead of a fresh one (to restart on the data of an earlier
+   * run); the caller owns it, so it is never removed here.
+   */
+  readonly dbPath?: string;
 }
 
 export interface Daemon {
@@ -93,7 +98,8 @@ interface LogLine {
 }
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
-  const dbPath = makeTempDir(`db-${options.engine}`);
+  const dbPath = options.dbPath ?? makeTempDir(`db-${options.engine}`);
+  const ownsDir = options.dbPath === undefined && options.keepDir !== true;
   const args = [
     ...(options.nodeArgs ?? []),
     daemonScript,
@@ -153,7 +159,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       );
     });
   }).catch((e: unknown) => {
-    removeTempDir(dbPath);
+    if (options.dbPath === undefined) removeTempDir(dbPath);
     throw e;
   });
 
@@ -168,7 +174,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         clearTimeout(killer);
       }
       lines.close();
-      if (options.keepDir !== true) removeTempDir(dbPath);
+      if (ownsDir) removeTempDir(dbPath);
     })();
     return stopped;
   };

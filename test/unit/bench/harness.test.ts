@@ -96,7 +96,7 @@ test('--uri must name loopback hosts only', () => {
 
 test('parseArgs: harnesses in dependency order, --quick sizes, bad input refused', () => {
   const all = parseArgs([]);
-  assert.deepEqual(all.harnesses, ['floors', 'compare', 'concurrency']);
+  assert.deepEqual(all.harnesses, ['floors', 'compare', 'concurrency', 'multiprocess']);
   assert.equal(all.sizes, defaultSizes);
   const q = parseArgs(['concurrency', 'floors', '--quick']);
   assert.deepEqual(q.harnesses, ['floors', 'concurrency']);
