@@ -326,6 +326,8 @@ export class Server {
     // client polling for the socket, as open({ multiProcess }) does) wait here, not dropped.
     const early: net.Socket[] = [];
     const holdEarly = (socket: net.Socket): void => {
+      // A reset while held must not be an uncaught error; accept() adds its own handler.
+      socket.on('error', () => socket.destroy());
       early.push(socket);
     };
     try {
@@ -452,7 +454,8 @@ export class Server {
         server.metricsEndpoint = await MetricsEndpoint.start(services, options.metrics);
       listener?.off('connection', holdEarly);
       listener?.on('connection', (socket) => server.accept(socket));
-      for (const socket of early.splice(0)) server.accept(socket);
+      // One already gone would never emit 'close' again: it would count as a client forever.
+      for (const socket of early.splice(0)) if (!socket.destroyed) server.accept(socket);
       server.reaper = setInterval(
         () => server.reap(),
         options.reaperIntervalMs ?? limits.cursorReaperIntervalMs,
