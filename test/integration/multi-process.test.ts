@@ -374,6 +374,10 @@ describe('open({ multiProcess: true })', { timeout: 180_000 }, () => {
       open({ dbPath: fresh(), multiProcess: true, idleShutdownSecs: 0 }),
       RangeError,
     );
+    await assert.rejects(
+      open({ dbPath: fresh(), multiProcess: true, startTimeoutMs: -1 }),
+      /startTimeoutMs must be a positive number/,
+    );
   });
 });
 

@@ -90,6 +90,9 @@ export async function openMultiProcess(o: MultiProcessOptions): Promise<MongoCli
     throw new RangeError(
       `idleShutdownSecs must be a number of seconds in (0, ${limits.idleShutdownSecsMax}], got ${String(idle)}`,
     );
+  const t = o.startTimeoutMs;
+  if (t !== undefined && !(typeof t === 'number' && Number.isFinite(t) && t > 0))
+    throw new RangeError(`startTimeoutMs must be a positive number of ms, got ${String(t)}`);
   mkdirSync(o.dbPath, { recursive: true });
   const dir = realpathSync(o.dbPath);
   const socketPath = socketPathFor(dir);
