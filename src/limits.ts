@@ -73,6 +73,17 @@ export const limits = {
    * Established connections may stay idle for ever (drivers pool them).
    */
   firstMessageWaitMsMax: 30_000,
+  /** Longest idle period secantusd --idleShutdownSecs accepts (a day). */
+  idleShutdownSecsMax: 86_400,
+  /** The on-demand daemon of open({ multiProcess: true }) exits after this long with no client. */
+  onDemandIdleShutdownSecs: 5,
+  /** open({ multiProcess: true }) gives up when no daemon answers within this long. */
+  onDemandStartTimeoutMs: 60_000,
+  /**
+   * Longest Unix domain socket path put inside the data directory (sun_path holds 108 bytes
+   * on Linux, 104 on macOS); a longer one goes to the temporary directory under a hash.
+   */
+  unixSocketPathBytesMax: 100,
   /**
    * A TLS handshake not finished within this long is abandoned and its socket closed, so
    * half-open handshakes cannot pile up (Node's tls.Server default; mongod relies on the OS).

@@ -59,6 +59,10 @@ export interface DaemonOptions extends NetOptions {
   maxIncomingConnections: number;
   /** Server-side JavaScript (security.javascriptEnabled); --noscripting turns it off. */
   javascriptEnabled: boolean;
+  /** --unixSocket: listen on this Unix domain socket instead of TCP. */
+  unixSocket: string | undefined;
+  /** --idleShutdownSecs: exit cleanly once no client has been connected for this long. */
+  idleShutdownSecs: number | undefined;
 }
 
 export const defaults: DaemonOptions = {
@@ -88,6 +92,8 @@ export const defaults: DaemonOptions = {
 
   ...netDefaults,
   javascriptEnabled: true,
+  unixSocket: undefined,
+  idleShutdownSecs: undefined,
 };
 
 export class OptionsError extends Error {
@@ -128,6 +134,10 @@ export const usage = `Usage: secantusd [options]
                             group or others); implies --auth
   --maxConns <n>            most client connections open at once (default 10000); past
                             it a new connection is closed and logged
+  --unixSocket <path>       listen on this Unix domain socket instead of a TCP port (its
+                            owner holds <path>.lock; a stale socket file is replaced)
+  --idleShutdownSecs <s>    exit cleanly (as on SIGTERM) once no client has been connected
+                            for s seconds (default: never)
 
 ${netUsage}
   --noscripting             no server-side JavaScript ($where, $function, $accumulator,
@@ -140,7 +150,8 @@ SECANTUS_STORAGE_ENGINE, SECANTUS_CONFIG, SECANTUS_ENABLE_TEST_COMMANDS, SECANTU
 SECANTUS_LOGAPPEND, SECANTUS_VERBOSITY, SECANTUS_QUIET, SECANTUS_PROFILE, SECANTUS_SLOWMS,
 SECANTUS_SLOW_OP_SAMPLE_RATE, SECANTUS_METRICS_PORT, SECANTUS_METRICS_BIND_IP,
 SECANTUS_OPLOG_ASYNC, SECANTUS_OPLOG_NONLOGGED, SECANTUS_AUTH, SECANTUS_KEYFILE,
-SECANTUS_JAVASCRIPT_ENABLED, SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD
+SECANTUS_JAVASCRIPT_ENABLED, SECANTUS_UNIX_SOCKET, SECANTUS_IDLE_SHUTDOWN_SECS,
+SECANTUS_INITIAL_ROOT_USER and SECANTUS_INITIAL_ROOT_PASSWORD
 (a root user created at first start; also security.initialRootUser / initialRootPassword in
 the config file; security.javascriptEnabled = false is --noscripting), SECANTUS_MAX_CONNS,
 ${netEnvUsage}.
@@ -233,6 +244,15 @@ function parseSampleRate(v: unknown, source: string): number {
   return n;
 }
 
+function parseIdleSecs(v: unknown, source: string): number {
+  const n = typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : NaN;
+  if (!(n > 0 && n <= limits.idleShutdownSecsMax))
+    throw new OptionsError(
+      `${source}: expected a number of seconds in (0, ${limits.idleShutdownSecsMax}], got ${String(v)}`,
+    );
+  return n;
+}
+
 function parseBool(v: unknown, source: string): boolean {
   if (typeof v === 'boolean') return v;
   if (v === '1' || v === 'true' || v === 1) return true;
@@ -293,6 +313,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         noscripting: { type: 'boolean' },
         keyFile: { type: 'string' },
         maxConns: { type: 'string' },
+        unixSocket: { type: 'string' },
+        idleShutdownSecs: { type: 'string' },
 
         ...netFlagSpecs,
         version: { type: 'boolean' },
@@ -332,6 +354,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (v.keyFile !== undefined) out.keyFile = v.keyFile;
   if (v.maxConns !== undefined)
     out.maxIncomingConnections = parseMaxConns(v.maxConns, '--maxConns');
+  if (v.unixSocket !== undefined) out.unixSocket = v.unixSocket;
+  if (v.idleShutdownSecs !== undefined)
+    out.idleShutdownSecs = parseIdleSecs(v.idleShutdownSecs, '--idleShutdownSecs');
 
   Object.assign(out, fromNetFlags(v, fail));
   return { options: out, help: v.help === true, version: v.version === true };
@@ -397,6 +422,10 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): Partial_ {
   const maxConns = get('SECANTUS_MAX_CONNS');
   if (maxConns !== undefined)
     out.maxIncomingConnections = parseMaxConns(maxConns, 'SECANTUS_MAX_CONNS');
+  const unixSocket = get('SECANTUS_UNIX_SOCKET');
+  if (unixSocket !== undefined) out.unixSocket = unixSocket;
+  const idle = get('SECANTUS_IDLE_SHUTDOWN_SECS');
+  if (idle !== undefined) out.idleShutdownSecs = parseIdleSecs(idle, 'SECANTUS_IDLE_SHUTDOWN_SECS');
 
   Object.assign(out, fromNetEnvironment(get, parseBool, fail));
   return out;

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // secantusd: the daemon. Resolves options, opens storage, listens, and shuts down cleanly
-// on SIGINT / SIGTERM (stop accepting, finish in-flight work, close storage, exit 0).
-// Exit codes follow mongod's: 2 bad options, 48 listen failure, 100 data directory in use.
+// on SIGINT / SIGTERM (stop accepting, finish in-flight work, close storage, exit 0), or
+// after --idleShutdownSecs with no client (the on-demand daemon of open({ multiProcess })).
+// Exit codes follow mongod's: 2 bad options, 48 listen failure (a --unixSocket owned by
+// another daemon included), 100 data directory in use.
 
 import { mkdirSync } from 'node:fs';
 import * as os from 'node:os';
@@ -11,6 +13,7 @@ import { FileLogSink, Logger, streamSink } from '../log.js';
 import type { LogSink } from '../log.js';
 import { rotateServerLog } from '../commands/diag/log-commands.js';
 import { Server } from '../server/server.js';
+import { SocketInUseError } from '../server/socket-lock.js';
 import { OptionsError, resolveOptions, usage } from './options.js';
 import { netParsedDocument, redactArgv, tlsOptionsOf } from './net-options.js';
 import { TlsConfigError } from '../server/tls.js';
@@ -27,6 +30,7 @@ function parsedDocument(o: DaemonOptions): BsonDocument {
       port: new Int32(o.port),
       bindIp: o.bindIp,
       maxIncomingConnections: new Int32(o.maxIncomingConnections),
+      ...(o.unixSocket === undefined ? {} : { unixSocket: o.unixSocket }),
       ...netParsedDocument(o),
     },
     storage: { dbPath: o.dbPath, engine: o.storageEngine },
@@ -129,6 +133,8 @@ async function main(): Promise<number> {
   logStartup(logger, o, argv);
 
   let server: Server;
+  // Set below, once shutdown exists; the server calls it only after start() has returned.
+  let onIdle = (): void => undefined;
   try {
     if (o.storageEngine !== 'memory') mkdirSync(o.dbPath, { recursive: true });
     server = await Server.start({
@@ -143,6 +149,10 @@ async function main(): Promise<number> {
       auth: o.auth,
       maxIncomingConnections: o.maxIncomingConnections,
       javascriptEnabled: o.javascriptEnabled,
+      ...(o.unixSocket === undefined ? {} : { socketPath: o.unixSocket }),
+      ...(o.idleShutdownSecs === undefined
+        ? {}
+        : { idle: { ms: o.idleShutdownSecs * 1000, onIdle: () => onIdle() } }),
       ...(o.initialRootUser === undefined || o.initialRootPassword === undefined
         ? {}
         : { initialUser: { username: o.initialRootUser, password: o.initialRootPassword } }),
@@ -168,6 +178,14 @@ async function main(): Promise<number> {
       process.stderr.write(`secantusd: ${e.message}\n`);
       return exitWith(logger, ExitCode.dbPathInUse);
     }
+    if (e instanceof SocketInUseError) {
+      logger.error('NETWORK', 23024, 'Failed to listen', {
+        socketPath: e.socketPath,
+        error: e.message,
+      });
+      process.stderr.write(`secantusd: ${e.message}\n`);
+      return exitWith(logger, ExitCode.netError);
+    }
     if (e instanceof TlsConfigError || e instanceof CompressorConfigError) {
       logger.error('CONTROL', 20574, 'Error during global initialization', { error: e.message });
       process.stderr.write(`secantusd: ${e.message}\n`);
@@ -180,7 +198,9 @@ async function main(): Promise<number> {
         bindIp: o.bindIp,
         error: String(code),
       });
-      process.stderr.write(`secantusd: cannot listen on ${o.bindIp}:${o.port}: ${String(code)}\n`);
+      process.stderr.write(
+        `secantusd: cannot listen on ${o.unixSocket ?? `${o.bindIp}:${o.port}`}: ${String(code)}\n`,
+      );
       return exitWith(logger, ExitCode.netError);
     }
     logger.fatal('CONTROL', 20574, 'Error during global initialization', {
@@ -192,13 +212,14 @@ async function main(): Promise<number> {
 
   return new Promise<number>((resolve) => {
     let stopping = false;
-    const shutdown = (signal: NodeJS.Signals): void => {
+    const shutdown = (signal: NodeJS.Signals | 'idle'): void => {
       if (stopping) return;
       stopping = true;
-      logger.info('CONTROL', 23377, 'Received signal', {
-        signal: os.constants.signals[signal],
-        error: signal === 'SIGTERM' ? 'Terminated' : 'Interrupt',
-      });
+      if (signal !== 'idle')
+        logger.info('CONTROL', 23377, 'Received signal', {
+          signal: os.constants.signals[signal],
+          error: signal === 'SIGTERM' ? 'Terminated' : 'Interrupt',
+        });
       logger.info('CONTROL', 23381, 'will terminate after current cmd ends');
       server.stop().then(
         () => resolve(exitWith(logger, ExitCode.ok)),
@@ -210,6 +231,7 @@ async function main(): Promise<number> {
         },
       );
     };
+    onIdle = () => shutdown('idle');
     process.on('SIGINT', () => shutdown('SIGINT'));
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     // As mongod: SIGUSR1 rotates the log file (rename mode).

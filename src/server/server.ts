@@ -2,6 +2,7 @@
 // start() opens storage and listens; stop() stops accepting, lets in-flight requests end,
 // closes every socket, then closes storage. Nothing it leaves behind keeps Node alive.
 
+import { chmodSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +38,8 @@ import { OplogStore, oplogEntryTables } from '../repl/oplog-store.js';
 import type { EngineName, StorageEngine } from '../storage/engine.js';
 import { openEngine } from '../storage/open.js';
 import { InProcessConnection } from './in-process.js';
+import { lockSocket } from './socket-lock.js';
+import type { DirectoryLock } from '../storage/lock-file.js';
 import { RoutedEngine } from '../storage/routed-engine.js';
 import { ConflictTracker } from '../txn/conflicts.js';
 import { SessionCatalog } from '../txn/sessions.js';
@@ -79,6 +82,18 @@ export interface ServerOptions {
    * (openInProcess(), secantusdb/embedded); port is then 0.
    */
   readonly listen?: boolean;
+  /**
+   * Listen on this Unix domain socket instead of TCP (secantusd --unixSocket). The server
+   * first takes `<socketPath>.lock` (SocketInUseError when a live process holds it), then
+   * the data directory, then replaces whatever file is at the path; it is removed at stop().
+   */
+  readonly socketPath?: string;
+  /**
+   * With no client connected for this long, call onIdle (secantusd --idleShutdownSecs, the
+   * on-demand daemon of open({ multiProcess: true })). Counted from start and from each
+   * moment the last connection ends.
+   */
+  readonly idle?: { readonly ms: number; readonly onIdle: () => void };
   /** Replica set name; '' for a standalone. Default 'rs0'. */
   readonly replSet?: string;
   /** Allow configureFailPoint and other test commands. Default false. */
@@ -202,6 +217,10 @@ export class Server {
   private stopping: Promise<void> | undefined;
   private readonly deadlines: ConnectionDeadlines;
   private metricsEndpoint: MetricsEndpoint | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private idle: ServerOptions['idle'];
+  private socketLock: DirectoryLock | undefined;
+  private socketPath: string | undefined;
 
   private constructor(
     readonly services: ServerServices,
@@ -268,11 +287,20 @@ export class Server {
       async: options.oplogAsync ?? false,
       nonlogged: (options.oplogNonlogged ?? false) && replSet !== '',
     };
-    const mainEngine = await openEngine({
-      engine: storageEngine,
-      ...(options.dbPath === undefined ? {} : { path: options.dbPath }),
-      logger,
-    });
+    // The socket's lock comes before the data directory's (src/server/socket-lock.ts).
+    const socketLock =
+      options.socketPath === undefined ? undefined : lockSocket(options.socketPath);
+    let mainEngine: StorageEngine;
+    try {
+      mainEngine = await openEngine({
+        engine: storageEngine,
+        ...(options.dbPath === undefined ? {} : { path: options.dbPath }),
+        logger,
+      });
+    } catch (e) {
+      socketLock?.release();
+      throw e;
+    }
     let rawEngine: StorageEngine = mainEngine;
     if (oplogMode.nonlogged) {
       try {
@@ -287,26 +315,41 @@ export class Server {
         rawEngine = new RoutedEngine(mainEngine, side, oplogEntryTables);
       } catch (e) {
         await mainEngine.close();
+        socketLock?.release();
         throw e;
       }
     }
     const oplogStorage = rawEngine instanceof RoutedEngine ? rawEngine.side : mainEngine;
     const engine = new TrackedEngine(rawEngine, new ConflictTracker());
     let listener: net.Server | undefined;
+    // Connections that arrive once the listener listens but before the server exists (a
+    // client polling for the socket, as open({ multiProcess }) does) wait here, not dropped.
+    const early: net.Socket[] = [];
+    const holdEarly = (socket: net.Socket): void => {
+      // A reset while held must not be an uncaught error; accept() adds its own handler.
+      socket.on('error', () => socket.destroy());
+      early.push(socket);
+    };
     try {
       const catalog = Catalog.open(engine, logger);
       const metrics = new ServerMetrics();
       catalog.validator = documentValidator(logger);
       listener = options.listen === false ? undefined : net.createServer();
+      listener?.on('connection', holdEarly);
+      const socketPath = options.socketPath;
       const port =
-        listener === undefined ? 0 : await listen(listener, options.port ?? 27017, bindIp);
+        listener === undefined
+          ? 0
+          : socketPath !== undefined
+            ? await listenOnPath(listener, socketPath)
+            : await listen(listener, options.port ?? 27017, bindIp);
       const enableTestCommands = options.enableTestCommands ?? false;
       const config: ServerConfig = {
         port,
         bindIp,
         advertisedHost:
           options.advertisedHost ??
-          (listener === undefined ? 'embedded:0' : advertise(bindIp, port)),
+          (listener === undefined ? 'embedded:0' : (socketPath ?? advertise(bindIp, port))),
         dbPath: options.dbPath,
         storageEngine,
         replSet,
@@ -405,9 +448,14 @@ export class Server {
         maxConnections,
         deadlines,
       );
+      server.socketLock = socketLock;
+      server.socketPath = listener === undefined ? undefined : socketPath;
       if (options.metrics !== undefined)
         server.metricsEndpoint = await MetricsEndpoint.start(services, options.metrics);
+      listener?.off('connection', holdEarly);
       listener?.on('connection', (socket) => server.accept(socket));
+      // One already gone would never emit 'close' again: it would count as a client forever.
+      for (const socket of early.splice(0)) if (!socket.destroyed) server.accept(socket);
       server.reaper = setInterval(
         () => server.reap(),
         options.reaperIntervalMs ?? limits.cursorReaperIntervalMs,
@@ -419,19 +467,49 @@ export class Server {
       for (const w of startupWarnings(config)) {
         services.startupWarnings.push(logger.startupWarning('CONTROL', w.id, w.msg, w.attr));
       }
+      server.idle = options.idle;
+      server.clientsChanged();
       logger.info('NETWORK', 23016, 'Waiting for connections', {
         port,
-        bindIp,
+        ...(socketPath === undefined ? { bindIp } : { socketPath }),
         storageEngine,
         replSet,
         ssl: tls === undefined ? 'off' : 'on',
       });
       return server;
     } catch (e) {
+      for (const socket of early) socket.destroy();
       listener?.close();
       await rawEngine.close();
+      socketLock?.release();
       throw e;
     }
+  }
+
+  /** Clients connected now: sockets (pending ones too) and in-process connections. */
+  get clientCount(): number {
+    return this.connections.size + this.pendingSockets.size + this.inProcess.size;
+  }
+
+  /** Start or cancel the idle countdown (ServerOptions.idle) as the client count moves. */
+  private clientsChanged(): void {
+    const idle = this.idle;
+    if (idle === undefined || this.stopping !== undefined) return;
+    if (this.clientCount > 0) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = undefined;
+      return;
+    }
+    if (this.idleTimer !== undefined) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.stopping !== undefined || this.clientCount > 0) return;
+      this.services.logger.info('CONTROL', 8100002, 'No client for the idle period', {
+        idleShutdownSecs: idle.ms / 1000,
+      });
+      idle.onIdle();
+    }, idle.ms);
+    this.idleTimer.unref();
   }
 
   private accept(socket: net.Socket): void {
@@ -457,6 +535,7 @@ export class Server {
       return;
     }
     this.pendingSockets.add(socket);
+    this.clientsChanged();
     // A client that never sends the first bytes (TLS or plain is told from them) is held to
     // the first-message deadline too; the connection then times the rest of its message.
     const wait = setTimeout(() => {
@@ -474,7 +553,7 @@ export class Server {
     wait.unref();
     socket.once('close', () => {
       clearTimeout(wait);
-      this.pendingSockets.delete(socket);
+      if (this.pendingSockets.delete(socket)) this.clientsChanged();
     });
     socket.on('error', () => socket.destroy());
     readFirstBytes(socket, firstBytesNeeded, (first) => {
@@ -553,6 +632,7 @@ export class Server {
         this.connections.delete(c);
         this.services.operations.clientClosed(c.state);
         this.services.connections.current = this.connections.size;
+        this.clientsChanged();
         if (!logger.settings.quiet)
           logger.child(`conn${id}`).info('NETWORK', 22944, 'Connection ended', {
             remote: c.state.remote,
@@ -569,6 +649,7 @@ export class Server {
     this.services.operations.clientOpened(conn.state);
     this.services.connections.current = this.connections.size;
     this.services.connections.totalCreated++;
+    this.clientsChanged();
     if (!logger.settings.quiet)
       logger.child('listener').info('NETWORK', 22943, 'Connection accepted', {
         remote: conn.state.remote,
@@ -594,10 +675,12 @@ export class Server {
       (c) => {
         this.inProcess.delete(c);
         this.services.operations.clientClosed(c.state);
+        this.clientsChanged();
       },
     );
     this.inProcess.add(conn);
     this.services.operations.clientOpened(conn.state);
+    this.clientsChanged();
     return conn;
   }
 
@@ -655,6 +738,7 @@ export class Server {
     const { logger, engine } = this.services;
     logger.info('CONTROL', 20562, 'Shutdown: going to close listening sockets');
     if (this.reaper !== undefined) clearInterval(this.reaper);
+    clearTimeout(this.idleTimer);
     this.services.fsyncLock.releaseAll();
     const listener = this.listener;
     const closed =
@@ -685,6 +769,9 @@ export class Server {
     await this.services.oplog?.store.close();
     logger.info('STORAGE', 4784930, 'Shutting down the storage engine');
     await closeEngine(engine.inner);
+    // The socket's lock goes last: a next daemon that takes it finds the data directory free.
+    if (this.socketPath !== undefined) rmSync(this.socketPath, { force: true });
+    this.socketLock?.release();
     logger.info('CONTROL', 20565, 'Now exiting');
   }
 }
@@ -717,6 +804,29 @@ function readFirstBytes(socket: net.Socket, n: number, done: (first: Buffer) => 
   };
   socket.on('data', onData);
   socket.once('end', finish);
+}
+
+/**
+ * Listen on a Unix domain socket. The caller holds the socket's lock, so a file at the path
+ * is the leftover of a daemon that was killed: it is removed first. Only the owner may use
+ * the socket (mode 0600). Resolves with port 0.
+ */
+function listenOnPath(server: net.Server, path: string): Promise<number> {
+  rmSync(path, { force: true });
+  return new Promise((resolve, reject) => {
+    const onError = (e: Error): void => reject(e);
+    server.once('error', onError);
+    server.listen({ path, exclusive: true }, () => {
+      server.off('error', onError);
+      try {
+        chmodSync(path, 0o600);
+      } catch (e) {
+        reject(e as Error);
+        return;
+      }
+      resolve(0);
+    });
+  });
 }
 
 function listen(server: net.Server, port: number, host: string): Promise<number> {

@@ -20,7 +20,7 @@ import { DataDirectoryLockedError } from './engine.js';
 
 export const lockFileName = 'secantus.lock';
 
-/** Directories locked by this process, so a second engine here is refused even though the pid is alive. */
+/** Lock files held by this process, so a second engine here is refused even though the pid is alive. */
 const heldHere = new Set<string>();
 
 export class DirectoryLock {
@@ -31,17 +31,21 @@ export class DirectoryLock {
     readonly file: string,
   ) {}
 
-  /** Take the lock on `dir` (created if missing) or throw DataDirectoryLockedError. */
-  static acquire(dir: string): DirectoryLock {
+  /**
+   * Take the lock on `dir` (created if missing) or throw DataDirectoryLockedError. `name` is
+   * the lock file's name in `dir`: the data directory's by default; the daemon's socket lock
+   * (src/server/socket-lock.ts) uses the same mechanism under another name.
+   */
+  static acquire(dir: string, name: string = lockFileName): DirectoryLock {
     fs.mkdirSync(dir, { recursive: true });
     const real = fs.realpathSync(dir);
-    const file = path.join(real, lockFileName);
-    if (heldHere.has(real)) throw new DataDirectoryLockedError(dir, process.pid);
+    const file = path.join(real, name);
+    if (heldHere.has(file)) throw new DataDirectoryLockedError(dir, process.pid);
     // Each round either creates the file, reports a live holder, or removes one stale file;
     // the bound only guards against an unexpected livelock.
     for (let attempt = 0; attempt < 20; attempt++) {
       if (tryCreate(file)) {
-        heldHere.add(real);
+        heldHere.add(file);
         return new DirectoryLock(real, file);
       }
       const content = readLock(file);
@@ -64,13 +68,30 @@ export class DirectoryLock {
   release(): void {
     if (this.released) return;
     this.released = true;
-    heldHere.delete(this.dir);
+    heldHere.delete(this.file);
     try {
       if (parsePid(fs.readFileSync(this.file, 'utf8')) === process.pid) fs.unlinkSync(this.file);
     } catch {
       // Already gone (an operator removed it): nothing to release.
     }
   }
+}
+
+/**
+ * The live process holding the lock file `file`, or undefined when there is none (no file,
+ * a torn one, or a dead pid). A look, not a decision: only acquire() decides between racers.
+ */
+export function lockHolder(file: string): number | undefined {
+  let content: string | undefined;
+  try {
+    content = readLock(file);
+  } catch {
+    return undefined;
+  }
+  const pid = content === undefined ? undefined : parsePid(content);
+  if (pid === undefined) return undefined;
+  if (pid === process.pid) return heldHere.has(file) ? pid : undefined;
+  return isAlive(pid) ? pid : undefined;
 }
 
 function tryCreate(file: string): boolean {

@@ -10,7 +10,7 @@
 // Values are the `bson` package's types (the driver's), errors the driver's classes
 // (MongoServerError with code, codeName, errorLabels). docs/embedded.md lists what differs.
 
-import type { Document } from 'mongodb';
+import type { Document, MongoClient, MongoClientOptions } from 'mongodb';
 import type { TransactionOptions } from 'mongodb';
 import type { Logger } from '../../log.js';
 import { Server } from '../../server/server.js';
@@ -20,6 +20,7 @@ import type { OperationOptions } from './collection.js';
 import { Db } from './db.js';
 import { EmbeddedSession } from './session.js';
 import { Transport } from './transport.js';
+import { openMultiProcess } from './multi-process.js';
 
 export { Collection } from './collection.js';
 export type { OperationOptions } from './collection.js';
@@ -53,6 +54,20 @@ export interface OpenOptions {
   readonly logger?: Logger;
   /** The database db() returns when given no name. Default 'test'. */
   readonly defaultDbName?: string;
+  /**
+   * Share the dbPath with other processes: instead of a server in this process, connect to
+   * the data directory's secantusd over a Unix domain socket, starting it if none runs, and
+   * return the driver's MongoClient (docs/embedded.md). The other options then configure the
+   * daemon this call starts (a running one keeps its own); `logger` is not used (the daemon
+   * logs to <dbPath>/secantusd.log). Default false.
+   */
+  readonly multiProcess?: boolean;
+  /** multiProcess: the daemon exits once no client has been connected for this long. Default 5. */
+  readonly idleShutdownSecs?: number;
+  /** multiProcess: give up when no daemon answers within this long. Default 60000. */
+  readonly startTimeoutMs?: number;
+  /** multiProcess: options of the MongoClient returned. */
+  readonly clientOptions?: MongoClientOptions;
 }
 
 export interface StartSessionOptions {
@@ -153,7 +168,38 @@ export class EmbeddedClient implements AsyncDisposable {
   }
 }
 
-/** Open SecantusDB in this process: the server without a socket, and a client on it. */
-export function open(options: OpenOptions = {}): Promise<EmbeddedClient> {
+/**
+ * Open SecantusDB in this process: the server without a socket, and a client on it. With
+ * `multiProcess: true`, the driver's MongoClient on the dbPath's shared daemon instead.
+ */
+export function open(
+  options: OpenOptions & { readonly dbPath: string; readonly multiProcess: true },
+): Promise<MongoClient>;
+export function open(
+  options?: OpenOptions & { readonly multiProcess?: false },
+): Promise<EmbeddedClient>;
+export function open(options?: OpenOptions): Promise<EmbeddedClient | MongoClient>;
+export function open(options: OpenOptions = {}): Promise<EmbeddedClient | MongoClient> {
+  if (options.multiProcess === true) {
+    if (options.dbPath === undefined)
+      return Promise.reject(new TypeError('open({ multiProcess: true }) needs a dbPath'));
+    return openMultiProcess({
+      dbPath: options.dbPath,
+      ...(options.engine === undefined ? {} : { engine: options.engine }),
+      ...(options.replSet === undefined ? {} : { replSet: options.replSet }),
+      ...(options.enableTestCommands === undefined
+        ? {}
+        : { enableTestCommands: options.enableTestCommands }),
+      ...(options.javascriptEnabled === undefined
+        ? {}
+        : { javascriptEnabled: options.javascriptEnabled }),
+      ...(options.defaultDbName === undefined ? {} : { defaultDbName: options.defaultDbName }),
+      ...(options.idleShutdownSecs === undefined
+        ? {}
+        : { idleShutdownSecs: options.idleShutdownSecs }),
+      ...(options.startTimeoutMs === undefined ? {} : { startTimeoutMs: options.startTimeoutMs }),
+      ...(options.clientOptions === undefined ? {} : { clientOptions: options.clientOptions }),
+    });
+  }
   return EmbeddedClient.open(options);
 }

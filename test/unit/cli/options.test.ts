@@ -213,3 +213,25 @@ test('every storage engine is selectable by flag, environment and config file', 
     assert.equal(resolveOptions(['--config', file], {}).options.storageEngine, engine);
   }
 });
+
+test('--unixSocket and --idleShutdownSecs, by flag and environment', () => {
+  const o = resolveOptions(['--unixSocket', '/d/s.sock', '--idleShutdownSecs', '2.5'], {}).options;
+  assert.equal(o.unixSocket, '/d/s.sock');
+  assert.equal(o.idleShutdownSecs, 2.5);
+  const e = resolveOptions([], {
+    SECANTUS_UNIX_SOCKET: '/e/s.sock',
+    SECANTUS_IDLE_SHUTDOWN_SECS: '7',
+  }).options;
+  assert.equal(e.unixSocket, '/e/s.sock');
+  assert.equal(e.idleShutdownSecs, 7);
+  assert.equal(resolveOptions([], {}).options.idleShutdownSecs, undefined, 'never by default');
+  for (const bad of ['0', '-1', 'soon', '86401']) {
+    assert.throws(
+      () => resolveOptions([`--idleShutdownSecs=${bad}`], {}),
+      (err: unknown) =>
+        err instanceof OptionsError &&
+        err.message.includes('--idleShutdownSecs') &&
+        err.message.includes(bad),
+    );
+  }
+});
