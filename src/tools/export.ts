@@ -326,6 +326,11 @@ class ParquetDocumentWriter implements DocumentWriter {
 
   async footer(): Promise<void> {
     await this.flush();
+    // JSON columns are written from our own bytes (hyparquet-writer would JSON.stringify the
+    // values of a column annotated JSON), and annotated in the footer only: readers such as
+    // DuckDB go by the converted type, which does not change how the pages are encoded.
+    for (const el of this.writer.schema)
+      if (el.logical_type?.type === 'JSON') el.converted_type = 'JSON';
     await this.writer.finish();
     await this.bytes.pending;
   }

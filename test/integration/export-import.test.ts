@@ -33,6 +33,18 @@ import type { TestServer } from '../helpers/server.js';
 import { exportTool, importTool } from '../helpers/tools.js';
 import type { AnyDocument } from '../helpers/tools.js';
 
+/** The slice of @duckdb/node-api the test uses (not a dependency, so not imported by type). */
+interface DuckModule {
+  DuckDBInstance: {
+    create(path: string): Promise<{
+      connect(): Promise<{
+        runAndReadAll(sql: string): Promise<{ getRows(): unknown[][] }>;
+        closeSync(): void;
+      }>;
+    }>;
+  };
+}
+
 const raw = {
   promoteValues: false,
   promoteLongs: false,
@@ -261,12 +273,77 @@ describe('secantus-export / secantus-import', () => {
     assert.equal(shape('md5'), 'BYTE_ARRAY//');
     assert.equal(shape('ts'), 'INT64/UINT_64/');
     assert.equal(shape('dec'), 'BYTE_ARRAY/UTF8/');
-    assert.equal(shape('nested'), 'BYTE_ARRAY//JSON');
+    assert.equal(shape('nested'), 'BYTE_ARRAY/JSON/JSON');
     assert.equal(shape('maybe'), 'INT32//');
     assert.equal(shape('sometimes'), 'BYTE_ARRAY/UTF8/');
     // both missing and null somewhere: a JSON column
-    assert.equal(shape('mixedNulls'), 'BYTE_ARRAY//JSON');
+    assert.equal(shape('mixedNulls'), 'BYTE_ARRAY/JSON/JSON');
     assert.equal(meta.num_rows, 25n);
+  });
+
+  it('DuckDB reads the exported Parquet file with its column types (when @duckdb/node-api is installed)', async (ctx) => {
+    // DuckDB is not a dependency: `npm install --no-save @duckdb/node-api` to run this test.
+    const name = '@duckdb/node-api';
+    let duck: DuckModule;
+    try {
+      duck = (await import(name)) as DuckModule;
+    } catch {
+      ctx.skip('@duckdb/node-api is not installed: DuckDB reading our Parquet files not checked');
+      return;
+    }
+    const file = join(dir, 'duckdb.parquet');
+    const e = await exportTool([
+      '--uri',
+      t.uri,
+      '-d',
+      'src',
+      '-c',
+      'typed',
+      '--type=parquet',
+      '-o',
+      file,
+    ]);
+    assert.equal(e.code, 0, e.stderr);
+    const instance = await duck.DuckDBInstance.create(':memory:');
+    const con = await instance.connect();
+    try {
+      const from = `read_parquet('${file.replace(/'/g, "''")}')`;
+      const types = await con.runAndReadAll(
+        `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM ${from})`,
+      );
+      const byName = new Map(types.getRows().map((r) => [String(r[0]), String(r[1])]));
+      assert.equal(byName.get('_id'), 'VARCHAR');
+      assert.equal(byName.get('d'), 'DOUBLE');
+      assert.equal(byName.get('i32'), 'INTEGER');
+      assert.equal(byName.get('i64'), 'BIGINT');
+      assert.equal(byName.get('b'), 'BOOLEAN');
+      assert.match(byName.get('when') ?? '', /^TIMESTAMP/);
+      assert.equal(byName.get('id'), 'UUID');
+      assert.equal(byName.get('bin'), 'BLOB');
+      assert.equal(byName.get('ts'), 'UBIGINT');
+      assert.equal(byName.get('nested'), 'JSON');
+      const sums = await con.runAndReadAll(
+        `SELECT count(*), sum(d), sum(i32), count(maybe), count(sometimes), min("when")::VARCHAR, ` +
+          `max(CAST(json_extract_string(nested, '$.n."$numberInt"') AS INTEGER)) FROM ${from}`,
+      );
+      const src = typedRows();
+      const row = sums.getRows()[0] as unknown[];
+      assert.equal(Number(row[0]), src.length);
+      assert.equal(
+        Number(row[1]),
+        src.reduce((a, d) => a + Number(d['d']), 0),
+      );
+      assert.equal(
+        Number(row[2]),
+        src.reduce((a, d) => a + Number(d['i32']), 0),
+      );
+      assert.equal(Number(row[3]), src.filter((d) => d['maybe'] !== null).length);
+      assert.equal(Number(row[4]), src.filter((d) => d['sometimes'] !== undefined).length);
+      assert.match(String(row[5]), /^2020-01-01 00:00:00/);
+      assert.equal(Number(row[6]), src.length - 1);
+    } finally {
+      con.closeSync();
+    }
   });
 
   it('a Parquet schema sampled from the first documents refuses a later one that does not fit', async () => {
