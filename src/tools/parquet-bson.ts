@@ -375,6 +375,7 @@ function jsToBson(v: unknown): unknown {
   if (v === null || v === undefined) return null;
   if (typeof v === 'number') {
     if (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647) return new Int32(v);
+    if (Number.isSafeInteger(v)) return Long.fromNumber(v);
     return new Double(v);
   }
   if (typeof v === 'bigint') {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parquetMetadataAsync } from 'hyparquet';
+import { parquetWriteFile } from 'hyparquet-writer';
 import { asyncBufferFromFile } from 'hyparquet/src/node.js';
 import {
   Binary,
@@ -344,6 +345,113 @@ describe('secantus-export / secantus-import', () => {
     } finally {
       con.closeSync();
     }
+  });
+
+  it('imports a Parquet file written elsewhere by its Parquet types', async () => {
+    const file = join(dir, 'foreign.parquet');
+    await parquetWriteFile({
+      filename: file,
+      columnData: [
+        { name: '_id', data: [1, 2, 3], type: 'INT32' },
+        { name: 'big', data: [1n, 2n ** 40n, null], type: 'INT64' },
+        { name: 'f', data: [2, 2.5, -0.5], type: 'DOUBLE' },
+        { name: 'ok', data: [true, false, null], type: 'BOOLEAN' },
+        { name: 'name', data: ['a', null, 'c'], type: 'STRING' },
+        {
+          name: 'at',
+          data: [new Date(0), new Date('2024-05-06T07:08:09.010Z'), null],
+          type: 'TIMESTAMP',
+        },
+        { name: 'id', data: ['0123456789abcdef0123456789abcdef', null, null], type: 'UUID' },
+        { name: 'raw', data: [new Uint8Array([1, 2]), null, null], type: 'BYTE_ARRAY' },
+        { name: 'j', data: [{ a: 1, b: [1.5, 'x'] }, null, null], type: 'JSON' },
+      ],
+    });
+    const i = await importTool([
+      '--uri',
+      t.uri,
+      '-d',
+      'dst',
+      '-c',
+      'foreign',
+      '--type=parquet',
+      file,
+    ]);
+    assert.equal(i.code, 0, i.stderr);
+    assert.match(i.stderr, /3 document\(s\) imported successfully/);
+    const docs = await t.client
+      .db('dst')
+      .collection('foreign')
+      .find({}, { ...raw, sort: { _id: 1 } })
+      .toArray();
+    assert.deepEqual(
+      docs.map((d) => sortedCanonical(d)),
+      [
+        {
+          _id: new Int32(1),
+          big: Long.fromNumber(1),
+          f: new Double(2),
+          ok: true,
+          name: 'a',
+          at: new Date(0),
+          id: new UUID('0123456789abcdef0123456789abcdef'),
+          raw: new Binary(Buffer.from([1, 2])),
+          j: { a: new Int32(1), b: [new Double(1.5), 'x'] },
+        },
+        {
+          _id: new Int32(2),
+          big: Long.fromBigInt(2n ** 40n),
+          f: new Double(2.5),
+          ok: false,
+          at: new Date('2024-05-06T07:08:09.010Z'),
+        },
+        { _id: new Int32(3), f: new Double(-0.5), name: 'c' },
+      ].map((d) => sortedCanonical(d)),
+    );
+  });
+
+  it('imports a Parquet file DuckDB wrote, lists and structs included (when @duckdb/node-api is installed)', async (ctx) => {
+    const name = '@duckdb/node-api';
+    let duck: DuckModule;
+    try {
+      duck = (await import(name)) as DuckModule;
+    } catch {
+      ctx.skip(
+        '@duckdb/node-api is not installed: importing a DuckDB-written Parquet file not checked',
+      );
+      return;
+    }
+    const file = join(dir, 'from-duckdb.parquet');
+    const instance = await duck.DuckDBInstance.create(':memory:');
+    const con = await instance.connect();
+    try {
+      await con.runAndReadAll(
+        `COPY (SELECT i AS _id, 'n' || i AS name, i * 1.5::DOUBLE AS x, [i, i + 1] AS list, ` +
+          `{'a': i, 'b': 'z'} AS st, DATE '2024-01-01' + CAST(i AS INTEGER) AS day FROM range(3) t(i)) ` +
+          `TO '${file.replace(/'/g, "''")}' (FORMAT parquet)`,
+      );
+    } finally {
+      con.closeSync();
+    }
+    const i = await importTool(['--uri', t.uri, '-d', 'dst', '-c', 'duck', '--type=parquet', file]);
+    assert.equal(i.code, 0, i.stderr);
+    const docs = await t.client
+      .db('dst')
+      .collection('duck')
+      .find({}, { ...raw, sort: { _id: 1 } })
+      .toArray();
+    assert.equal(docs.length, 3);
+    assert.deepEqual(
+      sortedCanonical(docs[2] as Document),
+      sortedCanonical({
+        _id: Long.fromNumber(2),
+        name: 'n2',
+        x: new Double(3),
+        list: [Long.fromNumber(2), Long.fromNumber(3)],
+        st: { a: Long.fromNumber(2), b: 'z' },
+        day: new Date('2024-01-03T00:00:00Z'),
+      }),
+    );
   });
 
   it('a Parquet schema sampled from the first documents refuses a later one that does not fit', async () => {
