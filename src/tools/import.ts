@@ -18,7 +18,7 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Transform } from 'node:stream';
 import { parse as csvParse } from 'csv-parse';
-import { parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
+import { parquetMetadataAsync, parquetRead, parquetSchema } from 'hyparquet';
 import type { AsyncBuffer, FileMetaData, SchemaElement } from 'hyparquet';
 import { asyncBufferFromFile } from 'hyparquet/src/node.js';
 import { BSON, MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
@@ -34,7 +34,7 @@ import type { Connection } from './cli-options.js';
 import { parseExtendedJsonDocument } from './ejson-text.js';
 import { sanitizeUri, validateFields } from './io-common.js';
 import { InputError, jsonPieces, pieceError } from './json-stream.js';
-import { describedColumns, fromForeignValue, fromOurColumn } from './parquet-bson.js';
+import { describedColumns, fromForeignValue, fromOurColumn, setField } from './parquet-bson.js';
 import { Semaphore } from './pool.js';
 import { ToolError, withContext } from './tool-error.js';
 import type { ProgressBar, ToolLog, ToolStreams } from './tool-log.js';
@@ -139,22 +139,25 @@ export function recordToDocument(
         throw new InputError(
           `duplicate field name - on ${key} - for token #${i + 1} (\`${token}\`) in document #${number}`,
         );
-      doc[key] = value;
+      setField(doc, key, value);
       return;
     }
     const parts = name.split('.');
     let at = doc;
     for (const p of parts.slice(0, -1)) {
-      const next = at[p] as unknown;
-      if (next === undefined) at = at[p] = {};
-      else if (typeof next === 'object' && next !== null && !('_bsontype' in next))
+      const next = (Object.prototype.hasOwnProperty.call(at, p) ? at[p] : undefined) as unknown;
+      if (next === undefined) {
+        const sub: Document = {};
+        setField(at, p, sub);
+        at = sub;
+      } else if (typeof next === 'object' && next !== null && !('_bsontype' in next))
         at = next as Document;
       else
         throw new InputError(
           `can't set value for key \`${name}\`: Expected document element to be an document, but element has already been set as another value`,
         );
     }
-    at[parts[parts.length - 1] as string] = value;
+    setField(at, parts[parts.length - 1] as string, value);
   });
   return doc;
 }
@@ -271,39 +274,46 @@ async function* parquetDocuments(
     throw new InputError(`not a Parquet file: ${e instanceof Error ? e.message : String(e)}`);
   }
   const ours = describedColumns(metadata.key_value_metadata);
-  const elements = new Map<string, SchemaElement>();
-  for (const el of metadata.schema.slice(1)) elements.set(el.name, el);
+  const top = parquetSchema(metadata).children.map((c) => c.element);
+  const names = top.map((el) => el.name);
+  const elements = new Map<string, SchemaElement>(top.map((el) => [el.name, el]));
+  const parsers =
+    ours === undefined
+      ? {}
+      : {
+          timestampFromMilliseconds: (ms: bigint) => ms as unknown as Date,
+          jsonFromBytes: (b: Uint8Array) => b as unknown,
+          uuidFromBytes: (b: Uint8Array) => b as unknown as string,
+        };
   const total = Number(metadata.num_rows);
   const byName = new Map((ours ?? []).map((c) => [c.name, c]));
   let rowStart = 0;
   let number = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);
-    const rows = (await parquetReadObjects({
-      file,
-      metadata,
-      rowStart,
-      rowEnd,
-      utf8: false,
-      parsers:
-        ours === undefined
-          ? {}
-          : {
-              timestampFromMilliseconds: (ms: bigint) => ms as unknown as Date,
-              jsonFromBytes: (b: Uint8Array) => b as unknown,
-              uuidFromBytes: (b: Uint8Array) => b as unknown as string,
-            },
-    })) as Document[];
+    // Rows as arrays in column order: an object row would lose a column named __proto__.
+    const rows = await new Promise<unknown[][]>((resolve, reject) => {
+      parquetRead({
+        file,
+        metadata,
+        rowStart,
+        rowEnd,
+        utf8: false,
+        parsers,
+        onComplete: (r) => resolve(r as unknown[][]),
+      }).catch(reject);
+    });
     for (const row of rows) {
       number++;
       const doc: Document = {};
       try {
-        for (const [name, v] of Object.entries(row)) {
+        row.forEach((v, i) => {
+          const name = names[i] as string;
           const plan = byName.get(name);
           const value =
             plan !== undefined ? fromOurColumn(plan, v) : fromForeignValue(v, elements.get(name));
-          if (value !== undefined) doc[name] = value;
-        }
+          if (value !== undefined) setField(doc, name, value);
+        });
       } catch (e) {
         throw new InputError(
           `error processing document #${number} (row ${number}): ${e instanceof Error ? e.message : String(e)}`,
@@ -337,10 +347,10 @@ export function upsertSelector(fields: readonly string[], doc: Document): Docume
         at = undefined;
         break;
       }
-      at = (at as Document)[p];
+      at = Object.prototype.hasOwnProperty.call(at, p) ? (at as Document)[p] : undefined;
     }
     if (at !== undefined) found = true;
-    selector[f] = at === undefined ? null : at;
+    setField(selector, f, at === undefined ? null : at);
   }
   return found ? selector : undefined;
 }

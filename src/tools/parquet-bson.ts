@@ -29,6 +29,11 @@ import { canonicalJson, parseExtendedJson } from './ejson-text.js';
 import { ToolError } from './tool-error.js';
 import { limits } from '../limits.js';
 
+/** Sets a field as data, whatever its name (`__proto__` included). */
+export function setField(doc: Document, name: string, value: unknown): void {
+  Object.defineProperty(doc, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** Key of the file metadata entry describing the columns' BSON types. */
 export const metadataKey = 'secantus.bson';
 
@@ -293,7 +298,13 @@ export function columnData(
   });
   return columns.map((c) => ({
     name: c.name,
-    data: docs.map((d, i) => toParquet(c, d[c.name], firstRow + i)),
+    data: docs.map((d, i) =>
+      toParquet(
+        c,
+        Object.prototype.hasOwnProperty.call(d, c.name) ? d[c.name] : undefined,
+        firstRow + i,
+      ),
+    ),
   }));
 }
 
@@ -388,7 +399,7 @@ function jsToBson(v: unknown): unknown {
   if (ArrayBuffer.isView(v)) return Array.from(v as unknown as ArrayLike<unknown>, jsToBson);
   if (typeof v === 'object') {
     const out: Document = {};
-    for (const [k, x] of Object.entries(v as Document)) out[k] = jsToBson(x);
+    for (const [k, x] of Object.entries(v as Document)) setField(out, k, jsToBson(x));
     return out;
   }
   return String(v);

@@ -93,7 +93,28 @@ function everyType(): Document[] {
     new MinKey(),
     new MaxKey(),
   ];
-  return values.map((v, i) => ({ _id: i + 1, v }));
+  const docs: Document[] = values.map((v, i) => ({ _id: i + 1, v }));
+  // Awkward field names, __proto__ among them: set as data, not as the prototype.
+  const names: Document = {};
+  const fields: Array<[string, unknown]> = [
+    ['_id', values.length + 1],
+    ['b', new Int32(1)],
+    ['1', 'integer-like key'],
+    ['', 'empty name'],
+    ['a.b', 'dotted'],
+    ['$dollar', 'top-level $'],
+    ['__proto__', 'proto as data'],
+    ['constructor', 'data'],
+  ];
+  for (const [k, v] of fields)
+    Object.defineProperty(names, k, {
+      value: v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  docs.push(names);
+  return docs;
 }
 
 /** Documents whose fields each keep one type, so that each gets a typed Parquet column. */
@@ -132,7 +153,13 @@ function sortedCanonical(doc: Document): string {
     if (Array.isArray(v)) return v.map(sort);
     if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
       const out: Document = {};
-      for (const k of Object.keys(v as Document).sort()) out[k] = sort((v as Document)[k]);
+      for (const k of Object.keys(v as Document).sort())
+        Object.defineProperty(out, k, {
+          value: sort((v as Document)[k]),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       return out;
     }
     return v;
