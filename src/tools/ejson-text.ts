@@ -30,7 +30,10 @@ const int64Max = 2n ** 63n - 1n;
 
 function describe(ch: string | undefined): string {
   if (ch === undefined) return 'end of JSON input';
-  return `character ${JSON.stringify(ch).replace(/^"|"$/g, "'")}`;
+  // Go's quoteChar: strconv.Quote's escapes between single quotes, a quote left bare.
+  if (ch === '"') return `character '"'`;
+  if (ch === "'") return `character '\\''`;
+  return `character '${JSON.stringify(ch).slice(1, -1)}'`;
 }
 
 /** Parses JSON text into the tree EJSON.deserialize reads, numbers typed by their text. */

@@ -481,6 +481,34 @@ describe('secantus-export / secantus-import', () => {
     );
   });
 
+  it('Parquet to standard output and back from standard input, with progress bars on a terminal', async () => {
+    const e = await exportTool(['--uri', t.uri, '-d', 'src', '-c', 'typed', '--type=parquet'], {
+      tty: true,
+    });
+    assert.equal(e.code, 0, e.stderr);
+    assert.equal(e.stdout.subarray(0, 4).toString(), 'PAR1');
+    assert.equal(e.stdout.subarray(-4).toString(), 'PAR1');
+    assert.match(e.stderr, /\[=+\] src\.typed {2}25\/25 documents {2}\(100%\)/);
+    const i = await importTool(
+      ['--uri', t.uri, '-d', 'dst', '-c', 'stdin_parquet', '--type=parquet'],
+      {
+        stdin: e.stdout,
+        tty: true,
+      },
+    );
+    assert.equal(i.code, 0, i.stderr);
+    assert.match(i.stderr, /\[=+\] dst\.stdin_parquet {2}25\/25 documents {2}\(100%\)/);
+    assert.deepEqual(
+      await contents(t.client, 'dst', 'stdin_parquet'),
+      await contents(t.client, 'src', 'typed'),
+    );
+    const file = join(dir, 'bar.json');
+    await writeFile(file, '{"_id": 1}\n{"_id": 2}\n');
+    const j = await importTool(['--uri', t.uri, '-d', 'dst', '-c', 'bar', file], { tty: true });
+    assert.equal(j.code, 0, j.stderr);
+    assert.match(j.stderr, /\[=+\] dst\.bar {2}22\/22 bytes {2}\(100%\)/);
+  });
+
   it('a Parquet schema sampled from the first documents refuses a later one that does not fit', async () => {
     const db = t.client.db('src');
     await db.collection<AnyDocument>('drift').insertMany([
