@@ -18,9 +18,8 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Transform } from 'node:stream';
 import { parse as csvParse } from 'csv-parse';
-import { parquetMetadataAsync, parquetRead, parquetSchema } from 'hyparquet';
+import { asyncBufferFromFile, parquetMetadataAsync, parquetRead, parquetSchema } from 'hyparquet';
 import type { AsyncBuffer, FileMetaData, SchemaElement } from 'hyparquet';
-import { asyncBufferFromFile } from 'hyparquet/src/node.js';
 import { BSON, MongoBulkWriteError, MongoClient, MongoServerError } from 'mongodb';
 import type {
   AnyBulkWriteOperation,

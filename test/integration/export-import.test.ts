@@ -9,9 +9,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parquetMetadataAsync } from 'hyparquet';
+import { asyncBufferFromFile, parquetMetadataAsync } from 'hyparquet';
 import { parquetWriteFile } from 'hyparquet-writer';
-import { asyncBufferFromFile } from 'hyparquet/src/node.js';
 import {
   Binary,
   BSON,
@@ -92,6 +91,9 @@ function everyType(): Document[] {
     Decimal128.fromString('-0'),
     new MinKey(),
     new MaxKey(),
+    // DBRef-shaped documents are ordinary documents; the bson package decodes them as DBRefs.
+    { $ref: 'items', $id: new ObjectId('64b7f0c2a1b2c3d4e5f6071a'), $db: 'shop' },
+    [{ $ref: 'a', $id: 'x', extra: { nested: true } }],
   ];
   const docs: Document[] = values.map((v, i) => ({ _id: i + 1, v }));
   // Awkward field names, __proto__ among them: set as data, not as the prototype.
@@ -652,6 +654,29 @@ describe('secantus-export / secantus-import', () => {
       { _id: 2, n: 2.5 },
       { _id: 3, name: 'three', n: -7, field3: 'extra' },
     ]);
+    const fromStdin = await importTool(
+      [
+        '--uri',
+        t.uri,
+        '-d',
+        'dst',
+        '-c',
+        'tsv_stdin',
+        '--type=tsv',
+        '--fields=_id,name,n',
+        '--ignoreBlanks',
+      ],
+      { stdin: await readFile(file) },
+    );
+    assert.equal(fromStdin.code, 0, fromStdin.stderr);
+    assert.deepEqual(
+      await t.client
+        .db('dst')
+        .collection('tsv_stdin')
+        .find({}, { sort: { _id: 1 } })
+        .toArray(),
+      docs,
+    );
   });
 
   it('--mode upsert, merge and delete, by --upsertFields', async () => {
