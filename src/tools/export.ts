@@ -7,14 +7,15 @@
 //   as mongoexport prints them (ObjectId(hex), ISO dates, JSON for documents and arrays);
 // - parquet: see parquet-bson.ts. The schema is inferred from a first read of the same find
 //   (every document, or the first --parquetSampleSize), then the find is read again and written
-//   in row groups, so memory holds one row group.
+//   in row groups, so memory holds one row group. Both reads are at one snapshot (a snapshot
+//   session) where the server has snapshot reads.
 // Log lines on standard error as mongoexport's: "connected to: ...", "exported N records".
 
 import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
-import { BSON, MongoClient } from 'mongodb';
-import type { Collection, FindOptions } from 'mongodb';
+import { BSON, MongoClient, MongoError } from 'mongodb';
+import type { ClientSession, Collection, FindOptions } from 'mongodb';
 import { limits } from '../limits.js';
 import { rawDecodeOptions } from './bson.js';
 import type { Document } from './bson.js';
@@ -349,9 +350,13 @@ export class Export {
     this.client = new MongoClient(o.connection.uri, o.connection.clientOptions);
   }
 
+  /** Parquet's two reads (schema, rows) share one snapshot where the server has them. */
+  private session: ClientSession | undefined;
+
   private findOptions(limit: number): FindOptions {
     const o = this.o;
     const f: FindOptions = { ...rawDecodeOptions, batchSize: limits.dumpCursorBatchDocs };
+    if (this.session !== undefined) f.session = this.session;
     if (o.sort !== undefined) f.sort = o.sort;
     if (o.skip > 0) f.skip = o.skip;
     if (limit > 0) f.limit = limit;
@@ -365,7 +370,21 @@ export class Export {
     const sample = o.parquetSampleSize;
     const limit = sample > 0 && (o.limit === 0 || sample < o.limit) ? sample : o.limit;
     const schema = new SchemaBuilder();
-    for await (const doc of coll.find(o.query ?? {}, this.findOptions(limit))) schema.observe(doc);
+    this.session = this.client.startSession({ snapshot: true });
+    try {
+      for await (const doc of coll.find(o.query ?? {}, this.findOptions(limit)))
+        schema.observe(doc);
+      this.log.info('the schema and the rows are read at one snapshot');
+    } catch (e) {
+      if (!(e instanceof MongoError) || schema.count > 0) throw e;
+      await this.session.endSession();
+      this.session = undefined;
+      this.log.always(
+        `the server cannot read at a snapshot (${e.message}); the schema and the rows are read one after the other`,
+      );
+      for await (const doc of coll.find(o.query ?? {}, this.findOptions(limit)))
+        schema.observe(doc);
+    }
     this.log.info(
       `inferred the Parquet schema from ${schema.count} document${schema.count === 1 ? '' : 's'}`,
     );
@@ -405,6 +424,7 @@ export class Export {
     } finally {
       this.log.stopBars();
       file?.destroy();
+      await this.session?.endSession();
       await this.client.close();
     }
   }

@@ -545,8 +545,12 @@ describe('secantus-export / secantus-import', () => {
       '--type=parquet',
       '--out',
       file,
+      '-v',
     ]);
     assert.equal(all.code, 0, all.stderr);
+    // the schema's read and the rows' read are one snapshot on SecantusDB
+    assert.match(all.stderr, /inferred the Parquet schema from 2 documents/);
+    assert.match(all.stderr, /the schema and the rows are read at one snapshot/);
   });
 
   it('CSV: --fields columns as mongoexport prints them, and back with --headerline', async () => {
