@@ -847,6 +847,75 @@ describe('secantus-export / secantus-import: bad input', () => {
     assert.match(i.stderr, /error validating settings: unknown type xml/);
   });
 
+  it("option checks as mongoimport's and mongoexport's, before connecting", async () => {
+    // A port nothing listens on: each check must fail before any connection is tried.
+    const uri = 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=200';
+    const cases: Array<[typeof importTool, string[], RegExp]> = [
+      [
+        importTool,
+        ['--mode=bogus'],
+        /Invalid value `bogus' for option `--mode'. Allowed values are: insert, upsert, merge or delete/,
+      ],
+      [
+        importTool,
+        ['--mode=insert', '--upsertFields=a'],
+        /error validating settings: cannot use --upsertFields with --mode=insert/,
+      ],
+      [
+        importTool,
+        ['--headerline'],
+        /error validating settings: cannot use --headerline when input type is JSON/,
+      ],
+      [
+        importTool,
+        ['--type=csv', '--headerline', '--fields=a'],
+        /incompatible options: --fields and --headerline/,
+      ],
+      [
+        importTool,
+        ['--type=csv', '--fields=a,a.b'],
+        /error validating settings: fields `a` and `a.b` are incompatible/,
+      ],
+      [
+        importTool,
+        ['--upsertFields=$x'],
+        /invalid --upsertFields argument: field `\$x` cannot start with a '\$'/,
+      ],
+      [
+        importTool,
+        ['-j', 'many'],
+        /invalid argument for flag `-j, --numInsertionWorkers' \(expected int\)/,
+      ],
+      [
+        importTool,
+        ['--type=parquet', '--jsonArray'],
+        /cannot use --jsonArray when input type is Parquet/,
+      ],
+      [
+        importTool,
+        ['a.json', 'b.json'],
+        /provide only one file name and only one MongoDB connection string/,
+      ],
+      [exportTool, ['--limit=ten'], /invalid argument for flag `--limit' \(expected int64\)/],
+      [
+        exportTool,
+        ['--query={}', '--queryFile=q.json'],
+        /either --query or --queryFile can be specified as a query option/,
+      ],
+      [exportTool, ['--parquetSampleSize=5'], /--parquetSampleSize applies to --type=parquet only/],
+      [exportTool, ['--type=parquet', '--jsonArray'], /--jsonArray applies to --type=json only/],
+    ];
+    for (const [tool, args, expected] of cases) {
+      const r = await tool(['--uri', uri, '-c', 'x', ...args]);
+      assert.equal(r.code, 1, args.join(' '));
+      assert.match(r.stderr, expected, args.join(' '));
+      assert.doesNotMatch(r.stderr, /connected to/);
+    }
+    const noCollection = await exportTool(['--uri', uri]);
+    assert.equal(noCollection.code, 1);
+    assert.match(noCollection.stderr, /must specify a collection/);
+  });
+
   it('CSV without --fields', async () => {
     const e = await exportTool(['--uri', t.uri, '-c', 'x', '--type=csv']);
     assert.equal(e.code, 1);
