@@ -478,7 +478,9 @@ export class Import {
     this.client = new MongoClient(o.connection.uri, o.connection.clientOptions);
   }
 
-  private async source(bar: () => ProgressBar): Promise<AsyncGenerator<InputDocument>> {
+  private async source(
+    bar: (total: number) => ProgressBar,
+  ): Promise<AsyncGenerator<InputDocument>> {
     const o = this.o;
     if (o.type === 'parquet') {
       let file: AsyncBuffer;
@@ -493,7 +495,7 @@ export class Import {
       }
       let b: ProgressBar | undefined;
       return parquetDocuments(file, (done, total) => {
-        b ??= bar();
+        b ??= bar(total);
         b.update(done);
         if (done >= total) b.stop();
       });
@@ -511,7 +513,7 @@ export class Import {
     this.log.info(`filesize: ${(await stat(o.file)).size} bytes`);
     const counted = new Counted();
     const docs = read(createReadStream(o.file).pipe(counted));
-    const b = bar();
+    const b = bar((await stat(o.file)).size);
     return (async function* () {
       try {
         for await (const d of docs) {
@@ -549,8 +551,7 @@ export class Import {
       }
       const writer = new Writer(coll, o, this.log);
       this.counts = writer.counts;
-      const total = o.file !== undefined && o.type !== 'parquet' ? (await stat(o.file)).size : 0;
-      const docs = await this.source(() =>
+      const docs = await this.source((total) =>
         this.log.bar(
           `${o.db}.${o.collection}`,
           total,
