@@ -232,7 +232,8 @@ class Parser {
       const big = BigInt(lexeme);
       if (big >= int64Min && big <= int64Max) return { $numberLong: big.toString() };
     }
-    return { $numberDouble: String(Number(lexeme)) };
+    const f = Number(lexeme);
+    return { $numberDouble: Object.is(f, -0) ? '-0.0' : String(f) };
   }
 }
 

@@ -276,7 +276,7 @@ function toParquet(c: ColumnPlan, v: unknown, row: number): unknown {
       return new Uint8Array((v as Binary).value());
     case 'timestamp': {
       const t = v as Timestamp;
-      return BigInt.asIntN(64, (BigInt(t.high >>> 0) << 32n) | BigInt(t.low >>> 0));
+      return (BigInt(t.high >>> 0) << 32n) | BigInt(t.low >>> 0); // UINT_64: unsigned
     }
   }
 }

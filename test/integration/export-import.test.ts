@@ -134,12 +134,20 @@ function typedRows(): Document[] {
       id: new UUID(`00000000-0000-4000-8000-0000000000${(10 + i).toString(16).padStart(2, '0')}`),
       bin: new Binary(Buffer.from([i, i + 1])),
       md5: new Binary(Buffer.alloc(16, i), 5),
-      ts: new Timestamp({ t: 1_700_000_000 + i, i: i + 1 }),
+      ts: new Timestamp({
+        t: i === 24 ? 4_294_967_295 : 1_700_000_000 + i,
+        i: i === 24 ? 4_294_967_295 : i + 1,
+      }),
       dec: Decimal128.fromString(`${i}.5`),
       code: new Code(`return ${i};`),
       sym: new BSONSymbol(`s${i}`),
       nested: { n: new Int32(i), list: [new Int32(i), 'x'] },
       maybe: i % 3 === 0 ? null : new Int32(i),
+      // edge values in typed columns
+      x: new Double([NaN, -0, Infinity, -Infinity, 1.5e308][i % 5] as number),
+      l: [Long.MAX_VALUE, Long.MIN_VALUE, Long.fromNumber(-1)][i % 3],
+      w: [new Date(-62135596800000), new Date(253402300799999), new Date(-1)][i % 3],
+      big: [new Int32(2147483647), new Int32(-2147483648)][i % 2],
     };
     if (i % 4 !== 0) d['sometimes'] = `present ${i}`;
     if (i % 5 === 0) d['mixedNulls'] = null;
@@ -259,7 +267,9 @@ describe('secantus-export / secantus-import', () => {
     // An int64 within int32 range is written as a plain number, which reads back as an int32
     // (relaxed Extended JSON's rule, as mongoexport's); everything else comes back exactly.
     await roundTrip('typed', [], [], 'json_relaxed_typed', (c) =>
-      c.replace('"i64":{"$numberLong":"0"}', '"i64":{"$numberInt":"0"}'),
+      c
+        .replace('"i64":{"$numberLong":"0"}', '"i64":{"$numberInt":"0"}')
+        .replace('"l":{"$numberLong":"-1"}', '"l":{"$numberInt":"-1"}'),
     );
     const file = join(dir, 'relaxed.json');
     const e = await exportTool(['--uri', t.uri, '-d', 'src', '-c', 'every', '--out', file]);
@@ -305,6 +315,9 @@ describe('secantus-export / secantus-import', () => {
     assert.equal(shape('dec'), 'BYTE_ARRAY/UTF8/');
     assert.equal(shape('nested'), 'BYTE_ARRAY/JSON/JSON');
     assert.equal(shape('maybe'), 'INT32//');
+    assert.equal(shape('x'), 'DOUBLE//');
+    assert.equal(shape('l'), 'INT64//');
+    assert.equal(shape('w'), 'INT64/TIMESTAMP_MILLIS/');
     assert.equal(shape('sometimes'), 'BYTE_ARRAY/UTF8/');
     // both missing and null somewhere: a JSON column
     assert.equal(shape('mixedNulls'), 'BYTE_ARRAY/JSON/JSON');

@@ -85,6 +85,7 @@ describe('Extended JSON text', () => {
     assert.ok(d['e'] instanceof Double);
     assert.ok(d['l'] instanceof Long);
     assert.equal((d['big'] as Double).value, Infinity);
+    assert.ok(Object.is((parseExtendedJsonDocument('{"z": -0.0}')['z'] as Double).value, -0));
     assert.deepEqual(d['t'], new Timestamp({ t: 5, i: 6 }));
     assert.ok(d['q'] !== null && typeof d['q'] === 'object');
     const v = parseExtendedJson('{"$numberDecimal": "1.5"}');
