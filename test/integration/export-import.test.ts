@@ -290,6 +290,34 @@ describe('secantus-export / secantus-import', () => {
     await roundTrip('every', ['--type=parquet'], ['--type=parquet'], 'parquet_every');
   });
 
+  it('round-trips empty and extreme values of typed columns through Parquet', async () => {
+    const decimals = [
+      'NaN',
+      '-0',
+      'Infinity',
+      '-Infinity',
+      '1E+6144',
+      '-1.000000000000000000000000000000000E-6143',
+    ];
+    await t.client
+      .db('src')
+      .collection<AnyDocument>('edges')
+      .insertMany(
+        decimals.map((dec, i) => ({
+          _id: i,
+          empty: '',
+          nothing: new Binary(Buffer.alloc(0)),
+          dec: Decimal128.fromString(dec),
+          id: i % 2 === 0 ? null : new UUID(),
+          flag: i % 3 === 0 ? null : i % 3 === 1,
+          long: 'x'.repeat(i === 5 ? 1_000_000 : 1),
+          sym: new BSONSymbol(''),
+          allNull: null,
+        })),
+      );
+    await roundTrip('edges', ['--type=parquet'], ['--type=parquet'], 'parquet_edges');
+  });
+
   it('round-trips typed columns through Parquet, with each column of its Parquet type', async () => {
     await roundTrip('typed', ['--type=parquet'], ['--type=parquet'], 'parquet_typed');
     const meta = await parquetMetadataAsync(
