@@ -278,6 +278,21 @@ export const limits = {
   restoreInsertBatchBytesMax: 8 * 1024 * 1024,
   /** Collections dumped or restored at once (mongodump's --numParallelCollections takes any positive value). */
   toolParallelCollectionsMax: 64,
+  // secantus-export / secantus-import (src/tools): each bound has its error there.
+  /** Characters of one JSON document (or CSV/TSV record) of an import; a longer one fails the import. */
+  importRecordTextMax: 64 * 1024 * 1024,
+  /** Documents in one write command of an import (mongoimport's --batchSize default). */
+  importBatchDocsMax: 1_000,
+  /** Bytes of documents in one write command of an import (a larger document goes alone). */
+  importBatchBytesMax: 8 * 1024 * 1024,
+  /** --numInsertionWorkers at most. */
+  importWorkersMax: 64,
+  /** Rows of one Parquet row group an export writes (and so holds in memory) at once. */
+  parquetRowGroupRowsMax: 10_000,
+  /** Bytes of documents of one Parquet row group an export holds before writing it. */
+  parquetRowGroupBytesMax: 64 * 1024 * 1024,
+  /** Columns (distinct top-level fields) of an exported Parquet file. */
+  parquetColumnsMax: 10_000,
 
   /** Bytes of one SASL payload (saslStart / saslContinue); a longer one fails authentication. */
   saslPayloadBytesMax: 16 * 1024,

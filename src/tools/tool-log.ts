@@ -70,6 +70,11 @@ export class ToolLog {
     if (!this.quiet && this.verbosity >= 2) this.line(message);
   }
 
+  /** A message printed even with --quiet (a setup error, as mongo-tools print them). */
+  plain(message: string): void {
+    this.line(message);
+  }
+
   /** The final failure, printed even with --quiet. */
   failure(message: string): void {
     this.line(`Failed: ${message}`);

@@ -1,4 +1,4 @@
-// Test helpers for secantus-dump and secantus-restore: run a tool's main in-process with
+// Test helpers for secantus-dump, secantus-restore, secantus-export and secantus-import: run a tool's main in-process with
 // captured streams, and read a server's contents as raw bytes for exact comparison.
 
 import { PassThrough, Readable } from 'node:stream';
@@ -6,6 +6,8 @@ import type { Writable } from 'node:stream';
 import { BSON } from 'mongodb';
 import type { Document, MongoClient } from 'mongodb';
 import { dumpMain } from '../../src/tools/dump-cli.js';
+import { exportMain } from '../../src/tools/export-cli.js';
+import { importMain } from '../../src/tools/import-cli.js';
 import { restoreMain } from '../../src/tools/restore-cli.js';
 
 export interface ToolRun {
@@ -66,6 +68,16 @@ export function dump(argv: readonly string[], options: RunOptions = {}): Promise
 
 export function restore(argv: readonly string[], options: RunOptions = {}): Promise<ToolRun> {
   return run(restoreMain, argv, options);
+}
+
+/** secantus-export, in-process. */
+export function exportTool(argv: readonly string[], options: RunOptions = {}): Promise<ToolRun> {
+  return run(exportMain, argv, options);
+}
+
+/** secantus-import, in-process. */
+export function importTool(argv: readonly string[], options: RunOptions = {}): Promise<ToolRun> {
+  return run(importMain, argv, options);
 }
 
 const raw = {

@@ -1,0 +1,211 @@
+// secantus-export's command line: mongoexport's flags (and --type=parquet), parsed into
+// ExportOptions. `exportMain` returns the exit code (0, or 1 on any failure, as mongoexport).
+
+import { readFile } from 'node:fs/promises';
+import {
+  connectionFrom,
+  connectionOptions,
+  connectionUsage,
+  flag,
+  parseToolArgs,
+  stringOption,
+  toolVersion,
+  verbosity,
+} from './cli-options.js';
+import type { OptionSpec } from './cli-options.js';
+import type { Document } from './bson.js';
+import { parseExtendedJson } from './ejson-text.js';
+import { runExport } from './export.js';
+import type { ExportOptions, ExportType } from './export.js';
+import { fieldsFromFile, reportToolFailure, SetupError, shortUsage } from './io-common.js';
+import { ToolLog } from './tool-log.js';
+import type { ToolStreams } from './tool-log.js';
+
+const tool = 'secantus-export';
+
+const options: OptionSpec = {
+  ...connectionOptions,
+  db: { type: 'string', short: 'd' },
+  collection: { type: 'string', short: 'c' },
+  fields: { type: 'string', short: 'f' },
+  fieldFile: { type: 'string' },
+  type: { type: 'string' },
+  csv: { type: 'boolean' },
+  out: { type: 'string', short: 'o' },
+  jsonArray: { type: 'boolean' },
+  pretty: { type: 'boolean' },
+  noHeaderLine: { type: 'boolean' },
+  jsonFormat: { type: 'string' },
+  query: { type: 'string', short: 'q' },
+  queryFile: { type: 'string' },
+  skip: { type: 'string' },
+  limit: { type: 'string' },
+  sort: { type: 'string' },
+  assertExists: { type: 'boolean' },
+  parquetSampleSize: { type: 'string' },
+};
+
+export const exportUsage = `usage: ${tool} <options> [<connection-string>]
+
+Exports one collection of a MongoDB-compatible server (SecantusDB or mongod) as mongoexport
+does, in JSON (Extended JSON) or CSV, or as a Parquet file.
+
+namespace options:
+  -d, --db=<database>              database to use (default: test)
+  -c, --collection=<collection>    collection to export
+
+output options:
+  -f, --fields=<field>[,<field>]*  fields to export (required for CSV), e.g. -f "name,age"
+      --fieldFile=<filename>       file with field names, one a line
+      --type=<type>                json (default), csv or parquet
+  -o, --out=<filename>             output file (default: standard output)
+      --jsonArray                  write one JSON array rather than one document a line
+      --pretty                     indent the JSON
+      --noHeaderLine               CSV without the line of field names
+      --jsonFormat=<format>        relaxed (default) or canonical Extended JSON
+      --parquetSampleSize=<n>      documents the Parquet schema is inferred from (default 0: all)
+
+querying options:
+  -q, --query=<json>               filter, as Extended JSON, e.g. '{"x": {"$gt": 1}}'
+      --queryFile=<filename>       file holding the filter
+      --skip=<count>               documents to skip
+      --limit=<count>              documents to export at most
+      --sort=<json>                sort order, e.g. '{"x": 1}'
+      --assertExists               fail if the collection does not exist
+
+${connectionUsage}`;
+
+function count(text: string | undefined, name: string): number {
+  if (text === undefined) return 0;
+  if (!/^-?\d+$/.test(text))
+    throw new SetupError(
+      `error parsing command line options: invalid argument for flag \`--${name}' (expected int64): ` +
+        `strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`,
+      shortUsage(tool),
+    );
+  return Math.max(0, Number(text));
+}
+
+function jsonObject(text: string, what: string): Document {
+  let v: unknown;
+  try {
+    v = parseExtendedJson(text);
+  } catch (e) {
+    throw new SetupError(
+      `${what} '${text}' is not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
+      shortUsage(tool),
+    );
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || '_bsontype' in v)
+    throw new SetupError(
+      `${what} '${text}' is not valid JSON: not a JSON object`,
+      shortUsage(tool),
+    );
+  return v as Document;
+}
+
+async function optionsFrom(
+  argv: readonly string[],
+  log: ToolLog,
+): Promise<ExportOptions | 'help' | 'version'> {
+  const a = parseToolArgs(argv, options);
+  if (flag(a, 'help')) return 'help';
+  if (flag(a, 'version')) return 'version';
+  const { connection, rest } = connectionFrom(a);
+  if (rest.length > 0)
+    throw new SetupError(
+      'error parsing positional arguments: provide only one MongoDB connection string. ' +
+        'Connection strings must begin with mongodb:// or mongodb+srv:// schemes',
+      shortUsage(tool),
+    );
+  const setup = (m: string): SetupError => new SetupError(m, shortUsage(tool));
+  const db = stringOption(a, 'db') ?? 'test';
+  if (db === '' || /[/\\. "$]/.test(db))
+    throw setup(`invalid database name: ${JSON.stringify(db)}`);
+  const collection = stringOption(a, 'collection');
+  if (collection === undefined || collection === '') throw setup('must specify a collection');
+  if (
+    collection.startsWith('system.') &&
+    collection !== 'system.profile' &&
+    collection !== 'system.js'
+  )
+    throw setup(`cannot export the system collection ${collection}`);
+  let type = (stringOption(a, 'type') ?? 'json').toLowerCase();
+  if (flag(a, 'csv')) {
+    log.always('csv flag is deprecated; please use --type=csv instead');
+    type = 'csv';
+  }
+  if (type === '') throw setup('--type cannot be empty');
+  if (type !== 'json' && type !== 'csv' && type !== 'parquet')
+    throw setup(`invalid output type '${type}', choose 'json', 'csv' or 'parquet'`);
+  const jsonFormat = stringOption(a, 'jsonFormat') ?? 'relaxed';
+  if (jsonFormat !== 'relaxed' && jsonFormat !== 'canonical')
+    throw setup(`invalid JSON format '${jsonFormat}', choose 'relaxed' or 'canonical'`);
+  const queryText = stringOption(a, 'query');
+  const queryFile = stringOption(a, 'queryFile');
+  if (queryText !== undefined && queryFile !== undefined)
+    throw setup('either --query or --queryFile can be specified as a query option');
+  let query: Document | undefined;
+  if (queryText !== undefined) query = jsonObject(queryText, 'query');
+  else if (queryFile !== undefined) {
+    const text = await readFile(queryFile, 'utf8').catch((e: unknown) => {
+      throw setup(`error reading queryFile: ${e instanceof Error ? e.message : String(e)}`);
+    });
+    query = jsonObject(text, 'query');
+  }
+  const sortText = stringOption(a, 'sort');
+  const sort = sortText === undefined ? undefined : jsonObject(sortText, 'query');
+  const fieldsText = stringOption(a, 'fields');
+  const fieldFile = stringOption(a, 'fieldFile');
+  let fields: string[] | undefined;
+  if (fieldsText !== undefined) fields = fieldsText.split(',');
+  else if (fieldFile !== undefined) fields = await fieldsFromFile(fieldFile);
+  if (type === 'csv' && (fields === undefined || fields.length === 0))
+    throw new SetupError('Failed: CSV mode requires a field list');
+  if (type === 'parquet' && flag(a, 'jsonArray'))
+    throw setup('--jsonArray applies to --type=json only');
+  const sampleText = stringOption(a, 'parquetSampleSize');
+  if (sampleText !== undefined && !/^\d+$/.test(sampleText))
+    throw setup(`--parquetSampleSize must be a whole number, not ${JSON.stringify(sampleText)}`);
+  if (sampleText !== undefined && type !== 'parquet')
+    throw setup('--parquetSampleSize applies to --type=parquet only');
+  return {
+    connection,
+    db,
+    collection,
+    query,
+    sort,
+    skip: count(stringOption(a, 'skip'), 'skip'),
+    limit: count(stringOption(a, 'limit'), 'limit'),
+    fields,
+    type: type as ExportType,
+    jsonArray: flag(a, 'jsonArray'),
+    pretty: flag(a, 'pretty'),
+    jsonFormat,
+    noHeaderLine: flag(a, 'noHeaderLine'),
+    out: stringOption(a, 'out'),
+    assertExists: flag(a, 'assertExists'),
+    parquetSampleSize: sampleText === undefined ? 0 : Number(sampleText),
+  };
+}
+
+export async function exportMain(argv: readonly string[], io: ToolStreams): Promise<number> {
+  let log = new ToolLog(io.stderr, 0, false);
+  try {
+    const a = parseToolArgs(argv, options);
+    log = new ToolLog(io.stderr, verbosity(a), flag(a, 'quiet'));
+    const o = await optionsFrom(argv, log);
+    if (o === 'help') {
+      io.stdout.write(`${exportUsage}\n`);
+      return 0;
+    }
+    if (o === 'version') {
+      io.stdout.write(`${tool} version: ${toolVersion}\n`);
+      return 0;
+    }
+    await runExport(o, log, io);
+    return 0;
+  } catch (e) {
+    return reportToolFailure(log, e, tool);
+  }
+}
