@@ -166,6 +166,14 @@ function uuidText(b: Binary): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/**
+ * An object for logged fields: without a prototype, so that a field named `__proto__` is a
+ * field like the others (JSON.stringify writes it), not the object's prototype.
+ */
+function fieldMap(): Record<string, unknown> {
+  return Object.create(null) as Record<string, unknown>;
+}
+
 function relaxed(value: unknown, depth: number): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (depth > limits.bsonDepthMax + 2) return '…';
@@ -180,7 +188,7 @@ function relaxed(value: unknown, depth: number): unknown {
   if (value instanceof Date) return { $date: value.toISOString() };
   if (Array.isArray(value)) return value.map((v) => relaxed(v, depth + 1));
   if (value instanceof Uint8Array) return EJSON.serialize(new Binary(value), { relaxed: true });
-  const out: Record<string, unknown> = {};
+  const out = fieldMap();
   for (const [k, v] of Object.entries(value)) out[k] = relaxed(v, depth + 1);
   return out;
 }
@@ -231,7 +239,7 @@ function redact(value: unknown, depth: number): unknown {
   if ('_bsontype' in value || value instanceof Date) return relaxed(value, 0);
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (value instanceof Error) return { name: value.name, message: value.message };
-  const out: Record<string, unknown> = {};
+  const out = fieldMap();
   for (const [k, v] of Object.entries(value)) {
     out[k] = secretKey.test(k) && !publicKeys.has(k) ? '###' : redact(v, depth + 1);
   }
@@ -291,7 +299,7 @@ function stringJsonLength(s: string): number {
  * converted, and only the fields kept are converted.
  */
 function redactAttributes(attr: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out = fieldMap();
   let truncated: Record<string, unknown> | undefined;
   let size: Record<string, number> | undefined;
   for (const [k, v] of Object.entries(attr)) {
@@ -311,7 +319,7 @@ function redactAttributes(attr: Record<string, unknown>): Record<string, unknown
       out[k] = logged ? relaxed(value, 0) : value;
       continue;
     }
-    const kept: Record<string, unknown> = {};
+    const kept = fieldMap();
     let used = 2;
     let omitted = 0;
     for (const [fk, fv] of Object.entries(value)) {

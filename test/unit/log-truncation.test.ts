@@ -136,3 +136,19 @@ test('a logged document is measured as its relaxed Extended JSON, and cut to the
     { numRuns: 150 },
   );
 });
+
+test('a field named __proto__ is logged as a field, plain or in a logged document', () => {
+  const doc = JSON.parse('{"a": 1, "__proto__": "x", "n": {"__proto__": {"y": 2}}}') as Record<
+    string,
+    unknown
+  >;
+  const line = (attr: Record<string, unknown>): string => {
+    const lines: string[] = [];
+    new Logger({ write: (l) => lines.push(l) }, 'info').info('COMMAND', 51803, 'Slow query', attr);
+    return lines[0] as string;
+  };
+  for (const value of [doc, logDocument(doc)]) {
+    const text = line({ command: value });
+    assert.ok(text.includes('"command":{"a":1,"__proto__":"x","n":{"__proto__":{"y":2}}}'), text);
+  }
+});
