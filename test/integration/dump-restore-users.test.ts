@@ -243,7 +243,9 @@ describe('_mergeAuthzCollections', () => {
       tempUsersCollection: 'admin.scoped',
       db: 'a',
     });
-    const ids = (await admin.collection('system.users').find().toArray()).map((u) => u['_id']);
+    const ids = (await admin.collection('system.users').find().toArray()).map((u) =>
+      String(u['_id']),
+    );
     assert.ok(ids.includes('a.u1'));
     assert.ok(!ids.includes('b.u2'));
 
