@@ -20,19 +20,30 @@ const sqliteMissing = await loadSqlite().then(
 );
 
 /**
- * startDaemon, remembering the process: whatever a test asserts, its daemons are killed at its
- * end, or a failed assertion would leave one running and the test process would never exit.
+ * Daemons and clients a test starts, all stopped at its end whatever it asserted: a failed
+ * assertion must not leave a daemon's pipes or a client's monitor keeping the process alive.
  */
-function daemons(): { start: typeof startDaemon; killAll: () => Promise<void> } {
-  const started: Daemon[] = [];
+function resources(): {
+  start: typeof startDaemon;
+  client: (port: number) => MongoClient;
+  closeAll: () => Promise<void>;
+} {
+  const daemons: Daemon[] = [];
+  const clients: MongoClient[] = [];
   return {
     start: async (...args) => {
       const d = await startDaemon(...args);
-      started.push(d);
+      daemons.push(d);
       return d;
     },
-    killAll: async () => {
-      for (const d of started)
+    client: (port) => {
+      const c = client(port);
+      clients.push(c);
+      return c;
+    },
+    closeAll: async () => {
+      await Promise.all(clients.map((c) => c.close(true).catch(() => undefined)));
+      for (const d of daemons)
         if (d.proc.exitCode === null && d.proc.signalCode === null) {
           d.proc.kill('SIGKILL');
           await d.exited;
@@ -55,10 +66,10 @@ for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
   describe(`durability (daemon on ${engine})`, { skip }, () => {
     test('SIGKILL mid-stream loses no acknowledged write', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'secantus-dur-'));
-      const ds = daemons();
+      const ds = resources();
       try {
         const d = await ds.start(dir, engineArgs);
-        const writers = Array.from({ length: 4 }, () => client(d.port));
+        const writers = Array.from({ length: 4 }, () => ds.client(d.port));
         await Promise.all(writers.map((w) => w.connect()));
         const acked = new Set<string>();
         let stop = false;
@@ -88,7 +99,7 @@ for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
         assert.ok(acked.size > 50, `acknowledged ${acked.size} writes before the kill`);
 
         const d2 = await ds.start(dir, engineArgs);
-        const c = client(d2.port);
+        const c = ds.client(d2.port);
         const ids = new Set(
           (
             await c
@@ -108,7 +119,7 @@ for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
         d2.proc.kill('SIGTERM');
         assert.equal(await d2.exited, 0, 'SIGTERM exits 0');
       } finally {
-        await ds.killAll();
+        await ds.closeAll();
         rmSync(dir, { recursive: true, force: true });
       }
     });
@@ -120,10 +131,10 @@ for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
       { skip: engine !== 'lmdb' },
       async () => {
         const dir = mkdtempSync(join(tmpdir(), 'secantus-dur-'));
-        const ds = daemons();
+        const ds = resources();
         try {
           const d = await ds.start(dir, engineArgs);
-          const c = client(d.port);
+          const c = ds.client(d.port);
           await c
             .db('keep')
             .collection<TestDoc>('c')
@@ -146,7 +157,7 @@ for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
           d.proc.kill('SIGINT');
           assert.equal(await d.exited, 0);
           const d2 = await ds.start(dir, engineArgs);
-          const c2 = client(d2.port);
+          const c2 = ds.client(d2.port);
           assert.equal(await c2.db('keep').collection('c').countDocuments(), 500);
           const idx = await c2.db('keep').collection('c').listIndexes().toArray();
           assert.deepEqual(
@@ -161,7 +172,7 @@ for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
           d2.proc.kill('SIGTERM');
           assert.equal(await d2.exited, 0);
         } finally {
-          await ds.killAll();
+          await ds.closeAll();
           rmSync(dir, { recursive: true, force: true });
         }
       },
