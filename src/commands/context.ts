@@ -17,7 +17,7 @@ import type { SessionCatalog, Session } from '../txn/sessions.js';
 import type { TrackedEngine } from '../txn/tracked-engine.js';
 import type { SnapshotHistory } from '../txn/snapshot-history.js';
 import type { Timestamp } from 'bson';
-import type { SpillArea } from '../pipeline/spill/area.js';
+import type { SpillArea } from '../query/spill/area.js';
 import type { OperationRegistry } from './operations.js';
 import { interruptedError } from './operations.js';
 import type { ServerMetrics } from './metrics.js';

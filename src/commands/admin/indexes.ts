@@ -42,7 +42,7 @@ import { parseCursorOption, queuedCursorReply, targetCollection, viewOf } from '
 import { withWriteConcernError } from '../write-concern.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import { TtlMonitor } from '../../catalog/ttl-monitor.js';
-import { compileQueryFilter } from '../../query/language.js';
+import { compileQueryFilter } from '../query-language.js';
 import { slicedDelete } from '../crud/write-exec.js';
 import { uninterruptible } from '../../query/exec/drive.js';
 import { collectionCollation } from '../crud/common.js';

@@ -20,7 +20,7 @@ import { t } from '../args.js';
 import { onDatabase, privileges, userKeyOf } from '../authorization.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import type { WriteTxn } from '../../storage/engine.js';
-import { compileQueryFilter } from '../../query/language.js';
+import { compileQueryFilter } from '../query-language.js';
 import { makeOperationContext } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { AuthInput, CommandDefinition, Invocation, Requirement } from '../registry.js';

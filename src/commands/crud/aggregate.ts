@@ -13,7 +13,7 @@ import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { fullName } from '../../catalog/namespace.js';
-import { textSearchHook } from '../../query/language.js';
+import { textSearchHook } from '../query-language.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import {

@@ -8,7 +8,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { asDocument, isArray } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { commandExpressions, compileQueryFilter, textSearchHook } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter, textSearchHook } from '../query-language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';

@@ -4,7 +4,7 @@ import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { CommandError, ErrorCode } from '../../errors.js';
-import { commandExpressions, compileQueryFilter, textSearchHook } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter, textSearchHook } from '../query-language.js';
 import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';

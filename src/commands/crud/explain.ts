@@ -15,7 +15,7 @@ import {
   compileQuerySort,
   compileQueryUpdate,
   updateStatementExpressions,
-} from '../../query/language.js';
+} from '../query-language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { asksForTextScore } from '../../query/planner/text-plan.js';
 

@@ -12,7 +12,7 @@ import {
   compileQueryProjection,
   compileQuerySort,
   compileQueryUpdate,
-} from '../../query/language.js';
+} from '../query-language.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import {

@@ -15,7 +15,7 @@ import {
   textSearchHook,
   compileQueryProjection,
   compileQuerySort,
-} from '../../query/language.js';
+} from '../query-language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { asksForTextScore, requireTextScore } from '../../query/planner/text-plan.js';
 import { planOplogQuery } from '../../query/exec/oplog-scan.js';

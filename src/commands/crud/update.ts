@@ -14,7 +14,7 @@ import {
   compileQueryUpdate,
   compileQuerySort,
   updateStatementExpressions,
-} from '../../query/language.js';
+} from '../query-language.js';
 import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
 import {

@@ -5,7 +5,7 @@
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import type { PlanStage, Row, StageStats } from '../../query/exec/stages.js';
 import { copyMetadata } from '../../query/exec/metadata.js';
-import { approximateValueSize } from '../memory.js';
+import { approximateValueSize } from '../../query/memory.js';
 import { NEED_TIME, retryable, runSync, sliceDue } from '../../query/exec/yield.js';
 import type { NeedTime, Pull } from '../../query/exec/yield.js';
 import type { ReadView } from '../../storage/engine.js';

@@ -11,7 +11,7 @@ import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { AggCode } from '../error-codes.js';
 import { validateFieldName } from '../expressions/field-path.js';
-import { approximateValueSize } from '../memory.js';
+import { approximateValueSize } from '../../query/memory.js';
 import type { ParsedPipeline } from '../pipeline.js';
 import { typeName } from '../values.js';
 import { newStats } from './base.js';

@@ -22,7 +22,7 @@ import { AggCode } from '../error-codes.js';
 import { parseFieldPath } from '../expressions/field-path.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
-import { approximateValueSize } from '../memory.js';
+import { approximateValueSize } from '../../query/memory.js';
 import { buildPipeline } from '../pipeline.js';
 import { sliceDue } from '../../query/exec/yield.js';
 import { isNumeric, numberOf, typeName } from '../values.js';

@@ -10,7 +10,7 @@ import type { Collection } from '../../catalog/collection.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import { invariant } from '../../errors.js';
 import type { ExpressionEnv, Frame, VariableScope } from '../expressions/types.js';
-import type { MemoryPolicy } from '../memory.js';
+import type { MemoryPolicy } from '../../query/memory.js';
 import type { TextParams, TextSearch } from '../../text/query.js';
 
 /** Where a stage may stand (mongod's StageConstraints::PositionRequirement and friends). */

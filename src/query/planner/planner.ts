@@ -82,7 +82,7 @@ import { WILDCARD_PATH_FIELD, WildcardPathAccess, wildcardViews } from './wildca
 import { comparisonNode } from '../match/nodes.js';
 import { compareBson } from '../../bson/compare.js';
 import type { Collator } from '../../bson/collation.js';
-import type { MemoryPolicy } from '../../pipeline/memory.js';
+import type { MemoryPolicy } from '../memory.js';
 import { checkSpecialPredicates, splitText, textPlan } from './text-plan.js';
 import { geoCandidates, nearPlan, splitNear } from './geo-plan.js';
 
