@@ -23,7 +23,7 @@ import { parseFieldPath } from '../expressions/field-path.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
 import { approximateValueSize } from '../../query/memory.js';
-import { buildPipeline } from '../pipeline.js';
+import { buildPipeline } from '../build.js';
 import { sliceDue } from '../../query/exec/yield.js';
 import { isNumeric, numberOf, typeName } from '../values.js';
 import { ValueMap } from '../../bson/value-map.js';

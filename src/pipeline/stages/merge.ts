@@ -21,8 +21,9 @@ import { parseExpression, rootContext } from '../expressions/parse.js';
 import { defineVariable, newScope, validateNameForUserWrite } from '../expressions/variables.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
-import { parseDocumentPipeline } from '../update.js';
-import type { DocumentPipeline } from '../update.js';
+import { parseDocumentPipeline } from '../document-pipeline.js';
+import type { DocumentPipeline } from '../document-pipeline.js';
+import { subPipelineParser } from './sub-pipeline.js';
 import { typeName } from '../values.js';
 import type { PipelineContext, StageDefinition } from './types.js';
 import type { WriteStage } from './write.js';
@@ -301,7 +302,7 @@ export const $merge: StageDefinition = {
     const pipeline =
       pipelineSpec === undefined
         ? undefined
-        : parseDocumentPipeline(pipelineSpec, { env: ctx.env, scope });
+        : parseDocumentPipeline(pipelineSpec, { env: ctx.env, scope }, subPipelineParser(ctx));
     return new MergeStage(arg, { db, coll, on, whenMatched, whenNotMatched, pipeline, letVars });
   },
 };
