@@ -29,7 +29,7 @@ import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { compileRestrictedFilter } from '../../query/match/index.js';
 import type { MatchNode } from '../../query/match/index.js';
-import { serializeFilter } from '../../query/planner/explain.js';
+import { serializeFilter } from '../../query/planner/serialize-filter.js';
 import type { ReadView, WriteTxn } from '../../storage/engine.js';
 import type { IndexAccess } from '../../catalog/index-access.js';
 import { BSON } from 'bson';

@@ -77,7 +77,7 @@ import {
   point,
 } from './bounds.js';
 import type { Interval, LeafBounds } from './bounds.js';
-import { serializeFilter } from './explain.js';
+import { serializeFilter } from './serialize-filter.js';
 import { WILDCARD_PATH_FIELD, WildcardPathAccess, wildcardViews } from './wildcard-plan.js';
 import { comparisonNode } from '../match/nodes.js';
 import { compareBson } from '../../bson/compare.js';
