@@ -47,7 +47,6 @@ import {
   resolveCollation,
   cursorReply,
   resolvedViewOf,
-  resolveHint,
   targetCollection,
   writeWithConcern,
   noteBatch,
@@ -55,6 +54,7 @@ import {
   keepTimeLeft,
   readCollection,
 } from './common.js';
+import { resolveHint } from './hint.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream-cursor.js';
 import {
   SplitLargeEventStage,

@@ -22,10 +22,10 @@ import {
   collectionRestoreCheck,
   resolveCollation,
   isViewRead,
-  resolveHint,
   targetCollection,
   readCollection,
 } from './common.js';
+import { resolveHint } from './hint.js';
 import { runCountOnView, runDistinctOnView } from './view-reads.js';
 import { countArgs, distinctArgs } from './read-args.js';
 import { onCollection } from '../authorization.js';

@@ -8,13 +8,8 @@ import { commandExpressions, compileQueryFilter, textSearchHook } from '../query
 import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import {
-  clusterTimeOf,
-  scriptingOf,
-  resolveCollation,
-  resolveHint,
-  targetCollection,
-} from './common.js';
+import { clusterTimeOf, scriptingOf, resolveCollation, targetCollection } from './common.js';
+import { resolveHint } from './hint.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete, slicedDelete } from './write-exec.js';

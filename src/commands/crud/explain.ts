@@ -34,9 +34,9 @@ import {
   scriptingOf,
   resolveCollation,
   isViewRead,
-  resolveHint,
   targetCollection,
 } from './common.js';
+import { resolveHint } from './hint.js';
 import { runCountOnView, runDistinctOnView, runFindOnView } from './view-reads.js';
 import { prepareCount, prepareDistinct } from './count-distinct.js';
 import { prepareFind } from './find.js';

@@ -32,12 +32,12 @@ import {
   isViewRead,
   readCollection,
   requireNonNegative,
-  resolveHint,
   targetCollection,
   noteBatch,
   keepTimeLeft,
   cursorTimeLimit,
 } from './common.js';
+import { resolveHint } from './hint.js';
 import {
   ChangeStreamCursor,
   changeStreamGetMore,
