@@ -26,10 +26,19 @@ import type { FsyncLock } from './fsync-lock.js';
 import { OpDebug } from './op-debug.js';
 import type { CurOpStatus } from './connection.js';
 import type { AuthService } from './auth/service.js';
-import type { CommandDefinition } from './registry.js';
 import type { ScriptEngine } from '../js/engine.js';
 import type { IndexBuilds } from './admin/index-build.js';
 import type { ReportedVersion } from './version.js';
+
+/**
+ * What listCommands reads of a command's declaration (registry.ts's CommandDefinition), so
+ * that the services, which every command declaration names, do not import the registry.
+ */
+export interface CommandSummary {
+  readonly help?: string;
+  readonly auth: { readonly requiresAuth?: boolean };
+  readonly traits?: { readonly adminOnly?: boolean; readonly apiVersion1?: boolean };
+}
 
 export interface ServerConfig {
   readonly port: number;
@@ -90,8 +99,8 @@ export interface ServerServices {
   };
   /** Names of every registered command (listCommands). */
   commandNames(): string[];
-  /** The declaration of a registered command (listCommands). */
-  commandDefinition(name: string): CommandDefinition | undefined;
+  /** The declaration of a registered command (listCommands): a CommandDefinition. */
+  commandDefinition(name: string): CommandSummary | undefined;
   /** Server parameters (getParameter / setParameter). */
   readonly parameters: Map<string, unknown>;
   /** Where blocking stages spill to disk (src/pipeline/spill). */
