@@ -103,7 +103,7 @@ export interface ServerServices {
   commandDefinition(name: string): CommandSummary | undefined;
   /** Server parameters (getParameter / setParameter). */
   readonly parameters: Map<string, unknown>;
-  /** Where blocking stages spill to disk (src/pipeline/spill). */
+  /** Where blocking stages spill to disk (src/query/spill). */
   readonly spill: SpillArea;
   /** The operations in progress and the open connections (currentOp, killOp). */
   readonly operations: OperationRegistry;
