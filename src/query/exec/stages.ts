@@ -62,9 +62,10 @@ export interface PlanStage {
   isEOF?(): boolean;
 }
 
-function newStats(
+/** The counters of a new plan stage over `children` (every stage's, here and in pipeline/). */
+export function newStats(
   stage: string,
-  children: PlanStage[],
+  children: readonly PlanStage[],
   extra?: Record<string, BsonValue>,
 ): StageStats {
   return {
