@@ -10,7 +10,7 @@ import type { ResolvedView } from '../../catalog/views.js';
 import type { CatalogScope } from '../../catalog/catalog.js';
 import type { Collator } from '../../bson/collation.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { fullName } from '../../catalog/namespace.js';
 import { textSearchHook } from '../query-language.js';
@@ -236,11 +236,7 @@ export async function runAggregate(
 ): Promise<BsonDocument> {
   const { services, args, db } = inv;
   const collName = targetOf(inv);
-  if (args.pipeline === undefined)
-    fail(
-      ErrorCode.Location40414,
-      "BSON field 'aggregate.pipeline' is missing but a required field",
-    );
+  if (args.pipeline === undefined) throw missingFieldError('aggregate.pipeline');
   if (args.apiStrict === true) checkPipelineInApiV1(args.pipeline);
   const explain = verbosity !== undefined;
   if (args.cursor === undefined && !explain) {

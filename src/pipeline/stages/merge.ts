@@ -13,7 +13,7 @@ import { getOwn, hasOwn, setOwn } from '../../bson/document.js';
 import { validateCollectionName } from '../../catalog/namespace.js';
 import { checkIdValue } from '../../catalog/validate-document.js';
 import { insertDocument, updateDocument } from '../../catalog/write-unit.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { compileFilter } from '../../query/match/index.js';
 import { selectRecords } from '../../query/exec/select-records.js';
 import { AggCode } from '../error-codes.js';
@@ -267,8 +267,7 @@ export const $merge: StageDefinition = {
         fail(ErrorCode.Location40415, `BSON field '$merge.${k}' is an unknown field.`);
       }
     }
-    if (coll === undefined)
-      fail(ErrorCode.Location40414, "BSON field '$merge.into' is missing but a required field");
+    if (coll === undefined) throw missingFieldError('$merge.into');
     if (!SUPPORTED_MODES.has(`${whenMatched}/${whenNotMatched}`)) {
       fail(
         AggCode.Location51181,
