@@ -9,12 +9,11 @@
 // machine the writers, the daemon and the harness share the cores, so the curve flattens
 // once the CPU is saturated; that is a property of the machine, and the table says so.
 
-import { fork } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { MongoClient } from 'mongodb';
 import type { BenchConfig } from './lib/config.js';
-import { trackChild } from './lib/cleanup.js';
-import { daemonSupportsFlag, repoRoot, startDaemon } from './lib/daemon.js';
+import { daemonSupportsFlag, startDaemon } from './lib/daemon.js';
+import { forkWorker } from './lib/worker-process.js';
+import type { WorkerProcess } from './lib/worker-process.js';
 import { markdownTable } from './lib/markdown.js';
 import type { Progress } from './lib/progress.js';
 import {
@@ -64,50 +63,13 @@ export interface ConcurrencyResult {
   readonly notes: readonly string[];
 }
 
-interface Writer {
-  readonly child: ChildProcess;
-  next(type: FromWriter['type'], timeoutMs: number): Promise<FromWriter>;
-  send(m: ToWriter): void;
-}
+type Writer = WorkerProcess<FromWriter, ToWriter>;
 
-async function startWriter(): Promise<Writer> {
-  const child = trackChild(
-    fork(new URL('./concurrency-writer.ts', import.meta.url).pathname, [], {
-      cwd: repoRoot,
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    }),
-  );
-  const inbox: FromWriter[] = [];
-  let waiter: (() => void) | undefined;
-  child.on('message', (m: unknown) => {
-    inbox.push(m as FromWriter);
-    waiter?.();
+function startWriter(): Promise<Writer> {
+  return forkWorker<FromWriter, ToWriter>(new URL('./concurrency-writer.ts', import.meta.url), {
+    name: (child) => `writer ${String(child.pid)}`,
+    exitedMessage: (child) => `writer ${String(child.pid)} exited`,
   });
-  child.once('exit', () => waiter?.());
-  const next = async (type: FromWriter['type'], timeoutMs: number): Promise<FromWriter> => {
-    const deadline = performance.now() + timeoutMs;
-    for (;;) {
-      const i = inbox.findIndex((m) => m.type === type || m.type === 'done');
-      if (i >= 0) return inbox.splice(i, 1)[0] as FromWriter;
-      if (child.exitCode !== null || child.signalCode !== null)
-        throw new Error(`writer ${String(child.pid)} exited`);
-      const left = deadline - performance.now();
-      if (left <= 0)
-        throw new Error(`writer ${String(child.pid)}: no '${type}' within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        waiter = () => {
-          clearTimeout(timer);
-          waiter = undefined;
-          resolve();
-        };
-      });
-    }
-  };
-  const w: Writer = { child, next, send: (m) => child.send(m) };
-  await next('hello', 60_000);
-  return w;
 }
 
 async function stopWriter(w: Writer): Promise<void> {
@@ -142,7 +104,7 @@ async function runRow(
       docBytes: s.concurrencyDocBytes,
     });
     writers.forEach((w, i) => w.send(msg(i)));
-    const ready = await Promise.all(writers.map((w) => w.next('ready', 60_000)));
+    const ready = await Promise.all(writers.map((w) => w.next(['ready', 'done'], 60_000)));
     const early = ready.find((m) => m.type === 'done');
     if (early !== undefined && early.type === 'done')
       throw new Error(early.error ?? 'writer failed to start');

@@ -8,58 +8,19 @@
 // dist/ when built (npm run build), else through tsx. Figures are one run on a shared machine:
 // compare them only within a run.
 
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { SecantusServer } from '../src/embed/index.js';
+import { insertUserDocs, runTool } from './lib/tool-process.js';
+import type { ToolRun } from './lib/tool-process.js';
 
 const args = process.argv.slice(2);
 const docsArg = args.indexOf('--docs');
 const docs = docsArg >= 0 ? Number(args[docsArg + 1]) : 1_000_000;
 const gzip = args.includes('--gzip');
-const root = join(import.meta.dirname, '..');
-
-function toolCommand(name: string): string[] {
-  const built = join(root, 'dist/src/tools', `${name}.js`);
-  return existsSync(built) ? [built] : ['--import', 'tsx', join(root, 'src/tools', `${name}.ts`)];
-}
-
-interface ToolRun {
-  readonly ms: number;
-  readonly peakRssMiB: number;
-  readonly stderr: string;
-}
-
-/** Runs a tool, sampling its peak resident memory (VmHWM) until it exits. */
-function runTool(name: string, toolArgs: readonly string[]): Promise<ToolRun> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [...toolCommand(name), ...toolArgs], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    let peakKiB = 0;
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const sample = setInterval(() => {
-      try {
-        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-        const m = /VmHWM:\s+(\d+) kB/.exec(status);
-        if (m !== null) peakKiB = Math.max(peakKiB, Number(m[1]));
-      } catch {
-        // the process is gone
-      }
-    }, 20);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearInterval(sample);
-      if (code !== 0) reject(new Error(`${name} exited with ${code}: ${stderr}`));
-      else resolve({ ms: performance.now() - started, peakRssMiB: peakKiB / 1024, stderr });
-    });
-  });
-}
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'secantus-bench-dump-'));
@@ -70,26 +31,11 @@ async function main(): Promise<void> {
     await client.connect();
     const coll = client.db('bench').collection<{ _id: number }>('docs');
     const t0 = performance.now();
-    const batch = 10_000;
-    for (let i = 0; i < docs; i += batch) {
-      const n = Math.min(batch, docs - i);
-      await coll.insertMany(
-        Array.from({ length: n }, (_, k) => ({
-          _id: i + k,
-          name: `user-${i + k}`,
-          email: `user${i + k}@example.com`,
-          score: (i + k) % 1000,
-          tags: ['a', 'b', String((i + k) % 17)],
-          profile: {
-            city: 'Paris',
-            zip: String(75000 + ((i + k) % 20)),
-            active: (i + k) % 2 === 0,
-          },
-        })),
-        { ordered: false },
-      );
-      if ((i / batch) % 10 === 0) process.stderr.write(`\rloading ${i + n}/${docs}`);
-    }
+    await insertUserDocs(coll, docs, {
+      onBatch: (inserted, batchIndex) => {
+        if (batchIndex % 10 === 0) process.stderr.write(`\rloading ${inserted}/${docs}`);
+      },
+    });
     process.stderr.write(
       `\rloaded ${docs} documents in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
     );

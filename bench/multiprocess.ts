@@ -18,20 +18,20 @@
 // wrong one is printed as WRONG, a store that refuses is printed as "failed: <its error>",
 // and a profile a row cannot run at all says "not run: <why>".
 
-import { fork } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { makeTempDir, removeTempDir, trackChild } from './lib/cleanup.js';
+import { makeTempDir, removeTempDir } from './lib/cleanup.js';
 import { parseArgs, UsageError, usage, writeJson } from './lib/config.js';
 import type { BenchConfig } from './lib/config.js';
-import { ensureBuilt, repoRoot, startDaemon } from './lib/daemon.js';
+import { ensureBuilt, startDaemon } from './lib/daemon.js';
 import type { BuildState, Daemon } from './lib/daemon.js';
 import { machineInfo } from './lib/machine.js';
 import type { MachineInfo } from './lib/machine.js';
 import { writeSvg } from './lib/chart.js';
+import { forkWorker } from './lib/worker-process.js';
+import type { WorkerProcess } from './lib/worker-process.js';
 import { interleavedOrder } from './lib/stats.js';
 import { mpPaths, multiprocessReport, notRunReason } from './lib/multiprocess-summary.js';
 import type { MpResult, MpRun, PhaseFigure, ReopenCheck } from './lib/multiprocess-summary.js';
@@ -54,59 +54,17 @@ const openTimeoutMs = 120_000;
 const phaseTimeoutMs = 180_000;
 const closeTimeoutMs = 60_000;
 
-interface Worker {
-  readonly child: ChildProcess;
-  next(
-    type: FromMpWorker['type'] | readonly FromMpWorker['type'][],
-    timeoutMs: number,
-  ): Promise<FromMpWorker>;
-  send(m: ToMpWorker): void;
-}
+type Worker = WorkerProcess<FromMpWorker, ToMpWorker>;
 
-async function startWorker(): Promise<Worker> {
-  const child = trackChild(
-    fork(new URL('./multiprocess-worker.ts', import.meta.url).pathname, [], {
-      cwd: repoRoot,
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    }),
+function startWorker(): Promise<Worker> {
+  return forkWorker<FromMpWorker, ToMpWorker>(
+    new URL('./multiprocess-worker.ts', import.meta.url),
+    {
+      name: () => 'worker process',
+      exitedMessage: (child) =>
+        `worker process exited (${child.signalCode ?? `code ${String(child.exitCode)}`})`,
+    },
   );
-  const inbox: FromMpWorker[] = [];
-  let waiter: (() => void) | undefined;
-  child.on('message', (m: unknown) => {
-    inbox.push(m as FromMpWorker);
-    waiter?.();
-  });
-  child.once('exit', () => waiter?.());
-  const next = async (
-    type: FromMpWorker['type'] | readonly FromMpWorker['type'][],
-    timeoutMs: number,
-  ): Promise<FromMpWorker> => {
-    const types: readonly string[] = typeof type === 'string' ? [type] : type;
-    const deadline = performance.now() + timeoutMs;
-    for (;;) {
-      const i = inbox.findIndex((m) => types.includes(m.type));
-      if (i >= 0) return inbox.splice(i, 1)[0] as FromMpWorker;
-      if (child.exitCode !== null || child.signalCode !== null)
-        throw new Error(
-          `worker process exited (${child.signalCode ?? `code ${String(child.exitCode)}`})`,
-        );
-      const left = deadline - performance.now();
-      if (left <= 0)
-        throw new Error(`worker process: no '${types.join('|')}' within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        waiter = () => {
-          clearTimeout(timer);
-          waiter = undefined;
-          resolve();
-        };
-      });
-    }
-  };
-  const w: Worker = { child, next, send: (m) => child.send(m) };
-  await w.next('hello', 60_000);
-  return w;
 }
 
 async function stopWorker(w: Worker): Promise<void> {

@@ -382,6 +382,14 @@ export function fail(code: number, message: string, options?: CommandErrorOption
   throw new CommandError(code, message, options);
 }
 
+/** Location40414 in mongod's IDL words: the required field `path` (dotted) is absent. */
+export function missingFieldError(path: string): CommandError {
+  return new CommandError(
+    ErrorCode.Location40414,
+    `BSON field '${path}' is missing but a required field`,
+  );
+}
+
 /** A broken internal invariant: a bug, not a user error. */
 export class InvariantError extends Error {
   constructor(message: string) {

@@ -8,7 +8,7 @@
 // with shifted punctuation breaking ties; alternate "shifted" ignores punctuation and spaces
 // whatever maxVariable says; `backwards` is only accepted at the locale's own default.
 
-import { CommandError, ErrorCode } from '../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../errors.js';
 import { Int32, isPlainDocument } from './types.js';
 import type { BsonDocument, BsonValue } from './types.js';
 import { bsonTypeName } from './types.js';
@@ -173,11 +173,7 @@ export function parseCollation(value: BsonValue): Collator | undefined {
       );
   }
   const locale = spec['locale'];
-  if (locale === undefined)
-    throw new CommandError(
-      ErrorCode.Location40414,
-      "BSON field 'collation.locale' is missing but a required field",
-    );
+  if (locale === undefined) throw missingFieldError('collation.locale');
   if (typeof locale !== 'string') wrongType('locale', locale, 'string');
   if (locale === 'simple') {
     if (Object.keys(spec).length > 1) {

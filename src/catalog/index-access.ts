@@ -42,7 +42,7 @@ import { documentFrom } from '../bson/document.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import { limits } from '../limits.js';
 import type { ReadView, WriteTxn } from '../storage/engine.js';
-import type { CollectionMeta, IndexMeta } from './collection.js';
+import type { CollectionMeta, IndexMeta } from './meta.js';
 import { generateIndexKeys, parseKeyPattern } from './index-keys.js';
 import type { GeneratedKeys, KeyPatternField } from './index-keys.js';
 import { indexKindOf } from './index-kind.js';

@@ -17,19 +17,28 @@ import type { SessionCatalog, Session } from '../txn/sessions.js';
 import type { TrackedEngine } from '../txn/tracked-engine.js';
 import type { SnapshotHistory } from '../txn/snapshot-history.js';
 import type { Timestamp } from 'bson';
-import type { SpillArea } from '../pipeline/spill/area.js';
+import type { SpillArea } from '../query/spill/area.js';
 import type { OperationRegistry } from './operations.js';
 import { interruptedError } from './operations.js';
 import type { ServerMetrics } from './metrics.js';
 import type { Profiler } from './profiler.js';
 import type { FsyncLock } from './fsync-lock.js';
 import { OpDebug } from './op-debug.js';
-import type { ConnectionAuth } from '../auth/session.js';
+import type { CurOpStatus } from './connection.js';
 import type { AuthService } from './auth/service.js';
-import type { CommandDefinition } from './registry.js';
 import type { ScriptEngine } from '../js/engine.js';
 import type { IndexBuilds } from './admin/index-build.js';
 import type { ReportedVersion } from './version.js';
+
+/**
+ * What listCommands reads of a command's declaration (registry.ts's CommandDefinition), so
+ * that the services, which every command declaration names, do not import the registry.
+ */
+export interface CommandSummary {
+  readonly help?: string;
+  readonly auth: { readonly requiresAuth?: boolean };
+  readonly traits?: { readonly adminOnly?: boolean; readonly apiVersion1?: boolean };
+}
 
 export interface ServerConfig {
   readonly port: number;
@@ -90,11 +99,11 @@ export interface ServerServices {
   };
   /** Names of every registered command (listCommands). */
   commandNames(): string[];
-  /** The declaration of a registered command (listCommands). */
-  commandDefinition(name: string): CommandDefinition | undefined;
+  /** The declaration of a registered command (listCommands): a CommandDefinition. */
+  commandDefinition(name: string): CommandSummary | undefined;
   /** Server parameters (getParameter / setParameter). */
   readonly parameters: Map<string, unknown>;
-  /** Where blocking stages spill to disk (src/pipeline/spill). */
+  /** Where blocking stages spill to disk (src/query/spill). */
   readonly spill: SpillArea;
   /** The operations in progress and the open connections (currentOp, killOp). */
   readonly operations: OperationRegistry;
@@ -127,40 +136,7 @@ export interface CompressionCounters {
   readonly decompressor: { bytesIn: number; bytesOut: number };
 }
 
-export interface ConnectionState {
-  readonly id: number;
-  readonly remote: string;
-  readonly local: string;
-  /** Client metadata from the first hello. */
-  clientMetadata: BsonDocument | undefined;
-  /** appName from client metadata, used by failpoints. */
-  appName: string | undefined;
-  /** Who the client authenticated as, and the SASL conversation in progress. */
-  readonly auth: ConnectionAuth;
-
-  /** Compressors hello negotiated, in the client's order (hello repeats them when asked again). */
-  negotiatedCompressors?: string[];
-  /** Set on a TLS connection: the client certificate, as MONGODB-X509 authentication reads it. */
-  readonly tls?: TlsPeerState;
-}
-
-export interface TlsPeerState {
-  /** The client certificate's subject, RFC 2253 (e.g. "CN=app,OU=Clients,O=Example"); none: undefined. */
-  readonly subject: string | undefined;
-  /** The certificate verified against the CA (false only under tlsAllowInvalidCertificates). */
-  readonly verified: boolean;
-  /**
-   * Its O, OU and DC attributes are the server certificate's (mongod's isClusterMember): such a
-   * certificate names a cluster member, not a user.
-   */
-  readonly clusterMember: boolean;
-}
-
-/** What a long operation reports of itself in currentOp (mongod's CurOp message and progress). */
-export interface CurOpStatus {
-  msg?: string | undefined;
-  progress?: { done: number; total: number } | undefined;
-}
+export type { ConnectionState, CurOpStatus, TlsPeerState } from './connection.js';
 
 export interface OperationContext {
   /** Milliseconds since the epoch after which the operation fails with MaxTimeMSExpired. */

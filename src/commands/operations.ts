@@ -11,7 +11,7 @@ import { isPlainDocument } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import { sessionKeyOf } from '../txn/sessions.js';
 import type { Session } from '../txn/sessions.js';
-import type { ConnectionState, CurOpStatus } from './context.js';
+import type { ConnectionState, CurOpStatus } from './connection.js';
 import { OpDebug } from './op-debug.js';
 
 /** mongod's logical operation kinds (logicalOpToString) for the commands that have their own. */

@@ -29,11 +29,25 @@ import { logDocument } from '../log.js';
 import { compileFilter } from '../query/match/index.js';
 import type { Matcher } from '../query/match/index.js';
 import type { RunningOperation } from './operations.js';
-import type { ServerServices } from './context.js';
+import type { Logger } from '../log.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { TrackedEngine } from '../txn/tracked-engine.js';
+import type { FsyncLock } from './fsync-lock.js';
 import { executeDelete } from './crud/write-exec.js';
 import { insertDocument, internalWrite } from '../catalog/write-unit.js';
 
 export const profileCollection = 'system.profile';
+
+/**
+ * What the profiler uses of the server's services (ServerServices has them all): declared here
+ * so that the profiler, which those services hold, does not import their definition.
+ */
+export interface ProfilerServices {
+  readonly logger: Logger;
+  readonly catalog: Catalog;
+  readonly engine: TrackedEngine;
+  readonly fsyncLock: FsyncLock;
+}
 
 export interface ProfileFilter {
   readonly spec: BsonDocument;
@@ -202,7 +216,7 @@ export class Profiler {
    * the profile write to wait for (before the reply), or undefined.
    */
   finish(
-    services: ServerServices,
+    services: ProfilerServices,
     op: RunningOperation,
     reply: BsonDocument,
   ): Promise<void> | undefined {
@@ -263,7 +277,7 @@ export class Profiler {
     return out;
   }
 
-  private logSlow(services: ServerServices, op: RunningOperation): void {
+  private logSlow(services: ProfilerServices, op: RunningOperation): void {
     const attr: Record<string, unknown> = { type: 'command', ns: op.ns };
     if (op.client.appName !== undefined) attr['appName'] = op.client.appName;
     attr['command'] = logDocument(op.command);
@@ -274,7 +288,7 @@ export class Profiler {
     services.logger.child(`conn${op.client.id}`).info('COMMAND', 51803, 'Slow query', attr);
   }
 
-  private async writeEntry(services: ServerServices, op: RunningOperation): Promise<void> {
+  private async writeEntry(services: ProfilerServices, op: RunningOperation): Promise<void> {
     const entry: BsonDocument = { ...this.head(op), ...op.debug.profileFields() };
     entry['ts'] = new Date();
     entry['client'] = clientAddress(op.client.remote);

@@ -7,95 +7,14 @@
 
 import { ObjectId } from 'bson';
 import { getOwn, hasOwn, setOwn } from '../bson/document.js';
-import { isPlainDocument } from '../bson/types.js';
-import type { BsonDocument, BsonValue } from '../bson/types.js';
-import { ErrorCode, fail } from '../errors.js';
-import { pullSync } from '../query/exec/yield.js';
+import type { BsonDocument } from '../bson/types.js';
 import { applyPipelineOutput, computeDiff, upsertSeed } from '../update/index.js';
 import type { ApplyContext, CompiledUpdate, UpdateResult, UpsertContext } from '../update/index.js';
-import { defineLetVariables } from './context.js';
-import { newEnv, newScope } from './expressions/index.js';
-import type { ExpressionEnv, VariableScope } from './expressions/index.js';
+import { parseDocumentPipeline } from './document-pipeline.js';
+import type { UpdatePipelineOptions } from './document-pipeline.js';
 import { parsePipeline } from './pipeline.js';
-import { DocumentsStage } from './stages/base.js';
-import type { PipelineContext, Runtime, Stage } from './stages/types.js';
-import type { ReadView } from '../storage/engine.js';
 
-/** Reshaping stages read no storage: they get a view of nothing. */
-const NO_STORAGE: ReadView = {
-  get: () => undefined,
-  scan: () => [][Symbol.iterator](),
-  count: () => 0,
-};
-
-/** The stages a pipeline-style update may use (mongod refuses others with InvalidOptions). */
-const UPDATE_STAGES = new Set([
-  '$addFields',
-  '$set',
-  '$project',
-  '$unset',
-  '$replaceRoot',
-  '$replaceWith',
-]);
-
-export interface UpdatePipelineOptions {
-  /** The command's `let` variables. */
-  readonly variables?: BsonDocument | undefined;
-  /** Variables bound per application (a $merge's `let`, e.g. $$new): name → slot in `env`. */
-  readonly env?: ExpressionEnv;
-  readonly scope?: VariableScope;
-}
-
-/** A parsed update pipeline that transforms one document. */
-export interface DocumentPipeline {
-  readonly env: ExpressionEnv;
-  apply(doc: BsonDocument): BsonDocument;
-}
-
-export function parseDocumentPipeline(
-  pipeline: readonly BsonValue[],
-  options: UpdatePipelineOptions = {},
-): DocumentPipeline {
-  const env = options.env ?? newEnv();
-  const scope = options.scope ?? newScope(undefined);
-  if (options.variables !== undefined) defineLetVariables(env, scope, options.variables);
-  const pctx: PipelineContext = {
-    env,
-    scope,
-    db: '',
-    collection: undefined,
-    allowDiskUse: false,
-    subPipelineDepth: 0,
-    inFacet: false,
-    inLookup: false,
-    forUpdate: true,
-  };
-  for (const spec of pipeline) {
-    if (!isPlainDocument(spec))
-      fail(ErrorCode.FailedToParse, "Each element of the 'pipeline' array must be an object");
-    const name = Object.keys(spec)[0];
-    if (name !== undefined && !UPDATE_STAGES.has(name))
-      fail(ErrorCode.InvalidOptions, `${name} is not allowed to be used within an update`);
-  }
-  const stages: readonly Stage[] = parsePipeline(pipeline, pctx).stages;
-  // Only reshaping stages get here: they touch neither the catalog nor storage.
-  const rt: Runtime = {
-    catalog: undefined,
-    db: '',
-    frame: env.frame,
-    allowDiskUse: false,
-    interrupt: () => undefined,
-  };
-  return {
-    env,
-    apply(doc: BsonDocument): BsonDocument {
-      let plan = new DocumentsStage([doc]) as Parameters<Stage['attach']>[0];
-      for (const s of stages) plan = s.attach(plan, rt);
-      const row = pullSync(plan, NO_STORAGE);
-      return row?.doc ?? doc;
-    },
-  };
-}
+export type { UpdatePipelineOptions } from './document-pipeline.js';
 
 /**
  * The pipeline's output applied as mongod applies it (the stored `_id` kept when the output
@@ -124,7 +43,7 @@ export function compileUpdatePipeline(
   pipeline: readonly BsonDocument[],
   options: UpdatePipelineOptions = {},
 ): CompiledUpdate {
-  const compiled = parseDocumentPipeline(pipeline, options);
+  const compiled = parseDocumentPipeline(pipeline, options, parsePipeline);
   return {
     type: 'pipeline',
     needsPositional: false,

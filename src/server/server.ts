@@ -30,7 +30,7 @@ import { FsyncLock } from '../commands/fsync-lock.js';
 import { MetricsEndpoint } from './metrics-http.js';
 import type { MetricsOptions } from './metrics-http.js';
 import { CursorManager } from '../query/exec/cursor.js';
-import { SpillArea } from '../pipeline/spill/area.js';
+import { SpillArea } from '../query/spill/area.js';
 import { ClusterClock } from '../repl/clock.js';
 import { Oplog } from '../repl/oplog.js';
 import { Topology } from '../repl/topology.js';

@@ -1,6 +1,7 @@
-// Command-line handling shared by secantus-dump and secantus-restore: mongo-tools' flags
-// (--uri or a positional connection string, --host/--port, -u/-p/--authenticationDatabase,
-// -v/--verbose, --quiet, --help, --version), parsed by node's util.parseArgs. mongo-tools'
+// Command-line handling shared by the four tools (secantus-dump, -restore, -export, -import):
+// mongo-tools' flags (--uri or a positional connection string, --host/--port,
+// -u/-p/--authenticationDatabase, -d/-c, -v/--verbose, --quiet, --help, --version), parsed by
+// node's util.parseArgs, and the start of every tool's main (startTool). mongo-tools'
 // optional-value flag `--archive` (no value: standard input/output) becomes `--archive=-`.
 
 import { parseArgs } from 'node:util';
@@ -8,7 +9,8 @@ import type { ParseArgsConfig } from 'node:util';
 import { MongoError } from 'mongodb';
 import type { MongoClientOptions } from 'mongodb';
 import { ToolError } from './tool-error.js';
-import type { ToolLog } from './tool-log.js';
+import { ToolLog } from './tool-log.js';
+import type { ToolStreams } from './tool-log.js';
 
 export const toolVersion = '0.1.0';
 
@@ -26,6 +28,12 @@ export const connectionOptions: OptionSpec = {
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
   version: { type: 'boolean' },
+};
+
+/** -d and -c, which every tool takes. */
+export const namespaceOptions: OptionSpec = {
+  db: { type: 'string', short: 'd' },
+  collection: { type: 'string', short: 'c' },
 };
 
 export const connectionUsage = `connection options:
@@ -171,4 +179,46 @@ export function reportFailure(log: ToolLog, e: unknown, tool: string): number {
       log.always(`try '${tool} --help' for more information`);
   } else log.failure(e instanceof Error ? (e.stack ?? e.message) : String(e));
   return 1;
+}
+
+/** What a tool's main needs to read its command line. */
+export interface ToolCommandLine<O> {
+  readonly tool: string;
+  readonly usage: string;
+  readonly options: OptionSpec;
+  /** The tool's own options; --help and --version are answered before it is called. */
+  parse(a: ParsedArgs, log: ToolLog): O | Promise<O>;
+  /** Prints a failure as the tool prints it; returns the exit code (1). */
+  report(log: ToolLog, e: unknown, tool: string): number;
+}
+
+export type ToolStart<O> =
+  { readonly options: O; readonly log: ToolLog } | { readonly exitCode: number };
+
+/**
+ * The start of every tool's main: parses the command line, makes the log it asks for (-v,
+ * --quiet), answers --help and --version on standard output, and parses the tool's options.
+ * Returns them, or the exit code when the tool is done (0 after --help, 1 on a bad option).
+ */
+export async function startTool<O>(
+  cli: ToolCommandLine<O>,
+  argv: readonly string[],
+  io: ToolStreams,
+): Promise<ToolStart<O>> {
+  let log = new ToolLog(io.stderr, 0, false);
+  try {
+    const a = parseToolArgs(argv, cli.options);
+    log = new ToolLog(io.stderr, verbosity(a), flag(a, 'quiet'));
+    if (flag(a, 'help')) {
+      io.stdout.write(`${cli.usage}\n`);
+      return { exitCode: 0 };
+    }
+    if (flag(a, 'version')) {
+      io.stdout.write(`${cli.tool} version: ${toolVersion}\n`);
+      return { exitCode: 0 };
+    }
+    return { options: await cli.parse(a, log), log };
+  } catch (e) {
+    return { exitCode: cli.report(log, e, cli.tool) };
+  }
 }

@@ -9,24 +9,21 @@ import {
   connectionUsage,
   flag,
   listOption,
-  parseToolArgs,
+  namespaceOptions,
   positiveInteger,
   reportFailure,
+  startTool,
   stringOption,
-  toolVersion,
-  verbosity,
 } from './cli-options.js';
-import type { OptionSpec } from './cli-options.js';
+import type { OptionSpec, ParsedArgs, ToolCommandLine } from './cli-options.js';
 import { parseQuery, runDump } from './dump.js';
 import type { DumpOptions } from './dump.js';
 import { ToolError } from './tool-error.js';
-import { ToolLog } from './tool-log.js';
 import type { ToolStreams } from './tool-log.js';
 
 const options: OptionSpec = {
   ...connectionOptions,
-  db: { type: 'string', short: 'd' },
-  collection: { type: 'string', short: 'c' },
+  ...namespaceOptions,
   query: { type: 'string', short: 'q' },
   queryFile: { type: 'string' },
   out: { type: 'string', short: 'o' },
@@ -66,10 +63,7 @@ output options:
 
 ${connectionUsage}`;
 
-async function optionsFrom(argv: readonly string[]): Promise<DumpOptions | 'help' | 'version'> {
-  const a = parseToolArgs(argv, options);
-  if (flag(a, 'help')) return 'help';
-  if (flag(a, 'version')) return 'version';
+async function optionsFrom(a: ParsedArgs): Promise<DumpOptions> {
   const { connection, rest } = connectionFrom(a);
   if (rest.length > 0)
     throw new ToolError(
@@ -113,23 +107,21 @@ async function optionsFrom(argv: readonly string[]): Promise<DumpOptions | 'help
   };
 }
 
+const commandLine: ToolCommandLine<DumpOptions> = {
+  tool: 'secantus-dump',
+  usage: dumpUsage,
+  options,
+  parse: optionsFrom,
+  report: reportFailure,
+};
+
 export async function dumpMain(argv: readonly string[], io: ToolStreams): Promise<number> {
-  let log = new ToolLog(io.stderr, 0, false);
+  const start = await startTool(commandLine, argv, io);
+  if ('exitCode' in start) return start.exitCode;
   try {
-    const a = parseToolArgs(argv, options);
-    log = new ToolLog(io.stderr, verbosity(a), flag(a, 'quiet'));
-    const o = await optionsFrom(argv);
-    if (o === 'help') {
-      io.stdout.write(`${dumpUsage}\n`);
-      return 0;
-    }
-    if (o === 'version') {
-      io.stdout.write(`secantus-dump version: ${toolVersion}\n`);
-      return 0;
-    }
-    await runDump(o, log, io);
+    await runDump(start.options, start.log, io);
     return 0;
   } catch (e) {
-    return reportFailure(log, e, 'secantus-dump');
+    return reportFailure(start.log, e, commandLine.tool);
   }
 }

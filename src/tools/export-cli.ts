@@ -7,26 +7,24 @@ import {
   connectionOptions,
   connectionUsage,
   flag,
-  parseToolArgs,
+  namespaceOptions,
+  startTool,
   stringOption,
-  toolVersion,
-  verbosity,
 } from './cli-options.js';
-import type { OptionSpec } from './cli-options.js';
+import type { OptionSpec, ParsedArgs, ToolCommandLine } from './cli-options.js';
 import type { Document } from './bson.js';
 import { parseExtendedJson } from './ejson-text.js';
 import { runExport } from './export.js';
 import type { ExportOptions, ExportType } from './export.js';
 import { fieldsFromFile, reportToolFailure, SetupError, shortUsage } from './io-common.js';
-import { ToolLog } from './tool-log.js';
+import type { ToolLog } from './tool-log.js';
 import type { ToolStreams } from './tool-log.js';
 
 const tool = 'secantus-export';
 
 const options: OptionSpec = {
   ...connectionOptions,
-  db: { type: 'string', short: 'd' },
-  collection: { type: 'string', short: 'c' },
+  ...namespaceOptions,
   fields: { type: 'string', short: 'f' },
   fieldFile: { type: 'string' },
   type: { type: 'string' },
@@ -104,13 +102,7 @@ function jsonObject(text: string, what: string): Document {
   return v as Document;
 }
 
-async function optionsFrom(
-  argv: readonly string[],
-  log: ToolLog,
-): Promise<ExportOptions | 'help' | 'version'> {
-  const a = parseToolArgs(argv, options);
-  if (flag(a, 'help')) return 'help';
-  if (flag(a, 'version')) return 'version';
+async function optionsFrom(a: ParsedArgs, log: ToolLog): Promise<ExportOptions> {
   const { connection, rest } = connectionFrom(a);
   if (rest.length > 0)
     throw new SetupError(
@@ -189,23 +181,21 @@ async function optionsFrom(
   };
 }
 
+const commandLine: ToolCommandLine<ExportOptions> = {
+  tool,
+  usage: exportUsage,
+  options,
+  parse: optionsFrom,
+  report: reportToolFailure,
+};
+
 export async function exportMain(argv: readonly string[], io: ToolStreams): Promise<number> {
-  let log = new ToolLog(io.stderr, 0, false);
+  const start = await startTool(commandLine, argv, io);
+  if ('exitCode' in start) return start.exitCode;
   try {
-    const a = parseToolArgs(argv, options);
-    log = new ToolLog(io.stderr, verbosity(a), flag(a, 'quiet'));
-    const o = await optionsFrom(argv, log);
-    if (o === 'help') {
-      io.stdout.write(`${exportUsage}\n`);
-      return 0;
-    }
-    if (o === 'version') {
-      io.stdout.write(`${tool} version: ${toolVersion}\n`);
-      return 0;
-    }
-    await runExport(o, log, io);
+    await runExport(start.options, start.log, io);
     return 0;
   } catch (e) {
-    return reportToolFailure(log, e, tool);
+    return reportToolFailure(start.log, e, tool);
   }
 }

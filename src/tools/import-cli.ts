@@ -8,12 +8,11 @@ import {
   connectionOptions,
   connectionUsage,
   flag,
-  parseToolArgs,
+  namespaceOptions,
+  startTool,
   stringOption,
-  toolVersion,
-  verbosity,
 } from './cli-options.js';
-import type { OptionSpec } from './cli-options.js';
+import type { OptionSpec, ParsedArgs, ToolCommandLine } from './cli-options.js';
 import type { Document } from './bson.js';
 import { parseExtendedJson } from './ejson-text.js';
 import { collectionFromFile, Import } from './import.js';
@@ -25,15 +24,14 @@ import {
   shortUsage,
   validateFields,
 } from './io-common.js';
-import { ToolLog } from './tool-log.js';
+import type { ToolLog } from './tool-log.js';
 import type { ToolStreams } from './tool-log.js';
 
 const tool = 'secantus-import';
 
 const options: OptionSpec = {
   ...connectionOptions,
-  db: { type: 'string', short: 'd' },
-  collection: { type: 'string', short: 'c' },
+  ...namespaceOptions,
   fields: { type: 'string', short: 'f' },
   fieldFile: { type: 'string' },
   file: { type: 'string' },
@@ -107,13 +105,7 @@ function writeConcernFrom(text: string | undefined): ImportOptions['writeConcern
   return wc as ImportOptions['writeConcern'];
 }
 
-async function optionsFrom(
-  argv: readonly string[],
-  log: ToolLog,
-): Promise<ImportOptions | 'help' | 'version'> {
-  const a = parseToolArgs(argv, options);
-  if (flag(a, 'help')) return 'help';
-  if (flag(a, 'version')) return 'version';
+async function optionsFrom(a: ParsedArgs, log: ToolLog): Promise<ImportOptions> {
   const { connection, rest } = connectionFrom(a);
   if (rest.length > 1)
     throw new SetupError(
@@ -245,24 +237,18 @@ async function optionsFrom(
   };
 }
 
+const commandLine: ToolCommandLine<ImportOptions> = {
+  tool,
+  usage: importUsage,
+  options,
+  parse: optionsFrom,
+  report: reportToolFailure,
+};
+
 export async function importMain(argv: readonly string[], io: ToolStreams): Promise<number> {
-  let log = new ToolLog(io.stderr, 0, false);
-  let o: ImportOptions | 'help' | 'version';
-  try {
-    const a = parseToolArgs(argv, options);
-    log = new ToolLog(io.stderr, verbosity(a), flag(a, 'quiet'));
-    o = await optionsFrom(argv, log);
-    if (o === 'help') {
-      io.stdout.write(`${importUsage}\n`);
-      return 0;
-    }
-    if (o === 'version') {
-      io.stdout.write(`${tool} version: ${toolVersion}\n`);
-      return 0;
-    }
-  } catch (e) {
-    return reportToolFailure(log, e, tool);
-  }
+  const start = await startTool(commandLine, argv, io);
+  if ('exitCode' in start) return start.exitCode;
+  const { options: o, log } = start;
   const run = new Import(o, log, io);
   let code = 0;
   try {

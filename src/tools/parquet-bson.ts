@@ -25,6 +25,8 @@ import {
   Timestamp,
 } from 'mongodb';
 import type { Document } from './bson.js';
+import { bsonTypeName } from '../bson/types.js';
+import type { BsonValue } from '../bson/types.js';
 import { canonicalJson, parseExtendedJson } from './ejson-text.js';
 import { ToolError } from './tool-error.js';
 import { limits } from '../limits.js';
@@ -67,49 +69,21 @@ export interface FileDescription {
   readonly columns: readonly ColumnPlan[];
 }
 
-/** A value's BSON type as the schema rule sees it ('binary:<subtype>' for binaries). */
+/**
+ * A value's BSON type as the schema rule sees it: the `$type` name of bsonTypeName, except that
+ * a missing value is 'null', a JS number is an int when integer-valued (else a double), a bigint
+ * a long, a 16-byte subtype-4 binary 'uuid' and any other binary 'binary:<subtype>'.
+ */
 export function bsonKind(v: unknown): string {
   if (v === null || v === undefined) return 'null';
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'double';
   if (typeof v === 'bigint') return 'long';
-  if (Array.isArray(v)) return 'array';
-  if (v instanceof Date) return 'date';
-  const t = (v as { _bsontype?: unknown })._bsontype;
-  switch (t) {
-    case 'Double':
-      return 'double';
-    case 'Int32':
-      return 'int';
-    case 'Long':
-      return 'long';
-    case 'Decimal128':
-      return 'decimal';
-    case 'ObjectId':
-      return 'objectId';
-    case 'Binary': {
-      const b = v as Binary;
-      if (b.sub_type === 4 && b.length() === 16) return 'uuid';
-      return `binary:${b.sub_type}`;
-    }
-    case 'Code':
-      return (v as Code).scope != null ? 'javascriptWithScope' : 'javascript';
-    case 'BSONSymbol':
-      return 'symbol';
-    case 'Timestamp':
-      return 'timestamp';
-    case 'BSONRegExp':
-      return 'regex';
-    case 'MinKey':
-      return 'minKey';
-    case 'MaxKey':
-      return 'maxKey';
-    case 'DBRef':
-      return 'object';
-    default:
-      return 'object';
+  if (typeof v === 'function' || typeof v === 'symbol') return 'object';
+  if (typeof v === 'object' && (v as { _bsontype?: unknown })._bsontype === 'Binary') {
+    const b = v as Binary;
+    return b.sub_type === 4 && b.length() === 16 ? 'uuid' : `binary:${b.sub_type}`;
   }
+  return bsonTypeName(v as BsonValue);
 }
 
 /** Kinds with a typed column of their own. */

@@ -10,24 +10,21 @@ import {
   connectionUsage,
   flag,
   listOption,
-  parseToolArgs,
+  namespaceOptions,
   positiveInteger,
   reportFailure,
+  startTool,
   stringOption,
-  toolVersion,
-  verbosity,
 } from './cli-options.js';
-import type { OptionSpec } from './cli-options.js';
+import type { OptionSpec, ParsedArgs, ToolCommandLine } from './cli-options.js';
 import { Restore } from './restore.js';
 import type { RestoreOptions } from './restore.js';
 import { ToolError } from './tool-error.js';
-import { ToolLog } from './tool-log.js';
 import type { ToolStreams } from './tool-log.js';
 
 const options: OptionSpec = {
   ...connectionOptions,
-  db: { type: 'string', short: 'd' },
-  collection: { type: 'string', short: 'c' },
+  ...namespaceOptions,
   nsInclude: { type: 'string', multiple: true },
   nsExclude: { type: 'string', multiple: true },
   nsFrom: { type: 'string', multiple: true },
@@ -118,10 +115,7 @@ function parseWriteConcern(text: string | undefined): Document {
   return { w: /^\d+$/.test(text) ? Number(text) : text };
 }
 
-function optionsFrom(argv: readonly string[]): RestoreOptions | 'help' | 'version' {
-  const a = parseToolArgs(argv, options);
-  if (flag(a, 'help')) return 'help';
-  if (flag(a, 'version')) return 'version';
+function optionsFrom(a: ParsedArgs): RestoreOptions {
   const { connection, rest } = connectionFrom(a);
   if (rest.length > 1)
     throw new ToolError(
@@ -168,31 +162,25 @@ function optionsFrom(argv: readonly string[]): RestoreOptions | 'help' | 'versio
   };
 }
 
+const commandLine: ToolCommandLine<RestoreOptions> = {
+  tool: 'secantus-restore',
+  usage: restoreUsage,
+  options,
+  parse: optionsFrom,
+  report: reportFailure,
+};
+
 export async function restoreMain(argv: readonly string[], io: ToolStreams): Promise<number> {
-  let log = new ToolLog(io.stderr, 0, false);
-  let o: RestoreOptions | 'help' | 'version';
-  try {
-    const a = parseToolArgs(argv, options);
-    log = new ToolLog(io.stderr, verbosity(a), flag(a, 'quiet'));
-    o = optionsFrom(argv);
-  } catch (e) {
-    return reportFailure(log, e, 'secantus-restore');
-  }
-  if (o === 'help') {
-    io.stdout.write(`${restoreUsage}\n`);
-    return 0;
-  }
-  if (o === 'version') {
-    io.stdout.write(`secantus-restore version: ${toolVersion}\n`);
-    return 0;
-  }
+  const start = await startTool(commandLine, argv, io);
+  if ('exitCode' in start) return start.exitCode;
+  const { options: o, log } = start;
   let code = 0;
   let restore: Restore | undefined;
   try {
     restore = new Restore(o, log, io);
     await restore.run();
   } catch (e) {
-    code = reportFailure(log, e, 'secantus-restore');
+    code = reportFailure(log, e, commandLine.tool);
   }
   // As mongorestore, the counts close every run that got past its options, failed or not.
   const counts = restore?.counts ?? { successes: 0, failures: 0 };

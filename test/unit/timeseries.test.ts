@@ -18,7 +18,7 @@ import {
 } from '../../src/catalog/timeseries.js';
 import type { TimeseriesOptions } from '../../src/catalog/timeseries.js';
 import { bucketPredicates } from '../../src/pipeline/stages/unpack-bucket.js';
-import { compileQueryFilter } from '../../src/query/language.js';
+import { compileQueryFilter } from '../../src/commands/query-language.js';
 
 const o: TimeseriesOptions = {
   timeField: 't',

@@ -10,7 +10,7 @@ import type { Collection, StoredRecord } from '../../catalog/collection.js';
 import { cappedLimitsOf } from '../../catalog/collection.js';
 import { lookupView } from '../../catalog/views.js';
 import { insertDocument, internalWrite } from '../../catalog/write-unit.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import { privilege } from '../../auth/privileges.js';
 import { namespaceResource } from '../../auth/resource.js';
@@ -25,11 +25,7 @@ import { targetCollection } from '../crud/common.js';
 import { cappedOptions } from './collections.js';
 
 function requireSize(command: string, size: number | undefined): number {
-  if (size === undefined)
-    throw new CommandError(
-      ErrorCode.Location40414,
-      `BSON field '${command}.size' is missing but a required field`,
-    );
+  if (size === undefined) throw missingFieldError(`${command}.size`);
   return size;
 }
 
@@ -133,10 +129,7 @@ export const cloneCollectionAsCapped = defineCommand({
     const { services, args, db, op } = inv;
     const name = targetCollection(inv);
     if (args.toCollection === undefined)
-      throw new CommandError(
-        ErrorCode.Location40414,
-        "BSON field 'cloneCollectionAsCapped.toCollection' is missing but a required field",
-      );
+      throw missingFieldError('cloneCollectionAsCapped.toCollection');
     const to = args.toCollection;
     targetCollection({ ...inv, target: to }, { allowSystem: false });
     const size = requireSize('cloneCollectionAsCapped', args.size);

@@ -7,7 +7,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
 import type { Collection } from '../../catalog/collection.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { typeNameOf } from '../args.js';
 
 const specFields = new Set(['v', 'key', 'name', 'unique']);
@@ -40,11 +40,7 @@ export function parseClusteredIndex(value: BsonValue | undefined): BsonDocument 
     ['key', key],
     ['unique', unique],
   ] as const)
-    if (v === undefined)
-      throw new CommandError(
-        ErrorCode.Location40414,
-        `BSON field 'clusteredIndex.${field}' is missing but a required field`,
-      );
+    if (v === undefined) throw missingFieldError(`clusteredIndex.${field}`);
   if (!isPlainDocument(key))
     throw new CommandError(
       ErrorCode.TypeMismatch,

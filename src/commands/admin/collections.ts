@@ -8,7 +8,7 @@ import type { Collection } from '../../catalog/collection.js';
 import { validateCollectionName, validateDatabaseName } from '../../catalog/namespace.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { compileQueryFilter } from '../../query/language.js';
+import { compileQueryFilter } from '../query-language.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import { writeConflictError } from '../../txn/conflicts.js';
 import { parseCollation } from '../../bson/collation.js';

@@ -25,11 +25,11 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { bsonTypeName, isPlainDocument, numericValue } from '../../bson/types.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { Collection, IndexMeta } from '../../catalog/collection.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { compileRestrictedFilter } from '../../query/match/index.js';
 import type { MatchNode } from '../../query/match/index.js';
-import { serializeFilter } from '../../query/planner/explain.js';
+import { serializeFilter } from '../../query/planner/serialize-filter.js';
 import type { ReadView, WriteTxn } from '../../storage/engine.js';
 import type { IndexAccess } from '../../catalog/index-access.js';
 import { BSON } from 'bson';
@@ -42,7 +42,7 @@ import { parseCursorOption, queuedCursorReply, targetCollection, viewOf } from '
 import { withWriteConcernError } from '../write-concern.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import { TtlMonitor } from '../../catalog/ttl-monitor.js';
-import { compileQueryFilter } from '../../query/language.js';
+import { compileQueryFilter } from '../query-language.js';
 import { slicedDelete } from '../crud/write-exec.js';
 import { uninterruptible } from '../../query/exec/drive.js';
 import { collectionCollation } from '../crud/common.js';
@@ -786,11 +786,7 @@ export const createIndexes = defineCommand({
   run: async (inv) => {
     const { services, args, db, op } = inv;
     const target = targetCollection(inv, { allowSystem: false });
-    if (args.indexes === undefined)
-      throw new CommandError(
-        ErrorCode.Location40414,
-        "BSON field 'createIndexes.indexes' is missing but a required field",
-      );
+    if (args.indexes === undefined) throw missingFieldError('createIndexes.indexes');
     // A time-series collection: the indexes are built on its buckets, keys mapped as mongod's.
     const ts = timeseriesTargetOf(services, op, db, target);
     const name = ts === undefined ? target : ts.buckets.name;
@@ -889,11 +885,7 @@ export const dropIndexes = defineCommand({
       ts !== undefined && isPlainDocument(args.index)
         ? bucketsIndexKey(ts.options, args.index)
         : args.index;
-    if (which === undefined)
-      throw new CommandError(
-        ErrorCode.Location40414,
-        "BSON field 'dropIndexes.index' is missing but a required field",
-      );
+    if (which === undefined) throw missingFieldError('dropIndexes.index');
     if (Array.isArray(which) && !which.every((n) => typeof n === 'string')) {
       throw new CommandError(
         ErrorCode.TypeMismatch,

@@ -4,7 +4,7 @@
 // commands are only supported with Atlas." (7.0.5+), which drivers' index-management tests
 // and applications probing for Atlas Search expect. So do we: nothing is stored.
 
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import type { ActionType } from '../../auth/actions.js';
 import { isPlainDocument } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
@@ -16,10 +16,7 @@ import { defineCommand } from '../registry.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
 
 function missing(command: string, field: string): CommandError {
-  return new CommandError(
-    ErrorCode.Location40414,
-    `BSON field '${command}.${field}' is missing but a required field`,
-  );
+  return missingFieldError(`${command}.${field}`);
 }
 
 function notSupported(): CommandError {

@@ -20,7 +20,7 @@ import {
 import type { Granularity, TimeseriesOptions } from '../../catalog/timeseries.js';
 import { lookupView, storeView } from '../../catalog/views.js';
 import type { ViewDefinition } from '../../catalog/views.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
 import type { ReadView, WriteTxn } from '../../storage/engine.js';
 import { typeNameOf } from '../args.js';
@@ -106,11 +106,7 @@ export function parseTimeseriesOptions(spec: BsonValue): TimeseriesOptions {
         `BSON field 'timeseries.${k}' is an unknown field.`,
       );
   const rawTime = getOwn(spec, 'timeField');
-  if (rawTime === undefined)
-    throw new CommandError(
-      ErrorCode.Location40414,
-      "BSON field 'timeseries.timeField' is missing but a required field",
-    );
+  if (rawTime === undefined) throw missingFieldError('timeseries.timeField');
   const timeField = fieldName('timeField', rawTime);
   const rawMeta = getOwn(spec, 'metaField');
   const metaField = rawMeta === undefined ? undefined : fieldName('metaField', rawMeta);

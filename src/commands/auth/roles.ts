@@ -6,7 +6,7 @@
 import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import type { RoleName } from '../../auth/builtin-roles.js';
 import {
   builtinPrivileges,
@@ -115,11 +115,7 @@ export const createRole = defineCommand({
     const { services, args, db } = inv;
     const role: RoleName = { role: checkName('Role', inv.target, 'createRole'), db };
     for (const f of ['privileges', 'roles'] as const)
-      if (args[f] === undefined)
-        throw new CommandError(
-          ErrorCode.Location40414,
-          `BSON field 'createRole.${f}' is missing but a required field`,
-        );
+      if (args[f] === undefined) throw missingFieldError(`createRole.${f}`);
     if (isBuiltinRoleName(role.role) || role.role.startsWith('__'))
       throw new CommandError(
         ErrorCode.BadValue,

@@ -10,7 +10,7 @@
 import { Binary, Double, Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { bsonTypeName, isPlainDocument, numericValue } from '../../bson/types.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { isScramMechanism, ScramError, ScramServer } from '../../auth/scram.js';
 import { t } from '../args.js';
 import { authenticatedOnly, noAuth } from '../authorization.js';
@@ -45,11 +45,7 @@ function loginFailed(
 
 /** A SASL payload: BinData, or a base64 string (replied in the same form). */
 function payloadOf(command: string, v: BsonValue | undefined): { bytes: Buffer; base64: boolean } {
-  if (v === undefined)
-    throw new CommandError(
-      ErrorCode.Location40414,
-      `BSON field '${command}.payload' is missing but a required field`,
-    );
+  if (v === undefined) throw missingFieldError(`${command}.payload`);
   if (v instanceof Binary)
     return { bytes: Buffer.from(v.buffer.subarray(0, v.position)), base64: false };
   if (typeof v === 'string') return { bytes: Buffer.from(v, 'base64'), base64: true };
@@ -162,11 +158,7 @@ interface StartRequest {
 
 function start(ctx: StepContext, command: string, req: StartRequest): BsonDocument {
   const { services, connection } = ctx;
-  if (req.mechanism === undefined)
-    throw new CommandError(
-      ErrorCode.Location40414,
-      `BSON field '${command}.mechanism' is missing but a required field`,
-    );
+  if (req.mechanism === undefined) throw missingFieldError(`${command}.mechanism`);
   const payload = payloadOf(command, req.payload);
   const enabled = services.parameters.get('authenticationMechanisms');
   const mechanism = req.mechanism;

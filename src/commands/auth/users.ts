@@ -6,7 +6,7 @@
 import { Binary, Int32, UUID } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
 import type { ActionType } from '../../auth/actions.js';
 import type { RoleName } from '../../auth/builtin-roles.js';
@@ -20,7 +20,7 @@ import { t } from '../args.js';
 import { onDatabase, privileges, userKeyOf } from '../authorization.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import type { WriteTxn } from '../../storage/engine.js';
-import { compileQueryFilter } from '../../query/language.js';
+import { compileQueryFilter } from '../query-language.js';
 import { makeOperationContext } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { AuthInput, CommandDefinition, Invocation, Requirement } from '../registry.js';
@@ -169,11 +169,7 @@ export const createUser = defineCommand({
   run: async (inv) => {
     const { services, args, db } = inv;
     const user = checkName('User', inv.target, 'createUser');
-    if (args.roles === undefined)
-      throw new CommandError(
-        ErrorCode.Location40414,
-        "BSON field 'createUser.roles' is missing but a required field",
-      );
+    if (args.roles === undefined) throw missingFieldError('createUser.roles');
     const roles = parseRoles('createUser', 'roles', args.roles, db);
     requirePasswordRules(db, args.pwd);
     requireRolesExist(services, roles);

@@ -10,10 +10,10 @@ import type { ResolvedView } from '../../catalog/views.js';
 import type { CatalogScope } from '../../catalog/catalog.js';
 import type { Collator } from '../../bson/collation.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { fullName } from '../../catalog/namespace.js';
-import { textSearchHook } from '../../query/language.js';
+import { textSearchHook } from '../query-language.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import {
@@ -47,7 +47,6 @@ import {
   resolveCollation,
   cursorReply,
   resolvedViewOf,
-  resolveHint,
   targetCollection,
   writeWithConcern,
   noteBatch,
@@ -55,6 +54,7 @@ import {
   keepTimeLeft,
   readCollection,
 } from './common.js';
+import { resolveHint } from './hint.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream-cursor.js';
 import {
   SplitLargeEventStage,
@@ -236,11 +236,7 @@ export async function runAggregate(
 ): Promise<BsonDocument> {
   const { services, args, db } = inv;
   const collName = targetOf(inv);
-  if (args.pipeline === undefined)
-    fail(
-      ErrorCode.Location40414,
-      "BSON field 'aggregate.pipeline' is missing but a required field",
-    );
+  if (args.pipeline === undefined) throw missingFieldError('aggregate.pipeline');
   if (args.apiStrict === true) checkPipelineInApiV1(args.pipeline);
   const explain = verbosity !== undefined;
   if (args.cursor === undefined && !explain) {

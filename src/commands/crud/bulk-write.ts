@@ -15,7 +15,7 @@ import { parseCollation } from '../../bson/collation.js';
 import { insertDocument } from '../../catalog/write-unit.js';
 import type { Namespace, WriteContext } from '../../catalog/write-unit.js';
 import { validateCollectionName, validateDatabaseName } from '../../catalog/namespace.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { RowsStage } from '../../query/exec/stages.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
@@ -27,7 +27,8 @@ import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
 import { privileges } from '../authorization.js';
 import type { OperationContext, ServerServices } from '../context.js';
-import { clusterTimeOf, requireNonNegative, resolveHint } from './common.js';
+import { clusterTimeOf, requireNonNegative } from './common.js';
+import { resolveHint } from './hint.js';
 import { checkBatchSize, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete, executeUpdate, slicedDelete, slicedUpdate } from './write-exec.js';
@@ -114,13 +115,6 @@ function wrongType(path: string, v: BsonValue, expected: string): CommandError {
   );
 }
 
-function missing(path: string): CommandError {
-  return new CommandError(
-    ErrorCode.Location40414,
-    `BSON field '${path}' is missing but a required field`,
-  );
-}
-
 function optionalBool(raw: BsonDocument, field: string): boolean {
   const v = getOwn(raw, field);
   if (v === undefined) return false;
@@ -137,7 +131,7 @@ function optionalDocument(raw: BsonDocument, field: string): BsonDocument | unde
 
 function requiredDocument(raw: BsonDocument, field: string): BsonDocument {
   const v = optionalDocument(raw, field);
-  if (v === undefined) throw missing(`bulkWrite.ops.${field}`);
+  if (v === undefined) throw missingFieldError(`bulkWrite.ops.${field}`);
   return v;
 }
 
@@ -207,7 +201,7 @@ function parseOp(raw: BsonValue): BulkOp {
       statement: { q: filter, limit: multi ? 0 : 1, hint, collation },
     };
   const u = getOwn(raw, 'updateMods');
-  if (u === undefined) throw missing('bulkWrite.ops.updateMods');
+  if (u === undefined) throw missingFieldError('bulkWrite.ops.updateMods');
   if (!isPlainDocument(u) && !Array.isArray(u))
     throw new CommandError(
       ErrorCode.FailedToParse,
@@ -260,7 +254,7 @@ function parseNsInfo(raw: BsonValue): NsEntry {
       );
   }
   const ns = getOwn(raw, 'ns');
-  if (ns === undefined) throw missing('bulkWrite.nsInfo.ns');
+  if (ns === undefined) throw missingFieldError('bulkWrite.nsInfo.ns');
   if (typeof ns !== 'string') throw wrongType('bulkWrite.nsInfo.ns', ns, 'string');
   const dot = ns.indexOf('.');
   const invalid = new CommandError(
@@ -487,8 +481,8 @@ export const bulkWrite = defineCommand({
   help: 'command to apply inserts, updates and deletes in bulk',
   run: async (inv) => {
     const { services, args, op, body } = inv;
-    if (args.ops === undefined) throw missing('bulkWrite.ops');
-    if (args.nsInfo === undefined) throw missing('bulkWrite.nsInfo');
+    if (args.ops === undefined) throw missingFieldError('bulkWrite.ops');
+    if (args.nsInfo === undefined) throw missingFieldError('bulkWrite.nsInfo');
     const batchSize =
       args.cursor === undefined
         ? undefined

@@ -6,9 +6,9 @@ import { getOwn } from '../../bson/document.js';
 import type { Collator } from '../../bson/collation.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { asDocument, isArray } from '../../bson/types.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { commandExpressions, compileQueryFilter, textSearchHook } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter, textSearchHook } from '../query-language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
@@ -22,10 +22,10 @@ import {
   collectionRestoreCheck,
   resolveCollation,
   isViewRead,
-  resolveHint,
   targetCollection,
   readCollection,
 } from './common.js';
+import { resolveHint } from './hint.js';
 import { runCountOnView, runDistinctOnView } from './view-reads.js';
 import { countArgs, distinctArgs } from './read-args.js';
 import { onCollection } from '../authorization.js';
@@ -139,11 +139,7 @@ export function prepareDistinct(inv: Invocation<typeof distinctArgs>): {
 } {
   const { services, args, db } = inv;
   const name = targetCollection(inv);
-  if (args.key === undefined)
-    throw new CommandError(
-      ErrorCode.Location40414,
-      "BSON field 'distinct.key' is missing but a required field",
-    );
+  if (args.key === undefined) throw missingFieldError('distinct.key');
   if (args.key === '')
     throw new CommandError(ErrorCode.BadValue, 'FieldPath cannot be constructed with empty string');
   const coll = readCollection(services, inv.op, db, name);

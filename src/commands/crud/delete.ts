@@ -3,18 +3,13 @@
 import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
-import { CommandError, ErrorCode } from '../../errors.js';
-import { commandExpressions, compileQueryFilter, textSearchHook } from '../../query/language.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
+import { commandExpressions, compileQueryFilter, textSearchHook } from '../query-language.js';
 import { parseCollation } from '../../bson/collation.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import {
-  clusterTimeOf,
-  scriptingOf,
-  resolveCollation,
-  resolveHint,
-  targetCollection,
-} from './common.js';
+import { clusterTimeOf, scriptingOf, resolveCollation, targetCollection } from './common.js';
+import { resolveHint } from './hint.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete, slicedDelete } from './write-exec.js';
@@ -53,22 +48,14 @@ function parseDeleteStatement(raw: BsonValue): DeleteStatement {
       );
   }
   const q = raw['q'];
-  if (q === undefined)
-    throw new CommandError(
-      ErrorCode.Location40414,
-      "BSON field 'delete.deletes.q' is missing but a required field",
-    );
+  if (q === undefined) throw missingFieldError('delete.deletes.q');
   if (!isPlainDocument(q))
     throw new CommandError(
       ErrorCode.TypeMismatch,
       "BSON field 'delete.deletes.q' is the wrong type, expected type 'object'",
     );
   const limit = numericValue(raw['limit']);
-  if (limit === undefined)
-    throw new CommandError(
-      ErrorCode.Location40414,
-      "BSON field 'delete.deletes.limit' is missing but a required field",
-    );
+  if (limit === undefined) throw missingFieldError('delete.deletes.limit');
   if (limit !== 0 && limit !== 1)
     throw new CommandError(
       ErrorCode.FailedToParse,
@@ -132,10 +119,7 @@ export const deleteCommand = defineCommand({
     const { services, args, db, op } = inv;
     const name = targetCollection(inv, { allowSystem: false });
     if (args.deletes === undefined) {
-      throw new CommandError(
-        ErrorCode.Location40414,
-        "BSON field 'delete.deletes' is missing but a required field",
-      );
+      throw missingFieldError('delete.deletes');
     }
     checkBatchSize(args.deletes.length);
     const ns = { db, name };

@@ -8,8 +8,8 @@
 import { numericValue } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
 import { limits } from '../../limits.js';
-import type { MemoryPolicy } from '../../pipeline/memory.js';
-import { SpillScope } from '../../pipeline/spill/area.js';
+import type { MemoryPolicy } from '../../query/memory.js';
+import { SpillScope } from '../../query/spill/area.js';
 import type { ServerServices } from '../context.js';
 
 export interface DiskUse {

@@ -18,7 +18,7 @@ import type { DocumentValidator } from '../../catalog/document-validator.js';
 import type { Collator } from '../../bson/collation.js';
 import { CommandError, ErrorCode } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { commandExpressions, compileQueryFilter } from '../../query/language.js';
+import { commandExpressions, compileQueryFilter } from '../query-language.js';
 import type { DocumentFilter } from '../../query/exec/stages.js';
 import { collectionCollation } from './common.js';
 

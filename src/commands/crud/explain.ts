@@ -6,7 +6,7 @@
 import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
-import { CommandError, ErrorCode, fail } from '../../errors.js';
+import { CommandError, ErrorCode, fail, missingFieldError } from '../../errors.js';
 import type { PlanStage, StageStats } from '../../query/exec/stages.js';
 import {
   commandExpressions,
@@ -15,7 +15,7 @@ import {
   compileQuerySort,
   compileQueryUpdate,
   updateStatementExpressions,
-} from '../../query/language.js';
+} from '../query-language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { asksForTextScore } from '../../query/planner/text-plan.js';
 
@@ -34,9 +34,9 @@ import {
   scriptingOf,
   resolveCollation,
   isViewRead,
-  resolveHint,
   targetCollection,
 } from './common.js';
+import { resolveHint } from './hint.js';
 import { runCountOnView, runDistinctOnView, runFindOnView } from './view-reads.js';
 import { prepareCount, prepareDistinct } from './count-distinct.js';
 import { prepareFind } from './find.js';
@@ -107,11 +107,7 @@ function setExtra(stats: StageStats, values: Record<string, BsonValue>): void {
 /** The first statement of an update / delete batch (mongod explains batches of one). */
 function singleStatement(body: BsonDocument, field: string, command: string): BsonDocument {
   const list = body[field];
-  if (!Array.isArray(list))
-    throw new CommandError(
-      ErrorCode.Location40414,
-      `BSON field '${command}.${field}' is missing but a required field`,
-    );
+  if (!Array.isArray(list)) throw missingFieldError(`${command}.${field}`);
   if (list.length !== 1)
     throw new CommandError(ErrorCode.InvalidLength, 'explained write batches must be of size 1');
   const s = list[0];

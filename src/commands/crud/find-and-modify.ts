@@ -12,16 +12,11 @@ import {
   compileQueryProjection,
   compileQuerySort,
   compileQueryUpdate,
-} from '../../query/language.js';
+} from '../query-language.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import {
-  clusterTimeOf,
-  scriptingOf,
-  resolveCollation,
-  resolveHint,
-  targetCollection,
-} from './common.js';
+import { clusterTimeOf, scriptingOf, resolveCollation, targetCollection } from './common.js';
+import { resolveHint } from './hint.js';
 import { runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeDelete, executeUpdate } from './write-exec.js';

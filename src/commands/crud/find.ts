@@ -4,7 +4,7 @@ import { Long } from 'bson';
 import type { BsonDocument } from '../../bson/types.js';
 import { numericValue } from '../../bson/types.js';
 import { interruptedError } from '../operations.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
 import type { RestoreCheck } from '../../query/exec/drive.js';
@@ -15,7 +15,7 @@ import {
   textSearchHook,
   compileQueryProjection,
   compileQuerySort,
-} from '../../query/language.js';
+} from '../query-language.js';
 import { planQuery } from '../../query/planner/planner.js';
 import { asksForTextScore, requireTextScore } from '../../query/planner/text-plan.js';
 import { planOplogQuery } from '../../query/exec/oplog-scan.js';
@@ -32,12 +32,12 @@ import {
   isViewRead,
   readCollection,
   requireNonNegative,
-  resolveHint,
   targetCollection,
   noteBatch,
   keepTimeLeft,
   cursorTimeLimit,
 } from './common.js';
+import { resolveHint } from './hint.js';
 import {
   ChangeStreamCursor,
   changeStreamGetMore,
@@ -335,10 +335,7 @@ export const getMore = defineCommand({
       );
     }
     if (args.collection === undefined) {
-      throw new CommandError(
-        ErrorCode.Location40414,
-        "BSON field 'getMore.collection' is missing but a required field",
-      );
+      throw missingFieldError('getMore.collection');
     }
     const batchSize = requireNonNegative('getMore', 'batchSize', args.batchSize);
     const cursor = services.cursors.get(target);
@@ -425,10 +422,7 @@ export const killCursors = defineCommand({
         : targetCollection(inv);
     const ns = fullName(db, name);
     if (args.cursors === undefined) {
-      throw new CommandError(
-        ErrorCode.Location40414,
-        "BSON field 'killCursors.cursors' is missing but a required field",
-      );
+      throw missingFieldError('killCursors.cursors');
     }
     const killed: Long[] = [];
     const notFound: Long[] = [];

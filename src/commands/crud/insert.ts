@@ -4,7 +4,7 @@ import { Int32 } from 'bson';
 import { isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument } from '../../bson/types.js';
 import { insertDocument } from '../../catalog/write-unit.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
 import { targetCollection } from './common.js';
@@ -50,10 +50,7 @@ export const insert = defineCommand({
     const { services, args, db, op } = inv;
     const name = targetCollection(inv, { allowSystem: false });
     if (args.documents === undefined) {
-      throw new CommandError(
-        ErrorCode.Location40414,
-        "BSON field 'insert.documents' is missing but a required field",
-      );
+      throw missingFieldError('insert.documents');
     }
     const docs = args.documents;
     checkBatchSize(docs.length);

@@ -13,7 +13,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
 import { bsonSize } from '../../bson/codec.js';
-import { CommandError, ErrorCode, fail } from '../../errors.js';
+import { CommandError, ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
@@ -50,7 +50,7 @@ interface OutSpec {
 }
 
 function missing(field: string): never {
-  fail(ErrorCode.Location40414, `BSON field 'mapReduce.${field}' is missing but a required field`);
+  throw missingFieldError(`mapReduce.${field}`);
 }
 
 /** The source of one of the user's functions (a string or Code), checked as mongod does. */

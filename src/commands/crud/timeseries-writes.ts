@@ -32,7 +32,7 @@ import type { TimeseriesOptions } from '../../catalog/timeseries.js';
 import { deleteDocument, insertDocument, updateDocument } from '../../catalog/write-unit.js';
 import type { Namespace, WriteContext } from '../../catalog/write-unit.js';
 import { CommandError, ErrorCode } from '../../errors.js';
-import { compileQueryFilter } from '../../query/language.js';
+import { compileQueryFilter } from '../query-language.js';
 import { selectRecords } from '../../query/exec/select-records.js';
 import type { MatchedRecord, RecordSelection } from '../../query/exec/select-records.js';
 import type { DocumentFilter } from '../../query/exec/stages.js';

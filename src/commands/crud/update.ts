@@ -5,7 +5,7 @@ import type { Timestamp } from 'bson';
 import type { OperationContext, ServerServices } from '../context.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { parseCollation } from '../../bson/collation.js';
 import {
   commandExpressions,
@@ -14,16 +14,11 @@ import {
   compileQueryUpdate,
   compileQuerySort,
   updateStatementExpressions,
-} from '../../query/language.js';
+} from '../query-language.js';
 import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
-import {
-  clusterTimeOf,
-  scriptingOf,
-  resolveCollation,
-  resolveHint,
-  targetCollection,
-} from './common.js';
+import { clusterTimeOf, scriptingOf, resolveCollation, targetCollection } from './common.js';
+import { resolveHint } from './hint.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { executeUpdate, slicedUpdate } from './write-exec.js';
@@ -88,16 +83,8 @@ function parseStatement(raw: BsonValue, options: StatementParseOptions): ParsedU
   }
   const q = raw['q'];
   const u = raw['u'];
-  if (q === undefined)
-    throw new CommandError(
-      ErrorCode.Location40414,
-      "BSON field 'update.updates.q' is missing but a required field",
-    );
-  if (u === undefined)
-    throw new CommandError(
-      ErrorCode.Location40414,
-      "BSON field 'update.updates.u' is missing but a required field",
-    );
+  if (q === undefined) throw missingFieldError('update.updates.q');
+  if (u === undefined) throw missingFieldError('update.updates.u');
   if (!isPlainDocument(q))
     throw new CommandError(
       ErrorCode.TypeMismatch,
@@ -256,10 +243,7 @@ export const update = defineCommand({
     const { services, args, db, op } = inv;
     const name = targetCollection(inv, { allowSystem: false });
     if (args.updates === undefined) {
-      throw new CommandError(
-        ErrorCode.Location40414,
-        "BSON field 'update.updates' is missing but a required field",
-      );
+      throw missingFieldError('update.updates');
     }
     checkBatchSize(args.updates.length);
     // Statement structure is validated up front, as mongod's IDL does: a malformed statement

@@ -6,7 +6,7 @@
 import { Int32, Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { genericArgs, parseArgs } from '../args.js';
 import type { ArgSpec } from '../args.js';
 import type { Invocation } from '../registry.js';
@@ -133,11 +133,7 @@ export async function runCountOnView(
 
 function distinctPipeline(inv: Invocation<typeof distinctArgs>): BsonDocument[] {
   const key = inv.args.key;
-  if (key === undefined)
-    throw new CommandError(
-      ErrorCode.Location40414,
-      "BSON field 'distinct.key' is missing but a required field",
-    );
+  if (key === undefined) throw missingFieldError('distinct.key');
   if (key === '')
     throw new CommandError(ErrorCode.BadValue, 'FieldPath cannot be constructed with empty string');
   const pipeline: BsonDocument[] = [{ $match: inv.args.query ?? {} }];

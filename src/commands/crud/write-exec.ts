@@ -30,7 +30,7 @@ import type { RecordId } from '../../catalog/record-id.js';
 import { limits } from '../../limits.js';
 import type { StorageEngine } from '../../storage/engine.js';
 import type { Collator } from '../../bson/collation.js';
-import { resolveHint } from './common.js';
+import { resolveHint } from './hint.js';
 import type { ReadView } from '../../storage/engine.js';
 import type { CompiledUpdate } from '../../update/index.js';
 

@@ -9,7 +9,7 @@ import { ValueMap } from '../../bson/value-map.js';
 import type { BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { approximateValueSize } from '../memory.js';
+import { approximateValueSize } from '../../query/memory.js';
 import { MISSING } from '../expressions/types.js';
 import type { Value } from '../expressions/types.js';
 import { simpleAccumulator } from './simple.js';

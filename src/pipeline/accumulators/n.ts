@@ -9,7 +9,7 @@ import { formatBson } from '../../bson/format.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { AggCode } from '../error-codes.js';
-import { approximateValueSize } from '../memory.js';
+import { approximateValueSize } from '../../query/memory.js';
 import { compareSortKeys, parseSortPattern, sortKeysOf } from '../sort-pattern.js';
 import type { SortPattern } from '../sort-pattern.js';
 import { compareValues, formatValue, integralValue, isNullish, isNumeric } from '../values.js';

@@ -7,7 +7,7 @@ import { Double } from 'bson';
 import * as num from '../../bson/numeric.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { AggCode } from '../error-codes.js';
 import { operatorExpression } from '../expressions/operator.js';
@@ -78,10 +78,8 @@ function parseArgs(
     if (k !== 'input' && k !== 'method' && !(name === '$percentile' && k === 'p'))
       fail(ErrorCode.Location40415, `BSON field '${name}.${k}' is an unknown field.`);
   }
-  if (spec['input'] === undefined)
-    fail(ErrorCode.Location40414, `BSON field '${name}.input' is missing but a required field`);
-  if (spec['method'] === undefined)
-    fail(ErrorCode.Location40414, `BSON field '${name}.method' is missing but a required field`);
+  if (spec['input'] === undefined) throw missingFieldError(`${name}.input`);
+  if (spec['method'] === undefined) throw missingFieldError(`${name}.method`);
   // 'method' is an IDL enum (7.0 knows only 'approximate'): an unknown value is BadValue.
   if (spec['method'] !== 'approximate')
     fail(
@@ -91,8 +89,7 @@ function parseArgs(
   let ps: number[] = [0.5];
   if (name === '$percentile') {
     const p = spec['p'];
-    if (p === undefined)
-      fail(ErrorCode.Location40414, "BSON field '$percentile.p' is missing but a required field");
+    if (p === undefined) throw missingFieldError('$percentile.p');
     if (
       !isArray(p) ||
       p.length === 0 ||

@@ -10,7 +10,7 @@ import { isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument } from '../../bson/types.js';
 import { fail } from '../../errors.js';
 import { AggCode } from '../error-codes.js';
-import { approximateValueSize } from '../memory.js';
+import { approximateValueSize } from '../../query/memory.js';
 import { compareValues, formatValue, isNullish, typeName } from '../values.js';
 import { MISSING } from '../expressions/types.js';
 import type { Value } from '../expressions/types.js';

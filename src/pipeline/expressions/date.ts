@@ -130,6 +130,29 @@ const fieldOperators: OperatorDefinition[] = [
 
 // ---- $dateToString, $dateFromString --------------------------------------------------------------
 
+/**
+ * The `format` argument of $dateToString / $dateFromString at run time: `fallback` when it is
+ * not given, nullish as it is, else a string that `validate` accepts (`code` when it is not a
+ * string).
+ */
+function formatArgument(
+  format: Expression | undefined,
+  frame: Frame,
+  fallback: Value,
+  check: { readonly op: string; readonly code: number; readonly validate: (f: string) => void },
+): Value {
+  if (format === undefined) return fallback;
+  const fmt = format.evaluate(frame);
+  if (isNullish(fmt)) return fmt;
+  if (typeof fmt !== 'string')
+    fail(
+      check.code,
+      `${check.op} requires that 'format' be a string, found: ${typeName(fmt)} with value ${formatValue(fmt)}`,
+    );
+  check.validate(fmt);
+  return fmt;
+}
+
 const $dateToString: OperatorDefinition = {
   name: '$dateToString',
   parse(arg, ctx) {
@@ -147,18 +170,11 @@ const $dateToString: OperatorDefinition = {
     const onNull = parseOptional(ctx, args, 'onNull');
     const evaluate = (frame: Frame): Value => {
       const d = date.evaluate(frame);
-      let fmt: Value = dates.ISO_FORMAT;
-      if (format !== undefined) {
-        fmt = format.evaluate(frame);
-        if (!isNullish(fmt)) {
-          if (typeof fmt !== 'string')
-            fail(
-              AggCode.Location18533,
-              `$dateToString requires that 'format' be a string, found: ${typeName(fmt)} with value ${formatValue(fmt)}`,
-            );
-          dates.validateFormat(fmt);
-        }
-      }
+      const fmt = formatArgument(format, frame, dates.ISO_FORMAT, {
+        op: '$dateToString',
+        code: AggCode.Location18533,
+        validate: dates.validateFormat,
+      });
       const zone = timeZoneOf(tz, frame);
       if (isNullish(d)) return onNull !== undefined ? onNull.evaluate(frame) : null;
       if (zone === undefined) return null;
@@ -191,18 +207,11 @@ const $dateFromString: OperatorDefinition = {
     const onError = parseOptional(ctx, args, 'onError');
     const evaluate = (frame: Frame): Value => {
       const s = dateString.evaluate(frame);
-      let fmt: Value = null;
-      if (format !== undefined) {
-        fmt = format.evaluate(frame);
-        if (!isNullish(fmt)) {
-          if (typeof fmt !== 'string')
-            fail(
-              AggCode.Location40684,
-              `$dateFromString requires that 'format' be a string, found: ${typeName(fmt)} with value ${formatValue(fmt)}`,
-            );
-          dates.validateParseFormat(fmt);
-        }
-      }
+      const fmt = formatArgument(format, frame, null, {
+        op: '$dateFromString',
+        code: AggCode.Location40684,
+        validate: dates.validateParseFormat,
+      });
       const zone = timeZoneOf(tz, frame);
       if (isNullish(s)) return onNull !== undefined ? onNull.evaluate(frame) : null;
       try {

@@ -10,7 +10,7 @@ import { NEED_TIME, runSync } from '../../query/exec/yield.js';
 import type { Pull } from '../../query/exec/yield.js';
 import { feed, newStats } from '../stages/base.js';
 import type { BlockingComputation } from '../stages/base.js';
-import type { SortedStream } from './sorter.js';
+import type { SortedStream } from '../../query/spill/sorter.js';
 
 export class StreamingBlockingStage implements PlanStage {
   readonly stats: StageStats;

@@ -2,27 +2,17 @@
 // stage that reads its whole input once (a slice at a time, see query/exec/yield.ts) and then
 // serves the computed rows.
 
-import type { BsonDocument, BsonValue } from '../../bson/types.js';
+import type { BsonDocument } from '../../bson/types.js';
+import { newStats } from '../../query/exec/stages.js';
 import type { PlanStage, Row, StageStats } from '../../query/exec/stages.js';
 import { copyMetadata } from '../../query/exec/metadata.js';
-import { approximateValueSize } from '../memory.js';
+import { approximateValueSize } from '../../query/memory.js';
 import { NEED_TIME, retryable, runSync, sliceDue } from '../../query/exec/yield.js';
 import type { NeedTime, Pull } from '../../query/exec/yield.js';
 import type { ReadView } from '../../storage/engine.js';
 
-export function newStats(
-  stage: string,
-  children: readonly PlanStage[],
-  extra?: Record<string, BsonValue>,
-): StageStats {
-  return {
-    stage,
-    nReturned: 0,
-    works: 0,
-    children: children.map((c) => c.stats),
-    ...(extra ? { extra } : {}),
-  };
-}
+/** Plan-stage counters: the query layer's, so both layers' explain output has one shape. */
+export { newStats };
 
 /**
  * A stage mapping each input document to zero or one output document (`undefined` drops it):

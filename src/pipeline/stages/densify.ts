@@ -8,7 +8,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import { compareBson } from '../../bson/compare.js';
 import * as num from '../../bson/numeric.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { AggCode } from '../error-codes.js';
 import { dateAdd, isTimeUnit, UTC } from '../dates.js';
 import type { TimeUnit } from '../dates.js';
@@ -189,10 +189,8 @@ export const $densify: StageDefinition = {
         range = v;
       } else fail(ErrorCode.Location40415, `BSON field '$densify.${k}' is an unknown field.`);
     }
-    if (field === undefined)
-      fail(ErrorCode.Location40414, "BSON field '$densify.field' is missing but a required field");
-    if (range === undefined)
-      fail(ErrorCode.Location40414, "BSON field '$densify.range' is missing but a required field");
+    if (field === undefined) throw missingFieldError('$densify.field');
+    if (range === undefined) throw missingFieldError('$densify.range');
     // Codes from jstests/aggregation/sources/densify/libs/parse_util.js.
     if (field.startsWith('$'))
       fail(
@@ -238,16 +236,8 @@ export const $densify: StageDefinition = {
           );
       } else fail(ErrorCode.Location40415, `BSON field '$densify.range.${k}' is an unknown field.`);
     }
-    if (step === undefined)
-      fail(
-        ErrorCode.Location40414,
-        "BSON field '$densify.range.step' is missing but a required field",
-      );
-    if (bounds === undefined)
-      fail(
-        ErrorCode.Location40414,
-        "BSON field '$densify.range.bounds' is missing but a required field",
-      );
+    if (step === undefined) throw missingFieldError('$densify.range.step');
+    if (bounds === undefined) throw missingFieldError('$densify.range.bounds');
     if (num.toDouble(step) <= 0)
       fail(
         AggCode.Location5733401,

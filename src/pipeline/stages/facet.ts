@@ -11,17 +11,16 @@ import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { AggCode } from '../error-codes.js';
 import { validateFieldName } from '../expressions/field-path.js';
-import { approximateValueSize } from '../memory.js';
-import type { ParsedPipeline } from '../pipeline.js';
+import { approximateValueSize } from '../../query/memory.js';
 import { typeName } from '../values.js';
 import { newStats } from './base.js';
 import { childContext, parseSubPipeline } from './sub-pipeline.js';
-import { buildPipeline } from '../pipeline.js';
+import { buildPipeline } from '../build.js';
 import type { PlanStage, StageStats } from '../../query/exec/stages.js';
 import { NEED_TIME, sliceDue } from '../../query/exec/yield.js';
 import type { Pull } from '../../query/exec/yield.js';
 import type { ReadView } from '../../storage/engine.js';
-import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
+import type { ParsedPipeline, PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
 class FacetStage implements Stage {
   readonly name = '$facet';

@@ -6,7 +6,7 @@
 import { setOwn } from '../../bson/document.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { AggCode } from '../error-codes.js';
 import { typeName } from '../values.js';
 import { $addFields } from './add-fields.js';
@@ -50,8 +50,7 @@ export const $fill: StageDefinition = {
         output = v;
       } else fail(ErrorCode.Location40415, `BSON field '$fill.${k}' is an unknown field.`);
     }
-    if (output === undefined)
-      fail(ErrorCode.Location40414, "BSON field '$fill.output' is missing but a required field");
+    if (output === undefined) throw missingFieldError('$fill.output');
     // Codes from jstests/aggregation/sources/fill/fill_parse.js.
     if (Object.keys(output).length === 0)
       fail(AggCode.Location6050203, "$fill 'output' field must contain at least one item");

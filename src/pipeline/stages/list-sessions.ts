@@ -10,7 +10,7 @@
 
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { lsidWithUid, sessionUserDigest } from '../../txn/sessions.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import { typeName } from '../values.js';
@@ -53,10 +53,8 @@ function parseUser(stage: StageName, v: BsonValue): { user: string; db: string }
     if (typeof x !== 'string') wrongType(`${path}.${k}`, x, 'string');
   }
   const { user, db } = v;
-  if (typeof user !== 'string')
-    fail(ErrorCode.Location40414, `BSON field '${path}.user' is missing but a required field`);
-  if (typeof db !== 'string')
-    fail(ErrorCode.Location40414, `BSON field '${path}.db' is missing but a required field`);
+  if (typeof user !== 'string') throw missingFieldError(`${path}.user`);
+  if (typeof db !== 'string') throw missingFieldError(`${path}.db`);
   return { user, db };
 }
 

@@ -17,8 +17,7 @@ import { defineVariable, newScope, validateNameForUserWrite } from '../expressio
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
 import { parseFieldPath } from '../expressions/field-path.js';
-import type { ParsedPipeline } from '../pipeline.js';
-import { buildPipeline } from '../pipeline.js';
+import { buildPipeline } from '../build.js';
 import { typeName } from '../values.js';
 import { newStats } from './base.js';
 import type { PlanStage, Row, StageStats } from '../../query/exec/stages.js';
@@ -27,7 +26,7 @@ import type { Pull } from '../../query/exec/yield.js';
 import { MatchStage } from './match.js';
 import { childContext, foreignResolver, parseSubPipeline, pipelineArray } from './sub-pipeline.js';
 import type { ForeignSource } from './sub-pipeline.js';
-import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
+import type { ParsedPipeline, PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
 /** Every value a path reaches in a document (find semantics); none reached → [null]. */
 export function localValues(doc: BsonDocument, parts: readonly string[]): BsonValue[] {

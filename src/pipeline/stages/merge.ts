@@ -13,7 +13,7 @@ import { getOwn, hasOwn, setOwn } from '../../bson/document.js';
 import { validateCollectionName } from '../../catalog/namespace.js';
 import { checkIdValue } from '../../catalog/validate-document.js';
 import { insertDocument, updateDocument } from '../../catalog/write-unit.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { compileFilter } from '../../query/match/index.js';
 import { selectRecords } from '../../query/exec/select-records.js';
 import { AggCode } from '../error-codes.js';
@@ -21,8 +21,9 @@ import { parseExpression, rootContext } from '../expressions/parse.js';
 import { defineVariable, newScope, validateNameForUserWrite } from '../expressions/variables.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
-import { parseDocumentPipeline } from '../update.js';
-import type { DocumentPipeline } from '../update.js';
+import { parseDocumentPipeline } from '../document-pipeline.js';
+import type { DocumentPipeline } from '../document-pipeline.js';
+import { subPipelineParser } from './sub-pipeline.js';
 import { typeName } from '../values.js';
 import type { PipelineContext, StageDefinition } from './types.js';
 import type { WriteStage } from './write.js';
@@ -266,8 +267,7 @@ export const $merge: StageDefinition = {
         fail(ErrorCode.Location40415, `BSON field '$merge.${k}' is an unknown field.`);
       }
     }
-    if (coll === undefined)
-      fail(ErrorCode.Location40414, "BSON field '$merge.into' is missing but a required field");
+    if (coll === undefined) throw missingFieldError('$merge.into');
     if (!SUPPORTED_MODES.has(`${whenMatched}/${whenNotMatched}`)) {
       fail(
         AggCode.Location51181,
@@ -301,7 +301,7 @@ export const $merge: StageDefinition = {
     const pipeline =
       pipelineSpec === undefined
         ? undefined
-        : parseDocumentPipeline(pipelineSpec, { env: ctx.env, scope });
+        : parseDocumentPipeline(pipelineSpec, { env: ctx.env, scope }, subPipelineParser(ctx));
     return new MergeStage(arg, { db, coll, on, whenMatched, whenNotMatched, pipeline, letVars });
   },
 };

@@ -5,7 +5,7 @@
 import { isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument } from '../../bson/types.js';
 import { validateCollectionName } from '../../catalog/namespace.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { AggCode } from '../error-codes.js';
 import { typeName } from '../values.js';
 import { deleteDocument, insertDocument } from '../../catalog/write-unit.js';
@@ -68,8 +68,7 @@ export const $out: StageDefinition = {
           fail(ErrorCode.Location40415, `BSON field '$out.${k}' is an unknown field.`);
         }
       }
-      if (c === undefined)
-        fail(ErrorCode.Location40414, "BSON field '$out.coll' is missing but a required field");
+      if (c === undefined) throw missingFieldError('$out.coll');
       coll = c;
     } else {
       fail(

@@ -4,7 +4,7 @@
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import { formatBson } from '../../bson/format.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { expressionContext } from '../context.js';
 import { AggCode } from '../error-codes.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
@@ -54,11 +54,7 @@ export const $replaceRoot: StageDefinition = {
       newRoot = v;
       has = true;
     }
-    if (!has)
-      fail(
-        ErrorCode.Location40414,
-        "BSON field '$replaceRoot.newRoot' is missing but a required field",
-      );
+    if (!has) throw missingFieldError('$replaceRoot.newRoot');
     return new ReplaceRootStage('$replaceRoot', arg, expressionContext(ctx).parse(newRoot ?? null));
   },
 };

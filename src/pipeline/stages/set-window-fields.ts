@@ -8,7 +8,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import { compareBson } from '../../bson/compare.js';
 import * as num from '../../bson/numeric.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { AggCode } from '../error-codes.js';
 import { expressionContext } from '../context.js';
@@ -258,11 +258,7 @@ export const $setWindowFields: StageDefinition = {
         fail(ErrorCode.Location40415, `BSON field '$setWindowFields.${k}' is an unknown field.`);
       }
     }
-    if (output === undefined)
-      fail(
-        ErrorCode.Location40414,
-        "BSON field '$setWindowFields.output' is missing but a required field",
-      );
+    if (output === undefined) throw missingFieldError('$setWindowFields.output');
     const outputs: OutputField[] = Object.entries(output).map(([field, spec]) => {
       const path = parseFieldPath(field);
       if (!isPlainDocument(spec))

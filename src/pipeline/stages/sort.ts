@@ -11,7 +11,7 @@ import { decodeDocument, encodeDocument } from '../../bson/codec.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { AggCode } from '../error-codes.js';
-import { approximateValueSize } from '../memory.js';
+import { approximateValueSize } from '../../query/memory.js';
 import {
   collatedPattern,
   compareSortKeys,
@@ -20,8 +20,8 @@ import {
   sortKeysOf,
 } from '../sort-pattern.js';
 import type { SortPattern } from '../sort-pattern.js';
-import { ExternalSorter } from '../spill/sorter.js';
-import type { SortedStream } from '../spill/sorter.js';
+import { ExternalSorter } from '../../query/spill/sorter.js';
+import type { SortedStream } from '../../query/spill/sorter.js';
 import { StreamingBlockingStage } from '../spill/stream-stage.js';
 import { decodeWithMetadata, encodeWithMetadata } from '../../query/exec/metadata.js';
 import type { Runtime, Stage, StageDefinition } from './types.js';

@@ -5,13 +5,12 @@
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { Collection } from '../../catalog/collection.js';
-import { ErrorCode, fail } from '../../errors.js';
+import { ErrorCode, fail, invariant } from '../../errors.js';
 import { limits } from '../../limits.js';
 import type { ReadView } from '../../storage/engine.js';
-import { buildPipeline, parsePipeline, runToArray } from '../pipeline.js';
-import type { ParsedPipeline } from '../pipeline.js';
+import { buildPipeline, runToArray } from '../build.js';
 import { typeName } from '../values.js';
-import type { PipelineContext, Runtime } from './types.js';
+import type { ParsedPipeline, PipelineContext, Runtime } from './types.js';
 import { catalogOf } from './types.js';
 import { resolveView } from '../../catalog/views.js';
 import { parseCollation, sameCollation } from '../../bson/collation.js';
@@ -57,8 +56,17 @@ export function pipelineArray(v: BsonValue, message: string): BsonValue[] {
   return v;
 }
 
+/** The parser parsePipeline put in the context, for a stage's sub-pipelines. */
+export function subPipelineParser(
+  ctx: PipelineContext,
+): (spec: readonly BsonValue[], ctx: PipelineContext) => ParsedPipeline {
+  const parse = ctx.parseSubPipeline;
+  invariant(parse !== undefined, 'a sub-pipeline parsed outside parsePipeline');
+  return parse;
+}
+
 export function parseSubPipeline(spec: readonly BsonValue[], ctx: PipelineContext): ParsedPipeline {
-  return parsePipeline(spec, ctx);
+  return subPipelineParser(ctx)(spec, ctx);
 }
 
 /** Runs a parsed sub-pipeline to completion over a collection (or given documents) on `view`. */
@@ -112,7 +120,7 @@ export function foreignResolver(
       const sub = childContext(ctx, { collection: onView.collection, scope: newScope(undefined) });
       resolved = {
         collection: catalog.get(rt.db, onView.collection, view),
-        view: parsePipeline(onView.pipeline, sub),
+        view: parseSubPipeline(onView.pipeline, sub),
       };
     }
     return resolved;

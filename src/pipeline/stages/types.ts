@@ -10,7 +10,7 @@ import type { Collection } from '../../catalog/collection.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import { invariant } from '../../errors.js';
 import type { ExpressionEnv, Frame, VariableScope } from '../expressions/types.js';
-import type { MemoryPolicy } from '../memory.js';
+import type { MemoryPolicy } from '../../query/memory.js';
 import type { TextParams, TextSearch } from '../../text/query.js';
 
 /** Where a stage may stand (mongod's StageConstraints::PositionRequirement and friends). */
@@ -75,6 +75,21 @@ export interface PipelineContext {
   readonly session?: BsonDocument | undefined;
   /** What the server reports about itself ($currentOp, $listSessions); absent outside commands. */
   readonly server?: ServerIntrospection | undefined;
+  /**
+   * Parses a sub-pipeline ($lookup, $facet, $unionWith, views, $merge's update) with the stage
+   * registry. parsePipeline sets it on the context its stages get: a stage cannot import the
+   * registry, which imports every stage.
+   */
+  readonly parseSubPipeline?: (
+    pipeline: readonly BsonValue[],
+    ctx: PipelineContext,
+  ) => ParsedPipeline;
+}
+
+/** A pipeline parsed in a context (the context its stages were parsed in). */
+export interface ParsedPipeline {
+  readonly stages: readonly Stage[];
+  readonly ctx: PipelineContext;
 }
 
 /** $currentOp's options, defaults applied (mongod's DocumentSourceCurrentOp modes). */

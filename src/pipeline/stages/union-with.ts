@@ -8,12 +8,11 @@ import type { PlanStage } from '../../query/exec/stages.js';
 import { NEED_TIME } from '../../query/exec/yield.js';
 import type { Pull } from '../../query/exec/yield.js';
 import type { ReadView } from '../../storage/engine.js';
-import type { ParsedPipeline } from '../pipeline.js';
 import { typeName } from '../values.js';
 import { newStats } from './base.js';
 import { childContext, foreignResolver, parseSubPipeline, pipelineArray } from './sub-pipeline.js';
-import { buildPipeline } from '../pipeline.js';
-import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
+import { buildPipeline } from '../build.js';
+import type { ParsedPipeline, PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
 class UnionPlan implements PlanStage {
   readonly stats;

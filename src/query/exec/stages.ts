@@ -13,9 +13,9 @@ import type { ReadView } from '../../storage/engine.js';
 import type { Collection, StoredRecord } from '../../catalog/collection.js';
 import type { RecordId } from '../../catalog/record-id.js';
 import { FieldNames, decodeDocument, decodeFields, encodeDocument } from '../../bson/codec.js';
-import type { MemoryPolicy } from '../../pipeline/memory.js';
-import { ExternalSorter } from '../../pipeline/spill/sorter.js';
-import type { RecordCodec, SortedStream, SorterStats } from '../../pipeline/spill/sorter.js';
+import type { MemoryPolicy } from '../memory.js';
+import { ExternalSorter } from '../spill/sorter.js';
+import type { RecordCodec, SortedStream, SorterStats } from '../spill/sorter.js';
 import { decodeWithMetadata, encodeWithMetadata } from './metadata.js';
 
 import { NEED_TIME, retryable, sliceDue } from './yield.js';
@@ -62,9 +62,10 @@ export interface PlanStage {
   isEOF?(): boolean;
 }
 
-function newStats(
+/** The counters of a new plan stage over `children` (every stage's, here and in pipeline/). */
+export function newStats(
   stage: string,
-  children: PlanStage[],
+  children: readonly PlanStage[],
   extra?: Record<string, BsonValue>,
 ): StageStats {
   return {
@@ -308,7 +309,7 @@ export interface SortStageOptions {
 /**
  * Blocking sort (mongod's SORT): reads its whole input on the first pull. Past the sort memory
  * limit it spills sorted runs to disk when allowed and merges them as it is pulled (see
- * src/pipeline/spill/sorter.ts); without allowDiskUse it fails with 292. With a limit it keeps
+ * src/query/spill/sorter.ts); without allowDiskUse it fails with 292. With a limit it keeps
  * only the top k rows. Its explain shows memLimit, and after execution totalDataSizeSorted,
  * usedDisk and spills.
  */

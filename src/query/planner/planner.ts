@@ -77,12 +77,12 @@ import {
   point,
 } from './bounds.js';
 import type { Interval, LeafBounds } from './bounds.js';
-import { serializeFilter } from './explain.js';
+import { serializeFilter } from './serialize-filter.js';
 import { WILDCARD_PATH_FIELD, WildcardPathAccess, wildcardViews } from './wildcard-plan.js';
 import { comparisonNode } from '../match/nodes.js';
 import { compareBson } from '../../bson/compare.js';
 import type { Collator } from '../../bson/collation.js';
-import type { MemoryPolicy } from '../../pipeline/memory.js';
+import type { MemoryPolicy } from '../memory.js';
 import { checkSpecialPredicates, splitText, textPlan } from './text-plan.js';
 import { geoCandidates, nearPlan, splitNear } from './geo-plan.js';
 

@@ -22,7 +22,7 @@ import type { DocumentFilter, PlanStage } from '../exec/stages.js';
 import { TextMatchStage, TextOrStage } from '../exec/text.js';
 import { andOfNodes, conjunctsOf, filterOfNodes } from './conjuncts.js';
 import type { MatchNode } from '../match/index.js';
-import { serializeFilter } from './explain.js';
+import { serializeFilter } from './serialize-filter.js';
 
 function plannerError(code: number, message: string): CommandError {
   return new CommandError(

@@ -11,10 +11,10 @@ import { Int32 } from 'bson';
 import { decodeDocument, encodeDocument } from '../../../src/bson/codec.js';
 import { CommandError } from '../../../src/errors.js';
 import { limits } from '../../../src/limits.js';
-import { SpillArea, SpillScope } from '../../../src/pipeline/spill/area.js';
-import { RunReader, RunWriter } from '../../../src/pipeline/spill/runs.js';
-import { ExternalSorter, mergeFanIn } from '../../../src/pipeline/spill/sorter.js';
-import type { RecordCodec } from '../../../src/pipeline/spill/sorter.js';
+import { SpillArea, SpillScope } from '../../../src/query/spill/area.js';
+import { RunReader, RunWriter } from '../../../src/query/spill/runs.js';
+import { ExternalSorter, mergeFanIn } from '../../../src/query/spill/sorter.js';
+import type { RecordCodec } from '../../../src/query/spill/sorter.js';
 
 interface Item {
   readonly key: number;

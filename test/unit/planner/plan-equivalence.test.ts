@@ -20,7 +20,7 @@ import {
   compileQueryFilter,
   compileQueryProjection,
   compileQuerySort,
-} from '../../../src/query/language.js';
+} from '../../../src/commands/query-language.js';
 import { planQuery } from '../../../src/query/planner/planner.js';
 import type { QueryRequest } from '../../../src/query/planner/planner.js';
 import { compileSort } from '../../../src/query/sort.js';

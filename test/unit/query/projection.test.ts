@@ -31,7 +31,7 @@ for (const c of projectionCases) {
   });
 }
 
-/** The aggregation layer's hook, as the server wires it (src/query/language.ts). */
+/** The aggregation layer's hook, as the server wires it (src/commands/query-language.ts). */
 function realHook(): ExpressionHook {
   const expressions = queryExpressions();
   return {

@@ -450,6 +450,20 @@ export const dates: Family = {
       source: 'expression.cpp',
     },
     {
+      name: '$dateToString non-string format',
+      expr: { $dateToString: { format: int(1), date: '$date' } },
+      doc: d,
+      code: 18533,
+      source: 'expression.cpp',
+    },
+    {
+      name: '$dateFromString non-string format',
+      expr: { $dateFromString: { dateString: '$s', format: int(1) } },
+      doc: { s: '2014-01-01' },
+      code: 40684,
+      source: 'expression.cpp',
+    },
+    {
       name: '$dateToString unknown arg',
       expr: { $dateToString: { date: '$date', x: int(1) } },
       code: 18534,

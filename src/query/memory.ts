@@ -1,16 +1,17 @@
 // Approximate memory accounting for blocking stages and accumulators. mongod counts
 // Value::getApproximateSize(); an exact BSON size would cost a serialisation per value, so
-// this walks the value with fixed per-type costs of the same order.
+// this walks the value with fixed per-type costs of the same order. It lives below both the
+// query layer (find's blocking SORT) and the aggregation layer (its blocking stages).
 
 import { Binary } from 'bson';
 import { isPlainDocument } from '../bson/types.js';
 import type { BsonValue } from '../bson/types.js';
-import type { Value } from './expressions/types.js';
+import type { Missing } from '../bson/path.js';
 import type { SpillScope } from './spill/area.js';
 
 const BASE = 16;
 
-export function approximateValueSize(v: Value): number {
+export function approximateValueSize(v: BsonValue | Missing): number {
   if (typeof v === 'string') return BASE + v.length;
   if (Array.isArray(v)) {
     let n = BASE;

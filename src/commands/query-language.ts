@@ -7,14 +7,14 @@
 import type { BsonDocument } from '../bson/types.js';
 import type { Collator } from '../bson/collation.js';
 import { ErrorCode, fail } from '../errors.js';
-import { compileFilter, compileRestrictedFilter } from './match/index.js';
+import { compileFilter, compileRestrictedFilter } from '../query/match/index.js';
 import { compileUpdatePipeline, queryExpressions } from '../pipeline/index.js';
 import type { QueryExpressions, QueryVariablesOptions } from '../pipeline/index.js';
 import { compileUpdate } from '../update/index.js';
 import type { CompiledUpdate } from '../update/index.js';
-import { compileProjection } from './projection/index.js';
-import { compileSort } from './sort.js';
-import type { DocumentFilter, RowComparator, RowTransform } from './exec/stages.js';
+import { compileProjection } from '../query/projection/index.js';
+import { compileSort } from '../query/sort.js';
+import type { DocumentFilter, RowComparator, RowTransform } from '../query/exec/stages.js';
 import type { Collection } from '../catalog/collection.js';
 import { compileTextSearch } from '../text/query.js';
 import type { TextParams, TextSearch } from '../text/query.js';
