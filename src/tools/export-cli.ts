@@ -39,6 +39,8 @@ const options: OptionSpec = {
   skip: { type: 'string' },
   limit: { type: 'string' },
   sort: { type: 'string' },
+  pipeline: { type: 'string' },
+  pipelineFile: { type: 'string' },
   assertExists: { type: 'boolean' },
   parquetSampleSize: { type: 'string' },
 };
@@ -69,6 +71,10 @@ querying options:
       --skip=<count>               documents to skip
       --limit=<count>              documents to export at most
       --sort=<json>                sort order, e.g. '{"x": 1}'
+      --pipeline=<json>            export what this aggregation pipeline returns, e.g.
+                                   '[{"$match": {"x": 1}}, {"$group": {"_id": "$k"}}]'
+                                   (not with --query, --sort or --skip; no $out or $merge)
+      --pipelineFile=<filename>    file holding the pipeline
       --assertExists               fail if the collection does not exist
 
 ${connectionUsage}`;
@@ -100,6 +106,32 @@ function jsonObject(text: string, what: string): Document {
       shortUsage(tool),
     );
   return v as Document;
+}
+
+/** --pipeline: an array of stage documents; $out and $merge are refused (an export writes nothing). */
+function pipelineArray(text: string): Document[] {
+  let v: unknown;
+  try {
+    v = parseExtendedJson(text);
+  } catch (e) {
+    throw new SetupError(
+      `pipeline '${text}' is not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
+      shortUsage(tool),
+    );
+  }
+  if (!Array.isArray(v))
+    throw new SetupError(`pipeline '${text}' is not a JSON array of stages`, shortUsage(tool));
+  return v.map((stage: unknown, i) => {
+    if (typeof stage !== 'object' || stage === null || Array.isArray(stage) || '_bsontype' in stage)
+      throw new SetupError(`pipeline stage ${i} is not a JSON object`, shortUsage(tool));
+    const name = Object.keys(stage)[0];
+    if (name === '$out' || name === '$merge')
+      throw new SetupError(
+        `pipeline stage ${i} is ${name}: an export writes nothing to the server`,
+        shortUsage(tool),
+      );
+    return stage as Document;
+  });
 }
 
 async function optionsFrom(a: ParsedArgs, log: ToolLog): Promise<ExportOptions> {
@@ -145,6 +177,22 @@ async function optionsFrom(a: ParsedArgs, log: ToolLog): Promise<ExportOptions> 
     });
     query = jsonObject(text, 'query');
   }
+  const pipelineText = stringOption(a, 'pipeline');
+  const pipelineFile = stringOption(a, 'pipelineFile');
+  if (pipelineText !== undefined && pipelineFile !== undefined)
+    throw setup('either --pipeline or --pipelineFile can be specified');
+  let pipeline: Document[] | undefined;
+  if (pipelineText !== undefined) pipeline = pipelineArray(pipelineText);
+  else if (pipelineFile !== undefined) {
+    const text = await readFile(pipelineFile, 'utf8').catch((e: unknown) => {
+      throw setup(`error reading pipelineFile: ${e instanceof Error ? e.message : String(e)}`);
+    });
+    pipeline = pipelineArray(text);
+  }
+  if (pipeline !== undefined)
+    for (const other of ['query', 'queryFile', 'sort', 'skip'])
+      if (stringOption(a, other) !== undefined)
+        throw setup(`--${other} cannot be used with --pipeline: put it in the pipeline`);
   const sortText = stringOption(a, 'sort');
   const sort = sortText === undefined ? undefined : jsonObject(sortText, 'query');
   const fieldsText = stringOption(a, 'fields');
@@ -166,6 +214,7 @@ async function optionsFrom(a: ParsedArgs, log: ToolLog): Promise<ExportOptions> 
     db,
     collection,
     query,
+    ...(pipeline === undefined ? {} : { pipeline }),
     sort,
     skip: count(stringOption(a, 'skip'), 'skip'),
     limit: count(stringOption(a, 'limit'), 'limit'),

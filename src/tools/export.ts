@@ -15,7 +15,7 @@ import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { BSON, MongoClient, MongoError } from 'mongodb';
-import type { ClientSession, Collection, FindOptions } from 'mongodb';
+import type { AggregateOptions, ClientSession, Collection, FindOptions } from 'mongodb';
 import { limits } from '../limits.js';
 import { rawDecodeOptions } from './bson.js';
 import type { Document } from './bson.js';
@@ -35,6 +35,11 @@ export interface ExportOptions {
   readonly db: string;
   readonly collection: string;
   readonly query: Document | undefined;
+  /**
+   * --pipeline / --pipelineFile: export what this aggregation returns instead of a find (our
+   * extension: mongoexport has none). Exclusive with --query, --sort and --skip.
+   */
+  readonly pipeline?: readonly Document[] | undefined;
   readonly sort: Document | undefined;
   readonly skip: number;
   readonly limit: number;
@@ -364,6 +369,26 @@ export class Export {
     return f;
   }
 
+  /**
+   * The documents to export: the find of --query/--sort/--skip/--limit/--fields, or the
+   * aggregation of --pipeline (then --limit and --fields are a final $limit and $project).
+   */
+  private documents(coll: Collection<Document>, limit: number): AsyncIterable<Document> {
+    const o = this.o;
+    if (o.pipeline === undefined) return coll.find(o.query ?? {}, this.findOptions(limit));
+    const stages: Document[] = [...o.pipeline];
+    if (limit > 0) stages.push({ $limit: limit });
+    if (o.fields !== undefined && o.fields.length > 0)
+      stages.push({ $project: projectionFor(o.fields) });
+    const options: AggregateOptions = {
+      ...rawDecodeOptions,
+      batchSize: limits.dumpCursorBatchDocs,
+      allowDiskUse: true,
+    };
+    if (this.session !== undefined) options.session = this.session;
+    return coll.aggregate(stages, options);
+  }
+
   /** Reads the collection once to infer the Parquet columns. */
   private async inferColumns(coll: Collection<Document>): Promise<ColumnPlan[]> {
     const o = this.o;
@@ -372,8 +397,7 @@ export class Export {
     const schema = new SchemaBuilder();
     this.session = this.client.startSession({ snapshot: true });
     try {
-      for await (const doc of coll.find(o.query ?? {}, this.findOptions(limit)))
-        schema.observe(doc);
+      for await (const doc of this.documents(coll, limit)) schema.observe(doc);
       this.log.info('the schema and the rows are read at one snapshot');
     } catch (e) {
       if (!(e instanceof MongoError) || schema.count > 0) throw e;
@@ -382,8 +406,7 @@ export class Export {
       this.log.always(
         `the server cannot read at a snapshot (${e.message}); the schema and the rows are read one after the other`,
       );
-      for await (const doc of coll.find(o.query ?? {}, this.findOptions(limit)))
-        schema.observe(doc);
+      for await (const doc of this.documents(coll, limit)) schema.observe(doc);
     }
     this.log.info(
       `inferred the Parquet schema from ${schema.count} document${schema.count === 1 ? '' : 's'}`,
@@ -439,7 +462,7 @@ export class Export {
     }
     const coll = db.collection<Document>(o.collection);
     let total = o.limit;
-    if (total === 0 && o.query === undefined && infos.length > 0) {
+    if (total === 0 && o.query === undefined && o.pipeline === undefined && infos.length > 0) {
       total = Math.max(0, (await coll.estimatedDocumentCount()) - o.skip);
     }
     let writer: DocumentWriter;
@@ -450,7 +473,7 @@ export class Export {
     let n = 0;
     try {
       await writer.header();
-      for await (const doc of coll.find(o.query ?? {}, this.findOptions(o.limit))) {
+      for await (const doc of this.documents(coll, o.limit)) {
         await writer.document(doc, n);
         n++;
         if (n % 1000 === 0) bar.update(n);

@@ -869,6 +869,54 @@ describe('secantus-export / secantus-import', () => {
     );
     assert.match(e.stderr, /exported 2 records/);
   });
+
+  it('exports what an aggregation pipeline returns, to JSON and to Parquet and back', async () => {
+    const pipeline = JSON.stringify([
+      { $match: { i32: { $gte: 0 } } },
+      { $group: { _id: { $mod: ['$i32', 3] }, n: { $sum: 1 }, top: { $max: '$d' } } },
+      { $sort: { _id: 1 } },
+    ]);
+    const base = ['--uri', t.uri, '-d', 'src', '-c', 'typed', '--pipeline', pipeline];
+    const e = await exportTool([...base, '--limit', '2', '--fields', 'n']);
+    assert.equal(e.code, 0, e.stderr);
+    assert.deepEqual(
+      e.stdout
+        .toString()
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Document),
+      [
+        { _id: 0, n: 5 },
+        { _id: 1, n: 4 },
+      ],
+    );
+    // The same pipeline into a Parquet file (schema and rows read at one snapshot), then
+    // imported: the groups the server computed, with their types.
+    const file = join(dir, 'pipeline.parquet');
+    const p = await exportTool([...base, '--type=parquet', '--out', file]);
+    assert.equal(p.code, 0, p.stderr);
+    assert.match(p.stderr, /exported 3 records/);
+    const i = await importTool([
+      '--uri',
+      t.uri,
+      '-d',
+      'dst',
+      '-c',
+      'groups',
+      '--type=parquet',
+      file,
+    ]);
+    assert.equal(i.code, 0, i.stderr);
+    const want = await t.client
+      .db('src')
+      .collection('typed')
+      .aggregate(JSON.parse(pipeline) as Document[])
+      .toArray();
+    assert.deepEqual(
+      await t.client.db('dst').collection('groups').find().sort({ _id: 1 }).toArray(),
+      want,
+    );
+  });
 });
 
 describe('secantus-export / secantus-import: bad input', () => {
@@ -960,6 +1008,24 @@ describe('secantus-export / secantus-import: bad input', () => {
       ],
       [exportTool, ['--parquetSampleSize=5'], /--parquetSampleSize applies to --type=parquet only/],
       [exportTool, ['--type=parquet', '--jsonArray'], /--jsonArray applies to --type=json only/],
+      [exportTool, ['--pipeline={"$match": {}}'], /pipeline .* is not a JSON array of stages/],
+      [exportTool, ['--pipeline=[1]'], /pipeline stage 0 is not a JSON object/],
+      [exportTool, ['--pipeline=[{"$match": }]'], /pipeline .* is not valid JSON/],
+      [
+        exportTool,
+        ['--pipeline=[{"$match": {}}, {"$out": "copy"}]'],
+        /pipeline stage 1 is \$out: an export writes nothing to the server/,
+      ],
+      [
+        exportTool,
+        ['--pipeline=[]', '--query={}'],
+        /--query cannot be used with --pipeline: put it in the pipeline/,
+      ],
+      [
+        exportTool,
+        ['--pipeline=[]', '--pipelineFile=p.json'],
+        /either --pipeline or --pipelineFile can be specified/,
+      ],
     ];
     for (const [tool, args, expected] of cases) {
       const r = await tool(['--uri', uri, '-c', 'x', ...args]);
