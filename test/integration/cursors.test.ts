@@ -148,7 +148,7 @@ describe('cursors on a collection that went away', () => {
 
 // When a batch ends the cursor (mongod's PlanExecutor::isEOF after the batch): a batch that
 // is merely full leaves the cursor open, and the next getMore answers an empty batch with id
-// 0; a plan that knows it is done (a limit reached, a sort or a queue returned, an _id lookup)
+// 0; a plan that knows it is done (a limit reached, a queue returned, an _id lookup)
 // closes it in the batch that delivers the last document. Drivers count the getMores.
 describe('the batch that ends a cursor', () => {
   let ts: TestServer;
@@ -179,6 +179,14 @@ describe('the batch that ends a cursor', () => {
     const more = await ts.client.db('b').command({ getMore: id, collection: 'c' });
     assert.deepEqual(more['cursor']['nextBatch'], []);
     assert.ok(isZero(more['cursor']['id']));
+    // A blocking sort too, as mongod's SortExecutor: it is at its end only once a pull found
+    // nothing more, not when its last row went out.
+    const sorted = await firstBatch({ find: 'c', batchSize: 4, sort: { a: -1 } });
+    assert.equal(sorted.n, 4);
+    assert.ok(!isZero(sorted.id), 'sorted cursor kept open');
+    const rest = await ts.client.db('b').command({ getMore: sorted.id, collection: 'c' });
+    assert.deepEqual(rest['cursor']['nextBatch'], []);
+    assert.ok(isZero(rest['cursor']['id']));
     const agg = await firstBatch({ aggregate: 'c', pipeline: [], cursor: { batchSize: 4 } });
     assert.ok(!isZero(agg.id), 'aggregate cursor kept open');
     await ts.client.db('b').command({ killCursors: 'c', cursors: [agg.id] });
@@ -187,7 +195,7 @@ describe('the batch that ends a cursor', () => {
   test('a plan that knows it is done closes the cursor with its last batch', async () => {
     for (const command of [
       { find: 'c', batchSize: 4, limit: 4 },
-      { find: 'c', batchSize: 4, sort: { a: -1 } },
+      { find: 'c', batchSize: 4, sort: { a: -1 }, limit: 4 },
       { find: 'c', batchSize: 1, filter: { _id: 2 } },
       { listCollections: 1, cursor: { batchSize: 1 } },
       { listIndexes: 'c', cursor: { batchSize: 1 } },

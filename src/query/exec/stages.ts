@@ -316,8 +316,8 @@ export interface SortStageOptions {
 export class SortStage implements PlanStage {
   readonly stats: StageStats;
   private sorted: SortedStream<Row> | undefined;
-  /** The next sorted row, read ahead by isEOF. */
-  private peeked: Row | undefined;
+  /** The sorted stream was pulled past its last row. */
+  private exhausted = false;
   private sorter: ExternalSorter<Row> | undefined;
   private readonly memLimit: number;
 
@@ -345,19 +345,23 @@ export class SortStage implements PlanStage {
       if (loaded === NEED_TIME) return NEED_TIME;
       this.sorted = loaded;
     }
-    const row = this.peeked ?? this.sorted.next();
-    this.peeked = undefined;
-    if (row === undefined) return undefined;
+    const row = this.sorted.next();
+    if (row === undefined) {
+      this.exhausted = true;
+      return undefined;
+    }
     this.stats.works++;
     this.stats.nReturned++;
     return row;
   }
 
-  /** Once sorted, the stage knows its end: the next sorted row is at hand. */
+  /**
+   * As mongod's SortExecutor: true once a pull found the sorted stream empty, not when the
+   * last row was returned. A batch that ends on the last sorted row leaves the cursor open,
+   * and the next getMore answers an empty batch with id 0.
+   */
   isEOF(): boolean {
-    if (this.sorted === undefined) return false;
-    this.peeked ??= this.sorted.next();
-    return this.peeked === undefined;
+    return this.exhausted;
   }
 
   /** Reads the input into the sorter, a slice at a time; the sorted stream at its end. */
