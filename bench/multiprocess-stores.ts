@@ -30,14 +30,6 @@ export interface RowSpec {
   readonly notRun?: { readonly minWorkers: number; readonly reason: string };
 }
 
-// ---------------------------------------------------------------------------------------
-// MULTI-PROCESS MODE. Another branch (mpdaemon) adds open({ dbPath, multiProcess: true }):
-// every process connects to one daemon started on demand for that dbPath. Until it is merged
-// the option does not exist (open() would ignore it and quietly be a plain lmdb open, which
-// is not what the row is about), so the row says "not run". After the merge, set this to true.
-export const multiProcessOnThisBranch = false;
-// ---------------------------------------------------------------------------------------
-
 const perProcess = 'data lives in each process’s memory: separate processes share nothing';
 
 export const rows: readonly RowSpec[] = [
@@ -81,14 +73,6 @@ export const rows: readonly RowSpec[] = [
     engine: 'lmdb',
     durability: 'fsync per write (one daemon on demand)',
     persistent: true,
-    ...(multiProcessOnThisBranch
-      ? {}
-      : {
-          notRun: {
-            minWorkers: 1,
-            reason: 'not on this branch (open({ multiProcess: true }) is built on branch mpdaemon)',
-          },
-        }),
   },
   {
     key: 'daemon',
@@ -223,9 +207,10 @@ async function openEmbedded(row: RowSpec, ctx: StoreContext): Promise<Store> {
 
 async function openMultiProcess(_row: RowSpec, ctx: StoreContext): Promise<Store> {
   const { open } = await import('../src/embed/embedded/index.js');
-  // The option of branch mpdaemon; typed loosely so this file compiles before the merge.
-  const options = { dbPath: ctx.dir, multiProcess: true } as Parameters<typeof open>[0];
-  const client = (await open(options)) as unknown as MongoLikeClient;
+  const client = (await open({
+    dbPath: ctx.dir,
+    multiProcess: true,
+  })) as unknown as MongoLikeClient;
   // No silent fallback: an open() that ignored the option took the data directory's lock in
   // this process, where the on-demand daemon would hold it in its own.
   const lockFile = join(ctx.dir, lockFileName);

@@ -34,6 +34,7 @@ import { applyOpsCommands } from './diag/apply-ops.js';
 import { saslCommands } from './auth/sasl.js';
 import { userCommands } from './auth/users.js';
 import { roleCommands } from './auth/roles.js';
+import { mergeAuthzCommands } from './auth/merge-authz.js';
 
 export const allCommands: readonly CommandDefinition[] = [
   ...handshakeCommands,
@@ -69,6 +70,7 @@ export const allCommands: readonly CommandDefinition[] = [
   ...saslCommands,
   ...userCommands,
   ...roleCommands,
+  ...mergeAuthzCommands,
 ];
 
 export function createRegistry(): CommandRegistry {

@@ -803,8 +803,10 @@ export class Restore {
       // default collation a spec without one is a simple-collation index (SecantusDB lists
       // those without `collation`): say so, or the index would inherit the collection's.
       const collated = m.options['collation'] !== undefined && !this.o.noOptionsRestore;
+      // The _id index, and a clustered collection's clustered index (listed with
+      // `clustered: true`, whatever its name), come with the collection itself.
       const indexes = m.indexes
-        .filter((ix) => ix['name'] !== '_id_')
+        .filter((ix) => ix['name'] !== '_id_' && ix['clustered'] !== true)
         .map((ix) => {
           const spec: Document = { ...ix };
           if (!this.o.keepIndexVersion) delete spec['v'];

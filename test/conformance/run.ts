@@ -21,6 +21,7 @@ import {
   type RunEnv,
   type TestResult,
 } from './lib/runner.js';
+import { classifyKnown, isKnownButPassing } from './lib/known-failures.js';
 import { acquireServer, NoServerError, serverFacts, type ServerHandle } from './lib/server.js';
 import {
   formatTable,
@@ -186,10 +187,13 @@ async function main(): Promise<number> {
           ...(values.test !== undefined ? { test: values.test } : {}),
           ...(only !== undefined ? { only } : {}),
         },
-        (r) => {
+        (raw) => {
+          const r = classifyKnown(raw);
           results.push(r);
           if (values.verbose) {
-            const mark = r.status === 'passed' ? 'ok  ' : r.status === 'failed' ? 'FAIL' : 'skip';
+            const mark = { passed: 'ok  ', failed: 'FAIL', known: 'know', skipped: 'skip' }[
+              r.status
+            ];
             console.log(
               `${mark} ${testKey(r)} (${r.durationMs} ms)${r.reason !== undefined && r.status !== 'passed' ? `\n       ${r.reason}` : ''}`,
             );
@@ -201,7 +205,7 @@ async function main(): Promise<number> {
         const c = (s: string): number => rs.filter((r) => r.status === s).length;
         if (rs.length > 0)
           console.log(
-            `  ${folder}/${path.split('/').pop() ?? ''}: ${c('passed')} passed, ${c('failed')} failed, ${c('skipped')} skipped`,
+            `  ${folder}/${path.split('/').pop() ?? ''}: ${c('passed')} passed, ${c('failed')} failed, ${c('known')} known, ${c('skipped')} skipped`,
           );
       }
     }
@@ -275,6 +279,14 @@ async function main(): Promise<number> {
         `\n${newlyPassing.length} test(s) pass that are not in conformance/expected-pass.txt (run with --update-expected to add them):`,
       );
       for (const k of newlyPassing) console.log(`  + ${k}`);
+    }
+    const stale = results.filter(isKnownButPassing).map(testKey);
+    if (stale.length > 0) {
+      console.log(
+        `\n${stale.length} test(s) listed in test/conformance/lib/known-failures.ts passed; remove their entries:`,
+      );
+      for (const k of stale) console.log(`  ! ${k}`);
+      exitCode = 1;
     }
     if (regressions.length > 0) {
       console.log(

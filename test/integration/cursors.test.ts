@@ -214,3 +214,35 @@ describe('the batch that ends a cursor', () => {
     );
   });
 });
+
+describe('batches near 16 MiB', () => {
+  let ts: TestServer;
+  before(async () => {
+    ts = await startTestServer();
+  });
+  after(() => ts.stop());
+
+  // A getMore fills its batch up to 16 MiB of documents. The reply's array also spends bytes on
+  // each element (its type byte and its index as a name): counted too, as mongod counts the
+  // array's size, or a batch of many small documents passes the reply limit (BSONObjectTooLarge).
+  for (const [label, docs, pad] of [
+    ['20,000 documents of 1 KiB', 20_000, 1000],
+    ['200,000 documents of 100 bytes', 200_000, 80],
+  ] as const) {
+    test(`find and aggregate return ${label} (over 16 MiB in all)`, async () => {
+      const c = ts.client.db('big').collection<TestDoc>(`c${docs}`);
+      for (let i = 0; i < docs; i += 10_000)
+        await c.insertMany(
+          Array.from({ length: 10_000 }, (_, j) => ({ _id: i + j, pad: 'x'.repeat(pad) })),
+        );
+      assert.equal((await c.find().toArray()).length, docs);
+      assert.equal((await c.aggregate([{ $match: {} }]).toArray()).length, docs);
+      const first = await ts.client.db('big').command({ find: c.collectionName, batchSize: 1 });
+      const more = await ts.client
+        .db('big')
+        .command({ getMore: first['cursor']['id'] as Long, collection: c.collectionName });
+      const batch = more['cursor']['nextBatch'] as unknown[];
+      assert.ok(batch.length > 1 && batch.length < docs - 1, `batch of ${batch.length}`);
+    });
+  }
+});

@@ -217,6 +217,42 @@ async function fill(client: MongoClient): Promise<void> {
       { _id: 1, text: 'a' },
       { _id: 2, text: 'b' },
     ]);
+  // Every other index kind: text (weights, language), 2dsphere, 2d, hashed, wildcard with a
+  // projection; and a clustered collection.
+  const places = client.db('other').collection<AnyDocument>('places');
+  await places.insertMany([
+    {
+      _id: 1,
+      title: 'Old harbour',
+      body: 'boats and fish',
+      loc: { type: 'Point', coordinates: [2.35, 48.85] },
+      xy: [1, 2],
+      attrs: { a: 1, b: 'x' },
+    },
+    {
+      _id: 2,
+      title: 'Hill',
+      body: 'a long walk',
+      loc: { type: 'Point', coordinates: [-0.12, 51.5] },
+      xy: [3, 4],
+      attrs: { a: 2 },
+    },
+  ]);
+  await places.createIndex(
+    { title: 'text', body: 'text' },
+    { weights: { title: 5 }, default_language: 'french', name: 'search' },
+  );
+  await places.createIndex({ loc: '2dsphere' });
+  await places.createIndex({ xy: '2d' }, { min: -10, max: 10, bits: 20 });
+  await places.createIndex({ title: 'hashed' });
+  await places.createIndex({ '$**': 1 }, { wildcardProjection: { attrs: 1 } });
+  await client.db('other').createCollection('clustered', {
+    clusteredIndex: { key: { _id: 1 }, unique: true, name: 'by_id' },
+  });
+  await client
+    .db('other')
+    .collection<AnyDocument>('clustered')
+    .insertMany([{ _id: 2 }, { _id: 1 }]);
   await client
     .db('other')
     .collection<AnyDocument>('system.js')

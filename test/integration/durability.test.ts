@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { daemonScript, startDaemon } from '../helpers/daemon.js';
+import type { Daemon } from '../helpers/daemon.js';
 import type { TestDoc } from '../helpers/driver.js';
 import { loadSqlite } from '../../src/storage/sqlite/sqlite-engine.js';
 
@@ -17,6 +18,39 @@ const sqliteMissing = await loadSqlite().then(
   () => undefined,
   (e: unknown) => (e instanceof Error ? e.message : String(e)),
 );
+
+/**
+ * Daemons and clients a test starts, all stopped at its end whatever it asserted: a failed
+ * assertion must not leave a daemon's pipes or a client's monitor keeping the process alive.
+ */
+function resources(): {
+  start: typeof startDaemon;
+  client: (port: number) => MongoClient;
+  closeAll: () => Promise<void>;
+} {
+  const daemons: Daemon[] = [];
+  const clients: MongoClient[] = [];
+  return {
+    start: async (...args) => {
+      const d = await startDaemon(...args);
+      daemons.push(d);
+      return d;
+    },
+    client: (port) => {
+      const c = client(port);
+      clients.push(c);
+      return c;
+    },
+    closeAll: async () => {
+      await Promise.all(clients.map((c) => c.close(true).catch(() => undefined)));
+      for (const d of daemons)
+        if (d.proc.exitCode === null && d.proc.signalCode === null) {
+          d.proc.kill('SIGKILL');
+          await d.exited;
+        }
+    },
+  };
+}
 
 function client(port: number): MongoClient {
   return new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, {
@@ -32,9 +66,10 @@ for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
   describe(`durability (daemon on ${engine})`, { skip }, () => {
     test('SIGKILL mid-stream loses no acknowledged write', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'secantus-dur-'));
+      const ds = resources();
       try {
-        const d = await startDaemon(dir, engineArgs);
-        const writers = Array.from({ length: 4 }, () => client(d.port));
+        const d = await ds.start(dir, engineArgs);
+        const writers = Array.from({ length: 4 }, () => ds.client(d.port));
         await Promise.all(writers.map((w) => w.connect()));
         const acked = new Set<string>();
         let stop = false;
@@ -63,8 +98,8 @@ for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
         await Promise.all(writers.map((w) => w.close(true).catch(() => undefined)));
         assert.ok(acked.size > 50, `acknowledged ${acked.size} writes before the kill`);
 
-        const d2 = await startDaemon(dir, engineArgs);
-        const c = client(d2.port);
+        const d2 = await ds.start(dir, engineArgs);
+        const c = ds.client(d2.port);
         const ids = new Set(
           (
             await c
@@ -84,6 +119,7 @@ for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
         d2.proc.kill('SIGTERM');
         assert.equal(await d2.exited, 0, 'SIGTERM exits 0');
       } finally {
+        await ds.closeAll();
         rmSync(dir, { recursive: true, force: true });
       }
     });
@@ -95,9 +131,10 @@ for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
       { skip: engine !== 'lmdb' },
       async () => {
         const dir = mkdtempSync(join(tmpdir(), 'secantus-dur-'));
+        const ds = resources();
         try {
-          const d = await startDaemon(dir, engineArgs);
-          const c = client(d.port);
+          const d = await ds.start(dir, engineArgs);
+          const c = ds.client(d.port);
           await c
             .db('keep')
             .collection<TestDoc>('c')
@@ -108,19 +145,19 @@ for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
           const second = spawn(
             process.execPath,
             [daemonScript, '--port', '0', '--dbpath', dir, ...engineArgs],
-            {
-              stdio: 'ignore',
-            },
+            { stdio: ['ignore', 'ignore', 'pipe'] },
           );
+          let stderr = '';
+          second.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
           const guard = setTimeout(() => second.kill('SIGKILL'), 20_000);
           const code = await new Promise<number | null>((r) => second.on('exit', (x) => r(x)));
           clearTimeout(guard);
-          assert.equal(code, 100, 'a second daemon on the same dbpath exits with 100');
+          assert.equal(code, 100, `a second daemon on the same dbpath exits with 100: ${stderr}`);
 
           d.proc.kill('SIGINT');
           assert.equal(await d.exited, 0);
-          const d2 = await startDaemon(dir, engineArgs);
-          const c2 = client(d2.port);
+          const d2 = await ds.start(dir, engineArgs);
+          const c2 = ds.client(d2.port);
           assert.equal(await c2.db('keep').collection('c').countDocuments(), 500);
           const idx = await c2.db('keep').collection('c').listIndexes().toArray();
           assert.deepEqual(
@@ -135,6 +172,7 @@ for (const engine of ['lmdb', 'sqlite', 'jsonfile'] as const) {
           d2.proc.kill('SIGTERM');
           assert.equal(await d2.exited, 0);
         } finally {
+          await ds.closeAll();
           rmSync(dir, { recursive: true, force: true });
         }
       },

@@ -137,7 +137,7 @@ export class ServerCursor {
         }
         const stored = this.storedBytesOf(row);
         if (stored !== undefined) {
-          const size = stored.bytes.length;
+          const size = stored.bytes.length + arrayElementOverhead(out.length);
           if (out.length > 0 && bytes + size > limits.batchSizeBytesMax) {
             this.stash = row;
             break;
@@ -155,12 +155,13 @@ export class ServerCursor {
         const size = calculateObjectSize(doc);
         if (size > internalDocumentBytesMax) throw documentTooLargeError(doc, size);
         if (this.options.sendStoredBytes === true) sendAsDecodedFrom(doc, size);
-        if (out.length > 0 && bytes + size > limits.batchSizeBytesMax) {
+        const cost = size + arrayElementOverhead(out.length);
+        if (out.length > 0 && bytes + cost > limits.batchSizeBytesMax) {
           this.stash = row;
           break;
         }
         out.push(doc);
-        bytes += size;
+        bytes += cost;
         if (sliceDue()) await yieldSlice(ctl, resume);
       }
       // A full batch ends the cursor only when the plan knows it has nothing more (a limit
@@ -302,4 +303,13 @@ export class CursorManager {
   all(): IterableIterator<ServerCursor> {
     return this.cursors.values();
   }
+}
+
+/**
+ * What a document costs the reply's batch array beyond its own bytes: the element's type byte,
+ * its index as a name, and that name's NUL. mongod sizes a batch by the array it builds, so a
+ * batch of many small documents stays inside the reply limit too.
+ */
+function arrayElementOverhead(index: number): number {
+  return 2 + String(index).length;
 }

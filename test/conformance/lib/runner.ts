@@ -17,7 +17,8 @@ import { type ServerFacts, parseVersion, requirementsUnmet } from './requirement
 /** Highest schema version (1.x) whose constructs this runner understands. */
 export const SUPPORTED_SCHEMA: readonly [number, number] = [1, 23];
 
-export type Status = 'passed' | 'failed' | 'skipped';
+/** `known`: failed as a listed driver or topology limitation says it must (known-failures.ts). */
+export type Status = 'passed' | 'failed' | 'skipped' | 'known';
 
 export interface TestResult {
   folder: string;
