@@ -62,6 +62,29 @@ export function checkSynchronousResult(result: unknown): void {
   }
 }
 
+/**
+ * Runs an engine's write callback on its transaction and ends the transaction either way: the
+ * callback's result, or undefined once `reject` has its error (or the promise it wrongly
+ * returned); the engine then publishes nothing.
+ */
+export function runWriteCallback<X extends { end(): void }, T>(
+  txn: X,
+  fn: (txn: X) => T,
+  reject: (e: unknown) => void,
+): { readonly result: T } | undefined {
+  let result: T;
+  try {
+    result = fn(txn);
+    checkSynchronousResult(result);
+  } catch (e) {
+    txn.end();
+    reject(e);
+    return undefined;
+  }
+  txn.end();
+  return { result };
+}
+
 export function useAfterEnd(what: string): InvariantError {
   return new InvariantError(`${what} used after it ended`);
 }

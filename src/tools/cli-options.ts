@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { MongoError } from 'mongodb';
 import type { MongoClientOptions } from 'mongodb';
+import { limits } from '../limits.js';
 import { ToolError } from './tool-error.js';
 import { ToolLog } from './tool-log.js';
 import type { ToolStreams } from './tool-log.js';
@@ -34,6 +35,19 @@ export const connectionOptions: OptionSpec = {
 export const namespaceOptions: OptionSpec = {
   db: { type: 'string', short: 'd' },
   collection: { type: 'string', short: 'c' },
+};
+
+/** mongo-tools' namespace filters (dump and restore), each repeatable. */
+export const namespaceFilterOptions: OptionSpec = {
+  nsInclude: { type: 'string', multiple: true },
+  nsExclude: { type: 'string', multiple: true },
+  excludeCollection: { type: 'string', multiple: true },
+  excludeCollectionsWithPrefix: { type: 'string', multiple: true },
+};
+
+/** -j, --numParallelCollections (dump and restore). */
+export const parallelCollectionsOptions: OptionSpec = {
+  numParallelCollections: { type: 'string', short: 'j' },
 };
 
 export const connectionUsage = `connection options:
@@ -103,6 +117,28 @@ export function positiveInteger(
     );
   if (n > max) throw new ToolError(`bad option: ${name} is at most ${max}`);
   return n;
+}
+
+export interface NamespaceFilters {
+  readonly nsInclude: string[];
+  readonly nsExclude: string[];
+  readonly excludeCollections: string[];
+  readonly excludeCollectionPrefixes: string[];
+}
+
+/** The values of namespaceFilterOptions. */
+export function namespaceFilters(a: ParsedArgs): NamespaceFilters {
+  return {
+    nsInclude: listOption(a, 'nsInclude'),
+    nsExclude: listOption(a, 'nsExclude'),
+    excludeCollections: listOption(a, 'excludeCollection'),
+    excludeCollectionPrefixes: listOption(a, 'excludeCollectionsWithPrefix'),
+  };
+}
+
+/** --numParallelCollections: 4 by default, at most limits.toolParallelCollectionsMax. */
+export function parallelCollections(a: ParsedArgs): number {
+  return positiveInteger(a, 'numParallelCollections', 4, limits.toolParallelCollectionsMax);
 }
 
 export interface Connection {

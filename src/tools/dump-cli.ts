@@ -2,15 +2,16 @@
 // exit code (0, or 1 on any failure, as mongodump), so tests can run it in-process.
 
 import { readFile } from 'node:fs/promises';
-import { limits } from '../limits.js';
 import {
   connectionFrom,
   connectionOptions,
   connectionUsage,
   flag,
-  listOption,
+  namespaceFilterOptions,
+  namespaceFilters,
   namespaceOptions,
-  positiveInteger,
+  parallelCollections,
+  parallelCollectionsOptions,
   reportFailure,
   startTool,
   stringOption,
@@ -24,17 +25,14 @@ import type { ToolStreams } from './tool-log.js';
 const options: OptionSpec = {
   ...connectionOptions,
   ...namespaceOptions,
+  ...namespaceFilterOptions,
+  ...parallelCollectionsOptions,
   query: { type: 'string', short: 'q' },
   queryFile: { type: 'string' },
   out: { type: 'string', short: 'o' },
   archive: { type: 'string' },
   gzip: { type: 'boolean' },
   oplog: { type: 'boolean' },
-  numParallelCollections: { type: 'string', short: 'j' },
-  nsInclude: { type: 'string', multiple: true },
-  nsExclude: { type: 'string', multiple: true },
-  excludeCollection: { type: 'string', multiple: true },
-  excludeCollectionsWithPrefix: { type: 'string', multiple: true },
 };
 
 export const dumpUsage = `usage: secantus-dump <options> [<connection-string>]
@@ -94,16 +92,8 @@ async function optionsFrom(a: ParsedArgs): Promise<DumpOptions> {
     archive: archive === '' ? '-' : archive,
     gzip: flag(a, 'gzip'),
     oplog: flag(a, 'oplog'),
-    numParallelCollections: positiveInteger(
-      a,
-      'numParallelCollections',
-      4,
-      limits.toolParallelCollectionsMax,
-    ),
-    nsInclude: listOption(a, 'nsInclude'),
-    nsExclude: listOption(a, 'nsExclude'),
-    excludeCollections: listOption(a, 'excludeCollection'),
-    excludeCollectionPrefixes: listOption(a, 'excludeCollectionsWithPrefix'),
+    numParallelCollections: parallelCollections(a),
+    ...namespaceFilters(a),
   };
 }
 

@@ -8,6 +8,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { limits } from '../../src/limits.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { databaseList, dump, rawDocuments, restore } from '../helpers/tools.js';
@@ -44,6 +45,28 @@ describe('dump and restore options', () => {
   const reset = async (): Promise<void> => {
     for (const db of await databaseList(target.client)) await target.client.db(db).dropDatabase();
   };
+
+  it('-j / --numParallelCollections takes a positive integer up to the limit, in both tools', async () => {
+    for (const [tool, args] of [
+      [dump, ['--uri', source.uri, '--out', join(dir, 'never')]],
+      [restore, ['--uri', target.uri, tree]],
+    ] as const) {
+      for (const bad of ['0', '-2', '1.5', 'x']) {
+        const r = await tool([...args, `--numParallelCollections=${bad}`]);
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(r.stderr, /numParallelCollections must be a positive integer, not "/);
+      }
+      const over = await tool([
+        ...args,
+        `--numParallelCollections=${limits.toolParallelCollectionsMax + 1}`,
+      ]);
+      assert.equal(over.code, 1, over.stderr);
+      assert.match(
+        over.stderr,
+        new RegExp(`numParallelCollections is at most ${limits.toolParallelCollectionsMax}`),
+      );
+    }
+  });
 
   it('selects namespaces with --nsInclude and --nsExclude (archive and directory)', async () => {
     for (const input of [[`--archive=${archive}`], [tree]]) {

@@ -11,7 +11,7 @@
 // All of it in one storage transaction, so a failure leaves the users and roles as they were.
 
 import type { BsonDocument } from '../../bson/types.js';
-import { CommandError, ErrorCode } from '../../errors.js';
+import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import type { ActionType } from '../../auth/actions.js';
 import { privilege } from '../../auth/privileges.js';
 import { anyNormalResource, namespaceResource } from '../../auth/resource.js';
@@ -139,11 +139,7 @@ export const mergeAuthzCollections = defineCommand({
         ErrorCode.BadValue,
         'Must provide at least one of "tempUsersCollection" and "tempRolescollection"',
       );
-    if (args.db === undefined)
-      throw new CommandError(
-        ErrorCode.Location40414,
-        `BSON field '${command}.db' is missing but a required field`,
-      );
+    if (args.db === undefined) throw missingFieldError(`${command}.db`);
     const scope = args.db;
     const drop = args.drop === true;
     await inv.op.access.write((txn) => {

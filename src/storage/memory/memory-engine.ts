@@ -46,7 +46,7 @@ import {
 import { isEmptyRange, toKeyRange } from '../key-range.js';
 import {
   checkKey,
-  checkSynchronousResult,
+  runWriteCallback,
   checkTableName,
   checkValue,
   defaultMaxKeyBytes,
@@ -411,16 +411,9 @@ export class MemoryEngine implements StorageEngine {
       this.tableBytes,
       this.tableKeyBytes,
     );
-    let result: T;
-    try {
-      result = fn(txn);
-      checkSynchronousResult(result);
-    } catch (e) {
-      txn.end();
-      reject(e);
-      return;
-    }
-    txn.end();
+    const ran = runWriteCallback(txn, fn, reject);
+    if (ran === undefined) return;
+    const { result } = ran;
     // Publish: from here on nobody edits the transaction's nodes (its token died with it).
     this.tables = txn.tables;
     this.seq = txn.seq;

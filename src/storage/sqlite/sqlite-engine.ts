@@ -40,7 +40,7 @@ import { StorageUnavailableError } from '../engine.js';
 import { fullRange, isEmptyRange, toKeyRange, type KeyRange } from '../key-range.js';
 import { OverlayTxn, tombstone, type BaseReader, type TableWrites } from '../write-overlay.js';
 import {
-  checkSynchronousResult,
+  runWriteCallback,
   defaultMaxKeyBytes,
   StorageClosedError,
   useAfterEnd,
@@ -432,16 +432,9 @@ export class SqliteEngine implements StorageEngine {
     reject: (e: unknown) => void,
   ): void {
     const txn = new OverlayTxn(this.base, this.seq + 1, this.maxKeyBytes);
-    let result: T;
-    try {
-      result = fn(txn);
-      checkSynchronousResult(result);
-    } catch (e) {
-      txn.end();
-      reject(e);
-      return;
-    }
-    txn.end();
+    const ran = runWriteCallback(txn, fn, reject);
+    if (ran === undefined) return;
+    const { result } = ran;
     try {
       this.db.exec('SAVEPOINT w');
       try {
