@@ -121,6 +121,8 @@ export const ErrorCode = {
   APIVersionError: 322,
   InvalidOptionsForAPIVersion: 325,
   FailPointEnabled: 192,
+  FailPointSetFailed: 266,
+  SearchNotEnabled: 31082,
   SnapshotUnavailable: 246,
   CannotConvertIndexToUnique: 359,
   NotARetryableWriteCommand: 50768,
