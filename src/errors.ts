@@ -58,6 +58,7 @@ export const ErrorCode = {
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,
   NetworkTimeout: 89,
+  NotSecondary: 95,
   OperationFailed: 96,
   WriteConflict: 112,
   CommandNotSupported: 115,
