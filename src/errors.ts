@@ -408,3 +408,8 @@ export function invariant(condition: unknown, message: string | (() => string)):
 export function isCommandError(e: unknown): e is CommandError {
   return e instanceof CommandError;
 }
+
+/** killOp reached the operation (mongod's Interrupted, at its next interruption point). */
+export function interruptedError(): CommandError {
+  return new CommandError(ErrorCode.Interrupted, 'operation was interrupted');
+}

@@ -6,8 +6,7 @@
 
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, numericValue } from '../../bson/types.js';
-import { CommandError, ErrorCode } from '../../errors.js';
-import { interruptedError } from '../operations.js';
+import { CommandError, ErrorCode, interruptedError } from '../../errors.js';
 
 export type FailPointMode =
   | { kind: 'off' }
