@@ -47,8 +47,12 @@ describe('replSetStepDown / replSetFreeze on a one-member set', () => {
     await new Promise((r) => setTimeout(r, 100));
     const w = await expectServerCode(coll.insertOne({ _id: 'during' }), 10107);
     assert.equal(w.codeName, 'NotWritablePrimary');
-    // Reads still work, and a second attempt is refused.
-    assert.equal(await coll.countDocuments({}), 1);
+    // hello says so; reads still work (on a client that saw no error, so still selects this
+    // server), and a second attempt is refused.
+    const during = await admin.command({ hello: 1 });
+    assert.equal(during['isWritablePrimary'], false);
+    assert.equal(during['secondary'], false);
+    assert.equal(await ts.client.db('rs').collection<TestDoc>('c').countDocuments({}), 1);
     await expectServerCode(
       admin.command({ replSetStepDown: 10, secondaryCatchUpPeriodSecs: 1 }),
       117,
