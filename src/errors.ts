@@ -58,6 +58,7 @@ export const ErrorCode = {
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,
   NetworkTimeout: 89,
+  NotSecondary: 95,
   OperationFailed: 96,
   WriteConflict: 112,
   CommandNotSupported: 115,
@@ -121,6 +122,8 @@ export const ErrorCode = {
   APIVersionError: 322,
   InvalidOptionsForAPIVersion: 325,
   FailPointEnabled: 192,
+  FailPointSetFailed: 266,
+  SearchNotEnabled: 31082,
   SnapshotUnavailable: 246,
   CannotConvertIndexToUnique: 359,
   NotARetryableWriteCommand: 50768,
@@ -404,4 +407,9 @@ export function invariant(condition: unknown, message: string | (() => string)):
 
 export function isCommandError(e: unknown): e is CommandError {
   return e instanceof CommandError;
+}
+
+/** killOp reached the operation (mongod's Interrupted, at its next interruption point). */
+export function interruptedError(): CommandError {
+  return new CommandError(ErrorCode.Interrupted, 'operation was interrupted');
 }

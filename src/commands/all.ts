@@ -21,7 +21,7 @@ import { searchIndexCommands } from './admin/search-indexes.js';
 import { sessionCommands } from './repl/sessions.js';
 import { transactionCommands } from './repl/transactions.js';
 import { replSetCommands } from './repl/replset.js';
-import { configureFailPoint } from './testing/configure-failpoint.js';
+import { configureFailPoint, waitForFailPoint } from './testing/configure-failpoint.js';
 import { apiVersionTestCommands } from './testing/api-version.js';
 import { currentOpCommands } from './diag/current-op.js';
 import { profileCommands } from './diag/profile.js';
@@ -66,6 +66,7 @@ export const allCommands: readonly CommandDefinition[] = [
   ...transactionCommands,
   ...replSetCommands,
   configureFailPoint,
+  waitForFailPoint,
   ...apiVersionTestCommands,
   ...saslCommands,
   ...userCommands,

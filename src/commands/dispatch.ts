@@ -429,6 +429,10 @@ export class Dispatcher {
     // fsync {lock: true} holds writes: a write command waits here, killable, within maxTimeMS.
     if (running.isWrite && services.fsyncLock.locked)
       await services.fsyncLock.waitUnlocked(running.signal, deadlineMs);
+    // A replSetStepDown attempt in progress: the node takes no writes (mongod's
+    // canAcceptNonLocalWrites is false while it waits for a secondary to catch up).
+    if (running.isWrite && services.topology.steppingDown)
+      throw new CommandError(ErrorCode.NotWritablePrimary, 'not primary');
     const bound = bindSession(services, def, name, body, args, wc);
     running.session = bound.binding?.session;
     const op = makeOperationContext(

@@ -8,7 +8,7 @@
 import { setOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
-import { CommandError, ErrorCode } from '../errors.js';
+import { interruptedError } from '../errors.js';
 import { sessionKeyOf } from '../txn/sessions.js';
 import type { Session } from '../txn/sessions.js';
 import type { ConnectionState, CurOpStatus } from './connection.js';
@@ -59,9 +59,8 @@ function namespaceOf(name: string, body: BsonDocument, db: string): string {
   return typeof target === 'string' && target !== '' ? `${db}.${target}` : `${db}.$cmd`;
 }
 
-export function interruptedError(): CommandError {
-  return new CommandError(ErrorCode.Interrupted, 'operation was interrupted');
-}
+// Defined with the error table, so modules this one depends on (failpoints) can raise it too.
+export { interruptedError };
 
 const helloNames = new Set(['hello', 'isMaster', 'ismaster']);
 

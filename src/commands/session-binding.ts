@@ -64,6 +64,17 @@ function readConcernAccess(
       'Specifying a timestamp for readConcern snapshot in a causally consistent session is not allowed',
     );
   }
+  if (name === 'getMore') {
+    // As mongod's getMore: any level is accepted and the cursor's own read concern applies
+    // (its snapshot, for a snapshot cursor); afterClusterTime is refused (allowsAfterClusterTime
+    // is false, so waitForReadConcern answers InvalidOptions).
+    if (after !== undefined)
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        'afterClusterTime is not allowed for this command',
+      );
+    return {};
+  }
   if (after instanceof Timestamp) checkAfterClusterTime(services, after);
   if (level !== 'snapshot') return {};
   if (def.traits?.snapshotReads !== true) {

@@ -46,6 +46,11 @@ const wireVersionOf = {
   updateSort: 25,
   /** readConcern snapshot on a (replicated) capped collection: 8.0 (7.0 refuses it). */
   snapshotReadsOnCapped: 25,
+  /**
+   * Without Atlas Search, search stages and search index commands answer SearchNotEnabled
+   * (31082): 8.0 (7.0 answers 6047401 / CommandNotSupported 115).
+   */
+  searchNotEnabled: 25,
 } as const;
 
 export function supports(v: ReportedVersion, feature: keyof typeof wireVersionOf): boolean {

@@ -1,7 +1,13 @@
 // The aggregation layer's public surface: pipelines for the aggregate command, the `$expr`
 // hook for find filters, and pipeline-style updates.
 
-export { buildPipeline, parsePipeline, optimize, runToArray } from './pipeline.js';
+export {
+  buildPipeline,
+  parsePipeline,
+  optimize,
+  runToArray,
+  searchIndexesNotEnabledMessage,
+} from './pipeline.js';
 export { checkPipelineInApiV1 } from './stages/index.js';
 export type { BuiltPipeline, ParsedPipeline } from './pipeline.js';
 export { exprCompiler, compileMatch, defineLetVariables, queryExpressions } from './context.js';

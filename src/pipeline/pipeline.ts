@@ -18,6 +18,29 @@ export { buildPipeline, optimize, runToArray } from './build.js';
 export type { BuiltPipeline, CollectionSource } from './build.js';
 export type { ParsedPipeline } from './stages/types.js';
 
+/**
+ * mongod 8.0 without mongot: $listSearchIndexes answers as the search index commands
+ * (throwIfNotRunningWithRemoteSearchIndexManagement), the query stages as
+ * doThrowIfNotRunningWithMongotHostConfigured (mongod's text, its missing space included).
+ */
+export const searchIndexesNotEnabledMessage =
+  'Using Atlas Search Database Commands and the $listSearchIndexes aggregation stage requires ' +
+  'additional configuration. Please connect to Atlas or an AtlasCLI local deployment to enable. ' +
+  'For more information on how to connect, see https://dochub.mongodb.org/core/atlas-cli-deploy-local-reqs.';
+const searchStagesNotEnabledMessage =
+  'Using $search and $vectorSearch aggregation stages requires additional configuration. ' +
+  'Please connect to Atlas or an AtlasCLI local deployment to enable.For more information on ' +
+  'how to connect, see https://dochub.mongodb.org/core/atlas-cli-deploy-local-reqs.';
+
+function refuseSearchStage(name: string, ctx: PipelineContext): never {
+  if (ctx.searchNotEnabled !== true)
+    fail(AggCode.Location6047401, `${name} stage is only allowed on MongoDB Atlas`);
+  fail(
+    ErrorCode.SearchNotEnabled,
+    name === '$listSearchIndexes' ? searchIndexesNotEnabledMessage : searchStagesNotEnabledMessage,
+  );
+}
+
 /** One stage document: an object with exactly one field (40323), a known name (40324). */
 function parseStage(spec: BsonValue, ctx: PipelineContext): Stage[] {
   if (!isPlainDocument(spec))
@@ -31,8 +54,7 @@ function parseStage(spec: BsonValue, ctx: PipelineContext): Stage[] {
   const name = keys[0] as string;
   const def = stageDefinitions.get(name);
   if (def === undefined) {
-    if (atlasSearchStages.has(name))
-      fail(AggCode.Location6047401, `${name} stage is only allowed on MongoDB Atlas`);
+    if (atlasSearchStages.has(name)) refuseSearchStage(name, ctx);
     const refusal = unsupportedStages.get(name);
     if (refusal !== undefined) fail(ErrorCode.NotImplemented, refusal);
     fail(AggCode.Location40324, `Unrecognized pipeline stage name: '${name}'`);

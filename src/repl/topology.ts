@@ -14,6 +14,11 @@ export class Topology {
   readonly processId = new ObjectId();
   private counter = 0;
   private shuttingDown = false;
+  /**
+   * A replSetStepDown attempt is waiting for a secondary to catch up (mongod's leader mode
+   * kAttemptingStepDown): the node takes no writes until the attempt ends.
+   */
+  steppingDown = false;
   private readonly waiters = new Set<() => void>();
 
   get version(): TopologyVersionValue {

@@ -312,11 +312,13 @@ export class IndexBuilds {
           percent: total === 0 ? 100 : Math.floor((done * 100) / total),
         });
       }
+      const offs = this.deps.failPoints.timesTurnedOff(hangFailPoint);
       if (this.deps.failPoints.check(hangFailPoint) !== undefined) {
         logger.info('INDEX', 20386, 'Hanging index build during collection scan phase', {
           buildUUID: build.buildUUID,
         });
-        while (this.deps.failPoints.isArmed(hangFailPoint)) {
+        // Held until the failpoint is turned off, even by the entry that spent {times: n}.
+        while (this.deps.failPoints.timesTurnedOff(hangFailPoint) === offs) {
           await new Promise((r) => setTimeout(r, hangPollMs));
           this.checkStop(build, ctl);
         }

@@ -1,8 +1,11 @@
 // Atlas Search index commands: createSearchIndexes, updateSearchIndex, dropSearchIndex and
 // listSearchIndexes. mongod passes them to a remote search index manager (mongot); without
-// one, after parsing and authorization, it answers CommandNotSupported (115) "Search index
-// commands are only supported with Atlas." (7.0.5+), which drivers' index-management tests
-// and applications probing for Atlas Search expect. So do we: nothing is stored.
+// one, after parsing and authorization, 7.0 (7.0.5+) answers CommandNotSupported (115) "Search
+// index commands are only supported with Atlas." and 8.0 SearchNotEnabled (31082) "Using Atlas
+// Search Database Commands and the $listSearchIndexes aggregation stage requires additional
+// configuration. ..." (search_index_commands / throwIfNotRunningWithRemoteSearchIndexManagement),
+// which drivers' index-management tests and applications probing for Atlas Search expect. We
+// answer as the version the server reports: nothing is stored.
 
 import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import type { ActionType } from '../../auth/actions.js';
@@ -13,13 +16,18 @@ import type { ArgSpec } from '../args.js';
 import { onCollection } from '../authorization.js';
 import { targetCollection } from '../crud/common.js';
 import { defineCommand } from '../registry.js';
+import type { ServerServices } from '../context.js';
+import { supports } from '../version.js';
+import { searchIndexesNotEnabledMessage } from '../../pipeline/index.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
 
 function missing(command: string, field: string): CommandError {
   return missingFieldError(`${command}.${field}`);
 }
 
-function notSupported(): CommandError {
+function notSupported(services: ServerServices): CommandError {
+  if (supports(services.config.reported, 'searchNotEnabled'))
+    return new CommandError(ErrorCode.SearchNotEnabled, searchIndexesNotEnabledMessage);
   return new CommandError(
     ErrorCode.CommandNotSupported,
     'Search index commands are only supported with Atlas.',
@@ -53,7 +61,7 @@ function searchIndexCommand<S extends ArgSpec>(
     run: (inv) => {
       targetCollection(inv);
       check(inv);
-      throw notSupported();
+      throw notSupported(inv.services);
     },
   });
 }

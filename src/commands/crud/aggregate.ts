@@ -38,6 +38,7 @@ import type { ExplainSections, ExplainVerbosity } from '../../query/planner/expl
 import { explainServerInfo, explainServerParameters } from './explain-server.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
+import { supports } from '../version.js';
 import type { Invocation } from '../registry.js';
 import type { ServerServices } from '../context.js';
 import {
@@ -303,6 +304,7 @@ export async function runAggregate(
     inTransaction: args.autocommit === false,
     session: args.lsid,
     server: serverIntrospection(services, inv.connection),
+    searchNotEnabled: supports(services.config.reported, 'searchNotEnabled'),
     textSearch:
       sourceName === undefined
         ? undefined

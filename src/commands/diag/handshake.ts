@@ -233,7 +233,9 @@ async function runHello(
   const reply: BsonDocument = {};
   if (args.helloOk !== undefined) reply['helloOk'] = true;
   reply['topologyVersion'] = { ...services.topology.version };
-  reply[legacyName ? 'ismaster' : 'isWritablePrimary'] = true;
+  // False while a replSetStepDown attempt waits (mongod's fillHelloForReplSet: primary and not
+  // stepping down); the topologyVersion does not move for it, as the member state does not.
+  reply[legacyName ? 'ismaster' : 'isWritablePrimary'] = !services.topology.steppingDown;
   Object.assign(reply, replicaSetFields(services));
   Object.assign(reply, {
     maxBsonObjectSize: new Int32(limits.bsonObjectSizeMax),

@@ -24,6 +24,8 @@ export const commitTransaction = defineCommand({
       );
     }
     if (txn.state === 'inProgress') {
+      // mongod's hangBeforeCommitingTxn, once the transaction is known to be open.
+      await services.failPoints.hang('hangBeforeCommitingTxn', op);
       const session = binding.session;
       await txn.commit(services.engine, op.writeConcern.durable, (raw) => {
         const prev = readSessionRecord(raw, session.keyBytes);
@@ -48,7 +50,7 @@ export const abortTransaction = defineCommand({
   auth: authenticatedOnly,
   args: { recoveryToken: t.ignored },
   traits: { adminOnly: true, apiVersion1: true },
-  run: ({ services, op }) => {
+  run: async ({ services, op }) => {
     const txn = op.access.transaction;
     if (txn === undefined)
       throw new CommandError(
@@ -61,6 +63,7 @@ export const abortTransaction = defineCommand({
         `Transaction with { txnNumber: ${txn.txnNumber} } has been committed.`,
       );
     }
+    await services.failPoints.hang('hangBeforeAbortingTxn', op);
     txn.abort();
     return withWriteConcernError({}, op.writeConcern, services.config.replSet);
   },

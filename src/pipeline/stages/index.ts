@@ -94,8 +94,9 @@ export const unsupportedStages: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
- * Atlas Search stages: a mongod without mongot (community 7.0) refuses them with 6047401
- * "<stage> stage is only allowed on MongoDB Atlas"; apps and drivers probe for that.
+ * Atlas Search stages: a mongod without mongot refuses them, 7.0 with 6047401 "<stage> stage is
+ * only allowed on MongoDB Atlas", 8.0 with SearchNotEnabled (31082) and the messages below;
+ * apps and drivers probe for them.
  */
 export const atlasSearchStages: ReadonlySet<string> = new Set([
   '$search',

@@ -76,6 +76,11 @@ export interface PipelineContext {
   /** What the server reports about itself ($currentOp, $listSessions); absent outside commands. */
   readonly server?: ServerIntrospection | undefined;
   /**
+   * How the Atlas Search stages are refused, by the version the server reports: 8.0's
+   * SearchNotEnabled (31082) when set, else 7.0's 6047401.
+   */
+  readonly searchNotEnabled?: boolean;
+  /**
    * Parses a sub-pipeline ($lookup, $facet, $unionWith, views, $merge's update) with the stage
    * registry. parsePipeline sets it on the context its stages get: a stage cannot import the
    * registry, which imports every stage.
