@@ -10,6 +10,7 @@ import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { numericValue } from '../bson/types.js';
 import { getOwn } from '../bson/document.js';
 import { Int32, Long } from 'bson';
+import { sealBytes } from '../storage/bytes.js';
 import type { ReadView, WriteTxn } from '../storage/engine.js';
 import { decodeRecordId, encodeRecordId } from './record-id.js';
 import type { RecordId } from './record-id.js';
@@ -96,6 +97,12 @@ interface CappedUsage {
   bytes: number;
 }
 
+/** An encoding made for one put, which nobody writes into: an engine may keep it uncopied. */
+function sealed(bytes: Uint8Array): Uint8Array {
+  sealBytes(bytes);
+  return bytes;
+}
+
 /** The storage table of a collection's records. */
 export function recordTableName(uuid: string): string {
   return `r:${uuid}`;
@@ -160,7 +167,7 @@ export class Collection {
     this.maintained.forEach((index, i) =>
       index.checkInsert(txn, keysByIndex[i] ?? [], recordId, doc),
     );
-    const bytes = encoded ?? encodeDocument(doc);
+    const bytes = encoded ?? sealed(encodeDocument(doc));
     this.nextRecordId++;
     txn.put(this.recordTable, encodeRecordId(recordId), bytes);
     this.maintained.forEach((index, i) => index.addEntries(txn, keysByIndex[i] ?? [], recordId));
@@ -175,7 +182,7 @@ export class Collection {
       const d = diffs[i];
       if (d !== undefined) index.checkInsert(txn, d.added, record.recordId, after);
     });
-    const bytes = encodeDocument(after);
+    const bytes = sealed(encodeDocument(after));
     txn.put(this.recordTable, encodeRecordId(record.recordId), bytes);
     this.track(txn, 0, bytes.length - record.size);
     this.maintained.forEach((index, i) => {
