@@ -340,6 +340,24 @@ async function main(): Promise<void> {
       await coll.insertOne(big);
       await coll.findOne({ _id: 'big' });
     });
+    // collMod's unique conversion scans the index for duplicates (yielding), then rewrites
+    // its entries in the unique layout (in its transaction); dryRun is the scan alone.
+    await db.collection('big').createIndex({ a: 1, s: 1 });
+    await db.command({
+      collMod: 'big',
+      index: { keyPattern: { a: 1, s: 1 }, prepareUnique: true },
+    });
+    await m(`collMod unique conversion, dryRun (${k(sizes.docs)} keys)`, 'writes', () =>
+      db.command({
+        collMod: 'big',
+        index: { keyPattern: { a: 1, s: 1 }, unique: true },
+        dryRun: true,
+      }),
+    );
+    await m(`collMod unique conversion (${k(sizes.docs)} keys)`, 'writes', () =>
+      db.command({ collMod: 'big', index: { keyPattern: { a: 1, s: 1 }, unique: true } }),
+    );
+    await db.collection('big').dropIndex('a_1_s_1'); // the rows below run as before
     await m(`updateMany of ${k(sizes.docs)} documents`, 'writes', () =>
       db.collection('big').updateMany({}, { $inc: { g: 1 } }),
     );

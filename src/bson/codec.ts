@@ -34,13 +34,151 @@ const decodeValidUtf8Options = { ...decodeOptions, validation: { utf8: false } }
 
 export function decodeDocument(bytes: Uint8Array): BsonDocument {
   // One SIMD pass over the bytes (~1 ms for 16 MB) instead of the package's check of every
-  // decoded string, a JavaScript loop over its characters (~65 ms for a 16 MB string). Bytes
-  // that are not UTF-8 throughout (binary data, MinKey, a bad string) take the checked path.
-  const doc = deserialize(
-    bytes,
-    isUtf8(bytes) ? decodeValidUtf8Options : decodeOptions,
-  ) as BsonDocument;
+  // decoded string, a JavaScript loop over its characters (~50 ms for a 16 MB string). Bytes
+  // that are not UTF-8 throughout (binary data: every driver command carries its session id
+  // as a UUID) have their strings checked one by one, natively (stringsAreUtf8); only bytes
+  // holding a bad string, or malformed ones, take the package's checked path, which reports.
+  const valid = isUtf8(bytes) || stringsAreUtf8(bytes);
+  const doc = deserialize(bytes, valid ? decodeValidUtf8Options : decodeOptions) as BsonDocument;
   return mayHoldDbRef(bytes) ? (restoreDocument(doc, bytes, 0) as BsonDocument) : doc;
+}
+
+/** Strings this short are checked for ASCII in place; longer ones by the native isUtf8. */
+const shortStringBytes = 24;
+
+/**
+ * Whether every value the package would check when decoding `bytes` with UTF-8 validation
+ * (strings, code, symbols, DBPointer namespaces; not names nor regexes, which it decodes
+ * unchecked) is valid UTF-8. A walk of the element tree that checks each string's bytes with
+ * one native call (a short one in place), so a document holding binary data costs a pass
+ * over its structure, not a loop over every character. Untrusted bytes: every length is
+ * bounds-checked, and anything malformed answers false (the checked path then reports it).
+ */
+function stringsAreUtf8(bytes: Uint8Array): boolean {
+  const total = bytes.length;
+  if (total < 5) return false;
+  // Ends (exclusive, at the terminating NUL) of the documents being walked, innermost last.
+  const ends: number[] = [];
+  let end = int32At(bytes, 0) - 1;
+  if (end < 4 || end >= total) return false;
+  let at = 4;
+  for (;;) {
+    if (at === end) {
+      if (bytes[at] !== 0) return false;
+      const outer = ends.pop();
+      if (outer === undefined) return true;
+      at++;
+      end = outer;
+      continue;
+    }
+    if (at > end) return false;
+    const type = bytes[at] as number;
+    let nameEnd = at + 1;
+    while (nameEnd < end && bytes[nameEnd] !== 0) nameEnd++;
+    if (nameEnd >= end) return false;
+    const valueAt = nameEnd + 1;
+    switch (type) {
+      case 0x02: // string
+      case 0x0d: // JavaScript code
+      case 0x0e: // symbol
+      case 0x0c: {
+        // DBPointer: namespace string, then an ObjectId
+        const next = checkedString(bytes, valueAt, end);
+        if (next < 0) return false;
+        at = type === 0x0c ? next + 12 : next;
+        break;
+      }
+      case OBJECT:
+      case ARRAY: {
+        if (valueAt + 5 > end) return false;
+        const size = int32At(bytes, valueAt);
+        if (size < 5 || valueAt + size > end) return false;
+        ends.push(end);
+        end = valueAt + size - 1;
+        at = valueAt + 4;
+        break;
+      }
+      case CODE_WITH_SCOPE: {
+        if (valueAt + 4 > end) return false;
+        const size = int32At(bytes, valueAt);
+        if (size < 14 || valueAt + size > end) return false;
+        const scopeAt = checkedString(bytes, valueAt + 4, valueAt + size);
+        if (scopeAt < 0 || scopeAt + 5 > valueAt + size) return false;
+        const scopeSize = int32At(bytes, scopeAt);
+        if (scopeAt + scopeSize !== valueAt + size) return false;
+        ends.push(end);
+        end = scopeAt + scopeSize - 1;
+        at = scopeAt + 4;
+        break;
+      }
+      case 0x0b: {
+        // regex: two C strings, decoded unchecked
+        let p = valueAt;
+        while (p < end && bytes[p] !== 0) p++;
+        p++;
+        while (p < end && bytes[p] !== 0) p++;
+        if (p >= end) return false;
+        at = p + 1;
+        break;
+      }
+      case 0x05: {
+        if (valueAt + 4 > end) return false;
+        const size = int32At(bytes, valueAt);
+        if (size < 0) return false;
+        at = valueAt + 5 + size;
+        break;
+      }
+      case 0x01:
+      case 0x09:
+      case 0x11:
+      case 0x12:
+        at = valueAt + 8;
+        break;
+      case 0x07:
+        at = valueAt + 12;
+        break;
+      case 0x08:
+        at = valueAt + 1;
+        break;
+      case 0x10:
+        at = valueAt + 4;
+        break;
+      case 0x13:
+        at = valueAt + 16;
+        break;
+      case UNDEFINED:
+      case 0x0a: // null
+      case 0x7f: // MaxKey
+      case 0xff: // MinKey
+        at = valueAt;
+        break;
+      default:
+        return false;
+    }
+  }
+}
+
+/**
+ * The end of the BSON string (int32 length, bytes, NUL) at `at` inside [at, limit) if it is
+ * well formed and valid UTF-8, else -1.
+ */
+function checkedString(bytes: Uint8Array, at: number, limit: number): number {
+  if (at + 4 > limit) return -1;
+  const size = int32At(bytes, at);
+  const from = at + 4;
+  const to = from + size - 1; // the NUL
+  if (size < 1 || to >= limit || bytes[to] !== 0) return -1;
+  if (size - 1 <= shortStringBytes) {
+    let ascii = true;
+    for (let i = from; i < to; i++) {
+      if ((bytes[i] as number) >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) return to + 1;
+  }
+  return isUtf8(new Uint8Array(bytes.buffer, bytes.byteOffset + from, size - 1)) ? to + 1 : -1;
 }
 
 // ---- Documents that keep the bytes they were decoded from ----------------------------------------
@@ -58,6 +196,32 @@ export function decodeDocumentKeepingBytes(bytes: Uint8Array): BsonDocument {
   const doc = decodeDocument(bytes);
   sourceBytes.set(doc, bytes);
   return doc;
+}
+
+/**
+ * After `doc` was decoded from `bytes` (decodeDocument), remembers the bytes of each document
+ * in its top-level array `field` as that document's encoding (see sourceBytes): an insert
+ * command's `documents` sent in the body, as drivers send them, are then stored as they came,
+ * like those of a document sequence, instead of being encoded again.
+ */
+export function keepBytesOfArrayField(doc: BsonDocument, bytes: Uint8Array, field: string): void {
+  const values = doc[field];
+  if (!Array.isArray(values)) return;
+  const at = valueOffsetOf(bytes, field, ARRAY);
+  if (at === undefined) return;
+  const end = at + int32At(bytes, at) - 1;
+  let p = at + 4;
+  let index = 0;
+  while (p < end) {
+    const type = bytes[p] as number;
+    const valueAt = cstringEnd(bytes, p + 1) + 1;
+    const size = valueSize(type, bytes, valueAt);
+    const value: unknown = values[index];
+    if (type === OBJECT && isPlainDocument(value))
+      sourceBytes.set(value, bytes.subarray(valueAt, valueAt + size));
+    p = valueAt + size;
+    index++;
+  }
 }
 
 /**
@@ -262,6 +426,23 @@ function writeArray(out: Buffer, at: number, docs: readonly Uint8Array[], size: 
   });
   out[at++] = 0;
   return at;
+}
+
+/**
+ * Where the value of the last top-level field `name` of a valid encoded document starts, if
+ * it has one of type `type`.
+ */
+function valueOffsetOf(doc: Uint8Array, name: string, type: number): number | undefined {
+  const end = int32At(doc, 0) - 1;
+  let found: number | undefined;
+  let at = 4;
+  while (at < end) {
+    const t = doc[at] as number;
+    const [n, valueAt] = elementName(doc, at);
+    if (n === name) found = t === type ? valueAt : undefined;
+    at = valueAt + valueSize(t, doc, valueAt);
+  }
+  return found;
 }
 
 /** Where the value of the top-level field `name` of an encoded document starts. */

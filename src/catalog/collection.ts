@@ -10,6 +10,7 @@ import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { numericValue } from '../bson/types.js';
 import { getOwn } from '../bson/document.js';
 import { Int32, Long } from 'bson';
+import { sealBytes } from '../storage/bytes.js';
 import type { ReadView, WriteTxn } from '../storage/engine.js';
 import { decodeRecordId, encodeRecordId } from './record-id.js';
 import type { RecordId } from './record-id.js';
@@ -71,6 +72,12 @@ export interface CappedLimits {
 interface CappedUsage {
   docs: number;
   bytes: number;
+}
+
+/** An encoding made for one put, which nobody writes into: an engine may keep it uncopied. */
+function sealed(bytes: Uint8Array): Uint8Array {
+  sealBytes(bytes);
+  return bytes;
 }
 
 /** The storage table of a collection's records. */
@@ -137,7 +144,7 @@ export class Collection {
     this.maintained.forEach((index, i) =>
       index.checkInsert(txn, keysByIndex[i] ?? [], recordId, doc),
     );
-    const bytes = encoded ?? encodeDocument(doc);
+    const bytes = encoded ?? sealed(encodeDocument(doc));
     this.nextRecordId++;
     txn.put(this.recordTable, encodeRecordId(recordId), bytes);
     this.maintained.forEach((index, i) => index.addEntries(txn, keysByIndex[i] ?? [], recordId));
@@ -152,7 +159,7 @@ export class Collection {
       const d = diffs[i];
       if (d !== undefined) index.checkInsert(txn, d.added, record.recordId, after);
     });
-    const bytes = encodeDocument(after);
+    const bytes = sealed(encodeDocument(after));
     txn.put(this.recordTable, encodeRecordId(record.recordId), bytes);
     this.track(txn, 0, bytes.length - record.size);
     this.maintained.forEach((index, i) => {

@@ -324,6 +324,20 @@ export class IndexAccess {
    * stops collMod from converting the index to unique. Stops once `max` records are listed.
    */
   duplicateGroups(view: ReadView, max: number, interrupt: () => void): RecordId[][] {
+    const steps = this.duplicateScan(view, max);
+    for (;;) {
+      const r = steps.next();
+      if (r.done === true) return r.value;
+      interrupt();
+    }
+  }
+
+  /**
+   * duplicateGroups as steps: the generator pauses every 1024 entries (so a caller can give
+   * the event loop back and check the operation between them, on the same view) and returns
+   * the groups.
+   */
+  *duplicateScan(view: ReadView, max: number): Generator<void, RecordId[][], void> {
     const groups: RecordId[][] = [];
     let listed = 0;
     let previous: Uint8Array | undefined;
@@ -336,7 +350,7 @@ export class IndexAccess {
     };
     let seen = 0;
     for (const { key: stored } of view.scan(this.table, { start: firstEntryKey })) {
-      if (++seen % 1024 === 0) interrupt();
+      if (++seen % 1024 === 0) yield;
       const key = stored.subarray(0, stored.length - recordIdBytes);
       const id = decodeRecordId(stored.subarray(key.length));
       if (previous !== undefined && sameBytes(previous, key)) {

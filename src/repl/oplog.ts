@@ -22,6 +22,7 @@ import { isPlainDocument } from '../bson/types.js';
 import { isReplicatedNamespace } from '../catalog/namespace.js';
 import type { Collection } from '../catalog/collection.js';
 import type { OpObserver, StatementInfo } from '../catalog/observer.js';
+import { sealBytes } from '../storage/bytes.js';
 import type { WriteTxn } from '../storage/engine.js';
 import { TransactionView } from '../txn/transaction.js';
 import type { Transaction } from '../txn/transaction.js';
@@ -134,7 +135,9 @@ export class Oplog implements OpObserver {
             stmtId: new Int32(st.stmtId),
           };
     parts.push(encodeDocument(stamp));
-    this.store.append(txn, encodeTimestampKey(ts), joinDocuments(parts));
+    const entry = joinDocuments(parts);
+    sealBytes(entry); // nobody writes into it: an engine may keep it uncopied
+    this.store.append(txn, encodeTimestampKey(ts), entry);
   }
 
   private put(txn: WriteTxn, ts: Timestamp, entry: BsonDocument): void {

@@ -22,8 +22,38 @@ export function bytesEqual(a: Bytes, b: Bytes): boolean {
   return a.length === b.length && compareBytes(a, b) === 0;
 }
 
-/** A private copy: the caller may reuse its buffer after `put` returns. */
+/**
+ * Below this size a value is always copied: copying it is cheap, and a small buffer may be a
+ * slice of Node's shared allocation pool, which must never be sealed.
+ */
+const sealedShareBytesMin = 64 * 1024;
+
+/** Memory nobody changes any more (sealBytes): an engine may keep a view instead of a copy. */
+const sealed = new WeakSet<ArrayBufferLike>();
+
+/**
+ * Declares that the memory under `b` (its whole ArrayBuffer) is never changed again: a
+ * message as it came off the wire, an encoding made for one put. An engine that would copy a
+ * value to keep it private (copyBytes) keeps such bytes as they are when they are large and
+ * cover most of that memory: copying a 16 MiB document into fresh memory holds the event
+ * loop ~10 ms each time. A small buffer is not sealed (see sealedShareBytesMin).
+ */
+export function sealBytes(b: Uint8Array): void {
+  if (b.buffer.byteLength >= sealedShareBytesMin) sealed.add(b.buffer);
+}
+
+/**
+ * A private copy: the caller may reuse its buffer after `put` returns. Bytes of sealed
+ * memory (sealBytes) are not copied when they are at least half of it (a view of a small
+ * part would keep the rest of a large message alive).
+ */
 export function copyBytes(b: Bytes): Buffer {
+  if (
+    b.byteLength >= sealedShareBytesMin &&
+    b.byteLength * 2 >= b.buffer.byteLength &&
+    sealed.has(b.buffer)
+  )
+    return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
   return Buffer.from(b); // Buffer.from(Uint8Array) copies
 }
 

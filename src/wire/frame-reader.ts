@@ -11,6 +11,7 @@
 // at most four times what it sent, and the copy at allocation is at most a quarter message.
 
 import { limits } from '../limits.js';
+import { sealBytes } from '../storage/bytes.js';
 import { headerBytes, ProtocolError } from './opcodes.js';
 
 /** Allocate a message's buffer once this fraction of it (1/n) has arrived. */
@@ -41,6 +42,8 @@ export class FrameReader {
       data.copy(partial, this.filled, 0, n);
       this.filled += n;
       if (this.filled < partial.length) return out;
+      // The reader's own buffer, never written again: storage may keep views of it.
+      sealBytes(partial);
       out.push(partial);
       this.partial = undefined;
       this.filled = 0;

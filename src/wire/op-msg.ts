@@ -8,6 +8,7 @@ import {
   decodeDocumentKeepingBytes,
   encodeReply,
   firstDuplicateName,
+  keepBytesOfArrayField,
 } from '../bson/codec.js';
 import { setOwn, getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
@@ -130,6 +131,10 @@ export function parseOpMsg(msg: Buffer, requestId: number): OpMsgRequest {
       const start = at;
       [body, at] = readDocumentAt(msg, at, end, false);
       refuseDuplicateFields(body, msg.subarray(start, at));
+      // Drivers send an insert's documents in the body: they keep their bytes as a document
+      // sequence's do (the write unit stores them as they came when nothing changed them).
+      if (Object.keys(body)[0] === 'insert')
+        keepBytesOfArrayField(body, msg.subarray(start, at), 'documents');
     } else if (kind === 1) {
       if (at + 4 > end) throw new ProtocolError('truncated document sequence');
       const size = msg.readInt32LE(at);

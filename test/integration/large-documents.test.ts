@@ -5,7 +5,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { Binary } from 'mongodb';
+import { BSON, Binary } from 'mongodb';
 import type { Collection } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
@@ -35,6 +35,29 @@ describe('documents near 16 MiB', () => {
     const back = await coll.findOne({ _id: 'utf8' });
     assert.equal(back?.s.length, text.length);
     assert.ok(back?.s === text, 'the same string');
+  });
+
+  // The driver sends an insert's documents in the command body, beside the session id (a
+  // UUID: bytes that are not UTF-8). They are stored as the bytes they came in: the client's
+  // field order is kept even for names that are array indexes, which a decoded JS object
+  // lists first, and the stored document is what was sent.
+  test("a document in an insert's body is stored as it was sent, in its field order", async () => {
+    // A Map keeps "1" last when the driver encodes it (a JS object would list it first).
+    const sent = new Map<string, unknown>([
+      ['_id', 'order'],
+      ['b', 1],
+      ['1', 2],
+      ['s', text.slice(0, 1000)],
+    ]);
+    const raw = coll.db.collection<{ _id: string }>('order_raw');
+    await raw.insertOne(sent as unknown as { _id: string }, { forceServerObjectId: true });
+    const back = await raw.findOne({ _id: 'order' }, { raw: true });
+    assert.ok(back !== null);
+    assert.deepEqual(
+      Buffer.from(back as unknown as Uint8Array),
+      Buffer.from(BSON.serialize(sent)),
+      'the stored bytes are the sent bytes, "1" after "b"',
+    );
   });
 
   test('beside binary data that is not UTF-8, replaced, then projected', async () => {

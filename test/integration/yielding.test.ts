@@ -311,3 +311,90 @@ describe('$in and $nin with large lists', () => {
     });
   });
 });
+
+// collMod's conversion of an index to unique scans the index for duplicate keys. The scan ran
+// inside collMod's storage transaction, in one piece: no other client was served meanwhile and
+// killOp answered only after it. It now runs before the transaction, on a snapshot, in slices.
+describe('collMod unique conversion: the duplicate scan yields', () => {
+  let t: TestServer;
+  let db: Db;
+  let other: MongoClient;
+  // Each document holds 100 distinct keys: 300,000 index entries, no duplicate among them.
+  const DOCS = 3_000;
+  const KEYS = 100;
+
+  before(async () => {
+    t = await startTestServer();
+    db = t.client.db('collmod_yield');
+    other = await t.newClient();
+    const coll = db.collection<TestDoc>('c');
+    for (let i = 0; i < DOCS; i += 500) {
+      const docs: Document[] = [];
+      for (let j = i; j < i + 500; j++)
+        docs.push({ _id: j, x: Array.from({ length: KEYS }, (_, k) => j * KEYS + k) });
+      await coll.insertMany(docs);
+    }
+    await coll.createIndex({ x: 1 });
+    await db.command({ collMod: 'c', index: { keyPattern: { x: 1 }, prepareUnique: true } });
+  });
+  after(async () => {
+    await other.close();
+    await t.stop();
+  });
+
+  const convert = (extra: Document) =>
+    db.command({ collMod: 'c', index: { keyPattern: { x: 1 }, unique: true }, ...extra });
+
+  for (const dryRun of [true, false]) {
+    test(`${dryRun ? 'dryRun' : 'conversion'}: another client is served while it scans; killOp interrupts it`, async () => {
+      const comment = `collMod scan ${String(dryRun)}`;
+      const run = track(convert({ dryRun, comment }));
+      let opid: unknown;
+      for (let i = 0; i < 1000 && opid === undefined && !run.settled(); i++) {
+        const ops = await other
+          .db('admin')
+          .aggregate([{ $currentOp: {} }, { $match: { 'command.comment': comment } }])
+          .toArray();
+        opid = ops[0]?.['opid'];
+      }
+      assert.notEqual(opid, undefined, 'the collMod was seen running by another client');
+      const ping = await other.db('admin').command({ ping: 1 });
+      assert.equal(ping['ok'], 1);
+      assert.equal(run.settled(), false, 'the collMod was still scanning when the ping came back');
+      await other.db('admin').command({ killOp: 1, op: opid });
+      assert.equal(await codeOf(run.promise), 11601);
+      // Interrupted during its scan, it changed nothing.
+      const index = (await db.collection('c').listIndexes().toArray()).find(
+        (i) => i['name'] === 'x_1',
+      );
+      assert.equal(index?.['unique'], undefined);
+      assert.equal(index?.['prepareUnique'], true);
+    });
+  }
+
+  test('maxTimeMS stops the scan with MaxTimeMSExpired', async () => {
+    assert.equal(await codeOf(convert({ dryRun: true, maxTimeMS: 1 })), 50);
+  });
+
+  test('a duplicate key found by the scan fails it; without one the index becomes unique', async () => {
+    const coll = db.collection<TestDoc>('c');
+    // prepareUnique refuses a new duplicate; one made before it was set is found by the scan.
+    await db.command({ collMod: 'c', index: { keyPattern: { x: 1 }, prepareUnique: false } });
+    await coll.insertOne({ _id: 'dup', x: [7, KEYS * DOCS + 1] });
+    await db.command({ collMod: 'c', index: { keyPattern: { x: 1 }, prepareUnique: true } });
+    const e = await convert({}).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    assert.ok(e instanceof MongoServerError);
+    assert.equal(e.code, 359);
+    assert.deepEqual(e['violations'] ?? e.errInfo?.['violations'] ?? e['info']?.['violations'], [
+      { ids: [0, 'dup'] },
+    ]);
+    await coll.deleteOne({ _id: 'dup' });
+    assert.equal((await convert({ dryRun: true }))['ok'], 1);
+    const reply = await convert({});
+    assert.equal(reply['unique_new'], true);
+    await assert.rejects(coll.insertOne({ _id: 'again', x: 7 }), { code: 11000 });
+  });
+});

@@ -26,7 +26,8 @@ import {
   targetCollection,
 } from '../crud/common.js';
 import { checkValidationEnums, checkValidator } from '../crud/document-validation.js';
-import { modifyIndex } from './indexes.js';
+import { modifyIndex, scanUniqueConversion } from './indexes.js';
+import type { ScannedConversion } from './indexes.js';
 import { parseClusteredIndex, parseCollectionTtl } from './clustered.js';
 import { listViews, lookupView, notACollection, removeView } from '../../catalog/views.js';
 import type { ViewDefinition } from '../../catalog/views.js';
@@ -722,6 +723,21 @@ export const collMod = defineCommand({
         ErrorCode.InvalidOptions,
         'dry run mode requires an valid index modification.',
       );
+    // A unique conversion scans the index for duplicates first, on a snapshot, yielding.
+    let scanned: ScannedConversion | undefined;
+    const target = services.catalog.get(db, name);
+    const alone =
+      collectionModifications.every((k) => args[k] === undefined) &&
+      args.pipeline === undefined &&
+      args.viewOn === undefined;
+    if (target !== undefined && args.index !== undefined && alone) {
+      const snap = services.engine.snapshot();
+      try {
+        scanned = await scanUniqueConversion(snap, target, args.index, op);
+      } finally {
+        snap.release();
+      }
+    }
     const indexReply = await services.engine.write(
       (txn) => {
         const found = services.catalog.get(db, name);
@@ -753,6 +769,7 @@ export const collMod = defineCommand({
                 otherModifications: collectionModifications.filter((k) => args[k] !== undefined)
                   .length,
                 interrupt: () => op.checkDeadline(),
+                ...(scanned === undefined ? {} : { scanned }),
               });
         // A dry run checks a unique conversion and changes nothing (no oplog entry either).
         if (dryRun) return {};

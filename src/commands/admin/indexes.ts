@@ -25,6 +25,7 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { bsonTypeName, isPlainDocument, numericValue } from '../../bson/types.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { Collection, IndexMeta } from '../../catalog/collection.js';
+import type { RecordId } from '../../catalog/record-id.js';
 import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { compileRestrictedFilter } from '../../query/match/index.js';
@@ -1020,6 +1021,69 @@ export interface CollModIndexContext {
   readonly otherModifications: number;
   /** Checks for killOp / maxTimeMS during the duplicate scan. */
   readonly interrupt: () => void;
+  /** The duplicate scan done before the write transaction, if one was (scanUniqueConversion). */
+  readonly scanned?: ScannedConversion;
+}
+
+/** A unique conversion's duplicate scan, done on a snapshot before collMod's transaction. */
+export interface ScannedConversion {
+  /** The collection's metadata the scan saw: any change since means scanning again. */
+  readonly meta: Collection['meta'];
+  readonly index: string;
+}
+
+/**
+ * collMod's duplicate scan for `unique: true` (or its dryRun), before the write transaction:
+ * on a snapshot, in slices that give the event loop back and check killOp and maxTimeMS
+ * between them (mongod scans under an intent lock). Duplicates fail the collMod as the scan
+ * in the transaction would. Undefined when there is nothing to scan (no such index, already
+ * unique, not prepared: the transaction reports those cases).
+ *
+ * A clean scan holds for the transaction while the collection's metadata is unchanged: the
+ * index was prepareUnique when the snapshot was taken, and a prepared index refuses every new
+ * duplicate key, so no write after the snapshot can have made one; the transaction then skips
+ * its own scan. Any metadata change in between (prepareUnique turned off and on, say) makes it
+ * scan again in the transaction.
+ */
+export async function scanUniqueConversion(
+  view: ReadView,
+  coll: Collection,
+  option: BsonDocument,
+  op: Pick<OperationContext, 'checkDeadline'>,
+): Promise<ScannedConversion | undefined> {
+  // ({name: 'x', unique: true} has two keys; so has {keyPattern: {...}, unique: true}.)
+  // Only the plain conversion ({name | keyPattern, unique: true}): any other option is
+  // checked in the transaction first, with its own error, and the scan is done there.
+  const keys = Object.keys(option);
+  if (option['unique'] !== true || keys.length !== 2) return undefined;
+  const name = option['name'];
+  const keyPattern = option['keyPattern'];
+  const metas = coll.meta.indexes.filter((i) =>
+    typeof name === 'string'
+      ? i.name === name
+      : isPlainDocument(keyPattern) && sameKeyPattern(i.key, keyPattern),
+  );
+  const meta = metas.length === 1 ? metas[0] : undefined;
+  const access = meta === undefined ? undefined : coll.index(meta.name);
+  if (meta === undefined || access === undefined || access.unique || !access.prepareUnique)
+    return undefined;
+  const steps = access.duplicateScan(view, limits.collModDuplicateRecordsMax);
+  let sliceEnd = performance.now() + limits.execSliceMs;
+  let groups: RecordId[][];
+  for (;;) {
+    const r = steps.next();
+    if (r.done === true) {
+      groups = r.value;
+      break;
+    }
+    if (performance.now() >= sliceEnd) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      op.checkDeadline();
+      sliceEnd = performance.now() + limits.execSliceMs;
+    }
+  }
+  if (groups.length > 0) throw duplicatesError(view, coll, groups);
+  return { meta: coll.meta, index: meta.name };
 }
 
 /** One collMod index option that is a flag: true, false, or absent (a number counts). */
@@ -1045,7 +1109,11 @@ function refuseDuplicates(
   interrupt: () => void,
 ): void {
   const groups = index.duplicateGroups(view, limits.collModDuplicateRecordsMax, interrupt);
-  if (groups.length === 0) return;
+  if (groups.length > 0) throw duplicatesError(view, coll, groups);
+}
+
+/** CannotConvertIndexToUnique for these groups of records sharing a key. */
+function duplicatesError(view: ReadView, coll: Collection, groups: RecordId[][]): CommandError {
   // The reply lists _ids up to a byte budget, at least one.
   const violations: Array<{ ids: BsonValue[] }> = [];
   let bytes = 0;
@@ -1064,7 +1132,7 @@ function refuseDuplicates(
     if (ids.length > 0) violations.push({ ids });
     if (cut && bytes > limits.collModViolationIdBytesMax) break;
   }
-  throw new CommandError(
+  return new CommandError(
     ErrorCode.CannotConvertIndexToUnique,
     cut
       ? 'Cannot convert the index to unique. Too many conflicting documents were detected. Please resolve them and rerun collMod.'
@@ -1220,6 +1288,12 @@ export function modifyIndex(
     }
   }
   const access = coll.index(meta.name);
+  // The scan before the transaction holds if nothing changed since (scanUniqueConversion).
+  const scanned =
+    context.scanned !== undefined &&
+    context.scanned.meta === coll.meta &&
+    context.scanned.index === meta.name &&
+    access?.prepareUnique === true;
   const modifications =
     [ttl, hidden, unique, prepareUnique, forceNonUnique].filter((v) => v !== undefined).length +
     context.otherModifications;
@@ -1238,12 +1312,12 @@ export function modifyIndex(
         ErrorCode.InvalidOptions,
         'unique: true cannot be combined with any other modification in dry run mode.',
       );
-    if (access !== undefined && !access.unique)
+    if (access !== undefined && !access.unique && !scanned)
       refuseDuplicates(txn, coll, access, context.interrupt);
     return { name: meta.name, reply: {} };
   }
   if (unique === true && access !== undefined && !access.unique) {
-    refuseDuplicates(txn, coll, access, context.interrupt);
+    if (!scanned) refuseDuplicates(txn, coll, access, context.interrupt);
     spec['unique'] = true;
     delete spec['prepareUnique'];
     reply['unique_new'] = true;

@@ -5,9 +5,24 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { BSONRegExp, Binary, Code, DBRef, Int32, MinKey, ObjectId, serialize } from 'bson';
+import {
+  BSONRegExp,
+  Binary,
+  Code,
+  DBRef,
+  Int32,
+  MinKey,
+  ObjectId,
+  deserialize,
+  serialize,
+} from 'bson';
 import type { Document } from 'bson';
-import { decodeDocument, encodeDocument, joinDocuments } from '../../../src/bson/codec.js';
+import {
+  decodeDocument,
+  decodeOptions,
+  encodeDocument,
+  joinDocuments,
+} from '../../../src/bson/codec.js';
 import type { BsonDocument } from '../../../src/bson/types.js';
 import { bsonDocumentArb } from './arbitraries.js';
 
@@ -215,6 +230,80 @@ test('a document decodes the same whether or not its strings are checked one by 
   fc.assert(
     fc.property(bsonDocumentArb, (doc) => {
       const bytes = serialize(doc, { checkKeys: false });
+      assert.ok(Buffer.from(encodeDocument(decodeDocument(bytes))).equals(Buffer.from(bytes)));
+    }),
+    { numRuns: 200 },
+  );
+});
+
+// Bytes that are not UTF-8 as a whole (binary data, as in every driver command's lsid) have
+// their strings checked one by one by the decoder's walk: wherever a bad string is (nested,
+// in an array, in code, in a code-with-scope's code or scope), it is still refused.
+test('beside binary data, a bad string anywhere is refused and good ones decode', () => {
+  const bin = new Binary(Buffer.from([0xff, 0x80]));
+  const places: Array<(s: string) => Document> = [
+    (s) => ({ b: bin, s }),
+    (s) => ({ b: bin, d: { e: { s } } }),
+    (s) => ({ b: bin, a: [1, 'ok', s] }),
+    (s) => ({ b: bin, c: new Code(s) }),
+    (s) => ({ b: bin, c: new Code('f()', { s }) }),
+    (s) => ({ b: bin, long: 'y'.repeat(1000), a: [{ s }] }),
+  ];
+  const marker = 'MARKERMARKERMARKERMARKERMARKER'; // longer than the in-place check
+  for (const [i, place] of places.entries()) {
+    const good = Buffer.from(serialize(place(`é${marker}`)));
+    assert.deepEqual(
+      encodeDocument(decodeDocument(good)),
+      good,
+      `place ${i}: a good string decodes`,
+    );
+    for (const s of [marker, 'short']) {
+      const bytes = Buffer.from(serialize(place(s)));
+      const at = bytes.indexOf(s, 0, 'latin1');
+      bytes[at + 1] = 0xff; // not UTF-8
+      assert.throws(() => decodeDocument(bytes), /UTF-8|utf8|Invalid/i, `place ${i}, ${s}`);
+    }
+  }
+});
+
+test('beside binary data, malformed bytes are still refused, never decoded', () => {
+  const good = Buffer.from(
+    serialize({ b: new Binary(Buffer.from([0xff])), s: 'abc', d: { x: 1 } }),
+  );
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: good.length - 1 }),
+      fc.integer({ min: 0, max: 255 }),
+      (at, byte) => {
+        const bytes = Buffer.from(good);
+        bytes[at] = byte;
+        // Whatever the walk answers, the outcome is the package's with every string checked.
+        const outcome = (decode: () => unknown): unknown => {
+          try {
+            return encodeDocument(decode() as BsonDocument);
+          } catch {
+            return 'refused';
+          }
+        };
+        assert.deepEqual(
+          outcome(() => decodeDocument(bytes)),
+          outcome(() => deserialize(bytes, decodeOptions)),
+        );
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+test('a document with binary data decodes as the checked path decodes it (any documents)', () => {
+  fc.assert(
+    fc.property(bsonDocumentArb, (doc) => {
+      const bytes = serialize(
+        { ...doc, zz: new Binary(Buffer.from([0xff, 0xfe])) },
+        {
+          checkKeys: false,
+        },
+      );
       assert.ok(Buffer.from(encodeDocument(decodeDocument(bytes))).equals(Buffer.from(bytes)));
     }),
     { numRuns: 200 },
