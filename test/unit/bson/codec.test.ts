@@ -7,7 +7,13 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { BSONRegExp, Binary, Code, DBRef, Int32, MinKey, ObjectId, serialize } from 'bson';
 import type { Document } from 'bson';
-import { decodeDocument, encodeDocument, joinDocuments } from '../../../src/bson/codec.js';
+import {
+  decodeDocument,
+  encodeDocument,
+  joinDocuments,
+  keepSequenceBytes,
+  sequenceSourceBytes,
+} from '../../../src/bson/codec.js';
 import type { BsonDocument } from '../../../src/bson/types.js';
 import { bsonDocumentArb } from './arbitraries.js';
 
@@ -219,4 +225,20 @@ test('a document decodes the same whether or not its strings are checked one by 
     }),
     { numRuns: 200 },
   );
+});
+
+test('codec: a document sequence remembers the bytes of each document while it is in place', () => {
+  const bytes = [{ a: new Int32(1) }, { b: 'x' }].map((d: BsonDocument) => encodeDocument(d));
+  const docs = bytes.map((b) => decodeDocument(b));
+  keepSequenceBytes(docs, bytes);
+  assert.equal(sequenceSourceBytes(docs, 0, docs[0]), bytes[0]);
+  assert.equal(sequenceSourceBytes(docs, 1, docs[1]), bytes[1]);
+  // Another index, another array, or a document put in its place: no bytes.
+  assert.equal(sequenceSourceBytes(docs, 1, docs[0]), undefined);
+  assert.equal(sequenceSourceBytes([...docs], 0, docs[0]), undefined);
+  const first = docs[0];
+  docs[0] = { a: new Int32(1) };
+  assert.equal(sequenceSourceBytes(docs, 0, docs[0]), undefined);
+  assert.equal(sequenceSourceBytes(docs, 0, first), bytes[0]);
+  assert.throws(() => keepSequenceBytes(docs, bytes.slice(1)));
 });
