@@ -313,8 +313,15 @@ function redactAttributes(attr: Record<string, unknown>): Record<string, unknown
       out[k] = value;
       continue;
     }
+    // A document's fields are measured once: its length is the sum of theirs (a 10k-document
+    // insert was walked twice, once for the total and once more field by field).
     const measure = logged ? (x: unknown): number => relaxedJsonLength(x, 1) : jsonLength;
-    const length = logged ? relaxedJsonLength(value, 0) : jsonLength(value);
+    const byField = logged || !(Array.isArray(value) || hasToJson(value));
+    const fields = byField ? measureFields(value, measure) : undefined;
+    const length =
+      fields !== undefined
+        ? fields.reduce((n, f) => n + f[2], 1 + (fields.length === 0 ? 1 : 0))
+        : jsonLength(value);
     if (length <= limits.logAttributeBytesMax) {
       out[k] = logged ? relaxed(value, 0) : value;
       continue;
@@ -322,10 +329,7 @@ function redactAttributes(attr: Record<string, unknown>): Record<string, unknown
     const kept = fieldMap();
     let used = 2;
     let omitted = 0;
-    for (const [fk, fv] of Object.entries(value)) {
-      if (fv === undefined || typeof fv === 'function') continue;
-      // The name as JSON writes it (quotes and escapes), a colon, the value and a comma.
-      const field = JSON.stringify(fk).length + 1 + measure(fv) + 1;
+    for (const [fk, fv, field] of fields ?? measureFields(value, measure)) {
       if (used + field > limits.logAttributeBytesMax) {
         omitted++;
         continue;
@@ -339,6 +343,26 @@ function redactAttributes(attr: Record<string, unknown>): Record<string, unknown
   }
   if (truncated === undefined) return out;
   return { ...out, truncated, size };
+}
+
+/**
+ * Each own field of `value` that JSON writes, with its length in an object: the name as JSON
+ * writes it (quotes and escapes), a colon, the value, and a comma.
+ */
+function measureFields(
+  value: object,
+  measure: (x: unknown) => number,
+): Array<[string, unknown, number]> {
+  const out: Array<[string, unknown, number]> = [];
+  for (const [k, x] of Object.entries(value)) {
+    if (x === undefined || typeof x === 'function') continue;
+    out.push([k, x, stringJsonLength(k) + 1 + measure(x) + 1]);
+  }
+  return out;
+}
+
+function hasToJson(v: object): boolean {
+  return typeof (v as { toJSON?: unknown }).toJSON === 'function';
 }
 
 /** A document-like object whose fields the logger can measure one by one. */

@@ -231,11 +231,50 @@ export function keepBytesOfArrayField(doc: BsonDocument, bytes: Uint8Array, fiel
  * bytes hold no element of the deprecated undefined type (0x06, encoded again as null).
  * A change that keeps the size (one int for another) is not seen: only documents nobody
  * changes after decoding them are looked up here (an insert's documents before the insert).
+ * `source`: the bytes the caller knows `doc` was decoded from (sequenceSourceBytes), looked
+ * up in the decoded documents' table (sourceBytes) when not given.
  */
-export function encodingIfUnchanged(doc: BsonDocument, size: number): Uint8Array | undefined {
-  const bytes = sourceBytes.get(doc);
+export function encodingIfUnchanged(
+  doc: BsonDocument,
+  size: number,
+  source?: Uint8Array,
+): Uint8Array | undefined {
+  const bytes = source ?? sourceBytes.get(doc);
   if (bytes === undefined || bytes.length !== size || holdsUndefined(bytes, 0)) return undefined;
   return bytes;
+}
+
+/**
+ * The documents of an OP_MSG document sequence and the bytes each was decoded from: one entry
+ * per sequence, keyed by the array the body holds, instead of one per document in
+ * sourceBytes (10k weak entries per insert were ~2% of its CPU, and more in the GC).
+ */
+const sequences = new WeakMap<
+  readonly unknown[],
+  { readonly docs: readonly unknown[]; readonly bytes: readonly Uint8Array[] }
+>();
+
+/** Remembers that docs[i] was decoded from bytes[i] (the arrays must have one length). */
+export function keepSequenceBytes(
+  docs: readonly BsonDocument[],
+  bytes: readonly Uint8Array[],
+): void {
+  invariant(docs.length === bytes.length, 'keepSequenceBytes: lengths differ');
+  sequences.set(docs, { docs: [...docs], bytes });
+}
+
+/**
+ * The bytes `doc`, found at `index` of the sequence array `docs`, was decoded from; undefined
+ * when `docs` is no sequence or `doc` is no longer the document decoded there. The caller
+ * checks they still encode it (encodingIfUnchanged).
+ */
+export function sequenceSourceBytes(
+  docs: readonly unknown[],
+  index: number,
+  doc: unknown,
+): Uint8Array | undefined {
+  const seq = sequences.get(docs);
+  return seq !== undefined && seq.docs[index] === doc ? seq.bytes[index] : undefined;
 }
 
 /** Documents a reply sends as the bytes they were decoded from (sendAsDecodedFrom). */
@@ -490,19 +529,40 @@ export interface EncodedField {
   readonly document: Uint8Array;
 }
 
+/** A field whose value is the document of these encoded elements (e.g. an `_id` element). */
+export interface EncodedElements {
+  readonly name: string;
+  readonly elements: Uint8Array;
+}
+
+/**
+ * Fields written by hand after the joined parts (the oplog's {ts, t, v, wall, ...}): `size`
+ * bytes of BSON elements, which `write` puts at `at`.
+ */
+export interface ElementWriter {
+  readonly size: number;
+  write(out: Buffer, at: number): void;
+}
+
 /**
  * One encoded document holding the fields of each part in turn: the same bytes as
  * encodeDocument of the parts' fields merged in that order (their names must all differ),
  * without building the merged object, and without encoding again a document that is already
- * encoded (an EncodedField, e.g. a record written in the same transaction).
+ * encoded (an EncodedField, e.g. a record written in the same transaction). `tail`, when given,
+ * writes the last elements itself.
  */
-export function joinDocuments(parts: ReadonlyArray<Uint8Array | EncodedField>): Buffer {
-  let size = 5;
+export function joinDocuments(
+  parts: ReadonlyArray<Uint8Array | EncodedField | EncodedElements>,
+  tail?: ElementWriter,
+): Buffer {
+  let size = 5 + (tail?.size ?? 0);
   for (const p of parts)
     size +=
       p instanceof Uint8Array
         ? p.length - 5
-        : 2 + Buffer.byteLength(p.name, 'utf8') + p.document.length;
+        : 2 +
+          Buffer.byteLength(p.name, 'utf8') +
+          ('document' in p ? p.document.length : p.elements.length + 5);
   const out = Buffer.allocUnsafe(size);
   out.writeInt32LE(size, 0);
   let at = 4;
@@ -514,12 +574,34 @@ export function joinDocuments(parts: ReadonlyArray<Uint8Array | EncodedField>): 
       out[at++] = OBJECT;
       at += out.write(p.name, at, 'utf8');
       out[at++] = 0;
-      out.set(p.document, at);
-      at += p.document.length;
+      if ('document' in p) {
+        out.set(p.document, at);
+        at += p.document.length;
+      } else {
+        out.writeInt32LE(p.elements.length + 5, at);
+        out.set(p.elements, at + 4);
+        at += p.elements.length + 4;
+        out[at++] = 0;
+      }
     }
+  }
+  if (tail !== undefined) {
+    tail.write(out, at);
+    at += tail.size;
   }
   out[at] = 0;
   return out;
+}
+
+/**
+ * The `_id` element of an encoded document whose first field is `_id` (a stored record), as a
+ * view of its bytes; undefined when the first field is not `_id`.
+ */
+export function idElementOf(bytes: Uint8Array): Uint8Array | undefined {
+  if (bytes.length < 10 || bytes[5] !== 0x5f || bytes[6] !== 0x69 || bytes[7] !== 0x64)
+    return undefined;
+  if (bytes[8] !== 0) return undefined;
+  return bytes.subarray(4, 9 + valueSize(bytes[4] as number, bytes, 9));
 }
 
 export function bsonSize(doc: BsonDocument): number {

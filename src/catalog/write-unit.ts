@@ -60,17 +60,23 @@ export interface Namespace {
  * prepareForInsert makes it (`_id` first, generated when absent); the record returned holds
  * that document and its bytes.
  *
- * A document that still has the bytes it came in (an OP_MSG document sequence) is stored as
+ * A document that still has the bytes it came in (`source`: an OP_MSG document sequence's,
+ * or a record's decoded from storage) is stored as
  * those bytes, with a generated `_id` spliced in front, instead of being encoded again; the
  * oplog entry is built around the same bytes. The checks ran on the decoded document, and
  * encodingIfUnchanged makes sure the bytes are what encoding it would give.
  */
-export function insertDocument(w: WriteContext, ns: Namespace, doc: BsonDocument): WrittenRecord {
+export function insertDocument(
+  w: WriteContext,
+  ns: Namespace,
+  doc: BsonDocument,
+  source?: Uint8Array,
+): WrittenRecord {
   const prepared = prepareSized(doc);
   const coll = w.catalog.getOrCreate(w.txn, ns.db, ns.name);
   refuseCappedInTransaction(w, coll);
   validate(w, coll, prepared.doc, undefined);
-  const rec = coll.insertRecord(w.txn, prepared.doc, ownBytes(doc, prepared));
+  const rec = coll.insertRecord(w.txn, prepared.doc, ownBytes(doc, prepared, source));
   w.catalog.observer.onInsert(w.txn, coll, prepared.doc, rec.bytes, w.statement);
   if (coll.capped !== undefined) {
     deleteCappedOverflow(w, coll, rec.recordId);
@@ -84,13 +90,17 @@ export function insertDocument(w: WriteContext, ns: Namespace, doc: BsonDocument
  * fields keep the client's order: a decoded document lists array-index names ("1") first,
  * the bytes do not (as in mongod), so a document given `_id` first is stored as given.
  */
-function ownBytes(doc: BsonDocument, prepared: PreparedInsert): Uint8Array | undefined {
+function ownBytes(
+  doc: BsonDocument,
+  prepared: PreparedInsert,
+  source: Uint8Array | undefined,
+): Uint8Array | undefined {
   if (!prepared.idAdded) {
-    const bytes = encodingIfUnchanged(doc, prepared.size);
+    const bytes = encodingIfUnchanged(doc, prepared.size, source);
     return bytes !== undefined && startsWithId(bytes) ? bytes : undefined;
   }
   const id = encodeDocument({ _id: getOwn(prepared.doc, '_id') ?? null });
-  const rest = encodingIfUnchanged(doc, prepared.size - id.length + 5);
+  const rest = encodingIfUnchanged(doc, prepared.size - id.length + 5, source);
   return rest === undefined ? undefined : joinDocuments([id, rest]);
 }
 

@@ -14,8 +14,8 @@
 // (src/repl/update-description.ts).
 
 import { Binary, Int32, Long, Timestamp } from 'bson';
-import { encodeDocument, joinDocuments } from '../bson/codec.js';
-import type { EncodedField } from '../bson/codec.js';
+import { encodeDocument, idElementOf, joinDocuments } from '../bson/codec.js';
+import type { ElementWriter, EncodedElements, EncodedField } from '../bson/codec.js';
 import { getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
@@ -114,30 +114,30 @@ export class Oplog implements OpObserver {
    * Write one entry (outside a multi-document transaction): `parts` its fields before the
    * timestamp, encoded (joinDocuments: a document whose bytes were just stored is copied in,
    * not encoded again), then {ts, t, v, wall} and a retryable write's session fields (`st`),
-   * encoded apart and joined rather than spread into a new object.
+   * written into the entry's buffer by hand (EntryStamp): the same bytes as encoding them.
    */
   private logEncoded(
     txn: WriteTxn,
     st: StatementInfo | undefined,
-    parts: Array<Uint8Array | EncodedField>,
+    parts: Array<Uint8Array | EncodedField | EncodedElements>,
   ): void {
     const ts = this.clock.tick();
-    const stamp: BsonDocument =
-      st === undefined
-        ? { ts, t: Long.fromInt(1), v: Long.fromInt(2), wall: new Date() }
-        : {
-            ts,
-            t: Long.fromInt(1),
-            v: Long.fromInt(2),
-            wall: new Date(),
-            lsid: st.lsid,
-            txnNumber: Long.fromNumber(st.txnNumber),
-            stmtId: new Int32(st.stmtId),
-          };
-    parts.push(encodeDocument(stamp));
-    const entry = joinDocuments(parts);
+    const stamp = new EntryStamp(ts, Date.now(), st, st && this.lsidBytes(st.lsid));
+    const entry = joinDocuments(parts, stamp);
     sealBytes(entry); // nobody writes into it: an engine may keep it uncopied
     this.store.append(txn, encodeTimestampKey(ts), entry);
+  }
+
+  /** A session's lsid, encoded once for all the statements of its commands. */
+  private readonly lsids = new WeakMap<BsonDocument, Uint8Array>();
+
+  private lsidBytes(lsid: BsonDocument): Uint8Array {
+    let bytes = this.lsids.get(lsid);
+    if (bytes === undefined) {
+      bytes = encodeDocument(lsid);
+      this.lsids.set(lsid, bytes);
+    }
+    return bytes;
   }
 
   private put(txn: WriteTxn, ts: Timestamp, entry: BsonDocument): void {
@@ -178,12 +178,15 @@ export class Oplog implements OpObserver {
       this.log(txn, { op: 'i', ns: coll.ns, ui: this.uuidOf(coll), o: doc, o2 });
     else if (encoded === undefined)
       this.logEncoded(txn, statement, [this.headOf(coll, 'i'), encodeDocument({ o: doc, o2 })]);
-    else
+    else {
+      // The record's first element is its `_id`: o2 is made of its bytes.
+      const id = idElementOf(encoded);
       this.logEncoded(txn, statement, [
         this.headOf(coll, 'i'),
         { name: 'o', document: encoded },
-        encodeDocument({ o2 }),
+        id === undefined ? encodeDocument({ o2 }) : { name: 'o2', elements: id },
       ]);
+    }
   }
 
   onUpdate(
@@ -299,4 +302,52 @@ export class Oplog implements OpObserver {
       o2: spec,
     });
   }
+}
+
+/**
+ * The fields every entry ends with, {ts, t: 1, v: 2, wall}, then a retryable write's {lsid,
+ * txnNumber, stmtId}: written by hand into the entry's buffer, the bytes encodeDocument gives
+ * for {ts, t: Long(1), v: Long(2), wall: Date, lsid, txnNumber: Long, stmtId: Int32}.
+ */
+class EntryStamp implements ElementWriter {
+  readonly size: number;
+
+  constructor(
+    private readonly ts: Timestamp,
+    private readonly wallMs: number,
+    private readonly st: StatementInfo | undefined,
+    private readonly lsid: Uint8Array | undefined,
+  ) {
+    // ts: type, "ts\0", 8; t and v: type, "t\0", 8; wall: type, "wall\0", 8.
+    this.size = 12 + 11 + 11 + 14 + (lsid === undefined ? 0 : 6 + lsid.length + 19 + 12);
+  }
+
+  write(out: Buffer, at: number): void {
+    at = element(out, at, 0x11, 'ts');
+    out.writeUInt32LE(this.ts.i >>> 0, at);
+    out.writeUInt32LE(this.ts.t >>> 0, at + 4);
+    at = int64(out, element(out, at + 8, 0x12, 't'), 1);
+    at = int64(out, element(out, at, 0x12, 'v'), 2);
+    at = int64(out, element(out, at, 0x09, 'wall'), this.wallMs);
+    if (this.st === undefined || this.lsid === undefined) return;
+    at = element(out, at, 0x03, 'lsid');
+    out.set(this.lsid, at);
+    at = int64(out, element(out, at + this.lsid.length, 0x12, 'txnNumber'), this.st.txnNumber);
+    out.writeInt32LE(this.st.stmtId | 0, element(out, at, 0x10, 'stmtId'));
+  }
+}
+
+/** Writes an element's type and (ASCII) name at `at`; returns where its value goes. */
+function element(out: Buffer, at: number, type: number, name: string): number {
+  out[at++] = type;
+  for (let i = 0; i < name.length; i++) out[at++] = name.charCodeAt(i);
+  out[at++] = 0;
+  return at;
+}
+
+/** Writes an integral number as a little-endian int64 (Long.fromNumber's bits); returns the end. */
+function int64(out: Buffer, at: number, n: number): number {
+  out.writeUInt32LE(n >>> 0, at);
+  out.writeInt32LE(Math.floor(n / 0x1_0000_0000) | 0, at + 4);
+  return at + 8;
 }

@@ -5,10 +5,10 @@ import { crc32c } from '@node-rs/crc32';
 import { CommandError, ErrorCode } from '../errors.js';
 import {
   decodeDocument,
-  decodeDocumentKeepingBytes,
   encodeReply,
   firstDuplicateName,
   keepBytesOfArrayField,
+  keepSequenceBytes,
 } from '../bson/codec.js';
 import { setOwn, getOwn } from '../bson/document.js';
 import type { BsonDocument } from '../bson/types.js';
@@ -40,14 +40,15 @@ function readCString(buf: Buffer, start: number, end: number): [string, number] 
 }
 
 /**
- * The document at `at`. A document sequence's documents (`keepBytes`: an insert's, most
- * often) keep their bytes, which the write unit stores as they are when nothing changes them.
+ * The document at `at`. A document sequence's documents (`keep`: an insert's, most often)
+ * keep their bytes (pushed to `keep`), which the write unit stores as they are when nothing
+ * changes them.
  */
 function readDocumentAt(
   buf: Buffer,
   at: number,
   end: number,
-  keepBytes: boolean,
+  keep?: Uint8Array[],
 ): [BsonDocument, number] {
   if (at + 5 > end)
     throw new CommandError(
@@ -59,10 +60,9 @@ function readDocumentAt(
     throw new CommandError(ErrorCode.InvalidBSON, `invalid BSON document length ${size}`);
   }
   const bytes = buf.subarray(at, at + size);
-  return [
-    decodeBsonOrFail(bytes, keepBytes ? decodeDocumentKeepingBytes : decodeDocument),
-    at + size,
-  ];
+  const doc = decodeBsonOrFail(bytes);
+  keep?.push(bytes);
+  return [doc, at + size];
 }
 
 /** Decode a document; any decoding failure is InvalidBSON (22), never a crash. */
@@ -129,7 +129,7 @@ export function parseOpMsg(msg: Buffer, requestId: number): OpMsgRequest {
     if (kind === 0) {
       if (body !== undefined) throw new ProtocolError('OP_MSG has more than one body section');
       const start = at;
-      [body, at] = readDocumentAt(msg, at, end, false);
+      [body, at] = readDocumentAt(msg, at, end);
       refuseDuplicateFields(body, msg.subarray(start, at));
       // Drivers send an insert's documents in the body: they keep their bytes as a document
       // sequence's do (the write unit stores them as they came when nothing changed them).
@@ -144,11 +144,13 @@ export function parseOpMsg(msg: Buffer, requestId: number): OpMsgRequest {
       const [id, start] = readCString(msg, at + 4, seqEnd);
       let p = start;
       const docs: BsonDocument[] = [];
+      const bytes: Uint8Array[] = [];
       while (p < seqEnd) {
         let doc: BsonDocument;
-        [doc, p] = readDocumentAt(msg, p, seqEnd, true);
+        [doc, p] = readDocumentAt(msg, p, seqEnd, bytes);
         docs.push(doc);
       }
+      keepSequenceBytes(docs, bytes);
       sequences.push([id, docs]);
       at = seqEnd;
     } else {

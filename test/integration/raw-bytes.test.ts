@@ -17,7 +17,8 @@
 import { after, before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Int32, serialize } from 'bson';
+import { Binary, Int32, Long, Timestamp, serialize } from 'bson';
+import { decodeDocument, encodeDocument } from '../../src/bson/codec.js';
 import type { Document } from 'mongodb';
 import { setOwn } from '../../src/bson/document.js';
 import type { BsonDocument, BsonValue } from '../../src/bson/types.js';
@@ -192,11 +193,17 @@ async function send(sections: Buffer): Promise<Document> {
 }
 
 /** insert with the documents in a document sequence (kept as bytes) or in the body. */
-async function insertRaw(coll: string, docs: readonly Buffer[], inSequence: boolean) {
+async function insertRaw(
+  coll: string,
+  docs: readonly Buffer[],
+  inSequence: boolean,
+  session: readonly Buffer[] = [],
+) {
   const head = [
     stringElement('insert', coll),
     element('ordered', false),
     stringElement('$db', 'rawbytes'),
+    ...session,
   ];
   if (inSequence) {
     const name = cstring('documents');
@@ -298,6 +305,115 @@ test('documents stored from their wire bytes are byte-identical to decode and en
         assert.deepEqual(found, stored.records);
       }
     }),
+    { numRuns: 25 },
+  );
+});
+
+/** The insert oplog entries of a collection, as stored, in timestamp order. */
+async function insertEntries(coll: string): Promise<Buffer[]> {
+  const uuid = (await collectionUuid(client.db('rawbytes'), coll)).toString('hex');
+  const snapshot = server.services.engine.snapshot();
+  try {
+    return [...snapshot.scan('oplog')]
+      .map((e) => Buffer.from(e.value))
+      .filter((entry) => {
+        const d = decodeDocument(entry);
+        return d['op'] === 'i' && (d['ui'] as Binary).toString('hex') === uuid;
+      });
+  } finally {
+    snapshot.release();
+  }
+}
+
+test('insert oplog entries written around the record bytes equal encoding the entry', async () => {
+  // The entry's fields after `o` ({o2, ts, t, v, wall} and a retryable write's {lsid,
+  // txnNumber, stmtId}) are written by hand (src/repl/oplog.ts, EntryStamp): they must be the
+  // bytes the bson package gives for the same values, in mongod's order.
+  let txnNumber = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(rawDocArb, { minLength: 1, maxLength: 4 }),
+      fc.boolean(),
+      fc.boolean(),
+      async (raws, inSequence, retryable) => {
+        const name = `entries${collections++}`;
+        await client.db('rawbytes').createCollection(name);
+        const lsid = { id: new Binary(Buffer.from(`${name}`.padEnd(16, '-').slice(0, 16)), 4) };
+        txnNumber += 1 + (txnNumber % 3) * 0x1_0000_0000; // beyond 32 bits too
+        const session = retryable
+          ? [element('lsid', lsid), element('txnNumber', Long.fromNumber(txnNumber))]
+          : [];
+        const wallFrom = Date.now();
+        const reply = await insertRaw(
+          name,
+          raws.map((r) => docOf(r.elements)),
+          inSequence,
+          session,
+        );
+        const wallTo = Date.now();
+        assert.equal(reply['ok'], 1);
+        const failed = new Set(
+          ((reply['writeErrors'] as Document[] | undefined) ?? []).map((e) => e['index']),
+        );
+        const stmtIds = raws.map((_, i) => i).filter((i) => !failed.has(i));
+        const entries = await insertEntries(name);
+        const records = (await storedBytes(name)).records;
+        assert.equal(entries.length, stmtIds.length);
+        let lastTs: Timestamp | undefined;
+        entries.forEach((entry, k) => {
+          const fields = [...elementsOf(entry)];
+          const names = fields.map(([, n]) => n);
+          assert.deepEqual(names, [
+            'op',
+            'ns',
+            'ui',
+            'o',
+            'o2',
+            'ts',
+            't',
+            'v',
+            'wall',
+            ...(retryable ? ['lsid', 'txnNumber', 'stmtId'] : []),
+          ]);
+          const [, , oAt, oSize] = fields[3] as [number, string, number, number];
+          const o = entry.subarray(oAt, oAt + oSize);
+          assert.deepEqual(o, records[k]);
+          // Everything but `o`, decoded and encoded again by the bson package.
+          const rest = docOf(
+            fields
+              .filter(([, n]) => n !== 'o')
+              .map(([, n, at, size]) => {
+                const nameAt = entry.lastIndexOf(cstring(n), at - 1);
+                return entry.subarray(nameAt - 1, at + size);
+              }),
+          );
+          const d = decodeDocument(rest);
+          assert.deepEqual(rest, Buffer.from(encodeDocument(d)));
+          // o2 is {_id} of the record; the stamp's values are the ones expected.
+          assert.deepEqual(
+            Buffer.from(encodeDocument(d['o2'] as BsonDocument)),
+            Buffer.from(encodeDocument({ _id: decodeDocument(o)['_id'] ?? null })),
+          );
+          const ts = d['ts'] as Timestamp;
+          assert.ok(ts instanceof Timestamp);
+          if (lastTs !== undefined) assert.ok(ts.greaterThan(lastTs));
+          lastTs = ts;
+          assert.ok(Math.abs(ts.t - Math.floor(wallFrom / 1000)) <= 1 + (wallTo - wallFrom) / 1000);
+          assert.deepEqual(d['t'], Long.fromInt(1));
+          assert.deepEqual(d['v'], Long.fromInt(2));
+          const wall = (d['wall'] as Date).getTime();
+          assert.ok(wall >= wallFrom && wall <= wallTo, `wall ${wall} in [${wallFrom}, ${wallTo}]`);
+          if (retryable) {
+            assert.deepEqual(
+              Buffer.from(encodeDocument(d['lsid'] as BsonDocument)),
+              Buffer.from(encodeDocument(lsid)),
+            );
+            assert.deepEqual(d['txnNumber'], Long.fromNumber(txnNumber));
+            assert.deepEqual(d['stmtId'], new Int32(stmtIds[k] as number));
+          }
+        });
+      },
+    ),
     { numRuns: 25 },
   );
 });

@@ -1,6 +1,7 @@
 // insert: documents (body array or OP_MSG document sequence), ordered or not.
 
 import { Int32 } from 'bson';
+import { sequenceSourceBytes } from '../../bson/codec.js';
 import { isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument } from '../../bson/types.js';
 import { insertDocument } from '../../catalog/write-unit.js';
@@ -65,7 +66,7 @@ export const insert = defineCommand({
         ordered: args.ordered ?? true,
         bypassDocumentValidation: args.bypassDocumentValidation,
       },
-      (w, raw) => {
+      (w, raw, index) => {
         if (!isPlainDocument(raw)) {
           throw new CommandError(
             ErrorCode.TypeMismatch,
@@ -73,7 +74,7 @@ export const insert = defineCommand({
           );
         }
         if (ts !== undefined) insertMeasurement(w, ts, raw);
-        else insertDocument(w, ns, raw);
+        else insertDocument(w, ns, raw, sequenceSourceBytes(docs, index, raw));
         return true;
       },
       insertCodec,

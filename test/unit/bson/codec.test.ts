@@ -22,6 +22,8 @@ import {
   decodeOptions,
   encodeDocument,
   joinDocuments,
+  keepSequenceBytes,
+  sequenceSourceBytes,
 } from '../../../src/bson/codec.js';
 import type { BsonDocument } from '../../../src/bson/types.js';
 import { bsonDocumentArb } from './arbitraries.js';
@@ -308,4 +310,20 @@ test('a document with binary data decodes as the checked path decodes it (any do
     }),
     { numRuns: 200 },
   );
+});
+
+test('codec: a document sequence remembers the bytes of each document while it is in place', () => {
+  const bytes = [{ a: new Int32(1) }, { b: 'x' }].map((d: BsonDocument) => encodeDocument(d));
+  const docs = bytes.map((b) => decodeDocument(b));
+  keepSequenceBytes(docs, bytes);
+  assert.equal(sequenceSourceBytes(docs, 0, docs[0]), bytes[0]);
+  assert.equal(sequenceSourceBytes(docs, 1, docs[1]), bytes[1]);
+  // Another index, another array, or a document put in its place: no bytes.
+  assert.equal(sequenceSourceBytes(docs, 1, docs[0]), undefined);
+  assert.equal(sequenceSourceBytes([...docs], 0, docs[0]), undefined);
+  const first = docs[0];
+  docs[0] = { a: new Int32(1) };
+  assert.equal(sequenceSourceBytes(docs, 0, docs[0]), undefined);
+  assert.equal(sequenceSourceBytes(docs, 0, first), bytes[0]);
+  assert.throws(() => keepSequenceBytes(docs, bytes.slice(1)));
 });

@@ -31,6 +31,44 @@ async function collectGarbage(): Promise<void> {
 }
 
 describe('memory engine', () => {
+  it('orders and finds keys given as plain Uint8Arrays as it does the same bytes in Buffers', async () => {
+    // Short typed arrays are converted to their latin1 form char by char, longer ones and
+    // Buffers through Buffer: every byte value, on both sides of the 64-byte switch.
+    const e = new MemoryEngine();
+    const random = (n: number, seed: number): Uint8Array => {
+      const out = new Uint8Array(n);
+      for (let i = 0; i < n; i++) out[i] = (seed * 131 + i * 197 + ((i * i) % 7)) & 0xff;
+      return out;
+    };
+    const keys: Uint8Array[] = [];
+    for (let s = 0; s < 300; s++) keys.push(random([0, 1, 8, 63, 64, 65, 200][s % 7] as number, s));
+    keys.push(Uint8Array.from([0xff]), Uint8Array.from([0x80, 0]), Uint8Array.from([0x7f, 0xff]));
+    await e.write((txn) => {
+      keys.forEach((k, i) =>
+        txn.put('t', i % 2 === 0 ? k : Buffer.from(k), Buffer.from([i & 0xff])),
+      );
+    }, visible);
+    const snap = e.snapshot();
+    const distinct = [...new Map(keys.map((k) => [Buffer.from(k).toString('hex'), k])).values()];
+    const expected = distinct.map((k) => Buffer.from(k)).sort(Buffer.compare);
+    assert.deepEqual(
+      [...snap.scan('t')].map((x) => Buffer.from(x.key)),
+      expected,
+    );
+    for (const k of distinct) {
+      assert.notEqual(snap.get('t', k), undefined);
+      assert.deepEqual(snap.get('t', k), snap.get('t', Buffer.from(k)));
+    }
+    assert.equal(snap.get('t', Uint8Array.from([0xff, 0])), undefined);
+    const lo = Uint8Array.from([0x80]);
+    assert.deepEqual(
+      [...snap.scan('t', { start: lo, startInclusive: true })].map((x) => Buffer.from(x.key)),
+      expected.filter((k) => Buffer.compare(k, Buffer.from(lo)) >= 0),
+    );
+    snap.release();
+    await e.close();
+  });
+
   it('opens through openEngine with the same key limit as lmdb by default', async () => {
     const e = await openEngine({ engine: 'memory' });
     assert.equal(e.name, 'memory');
