@@ -4,6 +4,7 @@
 // Parquet file's schema is checked column by column. Bad input answers as mongoexport and
 // mongoimport do: the message, and exit code 1.
 
+import { limits } from '../../src/limits.js';
 import * as assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -868,6 +869,30 @@ describe('secantus-export / secantus-import', () => {
       ],
     );
     assert.match(e.stderr, /exported 2 records/);
+  });
+
+  // Parquet's two reads run at one snapshot, so the driver sends readConcern snapshot on their
+  // getMores too: a collection larger than one batch needs them answered.
+  it('exports to Parquet a collection larger than one batch', async () => {
+    const n = limits.dumpCursorBatchDocs + 500;
+    const coll = t.client.db('src').collection<AnyDocument>('many');
+    await coll.insertMany(Array.from({ length: n }, (_, i) => ({ _id: i, v: i % 7 })));
+    const file = join(dir, 'many.parquet');
+    const e = await exportTool([
+      '--uri',
+      t.uri,
+      '-d',
+      'src',
+      '-c',
+      'many',
+      '--type=parquet',
+      '--out',
+      file,
+    ]);
+    assert.equal(e.code, 0, e.stderr);
+    assert.match(e.stderr, new RegExp(`exported ${n} records`));
+    const meta = await parquetMetadataAsync(await asyncBufferFromFile(file));
+    assert.equal(meta.num_rows, BigInt(n));
   });
 
   it('exports what an aggregation pipeline returns, to JSON and to Parquet and back', async () => {
