@@ -52,9 +52,18 @@ function resources(): {
   };
 }
 
+/**
+ * Every wait is bounded. After the SIGKILL the clients reconnect to a port nothing listens on,
+ * in the kernel's ephemeral range: on Linux such a connect can meet its own socket (source
+ * port = destination port) and succeed, and a command sent on it would then wait for a reply
+ * forever (socketTimeoutMS defaults to none). One newcomer run hung so, with one client's
+ * monitor left connecting and no daemon alive.
+ */
 function client(port: number): MongoClient {
   return new MongoClient(`mongodb://127.0.0.1:${port}/?directConnection=true`, {
     serverSelectionTimeoutMS: 5000,
+    connectTimeoutMS: 5000,
+    socketTimeoutMS: 20_000,
     retryWrites: false,
   });
 }
