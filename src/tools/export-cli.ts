@@ -90,39 +90,50 @@ function count(text: string | undefined, name: string): number {
   return Math.max(0, Number(text));
 }
 
-function jsonObject(text: string, what: string): Document {
-  let v: unknown;
+/** The text of the file a flag names; a read error names the flag. */
+function readFlagFile(path: string, flagName: string): Promise<string> {
+  return readFile(path, 'utf8').catch((e: unknown) => {
+    throw new SetupError(
+      `error reading ${flagName}: ${e instanceof Error ? e.message : String(e)}`,
+      shortUsage(tool),
+    );
+  });
+}
+
+/** Extended JSON given to flag `what`, parsed; a parse error names the flag. */
+function parseFlagJson(text: string, what: string): unknown {
   try {
-    v = parseExtendedJson(text);
+    return parseExtendedJson(text);
   } catch (e) {
     throw new SetupError(
       `${what} '${text}' is not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
       shortUsage(tool),
     );
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v) || '_bsontype' in v)
+}
+
+/** A plain JSON object: not an array, null or a wrapped BSON value. */
+function isJsonObject(v: unknown): v is Document {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !('_bsontype' in v);
+}
+
+function jsonObject(text: string, what: string): Document {
+  const v = parseFlagJson(text, what);
+  if (!isJsonObject(v))
     throw new SetupError(
       `${what} '${text}' is not valid JSON: not a JSON object`,
       shortUsage(tool),
     );
-  return v as Document;
+  return v;
 }
 
 /** --pipeline: an array of stage documents; $out and $merge are refused (an export writes nothing). */
 function pipelineArray(text: string): Document[] {
-  let v: unknown;
-  try {
-    v = parseExtendedJson(text);
-  } catch (e) {
-    throw new SetupError(
-      `pipeline '${text}' is not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
-      shortUsage(tool),
-    );
-  }
+  const v = parseFlagJson(text, 'pipeline');
   if (!Array.isArray(v))
     throw new SetupError(`pipeline '${text}' is not a JSON array of stages`, shortUsage(tool));
   return v.map((stage: unknown, i) => {
-    if (typeof stage !== 'object' || stage === null || Array.isArray(stage) || '_bsontype' in stage)
+    if (!isJsonObject(stage))
       throw new SetupError(`pipeline stage ${i} is not a JSON object`, shortUsage(tool));
     const name = Object.keys(stage)[0];
     if (name === '$out' || name === '$merge')
@@ -130,7 +141,7 @@ function pipelineArray(text: string): Document[] {
         `pipeline stage ${i} is ${name}: an export writes nothing to the server`,
         shortUsage(tool),
       );
-    return stage as Document;
+    return stage;
   });
 }
 
@@ -171,24 +182,16 @@ async function optionsFrom(a: ParsedArgs, log: ToolLog): Promise<ExportOptions> 
     throw setup('either --query or --queryFile can be specified as a query option');
   let query: Document | undefined;
   if (queryText !== undefined) query = jsonObject(queryText, 'query');
-  else if (queryFile !== undefined) {
-    const text = await readFile(queryFile, 'utf8').catch((e: unknown) => {
-      throw setup(`error reading queryFile: ${e instanceof Error ? e.message : String(e)}`);
-    });
-    query = jsonObject(text, 'query');
-  }
+  else if (queryFile !== undefined)
+    query = jsonObject(await readFlagFile(queryFile, 'queryFile'), 'query');
   const pipelineText = stringOption(a, 'pipeline');
   const pipelineFile = stringOption(a, 'pipelineFile');
   if (pipelineText !== undefined && pipelineFile !== undefined)
     throw setup('either --pipeline or --pipelineFile can be specified');
   let pipeline: Document[] | undefined;
   if (pipelineText !== undefined) pipeline = pipelineArray(pipelineText);
-  else if (pipelineFile !== undefined) {
-    const text = await readFile(pipelineFile, 'utf8').catch((e: unknown) => {
-      throw setup(`error reading pipelineFile: ${e instanceof Error ? e.message : String(e)}`);
-    });
-    pipeline = pipelineArray(text);
-  }
+  else if (pipelineFile !== undefined)
+    pipeline = pipelineArray(await readFlagFile(pipelineFile, 'pipelineFile'));
   if (pipeline !== undefined)
     for (const other of ['query', 'queryFile', 'sort', 'skip'])
       if (stringOption(a, other) !== undefined)

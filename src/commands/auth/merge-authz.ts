@@ -100,9 +100,11 @@ function merge(
   const existing = services.catalog.get('admin', kind.target);
   for (const doc of incoming) {
     const id = String(doc['_id']);
-    const there = existing?.findById(txn, id) !== undefined;
-    if (!there) insertAuthDocument(txn, services, kind.target, doc);
-    else if (drop) replaceAuthDocument(txn, services, kind.target, id, doc);
+    // With drop, replace it where it exists; without, leave an existing one as it is.
+    const kept = drop
+      ? replaceAuthDocument(txn, services, kind.target, id, doc)
+      : existing?.findById(txn, id) !== undefined;
+    if (!kept) insertAuthDocument(txn, services, kind.target, doc);
   }
 }
 
