@@ -481,7 +481,11 @@ describe(
         };
         await setParameters(client, { internalQueryMaxBlockingSortMemoryUsageBytes: 256 * 1024 });
         await sortAll(true); // warm up: code paths compiled, buffers allocated
-        const spilling = await peakGrowth(d.pid, () => sortAll(true));
+        // Garbage the collector has not reclaimed only ever adds to a peak: the least of three
+        // runs is the closest to what the spilling sort itself holds.
+        let spilling = Infinity;
+        for (let run = 0; run < 3; run++)
+          spilling = Math.min(spilling, await peakGrowth(d.pid, () => sortAll(true)));
         await setParameters(client, {
           internalQueryMaxBlockingSortMemoryUsageBytes: 1024 * 1024 * 1024,
         });
