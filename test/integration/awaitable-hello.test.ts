@@ -197,7 +197,13 @@ describe('awaitable hello and exhaust (replica-set mode)', () => {
     const cursor = first.body['cursor'] as { id: Long | number; firstBatch: TestDoc[] };
     const ids = cursor.firstBatch.map((d) => d._id);
     const request = opMsg(
-      { getMore: cursor.id, collection: 'docs', batchSize: 2, $db: 'exh' },
+      // An id below 2^53 comes back as a number; getMore needs it as a long.
+      {
+        getMore: typeof cursor.id === 'number' ? Long.fromNumber(cursor.id) : cursor.id,
+        collection: 'docs',
+        batchSize: 2,
+        $db: 'exh',
+      },
       exhaustAllowed,
     );
     c.send(request);
