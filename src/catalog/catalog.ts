@@ -49,6 +49,18 @@ export interface CreateCollectionOptions {
   readonly uuid?: string;
 }
 
+/** A user's change to a collection's metadata, as the oplog logs it (Catalog.updateMeta). */
+export type MetaChange =
+  | { readonly op: 'createIndexes'; readonly specs: readonly BsonDocument[] }
+  | { readonly op: 'dropIndexes'; readonly specs: readonly BsonDocument[] }
+  | {
+      readonly op: 'collMod';
+      /** The collMod's changes as logged ({collMod: name, …}). */
+      readonly command: BsonDocument;
+      readonly oldOptions: BsonDocument;
+      readonly oldIndexOptions: BsonDocument | undefined;
+    };
+
 export class Catalog {
   private readonly dbs = new Map<string, Map<string, Collection>>();
   /** Told of every change inside its storage transaction (the oplog, in a replica set). */
@@ -338,8 +350,43 @@ export class Catalog {
     return coll;
   }
 
-  /** Within a write transaction: store changed metadata (options, indexes). */
-  updateMeta(txn: WriteTxn, coll: Collection, meta: CollectionMeta): Collection {
+  /**
+   * Within a write transaction: store changed metadata (options, indexes), and log the change
+   * a user made (`change`) through the observer. Bookkeeping of our own (an index build's
+   * progress, its cleanup) passes no change and logs nothing.
+   */
+  updateMeta(
+    txn: WriteTxn,
+    coll: Collection,
+    meta: CollectionMeta,
+    change?: MetaChange,
+  ): Collection {
+    const updated = this.storeMeta(txn, coll, meta);
+    if (change !== undefined) this.logMetaChange(txn, updated, change);
+    return updated;
+  }
+
+  private logMetaChange(txn: WriteTxn, coll: Collection, change: MetaChange): void {
+    switch (change.op) {
+      case 'createIndexes':
+        for (const spec of change.specs) this.observer.onCreateIndex(txn, coll, spec);
+        return;
+      case 'dropIndexes':
+        for (const spec of change.specs) this.observer.onDropIndex(txn, coll, spec);
+        return;
+      case 'collMod':
+        this.observer.onCollMod(
+          txn,
+          coll,
+          change.command,
+          change.oldOptions,
+          change.oldIndexOptions,
+        );
+        return;
+    }
+  }
+
+  private storeMeta(txn: WriteTxn, coll: Collection, meta: CollectionMeta): Collection {
     this.persist(txn, meta);
     const updated = new Collection(meta, txn, coll);
     const transaction = transactionOf(txn);

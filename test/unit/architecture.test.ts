@@ -32,6 +32,18 @@ const rules: readonly Rule[] = [
     ],
   },
   {
+    name: 'metadata changes are told to the observer by the catalog only',
+    pattern:
+      /\bon(?:CreateCollection|DropCollection|RenameCollection|CollMod|CreateIndex|DropIndex)\b/,
+    // Commands change metadata through Catalog.updateMeta with the change to log.
+    allowed: [
+      'src/catalog/catalog.ts',
+      'src/catalog/observer.ts',
+      'src/repl/oplog.ts',
+      'src/commands/auth/service.ts',
+    ],
+  },
+  {
     name: 'records are inserted, updated and removed by the write unit only',
     pattern: /\b(?:insertRecord|updateRecord|removeRecord)\b/,
     allowed: ['src/catalog/write-unit.ts', 'src/catalog/collection.ts'],
@@ -105,6 +117,8 @@ describe('architecture', () => {
     assert.ok(has('src/catalog/write-unit.ts', /observer\.onDelete\(/));
     assert.ok(has('src/catalog/write-unit.ts', /\.insertRecord\(/));
     assert.ok(has('src/repl/oplog-reader.ts', /scan\(oplogTable/));
+    assert.ok(has('src/catalog/catalog.ts', /observer\.onCreateIndex\(/));
+    assert.ok(has('src/catalog/catalog.ts', /observer\.onCollMod\(/));
   });
 
   test('a direct observer call, record write or oplog read elsewhere is caught', () => {
@@ -116,10 +130,12 @@ describe('architecture', () => {
       ],
       ['src/query/exec/z.ts', "for (const e of view.scan('oplog', {})) use(e);"],
       ['src/server/w.ts', 'const t = oplogTable; /* onUpdate */'],
+      ['src/commands/admin/v.ts', 'services.catalog.observer.onDropIndex(txn, c, spec);'],
     ]);
     const found = [...violations(planted).values()].flat();
     assert.deepEqual(found, [
       'src/commands/crud/x.ts:1: catalog.observer.onInsert(txn, coll, doc, bytes, undefined);',
+      'src/commands/admin/v.ts:1: services.catalog.observer.onDropIndex(txn, c, spec);',
       'src/pipeline/stages/y.ts:2: coll.removeRecord(txn, r);',
       "src/query/exec/z.ts:1: for (const e of view.scan('oplog', {})) use(e);",
       'src/server/w.ts:1: const t = oplogTable;',

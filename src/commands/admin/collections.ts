@@ -788,17 +788,17 @@ export const collMod = defineCommand({
         if (ttl === 'off') delete options['expireAfterSeconds'];
         else if (ttl !== undefined) options['expireAfterSeconds'] = ttl;
         Object.assign(options, cappedLimits);
-        const updated = services.catalog.updateMeta(txn, coll, {
-          ...coll.meta,
-          options: inOptionsOrder(options),
-        });
         const logged = collModEntry(name, body, index);
-        services.catalog.observer.onCollMod(
+        services.catalog.updateMeta(
           txn,
-          updated,
-          logged.command,
-          oldOptions,
-          logged.oldIndexOptions,
+          coll,
+          { ...coll.meta, options: inOptionsOrder(options) },
+          {
+            op: 'collMod',
+            command: logged.command,
+            oldOptions,
+            oldIndexOptions: logged.oldIndexOptions,
+          },
         );
         return index?.reply ?? {};
       },

@@ -336,11 +336,12 @@ export class IndexBuilds {
       if (index?.unique === true) index.resolveSkipped(txn, (id) => coll.getRecord(txn, id)?.doc);
     }
     const ready = ours.map(({ buildUUID: _done, ...m }) => m);
-    const updated = this.deps.catalog.updateMeta(txn, coll, {
-      ...withoutBuild(coll.meta, build),
-      indexes: [...coll.meta.indexes, ...ready],
-    });
-    for (const meta of ready) this.deps.catalog.observer.onCreateIndex(txn, updated, meta.spec);
+    const updated = this.deps.catalog.updateMeta(
+      txn,
+      coll,
+      { ...withoutBuild(coll.meta, build), indexes: [...coll.meta.indexes, ...ready] },
+      { op: 'createIndexes', specs: ready.map((m) => m.spec) },
+    );
     return { numIndexesBefore: coll.indexes.length, numIndexesAfter: updated.indexes.length };
   }
 

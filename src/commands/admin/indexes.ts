@@ -627,11 +627,16 @@ export function buildIndex(
     spec,
     ident: `i:${coll.meta.uuid}:${coll.meta.nextIndexIdent}`,
   };
-  const updated = catalog.updateMeta(txn, coll, {
-    ...coll.meta,
-    indexes: [...coll.meta.indexes, meta],
-    nextIndexIdent: coll.meta.nextIndexIdent + 1,
-  });
+  const updated = catalog.updateMeta(
+    txn,
+    coll,
+    {
+      ...coll.meta,
+      indexes: [...coll.meta.indexes, meta],
+      nextIndexIdent: coll.meta.nextIndexIdent + 1,
+    },
+    { op: 'createIndexes', specs: [spec] },
+  );
   const index = updated.index(meta.name);
   if (index === undefined)
     throw new CommandError(ErrorCode.InternalError, 'index vanished during build');
@@ -651,7 +656,6 @@ export function buildIndex(
     }
     index.addEntries(txn, keys, rec.recordId);
   }
-  catalog.observer.onCreateIndex(txn, updated, spec);
   return updated;
 }
 
@@ -927,8 +931,12 @@ export const dropIndexes = defineCommand({
       const toDrop = selectIndexes(coll, remaining);
       for (const meta of toDrop) txn.clearTable(meta.ident);
       const keep = coll.meta.indexes.filter((i) => !toDrop.includes(i));
-      const updated = services.catalog.updateMeta(txn, coll, { ...coll.meta, indexes: keep });
-      for (const meta of toDrop) services.catalog.observer.onDropIndex(txn, updated, meta.spec);
+      services.catalog.updateMeta(
+        txn,
+        coll,
+        { ...coll.meta, indexes: keep },
+        { op: 'dropIndexes', specs: toDrop.map((m) => m.spec) },
+      );
       return coll.indexes.length;
     });
     const reply: BsonDocument = { nIndexesWas: new Int32(outcome) };
