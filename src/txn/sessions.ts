@@ -8,6 +8,7 @@ import { Binary } from 'bson';
 import { createHash } from 'node:crypto';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { isPlainDocument } from '../bson/types.js';
+import { decodeDocument, encodeDocument } from '../bson/codec.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import { limits } from '../limits.js';
 import type { Transaction } from './transaction.js';
@@ -99,7 +100,9 @@ export class SessionCatalog {
           `Unable to add session into the cache because the number of active sessions is too high`,
         );
       }
-      s = new Session(key, lsid);
+      // A copy of its own: a decoded UUID is a view of the command's bytes, and the session
+      // would keep the whole message alive for as long as it lives.
+      s = new Session(key, decodeDocument(encodeDocument(lsid)));
       this.sessions.set(key, s);
     }
     s.lastUsedMs = Date.now();

@@ -40,15 +40,31 @@ function readCString(buf: Buffer, start: number, end: number): [string, number] 
 }
 
 /**
+ * A body this much smaller than its message (and the message at least this big) is decoded
+ * from its own copy of its bytes. Decoded binary values (an lsid's UUID, a filter's BinData)
+ * are views of the bytes they came from, and a session or cursor keeps them long after the
+ * command: a view into the message would keep all of it alive, the 48 MB of an insertMany's
+ * document sequence for the 30 minutes a session lives.
+ */
+const ownBodyMessageBytesMin = 64 * 1024;
+
+/** Whether `part` of `msg` is to be decoded from a copy (see ownBodyMessageBytesMin). */
+function decodesFromCopy(part: number, msg: number): boolean {
+  return msg >= ownBodyMessageBytesMin && part * 2 < msg;
+}
+
+/**
  * The document at `at`. A document sequence's documents (`keep`: an insert's, most often)
  * keep their bytes (pushed to `keep`), which the write unit stores as they are when nothing
- * changes them.
+ * changes them. `own`: decode from a copy when the document is a small part of `buf`
+ * (decodesFromCopy), so that nothing decoded from it keeps `buf` alive.
  */
 function readDocumentAt(
   buf: Buffer,
   at: number,
   end: number,
   keep?: Uint8Array[],
+  own = false,
 ): [BsonDocument, number] {
   if (at + 5 > end)
     throw new CommandError(
@@ -59,7 +75,8 @@ function readDocumentAt(
   if (size < 5 || at + size > end) {
     throw new CommandError(ErrorCode.InvalidBSON, `invalid BSON document length ${size}`);
   }
-  const bytes = buf.subarray(at, at + size);
+  const view = buf.subarray(at, at + size);
+  const bytes = own && decodesFromCopy(size, buf.length) ? Buffer.from(view) : view;
   const doc = decodeBsonOrFail(bytes);
   keep?.push(bytes);
   return [doc, at + size];
@@ -129,7 +146,7 @@ export function parseOpMsg(msg: Buffer, requestId: number): OpMsgRequest {
     if (kind === 0) {
       if (body !== undefined) throw new ProtocolError('OP_MSG has more than one body section');
       const start = at;
-      [body, at] = readDocumentAt(msg, at, end);
+      [body, at] = readDocumentAt(msg, at, end, undefined, true);
       refuseDuplicateFields(body, msg.subarray(start, at));
       // Drivers send an insert's documents in the body: they keep their bytes as a document
       // sequence's do (the write unit stores them as they came when nothing changed them).
