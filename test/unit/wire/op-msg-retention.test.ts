@@ -4,7 +4,7 @@
 
 import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { Binary, UUID, serialize } from 'bson';
+import { Binary, Int32, UUID, serialize } from 'bson';
 import { parseOpMsg } from '../../../src/wire/op-msg.js';
 import { headerBytes, OpCode } from '../../../src/wire/opcodes.js';
 import { SessionCatalog } from '../../../src/txn/sessions.js';
@@ -12,9 +12,13 @@ import type { BsonDocument } from '../../../src/bson/types.js';
 
 /** An OP_MSG: the body section, then one document sequence. */
 function opMsg(body: BsonDocument, sequence?: { id: string; docs: BsonDocument[] }): Buffer {
-  const parts: Buffer[] = [Buffer.from([0, 0, 0, 0]), Buffer.from([0]), serialize(body)];
+  const parts: Buffer[] = [
+    Buffer.from([0, 0, 0, 0]),
+    Buffer.from([0]),
+    Buffer.from(serialize(body)),
+  ];
   if (sequence !== undefined) {
-    const docs = sequence.docs.map((d) => serialize(d));
+    const docs = sequence.docs.map((d) => Buffer.from(serialize(d)));
     const id = Buffer.from(`${sequence.id}\0`);
     const size = Buffer.alloc(4);
     size.writeInt32LE(4 + id.length + docs.reduce((n, d) => n + d.length, 0));
@@ -24,7 +28,7 @@ function opMsg(body: BsonDocument, sequence?: { id: string; docs: BsonDocument[]
   const header = Buffer.alloc(headerBytes);
   header.writeInt32LE(headerBytes + payload.length, 0);
   header.writeInt32LE(7, 4);
-  header.writeInt32LE(OpCode.OP_MSG, 12);
+  header.writeInt32LE(OpCode.msg, 12);
   return Buffer.concat([header, payload]);
 }
 
@@ -35,8 +39,8 @@ function memoryOf(v: unknown): ArrayBufferLike {
 }
 
 const lsid = { id: new UUID() };
-const docs = Array.from({ length: 400 }, (_, i) => ({
-  _id: i,
+const docs: BsonDocument[] = Array.from({ length: 400 }, (_, i) => ({
+  _id: new Int32(i),
   b: new Binary(Buffer.alloc(300, i)),
 }));
 
