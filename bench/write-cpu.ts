@@ -6,6 +6,7 @@
 // --root: the repository tree whose src/ to run (default this one), e.g. a `git archive` of
 // another commit with node_modules linked, to compare before and after a change.
 // Per repetition, on a fresh collection: insertMany of the 10k-document dataset (lib/dataset.ts),
+// the same without _id into another (the driver appends the _id it generates last),
 // find of all, a find of a tenth (a filter on one unindexed field), countDocuments and a
 // $match + $group of half, 500 pings, 500 point reads by _id, a change stream drained of the
 // insert's first 1,000 events, updateMany of half with $inc/$set (logged as a diff), updateMany
@@ -86,6 +87,7 @@ async function main(): Promise<void> {
     const docs = makeDataset(10_000) as unknown as Document[];
     const samples = {
       insertMany: [] as number[],
+      insertManyIdLast: [] as number[],
       findAll: [] as number[],
       findFiltered: [] as number[],
       countFiltered: [] as number[],
@@ -114,6 +116,11 @@ async function main(): Promise<void> {
       const startAtOperationTime = session.operationTime;
       await session.endSession();
       await time(warm ? undefined : samples.insertMany, () => c.insertMany(batch));
+      // The same documents without an _id: the driver appends the one it generates last.
+      const idLast = docs.map(({ _id: _, ...rest }) => ({ ...rest }));
+      await time(warm ? undefined : samples.insertManyIdLast, () =>
+        db.collection(`idlast${r}`).insertMany(idLast),
+      );
       await time(warm ? undefined : samples.findAll, () => c.find({}).toArray());
       await time(warm ? undefined : samples.findFiltered, () =>
         c.find({ value: { $lt: 0.1 } }).toArray(),

@@ -604,6 +604,37 @@ export function idElementOf(bytes: Uint8Array): Uint8Array | undefined {
   return bytes.subarray(4, 9 + valueSize(bytes[4] as number, bytes, 9));
 }
 
+/**
+ * A copy of an encoded document (valid bytes, one top-level `_id`) with its `_id` element
+ * moved in front of the others, which keep their order; undefined when it has no top-level
+ * `_id`. An insert's document whose driver appended the generated `_id` last is stored this
+ * way, as mongod stores it, without being encoded again.
+ */
+export function withIdFirst(bytes: Uint8Array): Buffer | undefined {
+  const end = int32At(bytes, 0) - 1;
+  let at = 4;
+  while (at < end) {
+    const type = bytes[at] as number;
+    const nameEnd = cstringEnd(bytes, at + 1);
+    const next = nameEnd + 1 + valueSize(type, bytes, nameEnd + 1);
+    if (
+      nameEnd === at + 4 &&
+      bytes[at + 1] === 0x5f &&
+      bytes[at + 2] === 0x69 &&
+      bytes[at + 3] === 0x64
+    ) {
+      const out = Buffer.allocUnsafe(bytes.length);
+      out.set(bytes.subarray(0, 4), 0);
+      out.set(bytes.subarray(at, next), 4);
+      out.set(bytes.subarray(4, at), 4 + next - at);
+      out.set(bytes.subarray(next), next);
+      return out;
+    }
+    at = next;
+  }
+  return undefined;
+}
+
 export function bsonSize(doc: BsonDocument): number {
   return calculateObjectSize(doc, { ignoreUndefined: false, serializeFunctions: false });
 }

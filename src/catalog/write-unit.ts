@@ -20,7 +20,7 @@
 // explicitly with each change, in the WriteContext.
 
 import type { BsonDocument } from '../bson/types.js';
-import { encodeDocument, encodingIfUnchanged, joinDocuments } from '../bson/codec.js';
+import { encodeDocument, encodingIfUnchanged, joinDocuments, withIdFirst } from '../bson/codec.js';
 import { compareBson } from '../bson/compare.js';
 import { getOwn } from '../bson/document.js';
 import { CommandError, ErrorCode, invariant } from '../errors.js';
@@ -97,7 +97,8 @@ function ownBytes(
 ): Uint8Array | undefined {
   if (!prepared.idAdded) {
     const bytes = encodingIfUnchanged(doc, prepared.size, source);
-    return bytes !== undefined && startsWithId(bytes) ? bytes : undefined;
+    if (bytes === undefined) return undefined;
+    return startsWithId(bytes) ? bytes : withIdFirst(bytes);
   }
   const id = encodeDocument({ _id: getOwn(prepared.doc, '_id') ?? null });
   const rest = encodingIfUnchanged(doc, prepared.size - id.length + 5, source);

@@ -19,6 +19,7 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Binary, Int32, Long, Timestamp, serialize } from 'bson';
 import { decodeDocument, encodeDocument } from '../../src/bson/codec.js';
+import { prepareForInsert } from '../../src/catalog/validate-document.js';
 import type { Document } from 'mongodb';
 import { setOwn } from '../../src/bson/document.js';
 import type { BsonDocument, BsonValue } from '../../src/bson/types.js';
@@ -162,7 +163,10 @@ function rewrite(b: Buffer, start: number, isArray: boolean): Buffer {
   return docOf(parts);
 }
 
-/** A generated document as raw elements: perhaps an `_id` first, duplicates, undefined. */
+/**
+ * A generated document as raw elements: perhaps an `_id` (first, or where `idAt` says: a
+ * driver appends the `_id` it generates after the other fields), duplicates, undefined.
+ */
 interface RawDoc {
   readonly elements: readonly Buffer[];
 }
@@ -173,15 +177,21 @@ const rawDocArb: fc.Arbitrary<RawDoc> = fc
     doc: bsonDocumentArb,
     duplicate: fc.boolean(),
     undefinedAt: fc.option(fc.nat(4), { nil: undefined }),
+    idAt: fc.option(fc.nat(6), { nil: undefined }),
   })
-  .map(({ id, doc, duplicate, undefinedAt }) => {
+  .map(({ id, doc, duplicate, undefinedAt, idAt }) => {
     const elements: Buffer[] = Object.entries(doc).map(([k, v]) =>
       renameIndexNames(element(k, v), false),
     );
     if (duplicate && elements.length > 0) elements.push(elements[0] as Buffer);
     if (undefinedAt !== undefined)
       elements.splice(Math.min(undefinedAt, elements.length), 0, undefinedElement('u'));
-    if (id !== undefined) elements.unshift(renameIndexNames(element('_id', id), false));
+    if (id !== undefined)
+      elements.splice(
+        Math.min(idAt ?? 0, elements.length),
+        0,
+        renameIndexNames(element('_id', id), false),
+      );
     return { elements };
   });
 
@@ -306,6 +316,32 @@ test('documents stored from their wire bytes are byte-identical to decode and en
       }
     }),
     { numRuns: 25 },
+  );
+});
+
+test('a document whose _id is not first is stored as decoding and encoding it would store it', async () => {
+  // mongod stores `_id` first and the other fields in the client's order; the byte path moves
+  // the `_id` element without encoding the rest again.
+  await fc.assert(
+    fc.asyncProperty(rawDocArb, fc.nat(6), async (raw, at) => {
+      const n = collections++;
+      const id = element('_id', new Int32(n));
+      const plain = raw.elements.filter((e) => !e.subarray(1, 5).equals(cstring('_id')));
+      const elements = [...plain];
+      elements.splice(Math.min(at, elements.length), 0, id);
+      const doc = docOf(elements);
+      const name = `idat${n}`;
+      await client.db('rawbytes').createCollection(name);
+      const reply = await insertRaw(name, [doc], true);
+      if (reply['n'] !== 1) return; // refused (a duplicate _id value cannot occur: one each)
+      const [stored] = (await storedBytes(name)).records;
+      const expected = Buffer.from(encodeDocument(prepareForInsert(decodeDocument(doc))));
+      const duplicates = new Set(plain.map((e) => e.subarray(1, e.indexOf(0, 1)).toString()));
+      // The decode/encode path differs where decoding loses something: repeated names.
+      if (duplicates.size === plain.length) assert.deepEqual(stored, expected);
+      assert.deepEqual((await storedBytes(name)).logged, [stored]);
+    }),
+    { numRuns: 40 },
   );
 });
 

@@ -24,6 +24,7 @@ import {
   joinDocuments,
   keepSequenceBytes,
   sequenceSourceBytes,
+  withIdFirst,
 } from '../../../src/bson/codec.js';
 import type { BsonDocument } from '../../../src/bson/types.js';
 import { bsonDocumentArb } from './arbitraries.js';
@@ -193,6 +194,33 @@ test('codec: joinDocuments of parts equals encodeDocument of the merged document
       assert.deepEqual([...joined], [...encodeDocument({ ...head, o, ...tail })]);
     }),
     { numRuns: 300 },
+  );
+});
+
+test('codec: withIdFirst moves the _id element in front and keeps the others in order', () => {
+  // Names are prefixed so that none is an array index (a JS object lists those first).
+  const named = bsonDocumentArb.map(
+    (d) => Object.fromEntries(Object.entries(d).map(([k, v]) => [`f${k}`, v])) as BsonDocument,
+  );
+  fc.assert(
+    fc.property(named, fc.nat(8), fc.integer(), (doc, at, n) => {
+      const id = new Int32(n);
+      const entries = Object.entries(doc);
+      entries.splice(Math.min(at, entries.length), 0, ['_id', id]);
+      const bytes = encodeDocument(Object.fromEntries(entries) as BsonDocument);
+      const moved = withIdFirst(bytes);
+      assert.ok(moved !== undefined);
+      assert.deepEqual([...moved], [...encodeDocument({ _id: id, ...doc })]);
+    }),
+    { numRuns: 300 },
+  );
+  const one = new Int32(1);
+  assert.equal(withIdFirst(encodeDocument({ a: one, b: { _id: one } })), undefined);
+  // "_idx" and "_i" are not "_id".
+  const near = encodeDocument({ _idx: one, _i: new Int32(2), _id: new Int32(3) });
+  assert.deepEqual(
+    [...(withIdFirst(near) ?? [])],
+    [...encodeDocument({ _id: new Int32(3), _idx: one, _i: new Int32(2) })],
   );
 });
 
