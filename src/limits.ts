@@ -353,6 +353,17 @@ export const limits = {
   jsonfileCompactLogToDataRatio: 4,
   /** Characters written at once while compacting (the event loop is given back between). */
   jsonfileCompactChunkChars: 256 * 1024,
+  /**
+   * How long a plain write waits for a multi-document transaction holding its document before
+   * it gives up with WriteConflict (src/txn/tracked-engine.ts).
+   */
+  plainWriteWaitMsMax: 65_000,
+  /** Commit records the conflict tracker keeps before a prune pass is worth its cost. */
+  conflictRecordsPruneAt: 10_000,
+  /** Labelled snapshots kept at once; each holds storage versions (and an LMDB reader slot). */
+  labelledSnapshotsMax: 32,
+  /** How long an unused labelled snapshot is kept (mongod's minSnapshotHistoryWindowInSeconds). */
+  labelledSnapshotIdleMs: 5 * 60 * 1000,
 } as const;
 
 export type Limits = typeof limits;

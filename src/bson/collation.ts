@@ -14,9 +14,7 @@ import type { BsonDocument, BsonValue } from './types.js';
 import { bsonTypeName } from './types.js';
 import { formatBson } from './format.js';
 import { compareStrings } from './compare.js';
-import type { Collator } from './compare.js';
-
-export type Ordering = -1 | 0 | 1;
+import type { Collator, Ordering } from './compare.js';
 
 // The Collator interface lives with the comparisons that take one (compare.ts, the layer below).
 export type { Collator } from './compare.js';

@@ -74,10 +74,24 @@ function integerOf(v: Int32 | Long): bigint {
   return v instanceof Int32 ? BigInt(v.value) : v.toBigInt();
 }
 
-/** The value as a double, rounded to nearest as C++'s conversions do. */
+/**
+ * Any value as a JS number when it is a BSON number (toDouble), undefined otherwise: the one
+ * "number of an unknown value" helper.
+ */
+export function numericValue(v: unknown): number | undefined {
+  return isNumeric(v) ? toDouble(v) : undefined;
+}
+
+/**
+ * A BSON number as a JS number, rounded to the nearest double: exact for int32 and double;
+ * an int64 beyond 2^53 and a decimal round to nearest (half to even), as C++'s conversions
+ * do.
+ */
 export function toDouble(v: BsonNumber): number {
   if (v instanceof Int32 || v instanceof Double) return v.value;
-  if (v instanceof Long) return Number(v.toBigInt());
+  // high * 2^32 is exact, so adding the low word rounds once: Number(v.toBigInt()) without
+  // allocating a bigint.
+  if (v instanceof Long) return v.toNumber();
   return decimalToDouble(decodeDecimal(v));
 }
 

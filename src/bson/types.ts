@@ -209,16 +209,6 @@ export function canonicalTypeRank(v: BsonValue): number {
   }
 }
 
-// Note: bson's Timestamp extends Long, so `instanceof Long` alone would take timestamps for numbers.
-export function isNumeric(v: unknown): v is Double | Int32 | Long | Decimal128 {
-  return (
-    v instanceof Double ||
-    v instanceof Int32 ||
-    (v instanceof Long && !(v instanceof Timestamp)) ||
-    v instanceof Decimal128
-  );
-}
-
 export {
   Binary,
   BSONRegExp,
@@ -235,10 +225,4 @@ export {
   Timestamp,
 };
 
-/** A numeric BSON value as a JS number (int64 and decimal may round); undefined otherwise. */
-export function numericValue(v: unknown): number | undefined {
-  if (v instanceof Int32 || v instanceof Double) return v.value;
-  if (v instanceof Long && !(v instanceof Timestamp)) return v.toNumber();
-  if (v instanceof Decimal128) return Number(v.toString());
-  return undefined;
-}
+export { numericValue } from './numeric.js';

@@ -12,7 +12,8 @@
 
 import { formatBson } from '../bson/format.js';
 import { getField, MISSING } from '../bson/path.js';
-import { asDocument, isArray, isNumeric } from '../bson/types.js';
+import { asDocument, isArray } from '../bson/types.js';
+import { isNumeric } from '../bson/numeric.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import { cellKey, hash2d, hashKey, shapeCells } from '../geo/cells.js';

@@ -16,7 +16,8 @@
 import { Double } from 'bson';
 import { s2 } from 's2js';
 import { formatBson } from '../bson/format.js';
-import { asDocument, isArray, isNumeric } from '../bson/types.js';
+import { asDocument, isArray } from '../bson/types.js';
+import { isNumeric } from '../bson/numeric.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import { limits } from '../limits.js';

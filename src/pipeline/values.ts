@@ -10,7 +10,7 @@ import { formatBson } from '../bson/format.js';
 import { MISSING } from '../bson/path.js';
 import { bsonTypeName, isPlainDocument } from '../bson/types.js';
 import type { BsonDocument, BsonTypeName, BsonValue } from '../bson/types.js';
-import { decodeDecimal, isNumeric, isZero } from '../bson/numeric.js';
+import { decodeDecimal, isNumeric, isZero, toDouble } from '../bson/numeric.js';
 import type { BsonNumber } from '../bson/numeric.js';
 import { fail } from '../errors.js';
 import { AggCode } from './error-codes.js';
@@ -95,14 +95,7 @@ export function integralValue(v: Value): bigint | undefined {
 /** Value::coerceToInt / coerceToLong for a value already known to be integral. */
 export function toSafeInt(v: BsonNumber): number {
   const n = integralValue(v);
-  return n === undefined ? Math.trunc(numberOf(v)) : Number(n);
-}
-
-/** A numeric value as a JS number (int64 and decimal rounded). */
-export function numberOf(v: BsonNumber): number {
-  if (v instanceof Int32 || v instanceof Double) return v.value;
-  if (v instanceof Long) return v.toNumber();
-  return Number(v.toString());
+  return n === undefined ? Math.trunc(toDouble(v)) : Number(n);
 }
 
 /**

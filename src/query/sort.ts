@@ -17,7 +17,8 @@
 
 import { compareBson } from '../bson/compare.js';
 import { MISSING, getField, isArrayIndexComponent } from '../bson/path.js';
-import { asDocument, isArray, isNumeric } from '../bson/types.js';
+import { asDocument, isArray } from '../bson/types.js';
+import { isNumeric } from '../bson/numeric.js';
 import type { BsonArray, BsonDocument, BsonValue } from '../bson/types.js';
 import type { Collator } from '../bson/collation.js';
 import { formatBson } from '../bson/format.js';

@@ -19,6 +19,7 @@
 // their commit is visible with still no transaction open (every later snapshot sees them).
 
 import { CommandError, ErrorCode } from '../errors.js';
+import { limits } from '../limits.js';
 import type { Bytes } from '../storage/engine.js';
 
 /** What the tracker needs to know about an open transaction. */
@@ -43,9 +44,6 @@ export function writeConflictError(): CommandError {
     'Write conflict during plan execution and yielding is disabled. :: Please retry your operation or multi-document transaction.',
   );
 }
-
-/** Commit records kept before a prune pass is worth its cost. */
-const pruneThreshold = 10_000;
 
 function keyId(table: string, key: Bytes): string {
   return `${table}\u0000${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1')}`;
@@ -114,7 +112,10 @@ export class ConflictTracker {
   /** Prune when the records have grown; cheap to call after every commit. */
   maybePrune(committedSeq: number): void {
     if (this.open.size === 0 && this.pendingSeqs.length > 0) this.dropVisiblePending(committedSeq);
-    if (this.lastWrite.size > pruneThreshold || (this.open.size === 0 && this.lastWrite.size > 0))
+    if (
+      this.lastWrite.size > limits.conflictRecordsPruneAt ||
+      (this.open.size === 0 && this.lastWrite.size > 0)
+    )
       this.prune(committedSeq);
   }
 

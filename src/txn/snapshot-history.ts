@@ -6,12 +6,8 @@
 
 import type { Timestamp } from 'bson';
 import { CommandError, ErrorCode } from '../errors.js';
+import { limits } from '../limits.js';
 import type { Snapshot, StorageEngine } from '../storage/engine.js';
-
-/** Labelled snapshots kept at once; each holds storage versions (and an LMDB reader slot). */
-const snapshotsMax = 32;
-/** How long an unused labelled snapshot is kept (mongod's minSnapshotHistoryWindowInSeconds is 300). */
-const snapshotIdleMs = 5 * 60 * 1000;
 
 interface Entry {
   readonly ts: Timestamp;
@@ -70,13 +66,14 @@ export class SnapshotHistory {
   private remember(e: Entry): void {
     this.expire(e.lastUsedMs);
     this.entries.push(e);
-    while (this.entries.length > snapshotsMax) this.entries.shift()?.snapshot.release();
+    while (this.entries.length > limits.labelledSnapshotsMax)
+      this.entries.shift()?.snapshot.release();
   }
 
   private expire(nowMs: number): void {
     for (let i = this.entries.length - 1; i >= 0; i--) {
       const e = this.entries[i] as Entry;
-      if (nowMs - e.lastUsedMs > snapshotIdleMs) {
+      if (nowMs - e.lastUsedMs > limits.labelledSnapshotIdleMs) {
         e.snapshot.release();
         this.entries.splice(i, 1);
       }

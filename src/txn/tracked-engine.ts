@@ -18,11 +18,9 @@ import type {
 import { importImage } from '../storage/table-image.js';
 import { DelegatingWriteTxn } from '../storage/delegating-txn.js';
 import { CommandError, ErrorCode } from '../errors.js';
+import { limits } from '../limits.js';
 import type { ConflictTracker } from './conflicts.js';
 import { WriteConflictRetry } from './conflicts.js';
-
-/** How long a plain write waits for a transaction holding its document before giving up. */
-const plainWriteWaitMsMax = 65_000;
 
 class TrackedTxn extends DelegatingWriteTxn {
   readonly undo: Array<() => void> = [];
@@ -129,7 +127,7 @@ export class TrackedEngine implements StorageEngine {
   /** A plain write: waits and retries while an open transaction holds a key it touches. */
   async write<T>(fn: (txn: WriteTxn) => T, options: WriteOptions): Promise<T> {
     if (this.writeGate !== undefined) await this.writesAllowed();
-    const deadline = Date.now() + plainWriteWaitMsMax;
+    const deadline = Date.now() + limits.plainWriteWaitMsMax;
     for (;;) {
       try {
         return await this.run(fn, options, true);

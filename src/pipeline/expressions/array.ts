@@ -5,7 +5,7 @@ import { checkBuiltDepth } from './depth.js';
 import { Int32 } from 'bson';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { isNumeric } from '../../bson/numeric.js';
+import { isNumeric, toDouble } from '../../bson/numeric.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { AggCode } from '../error-codes.js';
@@ -16,7 +16,6 @@ import {
   integralValue,
   isIntegral32,
   isNullish,
-  numberOf,
   toBool,
   typeName,
   valuesEqual,
@@ -35,7 +34,7 @@ import { appendAll, minMax } from '../../bson/arrays.js';
 
 function intOf(v: Value): number {
   const n = integralValue(v);
-  return n === undefined ? Math.trunc(numberOf(v as Parameters<typeof numberOf>[0])) : Number(n);
+  return n === undefined ? Math.trunc(toDouble(v as Parameters<typeof toDouble>[0])) : Number(n);
 }
 
 /** mongod's arrayElemAt helper, shared by $arrayElemAt, $first and $last. */
@@ -520,7 +519,7 @@ const $sortArray: OperatorDefinition = {
           // Fields of non-document elements are missing (null); documents sort by the pattern.
           compare = documentComparator(parseSortPattern(v as BsonDocument, ctx.env.collator));
         } else if (isNumeric(v)) {
-          const d = numberOf(v);
+          const d = toDouble(v);
           if (d !== 1 && d !== -1)
             fail(AggCode.Location2942506, 'The $sort element value must be either 1 or -1');
           const collator = ctx.env.collator;

@@ -6,7 +6,7 @@
 
 import { Int32 } from 'bson';
 import { compareStrings } from '../../bson/compare.js';
-import { isNumeric } from '../../bson/numeric.js';
+import { isNumeric, toDouble } from '../../bson/numeric.js';
 import { isPlainDocument } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
 import { fail } from '../../errors.js';
@@ -17,7 +17,6 @@ import {
   integralValue,
   isIntegral32,
   isNullish,
-  numberOf,
   typeName,
 } from '../values.js';
 import {
@@ -56,7 +55,7 @@ function isContinuation(b: number | undefined): boolean {
 function toLong(v: Value): number {
   const exact = integralValue(v);
   if (exact !== undefined) return Number(exact);
-  return Math.trunc(numberOf(v as Parameters<typeof numberOf>[0]));
+  return Math.trunc(toDouble(v as Parameters<typeof toDouble>[0]));
 }
 
 function substrBytes(name: string, s: Value, lowerV: Value, lengthV: Value): Value {

@@ -22,9 +22,9 @@ import {
   integralValue,
   isIntegral32,
   isNumeric,
-  numberOf,
   typeName,
 } from '../values.js';
+import { toDouble } from '../../bson/numeric.js';
 import { BlockingStage, collected, memoryBound, sortSteps } from './base.js';
 import type { Steps } from './base.js';
 import { sliceDue } from '../../query/exec/yield.js';
@@ -42,7 +42,7 @@ function checkGranularityKey(v: BsonValue): void {
       AggCode.Location40258,
       `$bucketAuto can specify a 'granularity' with numeric boundaries only, but found a value with type: ${typeName(v)}`,
     );
-  const x = numberOf(v);
+  const x = toDouble(v);
   if (Number.isNaN(x))
     fail(
       AggCode.Location40259,
@@ -143,7 +143,7 @@ class BucketAutoStage implements Stage {
         }
         // A boundary of zero would make the next bucket's minimum inclusive twice.
         bucket.max =
-          numberOf(boundary as BsonNumber) === 0 && i < keyed.length
+          toDouble(boundary as BsonNumber) === 0 && i < keyed.length
             ? rounder.down(keyAt(i) as BsonNumber)
             : boundary;
       } else {

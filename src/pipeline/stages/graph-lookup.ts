@@ -25,7 +25,8 @@ import type { Expression } from '../expressions/types.js';
 import { approximateValueSize } from '../../query/memory.js';
 import { buildPipeline } from '../build.js';
 import { sliceDue } from '../../query/exec/yield.js';
-import { isNumeric, numberOf, typeName } from '../values.js';
+import { isNumeric, typeName } from '../values.js';
+import { toDouble } from '../../bson/numeric.js';
 import { ValueMap } from '../../bson/value-map.js';
 import { drainSteps, FlatMapStage } from './base.js';
 import type { Steps } from './base.js';
@@ -196,10 +197,10 @@ export const $graphLookup: StageDefinition = {
       if (k === 'maxDepth') {
         if (!isNumeric(v))
           fail(AggCode.Location40100, `maxDepth must be numeric, found type: ${typeName(v)}`);
-        const n = Math.trunc(numberOf(v));
+        const n = Math.trunc(toDouble(v));
         if (n < 0)
           fail(AggCode.Location40101, `maxDepth requires a nonnegative argument, found: ${n}`);
-        if (n !== numberOf(v))
+        if (n !== toDouble(v))
           fail(AggCode.Location40102, `maxDepth could not be represented as a long long: ${n}`);
         maxDepth = n;
         continue;

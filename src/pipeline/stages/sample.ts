@@ -5,7 +5,8 @@ import type { BsonDocument } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
 import { fail } from '../../errors.js';
 import { AggCode } from '../error-codes.js';
-import { isNumeric, numberOf } from '../values.js';
+import { isNumeric } from '../values.js';
+import { toDouble } from '../../bson/numeric.js';
 import { BlockingStage } from './base.js';
 import type { Stage, StageDefinition } from './types.js';
 
@@ -51,7 +52,7 @@ export const $sample: StageDefinition = {
     for (const [k, v] of Object.entries(arg)) {
       if (k !== 'size') fail(AggCode.Location28748, `unrecognized option to $sample: ${k}`);
       if (!isNumeric(v)) fail(AggCode.Location28746, 'size argument to $sample must be a number');
-      const n = numberOf(v);
+      const n = toDouble(v);
       if (n < 0) fail(AggCode.Location28747, 'size argument to $sample must not be negative');
       size = Math.trunc(n);
     }

@@ -8,7 +8,7 @@
 
 import { Int32, Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { isNumeric } from '../../bson/types.js';
+import { isNumeric } from '../../bson/numeric.js';
 import type { Collection } from '../../catalog/collection.js';
 import type { IndexAccess, IndexState } from '../../catalog/index-access.js';
 import type { RecordId } from '../../catalog/record-id.js';

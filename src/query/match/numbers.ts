@@ -3,7 +3,8 @@
 // mask or a divisor goes through here so the accepted forms and the messages agree.
 
 import { exactOf } from '../../bson/compare.js';
-import { Decimal128, Double, Int32, Long, isNumeric } from '../../bson/types.js';
+import { Decimal128, Double, Int32, Long } from '../../bson/types.js';
+import { isNumeric } from '../../bson/numeric.js';
 import type { BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { describeElement } from './describe.js';

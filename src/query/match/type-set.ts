@@ -1,7 +1,8 @@
 // Sets of BSON types as $type and $jsonSchema's type/bsonType name them (mongod's
 // MatcherTypeSet): numeric codes, string aliases, and "number" for every numeric type.
 
-import { BsonType, bsonTypeName, isNumeric } from '../../bson/types.js';
+import { BsonType, bsonTypeName } from '../../bson/types.js';
+import { isNumeric } from '../../bson/numeric.js';
 import type { BsonTypeName, BsonValue } from '../../bson/types.js';
 import { isMissing } from '../../bson/path.js';
 import type { PathValue } from '../../bson/path.js';

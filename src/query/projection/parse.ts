@@ -3,7 +3,8 @@
 // literals and expressions make an inclusion, $slice / $elemMatch / "a.$" are find-only
 // operators, and two specifications of the same path collide.
 
-import { BSONRegExp, asDocument, bsonTypeName, isArray, isNumeric } from '../../bson/types.js';
+import { BSONRegExp, asDocument, bsonTypeName, isArray } from '../../bson/types.js';
+import { isNumeric } from '../../bson/numeric.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { formatBson } from '../../bson/format.js';
 import { CommandError, ErrorCode, fail } from '../../errors.js';

@@ -3,7 +3,8 @@
 // then ignored: a stored document is never a number or a string.
 
 import { Decimal } from 'decimal.js';
-import { Decimal128, Int32, Long, isNumeric } from '../../../bson/types.js';
+import { Decimal128, Int32, Long } from '../../../bson/types.js';
+import { isNumeric } from '../../../bson/numeric.js';
 import type { BsonValue, Double } from '../../../bson/types.js';
 import type { PathValue } from '../../../bson/path.js';
 import { comparisonTest } from '../compare.js';

@@ -4,7 +4,8 @@
 import { compareBson, compareStrings } from '../../../bson/compare.js';
 import { getField, isMissing } from '../../../bson/path.js';
 import type { PathValue } from '../../../bson/path.js';
-import { asDocument, bsonTypeName, isArray, isNumeric } from '../../../bson/types.js';
+import { asDocument, bsonTypeName, isArray } from '../../../bson/types.js';
+import { isNumeric } from '../../../bson/numeric.js';
 import type { BsonDocument, BsonValue } from '../../../bson/types.js';
 import { ErrorCode, fail } from '../../../errors.js';
 

@@ -1,4 +1,5 @@
-import { Decimal128, Double, Int32, Long, isArray, isNumeric } from '../../../../bson/types.js';
+import { Decimal128, Double, Int32, Long, isArray } from '../../../../bson/types.js';
+import { isNumeric } from '../../../../bson/numeric.js';
 import type { PathValue } from '../../../../bson/path.js';
 import { ErrorCode, fail } from '../../../../errors.js';
 import { pathNode, simpleTest } from '../../nodes.js';

@@ -1,4 +1,4 @@
-import { isNumeric } from '../../../../bson/types.js';
+import { isNumeric } from '../../../../bson/numeric.js';
 import { ErrorCode, fail } from '../../../../errors.js';
 import { toJsNumber } from '../../numbers.js';
 import type { TopLevelOperator } from '../registry.js';
