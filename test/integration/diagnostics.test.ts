@@ -5,6 +5,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
+import { Double as BDouble, Int32 as BInt32 } from 'bson';
 import { Double, Int32, MongoClient } from 'mongodb';
 import type { Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
@@ -14,6 +15,7 @@ import type { TestDoc } from '../helpers/driver.js';
 import { Server } from '../../src/server/server.js';
 import { Logger } from '../../src/log.js';
 import { encodeRecordId } from '../../src/catalog/record-id.js';
+import type { BsonValue } from '../../src/bson/types.js';
 
 const lines: string[] = [];
 const logger = new Logger({ write: (l) => lines.push(l) });
@@ -538,21 +540,30 @@ describe('validate repair and the metrics endpoint (standalone server)', () => {
         const rec = coll.findById(txn, new Int32(1));
         assert.ok(rec !== undefined);
         index.removeEntries(txn, index.keysFor(rec.doc, txn), rec.recordId);
-        index.addEntries(txn, index.keysFor({ _id: new Int32(99), a: new Int32(99) }, txn), 999);
+        // The server's own BSON classes (the driver's are another copy of the package).
+        const entry = (id: number, a: BsonValue, rid: number) =>
+          index.addEntries(txn, index.keysFor({ _id: new BInt32(id), a }, txn), rid);
+        entry(99, new BInt32(99), 999);
+        // Values whose key needs its type information to decode: a fraction, a double 2.0.
+        entry(98, new BDouble(1.5), 998);
+        entry(97, new BDouble(2), 997);
       },
       { durable: true },
     );
     const r = await db.command({ validate: 'c' });
     assert.equal(r['valid'], false);
-    assert.deepEqual(r['keysPerIndex'], { _id_: 2, a_1: 2 });
+    assert.deepEqual(r['keysPerIndex'], { _id_: 2, a_1: 4 });
     const missing = r['missingIndexEntries'] as Document[];
     assert.equal(missing.length, 1);
     assert.equal(missing[0]?.['indexName'], 'a_1');
     assert.deepEqual(missing[0]?.['indexKey'], { a: 1 });
     assert.deepEqual(missing[0]?.['idKey'], { _id: 1 });
     const extra = r['extraIndexEntries'] as Document[];
-    assert.equal(extra.length, 1);
-    assert.deepEqual(extra[0]?.['indexKey'], { a: 99 });
+    assert.equal(extra.length, 3);
+    // In key order, with their BSON types (raw, so that a double stays a double).
+    const typed = await db.command({ validate: 'c' }, { promoteValues: false });
+    const keys = (typed['extraIndexEntries'] as Document[]).map((e) => e['indexKey'] as Document);
+    assert.deepEqual(keys, [{ a: new Double(1.5) }, { a: new Double(2) }, { a: new Int32(99) }]);
     assert.equal((r['indexDetails'] as Document)['a_1'] !== undefined, true);
     assert.equal(((r['indexDetails'] as Document)['a_1'] as Document)['valid'], false);
     assert.ok((r['errors'] as string[]).length > 0);
@@ -560,7 +571,7 @@ describe('validate repair and the metrics endpoint (standalone server)', () => {
     const fixed = await db.command({ validate: 'c', repair: true });
     assert.equal(fixed['repaired'], true);
     assert.equal(Number(fixed['numInsertedMissingIndexEntries']), 1);
-    assert.equal(Number(fixed['numRemovedExtraIndexEntries']), 1);
+    assert.equal(Number(fixed['numRemovedExtraIndexEntries']), 3);
     const again = await db.command({ validate: 'c' });
     assert.equal(again['valid'], true);
     assert.equal(await c.countDocuments({ a: 1 }), 1);

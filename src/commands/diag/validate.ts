@@ -66,8 +66,9 @@ interface Inconsistency {
   readonly index: IndexAccess;
   readonly recordId: RecordId;
   readonly key: IndexKey | undefined;
-  /** An extra entry's stored key. */
+  /** An extra entry's stored key, and the type information stored with it. */
   readonly storedKey?: Uint8Array;
+  readonly typeInfo?: Uint8Array;
 }
 
 function keyDocument(index: IndexAccess, values: readonly BsonValue[]): BsonDocument {
@@ -170,7 +171,9 @@ async function validateCollection(
           index: r.index,
           recordId: entry.recordId,
           key: undefined,
-          storedKey: entry.storedKey,
+          // Copies: a scan's bytes may be the engine's, reused by its next read.
+          storedKey: Buffer.from(entry.storedKey),
+          typeInfo: Buffer.from(entry.typeInfo),
         });
     }
   }
@@ -232,7 +235,7 @@ function entryDocument(e: Inconsistency, coll: Collection, view: ReadView): Bson
   } else if (e.storedKey !== undefined) {
     let values: BsonValue[] = [];
     try {
-      values = decodeKey(e.storedKey, e.index.directions);
+      values = decodeKey(e.storedKey, e.index.directions, e.typeInfo);
     } catch {
       values = [];
     }
