@@ -260,3 +260,54 @@ export function storedMeasurements(o: TimeseriesOptions, bucket: BsonDocument): 
     return doc;
   });
 }
+
+const bucketSchemas = new Map<string, BsonDocument>();
+
+/**
+ * The validator mongod 7.0 gives a buckets collection, as a `$jsonSchema` over its bucket
+ * documents: an ObjectId `_id`, a `control` with a numeric `version` and `min` / `max`
+ * documents whose time field is a date (optionally `closed` and a positive `count`), a `data`
+ * document, an optional `meta`, and nothing else. Direct inserts into the buckets (what
+ * mongorestore sends) are checked against it. One document per time field, so that the
+ * compiled validator can be cached by identity.
+ */
+export function bucketSchemaValidator(timeField: string): BsonDocument {
+  const known = bucketSchemas.get(timeField);
+  if (known !== undefined) return known;
+  const bound = (): BsonDocument => ({
+    bsonType: 'object',
+    required: [timeField],
+    properties: { [timeField]: { bsonType: 'date' } },
+  });
+  const v: BsonDocument = {
+    $jsonSchema: {
+      bsonType: 'object',
+      required: ['_id', 'control', 'data'],
+      properties: {
+        _id: { bsonType: 'objectId' },
+        control: {
+          bsonType: 'object',
+          required: ['version', 'min', 'max'],
+          properties: {
+            version: { bsonType: 'number' },
+            min: bound(),
+            max: bound(),
+            closed: { bsonType: 'bool' },
+            count: { bsonType: 'number', minimum: new Int32(1) },
+          },
+          additionalProperties: false,
+        },
+        data: { bsonType: 'object' },
+        meta: {},
+      },
+      additionalProperties: false,
+    },
+  };
+  if (bucketSchemas.size < 64) bucketSchemas.set(timeField, v);
+  return v;
+}
+
+/** The bucket's control.version (1: uncompressed; 2: compressed columns), if a number. */
+export function bucketVersion(bucket: BsonDocument): number | undefined {
+  return numericValue(getOwn(docOf(getOwn(bucket, 'control')), 'version'));
+}

@@ -5,6 +5,7 @@ import { sequenceSourceBytes } from '../../bson/codec.js';
 import { isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument } from '../../bson/types.js';
 import { insertDocument } from '../../catalog/write-unit.js';
+import { validateCollectionName } from '../../catalog/namespace.js';
 import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
@@ -14,6 +15,8 @@ import type { StatementResultCodec } from './write-batch.js';
 import { privileges, targetResource } from '../authorization.js';
 import { privilege } from '../../auth/privileges.js';
 import {
+  bucketsTargetOf,
+  insertBucket,
   insertMeasurement,
   refuseTimeseriesWriteInTransaction,
   timeseriesTargetOf,
@@ -49,7 +52,11 @@ export const insert = defineCommand({
   },
   run: async (inv) => {
     const { services, args, db, op } = inv;
-    const name = targetCollection(inv, { allowSystem: false });
+    // A time-series collection's buckets take direct inserts of whole buckets (mongorestore's
+    // way of restoring one); any other system collection is refused as before.
+    const name = targetCollection(inv);
+    const buckets = bucketsTargetOf(services, op, db, name);
+    if (buckets === undefined) validateCollectionName(db, name, { allowSystem: false });
     if (args.documents === undefined) {
       throw missingFieldError('insert.documents');
     }
@@ -73,7 +80,9 @@ export const insert = defineCommand({
             `BSON field 'insert.documents' contains an element that is not an object`,
           );
         }
-        if (ts !== undefined) insertMeasurement(w, ts, raw);
+        if (buckets !== undefined)
+          insertBucket(w, buckets, raw, sequenceSourceBytes(docs, index, raw));
+        else if (ts !== undefined) insertMeasurement(w, ts, raw);
         else insertDocument(w, ns, raw, sequenceSourceBytes(docs, index, raw));
         return true;
       },

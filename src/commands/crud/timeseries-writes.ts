@@ -18,6 +18,9 @@ import type { Collection } from '../../catalog/collection.js';
 import {
   bucketAccepts,
   bucketIdFor,
+  bucketSchemaValidator,
+  bucketsPrefix,
+  bucketVersion,
   bucketsNameOf,
   buildBucket,
   idBound,
@@ -39,6 +42,7 @@ import type { DocumentFilter } from '../../query/exec/stages.js';
 import type { Collator } from '../../bson/collation.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import { viewOf } from './common.js';
+import { fixedValidatorFailure } from './document-validation.js';
 import { runSlicedWrite } from './write-exec.js';
 import { bucketPredicates } from '../../pipeline/stages/unpack-bucket.js';
 
@@ -63,6 +67,46 @@ export function timeseriesTargetOf(
   if (options === undefined || viewOf(services, op, db, name)?.viewOn !== bucketsName)
     return undefined;
   return { view: { db, name }, buckets: { db, name: bucketsName }, options };
+}
+
+/**
+ * The time-series collection whose buckets collection is `db.name` (a direct insert of bucket
+ * documents, as mongorestore sends them), if `name` is one.
+ */
+export function bucketsTargetOf(
+  services: ServerServices,
+  op: OperationContext,
+  db: string,
+  name: string,
+): TimeseriesTarget | undefined {
+  if (!name.startsWith(bucketsPrefix)) return undefined;
+  return timeseriesTargetOf(services, op, db, name.slice(bucketsPrefix.length));
+}
+
+/**
+ * Inserts a whole bucket document into the buckets collection, as mongod does for a direct
+ * insert: checked against the buckets' schema (DocumentValidationFailure, unless the command
+ * bypasses validation). Compressed buckets (control.version 2, columns as BSONColumn binary)
+ * are refused: this server reads uncompressed buckets only, and a bucket it could not unpack
+ * must not be stored.
+ */
+export function insertBucket(
+  w: WriteContext,
+  target: TimeseriesTarget,
+  raw: BsonDocument,
+  sourceBytes: Uint8Array | undefined,
+): void {
+  if (!w.bypassDocumentValidation) {
+    const failure = fixedValidatorFailure(bucketSchemaValidator(target.options.timeField), raw);
+    if (failure !== undefined) throw failure;
+  }
+  const version = bucketVersion(raw);
+  if (version !== 1)
+    throw new CommandError(
+      ErrorCode.NotImplemented,
+      `Time-series bucket of control.version ${String(version)} in ${target.buckets.db}.${target.buckets.name}: only uncompressed buckets (control.version 1) are supported`,
+    );
+  insertDocument(w, target.buckets, raw, sourceBytes);
 }
 
 /** Writes on a time-series collection are refused in a multi-document transaction. */
