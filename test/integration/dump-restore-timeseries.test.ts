@@ -343,6 +343,58 @@ describe('time-series inputs built as mongodump writes them', () => {
     );
   });
 
+  it('--oplogReplay applies the bucket writes of the oplog, as mongorestore', async () => {
+    // mongod logs a time-series write as a write on its buckets: an insert of a new bucket
+    // and a $v: 2 diff that adds a measurement to it.
+    const root = join(dir, 'oplog');
+    const db = join(root, 'iot4');
+    await mkdir(db, { recursive: true });
+    await writeFile(join(db, 'sensors.metadata.json'), sensorsMetadata);
+    await writeFile(join(db, 'system.buckets.sensors.bson'), bucket(oid(0), 'a', [0], [1]));
+    const id = new ObjectId(oid(0));
+    const entry = (n: number, op: string, o: Document, o2?: Document): Buffer =>
+      bytes({
+        op,
+        ns: 'iot4.system.buckets.sensors',
+        o,
+        ...(o2 === undefined ? {} : { o2 }),
+        ts: new BSON.Timestamp({ t: 1_700_000_000, i: n }),
+        t: new Long(1),
+        v: new Int32(2),
+        wall: new Date(),
+      });
+    const oplog = Buffer.concat([
+      entry(1, 'i', BSON.deserialize(bucket(id.toHexString(), 'b', [30], [9]))),
+      entry(
+        2,
+        'u',
+        {
+          $v: new Int32(2),
+          diff: {
+            scontrol: { smax: { u: { t: at(31), v: new Int32(10) } } },
+            sdata: { st: { i: { '1': at(31) } }, sv: { i: { '1': new Int32(10) } } },
+          },
+        },
+        { _id: id },
+      ),
+    ]);
+    await writeFile(join(root, 'oplog.bson'), oplog);
+    const r = await restore(['--uri', server.uri, root, '--oplogReplay']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /applied 2 oplog entries/);
+    const got = await server.client
+      .db('iot4')
+      .collection('sensors')
+      .find({}, { projection: { _id: 0 } })
+      .sort({ t: 1 })
+      .toArray();
+    assert.deepEqual(got, [
+      { t: at(0), m: 'a', v: 1 },
+      { t: at(30), m: 'b', v: 9 },
+      { t: at(31), m: 'b', v: 10 },
+    ]);
+  });
+
   it('a buckets file without the collection metadata is refused before writing', async () => {
     const db = join(dir, 'nometa', 'iot2');
     await mkdir(db, { recursive: true });
