@@ -17,7 +17,7 @@ import { privilege } from '../../auth/privileges.js';
 import {
   bucketsTargetOf,
   insertBucket,
-  insertMeasurement,
+  MeasurementBatch,
   refuseTimeseriesWriteInTransaction,
   timeseriesTargetOf,
 } from './timeseries-writes.js';
@@ -65,6 +65,8 @@ export const insert = defineCommand({
     const ns = { db, name };
     const ts = timeseriesTargetOf(services, op, db, name);
     if (ts !== undefined) refuseTimeseriesWriteInTransaction(op, ts, 'insert into');
+    // Measurements are grouped into buckets per chunk, each bucket written once.
+    const measurements = ts === undefined ? undefined : new MeasurementBatch(ts);
     const outcome = await runWriteBatch(
       services,
       op,
@@ -72,6 +74,10 @@ export const insert = defineCommand({
       {
         ordered: args.ordered ?? true,
         bypassDocumentValidation: args.bypassDocumentValidation,
+        chunk:
+          measurements === undefined
+            ? undefined
+            : { begin: () => measurements.begin(), end: () => measurements.flush() },
       },
       (w, raw, index) => {
         if (!isPlainDocument(raw)) {
@@ -82,7 +88,7 @@ export const insert = defineCommand({
         }
         if (buckets !== undefined)
           insertBucket(w, buckets, raw, sequenceSourceBytes(docs, index, raw));
-        else if (ts !== undefined) insertMeasurement(w, ts, raw);
+        else if (measurements !== undefined) measurements.add(w, raw);
         else insertDocument(w, ns, raw, sequenceSourceBytes(docs, index, raw));
         return true;
       },
