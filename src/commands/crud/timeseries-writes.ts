@@ -11,7 +11,7 @@
 // Everything goes through the write unit on the buckets collection.
 
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { isArray, isPlainDocument } from '../../bson/types.js';
+import { isArray, isPlainDocument, numericValue } from '../../bson/types.js';
 import { bsonSize, encodeDocument } from '../../bson/codec.js';
 import { getOwn, setOwn } from '../../bson/document.js';
 import type { Collection } from '../../catalog/collection.js';
@@ -251,6 +251,10 @@ export class MeasurementBatch {
     const filter: BsonDocument = {
       _id: { $gte: idBound(ms - o.bucketMaxSpanSeconds * 1000, false), $lte: idBound(ms, true) },
     };
+    // The meta value narrows the candidates before they are decoded whole (the matcher reads
+    // `_id` and `meta` only); bucketAccepts still decides.
+    const onMeta = metaPredicate(meta);
+    if (onMeta !== undefined) filter['meta'] = onMeta;
     for (const { record } of selectRecords(w.txn, coll, {
       filter,
       matcher: compileQueryFilter(filter),
@@ -289,6 +293,25 @@ export class MeasurementBatch {
       dirty: false,
     };
   }
+}
+
+/**
+ * A filter on buckets' `meta` that every bucket of this meta value passes, for the values whose
+ * `$eq` is plain equality (not arrays, whose $eq also matches elements; not regexes, nulls or
+ * other odd types, left to bucketAccepts); undefined when there is none.
+ */
+function metaPredicate(meta: BsonValue | undefined): BsonDocument | undefined {
+  if (meta === undefined) return { $exists: false };
+  if (
+    typeof meta === 'string' ||
+    typeof meta === 'boolean' ||
+    meta instanceof Date ||
+    meta instanceof ObjectId ||
+    numericValue(meta) !== undefined ||
+    isPlainDocument(meta)
+  )
+    return { $eq: meta };
+  return undefined;
 }
 
 /**
