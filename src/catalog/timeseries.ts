@@ -188,22 +188,35 @@ export function buildBucket(
   return bucket;
 }
 
-/** A copy of `bucket` with one more measurement (its meta field already removed). */
-export function withMeasurement(
+/** A bucket's columns and per-field bounds, updated in place as measurements are added. */
+export interface BucketColumns {
+  readonly min: BsonDocument;
+  readonly max: BsonDocument;
+  readonly data: BsonDocument;
+}
+
+/**
+ * Adds measurement number `n` (its meta field already removed) to the columns: one entry per
+ * field in `data`, and control.min / control.max widened (the time field's minimum rounded
+ * down to bucketRoundingSeconds). Each column must be a document of its own (not shared with
+ * a stored bucket): it is written to.
+ */
+export function appendMeasurement(
   o: TimeseriesOptions,
-  bucket: BsonDocument,
+  columns: BucketColumns,
+  n: number,
   m: BsonDocument,
-): BsonDocument {
-  const n = String(measurementCount(o, bucket));
-  const control = docOf(getOwn(bucket, 'control'));
-  const min: BsonDocument = { ...docOf(getOwn(control, 'min')) };
-  const max: BsonDocument = { ...docOf(getOwn(control, 'max')) };
-  const data: BsonDocument = { ...docOf(getOwn(bucket, 'data')) };
+): void {
+  const { min, max, data } = columns;
+  const index = String(n);
   for (const k of Object.keys(m)) {
     const v = m[k] as BsonValue;
-    const column: BsonDocument = { ...docOf(getOwn(data, k)) };
-    setOwn(column, n, v);
-    setOwn(data, k, column);
+    let column = getOwn(data, k);
+    if (!isPlainDocument(column)) {
+      column = {};
+      setOwn(data, k, column);
+    }
+    setOwn(column, index, v);
     let low = v;
     if (k === o.timeField && v instanceof Date)
       low = new Date(roundDown(v.getTime(), o.bucketRoundingSeconds));
@@ -212,13 +225,45 @@ export function withMeasurement(
     const curMax = getOwn(max, k);
     if (curMax === undefined || compareBson(v, curMax) > 0) setOwn(max, k, v);
   }
+}
+
+/** Copies of a bucket's columns and bounds that appendMeasurement may write to. */
+export function columnsOf(bucket: BsonDocument): BucketColumns {
+  const control = docOf(getOwn(bucket, 'control'));
+  const data: BsonDocument = {};
+  const stored = docOf(getOwn(bucket, 'data'));
+  for (const k of Object.keys(stored)) setOwn(data, k, { ...docOf(getOwn(stored, k)) });
+  return {
+    min: { ...docOf(getOwn(control, 'min')) },
+    max: { ...docOf(getOwn(control, 'max')) },
+    data,
+  };
+}
+
+/**
+ * `bucket` with its control.min / control.max and data replaced by `columns`, every other
+ * field (and the order of all fields) as it was.
+ */
+export function withColumns(bucket: BsonDocument, columns: BucketColumns): BsonDocument {
+  const control = docOf(getOwn(bucket, 'control'));
   const out: BsonDocument = {};
   for (const k of Object.keys(bucket)) {
-    if (k === 'control') setOwn(out, k, { ...control, min, max });
-    else if (k === 'data') setOwn(out, k, data);
+    if (k === 'control') setOwn(out, k, { ...control, min: columns.min, max: columns.max });
+    else if (k === 'data') setOwn(out, k, columns.data);
     else setOwn(out, k, bucket[k] as BsonValue);
   }
   return out;
+}
+
+/** A copy of `bucket` with one more measurement (its meta field already removed). */
+export function withMeasurement(
+  o: TimeseriesOptions,
+  bucket: BsonDocument,
+  m: BsonDocument,
+): BsonDocument {
+  const columns = columnsOf(bucket);
+  appendMeasurement(o, columns, measurementCount(o, bucket), m);
+  return withColumns(bucket, columns);
 }
 
 /**
@@ -259,4 +304,55 @@ export function storedMeasurements(o: TimeseriesOptions, bucket: BsonDocument): 
     }
     return doc;
   });
+}
+
+const bucketSchemas = new Map<string, BsonDocument>();
+
+/**
+ * The validator mongod 7.0 gives a buckets collection, as a `$jsonSchema` over its bucket
+ * documents: an ObjectId `_id`, a `control` with a numeric `version` and `min` / `max`
+ * documents whose time field is a date (optionally `closed` and a positive `count`), a `data`
+ * document, an optional `meta`, and nothing else. Direct inserts into the buckets (what
+ * mongorestore sends) are checked against it. One document per time field, so that the
+ * compiled validator can be cached by identity.
+ */
+export function bucketSchemaValidator(timeField: string): BsonDocument {
+  const known = bucketSchemas.get(timeField);
+  if (known !== undefined) return known;
+  const bound = (): BsonDocument => ({
+    bsonType: 'object',
+    required: [timeField],
+    properties: { [timeField]: { bsonType: 'date' } },
+  });
+  const v: BsonDocument = {
+    $jsonSchema: {
+      bsonType: 'object',
+      required: ['_id', 'control', 'data'],
+      properties: {
+        _id: { bsonType: 'objectId' },
+        control: {
+          bsonType: 'object',
+          required: ['version', 'min', 'max'],
+          properties: {
+            version: { bsonType: 'number' },
+            min: bound(),
+            max: bound(),
+            closed: { bsonType: 'bool' },
+            count: { bsonType: 'number', minimum: new Int32(1) },
+          },
+          additionalProperties: false,
+        },
+        data: { bsonType: 'object' },
+        meta: {},
+      },
+      additionalProperties: false,
+    },
+  };
+  if (bucketSchemas.size < 64) bucketSchemas.set(timeField, v);
+  return v;
+}
+
+/** The bucket's control.version (1: uncompressed; 2: compressed columns), if a number. */
+export function bucketVersion(bucket: BsonDocument): number | undefined {
+  return numericValue(getOwn(docOf(getOwn(bucket, 'control')), 'version'));
 }

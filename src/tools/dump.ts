@@ -32,7 +32,12 @@ import { toolVersion } from './cli-options.js';
 import { collectionFileStem } from './file-names.js';
 import { metadataToJson } from './metadata.js';
 import type { CollectionMetadata } from './metadata.js';
-import { configCollectionsKept, plural, specialCollection } from './namespaces.js';
+import {
+  configCollectionsKept,
+  plural,
+  specialCollection,
+  timeseriesBucketsPrefix,
+} from './namespaces.js';
 import type { SpecialCollection } from './namespaces.js';
 import { NamespaceMatcher } from './ns-patterns.js';
 import { runPool } from './pool.js';
@@ -71,6 +76,12 @@ export interface DumpOptions {
 
 interface DumpIntent extends CollectionInfo {
   readonly db: string;
+  /**
+   * Where the documents are read from: the collection itself, or for a time-series collection
+   * its buckets collection `system.buckets.<name>` (mongodump's DataCollection: the bucket
+   * documents are dumped as they are stored, under the time-series collection's intent).
+   */
+  readonly dataCollection: string;
   readonly special: SpecialCollection | undefined;
   metadata?: CollectionMetadata;
 }
@@ -86,8 +97,11 @@ export function validateDumpOptions(o: DumpOptions): void {
     bad('cannot dump a collection without a specified database');
   if (o.query !== undefined && o.collection === undefined)
     bad('cannot dump using a query without a specified collection');
-  if (o.collection?.startsWith('system.buckets.') === true)
-    bad('cannot specify a system.buckets collection in --collection');
+  if (o.collection?.startsWith(timeseriesBucketsPrefix) === true)
+    bad(
+      'cannot specify a system.buckets collection in --collection. ' +
+        'Specifying the timeseries collection will dump the system.buckets collection',
+    );
   if (o.oplog && o.db !== undefined) bad('--oplog mode only supported on full dumps');
   if (o.excludeCollections.length > 0 && o.collection !== undefined)
     bad('--collection is not allowed when --excludeCollection is specified');
@@ -180,7 +194,7 @@ class DirectoryTarget implements DumpTarget {
   async collection(intent: DumpIntent): Promise<CollectionOutput | undefined> {
     if (intent.type === 'view') return undefined;
     await mkdir(join(this.root, intent.db), { recursive: true });
-    return this.fileOutput(this.path(intent.db, intent.name, '.bson'));
+    return this.fileOutput(this.path(intent.db, intent.dataCollection, '.bson'));
   }
 
   async oplog(): Promise<CollectionOutput> {
@@ -256,7 +270,8 @@ class ArchiveTarget implements DumpTarget {
   }
 
   async collection(intent: DumpIntent): Promise<CollectionOutput> {
-    return this.output(intent.db, intent.name);
+    // A time-series collection's prelude entry names it; its segments name its buckets.
+    return this.output(intent.db, intent.dataCollection);
   }
 
   async oplog(): Promise<CollectionOutput> {
@@ -385,11 +400,8 @@ export class Dump {
     const keep = (db: string, name: string): boolean =>
       (include.empty || include.has(`${db}.${name}`)) && !exclude.has(`${db}.${name}`);
     const add = (db: string, c: CollectionInfo): void => {
-      if (c.type === 'timeseries')
-        throw new ToolError(
-          `${db}.${c.name} is a time-series collection, which secantus-dump does not dump yet; leave it out with --nsExclude`,
-        );
-      out.push({ ...c, db, special: specialCollection(db, c.name) });
+      const dataCollection = c.type === 'timeseries' ? timeseriesBucketsPrefix + c.name : c.name;
+      out.push({ ...c, db, dataCollection, special: specialCollection(db, c.name) });
     };
     if (o.db !== undefined && o.collection !== undefined) {
       for (const c of await listCollectionInfos(this.client.db(o.db), o.collection)) add(o.db, c);
@@ -437,7 +449,7 @@ export class Dump {
     if (first === undefined) return;
     try {
       const r = await this.client.db(first.db).command({
-        find: first.name,
+        find: first.dataCollection,
         filter: {},
         limit: 1,
         singleBatch: true,
@@ -465,7 +477,7 @@ export class Dump {
   private async estimatedCount(i: DumpIntent): Promise<number> {
     if (this.o.query !== undefined) return 0;
     try {
-      const r = await this.client.db(i.db).command({ count: i.name });
+      const r = await this.client.db(i.db).command({ count: i.dataCollection });
       return Number(r['n'] ?? 0);
     } catch {
       return 0;
@@ -473,7 +485,7 @@ export class Dump {
   }
 
   private async dumpIntent(i: DumpIntent, target: DumpTarget): Promise<void> {
-    const ns = `${i.db}.${i.name}`;
+    const ns = `${i.db}.${i.dataCollection}`;
     const output = await target.collection(i);
     if (output === undefined) return;
     if (i.type === 'view') {
@@ -482,9 +494,13 @@ export class Dump {
       return;
     }
     this.log.always(`writing ${ns} to ${output.location}`);
+    const filter =
+      this.o.query !== undefined && i.type === 'timeseries'
+        ? bucketsQuery(this.o.query, i)
+        : this.o.query;
     const command: Document = {
-      find: i.name,
-      filter: this.o.query ?? {},
+      find: i.dataCollection,
+      filter: filter ?? {},
       batchSize: limits.dumpCursorBatchDocs,
     };
     if (this.o.query === undefined) command['hint'] = { $natural: 1 };
@@ -621,6 +637,32 @@ export class Dump {
     this.log.always(`\tdumped ${plural(n, 'oplog entry', 'oplog entries')}`);
     await overflow();
   }
+}
+
+/**
+ * --query on a time-series collection, as mongodump takes it: only predicates on the meta
+ * field (top-level keys `<metaField>` or `<metaField>.<path>`), renamed to the buckets' `meta`
+ * so they select whole buckets; anything else is refused.
+ */
+function bucketsQuery(query: Document, i: DumpIntent): Document {
+  const ns = `${i.db}.${i.name}`;
+  const ts = i.options['timeseries'];
+  const metaField =
+    typeof ts === 'object' && ts !== null ? (ts as Document)['metaField'] : undefined;
+  if (typeof metaField !== 'string')
+    throw new ToolError(`could not determine the metaField for ${ns}`);
+  const out: Document = {};
+  for (const [key, value] of Object.entries(query)) {
+    const dot = key.indexOf('.');
+    const head = dot < 0 ? key : key.slice(0, dot);
+    if (head !== metaField)
+      throw new ToolError(
+        `cannot process query ${EJSON.stringify(query)} for timeseries collection ${ns}. ` +
+          'mongodump only processes queries on metadata fields for timeseries collections.',
+      );
+    out[dot < 0 ? 'meta' : `meta${key.slice(dot)}`] = value;
+  }
+  return out;
 }
 
 /** mongodump's refusals: oplog entries a replay could not reproduce. */

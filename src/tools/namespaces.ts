@@ -25,3 +25,9 @@ export function specialCollection(db: string, collection: string): SpecialCollec
 export function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
+
+/**
+ * A time-series collection's buckets collection is `system.buckets.<name>` (mongod before
+ * 8.3, whose viewless time-series collections keep their buckets under their own name).
+ */
+export const timeseriesBucketsPrefix = 'system.buckets.';

@@ -20,6 +20,7 @@ import { gunzipSync } from 'node:zlib';
 import { deserialize, UUID } from './bson.js';
 import type { Document, Timestamp } from './bson.js';
 import { MongoClient, MongoServerError } from 'mongodb';
+import { dataCollectionOf } from './archive/format.js';
 import { readArchiveBody, readPrelude } from './archive/reader.js';
 import type { ArchivePrelude } from './archive/reader.js';
 import { ByteReader } from './byte-reader.js';
@@ -29,7 +30,7 @@ import { Inserter } from './inserter.js';
 import type { InsertSettings } from './inserter.js';
 import { metadataFromJson } from './metadata.js';
 import type { CollectionMetadata } from './metadata.js';
-import { plural, specialCollection } from './namespaces.js';
+import { plural, specialCollection, timeseriesBucketsPrefix } from './namespaces.js';
 import type { SpecialCollection } from './namespaces.js';
 import { escapePattern, NamespaceMatcher, NamespaceRenamer } from './ns-patterns.js';
 import { OplogReplayer } from './oplog-replay.js';
@@ -83,6 +84,16 @@ interface Intent {
   metadata?: CollectionMetadata;
   /** Left out by --nsInclude/--nsExclude: its archive documents are read past. */
   muted?: boolean;
+  /**
+   * A time-series collection: created from its metadata's options, its documents (whole
+   * buckets) inserted into `system.buckets.<collection>`, as mongorestore does.
+   */
+  timeseries?: boolean;
+}
+
+/** Where an intent's documents go: the collection, or a time-series collection's buckets. */
+function dataCollection(i: Intent): string {
+  return i.timeseries === true ? timeseriesBucketsPrefix + i.collection : i.collection;
 }
 
 export interface RestoreResult {
@@ -149,6 +160,8 @@ export class Restore {
   private readonly exclude: NamespaceMatcher;
   private readonly renamer: NamespaceRenamer;
   private readonly intents = new Map<string, Intent>();
+  /** An archive's data namespaces (a time-series collection's buckets) to their intents' keys. */
+  private readonly archiveData = new Map<string, string>();
   private oplog: DataSource | undefined;
   private readonly specialData = new Map<SpecialCollection, Buffer[]>();
   private readonly known = new Map<string, Set<string>>();
@@ -240,11 +253,10 @@ export class Restore {
       if (i.muted === true) continue;
       if (i.metadataPath !== undefined && i.metadata === undefined)
         i.metadata = await this.readMetadata(i.metadataPath);
-      if (i.metadata?.type === 'timeseries' || i.metadata?.options['timeseries'] !== undefined)
-        throw new ToolError(
-          `${i.source} is a time-series collection, which secantus-restore does not restore yet`,
-        );
+      // As mongorestore: options holding `timeseries` make a time-series collection.
+      if (i.metadata?.options['timeseries'] !== undefined) i.timeseries = true;
     }
+    await this.timeseriesChecks();
     if (this.o.dryRun) {
       if (this.o.archive !== undefined) await this.verifyArchive();
       this.log.always('dry run completed');
@@ -252,6 +264,32 @@ export class Restore {
     }
     if (this.o.archive !== undefined) await this.restoreArchive();
     else await this.restoreFiles();
+  }
+
+  /** mongorestore's preFlightChecks for time-series collections, before anything is written. */
+  private async timeseriesChecks(): Promise<void> {
+    for (const i of this.intents.values()) {
+      if (i.muted === true || i.timeseries !== true) continue;
+      const ns = `${i.db}.${i.collection}`;
+      if (!this.o.drop) {
+        if (await this.collectionExists(i.db, i.collection))
+          throw new ToolError(
+            `timeseries collection ${ns} already exists on the destination. ` +
+              'You must remove this collection from the destination or use --drop',
+          );
+        if (await this.collectionExists(i.db, dataCollection(i)))
+          throw new ToolError(
+            `system.buckets collection ${i.db}.${dataCollection(i)} already exists on the destination. ` +
+              `You must remove this collection from the destination in order to restore ${ns}`,
+          );
+      }
+      if (this.o.noOptionsRestore)
+        throw new ToolError(
+          'cannot specify --noOptionsRestore when restoring timeseries collections',
+        );
+      if (i.metadata === undefined)
+        throw new ToolError(`could not find the timeseries collection metadata file for ${ns}`);
+    }
   }
 
   private checkDestinations(): void {
@@ -369,11 +407,19 @@ export class Restore {
       db = basename(dirname(path));
       if (db === '.' || db === '..' || db === '') db = 'test';
     }
-    const collection = this.o.collection ?? info.collection;
+    // A buckets file restores the time-series collection it belongs to (mongorestore's rule).
+    const buckets = info.collection.startsWith(timeseriesBucketsPrefix);
+    const logical = buckets
+      ? info.collection.slice(timeseriesBucketsPrefix.length)
+      : info.collection;
+    const collection = this.o.collection ?? logical;
     const intent = this.intentFor(`${db}.${collection}`);
     intent.data = { kind: 'file', path, size };
+    if (buckets) intent.timeseries = true;
+    const stem = basename(path).replace(/\.bson(\.gz)?$/, '');
     const metadataName =
-      basename(path).replace(/\.bson(\.gz)?$/, '') + `.metadata.json${this.o.gzip ? '.gz' : ''}`;
+      (buckets ? stem.slice(timeseriesBucketsPrefix.length) : stem) +
+      `.metadata.json${this.o.gzip ? '.gz' : ''}`;
     const metadataPath = join(dirname(path), metadataName);
     if (
       await stat(metadataPath).then(
@@ -402,7 +448,12 @@ export class Restore {
           this.log.always(`don't know what to do with file ${path}, skipping...`);
         continue;
       }
-      const source = `${db}.${info.collection}`;
+      // A time-series collection's buckets file belongs to the collection's intent.
+      const buckets = info.kind === 'bson' && info.collection.startsWith(timeseriesBucketsPrefix);
+      const logical = buckets
+        ? info.collection.slice(timeseriesBucketsPrefix.length)
+        : info.collection;
+      const source = `${db}.${logical}`;
       if (info.collection === 'system.profile') continue;
       if (info.kind === 'bson') {
         if (this.o.db === undefined && info.collection.startsWith('$')) continue;
@@ -415,6 +466,7 @@ export class Restore {
       const intent = this.intentFor(source);
       if (info.kind === 'bson') intent.data = { kind: 'file', path, size: (await stat(path)).size };
       else intent.metadataPath = path;
+      if (buckets) intent.timeseries = true;
       this.log.info(
         `found collection ${info.kind === 'bson' ? 'bson' : 'metadata'} for ${source} to restore to ${intent.db}.${intent.collection}`,
       );
@@ -469,6 +521,9 @@ export class Restore {
       }
       intent.data = { kind: 'archive' };
       intent.metadata = metadataFromJson(c.metadata, `the archive's metadata of ${source}`);
+      if (c.type === 'timeseries') intent.timeseries = true;
+      const data = `${c.db}.${dataCollectionOf(c)}`;
+      if (data !== source) this.archiveData.set(data, source);
     }
   }
 
@@ -547,12 +602,27 @@ export class Restore {
     }
   }
 
-  private inserter(db: string, collection: string): Inserter {
-    return new Inserter(this.client.db(db), collection, this.settings, this.slots, this.log);
+  /**
+   * The inserter of an intent's documents. Buckets are inserted without
+   * bypassDocumentValidation whatever the flag says (mongorestore's rule): the server checks
+   * each against the buckets' schema.
+   */
+  private inserter(intent: Intent): Inserter {
+    const settings: InsertSettings =
+      intent.timeseries === true
+        ? { ...this.settings, bypassDocumentValidation: false }
+        : this.settings;
+    return new Inserter(
+      this.client.db(intent.db),
+      dataCollection(intent),
+      settings,
+      this.slots,
+      this.log,
+    );
   }
 
   private async finishCollection(intent: Intent, inserter: Inserter): Promise<void> {
-    const ns = `${intent.db}.${intent.collection}`;
+    const ns = `${intent.db}.${dataCollection(intent)}`;
     const counts = await inserter.finish();
     this.result.successes += counts.successes;
     this.result.failures += counts.failures;
@@ -590,11 +660,11 @@ export class Restore {
     this.restored.push(intent);
     const source = intent.data;
     if (source === undefined) return;
-    const ns = `${intent.db}.${intent.collection}`;
+    const ns = `${intent.db}.${dataCollection(intent)}`;
     const name = source.kind === 'file' ? source.path : 'standard input';
     this.log.always(`restoring ${ns} from ${name}`);
     this.incomplete.add(ns);
-    const inserter = this.inserter(intent.db, intent.collection);
+    const inserter = this.inserter(intent);
     const bar = this.log.bar(ns, source.kind === 'file' && !this.o.gzip ? source.size : 0, 'bytes');
     let bytes = 0;
     try {
@@ -690,7 +760,7 @@ export class Restore {
           await replayer.replay(ev.doc);
           continue;
         }
-        const intent = this.intents.get(source);
+        const intent = this.intents.get(this.archiveData.get(source) ?? source);
         if (intent === undefined || intent.muted === true) continue;
         const special = specialCollection(intent.db, intent.collection);
         if (special !== undefined) {
@@ -705,11 +775,11 @@ export class Restore {
         if (inserter === undefined && !this.restored.includes(intent)) {
           await this.prepare(intent);
           this.restored.push(intent);
-          this.log.always(`restoring ${intent.db}.${intent.collection} from archive`);
+          this.log.always(`restoring ${intent.db}.${dataCollection(intent)} from archive`);
           if (intent.metadata?.options['viewOn'] === undefined) {
-            inserter = this.inserter(intent.db, intent.collection);
+            inserter = this.inserter(intent);
             open.set(source, inserter);
-            this.incomplete.add(`${intent.db}.${intent.collection}`);
+            this.incomplete.add(`${intent.db}.${dataCollection(intent)}`);
           }
         }
         if (inserter === undefined) continue;
@@ -753,7 +823,7 @@ export class Restore {
         this.log.always(`restoring ${kind} from the dump`);
         if (await this.collectionExists('admin', temp)) await admin.collection(temp).drop();
         temps.push(temp);
-        const inserter = this.inserter('admin', temp);
+        const inserter = this.inserter({ source: `admin.${temp}`, db: 'admin', collection: temp });
         for (const d of docs) await inserter.add(d);
         await inserter.finish();
         merge[param] = `admin.${temp}`;

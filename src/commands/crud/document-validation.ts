@@ -160,6 +160,31 @@ export function conformsToValidator(coll: Collection, doc: BsonDocument): boolea
   return v === undefined || passes(v, doc);
 }
 
+/**
+ * A fixed validator (a time-series buckets collection's bucket schema) checked against `doc`:
+ * the DocumentValidationFailure mongod reports, or undefined when the document passes.
+ */
+export function fixedValidatorFailure(
+  spec: BsonDocument,
+  doc: BsonDocument,
+): CommandError | undefined {
+  let v = fixedValidators.get(spec);
+  if (v === undefined) {
+    v = { spec, collator: undefined, filter: compileValidator(spec, undefined) };
+    fixedValidators.set(spec, v);
+  }
+  if (passes(v, doc)) return undefined;
+  const errInfo: BsonDocument = {
+    failingDocumentId: getOwn(doc, '_id') ?? null,
+    details: generateDetails(v, doc),
+  };
+  return new CommandError(ErrorCode.DocumentValidationFailure, 'Document failed validation', {
+    info: { errInfo },
+  });
+}
+
+const fixedValidators = new WeakMap<BsonDocument, CompiledValidator>();
+
 /** The catalog's document validator; 'warn' failures are logged to `logger`. */
 export function documentValidator(logger: Logger): DocumentValidator {
   return { check: (coll, doc, before) => validateDocument(coll, doc, before, logger) };

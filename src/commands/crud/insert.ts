@@ -5,6 +5,7 @@ import { sequenceSourceBytes } from '../../bson/codec.js';
 import { isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument } from '../../bson/types.js';
 import { insertDocument } from '../../catalog/write-unit.js';
+import { validateCollectionName } from '../../catalog/namespace.js';
 import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
@@ -14,7 +15,9 @@ import type { StatementResultCodec } from './write-batch.js';
 import { privileges, targetResource } from '../authorization.js';
 import { privilege } from '../../auth/privileges.js';
 import {
-  insertMeasurement,
+  bucketsTargetOf,
+  insertBucket,
+  MeasurementBatch,
   refuseTimeseriesWriteInTransaction,
   timeseriesTargetOf,
 } from './timeseries-writes.js';
@@ -49,7 +52,11 @@ export const insert = defineCommand({
   },
   run: async (inv) => {
     const { services, args, db, op } = inv;
-    const name = targetCollection(inv, { allowSystem: false });
+    // A time-series collection's buckets take direct inserts of whole buckets (mongorestore's
+    // way of restoring one); any other system collection is refused as before.
+    const name = targetCollection(inv);
+    const buckets = bucketsTargetOf(services, op, db, name);
+    if (buckets === undefined) validateCollectionName(db, name, { allowSystem: false });
     if (args.documents === undefined) {
       throw missingFieldError('insert.documents');
     }
@@ -58,6 +65,8 @@ export const insert = defineCommand({
     const ns = { db, name };
     const ts = timeseriesTargetOf(services, op, db, name);
     if (ts !== undefined) refuseTimeseriesWriteInTransaction(op, ts, 'insert into');
+    // Measurements are grouped into buckets per chunk, each bucket written once.
+    const measurements = ts === undefined ? undefined : new MeasurementBatch(ts);
     const outcome = await runWriteBatch(
       services,
       op,
@@ -65,6 +74,10 @@ export const insert = defineCommand({
       {
         ordered: args.ordered ?? true,
         bypassDocumentValidation: args.bypassDocumentValidation,
+        chunk:
+          measurements === undefined
+            ? undefined
+            : { begin: () => measurements.begin(), end: () => measurements.flush() },
       },
       (w, raw, index) => {
         if (!isPlainDocument(raw)) {
@@ -73,7 +86,9 @@ export const insert = defineCommand({
             `BSON field 'insert.documents' contains an element that is not an object`,
           );
         }
-        if (ts !== undefined) insertMeasurement(w, ts, raw);
+        if (buckets !== undefined)
+          insertBucket(w, buckets, raw, sequenceSourceBytes(docs, index, raw));
+        else if (measurements !== undefined) measurements.add(w, raw);
         else insertDocument(w, ns, raw, sequenceSourceBytes(docs, index, raw));
         return true;
       },

@@ -61,6 +61,17 @@ export interface BatchOptions {
   readonly bypassDocumentValidation?: boolean | undefined;
   /** A statement error after which no statement runs, even in an unordered batch (bulkWrite's reply size cap). */
   readonly endsBatch?: ((e: CommandError) => boolean) | undefined;
+  /**
+   * Writes deferred to the end of each chunk (time-series measurements grouped into buckets):
+   * begin() when the chunk's transaction starts (again, if it is run again), end() after its
+   * last statement, in the same transaction, before it commits.
+   */
+  readonly chunk?: ChunkWrites | undefined;
+}
+
+export interface ChunkWrites {
+  begin(): void;
+  end(): void;
 }
 
 /**
@@ -153,6 +164,7 @@ export async function runWriteBatch<S, R>(
       const retried: number[] = [];
       let halted = false;
       let close = false;
+      options.chunk?.begin();
       const key = retry?.binding.session.keyBytes;
       let priorResults: Map<number, BsonDocument> | undefined;
       let ledger: StatementResultWriter | undefined;
@@ -218,6 +230,7 @@ export async function runWriteBatch<S, R>(
           }
         }
       }
+      options.chunk?.end();
       ledger?.flush();
       return { done, errors, retried, halted, close };
     });

@@ -46,6 +46,14 @@ export interface ArchiveCollection {
   readonly type: string;
 }
 
+/**
+ * The namespace an entry's documents come under: a time-series collection's entry names the
+ * collection, its segments its buckets collection (mongo-tools' DataCollection).
+ */
+export function dataCollectionOf(c: Pick<ArchiveCollection, 'collection' | 'type'>): string {
+  return c.type === 'timeseries' ? `system.buckets.${c.collection}` : c.collection;
+}
+
 export interface NamespaceHeader {
   readonly db: string;
   readonly collection: string;

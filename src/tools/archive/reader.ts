@@ -8,6 +8,7 @@ import type { ByteReader } from '../byte-reader.js';
 import { Crc64 } from '../crc64.js';
 import { ToolError } from '../tool-error.js';
 import {
+  dataCollectionOf,
   archiveMagic,
   decodeCollection,
   decodeHeader,
@@ -67,7 +68,7 @@ export async function* readArchiveBody(
   input: ByteReader,
   prelude: ArchivePrelude,
 ): AsyncGenerator<ArchiveEvent> {
-  const expected = new Set(prelude.collections.map((c) => namespaceOf(c.db, c.collection)));
+  const expected = new Set(prelude.collections.map((c) => namespaceOf(c.db, dataCollectionOf(c))));
   const open = new Map<string, Crc64>();
   const closed = new Set<string>();
   for (;;) {
