@@ -123,6 +123,19 @@ export function wildcardIndexesPath(
   return decide(projection, path) === 'index';
 }
 
+/**
+ * Whether a wildcard index holds the keys of `path` and of every path below it (the planner's
+ * subpath scans): an exclusion projection must not leave out a path below it.
+ */
+export function wildcardIndexesSubtree(
+  projection: WildcardProjection,
+  path: readonly string[],
+): boolean {
+  if (decide(projection, path) !== 'index') return false;
+  if (projection.inclusion) return true;
+  return !projection.paths.some((p) => p.length > path.length && startsWith(p, path));
+}
+
 class WildcardGenerator {
   readonly keys: BsonValue[][] = [];
   readonly multikeyPaths = new Set<string>();

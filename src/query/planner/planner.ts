@@ -78,7 +78,12 @@ import {
 } from './bounds.js';
 import type { Interval, LeafBounds } from './bounds.js';
 import { serializeFilter } from './serialize-filter.js';
-import { WILDCARD_PATH_FIELD, WildcardPathAccess, wildcardViews } from './wildcard-plan.js';
+import {
+  WILDCARD_PATH_FIELD,
+  WildcardPathAccess,
+  pathIntervals,
+  wildcardViews,
+} from './wildcard-plan.js';
 import { comparisonNode } from '../match/nodes.js';
 import { compareBson } from '../../bson/compare.js';
 import type { Collator } from '../../bson/collation.js';
@@ -527,8 +532,6 @@ function sortProvided(
   bounds: readonly FieldBounds[],
   sort: readonly SortKey[],
 ): { reverse: boolean } | undefined {
-  // A wildcard index does not sort (its paths are multikey as far as it knows).
-  if (index instanceof WildcardPathAccess) return undefined;
   if (state.hasTruncatedKeys) return undefined;
   let p = 0;
   let reverse: boolean | undefined;
@@ -597,7 +600,8 @@ function indexExplain(
     isMultiKey: state.multikeyPaths.some((p) => p.length > 0),
     multiKeyPaths: multiKeyPathsDoc(index, state),
     isUnique: index.unique,
-    isSparse: index.sparse,
+    // A wildcard index's view plans as sparse; explain shows the index's own option.
+    isSparse: index instanceof WildcardPathAccess ? index.wildcardIndex.sparse : index.sparse,
     isPartial: index.partialFilter !== undefined,
     indexVersion: new Int32(numericValue(v) ?? 2),
     direction: reverse ? 'backward' : 'forward',
@@ -624,7 +628,10 @@ function indexScan(
     });
     return doc;
   };
-  const dedup = state.multikeyPaths.some((p) => p.length > 0);
+  // A subpath scan of a wildcard index meets one document under several paths.
+  const dedup =
+    state.multikeyPaths.some((p) => p.length > 0) ||
+    (index instanceof WildcardPathAccess && index.subpaths);
   return new IndexScanStage({
     index,
     plan,
@@ -694,7 +701,7 @@ function coverable(
 ): boolean {
   const { req } = ctx;
   if (state.hasTruncatedKeys || state.multikeyPaths.some((p) => p.length > 0)) return false;
-  if (index.kind === 'hashed' || index instanceof WildcardPathAccess) return false;
+  if (index.kind === 'hashed') return false;
   const paths = index.fields.map((f) => f.path);
   if (paths.some((p) => paths.some((q) => q !== p && q.startsWith(`${p}.`)))) return false;
   // A position ("a.0") reaches into an array without making the index multikey: the key
@@ -795,6 +802,27 @@ function analyzeIndex(
   };
 }
 
+/**
+ * The per-path views of a wildcard index for the predicates of `tree`, each with the
+ * predicates to plan it by: those of the query and one that bounds the $_path field to the
+ * view's path (and the paths below it for a subpath scan).
+ */
+function wildcardAccesses(
+  index: IndexAccess,
+  preds: readonly Predicate[],
+  tree: MatchNode | undefined,
+  coll: Collection,
+): Array<{ view: WildcardPathAccess; preds: Predicate[] }> {
+  return wildcardViews(index, preds, elemMatchPaths(tree), coll.meta).map((view) => {
+    const pathPred: Predicate = {
+      path: WILDCARD_PATH_FIELD,
+      node: comparisonNode('eq', WILDCARD_PATH_FIELD, view.path),
+      bounds: { intervals: pathIntervals(view) },
+    };
+    return { view, preds: [...preds, pathPred] };
+  });
+}
+
 /** The paths of the top-level $elemMatch predicates. */
 function elemMatchPaths(tree: MatchNode | undefined): string[] {
   return conjuncts(tree).flatMap((n) =>
@@ -822,9 +850,15 @@ function orCandidate(ctx: PlanContext, indexes: readonly IndexAccess[]): Candida
   if (tree === undefined || tree.kind !== 'or' || tree.children.length < 2) return undefined;
   const builders: Array<() => KeySource> = [];
   for (const branch of tree.children) {
-    const preds = collectPredicates(branch, ctx.req.collator);
+    const branchPreds = collectPredicates(branch, ctx.req.collator);
+    // Each branch may use any index, a wildcard index through its per-path views.
+    const options = indexes.flatMap((index) =>
+      index.kind === 'wildcard'
+        ? wildcardAccesses(index, branchPreds, branch, ctx.coll)
+        : [{ view: index, preds: branchPreds }],
+    );
     let best: { score: number[]; make: () => KeySource } | undefined;
-    for (const index of indexes) {
+    for (const { view: index, preds } of options) {
       const state = index.readState(ctx.view);
       if (!impliesPartial(index, preds)) continue;
       const bounds = boundsFor(index, state, preds);
@@ -1102,14 +1136,8 @@ export class PlannedQuery implements PlanStage {
           build: g.build,
         }));
       const wildcard = (index: IndexAccess, order: number): Candidate[] =>
-        wildcardViews(index, ctx.preds, elemMatchPaths(ctx.tree), coll.meta).flatMap((view) => {
-          // The path field is bounded to the one path the view serves.
-          const pathPred: Predicate = {
-            path: WILDCARD_PATH_FIELD,
-            node: comparisonNode('eq', WILDCARD_PATH_FIELD, view.path),
-            bounds: { intervals: [point(view.path)] },
-          };
-          const c = analyzeIndex({ ...ctx, preds: [...ctx.preds, pathPred] }, view, order, false);
+        wildcardAccesses(index, ctx.preds, ctx.tree, coll).flatMap(({ view, preds }) => {
+          const c = analyzeIndex({ ...ctx, preds }, view, order, false);
           return c === undefined ? [] : [c];
         });
       if (this.hinted?.kind === 'wildcard') {
@@ -1133,7 +1161,7 @@ export class PlannedQuery implements PlanStage {
         if (candidates.length === 0) {
           const or = orCandidate(
             ctx,
-            coll.indexes.filter((i) => !i.hidden && servesPredicates(i)),
+            coll.indexes.filter((i) => !i.hidden && (servesPredicates(i) || i.kind === 'wildcard')),
           );
           if (or !== undefined) candidates.push(or);
         }

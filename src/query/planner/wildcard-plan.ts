@@ -2,17 +2,24 @@
 // two-field index {$_path: 1, P: ±1}: its entries for P are the keys ("P", value). The view
 // below is that index over the wildcard index's own table, treated as
 //
-// - sparse: a document without a leaf at P has no key there, so only predicates that cannot
-//   match a missing field may use it (not {P: null}, $exists: false, $ne, $not);
+// - sparse for planning: a document without a leaf at P has no key there, so only predicates
+//   that cannot match a missing field may use it (not {P: null}, $exists: false, $ne, $not);
+//   explain shows the index's own `isSparse` (false), as mongod's IXSCAN does;
 // - multikey at the components of P where a document held an array (the index state keeps
 //   those paths, as mongod's multikey metadata keys), which keeps bounds from being
-//   intersected across array elements and makes the scan deduplicate;
-// - never sorting or covering (a covered row would need the path's value, not the key's shape).
+//   intersected across array elements, makes the scan deduplicate, and stops the view from
+//   sorting or covering;
+// - sorting by P when P is bounded and not multikey (the $_path field is then a single point),
+//   and covering a projection of P alone under the same conditions, as mongod's expanded
+//   index entries do.
 //
 // A path is served only when the index holds P's leaves (projection), P has no numeric
 // (positional) or '$'-prefixed component, no $elemMatch applies to P or a path above it, and
 // every predicate on P bounds it to scalars away from null (an object at P is not a key at P:
-// its leaves are keys below it), and is not a bare $exists.
+// its leaves are keys below it) or is `$exists: true`. For `$exists: true` the view scans, as
+// mongod's subpath bounds, the keys of P itself and of every path below it (["P", "P"] and
+// ["P.", "P/") on $_path, [MinKey, MaxKey] on the value) and deduplicates: a document whose P
+// is a non-empty subdocument has keys only below P.
 
 import { Int32 } from 'bson';
 import { MaxKey, MinKey } from 'bson';
@@ -22,10 +29,10 @@ import type { BsonValue } from '../../bson/types.js';
 import type { CollectionMeta } from '../../catalog/collection.js';
 import { IndexAccess } from '../../catalog/index-access.js';
 import type { IndexState } from '../../catalog/index-access.js';
-import { wildcardIndexesPath } from '../../catalog/wildcard-keys.js';
+import { wildcardIndexesPath, wildcardIndexesSubtree } from '../../catalog/wildcard-keys.js';
 import type { ReadView } from '../../storage/engine.js';
-import { allowsNullish, isFullRange } from './bounds.js';
-import type { LeafBounds } from './bounds.js';
+import { allowsNullish, isFullRange, point } from './bounds.js';
+import type { Interval, LeafBounds } from './bounds.js';
 
 /** The name mongod gives the path field of a wildcard key. */
 export const WILDCARD_PATH_FIELD = '$_path';
@@ -34,10 +41,14 @@ export const WILDCARD_PATH_FIELD = '$_path';
 export class WildcardPathAccess extends IndexAccess {
   override readonly sparse = true;
 
+  /**
+   * @param subpaths the scan also reads the keys of the paths below `path` ($exists: true)
+   */
   constructor(
     readonly wildcardIndex: IndexAccess,
     readonly path: string,
     collection: Pick<CollectionMeta, 'db' | 'name'>,
+    readonly subpaths: boolean,
   ) {
     const direction = new Int32(wildcardIndex.fields[0]?.direction ?? 1);
     const key = documentFrom([
@@ -59,6 +70,18 @@ export class WildcardPathAccess extends IndexAccess {
   }
 }
 
+/** The bounds of the $_path field: the path, and with `subpaths` every path below it. */
+export function pathIntervals(view: WildcardPathAccess): Interval[] {
+  const own = point(view.path);
+  if (!view.subpaths) return [own];
+  // "P." up to "P/" ('/' follows '.'): exactly the dotted paths that extend P.
+  const below: Interval = {
+    low: { value: `${view.path}.`, inclusive: true },
+    high: { value: `${view.path}/`, inclusive: false },
+  };
+  return [own, below];
+}
+
 function wideEndpoint(v: BsonValue): boolean {
   return isArray(v) || asDocument(v) !== undefined || v instanceof MinKey || v instanceof MaxKey;
 }
@@ -69,7 +92,8 @@ function wideEndpoint(v: BsonValue): boolean {
  * there (its leaves are keys below it), so bounds reaching objects or arrays cannot be served.
  */
 function servable(bounds: LeafBounds): boolean {
-  if (bounds.existsOnly === true || isFullRange(bounds.intervals)) return false;
+  if (bounds.existsOnly === true) return true;
+  if (isFullRange(bounds.intervals)) return false;
   if (allowsNullish(bounds.intervals)) return false;
   return !bounds.intervals.some((iv) => wideEndpoint(iv.low.value) || wideEndpoint(iv.high.value));
 }
@@ -99,7 +123,9 @@ export function wildcardViews(
     if (elemMatchPaths.some((e) => e === path || path.startsWith(`${e}.`))) continue;
     const mine = preds.filter((p) => p.path === path);
     if (mine.some((p) => p.group !== undefined || !servable(p.bounds))) continue;
-    out.push(new WildcardPathAccess(index, path, collection));
+    const subpaths = mine.some((p) => p.bounds.existsOnly === true);
+    if (subpaths && !wildcardIndexesSubtree(projection, parts)) continue;
+    out.push(new WildcardPathAccess(index, path, collection, subpaths));
   }
   return out;
 }
