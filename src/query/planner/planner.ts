@@ -78,6 +78,7 @@ import {
 } from './bounds.js';
 import type { Interval, LeafBounds } from './bounds.js';
 import { serializeFilter } from './serialize-filter.js';
+import { ClusteredScanStage, isClustered, recordBounds } from './clustered-plan.js';
 import {
   WILDCARD_PATH_FIELD,
   WildcardPathAccess,
@@ -701,6 +702,8 @@ function coverable(
 ): boolean {
   const { req } = ctx;
   if (state.hasTruncatedKeys || state.multikeyPaths.some((p) => p.length > 0)) return false;
+  // A clustered collection's _id order is its records' (mongod has no _id index to cover with).
+  if (index.isIdIndex && isClustered(ctx.coll)) return false;
   if (index.kind === 'hashed') return false;
   const paths = index.fields.map((f) => f.path);
   if (paths.some((p) => paths.some((q) => q !== p && q.startsWith(`${p}.`)))) return false;
@@ -782,13 +785,20 @@ function analyzeIndex(
         ctx.req.matcher,
       );
     }
-    return new FetchStage(
+    const fetch = new FetchStage(
       indexScan(index, state, bounds, reverse),
       ctx.coll,
       ctx.req.matcher,
       keyShape(ctx.req, index),
       residual,
     );
+    if (!index.isIdIndex || !isClustered(ctx.coll)) return fetch;
+    // mongod scans the records between two _id values and re-applies the whole filter.
+    return new ClusteredScanStage(fetch, {
+      reverse,
+      ...recordBounds((bounds[0] as FieldBounds).intervals),
+      filter: () => residualFilter(ctx, undefined, undefined, undefined),
+    });
   };
   return {
     label: index.meta.name,
@@ -1119,6 +1129,13 @@ export class PlannedQuery implements PlanStage {
       decorateCollScan(access, ctx);
     } else if (id !== undefined) {
       access = new IdLookupStage(coll, id, req.matcher);
+      if (isClustered(coll))
+        access = new ClusteredScanStage(access, {
+          reverse: false,
+          min: id,
+          max: id,
+          filter: () => residualFilter(ctx, undefined, undefined, undefined),
+        });
       providesSort = true;
     } else if (this.minMax !== undefined && this.hinted !== undefined) {
       access = this.minMaxScan(ctx, this.hinted, this.minMax);
