@@ -81,6 +81,7 @@ import { serializeFilter } from './serialize-filter.js';
 import { ClusteredScanStage, isClustered, recordBounds } from './clustered-plan.js';
 import {
   WILDCARD_PATH_FIELD,
+  WILDCARD_VALUE_FIELD,
   WildcardPathAccess,
   pathIntervals,
   wildcardViews,
@@ -583,6 +584,7 @@ interface PlanContext {
 function multiKeyPathsDoc(index: IndexAccess, state: IndexState): BsonDocument {
   const out: BsonDocument = {};
   index.fields.forEach((f, i) => {
+    if (f.path === WILDCARD_VALUE_FIELD) return;
     out[f.path] = (state.multikeyPaths[i] ?? []).map((c) => f.parts.slice(0, c + 1).join('.'));
   });
   return out;
@@ -596,7 +598,7 @@ function indexExplain(
 ): Record<string, BsonValue> {
   const v = index.meta.spec['v'];
   return {
-    keyPattern: index.meta.key,
+    keyPattern: index instanceof WildcardPathAccess ? index.explainKey : index.meta.key,
     indexName: index.meta.name,
     isMultiKey: state.multikeyPaths.some((p) => p.length > 0),
     multiKeyPaths: multiKeyPathsDoc(index, state),
@@ -625,6 +627,7 @@ function indexScan(
   const boundsOf = (): BsonDocument => {
     const doc: BsonDocument = {};
     index.fields.forEach((f, i) => {
+      if (f.path === WILDCARD_VALUE_FIELD) return;
       doc[f.path] = intervalStrings((bounds[i] as FieldBounds).intervals, f.direction);
     });
     return doc;
@@ -632,7 +635,7 @@ function indexScan(
   // A subpath scan of a wildcard index meets one document under several paths.
   const dedup =
     state.multikeyPaths.some((p) => p.length > 0) ||
-    (index instanceof WildcardPathAccess && index.subpaths);
+    (index instanceof WildcardPathAccess && index.spreads);
   return new IndexScanStage({
     index,
     plan,
@@ -824,9 +827,11 @@ function wildcardAccesses(
   coll: Collection,
 ): Array<{ view: WildcardPathAccess; preds: Predicate[] }> {
   return wildcardViews(index, preds, elemMatchPaths(tree), coll.meta).map((view) => {
+    // A prefix view's path bounds hold every document with keys, which is not a predicate
+    // that makes the (sparse) view usable: its node stands for one that matches a missing field.
     const pathPred: Predicate = {
       path: WILDCARD_PATH_FIELD,
-      node: comparisonNode('eq', WILDCARD_PATH_FIELD, view.path),
+      node: comparisonNode('eq', WILDCARD_PATH_FIELD, view.path ?? null),
       bounds: { intervals: pathIntervals(view) },
     };
     return { view, preds: [...preds, pathPred] };

@@ -25,7 +25,7 @@ import { Int32 } from 'bson';
 import { MaxKey, MinKey } from 'bson';
 import { documentFrom } from '../../bson/document.js';
 import { asDocument, isArray } from '../../bson/types.js';
-import type { BsonValue } from '../../bson/types.js';
+import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import type { CollectionMeta } from '../../catalog/collection.js';
 import { IndexAccess } from '../../catalog/index-access.js';
 import type { IndexState } from '../../catalog/index-access.js';
@@ -36,42 +36,82 @@ import type { Interval, LeafBounds } from './bounds.js';
 
 /** The name mongod gives the path field of a wildcard key. */
 export const WILDCARD_PATH_FIELD = '$_path';
+/**
+ * The name the value field of a prefix view goes by here (mongod names it "$_path" too, which
+ * a key pattern cannot hold twice; explain shows only the first).
+ */
+export const WILDCARD_VALUE_FIELD = '$_value';
 
-/** A wildcard index seen as {$_path: 1, <path>: ±1} for one path. */
+/**
+ * A wildcard index seen as {$_path: 1, <path>: ±1} for one path, with a compound index's
+ * regular fields around them; or, with no path, as the index of its regular fields before the
+ * wildcard (a prefix view: every path and value, as mongod's "$_path" expansion).
+ */
 export class WildcardPathAccess extends IndexAccess {
   override readonly sparse = true;
+  /** The key pattern explain shows (a prefix view shows one "$_path" field). */
+  readonly explainKey: BsonDocument;
 
   /**
+   * @param path the query path the view serves; undefined for a prefix view
    * @param subpaths the scan also reads the keys of the paths below `path` ($exists: true)
    */
   constructor(
     readonly wildcardIndex: IndexAccess,
-    readonly path: string,
+    readonly path: string | undefined,
     collection: Pick<CollectionMeta, 'db' | 'name'>,
     readonly subpaths: boolean,
   ) {
-    const direction = new Int32(wildcardIndex.fields[0]?.direction ?? 1);
-    const key = documentFrom([
-      [WILDCARD_PATH_FIELD, new Int32(1)],
-      [path, direction],
-    ]);
+    const entries: Array<[string, BsonValue]> = [];
+    const shown: Array<[string, BsonValue]> = [];
+    wildcardIndex.fields.forEach((f, i) => {
+      if (i !== wildcardIndex.wildcardPos) {
+        const v = wildcardIndex.meta.key[f.path] as BsonValue;
+        entries.push([f.path, v]);
+        shown.push([f.path, v]);
+        return;
+      }
+      entries.push([WILDCARD_PATH_FIELD, new Int32(1)]);
+      shown.push([WILDCARD_PATH_FIELD, new Int32(1)]);
+      entries.push([path ?? WILDCARD_VALUE_FIELD, new Int32(f.direction)]);
+      if (path !== undefined) shown.push([path, new Int32(f.direction)]);
+    });
+    const key = documentFrom(entries);
     super({ ...wildcardIndex.meta, key, spec: { ...wildcardIndex.meta.spec, key } }, collection);
+    this.explainKey = documentFrom(shown);
+  }
+
+  /** One document may have several keys in the scanned bounds: the scan deduplicates. */
+  get spreads(): boolean {
+    return this.subpaths || this.path === undefined;
   }
 
   /** The state of the path's keys: multikey at the components where an array was met. */
   override readState(view: ReadView): IndexState {
     const state = this.wildcardIndex.readState(view);
     const arrays = new Set(state.wildcardMultikeyPaths ?? []);
-    const parts = this.path.split('.');
+    const parts = this.path?.split('.') ?? [];
     const multikey = parts.flatMap((_, i) =>
       arrays.has(parts.slice(0, i + 1).join('.')) ? [i] : [],
     );
-    return { multikeyPaths: [[], multikey], hasTruncatedKeys: state.hasTruncatedKeys };
+    const valueField = this.path ?? WILDCARD_VALUE_FIELD;
+    return {
+      multikeyPaths: this.fields.map((f) => (f.path === valueField ? multikey : [])),
+      hasTruncatedKeys: state.hasTruncatedKeys,
+    };
   }
 }
 
-/** The bounds of the $_path field: the path, and with `subpaths` every path below it. */
+/**
+ * The bounds of the $_path field: the path, with `subpaths` every path below it too; for a
+ * prefix view MinKey (the key of a document without leaves) and every string.
+ */
 export function pathIntervals(view: WildcardPathAccess): Interval[] {
+  if (view.path === undefined)
+    return [
+      point(new MinKey()),
+      { low: { value: '', inclusive: true }, high: { value: {}, inclusive: false } },
+    ];
   const own = point(view.path);
   if (!view.subpaths) return [own];
   // "P." up to "P/" ('/' follows '.'): exactly the dotted paths that extend P.
@@ -127,5 +167,9 @@ export function wildcardViews(
     if (subpaths && !wildcardIndexesSubtree(projection, parts)) continue;
     out.push(new WildcardPathAccess(index, path, collection, subpaths));
   }
+  // A compound index's regular fields before the wildcard serve predicates on them alone.
+  const prefix = index.fields.slice(0, Math.max(0, index.wildcardPos));
+  if (preds.some((p) => p.group === undefined && prefix.some((f) => f.path === p.path)))
+    out.push(new WildcardPathAccess(index, undefined, collection, false));
   return out;
 }
