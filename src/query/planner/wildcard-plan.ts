@@ -20,6 +20,13 @@
 // mongod's subpath bounds, the keys of P itself and of every path below it (["P", "P"] and
 // ["P.", "P/") on $_path, [MinKey, MaxKey] on the value) and deduplicates: a document whose P
 // is a non-empty subdocument has keys only below P.
+//
+// A compound wildcard index ({a: 1, "b.$**": 1}) gives, as mongod's expanded index entries, a
+// view per served path with its regular fields around ($_path, P): {a: 1, $_path: 1, P: 1}; and,
+// when a predicate bounds a regular field before the wildcard, a prefix view {a: 1, $_path: 1}
+// whose $_path bounds hold every path and MinKey (the key of a document with regular fields
+// but no leaf), which deduplicates, and which needs a predicate that cannot match a missing
+// field (a document with neither leaves nor regular fields has no key).
 
 import { Int32 } from 'bson';
 import { MaxKey, MinKey } from 'bson';
