@@ -311,6 +311,12 @@ export const ErrorCode = {
   // Wildcard indexes (wildcard_validation, projection parsing in kBanComputedFields mode).
   Location7246200: 7246200,
   Location7246201: 7246201,
+  Location7246204: 7246204,
+  Location7246208: 7246208,
+  Location7246209: 7246209,
+  Location7246210: 7246210,
+  Location7246211: 7246211,
+  Location7246301: 7246301,
   Location51271: 51271,
 } as const;
 

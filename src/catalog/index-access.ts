@@ -53,7 +53,12 @@ import { textIndexKeys, textSpecOf } from '../text/spec.js';
 import type { TextSpec } from '../text/spec.js';
 import { s2IndexKeys, twoDIndexKeys } from './geo-keys.js';
 import { hashedIndexKeys } from './hashed-keys.js';
-import { wildcardIndexKeys, wildcardProjectionOf } from './wildcard-keys.js';
+import {
+  compoundWildcardKeys,
+  isWildcardField,
+  wildcardIndexKeys,
+  wildcardProjectionOf,
+} from './wildcard-keys.js';
 import type { WildcardKeys, WildcardProjection } from './wildcard-keys.js';
 import type { Hash2dParams } from '../geo/cells.js';
 import { decodeRecordId, encodeRecordId } from './record-id.js';
@@ -156,6 +161,8 @@ export class IndexAccess {
   readonly text: TextSpec | undefined;
   /** A wildcard index's projection (its keys are [path, value] pairs). */
   readonly wildcard: WildcardProjection | undefined;
+  /** The position of a wildcard index's wildcard field in its key pattern (-1: not one). */
+  readonly wildcardPos: number;
 
   constructor(
     readonly meta: IndexMeta,
@@ -176,12 +183,14 @@ export class IndexAccess {
     this.hidden = meta.spec['hidden'] === true;
     this.fields = parseKeyPattern(meta.key);
     this.kind = indexKindOf(meta.key);
-    const wildcardField = this.kind === 'wildcard' ? this.fields[0] : undefined;
-    // A wildcard key is (path, value): the path ascending, the value in the field's direction.
-    this.directions =
-      wildcardField === undefined
-        ? this.fields.map((f) => f.direction)
-        : [1, wildcardField.direction];
+    this.wildcardPos =
+      this.kind === 'wildcard' ? this.fields.findIndex((f) => isWildcardField(f.path)) : -1;
+    const wildcardField = this.fields[this.wildcardPos];
+    // A wildcard key holds (path, value) where the wildcard field is: the path ascending, the
+    // value in the field's direction; a compound one has its regular fields around them.
+    this.directions = this.fields.flatMap((f, i) =>
+      i === this.wildcardPos ? [1 as const, f.direction] : [f.direction],
+    );
     const projection = meta.spec['wildcardProjection'];
     this.wildcard =
       wildcardField === undefined
@@ -214,7 +223,10 @@ export class IndexAccess {
     if (this.kind === '2dsphere') return s2IndexKeys(this.fields, doc);
     if (this.kind === '2d') return twoDIndexKeys(this.fields, doc, this.hash2d);
     if (this.kind === 'hashed') return hashedIndexKeys(this.fields, doc, this.sparse);
-    if (this.wildcard !== undefined) return wildcardIndexKeys(this.wildcard, doc);
+    if (this.wildcard !== undefined)
+      return this.fields.length === 1
+        ? wildcardIndexKeys(this.wildcard, doc)
+        : compoundWildcardKeys(this.wildcard, this, doc);
     return generateIndexKeys(this.fields, doc, { sparse: this.sparse });
   }
 

@@ -14,13 +14,23 @@
 //   path; an exclusion projection drops a path that is or extends an excluded one. `_id` is
 //   left out unless the projection includes it explicitly.
 //
-// The index never refuses a document (no parallel-array or ambiguity errors: every path is
-// indexed on its own).
+// The index never refuses a document for its wildcard part (no parallel-array or ambiguity
+// errors: every path is indexed on its own).
+//
+// A compound wildcard index (7.0: {a: 1, "b.$**": 1, c: -1}) puts the values of its regular
+// fields around every (path, value) pair: [a, path, value, c]. A regular field holds one value
+// per document (an array along its path is refused, 7246301: mongod's regular fields of a
+// compound wildcard index are never multikey); a missing one is null. A document without any
+// wildcard leaf but with some regular field still gets one key, with MinKey as its path and its
+// value; a document with neither has no key.
 
-import { Int32 } from 'bson';
+import { Int32, MinKey } from 'bson';
+import { getField, MISSING } from '../bson/path.js';
+import type { PathValue } from '../bson/path.js';
 import { asDocument, isArray, isPlainDocument } from '../bson/types.js';
+import { CommandError, ErrorCode } from '../errors.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
-import type { GeneratedKeys } from './index-keys.js';
+import type { GeneratedKeys, KeyPatternField } from './index-keys.js';
 
 /** The field name that makes an index a wildcard index ("$**", or a path ending in ".$**"). */
 export const WILDCARD_FIELD = '$**';
@@ -123,6 +133,19 @@ export function wildcardIndexesPath(
   return decide(projection, path) === 'index';
 }
 
+/**
+ * Whether a wildcard index holds the keys of `path` and of every path below it (the planner's
+ * subpath scans): an exclusion projection must not leave out a path below it.
+ */
+export function wildcardIndexesSubtree(
+  projection: WildcardProjection,
+  path: readonly string[],
+): boolean {
+  if (decide(projection, path) !== 'index') return false;
+  if (projection.inclusion) return true;
+  return !projection.paths.some((p) => p.length > path.length && startsWith(p, path));
+}
+
 class WildcardGenerator {
   readonly keys: BsonValue[][] = [];
   readonly multikeyPaths = new Set<string>();
@@ -191,5 +214,62 @@ export function wildcardIndexKeys(projection: WildcardProjection, doc: BsonDocum
     keys: g.keys,
     multikeyPaths: [g.multikeyPaths.size > 0 ? [0] : []],
     multikeyPathStrings: [...g.multikeyPaths].sort(),
+  };
+}
+
+/** The layout of a compound wildcard index's key: its fields and where the wildcard one is. */
+export interface WildcardLayout {
+  readonly fields: readonly KeyPatternField[];
+  readonly wildcardPos: number;
+}
+
+/** A regular field's value: one value, the path followed through subdocuments only. */
+function regularValue(doc: BsonDocument, parts: readonly string[]): PathValue {
+  let current: BsonDocument = doc;
+  for (let i = 0; i < parts.length; i++) {
+    const v = getField(current, parts[i] as string);
+    if (v === MISSING) return MISSING;
+    if (isArray(v)) {
+      throw new CommandError(
+        ErrorCode.Location7246301,
+        `Compound wildcard index regular field cannot be multikey: found an array at path '${parts.slice(0, i + 1).join('.')}'`,
+      );
+    }
+    if (i === parts.length - 1) return v;
+    const sub = asDocument(v);
+    if (sub === undefined) return MISSING;
+    current = sub;
+  }
+  return MISSING;
+}
+
+/**
+ * The keys of a compound wildcard index: [regular values before, path, value, regular values
+ * after] per leaf (see the file comment).
+ */
+export function compoundWildcardKeys(
+  projection: WildcardProjection,
+  layout: WildcardLayout,
+  doc: BsonDocument,
+): WildcardKeys {
+  let anyRegular = false;
+  const regular = layout.fields.map((f, i) => {
+    if (i === layout.wildcardPos) return null;
+    const v = regularValue(doc, f.parts);
+    if (v === MISSING) return null;
+    anyRegular = true;
+    return v;
+  });
+  const before = regular.slice(0, layout.wildcardPos);
+  const after = regular.slice(layout.wildcardPos + 1);
+  const leaves = wildcardIndexKeys(projection, doc);
+  const pairs: BsonValue[][] =
+    leaves.keys.length > 0 ? [...leaves.keys] : anyRegular ? [[new MinKey(), new MinKey()]] : [];
+  return {
+    keys: pairs.map((pair) => [...before, ...pair, ...after]),
+    multikeyPaths: layout.fields.map((_, i) =>
+      i === layout.wildcardPos && leaves.multikeyPathStrings.length > 0 ? [0] : [],
+    ),
+    multikeyPathStrings: leaves.multikeyPathStrings,
   };
 }

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { Long } from 'mongodb';
-import type { Db } from 'mongodb';
+import type { Db, Document } from 'mongodb';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 import { collectionInfo, expectServerCode } from '../helpers/driver.js';
@@ -57,8 +57,71 @@ describe('clustered collections', () => {
       (await c.find({ _id: { $gte: 2, $lt: 9 } }).toArray()).map((d) => d['_id']),
       [3, 5],
     );
-    const plan = await c.find({ _id: { $gte: 2 } }).explain();
-    assert.match(JSON.stringify(plan['queryPlanner']['winningPlan']), /IXSCAN|CLUSTERED/);
+  });
+
+  test('explain: _id ranges as CLUSTERED_IXSCAN with minRecord / maxRecord', async () => {
+    // clustered_collection_bounded_scan_common.js's cases.
+    await db.createCollection('bounded', { clusteredIndex: { key: { _id: 1 }, unique: true } });
+    const c = db.collection<TestDoc>('bounded');
+    await c.insertMany(Array.from({ length: 100 }, (_, i) => ({ _id: i, a: -i })));
+    const scan = async (filter: Document): Promise<{ plan: Document; stats: Document }> => {
+      const e = await c.find(filter).explain('executionStats');
+      return {
+        plan: e['queryPlanner']['winningPlan'] as Document,
+        stats: e['executionStats'] as Document,
+      };
+    };
+    const eq = await scan({ _id: 5 });
+    assert.deepEqual(eq.plan, {
+      stage: 'CLUSTERED_IXSCAN',
+      filter: { _id: { $eq: 5 } },
+      direction: 'forward',
+      minRecord: 5,
+      maxRecord: 5,
+    });
+    assert.equal(eq.stats['nReturned'], 1);
+    assert.equal(eq.stats['executionStages']['stage'], 'CLUSTERED_IXSCAN');
+    assert.equal(eq.stats['executionStages']['docsExamined'], 1);
+    const range = await scan({ _id: { $gte: 20, $lt: 40 } });
+    assert.equal(range.plan['stage'], 'CLUSTERED_IXSCAN');
+    assert.equal(range.plan['minRecord'], 20);
+    assert.equal(range.plan['maxRecord'], 40);
+    assert.equal(range.stats['nReturned'], 20);
+    // An end bounded by the type bracket: the numbers' ends.
+    const lt = await scan({ _id: { $lt: 10 } });
+    assert.equal(lt.plan['maxRecord'], 10);
+    assert.ok(Number.isNaN(lt.plan['minRecord']));
+    assert.equal(lt.stats['nReturned'], 10);
+    const gt = await scan({ _id: { $gt: 89 } });
+    assert.equal(gt.plan['minRecord'], 89);
+    assert.equal(gt.plan['maxRecord'], Infinity);
+    assert.equal(gt.stats['nReturned'], 10);
+    const inList = await scan({ _id: { $in: [10, 20, 30] } });
+    assert.equal(inList.plan['minRecord'], 10);
+    assert.equal(inList.plan['maxRecord'], 30);
+    assert.equal(inList.stats['nReturned'], 3);
+    // A filter on another field: a plain collection scan without record bounds.
+    const other = await scan({ a: { $gt: -10 } });
+    assert.equal(other.plan['stage'], 'COLLSCAN');
+    assert.equal(other.plan['minRecord'], undefined);
+    assert.equal(other.stats['nReturned'], 10);
+    // Sorted by _id backward, a projection of _id alone (not covered: no _id index).
+    const back = c.find({ _id: { $gt: 95 } }, { projection: { _id: 1 } }).sort({ _id: -1 });
+    const backPlan = (await back.explain('queryPlanner'))['queryPlanner']['winningPlan'];
+    assert.equal(backPlan['stage'], 'PROJECTION_SIMPLE');
+    assert.equal(backPlan['inputStage']['stage'], 'CLUSTERED_IXSCAN');
+    assert.equal(backPlan['inputStage']['direction'], 'backward');
+    assert.deepEqual(
+      (await back.toArray()).map((d) => d._id),
+      [99, 98, 97, 96],
+    );
+    // A plain collection keeps IDHACK and IXSCAN.
+    const plain = db.collection<TestDoc>('unclustered');
+    await plain.insertMany([{ _id: 1 }, { _id: 2 }]);
+    const idhack = await plain.find({ _id: 1 }).explain('queryPlanner');
+    assert.equal(idhack['queryPlanner']['winningPlan']['stage'], 'IDHACK');
+    const ixscan = await plain.find({ _id: { $gt: 0 } }).explain('queryPlanner');
+    assert.equal(ixscan['queryPlanner']['winningPlan']['inputStage']['stage'], 'IXSCAN');
   });
 
   test('expireAfterSeconds: stored as a long, changed and turned off by collMod', async () => {

@@ -2,7 +2,13 @@
 // wildcard_validation (codes as mongod's; messages follow its wording):
 //
 // - the key holds one wildcard field ("$**" or "a.b.$**", 7246201 for two) with a non-zero
-//   number; compound wildcard indexes (7.0's {a: 1, "$**": 1}) answer NotImplemented;
+//   number, alone or with regular fields (7.0's compound wildcard indexes, {a: 1, "b.$**": 1});
+// - a compound index on all fields ({a: 1, "$**": 1}) needs a wildcardProjection (67); without
+//   one the wildcard's root may not be a prefix of a regular field (7246204); with one, as the
+//   7.0 jstest compound_wildcard_index_validation.js has it: inclusion and exclusion do not mix,
+//   `_id` aside (7246211), an exclusion projection excludes every regular field (7246209, or
+//   7246210 when no excluded path sorts after the field), and no included path is a regular
+//   field or a prefix of one (7246208);
 // - never unique, sparse or TTL, and only index version 2 (CannotCreateIndex, 67);
 // - `wildcardProjection` only on a wildcard index (BadValue), a document (TypeMismatch), only
 //   with the key {"$**": ±1} and not empty (FailedToParse); its values are numbers or booleans
@@ -56,11 +62,87 @@ export function checkWildcardKeyPattern(key: BsonDocument): void {
     );
   if (fields.some(([, v]) => typeof v === 'string'))
     throw cannotCreate("Can't use more than one index plugin for a single index.");
-  if (fields.length > 1) {
-    throw new CommandError(
-      ErrorCode.NotImplemented,
-      `compound wildcard indexes are not supported yet: ${formatBson(key)}`,
+}
+
+/** The path components of a dotted path (for prefix tests by component, as FieldRef's). */
+function partsOf(path: string): string[] {
+  return path.split('.');
+}
+
+function isPrefixOrEqual(prefix: readonly string[], path: readonly string[]): boolean {
+  return prefix.length <= path.length && prefix.every((p, i) => path[i] === p);
+}
+
+/** FieldRef's order: component by component, a prefix first. */
+function comparePaths(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i] as string;
+    const y = b[i] as string;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/** The regular (not wildcard) fields of a compound wildcard key, sorted. */
+function regularFields(key: BsonDocument): string[][] {
+  return Object.keys(key)
+    .filter((f) => !isWildcardField(f))
+    .map(partsOf)
+    .sort(comparePaths);
+}
+
+/** A compound wildcard index without wildcardProjection: the wildcard's root and the fields apart. */
+function checkCompoundWithoutProjection(key: BsonDocument, field: string): void {
+  const regular = regularFields(key);
+  if (regular.length === 0) return;
+  if (field === WILDCARD_FIELD)
+    throw cannotCreate(
+      "Compound wildcard index on all fields ('$**') must specify a 'wildcardProjection' that excludes the regular index fields",
     );
+  const root = partsOf(field).slice(0, -1);
+  const hit = regular.find((r) => isPrefixOrEqual(root, r));
+  if (hit !== undefined)
+    throw new CommandError(
+      ErrorCode.Location7246204,
+      `A wildcard index field should not overlap with and index key fields if wildcard projection is empty, however '${hit.join('.')}' is overlapping with the wildcard index field.`,
+    );
+}
+
+/** A compound wildcard index's projection against its regular fields (see the file comment). */
+function checkCompoundProjection(
+  key: BsonDocument,
+  paths: ReadonlyArray<{ path: string; included: boolean }>,
+): void {
+  const regular = regularFields(key);
+  if (regular.length === 0) return;
+  const others = paths.filter((p) => p.path !== '_id');
+  if (others.some((p) => p.included) && others.some((p) => !p.included))
+    throw new CommandError(
+      ErrorCode.Location7246211,
+      'Inclusion and exclusion statements cannot combine in the wildcardProjection with an exception of explicitly including _id field',
+    );
+  const included = paths.filter((p) => p.included).map((p) => partsOf(p.path));
+  const excluded = paths
+    .filter((p) => !p.included)
+    .map((p) => partsOf(p.path))
+    .sort(comparePaths);
+  if (!others.some((p) => p.included) && excluded.length > 0) {
+    for (const r of regular) {
+      if (excluded.some((e) => isPrefixOrEqual(e, r))) continue;
+      const later = excluded.some((e) => comparePaths(e, r) > 0);
+      throw new CommandError(
+        later ? ErrorCode.Location7246209 : ErrorCode.Location7246210,
+        `wildcardProjection paths must exclude all regular index fields, however '${r.join('.')}'is not excluded.`,
+      );
+    }
+  }
+  for (const r of regular) {
+    const hit = included.find((i) => isPrefixOrEqual(i, r));
+    if (hit !== undefined)
+      throw new CommandError(
+        ErrorCode.Location7246208,
+        `Index Key and Wildcard Projection cannot contain overlapping fields, however '${r.join('.')}' index field is ovverlapping with '${hit.join('.')}' wildcardProjection path.`,
+      );
   }
 }
 
@@ -77,12 +159,14 @@ function projectionPaths(projection: BsonDocument): Array<{ path: string; includ
   });
 }
 
-function checkProjection(projection: BsonDocument): void {
+function checkProjection(key: BsonDocument, projection: BsonDocument): void {
   const paths = projectionPaths(projection);
+  const compound = Object.keys(key).length > 1;
   // The kind of the projection is that of its first path other than _id.
   const first = paths.find((p) => p.path !== '_id');
   for (const p of paths) {
-    if (first === undefined || p.path === '_id' || p.included === first.included) continue;
+    if (compound || first === undefined || p.path === '_id' || p.included === first.included)
+      continue;
     throw p.included
       ? new CommandError(
           ErrorCode.Location31253,
@@ -104,6 +188,7 @@ function checkProjection(projection: BsonDocument): void {
       );
     }
   }
+  if (compound) checkCompoundProjection(key, paths);
 }
 
 /** The checks of a whole spec (after the key's), for wildcard and other indexes alike. */
@@ -130,7 +215,10 @@ export function checkWildcardSpec(spec: BsonDocument): void {
     throw cannotCreate(
       `Index version ${formatBson(v)} does not support the 'wildcard' index type; it requires version 2`,
     );
-  if (projection === undefined) return;
+  if (projection === undefined) {
+    checkCompoundWithoutProjection(key, field);
+    return;
+  }
   if (!isPlainDocument(projection))
     throw new CommandError(
       ErrorCode.TypeMismatch,
@@ -146,7 +234,7 @@ export function checkWildcardSpec(spec: BsonDocument): void {
       ErrorCode.FailedToParse,
       "The 'wildcardProjection' field can't be an empty object",
     );
-  checkProjection(projection);
+  checkProjection(key, projection);
 }
 
 /** A wildcard projection in a normal form, for comparing index signatures. */

@@ -78,7 +78,14 @@ import {
 } from './bounds.js';
 import type { Interval, LeafBounds } from './bounds.js';
 import { serializeFilter } from './serialize-filter.js';
-import { WILDCARD_PATH_FIELD, WildcardPathAccess, wildcardViews } from './wildcard-plan.js';
+import { ClusteredScanStage, isClustered, recordBounds } from './clustered-plan.js';
+import {
+  WILDCARD_PATH_FIELD,
+  WILDCARD_VALUE_FIELD,
+  WildcardPathAccess,
+  pathIntervals,
+  wildcardViews,
+} from './wildcard-plan.js';
 import { comparisonNode } from '../match/nodes.js';
 import { compareBson } from '../../bson/compare.js';
 import type { Collator } from '../../bson/collation.js';
@@ -527,8 +534,6 @@ function sortProvided(
   bounds: readonly FieldBounds[],
   sort: readonly SortKey[],
 ): { reverse: boolean } | undefined {
-  // A wildcard index does not sort (its paths are multikey as far as it knows).
-  if (index instanceof WildcardPathAccess) return undefined;
   if (state.hasTruncatedKeys) return undefined;
   let p = 0;
   let reverse: boolean | undefined;
@@ -579,6 +584,7 @@ interface PlanContext {
 function multiKeyPathsDoc(index: IndexAccess, state: IndexState): BsonDocument {
   const out: BsonDocument = {};
   index.fields.forEach((f, i) => {
+    if (f.path === WILDCARD_VALUE_FIELD) return;
     out[f.path] = (state.multikeyPaths[i] ?? []).map((c) => f.parts.slice(0, c + 1).join('.'));
   });
   return out;
@@ -592,12 +598,13 @@ function indexExplain(
 ): Record<string, BsonValue> {
   const v = index.meta.spec['v'];
   return {
-    keyPattern: index.meta.key,
+    keyPattern: index instanceof WildcardPathAccess ? index.explainKey : index.meta.key,
     indexName: index.meta.name,
     isMultiKey: state.multikeyPaths.some((p) => p.length > 0),
     multiKeyPaths: multiKeyPathsDoc(index, state),
     isUnique: index.unique,
-    isSparse: index.sparse,
+    // A wildcard index's view plans as sparse; explain shows the index's own option.
+    isSparse: index instanceof WildcardPathAccess ? index.wildcardIndex.sparse : index.sparse,
     isPartial: index.partialFilter !== undefined,
     indexVersion: new Int32(numericValue(v) ?? 2),
     direction: reverse ? 'backward' : 'forward',
@@ -620,11 +627,15 @@ function indexScan(
   const boundsOf = (): BsonDocument => {
     const doc: BsonDocument = {};
     index.fields.forEach((f, i) => {
+      if (f.path === WILDCARD_VALUE_FIELD) return;
       doc[f.path] = intervalStrings((bounds[i] as FieldBounds).intervals, f.direction);
     });
     return doc;
   };
-  const dedup = state.multikeyPaths.some((p) => p.length > 0);
+  // A subpath scan of a wildcard index meets one document under several paths.
+  const dedup =
+    state.multikeyPaths.some((p) => p.length > 0) ||
+    (index instanceof WildcardPathAccess && index.spreads);
   return new IndexScanStage({
     index,
     plan,
@@ -694,7 +705,9 @@ function coverable(
 ): boolean {
   const { req } = ctx;
   if (state.hasTruncatedKeys || state.multikeyPaths.some((p) => p.length > 0)) return false;
-  if (index.kind === 'hashed' || index instanceof WildcardPathAccess) return false;
+  // A clustered collection's _id order is its records' (mongod has no _id index to cover with).
+  if (index.isIdIndex && isClustered(ctx.coll)) return false;
+  if (index.kind === 'hashed') return false;
   const paths = index.fields.map((f) => f.path);
   if (paths.some((p) => paths.some((q) => q !== p && q.startsWith(`${p}.`)))) return false;
   // A position ("a.0") reaches into an array without making the index multikey: the key
@@ -775,13 +788,20 @@ function analyzeIndex(
         ctx.req.matcher,
       );
     }
-    return new FetchStage(
+    const fetch = new FetchStage(
       indexScan(index, state, bounds, reverse),
       ctx.coll,
       ctx.req.matcher,
       keyShape(ctx.req, index),
       residual,
     );
+    if (!index.isIdIndex || !isClustered(ctx.coll)) return fetch;
+    // mongod scans the records between two _id values and re-applies the whole filter.
+    return new ClusteredScanStage(fetch, {
+      reverse,
+      ...recordBounds((bounds[0] as FieldBounds).intervals),
+      filter: () => residualFilter(ctx, undefined, undefined, undefined),
+    });
   };
   return {
     label: index.meta.name,
@@ -793,6 +813,29 @@ function analyzeIndex(
     order,
     build,
   };
+}
+
+/**
+ * The per-path views of a wildcard index for the predicates of `tree`, each with the
+ * predicates to plan it by: those of the query and one that bounds the $_path field to the
+ * view's path (and the paths below it for a subpath scan).
+ */
+function wildcardAccesses(
+  index: IndexAccess,
+  preds: readonly Predicate[],
+  tree: MatchNode | undefined,
+  coll: Collection,
+): Array<{ view: WildcardPathAccess; preds: Predicate[] }> {
+  return wildcardViews(index, preds, elemMatchPaths(tree), coll.meta).map((view) => {
+    // A prefix view's path bounds hold every document with keys, which is not a predicate
+    // that makes the (sparse) view usable: its node stands for one that matches a missing field.
+    const pathPred: Predicate = {
+      path: WILDCARD_PATH_FIELD,
+      node: comparisonNode('eq', WILDCARD_PATH_FIELD, view.path ?? null),
+      bounds: { intervals: pathIntervals(view) },
+    };
+    return { view, preds: [...preds, pathPred] };
+  });
 }
 
 /** The paths of the top-level $elemMatch predicates. */
@@ -822,9 +865,15 @@ function orCandidate(ctx: PlanContext, indexes: readonly IndexAccess[]): Candida
   if (tree === undefined || tree.kind !== 'or' || tree.children.length < 2) return undefined;
   const builders: Array<() => KeySource> = [];
   for (const branch of tree.children) {
-    const preds = collectPredicates(branch, ctx.req.collator);
+    const branchPreds = collectPredicates(branch, ctx.req.collator);
+    // Each branch may use any index, a wildcard index through its per-path views.
+    const options = indexes.flatMap((index) =>
+      index.kind === 'wildcard'
+        ? wildcardAccesses(index, branchPreds, branch, ctx.coll)
+        : [{ view: index, preds: branchPreds }],
+    );
     let best: { score: number[]; make: () => KeySource } | undefined;
-    for (const index of indexes) {
+    for (const { view: index, preds } of options) {
       const state = index.readState(ctx.view);
       if (!impliesPartial(index, preds)) continue;
       const bounds = boundsFor(index, state, preds);
@@ -1085,6 +1134,13 @@ export class PlannedQuery implements PlanStage {
       decorateCollScan(access, ctx);
     } else if (id !== undefined) {
       access = new IdLookupStage(coll, id, req.matcher);
+      if (isClustered(coll))
+        access = new ClusteredScanStage(access, {
+          reverse: false,
+          min: id,
+          max: id,
+          filter: () => residualFilter(ctx, undefined, undefined, undefined),
+        });
       providesSort = true;
     } else if (this.minMax !== undefined && this.hinted !== undefined) {
       access = this.minMaxScan(ctx, this.hinted, this.minMax);
@@ -1102,14 +1158,8 @@ export class PlannedQuery implements PlanStage {
           build: g.build,
         }));
       const wildcard = (index: IndexAccess, order: number): Candidate[] =>
-        wildcardViews(index, ctx.preds, elemMatchPaths(ctx.tree), coll.meta).flatMap((view) => {
-          // The path field is bounded to the one path the view serves.
-          const pathPred: Predicate = {
-            path: WILDCARD_PATH_FIELD,
-            node: comparisonNode('eq', WILDCARD_PATH_FIELD, view.path),
-            bounds: { intervals: [point(view.path)] },
-          };
-          const c = analyzeIndex({ ...ctx, preds: [...ctx.preds, pathPred] }, view, order, false);
+        wildcardAccesses(index, ctx.preds, ctx.tree, coll).flatMap(({ view, preds }) => {
+          const c = analyzeIndex({ ...ctx, preds }, view, order, false);
           return c === undefined ? [] : [c];
         });
       if (this.hinted?.kind === 'wildcard') {
@@ -1133,7 +1183,7 @@ export class PlannedQuery implements PlanStage {
         if (candidates.length === 0) {
           const or = orCandidate(
             ctx,
-            coll.indexes.filter((i) => !i.hidden && servesPredicates(i)),
+            coll.indexes.filter((i) => !i.hidden && (servesPredicates(i) || i.kind === 'wildcard')),
           );
           if (or !== undefined) candidates.push(or);
         }

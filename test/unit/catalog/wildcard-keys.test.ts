@@ -7,7 +7,13 @@ import { describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { EJSON } from 'bson';
 import type { BsonDocument } from '../../../src/bson/types.js';
-import { wildcardIndexKeys, wildcardProjectionOf } from '../../../src/catalog/wildcard-keys.js';
+import {
+  compoundWildcardKeys,
+  wildcardIndexKeys,
+  wildcardProjectionOf,
+} from '../../../src/catalog/wildcard-keys.js';
+import { parseKeyPattern } from '../../../src/catalog/index-keys.js';
+import type { KeyPatternField } from '../../../src/catalog/index-keys.js';
 
 function keysOf(
   field: string,
@@ -122,5 +128,58 @@ describe('wildcard index keys', () => {
     );
     assert.deepEqual(keysOf('$**', '{"_id": 0, "d": 1}', d).keys, expect([['d', 3]]));
     assert.deepEqual(keysOf('$**', '{"_id": 1}', d).keys, expect([['_id.x', 1]]));
+  });
+});
+
+describe('compound wildcard index keys', () => {
+  const layoutOf = (key: BsonDocument): { fields: KeyPatternField[]; wildcardPos: number } => {
+    const fields = parseKeyPattern(key);
+    return { fields, wildcardPos: fields.findIndex((f) => f.path.endsWith('$**')) };
+  };
+  const bson = (o: object): BsonDocument =>
+    EJSON.parse(JSON.stringify(o), { relaxed: false }) as BsonDocument;
+  const keys = (
+    spec: Record<string, number>,
+    projectionSpec: Record<string, number> | undefined,
+    doc: string,
+  ): string[] => {
+    const key = bson(spec);
+    const projection = projectionSpec === undefined ? undefined : bson(projectionSpec);
+    const layout = layoutOf(key);
+    const field = layout.fields[layout.wildcardPos]?.path ?? '$**';
+    const g = compoundWildcardKeys(
+      wildcardProjectionOf(field, projection),
+      layout,
+      EJSON.parse(doc, { relaxed: false }) as BsonDocument,
+    );
+    return g.keys.map((k) => EJSON.stringify(k as unknown as BsonDocument)).sort();
+  };
+
+  test('the regular values around every (path, value) pair', () => {
+    assert.deepEqual(
+      keys({ a: 1, 'b.$**': 1, c: -1 }, undefined, '{"a": 1, "b": {"x": 2, "y": 3}}'),
+      ['[1,"b.x",2,null]', '[1,"b.y",3,null]'],
+    );
+    assert.deepEqual(keys({ '$**': 1, a: 1 }, { a: 0 }, '{"_id": 1, "a": "s", "z": [1, 2]}'), [
+      '["z",1,"s"]',
+      '["z",2,"s"]',
+    ]);
+  });
+
+  test('MinKey path and value without leaves, no key without regular fields either', () => {
+    assert.deepEqual(keys({ a: 1, 'b.$**': 1 }, undefined, '{"a": 1, "c": 1}'), [
+      '[1,{"$minKey":1},{"$minKey":1}]',
+    ]);
+    assert.deepEqual(keys({ a: 1, 'b.$**': 1 }, undefined, '{"a": null}'), [
+      '[null,{"$minKey":1},{"$minKey":1}]',
+    ]);
+    assert.deepEqual(keys({ a: 1, 'b.$**': 1 }, undefined, '{"c": 1}'), []);
+  });
+
+  test('an array along a regular field is refused (7246301)', () => {
+    assert.throws(
+      () => keys({ 'a.b': 1, 'c.$**': 1 }, undefined, '{"a": [{"b": 1}]}'),
+      (e: unknown) => (e as { code?: number }).code === 7246301,
+    );
   });
 });
