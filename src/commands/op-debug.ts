@@ -108,7 +108,8 @@ export class OpDebug {
 
   /** queryHash and planCacheKey of the query the operation planned, as its explain shows them. */
   private queryHashes(): BsonDocument {
-    return (this.plan === undefined ? undefined : ranQueryHashes(this.plan)) ?? {};
+    const h = this.plan === undefined ? undefined : ranQueryHashes(this.plan);
+    return h === undefined ? {} : { queryHash: h.queryHash, planCacheKey: h.planCacheKey };
   }
 
   private counters(): Array<[string, number | undefined]> {
