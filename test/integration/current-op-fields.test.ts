@@ -149,6 +149,36 @@ describe('$currentOp fields of running queries and idle cursors', () => {
     assert.equal((await failed).code, 11601);
   });
 
+  test('a running count and updateMany show their plans too; killOp stops them, nothing is written', async () => {
+    await manyDocs(db, 'count_update');
+    const victim = await ts.newClient();
+    const vc = victim.db('cof').collection('count_update');
+    const where = `${busy}; return false`;
+    const counting = serverError(vc.countDocuments({ $where: where }));
+    const count = await eventually(
+      async () => (await currentOps(admin, {}, { 'command.aggregate': 'count_update' }))[0],
+      'the count in $currentOp',
+    );
+    assert.equal(count['planSummary'], 'COLLSCAN');
+    assert.equal(count['queryFramework'], 'classic');
+    await admin.command({ killOp: 1, op: count['opid'] });
+    assert.equal((await counting).code, 11601);
+
+    // An interruption fails the whole write command, not one statement (mongod's handleError).
+    const updating = serverError(
+      victim.db('cof').command({
+        update: 'count_update',
+        updates: [{ q: { $where: where }, u: { $set: { x: 1 } }, multi: true }],
+      }),
+    );
+    const update = await running(admin, 'cof.count_update', 'update');
+    assert.equal(update['planSummary'], 'COLLSCAN');
+    assert.equal(update['queryFramework'], 'classic');
+    await admin.command({ killOp: 1, op: update['opid'] });
+    assert.equal((await updating).code, 11601);
+    assert.equal(await db.collection('count_update').countDocuments({ x: 1 }), 0);
+  });
+
   test('a command that plans no query (a blocked ping) has neither planSummary nor queryFramework', async () => {
     const victim = await ts.newClient({ appName: 'plain-ping' });
     await admin.command({
