@@ -22,10 +22,11 @@ import type {
   Document,
   MongoClient,
 } from 'mongodb';
+import type { TestDoc } from '../helpers/driver.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
-type Stream = ChangeStream<Document, ChangeStreamDocument<Document>>;
+type Stream = ChangeStream<TestDoc, ChangeStreamDocument<TestDoc>>;
 
 /** The next event, asking (tryNext) until one comes: each tryNext is one getMore at most. */
 async function nextEvent(cs: Stream): Promise<Document> {
@@ -40,7 +41,7 @@ describe('change stream tryNext and resumable errors', () => {
   let ts: TestServer;
   let admin: Db;
   let client: MongoClient;
-  let coll: Collection<Document>;
+  let coll: Collection<TestDoc>;
   const started: CommandStartedEvent[] = [];
 
   before(async () => {

@@ -15,6 +15,7 @@ import * as assert from 'node:assert/strict';
 import { MongoServerError } from 'mongodb';
 import type { Collection, Db, Document, MongoClient } from 'mongodb';
 import { freshCollection } from '../helpers/driver.js';
+import type { TestDoc } from '../helpers/driver.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -340,7 +341,7 @@ describe('$currentOp with access control', () => {
   after(() => ts.stop());
 
   test('effectiveUsers names the authenticated user, after currentOpTime, on operations and idle connections', async () => {
-    await user.db('acl').collection('c').insertOne({ _id: 1 });
+    await user.db('acl').collection<TestDoc>('c').insertOne({ _id: 1 });
     await admin.command({
       configureFailPoint: 'failCommand',
       mode: { times: 1 },

@@ -11,9 +11,10 @@
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { MinKey } from 'mongodb';
-import type { Collection, Db, Document } from 'mongodb';
+import type { Collection, Db, Document, FindOptions } from 'mongodb';
 import { Logger } from '../../src/log.js';
 import { freshCollection } from '../helpers/driver.js';
+import type { TestDoc } from '../helpers/driver.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -23,9 +24,9 @@ interface Hashes {
 }
 
 async function hashesOf(
-  c: Collection,
+  c: Collection<TestDoc>,
   filter: Document,
-  options: { sort?: Document; projection?: Document; collation?: Document } = {},
+  options: FindOptions = {},
 ): Promise<Hashes> {
   const explained = await c.find(filter, options).explain('queryPlanner');
   const planner = explained['queryPlanner'] as Document;
@@ -37,7 +38,7 @@ async function hashesOf(
 
 describe('queryHash and planCacheKey: the shape of a query', () => {
   let ts: TestServer;
-  let c: Collection;
+  let c: Collection<TestDoc>;
   const lines: string[] = [];
   const logged = (id: number): Array<{ attr: Record<string, unknown> }> =>
     lines
@@ -133,7 +134,7 @@ describe('queryHash and planCacheKey: the shape of a query', () => {
     const db = ts.client.db('shape');
     await db.command({ profile: 2, slowms: 0 });
     const filter = { b: 1 };
-    const options = { sort: { a: -1 }, projection: { a: 1, b: 1 } };
+    const options: FindOptions = { sort: { a: -1 }, projection: { a: 1, b: 1 } };
     try {
       const cursor = c.find(filter, { ...options, batchSize: 2, comment: 'shape-find' });
       assert.equal((await cursor.toArray()).length, 7, 'a first batch and getMores');
@@ -205,9 +206,9 @@ describe('system.profile with access control', () => {
       `mongodb://prof:profpw@${ts.server.host}/?replicaSet=rs0&authSource=admin`,
     );
     const db: Db = client.db('profauth');
-    await db.collection('c').insertOne({ _id: 1 });
+    await db.collection<TestDoc>('c').insertOne({ _id: 1 });
     await db.command({ profile: 2 });
-    await db.collection('c').find({ _id: 1 }).comment('who').toArray();
+    await db.collection<TestDoc>('c').find({ _id: 1 }).comment('who').toArray();
     await db.command({ profile: 0 });
     const entry = await db.collection('system.profile').findOne({ 'command.comment': 'who' });
     assert.ok(entry !== null);
