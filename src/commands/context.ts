@@ -24,6 +24,7 @@ import type { ServerMetrics } from './metrics.js';
 import type { Profiler } from './profiler.js';
 import type { FsyncLock } from './fsync-lock.js';
 import { OpDebug } from './op-debug.js';
+import type { StageStats } from '../query/exec/stages.js';
 import type { CurOpStatus } from './connection.js';
 import type { AuthService } from './auth/service.js';
 import type { ScriptEngine } from '../js/engine.js';
@@ -157,6 +158,8 @@ export interface OperationContext {
   readonly debug: OpDebug;
   /** Counts a yield of the operation's reads (numYields). */
   noteYield(): void;
+  /** The plan the operation runs, from now on ($currentOp's planSummary, the slow-query line). */
+  notePlan(stats: StageStats): void;
   /** Its currentOp message and progress (an index build sets them). */
   readonly curOp: CurOpStatus;
 }
@@ -194,6 +197,9 @@ export function makeOperationContext(
     signal,
     noteYield() {
       debug.numYields++;
+    },
+    notePlan(stats) {
+      debug.plan = stats;
     },
     checkDeadline() {
       if (signal.aborted) throw interruptedError();

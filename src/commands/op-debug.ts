@@ -8,8 +8,16 @@ import { Double, Int32, Long } from 'bson';
 import type { BsonDocument } from '../bson/types.js';
 import { isPlainDocument, numericValue } from '../bson/types.js';
 import { formatDocument } from '../bson/format.js';
+import type { ServerCursor } from '../query/exec/cursor.js';
 import type { StageStats } from '../query/exec/stages.js';
 import { ranQueryHashes } from '../query/planner/explain.js';
+import { plannedQueryInfo } from '../query/planner/planner.js';
+
+/**
+ * The query engine an operation's plan ran in, as mongod names it: plans here are trees of
+ * stages pulled one document at a time, what mongod calls the classic engine (it has no SBE).
+ */
+export const queryFramework = 'classic';
 
 /** Leaf stages whose key pattern mongod's plan summary shows. */
 const keyedStages = new Set(['IXSCAN', 'COUNT_SCAN', 'DISTINCT_SCAN']);
@@ -33,6 +41,15 @@ export function planSummaryOf(stats: StageStats): string {
   return leaves.join(', ');
 }
 
+/**
+ * The plan summary of a plan still running ($currentOp): only once its query has been planned,
+ * as mongod's CurOp has one only once its executor exists. A plan without a query (a command
+ * cursor, $currentOp itself) has none.
+ */
+export function runningPlanSummary(stats: StageStats): string | undefined {
+  return plannedQueryInfo(stats) === undefined ? undefined : planSummaryOf(stats);
+}
+
 function hasStage(stats: StageStats, name: string): boolean {
   return stats.stage === name || stats.children.some((c) => hasStage(c, name));
 }
@@ -52,6 +69,8 @@ export class OpDebug {
   numYields = 0;
   /** The plan the operation ran (its summary is computed only if the operation is reported). */
   plan: StageStats | undefined;
+  /** The cursor a getMore runs on ($currentOp's `cursor`, the slow-query line's originatingCommand). */
+  cursor: ServerCursor | undefined;
   /** Set by the dispatcher when the operation ends. */
   micros = 0;
   responseLength = 0;
@@ -89,7 +108,8 @@ export class OpDebug {
 
   /** queryHash and planCacheKey of the query the operation planned, as its explain shows them. */
   private queryHashes(): BsonDocument {
-    return (this.plan === undefined ? undefined : ranQueryHashes(this.plan)) ?? {};
+    const h = this.plan === undefined ? undefined : ranQueryHashes(this.plan);
+    return h === undefined ? {} : { queryHash: h.queryHash, planCacheKey: h.planCacheKey };
   }
 
   private counters(): Array<[string, number | undefined]> {
@@ -115,6 +135,7 @@ export class OpDebug {
     out['numYields'] = this.numYields;
     if (this.nreturned !== undefined) out['nreturned'] = this.nreturned;
     Object.assign(out, this.queryHashes());
+    if (this.plan !== undefined) out['queryFramework'] = queryFramework;
     if (this.error !== undefined) {
       out['ok'] = 0;
       out['errMsg'] = this.error.errmsg;
@@ -135,6 +156,7 @@ export class OpDebug {
     out['numYield'] = new Int32(this.numYields);
     if (this.nreturned !== undefined) out['nreturned'] = Long.fromNumber(this.nreturned);
     Object.assign(out, this.queryHashes());
+    if (this.plan !== undefined) out['queryFramework'] = queryFramework;
     out['locks'] = {};
     out['flowControl'] = {};
     if (this.error !== undefined) {

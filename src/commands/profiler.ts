@@ -260,6 +260,8 @@ export class Profiler {
       ns: op.ns,
       command: this.commandForProfile(op.command),
     };
+    const originating = op.debug.cursor?.options.originatingCommand;
+    if (originating !== undefined) head['originatingCommand'] = this.commandForProfile(originating);
     return head;
   }
 
@@ -281,6 +283,8 @@ export class Profiler {
     const attr: Record<string, unknown> = { type: 'command', ns: op.ns };
     if (op.client.appName !== undefined) attr['appName'] = op.client.appName;
     attr['command'] = logDocument(op.command);
+    const originating = op.debug.cursor?.options.originatingCommand;
+    if (originating !== undefined) attr['originatingCommand'] = logDocument(originating);
     Object.assign(attr, op.debug.reportAttributes());
     attr['remote'] = op.client.remote;
     attr['protocol'] = 'op_msg';
@@ -293,8 +297,10 @@ export class Profiler {
     entry['ts'] = new Date();
     entry['client'] = clientAddress(op.client.remote);
     if (op.client.appName !== undefined) entry['appName'] = op.client.appName;
-    entry['allUsers'] = [];
-    entry['user'] = '';
+    // OpDebug::appendUserInfo: the authenticated user, as {user, db} and as "user@db".
+    const user = op.client.auth.user;
+    entry['allUsers'] = user === undefined ? [] : [{ user: user.user, db: user.db }];
+    entry['user'] = user === undefined ? '' : `${user.user}@${user.db}`;
     const db = op.db;
     const { catalog } = services;
     await services.engine.write(

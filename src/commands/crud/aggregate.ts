@@ -56,6 +56,7 @@ import {
   readCollection,
 } from './common.js';
 import { resolveHint } from './hint.js';
+import { redactCommand } from '../operations.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream-cursor.js';
 import {
   SplitLargeEventStage,
@@ -411,7 +412,9 @@ export async function runAggregate(
     views: () => inv.op.access.acquireView(),
     onClose: disk.release,
     restore,
+    originatingCommand: redactCommand(inv.body),
   });
+  inv.op.debug.plan = built.plan.stats;
   if (batchSize === 0) {
     services.cursors.register(cursor);
     rt.interrupt = () => undefined;

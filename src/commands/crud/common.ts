@@ -182,6 +182,7 @@ export function cursorReply(
   atClusterTime?: Timestamp,
 ): BsonDocument {
   const id = cursor === undefined || cursor.isExhausted ? Long.ZERO : cursor.id;
+  if (cursor !== undefined) cursor.nBatchesReturned++;
   const c: BsonDocument = { [first ? 'firstBatch' : 'nextBatch']: batch, id, ns };
   if (atClusterTime !== undefined) c['atClusterTime'] = atClusterTime;
   return { cursor: c };

@@ -3,7 +3,7 @@
 import { Long } from 'bson';
 import type { BsonDocument } from '../../bson/types.js';
 import { numericValue } from '../../bson/types.js';
-import { interruptedError } from '../operations.js';
+import { interruptedError, redactCommand } from '../operations.js';
 import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
 import { ServerCursor } from '../../query/exec/cursor.js';
@@ -196,6 +196,8 @@ export const find = defineCommand({
     if (isViewRead(inv)) return runFindOnView(inv);
     const { ns, plan, output, limit, batchSize, release, restore } = prepareFind(inv);
     const tailable = args.tailable === true;
+    // Known from now on to $currentOp (planSummary) as mongod's CurOp knows its executor's.
+    inv.op.debug.plan = plan.stats;
     const cursor = new ServerCursor(plan, {
       ns,
       onClose: release,
@@ -205,6 +207,8 @@ export const find = defineCommand({
       ...(output === undefined ? {} : { output }),
       comment: args.comment,
       sendStoredBytes: true,
+      noCursorTimeout: args.noCursorTimeout === true,
+      originatingCommand: redactCommand(inv.body),
       ...(tailable ? { tailable, awaitData: args.awaitData === true } : {}),
     });
     // mongod keeps no tailable cursor on an empty (or missing) collection: it has no position.
@@ -374,6 +378,9 @@ export const getMore = defineCommand({
       );
     }
     cursor.inUse = true;
+    // What $currentOp shows of the getMore (its cursor, the plan) and the slow-query line's originatingCommand.
+    inv.op.debug.cursor = cursor;
+    if (!(cursor instanceof ChangeStreamCursor)) inv.op.debug.plan = cursor.plan.stats;
     try {
       if (cursor instanceof ChangeStreamCursor)
         return await changeStreamGetMore(cursor, ns, batchSize, args.maxAwaitTimeMS, inv.op);

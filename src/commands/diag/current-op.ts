@@ -34,6 +34,7 @@ import { lsidWithUid } from '../../txn/sessions.js';
 import { genericArgs, t } from '../args.js';
 import type { ConnectionState, ServerServices } from '../context.js';
 import type { RunningOperation } from '../operations.js';
+import { queryFramework, runningPlanSummary } from '../op-debug.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { clusterTimeOf } from '../crud/common.js';
@@ -118,12 +119,38 @@ class CurrentOpReporter {
   }
 
   private connection(client: ConnectionState, active: boolean): BsonDocument {
-    return {
+    const doc: BsonDocument = {
       ...this.client('op', client),
       active,
       currentOpTime: localIsoString(this.now),
-      threaded: true,
     };
+    // The user the client authenticated as (no impersonation here, so never runBy).
+    const user = client.auth.user;
+    if (user !== undefined) doc['effectiveUsers'] = [{ user: user.user, db: user.db }];
+    doc['threaded'] = true;
+    return doc;
+  }
+
+  /**
+   * A cursor as mongod's GenericCursor serializes it inside a report, without the fields the
+   * report carries at its top level (ns, lsid, planSummary): truncateAndSerializeGenericCursor.
+   */
+  private cursor(c: ServerCursor, truncate: boolean, usedBy?: RunningOperation): BsonDocument {
+    const doc: BsonDocument = {
+      cursorId: c.id,
+      createdDate: new Date(c.createdAt),
+      lastAccessDate: new Date(c.lastUsedMs),
+      nDocsReturned: Long.fromNumber(c.nReturned),
+      nBatchesReturned: Long.fromNumber(c.nBatchesReturned),
+      noCursorTimeout: c.options.noCursorTimeout === true,
+      tailable: c.options.tailable === true,
+      awaitData: c.options.awaitData === true,
+    };
+    const originating = c.options.originatingCommand;
+    if (originating !== undefined)
+      doc['originatingCommand'] = truncate ? truncateCommand(originating) : originating;
+    if (usedBy !== undefined) doc['operationUsingCursorId'] = Long.fromNumber(usedBy.opid);
+    return doc;
   }
 
   operation(op: RunningOperation, truncate: boolean): BsonDocument {
@@ -137,6 +164,14 @@ class CurrentOpReporter {
     doc['op'] = op.logicalOp;
     doc['ns'] = op.ns;
     doc['command'] = truncate ? truncateCommand(op.command) : op.command;
+    const plan = op.debug.plan;
+    const planSummary = plan === undefined ? undefined : runningPlanSummary(plan);
+    if (planSummary !== undefined) {
+      doc['queryFramework'] = queryFramework;
+      doc['planSummary'] = planSummary;
+    }
+    const cursor = op.debug.cursor;
+    if (cursor !== undefined) doc['cursor'] = this.cursor(cursor, truncate, op);
     if (op.status.msg !== undefined) doc['msg'] = op.status.msg;
     if (op.status.progress !== undefined) {
       // appendNumber: an int when it fits, as mongod's CurOp does.
@@ -167,15 +202,9 @@ class CurrentOpReporter {
         ? undefined
         : this.services.sessions.peek(cursor.options.owner.sessionKey);
     if (session !== undefined) doc['lsid'] = lsidWithUid(session.lsid);
-    doc['cursor'] = {
-      cursorId: cursor.id,
-      createdDate: new Date(cursor.createdAt),
-      lastAccessDate: new Date(cursor.lastUsedMs),
-      nDocsReturned: Long.fromNumber(cursor.nReturned),
-      noCursorTimeout: false,
-      tailable: cursor.options.tailable === true,
-      awaitData: cursor.options.awaitData === true,
-    };
+    const planSummary = runningPlanSummary(cursor.plan.stats);
+    if (planSummary !== undefined) doc['planSummary'] = planSummary;
+    doc['cursor'] = this.cursor(cursor, false);
     return doc;
   }
 

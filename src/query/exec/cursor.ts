@@ -48,6 +48,10 @@ export interface CursorOptions {
    * document: such a batch must go straight into a reply (encodeReply copies the bytes).
    */
   readonly sendStoredBytes?: boolean;
+  /** find's noCursorTimeout: the idle reaper leaves the cursor alone (it still dies with its session). */
+  readonly noCursorTimeout?: boolean;
+  /** The command that opened the cursor, secrets redacted ($currentOp's cursor.originatingCommand). */
+  readonly originatingCommand?: BsonDocument;
 }
 
 export class ServerCursor {
@@ -69,6 +73,8 @@ export class ServerCursor {
   private exhausted = false;
   private released = false;
   nReturned = 0;
+  /** Batches sent to the client, the first one included (mongod's nBatchesReturned). */
+  nBatchesReturned = 0;
   /**
    * What is left of the time limit (maxTimeMS) the cursor was opened with: a non-tailable
    * cursor spends one budget across its getMores, as mongod's leftover maxTime.
@@ -263,7 +269,7 @@ export class CursorManager {
   reapIdle(nowMs: number, idleTimeoutMs: number = limits.cursorIdleTimeoutMs): number {
     let n = 0;
     for (const [key, c] of this.cursors) {
-      if (!c.inUse && nowMs - c.lastUsedMs > idleTimeoutMs) {
+      if (!c.inUse && c.options.noCursorTimeout !== true && nowMs - c.lastUsedMs > idleTimeoutMs) {
         c.close();
         this.cursors.delete(key);
         n++;

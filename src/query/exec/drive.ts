@@ -4,7 +4,7 @@
 // yields, so everything one call reads comes from one snapshot.
 
 import type { ReadView } from '../../storage/engine.js';
-import type { PlanStage, Row } from './stages.js';
+import type { PlanStage, Row, StageStats } from './stages.js';
 import { NEED_TIME, armSlice, disarmSlice, sliceDue, takeDeferred } from './yield.js';
 import type { DeferredEntry } from './yield.js';
 
@@ -18,6 +18,8 @@ export interface ExecControl {
   readonly deadlineMs: number | undefined;
   /** Told of each yield (mongod's numYields in the slow-operation line, profile, currentOp). */
   noteYield?(): void;
+  /** Told of the plan it is about to run (its planSummary in $currentOp and the slow-query line). */
+  notePlan?(stats: StageStats): void;
 }
 
 /** An operation that cannot be interrupted (internal reads, tests). */
@@ -88,6 +90,7 @@ export async function drainPlan(
   each: (row: Row) => void,
   restore?: RestoreCheck,
 ): Promise<void> {
+  ctl.notePlan?.(plan.stats);
   armSlice();
   try {
     for (;;) {

@@ -4,12 +4,13 @@
 
 import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { createHash } from 'node:crypto';
 import { drainPlan } from '../exec/drive.js';
 import type { ExecControl } from '../exec/drive.js';
 import type { PlanStage, StageStats } from '../exec/stages.js';
 import type { ReadView } from '../../storage/engine.js';
 import { plannedQueryInfo, prepareQueryPlan } from './planner.js';
+import { queryHashes } from './query-shape.js';
+import type { QueryHashes } from './query-shape.js';
 
 const runtimeOnly = new Set([
   'seeks',
@@ -120,7 +121,7 @@ export async function explainPlan(
     namespace: options.namespace,
     indexFilterSet: false,
     parsedQuery: info?.parsedQuery ?? {},
-    ...hashesOf(info?.parsedQuery ?? {}, wrapped.stage),
+    ...(info?.hashes ?? queryHashes({ tree: undefined }, [])),
     maxIndexedOrSolutionsReached: false,
     maxIndexedAndSolutionsReached: false,
     maxScansToExplodeReached: false,
@@ -155,42 +156,10 @@ export async function explainPlan(
   return { queryPlanner, executionStats };
 }
 
-function hashesOf(
-  parsedQuery: BsonDocument,
-  stage: string,
-): { queryHash: string; planCacheKey: string } {
-  return {
-    queryHash: queryHashOf(parsedQuery),
-    planCacheKey: queryHashOf({ key: parsedQuery, plan: stage }),
-  };
-}
-
 /**
  * The queryHash and planCacheKey of a plan that ran (the slow-query line, the profiler), the
  * same as its explain shows; undefined when no query was planned in it.
  */
-export function ranQueryHashes(
-  stats: StageStats,
-): { queryHash: string; planCacheKey: string } | undefined {
-  const info = plannedQueryInfo(stats);
-  return info === undefined ? undefined : hashesOf(info.parsedQuery, info.winningPlan.stage);
-}
-
-/** mongod reports an 8-hex-digit hash of the query shape; ours hashes the parsed filter's shape. */
-function queryHashOf(shape: BsonValue): string {
-  const text = JSON.stringify(shapeOf(shape));
-  return createHash('sha256').update(text).digest('hex').slice(0, 8).toUpperCase();
-}
-
-function shapeOf(v: BsonValue): unknown {
-  if (Array.isArray(v)) return v.map(shapeOf);
-  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
-    return Object.fromEntries(
-      Object.entries(v as BsonDocument).map(([k, x]) => [
-        k,
-        k.startsWith('$') || typeof x === 'object' ? shapeOf(x) : '?',
-      ]),
-    );
-  }
-  return '?';
+export function ranQueryHashes(stats: StageStats): QueryHashes | undefined {
+  return plannedQueryInfo(stats)?.hashes;
 }

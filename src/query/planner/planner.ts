@@ -92,6 +92,8 @@ import type { Collator } from '../../bson/collation.js';
 import type { MemoryPolicy } from '../memory.js';
 import { checkSpecialPredicates, splitText, textPlan } from './text-plan.js';
 import { geoCandidates, nearPlan, splitNear } from './geo-plan.js';
+import { queryHashes } from './query-shape.js';
+import type { QueryHashes } from './query-shape.js';
 
 export interface QueryRequest {
   readonly filter: BsonDocument;
@@ -1002,6 +1004,8 @@ function better(a: TrialResult, b: TrialResult, wantSort: boolean): boolean {
 export interface PlanExplain {
   readonly namespace: string;
   readonly parsedQuery: BsonDocument;
+  /** queryHash and planCacheKey of the query's shape (query-shape.ts). */
+  readonly hashes: QueryHashes;
   readonly winningPlan: StageStats;
   /** The other candidates' plans (with their trial statistics). */
   readonly rejectedPlans: readonly StageStats[];
@@ -1233,10 +1237,20 @@ export class PlannedQuery implements PlanStage {
         Object.assign(stage.stats, { extra: { transformBy: req.projectionSpec } });
     }
     this.root = stage;
+    let hashes: QueryHashes | undefined;
+    const shape = {
+      tree,
+      sortSpec: req.sortSpec,
+      projectionSpec: req.projectionSpec,
+      collator: req.collator,
+    };
     this.explainInfo = {
       namespace: coll.ns,
       get parsedQuery(): BsonDocument {
         return parsedQuery();
+      },
+      get hashes(): QueryHashes {
+        return (hashes ??= queryHashes(shape, coll.indexes));
       },
       winningPlan: stage.stats,
       rejectedPlans: rejected,
