@@ -5,7 +5,6 @@
 // those fields, as mongod's TimeZone class does on top of timelib.
 
 import { ErrorCode, fail } from '../errors.js';
-import { AggCode } from './error-codes.js';
 
 export interface TimeZone {
   readonly name: string;
@@ -81,7 +80,7 @@ export function getTimeZone(id: string): TimeZone {
   } else if (/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(id)) {
     tz = ianaZone(id);
   }
-  if (tz === undefined) fail(AggCode.Location40485, `unrecognized time zone identifier: "${id}"`);
+  if (tz === undefined) fail(ErrorCode.Location40485, `unrecognized time zone identifier: "${id}"`);
   if (zoneCache.size < 1000) zoneCache.set(id, tz);
   return tz;
 }
@@ -243,10 +242,10 @@ export function validateFormat(format: string): void {
   for (let i = 0; i < format.length; i++) {
     if (format[i] !== '%') continue;
     if (i + 1 >= format.length)
-      fail(AggCode.Location18535, "Unmatched '%' at end of format string");
+      fail(ErrorCode.Location18535, "Unmatched '%' at end of format string");
     const c = format[i + 1] as string;
     if (!'bBdGHjLmMSwuUVYzZ%'.includes(c))
-      fail(AggCode.Location18536, `Invalid format character '%${c}' in format string`);
+      fail(ErrorCode.Location18536, `Invalid format character '%${c}' in format string`);
     i++;
   }
 }
@@ -274,7 +273,7 @@ export function formatDate(format: string, ms: number, tz: TimeZone): string {
       case 'Y':
         if (p.year < 0 || p.year > 9999)
           fail(
-            AggCode.Location18537,
+            ErrorCode.Location18537,
             `Could not convert date to string: date component was outside the supported range of 0-9999: ${p.year}`,
           );
         out += pad(p.year, 4);
@@ -322,7 +321,7 @@ export function formatDate(format: string, ms: number, tz: TimeZone): string {
         const y = isoWeekAndYear(wall).year;
         if (y < 0 || y > 9999)
           fail(
-            AggCode.Location18537,
+            ErrorCode.Location18537,
             `Could not convert date to string: date component was outside the supported range of 0-9999: ${y}`,
           );
         out += pad(y, 4);
@@ -447,10 +446,10 @@ export function validateParseFormat(format: string): void {
   for (let i = 0; i < format.length; i++) {
     if (format[i] !== '%') continue;
     if (i + 1 >= format.length)
-      fail(AggCode.Location18535, "Unmatched '%' at end of format string");
+      fail(ErrorCode.Location18535, "Unmatched '%' at end of format string");
     const c = format[i + 1] as string;
     if (!'dGHjLmMSuVYzZ%'.includes(c))
-      fail(AggCode.Location18536, `Invalid format character '%${c}' in format string`);
+      fail(ErrorCode.Location18536, `Invalid format character '%${c}' in format string`);
     i++;
   }
 }

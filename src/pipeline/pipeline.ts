@@ -9,7 +9,6 @@ import { isPlainDocument } from '../bson/types.js';
 import { ErrorCode, fail } from '../errors.js';
 import { limits } from '../limits.js';
 import { hasTextSearch } from '../query/planner/text-plan.js';
-import { AggCode } from './error-codes.js';
 import { atlasSearchStages, stageDefinitions, unsupportedStages } from './stages/index.js';
 import { MatchStage } from './stages/match.js';
 import type { ParsedPipeline, PipelineContext, Stage } from './stages/types.js';
@@ -34,7 +33,7 @@ const searchStagesNotEnabledMessage =
 
 function refuseSearchStage(name: string, ctx: PipelineContext): never {
   if (ctx.searchNotEnabled !== true)
-    fail(AggCode.Location6047401, `${name} stage is only allowed on MongoDB Atlas`);
+    fail(ErrorCode.Location6047401, `${name} stage is only allowed on MongoDB Atlas`);
   fail(
     ErrorCode.SearchNotEnabled,
     name === '$listSearchIndexes' ? searchIndexesNotEnabledMessage : searchStagesNotEnabledMessage,
@@ -48,7 +47,7 @@ function parseStage(spec: BsonValue, ctx: PipelineContext): Stage[] {
   const keys = Object.keys(spec);
   if (keys.length !== 1)
     fail(
-      AggCode.Location40323,
+      ErrorCode.Location40323,
       'A pipeline stage specification object must contain exactly one field.',
     );
   const name = keys[0] as string;
@@ -57,7 +56,7 @@ function parseStage(spec: BsonValue, ctx: PipelineContext): Stage[] {
     if (atlasSearchStages.has(name)) refuseSearchStage(name, ctx);
     const refusal = unsupportedStages.get(name);
     if (refusal !== undefined) fail(ErrorCode.NotImplemented, refusal);
-    fail(AggCode.Location40324, `Unrecognized pipeline stage name: '${name}'`);
+    fail(ErrorCode.Location40324, `Unrecognized pipeline stage name: '${name}'`);
   }
   const parsed = def.parse(spec[name] as BsonValue, ctx);
   return Array.isArray(parsed) ? parsed : [parsed];
@@ -75,7 +74,7 @@ export function parsePipeline(
   // Checked before parsing, so a huge pipeline cannot exhaust memory (mongod 7.0.x, SERVER-77495).
   if (pipeline.length > limits.pipelineStagesMax) {
     fail(
-      AggCode.Location7749501,
+      ErrorCode.Location7749501,
       `Pipeline length must be no longer than ${limits.pipelineStagesMax} stages.`,
     );
   }
@@ -126,18 +125,21 @@ function checkPosition(
         ErrorCode.InvalidNamespace,
         `{aggregate: 1} is not valid for a pipeline whose first stage is not a collectionless stage; ${stage.name} must come first`,
       );
-    fail(AggCode.Location40602, `${stage.name} is only valid as the first stage in a pipeline`);
+    fail(ErrorCode.Location40602, `${stage.name} is only valid as the first stage in a pipeline`);
   }
   if (c.last === true && index !== length - 1)
-    fail(AggCode.Location40601, `${stage.name} can only be the final stage in the pipeline`);
+    fail(ErrorCode.Location40601, `${stage.name} can only be the final stage in the pipeline`);
   if (c.notInFacet === true && ctx.inFacet)
-    fail(AggCode.Location40600, `${stage.name} is not allowed to be used within a $facet stage`);
+    fail(ErrorCode.Location40600, `${stage.name} is not allowed to be used within a $facet stage`);
   if (c.notInLookup === true && ctx.inLookup)
-    fail(AggCode.Location51047, `${stage.name} is not allowed within a $lookup's sub-pipeline`);
+    fail(ErrorCode.Location51047, `${stage.name} is not allowed within a $lookup's sub-pipeline`);
   if (c.notInLookup === true && ctx.inUnionWith === true)
-    fail(AggCode.Location31441, `${stage.name} is not allowed within a $unionWith's sub-pipeline`);
+    fail(
+      ErrorCode.Location31441,
+      `${stage.name} is not allowed within a $unionWith's sub-pipeline`,
+    );
   if (c.writes === true && ctx.inFacet)
-    fail(AggCode.Location40600, `${stage.name} is not allowed to be used within a $facet stage`);
+    fail(ErrorCode.Location40600, `${stage.name} is not allowed to be used within a $facet stage`);
   if (c.notInTransaction === true && ctx.inTransaction === true) {
     fail(
       ErrorCode.OperationNotSupportedInTransaction,

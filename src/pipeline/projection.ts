@@ -15,7 +15,6 @@ import { isNumeric } from '../bson/numeric.js';
 import { isArray, isPlainDocument } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { CommandError, ErrorCode, fail } from '../errors.js';
-import { AggCode } from './error-codes.js';
 import { formatBson } from '../bson/format.js';
 import { isExpressionName } from './context.js';
 import { parseFieldPath } from './expressions/field-path.js';
@@ -94,7 +93,7 @@ export function parseProjection(
   };
   wrapped(stage, () => {
     if (Object.keys(spec).length === 0)
-      fail(AggCode.Location51272, 'specification must have at least one field');
+      fail(ErrorCode.Location51272, 'specification must have at least one field');
     walkSpec(b, spec, []);
   });
   // A projection of only `_id: 0` (or only `_id: 1`) keeps its kind from _id.

@@ -12,8 +12,7 @@ import { bsonTypeName, isPlainDocument } from '../bson/types.js';
 import type { BsonDocument, BsonTypeName, BsonValue } from '../bson/types.js';
 import { decodeDecimal, isNumeric, isZero, toDouble } from '../bson/numeric.js';
 import type { BsonNumber } from '../bson/numeric.js';
-import { fail } from '../errors.js';
-import { AggCode } from './error-codes.js';
+import { fail, ErrorCode } from '../errors.js';
 import type { Value } from './expressions/types.js';
 
 export { isNumeric };
@@ -110,7 +109,7 @@ export function toDate(v: Value): Date {
   if (v instanceof Date) return v;
   if (v instanceof Timestamp) return new Date(v.t * 1000);
   if (v instanceof ObjectId) return new Date(v.getTimestamp().getTime());
-  fail(AggCode.Location16006, `can't convert from BSON type ${typeName(v)} to Date`);
+  fail(ErrorCode.Location16006, `can't convert from BSON type ${typeName(v)} to Date`);
 }
 
 /**
@@ -148,7 +147,7 @@ export function coerceToString(v: Value): string {
   if (v instanceof Timestamp) return `Timestamp(${v.t}, ${v.i})`;
   if (bsonTypeName(v) === 'symbol') return String((v as { value: unknown }).value);
   if (bsonTypeName(v) === 'javascript') return String((v as { code: unknown }).code);
-  fail(AggCode.Location16007, `can't convert from BSON type ${typeName(v)} to String`);
+  fail(ErrorCode.Location16007, `can't convert from BSON type ${typeName(v)} to String`);
 }
 
 /** "%Y-%m-%dT%H:%M:%S.%LZ" in UTC, years outside 0..9999 as mongod prints them. */

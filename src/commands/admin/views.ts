@@ -9,7 +9,6 @@ import { checkViewGraph, lookupView, storeView } from '../../catalog/views.js';
 import type { ViewDefinition } from '../../catalog/views.js';
 import { CommandError, ErrorCode, isCommandError } from '../../errors.js';
 import { newEnv, newScope, parsePipeline } from '../../pipeline/index.js';
-import { AggCode } from '../../pipeline/error-codes.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import { typeNameOf } from '../args.js';
 import type { ServerServices } from '../context.js';
@@ -68,7 +67,7 @@ export function checkViewDefinition(
     });
   } catch (e) {
     // mongod's lite parse reports an unknown stage as is; the full parse's errors carry context.
-    if (!isCommandError(e) || e.code === AggCode.Location40324) throw e;
+    if (!isCommandError(e) || e.code === ErrorCode.Location40324) throw e;
     throw invalid(e.code, e.message);
   }
   parsed.stages.forEach((stage, i) => {

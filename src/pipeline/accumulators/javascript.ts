@@ -9,8 +9,7 @@ import { Code } from 'bson';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { getOwn } from '../../bson/document.js';
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { typeName } from '../values.js';
 import { MISSING } from '../expressions/types.js';
 import { noJavaScript } from '../expressions/misc.js';
@@ -33,20 +32,20 @@ const FIELDS = new Set([
 function functionSource(spec: BsonDocument, field: string, required: boolean): string | undefined {
   const v = getOwn(spec, field);
   if (v === undefined) {
-    if (required) fail(AggCode.Location4544702, `${NAME} missing required argument '${field}'`);
+    if (required) fail(ErrorCode.Location4544702, `${NAME} missing required argument '${field}'`);
     return undefined;
   }
   if (typeof v === 'string') return v;
   if (v instanceof Code) return String(v.code);
   fail(
-    AggCode.Location4544703,
+    ErrorCode.Location4544703,
     `${NAME} '${field}' must be a String or Code, but got ${typeName(v)}`,
   );
 }
 
 function asArgs(v: Value, field: string): BsonValue[] {
   if (!isArray(v))
-    fail(AggCode.Location4544704, `${NAME} '${field}' must evaluate to an array: ${typeName(v)}`);
+    fail(ErrorCode.Location4544704, `${NAME} '${field}' must evaluate to an array: ${typeName(v)}`);
   return (v as Value[]).map((e) => (e === MISSING ? undefined : e)) as BsonValue[];
 }
 
@@ -54,15 +53,16 @@ export const $accumulator: AccumulatorDefinition = {
   name: NAME,
   parse(arg, ctx) {
     if (ctx.env.forbidRandom === true)
-      fail(AggCode.Location4660801, `${NAME} cannot be used inside a validator.`);
+      fail(ErrorCode.Location4660801, `${NAME} cannot be used inside a validator.`);
     if (!isPlainDocument(arg))
       fail(
-        AggCode.Location4544702,
+        ErrorCode.Location4544702,
         `${NAME} expects an object as an argument, found: ${typeName(arg)}`,
       );
     const spec = arg as BsonDocument;
     for (const k of Object.keys(spec)) {
-      if (!FIELDS.has(k)) fail(AggCode.Location4544702, `${NAME} got an unrecognized field: ${k}`);
+      if (!FIELDS.has(k))
+        fail(ErrorCode.Location4544702, `${NAME} got an unrecognized field: ${k}`);
     }
     const init = functionSource(spec, 'init', true) ?? '';
     const accumulate = functionSource(spec, 'accumulate', true) ?? '';
@@ -70,15 +70,18 @@ export const $accumulator: AccumulatorDefinition = {
     const finalize = functionSource(spec, 'finalize', false);
     const accumulateArgsSpec = getOwn(spec, 'accumulateArgs');
     if (accumulateArgsSpec === undefined)
-      fail(AggCode.Location4544702, `${NAME} missing required argument 'accumulateArgs'`);
+      fail(ErrorCode.Location4544702, `${NAME} missing required argument 'accumulateArgs'`);
     const accumulateArgs = ctx.parse(accumulateArgsSpec);
     const initArgsSpec = getOwn(spec, 'initArgs');
     const initArgs = initArgsSpec === undefined ? undefined : ctx.parse(initArgsSpec);
     const lang = getOwn(spec, 'lang');
     if (lang === undefined)
-      fail(AggCode.Location4544702, `${NAME} missing required argument 'lang'`);
+      fail(ErrorCode.Location4544702, `${NAME} missing required argument 'lang'`);
     if (lang !== 'js')
-      fail(AggCode.Location4544705, `${NAME} only supports lang: 'js', but got ${typeName(lang)}`);
+      fail(
+        ErrorCode.Location4544705,
+        `${NAME} only supports lang: 'js', but got ${typeName(lang)}`,
+      );
     const host = ctx.env.scripting;
     let fns:
       | { scope: ScriptScope; init: ScriptFunction; acc: ScriptFunction; fin?: ScriptFunction }

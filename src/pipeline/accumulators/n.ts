@@ -8,7 +8,6 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { formatBson } from '../../bson/format.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { AggCode } from '../error-codes.js';
 import { approximateValueSize } from '../../query/memory.js';
 import { compareSortKeys, parseSortPattern, sortKeysOf } from '../sort-pattern.js';
 import type { SortPattern } from '../sort-pattern.js';
@@ -23,16 +22,16 @@ import type { Accumulator, AccumulatorDefinition, AccumulatorSpec } from './type
 export function validateN(v: Value): number {
   if (!isNumeric(v))
     fail(
-      AggCode.Location5787902,
+      ErrorCode.Location5787902,
       `Value for 'n' must be of integral type, but found ${formatValue(v)}`,
     );
   const exact = integralValue(v);
   if (exact === undefined)
     fail(
-      AggCode.Location5787903,
+      ErrorCode.Location5787903,
       `Value for 'n' must be of integral type, but found ${formatValue(v)}`,
     );
-  if (exact <= 0n) fail(AggCode.Location5787908, `'n' must be greater than 0, found ${exact}`);
+  if (exact <= 0n) fail(ErrorCode.Location5787908, `'n' must be greater than 0, found ${exact}`);
   return exact > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(exact);
 }
 
@@ -150,10 +149,10 @@ export function parseNInput(
   for (const [k, v] of Object.entries(arg)) {
     if (k === 'input') input = ctx.parse(v);
     else if (k === 'n') n = ctx.parse(v);
-    else fail(AggCode.Location5787901, `Unknown argument for 'n' operator: ${k}`);
+    else fail(ErrorCode.Location5787901, `Unknown argument for 'n' operator: ${k}`);
   }
-  if (n === undefined) fail(AggCode.Location5787906, "Missing value for 'n'");
-  if (input === undefined) fail(AggCode.Location5787907, "Missing value for 'input'");
+  if (n === undefined) fail(ErrorCode.Location5787906, "Missing value for 'n'");
+  if (input === undefined) fail(ErrorCode.Location5787907, "Missing value for 'input'");
   return { n, input };
 }
 
@@ -177,7 +176,7 @@ function topBottom(name: string, top: boolean, single: boolean): AccumulatorDefi
     parse(arg, ctx): AccumulatorSpec {
       if (!isPlainDocument(arg))
         fail(
-          AggCode.Location5788001,
+          ErrorCode.Location5788001,
           `specification must be an object; found ${name}: ${formatBson(arg)}`,
         );
       let n: Expression | undefined;
@@ -192,12 +191,12 @@ function topBottom(name: string, top: boolean, single: boolean): AccumulatorDefi
         } else if (k === 'sortBy') {
           if (!isPlainDocument(v)) fail(ErrorCode.TypeMismatch, `${name} sortBy must be an object`);
           sortBy = v;
-        } else fail(AggCode.Location5788002, `Unknown argument to ${name} '${k}'`);
+        } else fail(ErrorCode.Location5788002, `Unknown argument to ${name} '${k}'`);
       }
       if (single) n = constant(new Int32(1));
-      if (n === undefined) fail(AggCode.Location5788003, "Missing value for 'n'");
-      if (!hasOutput) fail(AggCode.Location5788004, "Missing value for 'output'");
-      if (sortBy === undefined) fail(AggCode.Location5788005, "Missing value for 'sortBy'");
+      if (n === undefined) fail(ErrorCode.Location5788003, "Missing value for 'n'");
+      if (!hasOutput) fail(ErrorCode.Location5788004, "Missing value for 'output'");
+      if (sortBy === undefined) fail(ErrorCode.Location5788005, "Missing value for 'sortBy'");
       const pattern = parseSortPattern(sortBy);
       // Evaluate the output and the whole document (for the sort keys) per input, as mongod's
       // {output, sortFields0, ...} argument does.
@@ -227,10 +226,10 @@ function topBottom(name: string, top: boolean, single: boolean): AccumulatorDefi
 }
 
 export const nAccumulators: readonly AccumulatorDefinition[] = [
-  nAccumulator('$firstN', AggCode.Location5787801, (n) => new FirstLastNAccumulator(n, false)),
-  nAccumulator('$lastN', AggCode.Location5787801, (n) => new FirstLastNAccumulator(n, true)),
-  nAccumulator('$maxN', AggCode.Location5787900, (n) => new MinMaxNAccumulator(n, 1)),
-  nAccumulator('$minN', AggCode.Location5787900, (n) => new MinMaxNAccumulator(n, -1)),
+  nAccumulator('$firstN', ErrorCode.Location5787801, (n) => new FirstLastNAccumulator(n, false)),
+  nAccumulator('$lastN', ErrorCode.Location5787801, (n) => new FirstLastNAccumulator(n, true)),
+  nAccumulator('$maxN', ErrorCode.Location5787900, (n) => new MinMaxNAccumulator(n, 1)),
+  nAccumulator('$minN', ErrorCode.Location5787900, (n) => new MinMaxNAccumulator(n, -1)),
   topBottom('$top', true, true),
   topBottom('$bottom', false, true),
   topBottom('$topN', true, false),

@@ -9,7 +9,6 @@ import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { AggCode } from '../error-codes.js';
 import { operatorExpression } from '../expressions/operator.js';
 import type {
   Expression,
@@ -38,7 +37,7 @@ export class PercentileAccumulator implements Accumulator {
     this.bytes += 8;
     if (this.bytes > limits.accumulatorMemoryBytesMax)
       fail(
-        AggCode.Location7434800,
+        ErrorCode.Location7434800,
         `$percentile used too much memory. Memory limit: ${limits.accumulatorMemoryBytesMax} bytes`,
       );
   }
@@ -58,8 +57,8 @@ interface Parsed {
 
 /** mongod's codes for a specification that is not an object, by operator and form. */
 const NOT_OBJECT_CODES = {
-  accumulator: { $percentile: AggCode.Location7429703, $median: AggCode.Location7436100 },
-  expression: { $percentile: AggCode.Location7436200, $median: AggCode.Location7436201 },
+  accumulator: { $percentile: ErrorCode.Location7429703, $median: ErrorCode.Location7436100 },
+  expression: { $percentile: ErrorCode.Location7436200, $median: ErrorCode.Location7436201 },
 } as const;
 
 function parseArgs(
@@ -96,7 +95,7 @@ function parseArgs(
       !p.every((x) => num.isNumeric(x) && num.toDouble(x) >= 0 && num.toDouble(x) <= 1)
     ) {
       fail(
-        AggCode.Location7750301,
+        ErrorCode.Location7750301,
         `The $percentile 'p' field must be an array of numbers from [0.0, 1.0], but found: ${isArray(p) ? formatValue(p) : typeName(p)}`,
       );
     }

@@ -8,8 +8,7 @@ import { isNumeric, toDouble } from '../../bson/numeric.js';
 import { setOwn } from '../../bson/document.js';
 import { isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument } from '../../bson/types.js';
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { approximateValueSize } from '../../query/memory.js';
 import { compareValues, formatValue, isNullish, typeName } from '../values.js';
 import { MISSING } from '../expressions/types.js';
@@ -140,7 +139,7 @@ export class MergeObjectsAccumulator implements Accumulator {
     if (isNullish(v)) return;
     if (!isPlainDocument(v))
       fail(
-        AggCode.Location40400,
+        ErrorCode.Location40400,
         `$mergeObjects requires object inputs, but input ${formatValue(v)} is of type ${typeName(v)}`,
       );
     for (const [k, x] of Object.entries(v)) setOwn(this.out, k, x);
@@ -155,7 +154,7 @@ const $count: AccumulatorDefinition = {
   name: '$count',
   parse(arg, ctx) {
     if (!isPlainDocument(arg) || Object.keys(arg).length > 0)
-      fail(AggCode.Location40481, '$count only accepts an empty object as input');
+      fail(ErrorCode.Location40481, '$count only accepts an empty object as input');
     return {
       name: '$count',
       argument: ctx.parse(new Int32(1)),

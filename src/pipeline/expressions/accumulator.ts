@@ -4,7 +4,7 @@
 
 import type { Collator } from '../../bson/collation.js';
 import { isArray } from '../../bson/types.js';
-import { fail } from '../../errors.js';
+import { fail, ErrorCode } from '../../errors.js';
 import {
   AvgAccumulator,
   MergeObjectsAccumulator,
@@ -20,7 +20,6 @@ import {
 } from '../accumulators/n.js';
 import type { Accumulator } from '../accumulators/types.js';
 import { percentileOperators } from '../accumulators/percentile.js';
-import { AggCode } from '../error-codes.js';
 import { operatorExpression, parseOperands } from './operator.js';
 import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
 
@@ -61,7 +60,7 @@ function fromAccumulatorN(
       const evaluate = (frame: Frame): Value => {
         const acc = create(validateN(n.evaluate(frame)));
         const values = input.evaluate(frame);
-        if (!isArray(values)) fail(AggCode.Location5788200, 'Input must be an array');
+        if (!isArray(values)) fail(ErrorCode.Location5788200, 'Input must be an array');
         for (const v of values) acc.process(v);
         return acc.value();
       };
@@ -78,9 +77,13 @@ export const accumulatorOperators: readonly OperatorDefinition[] = [
   fromAccumulator('$stdDevPop', () => new StdDevAccumulator(false)),
   fromAccumulator('$stdDevSamp', () => new StdDevAccumulator(true)),
   fromAccumulator('$mergeObjects', () => new MergeObjectsAccumulator()),
-  fromAccumulatorN('$firstN', AggCode.Location5787801, (n) => new FirstLastNAccumulator(n, false)),
-  fromAccumulatorN('$lastN', AggCode.Location5787801, (n) => new FirstLastNAccumulator(n, true)),
-  fromAccumulatorN('$maxN', AggCode.Location5787900, (n) => new MinMaxNAccumulator(n, 1)),
-  fromAccumulatorN('$minN', AggCode.Location5787900, (n) => new MinMaxNAccumulator(n, -1)),
+  fromAccumulatorN(
+    '$firstN',
+    ErrorCode.Location5787801,
+    (n) => new FirstLastNAccumulator(n, false),
+  ),
+  fromAccumulatorN('$lastN', ErrorCode.Location5787801, (n) => new FirstLastNAccumulator(n, true)),
+  fromAccumulatorN('$maxN', ErrorCode.Location5787900, (n) => new MinMaxNAccumulator(n, 1)),
+  fromAccumulatorN('$minN', ErrorCode.Location5787900, (n) => new MinMaxNAccumulator(n, -1)),
   ...percentileOperators,
 ];

@@ -7,7 +7,6 @@ import { Decimal128, Double, Int32, Long } from 'bson';
 import * as num from '../../bson/numeric.js';
 import type { BsonNumber } from '../../bson/numeric.js';
 import { ErrorCode, fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
 import {
   decimalAbs,
   decimalExp,
@@ -77,7 +76,7 @@ class AddState {
     const old = this.widest;
     let val: BsonNumber;
     if (operand instanceof Date) {
-      if (this.isDate) fail(AggCode.Location16612, 'only one date allowed in an $add expression');
+      if (this.isDate) fail(ErrorCode.Location16612, 'only one date allowed in an $add expression');
       this.isDate = true;
       val = Long.fromNumber(operand.getTime());
     } else {
@@ -272,11 +271,11 @@ function mod(lhs: Value, rhs: Value): Value {
   if (num.isNumeric(lhs) && num.isNumeric(rhs)) {
     if (lhs instanceof Decimal128 || rhs instanceof Decimal128) {
       const r = num.mod(num.toDecimal(lhs), num.toDecimal(rhs));
-      if (r === undefined) fail(AggCode.Location5733415, "can't $mod by zero");
+      if (r === undefined) fail(ErrorCode.Location5733415, "can't $mod by zero");
       return r;
     }
     const right = num.toDouble(rhs);
-    if (right === 0) fail(AggCode.Location16610, "can't $mod by zero");
+    if (right === 0) fail(ErrorCode.Location16610, "can't $mod by zero");
     // A double divisor with an integral value still gives an integer result (mongod's rule).
     if (lhs instanceof Double || (rhs instanceof Double && !Number.isInteger(rhs.value))) {
       return new Double(num.toDouble(lhs) % right);
@@ -288,7 +287,7 @@ function mod(lhs: Value, rhs: Value): Value {
   }
   if (isNullish(lhs) || isNullish(rhs)) return null;
   fail(
-    AggCode.Location16611,
+    ErrorCode.Location16611,
     `$mod only supports numeric types, not ${typeName(lhs)} and ${typeName(rhs)}`,
   );
 }
@@ -302,7 +301,7 @@ function singleNumeric(name: string, apply: (v: BsonNumber) => Value): OperatorD
   return unaryOperator(name, (v) => {
     if (isNullish(v)) return null;
     if (!num.isNumeric(v))
-      fail(AggCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
+      fail(ErrorCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
     return apply(v);
   });
 }
@@ -311,7 +310,7 @@ const $abs = singleNumeric('$abs', (v) => {
   if (v instanceof Double) return new Double(Math.abs(v.value));
   if (v instanceof Decimal128) return decimalAbs(v);
   const n = bigOf(v);
-  if (n === INT64_MIN) fail(AggCode.Location28680, "can't take $abs of long long min");
+  if (n === INT64_MIN) fail(ErrorCode.Location28680, "can't take $abs of long long min");
   const a = n < 0n ? -n : n;
   return v instanceof Long ? Long.fromBigInt(a) : num.intOrLong(a);
 });
@@ -336,7 +335,7 @@ const $ln = singleNumeric('$ln', (v) => {
   if (v instanceof Decimal128 && decimalSign(v) > 0) return decimalLn(v);
   const x = num.toDouble(v);
   if (!(x > 0 || Number.isNaN(x)))
-    fail(AggCode.Location28766, `$ln's argument must be a positive number, but is ${fmt(x)}`);
+    fail(ErrorCode.Location28766, `$ln's argument must be a positive number, but is ${fmt(x)}`);
   return new Double(Math.log(x));
 });
 
@@ -344,18 +343,18 @@ const $log10 = singleNumeric('$log10', (v) => {
   if (v instanceof Decimal128 && decimalSign(v) > 0) return decimalLog10(v);
   const x = num.toDouble(v);
   if (!(x > 0 || Number.isNaN(x)))
-    fail(AggCode.Location28761, `$log10's argument must be a positive number, but is ${fmt(x)}`);
+    fail(ErrorCode.Location28761, `$log10's argument must be a positive number, but is ${fmt(x)}`);
   return new Double(Math.log10(x));
 });
 
 const $sqrt = singleNumeric('$sqrt', (v) => {
   if (v instanceof Decimal128) {
     if (decimalSign(v) < 0)
-      fail(AggCode.Location28714, "$sqrt's argument must be greater than or equal to 0");
+      fail(ErrorCode.Location28714, "$sqrt's argument must be greater than or equal to 0");
     return decimalSqrt(v);
   }
   const x = num.toDouble(v);
-  if (x < 0) fail(AggCode.Location28714, "$sqrt's argument must be greater than or equal to 0");
+  if (x < 0) fail(ErrorCode.Location28714, "$sqrt's argument must be greater than or equal to 0");
   return new Double(Math.sqrt(x));
 });
 
@@ -364,9 +363,9 @@ const $log = naryOperator('$log', 2, ([a, b]) => {
   const base = b as Value;
   if (isNullish(arg) || isNullish(base)) return null;
   if (!num.isNumeric(arg))
-    fail(AggCode.Location28756, `$log's argument must be numeric, not ${typeName(arg)}`);
+    fail(ErrorCode.Location28756, `$log's argument must be numeric, not ${typeName(arg)}`);
   if (!num.isNumeric(base))
-    fail(AggCode.Location28757, `$log's base must be numeric, not ${typeName(base)}`);
+    fail(ErrorCode.Location28757, `$log's base must be numeric, not ${typeName(base)}`);
   if (arg instanceof Decimal128 || base instanceof Decimal128) {
     const x = num.toDecimal(arg);
     const y = num.toDecimal(base);
@@ -375,10 +374,10 @@ const $log = naryOperator('$log', 2, ([a, b]) => {
   const x = num.toDouble(arg);
   const y = num.toDouble(base);
   if (!(x > 0 || Number.isNaN(x)))
-    fail(AggCode.Location28758, `$log's argument must be a positive number, but is ${fmt(x)}`);
+    fail(ErrorCode.Location28758, `$log's argument must be a positive number, but is ${fmt(x)}`);
   if (!((y > 0 && y !== 1) || Number.isNaN(y)))
     fail(
-      AggCode.Location28759,
+      ErrorCode.Location28759,
       `$log's base must be a positive number not equal to 1, but is ${fmt(y)}`,
     );
   return new Double(Math.log(x) / Math.log(y));
@@ -387,11 +386,11 @@ const $log = naryOperator('$log', 2, ([a, b]) => {
 function pow(baseVal: Value, expVal: Value): Value {
   if (isNullish(baseVal) || isNullish(expVal)) return null;
   if (!num.isNumeric(baseVal))
-    fail(AggCode.Location28762, `$pow's base must be numeric, not ${typeName(baseVal)}`);
+    fail(ErrorCode.Location28762, `$pow's base must be numeric, not ${typeName(baseVal)}`);
   if (!num.isNumeric(expVal))
-    fail(AggCode.Location28763, `$pow's exponent must be numeric, not ${typeName(expVal)}`);
+    fail(ErrorCode.Location28763, `$pow's exponent must be numeric, not ${typeName(expVal)}`);
   const zeroNeg = (): never =>
-    fail(AggCode.Location28764, '$pow cannot take a base of 0 and a negative exponent');
+    fail(ErrorCode.Location28764, '$pow cannot take a base of 0 and a negative exponent');
   if (baseVal instanceof Decimal128 || expVal instanceof Decimal128) {
     const b = num.toDecimal(baseVal);
     const e = num.toDecimal(expVal);
@@ -430,21 +429,24 @@ function roundOrTrunc(name: string, mode: RoundingMode): OperatorDefinition {
         const v = (children[0] as Expression).evaluate(frame);
         if (isNullish(v)) return null;
         if (!num.isNumeric(v))
-          fail(AggCode.Location51081, `${name} only supports numeric types, not ${typeName(v)}`);
+          fail(ErrorCode.Location51081, `${name} only supports numeric types, not ${typeName(v)}`);
         let precision = 0n;
         const pExpr = children[1];
         if (pExpr !== undefined) {
           const p = pExpr.evaluate(frame);
           if (isNullish(p)) return null;
           if (!num.isNumeric(p))
-            fail(AggCode.Location16003, `can't convert from BSON type ${typeName(p)} to long`);
+            fail(ErrorCode.Location16003, `can't convert from BSON type ${typeName(p)} to long`);
           const integral = integralValue(p);
           if (integral === undefined)
-            fail(AggCode.Location51082, `precision argument to  ${name} must be a integral value`);
+            fail(
+              ErrorCode.Location51082,
+              `precision argument to  ${name} must be a integral value`,
+            );
           precision = integral;
           if (precision < -20n || precision > 100n) {
             fail(
-              AggCode.Location51083,
+              ErrorCode.Location51083,
               `cannot apply ${name} with precision value ${precision} value must be in [-20, 100]`,
             );
           }
@@ -470,7 +472,7 @@ function roundValue(name: string, v: BsonNumber, precision: number, mode: Roundi
   const out = decimalToBigInt(q);
   if (out === undefined || out < INT64_MIN || out > INT64_MAX) {
     fail(
-      AggCode.Location51080,
+      ErrorCode.Location51080,
       `invalid conversion from Decimal128 result in ${name} resulting from arguments: [${n}, ${precision}]`,
     );
   }

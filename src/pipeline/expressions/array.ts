@@ -8,7 +8,6 @@ import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isNumeric, toDouble } from '../../bson/numeric.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { AggCode } from '../error-codes.js';
 import { documentComparator, parseSortPattern } from '../sort-pattern.js';
 import {
   compareValues,
@@ -42,17 +41,17 @@ function elemAt(name: string, arity: number, array: Value, index: Value): Value 
   if (isNullish(array) || isNullish(index)) return null;
   if (!isArray(array))
     fail(
-      AggCode.Location28689,
+      ErrorCode.Location28689,
       `${name}'s ${arity === 1 ? 'argument' : 'first argument'} must be an array, but is ${typeName(array)}`,
     );
   if (!isNumeric(index))
     fail(
-      AggCode.Location28690,
+      ErrorCode.Location28690,
       `${name}'s second argument must be a numeric value, but is ${typeName(index)}`,
     );
   if (!isIntegral32(index))
     fail(
-      AggCode.Location28691,
+      ErrorCode.Location28691,
       `${name}'s second argument must be representable as a 32-bit integer: ${formatValue(index)}`,
     );
   let i = intOf(index);
@@ -79,7 +78,7 @@ const $concatArrays: OperatorDefinition = {
         const v = c.evaluate(frame);
         if (isNullish(v)) return null;
         if (!isArray(v))
-          fail(AggCode.Location28664, `$concatArrays only supports arrays, not ${typeName(v)}`);
+          fail(ErrorCode.Location28664, `$concatArrays only supports arrays, not ${typeName(v)}`);
         appendAll(out, v);
       }
       return out;
@@ -93,7 +92,7 @@ const $isArray = unaryOperator('$isArray', (v) => isArray(v));
 const $size = unaryOperator('$size', (v) => {
   if (!isArray(v))
     fail(
-      AggCode.Location17124,
+      ErrorCode.Location17124,
       `The argument to $size must be an array, but was of type: ${typeName(v)}`,
     );
   return new Int32(v.length);
@@ -103,7 +102,7 @@ const $reverseArray = unaryOperator('$reverseArray', (v) => {
   if (isNullish(v)) return null;
   if (!isArray(v))
     fail(
-      AggCode.Location34435,
+      ErrorCode.Location34435,
       `The argument to $reverseArray must be an array, but was of type: ${typeName(v)}`,
     );
   return [...v].reverse();
@@ -113,7 +112,7 @@ const $in = naryOperator('$in', 2, ([x, arr], collator) => {
   const a = arr as Value;
   if (!isArray(a))
     fail(
-      AggCode.Location40081,
+      ErrorCode.Location40081,
       `$in requires an array as a second argument, found: ${typeName(a)}`,
     );
   return a.some((e) => valuesEqual(x as Value, e, collator));
@@ -122,13 +121,13 @@ const $in = naryOperator('$in', 2, ([x, arr], collator) => {
 function indexArgument(v: Value, what: string): number {
   if (!isIntegral32(v))
     fail(
-      AggCode.Location40096,
+      ErrorCode.Location40096,
       `$indexOfArrayrequires an integral ${what}, found a value of type: ${typeName(v)}, with value: ${formatValue(v)}`,
     );
   const n = intOf(v);
   if (n < 0)
     fail(
-      AggCode.Location40097,
+      ErrorCode.Location40097,
       `$indexOfArray requires a nonnegative ${what}, found: ${formatValue(v)}`,
     );
   return n;
@@ -145,7 +144,7 @@ const $indexOfArray: OperatorDefinition = {
       if (isNullish(arr)) return null;
       if (!isArray(arr))
         fail(
-          AggCode.Location40090,
+          ErrorCode.Location40090,
           `$indexOfArray requires an array as a first argument, found: ${typeName(arr)}`,
         );
       const start =
@@ -175,22 +174,22 @@ const $range: OperatorDefinition = {
       const e = (children[1] as Expression).evaluate(frame);
       if (!isNumeric(s))
         fail(
-          AggCode.Location34443,
+          ErrorCode.Location34443,
           `$range requires a numeric starting value, found value of type: ${typeName(s)}`,
         );
       if (!isIntegral32(s))
         fail(
-          AggCode.Location34444,
+          ErrorCode.Location34444,
           `$range requires a starting value that can be represented as a 32-bit integer, found value: ${formatValue(s)}`,
         );
       if (!isNumeric(e))
         fail(
-          AggCode.Location34445,
+          ErrorCode.Location34445,
           `$range requires a numeric ending value, found value of type: ${typeName(e)}`,
         );
       if (!isIntegral32(e))
         fail(
-          AggCode.Location34446,
+          ErrorCode.Location34446,
           `$range requires an ending value that can be represented as a 32-bit integer, found value: ${formatValue(e)}`,
         );
       let step = 1;
@@ -198,16 +197,16 @@ const $range: OperatorDefinition = {
         const st = children[2].evaluate(frame);
         if (!isNumeric(st))
           fail(
-            AggCode.Location34447,
+            ErrorCode.Location34447,
             `$range requires a numeric step value, found value of type:${typeName(st)}`,
           );
         if (!isIntegral32(st))
           fail(
-            AggCode.Location34448,
+            ErrorCode.Location34448,
             `$range requires a step value that can be represented as a 32-bit integer, found value: ${formatValue(st)}`,
           );
         step = intOf(st);
-        if (step === 0) fail(AggCode.Location34449, '$range requires a non-zero step value');
+        if (step === 0) fail(ErrorCode.Location34449, '$range requires a non-zero step value');
       }
       let cur = intOf(s);
       const end = intOf(e);
@@ -242,17 +241,17 @@ const $slice: OperatorDefinition = {
       if (isNullish(arr) || isNullish(a2)) return null;
       if (!isArray(arr))
         fail(
-          AggCode.Location28724,
+          ErrorCode.Location28724,
           `First argument to $slice must be an array, but is of type: ${typeName(arr)}`,
         );
       if (!isNumeric(a2))
         fail(
-          AggCode.Location28725,
+          ErrorCode.Location28725,
           `Second argument to $slice must be a numeric value, but is of type: ${typeName(a2)}`,
         );
       if (!isIntegral32(a2))
         fail(
-          AggCode.Location28726,
+          ErrorCode.Location28726,
           `Second argument to $slice can't be represented as a 32-bit integer: ${formatValue(a2)}`,
         );
       const len = arr.length;
@@ -266,17 +265,17 @@ const $slice: OperatorDefinition = {
       if (isNullish(c)) return null;
       if (!isNumeric(c))
         fail(
-          AggCode.Location28727,
+          ErrorCode.Location28727,
           `Third argument to $slice must be numeric, but is of type: ${typeName(c)}`,
         );
       if (!isIntegral32(c))
         fail(
-          AggCode.Location28728,
+          ErrorCode.Location28728,
           `Third argument to $slice can't be represented as a 32-bit integer: ${formatValue(c)}`,
         );
       const count = intOf(c);
       if (count <= 0)
-        fail(AggCode.Location28729, `Third argument to $slice must be positive: ${count}`);
+        fail(ErrorCode.Location28729, `Third argument to $slice must be positive: ${count}`);
       return arr.slice(start, Math.min(start + count, len));
     };
     return operatorExpression('$slice', children, evaluate);
@@ -289,15 +288,15 @@ const $filter: OperatorDefinition = {
   name: '$filter',
   parse(arg, ctx) {
     if (!isPlainDocument(arg))
-      fail(AggCode.Location28646, '$filter only supports an object as its argument');
+      fail(ErrorCode.Location28646, '$filter only supports an object as its argument');
     const spec = new Map<string, BsonValue>();
     for (const [k, v] of Object.entries(arg)) {
       if (k !== 'input' && k !== 'as' && k !== 'cond' && k !== 'limit')
-        fail(AggCode.Location28647, `Unrecognized parameter to $filter: ${k}`);
+        fail(ErrorCode.Location28647, `Unrecognized parameter to $filter: ${k}`);
       spec.set(k, v);
     }
-    if (!spec.has('input')) fail(AggCode.Location28648, "Missing 'input' parameter to $filter");
-    if (!spec.has('cond')) fail(AggCode.Location28650, "Missing 'cond' parameter to $filter");
+    if (!spec.has('input')) fail(ErrorCode.Location28648, "Missing 'input' parameter to $filter");
+    if (!spec.has('cond')) fail(ErrorCode.Location28650, "Missing 'cond' parameter to $filter");
     const input = ctx.parse(spec.get('input') ?? null);
     const limit = spec.has('limit') ? ctx.parse(spec.get('limit') ?? null) : undefined;
     const asName = spec.has('as') ? spec.get('as') : 'this';
@@ -310,20 +309,20 @@ const $filter: OperatorDefinition = {
       const arr = input.evaluate(frame);
       if (isNullish(arr)) return null;
       if (!isArray(arr))
-        fail(AggCode.Location28651, `input to $filter must be an array not ${typeName(arr)}`);
+        fail(ErrorCode.Location28651, `input to $filter must be an array not ${typeName(arr)}`);
       let remaining = Infinity;
       if (limit !== undefined) {
         const l = limit.evaluate(frame);
         if (!isNullish(l)) {
           if (!isIntegral32(l))
             fail(
-              AggCode.Location327391,
+              ErrorCode.Location327391,
               `$filter: limit must be represented as a 32-bit integral value: ${formatValue(l)}`,
             );
           remaining = intOf(l);
           if (remaining <= 0)
             fail(
-              AggCode.Location327392,
+              ErrorCode.Location327392,
               `$filter: limit must be greater than 0: ${formatValue(l)}`,
             );
         }
@@ -346,15 +345,15 @@ const $map: OperatorDefinition = {
   name: '$map',
   parse(arg, ctx) {
     if (!isPlainDocument(arg))
-      fail(AggCode.Location16878, '$map only supports an object as its argument');
+      fail(ErrorCode.Location16878, '$map only supports an object as its argument');
     const spec = new Map<string, BsonValue>();
     for (const [k, v] of Object.entries(arg)) {
       if (k !== 'input' && k !== 'as' && k !== 'in')
-        fail(AggCode.Location16879, `Unrecognized parameter to $map: ${k}`);
+        fail(ErrorCode.Location16879, `Unrecognized parameter to $map: ${k}`);
       spec.set(k, v);
     }
-    if (!spec.has('input')) fail(AggCode.Location16880, "Missing 'input' parameter to $map");
-    if (!spec.has('in')) fail(AggCode.Location16882, "Missing 'in' parameter to $map");
+    if (!spec.has('input')) fail(ErrorCode.Location16880, "Missing 'input' parameter to $map");
+    if (!spec.has('in')) fail(ErrorCode.Location16882, "Missing 'in' parameter to $map");
     const input = ctx.parse(spec.get('input') ?? null);
     const asName = spec.has('as') ? spec.get('as') : 'this';
     const varName = typeof asName === 'string' ? asName : String(asName);
@@ -366,7 +365,7 @@ const $map: OperatorDefinition = {
       const arr = input.evaluate(frame);
       if (isNullish(arr)) return null;
       if (!isArray(arr))
-        fail(AggCode.Location16883, `input to $map must be an array not ${typeName(arr)}`);
+        fail(ErrorCode.Location16883, `input to $map must be an array not ${typeName(arr)}`);
       return arr.map((el) => {
         frame.vars[slot] = el;
         const v = each.evaluate(frame);
@@ -382,7 +381,7 @@ const $reduce: OperatorDefinition = {
   parse(arg, ctx) {
     if (!isPlainDocument(arg))
       fail(
-        AggCode.Location40075,
+        ErrorCode.Location40075,
         `$reduce requires an object as an argument, found: ${typeName(arg)}`,
       );
     const child = withChildScope(ctx);
@@ -395,13 +394,13 @@ const $reduce: OperatorDefinition = {
       if (k === 'input') input = ctx.parse(v);
       else if (k === 'initialValue') initial = ctx.parse(v);
       else if (k === 'in') inE = child.ctx.parse(v);
-      else fail(AggCode.Location40076, `$reduce found an unknown argument: ${k}`);
+      else fail(ErrorCode.Location40076, `$reduce found an unknown argument: ${k}`);
     }
     if (input === undefined)
-      fail(AggCode.Location40077, "$reduce requires 'input' to be specified");
+      fail(ErrorCode.Location40077, "$reduce requires 'input' to be specified");
     if (initial === undefined)
-      fail(AggCode.Location40078, "$reduce requires 'initialValue' to be specified");
-    if (inE === undefined) fail(AggCode.Location40079, "$reduce requires 'in' to be specified");
+      fail(ErrorCode.Location40078, "$reduce requires 'initialValue' to be specified");
+    if (inE === undefined) fail(ErrorCode.Location40079, "$reduce requires 'in' to be specified");
     const inputE = input;
     const initialE = initial;
     const body = inE;
@@ -410,7 +409,7 @@ const $reduce: OperatorDefinition = {
       if (isNullish(arr)) return null;
       if (!isArray(arr))
         fail(
-          AggCode.Location40080,
+          ErrorCode.Location40080,
           `$reduce requires that 'input' be an array, found: ${formatValue(arr)}`,
         );
       let acc = initialE.evaluate(frame);
@@ -434,7 +433,7 @@ const $zip: OperatorDefinition = {
   parse(arg, ctx) {
     if (!isPlainDocument(arg))
       fail(
-        AggCode.Location34460,
+        ErrorCode.Location34460,
         `$zip only supports an object as an argument, found ${typeName(arg)}`,
       );
     let inputs: Expression[] = [];
@@ -444,28 +443,29 @@ const $zip: OperatorDefinition = {
       if (k === 'inputs') {
         if (!isArray(v))
           fail(
-            AggCode.Location34461,
+            ErrorCode.Location34461,
             `inputs must be an array of expressions, found ${typeName(v)}`,
           );
         inputs = v.map((x) => ctx.parse(x));
       } else if (k === 'defaults') {
         if (!isArray(v))
           fail(
-            AggCode.Location34462,
+            ErrorCode.Location34462,
             `defaults must be an array of expressions, found ${typeName(v)}`,
           );
         defaults = v.map((x) => ctx.parse(x));
       } else if (k === 'useLongestLength') {
         if (typeof v !== 'boolean')
-          fail(AggCode.Location34463, `useLongestLength must be a bool, found ${typeName(v)}`);
+          fail(ErrorCode.Location34463, `useLongestLength must be a bool, found ${typeName(v)}`);
         longest = v;
-      } else fail(AggCode.Location34464, `$zip found an unknown argument: ${k}`);
+      } else fail(ErrorCode.Location34464, `$zip found an unknown argument: ${k}`);
     }
-    if (inputs.length === 0) fail(AggCode.Location34465, '$zip requires at least one input array');
+    if (inputs.length === 0)
+      fail(ErrorCode.Location34465, '$zip requires at least one input array');
     if (!longest && defaults.length > 0)
-      fail(AggCode.Location34466, 'cannot specify defaults unless useLongestLength is true');
+      fail(ErrorCode.Location34466, 'cannot specify defaults unless useLongestLength is true');
     if (defaults.length > 0 && defaults.length !== inputs.length)
-      fail(AggCode.Location34467, 'defaults and inputs must have the same length');
+      fail(ErrorCode.Location34467, 'defaults and inputs must have the same length');
     const evaluate = (frame: Frame): Value => {
       const arrays: BsonValue[][] = [];
       for (const e of inputs) {
@@ -473,7 +473,7 @@ const $zip: OperatorDefinition = {
         if (isNullish(v)) return null;
         if (!isArray(v))
           fail(
-            AggCode.Location34468,
+            ErrorCode.Location34468,
             `$zip found a non-array expression in input: ${formatValue(v)}`,
           );
         arrays.push(v);
@@ -507,7 +507,7 @@ const $sortArray: OperatorDefinition = {
   parse(arg, ctx) {
     if (!isPlainDocument(arg))
       fail(
-        AggCode.Location2942500,
+        ErrorCode.Location2942500,
         `$sortArray requires an object as an argument, found: ${typeName(arg)}`,
       );
     let input: Expression | undefined;
@@ -521,21 +521,21 @@ const $sortArray: OperatorDefinition = {
         } else if (isNumeric(v)) {
           const d = toDouble(v);
           if (d !== 1 && d !== -1)
-            fail(AggCode.Location2942506, 'The $sort element value must be either 1 or -1');
+            fail(ErrorCode.Location2942506, 'The $sort element value must be either 1 or -1');
           const collator = ctx.env.collator;
           compare = (a, b) => d * compareValues(a, b, collator);
         } else {
           fail(
-            AggCode.Location2942507,
+            ErrorCode.Location2942507,
             'The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields',
           );
         }
-      } else fail(AggCode.Location2942501, `$sortArray found an unknown argument: ${k}`);
+      } else fail(ErrorCode.Location2942501, `$sortArray found an unknown argument: ${k}`);
     }
     if (input === undefined)
-      fail(AggCode.Location2942502, "$sortArray requires 'input' to be specified");
+      fail(ErrorCode.Location2942502, "$sortArray requires 'input' to be specified");
     if (compare === undefined)
-      fail(AggCode.Location2942503, "$sortArray requires 'sortBy' to be specified");
+      fail(ErrorCode.Location2942503, "$sortArray requires 'sortBy' to be specified");
     const inputE = input;
     const cmp = compare;
     const evaluate = (frame: Frame): Value => {
@@ -543,7 +543,7 @@ const $sortArray: OperatorDefinition = {
       if (isNullish(v)) return null;
       if (!isArray(v))
         fail(
-          AggCode.Location2942504,
+          ErrorCode.Location2942504,
           `The input argument to $sortArray must be an array, but was of type: ${typeName(v)}`,
         );
       return [...v].sort(cmp);

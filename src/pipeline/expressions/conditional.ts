@@ -3,8 +3,7 @@
 
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument } from '../../bson/types.js';
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { isNullish, toBool, typeName } from '../values.js';
 import { checkExactArity, operatorExpression, parseOperands } from './operator.js';
 import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
@@ -20,11 +19,11 @@ const $cond: OperatorDefinition = {
         if (k === 'if') ifE = ctx.parse(v);
         else if (k === 'then') thenE = ctx.parse(v);
         else if (k === 'else') elseE = ctx.parse(v);
-        else fail(AggCode.Location17083, `Unrecognized parameter to $cond: ${k}`);
+        else fail(ErrorCode.Location17083, `Unrecognized parameter to $cond: ${k}`);
       }
-      if (ifE === undefined) fail(AggCode.Location17080, "Missing 'if' parameter to $cond");
-      if (thenE === undefined) fail(AggCode.Location17081, "Missing 'then' parameter to $cond");
-      if (elseE === undefined) fail(AggCode.Location17082, "Missing 'else' parameter to $cond");
+      if (ifE === undefined) fail(ErrorCode.Location17080, "Missing 'if' parameter to $cond");
+      if (thenE === undefined) fail(ErrorCode.Location17081, "Missing 'then' parameter to $cond");
+      if (elseE === undefined) fail(ErrorCode.Location17082, "Missing 'else' parameter to $cond");
     } else {
       const ops = parseOperands(arg, ctx);
       checkExactArity('$cond', ops.length, 3);
@@ -47,7 +46,7 @@ const $ifNull: OperatorDefinition = {
     const children = parseOperands(arg, ctx);
     if (children.length < 2)
       fail(
-        AggCode.Location1257300,
+        ErrorCode.Location1257300,
         `$ifNull needs at least two arguments, had: ${children.length}`,
       );
     const last = children.length - 1;
@@ -67,7 +66,7 @@ const $switch: OperatorDefinition = {
   parse(arg, ctx) {
     if (!isPlainDocument(arg))
       fail(
-        AggCode.Location40060,
+        ErrorCode.Location40060,
         `$switch requires an object as an argument, found: ${typeName(arg)}`,
       );
     const branches: Array<[Expression, Expression]> = [];
@@ -76,13 +75,13 @@ const $switch: OperatorDefinition = {
       if (k === 'branches') {
         if (!isArray(v))
           fail(
-            AggCode.Location40061,
+            ErrorCode.Location40061,
             `$switch expected an array for 'branches', found: ${typeName(v)}`,
           );
         for (const b of v) {
           if (!isPlainDocument(b))
             fail(
-              AggCode.Location40062,
+              ErrorCode.Location40062,
               `$switch expected each branch to be an object, found: ${typeName(b)}`,
             );
           let c: Expression | undefined;
@@ -91,21 +90,22 @@ const $switch: OperatorDefinition = {
             if (bk === 'case') c = ctx.parse(bv);
             else if (bk === 'then') t = ctx.parse(bv);
             else
-              fail(AggCode.Location40063, `$switch found an unknown argument to a branch: ${bk}`);
+              fail(ErrorCode.Location40063, `$switch found an unknown argument to a branch: ${bk}`);
           }
           if (c === undefined)
-            fail(AggCode.Location40064, "$switch requires each branch have a 'case' expression");
+            fail(ErrorCode.Location40064, "$switch requires each branch have a 'case' expression");
           if (t === undefined)
-            fail(AggCode.Location40065, "$switch requires each branch have a 'then' expression.");
+            fail(ErrorCode.Location40065, "$switch requires each branch have a 'then' expression.");
           branches.push([c, t]);
         }
       } else if (k === 'default') {
         deflt = ctx.parse(v);
       } else {
-        fail(AggCode.Location40067, `$switch found an unknown argument: ${k}`);
+        fail(ErrorCode.Location40067, `$switch found an unknown argument: ${k}`);
       }
     }
-    if (branches.length === 0) fail(AggCode.Location40068, '$switch requires at least one branch.');
+    if (branches.length === 0)
+      fail(ErrorCode.Location40068, '$switch requires at least one branch.');
     // mongod's optimize(): constant false cases go, a constant true case becomes the default.
     const live: Array<[Expression, Expression]> = [];
     for (const [c, t] of branches) {
@@ -121,7 +121,7 @@ const $switch: OperatorDefinition = {
     if (live.length === 0) {
       if (deflt === undefined)
         fail(
-          AggCode.Location40069,
+          ErrorCode.Location40069,
           'One cannot execute a switch statement where all the cases evaluate to false without a default.',
         );
       return deflt;
@@ -131,7 +131,7 @@ const $switch: OperatorDefinition = {
       for (const [c, t] of live) if (toBool(c.evaluate(frame))) return t.evaluate(frame);
       if (fallback === undefined)
         fail(
-          AggCode.Location40066,
+          ErrorCode.Location40066,
           '$switch could not find a matching branch for an input, and no default was specified.',
         );
       return fallback.evaluate(frame);

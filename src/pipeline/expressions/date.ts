@@ -10,7 +10,6 @@ import type { BsonValue } from '../../bson/types.js';
 import { CommandError, ErrorCode, fail } from '../../errors.js';
 import * as dates from '../dates.js';
 import type { TimeZone, TimeUnit } from '../dates.js';
-import { AggCode } from '../error-codes.js';
 import {
   coercibleToDate,
   formatValue,
@@ -29,7 +28,7 @@ function timeZoneOf(expr: Expression | undefined, frame: Frame): TimeZone | unde
   const v = expr.evaluate(frame);
   if (isNullish(v)) return undefined;
   if (typeof v !== 'string')
-    fail(AggCode.Location40517, `timezone must evaluate to a string, found ${typeName(v)}`);
+    fail(ErrorCode.Location40517, `timezone must evaluate to a string, found ${typeName(v)}`);
   return dates.getTimeZone(v);
 }
 
@@ -78,18 +77,18 @@ function dateFieldOperator(name: string, extract: (wall: number) => number): Ope
             dateSpec = v;
             hasDate = true;
           } else if (k === 'timezone') tz = ctx.parse(v);
-          else fail(AggCode.Location40535, `unrecognized option to ${name}: "${k}"`);
+          else fail(ErrorCode.Location40535, `unrecognized option to ${name}: "${k}"`);
         }
         if (!hasDate)
           fail(
-            AggCode.Location40539,
+            ErrorCode.Location40539,
             `missing 'date' argument to ${name}, provided: ${formatBson(arg)}`,
           );
         date = ctx.parse(dateSpec ?? null);
       } else if (isArray(arg)) {
         if (arg.length !== 1)
           fail(
-            AggCode.Location40536,
+            ErrorCode.Location40536,
             `${name} accepts exactly one argument if given an array, but was given ${arg.length}`,
           );
         date = ctx.parse(arg[0] ?? null);
@@ -159,11 +158,12 @@ const $dateToString: OperatorDefinition = {
     const args = namedArgs(
       '$dateToString',
       arg,
-      [AggCode.Location18629, '$dateToString only supports an object as its argument'],
-      (k) => [AggCode.Location18534, `Unrecognized argument to $dateToString: ${k}`],
+      [ErrorCode.Location18629, '$dateToString only supports an object as its argument'],
+      (k) => [ErrorCode.Location18534, `Unrecognized argument to $dateToString: ${k}`],
       ['format', 'date', 'timezone', 'onNull'],
     );
-    if (!args.has('date')) fail(AggCode.Location18628, "Missing 'date' parameter to $dateToString");
+    if (!args.has('date'))
+      fail(ErrorCode.Location18628, "Missing 'date' parameter to $dateToString");
     const date = ctx.parse(args.get('date') ?? null);
     const format = parseOptional(ctx, args, 'format');
     const tz = parseOptional(ctx, args, 'timezone');
@@ -172,7 +172,7 @@ const $dateToString: OperatorDefinition = {
       const d = date.evaluate(frame);
       const fmt = formatArgument(format, frame, dates.ISO_FORMAT, {
         op: '$dateToString',
-        code: AggCode.Location18533,
+        code: ErrorCode.Location18533,
         validate: dates.validateFormat,
       });
       const zone = timeZoneOf(tz, frame);
@@ -192,14 +192,14 @@ const $dateFromString: OperatorDefinition = {
       '$dateFromString',
       arg,
       [
-        AggCode.Location40540,
+        ErrorCode.Location40540,
         `$dateFromString only supports an object as an argument, found: ${typeName(arg)}`,
       ],
-      (k) => [AggCode.Location40541, `Unrecognized argument to $dateFromString: ${k}`],
+      (k) => [ErrorCode.Location40541, `Unrecognized argument to $dateFromString: ${k}`],
       ['format', 'dateString', 'timezone', 'onNull', 'onError'],
     );
     if (!args.has('dateString'))
-      fail(AggCode.Location40542, "Missing 'dateString' parameter to $dateFromString");
+      fail(ErrorCode.Location40542, "Missing 'dateString' parameter to $dateFromString");
     const dateString = ctx.parse(args.get('dateString') ?? null);
     const format = parseOptional(ctx, args, 'format');
     const tz = parseOptional(ctx, args, 'timezone');
@@ -209,7 +209,7 @@ const $dateFromString: OperatorDefinition = {
       const s = dateString.evaluate(frame);
       const fmt = formatArgument(format, frame, null, {
         op: '$dateFromString',
-        code: AggCode.Location40684,
+        code: ErrorCode.Location40684,
         validate: dates.validateParseFormat,
       });
       const zone = timeZoneOf(tz, frame);
@@ -255,11 +255,12 @@ const $dateToParts: OperatorDefinition = {
     const args = namedArgs(
       '$dateToParts',
       arg,
-      [AggCode.Location40524, '$dateToParts only supports an object as its argument'],
-      (k) => [AggCode.Location40520, `Unrecognized argument to $dateToParts: ${k}`],
+      [ErrorCode.Location40524, '$dateToParts only supports an object as its argument'],
+      (k) => [ErrorCode.Location40520, `Unrecognized argument to $dateToParts: ${k}`],
       ['date', 'timezone', 'iso8601'],
     );
-    if (!args.has('date')) fail(AggCode.Location40522, "Missing 'date' parameter to $dateToParts");
+    if (!args.has('date'))
+      fail(ErrorCode.Location40522, "Missing 'date' parameter to $dateToParts");
     const date = ctx.parse(args.get('date') ?? null);
     const tz = parseOptional(ctx, args, 'timezone');
     const iso = parseOptional(ctx, args, 'iso8601');
@@ -272,7 +273,7 @@ const $dateToParts: OperatorDefinition = {
         const f = iso.evaluate(frame);
         if (isNullish(f)) return null;
         if (typeof f !== 'boolean')
-          fail(AggCode.Location40521, `iso8601 must evaluate to a bool, found ${typeName(f)}`);
+          fail(ErrorCode.Location40521, `iso8601 must evaluate to a bool, found ${typeName(f)}`);
         isoFlag = f;
       }
       if (isNullish(d)) return null;
@@ -321,13 +322,13 @@ const $dateFromParts: OperatorDefinition = {
     const args = namedArgs(
       '$dateFromParts',
       arg,
-      [AggCode.Location40519, '$dateFromParts only supports an object as its argument'],
-      (k) => [AggCode.Location40518, `Unrecognized argument to $dateFromParts: ${k}`],
+      [ErrorCode.Location40519, '$dateFromParts only supports an object as its argument'],
+      (k) => [ErrorCode.Location40518, `Unrecognized argument to $dateFromParts: ${k}`],
       names,
     );
     if (!args.has('year') && !args.has('isoWeekYear'))
       fail(
-        AggCode.Location40516,
+        ErrorCode.Location40516,
         "$dateFromParts requires either 'year' or 'isoWeekYear' to be present",
       );
     if (
@@ -335,12 +336,12 @@ const $dateFromParts: OperatorDefinition = {
       (args.has('isoWeekYear') || args.has('isoWeek') || args.has('isoDayOfWeek'))
     )
       fail(
-        AggCode.Location40489,
+        ErrorCode.Location40489,
         '$dateFromParts does not allow mixing natural dates with ISO dates',
       );
     if (args.has('isoWeekYear') && (args.has('year') || args.has('month') || args.has('day')))
       fail(
-        AggCode.Location40525,
+        ErrorCode.Location40525,
         '$dateFromParts does not allow mixing ISO dates with natural dates',
       );
     const e = new Map<string, Expression>();
@@ -360,13 +361,13 @@ const $dateFromParts: OperatorDefinition = {
       if (isNullish(v)) return undefined;
       if (!isIntegral64(v))
         fail(
-          AggCode.Location40515,
+          ErrorCode.Location40515,
           `'${field}' must evaluate to an integer, found ${typeName(v)} with value ${formatValue(v)}`,
         );
       const n = Number(integralValue(v));
       if (bounded && (n < PART_MIN || n > PART_MAX)) {
         fail(
-          AggCode.Location31034,
+          ErrorCode.Location31034,
           `'${field}' must evaluate to a value in the range [${PART_MIN}, ${PART_MAX}]; value ${n} is not in range`,
         );
       }
@@ -388,7 +389,7 @@ const $dateFromParts: OperatorDefinition = {
         if (year === undefined || month === undefined || day === undefined) return null;
         if (year < 1 || year > 9999)
           fail(
-            AggCode.Location40523,
+            ErrorCode.Location40523,
             `'year' must evaluate to an integer in the range 1 to 9999, found ${year}`,
           );
         return new Date(
@@ -401,7 +402,7 @@ const $dateFromParts: OperatorDefinition = {
       if (isoYear === undefined || isoWeek === undefined || isoDow === undefined) return null;
       if (isoYear < 1 || isoYear > 9999)
         fail(
-          AggCode.Location31095,
+          ErrorCode.Location31095,
           `'isoWeekYear' must evaluate to an integer in the range 1 to 9999, found ${isoYear}`,
         );
       return new Date(
@@ -419,10 +420,13 @@ const $dateFromParts: OperatorDefinition = {
 
 function unitOf(name: string, v: Value): TimeUnit {
   if (typeof v !== 'string')
-    fail(AggCode.Location5439013, `${name} requires 'unit' to be a string, but got ${typeName(v)}`);
+    fail(
+      ErrorCode.Location5439013,
+      `${name} requires 'unit' to be a string, but got ${typeName(v)}`,
+    );
   if (!dates.isTimeUnit(v))
     fail(
-      AggCode.Location5439014,
+      ErrorCode.Location5439014,
       `${name} parameter 'unit' value cannot be recognized as a time unit: ${v}`,
     );
   return v;
@@ -431,13 +435,13 @@ function unitOf(name: string, v: Value): TimeUnit {
 function startOfWeekOf(name: string, v: Value): number {
   if (typeof v !== 'string')
     fail(
-      AggCode.Location5439015,
+      ErrorCode.Location5439015,
       `${name} requires 'startOfWeek' to be a string, but got ${typeName(v)}`,
     );
   const d = dates.parseDayOfWeek(v);
   if (d === undefined)
     fail(
-      AggCode.Location5439016,
+      ErrorCode.Location5439016,
       `${name} parameter 'startOfWeek' value cannot be recognized as a day of a week: ${v}`,
     );
   return d;
@@ -450,15 +454,18 @@ function dateArithmetic(name: '$dateAdd' | '$dateSubtract'): OperatorDefinition 
       const args = namedArgs(
         name,
         arg,
-        [AggCode.Location5166400, `${name} expects an object as its argument`],
+        [ErrorCode.Location5166400, `${name} expects an object as its argument`],
         (k) => [
-          AggCode.Location5166401,
+          ErrorCode.Location5166401,
           `Unrecognized argument to ${name}: ${k}. Expected arguments are startDate, unit, amount, and optionally timezone.`,
         ],
         ['startDate', 'unit', 'amount', 'timezone'],
       );
       if (!args.has('startDate') || !args.has('unit') || !args.has('amount'))
-        fail(AggCode.Location5166402, `${name} requires startDate, unit, and amount to be present`);
+        fail(
+          ErrorCode.Location5166402,
+          `${name} requires startDate, unit, and amount to be present`,
+        );
       const start = ctx.parse(args.get('startDate') ?? null);
       const unit = ctx.parse(args.get('unit') ?? null);
       const amount = ctx.parse(args.get('amount') ?? null);
@@ -473,12 +480,12 @@ function dateArithmetic(name: '$dateAdd' | '$dateSubtract'): OperatorDefinition 
         const zone = timeZoneOf(tz, frame);
         if (zone === undefined) return null;
         if (!coercibleToDate(s))
-          fail(AggCode.Location5166403, `${name} requires startDate to be convertible to a date`);
+          fail(ErrorCode.Location5166403, `${name} requires startDate to be convertible to a date`);
         if (typeof u !== 'string')
-          fail(AggCode.Location5166404, `${name} expects string defining the time unit`);
+          fail(ErrorCode.Location5166404, `${name} expects string defining the time unit`);
         if (!dates.isTimeUnit(u)) fail(ErrorCode.FailedToParse, `unknown time unit value: ${u}`);
         if (!isIntegral64(a))
-          fail(AggCode.Location5166405, `${name} expects integer amount of time units`);
+          fail(ErrorCode.Location5166405, `${name} expects integer amount of time units`);
         let n = Number(integralValue(a));
         if (name === '$dateSubtract') n = -n;
         const out = dates.dateAdd(toDate(s).getTime(), u, n, zone);
@@ -497,15 +504,15 @@ const $dateDiff: OperatorDefinition = {
     const args = namedArgs(
       '$dateDiff',
       arg,
-      [AggCode.Location5166301, '$dateDiff only supports an object as its argument'],
-      (k) => [AggCode.Location5166302, `Unrecognized argument to $dateDiff: ${k}`],
+      [ErrorCode.Location5166301, '$dateDiff only supports an object as its argument'],
+      (k) => [ErrorCode.Location5166302, `Unrecognized argument to $dateDiff: ${k}`],
       ['startDate', 'endDate', 'unit', 'timezone', 'startOfWeek'],
     );
     if (!args.has('startDate'))
-      fail(AggCode.Location5166303, "Missing 'startDate' parameter to $dateDiff");
+      fail(ErrorCode.Location5166303, "Missing 'startDate' parameter to $dateDiff");
     if (!args.has('endDate'))
-      fail(AggCode.Location5166304, "Missing 'endDate' parameter to $dateDiff");
-    if (!args.has('unit')) fail(AggCode.Location5166305, "Missing 'unit' parameter to $dateDiff");
+      fail(ErrorCode.Location5166304, "Missing 'endDate' parameter to $dateDiff");
+    if (!args.has('unit')) fail(ErrorCode.Location5166305, "Missing 'unit' parameter to $dateDiff");
     const start = ctx.parse(args.get('startDate') ?? null);
     const end = ctx.parse(args.get('endDate') ?? null);
     const unit = ctx.parse(args.get('unit') ?? null);
@@ -529,12 +536,12 @@ const $dateDiff: OperatorDefinition = {
       if (zone === undefined) return null;
       if (!coercibleToDate(s))
         fail(
-          AggCode.Location5166307,
+          ErrorCode.Location5166307,
           `$dateDiff requires 'startDate' to be a date, but got ${typeName(s)}`,
         );
       if (!coercibleToDate(e))
         fail(
-          AggCode.Location5166307,
+          ErrorCode.Location5166307,
           `$dateDiff requires 'endDate' to be a date, but got ${typeName(e)}`,
         );
       const un = unitOf('$dateDiff', u);
@@ -553,15 +560,17 @@ const $dateTrunc: OperatorDefinition = {
     const args = namedArgs(
       '$dateTrunc',
       arg,
-      [AggCode.Location5439007, '$dateTrunc only supports an object as its argument'],
+      [ErrorCode.Location5439007, '$dateTrunc only supports an object as its argument'],
       (k) => [
-        AggCode.Location5439008,
+        ErrorCode.Location5439008,
         `Unrecognized argument to $dateTrunc: ${k}. Expected arguments are date, unit, and optionally, binSize, timezone, startOfWeek`,
       ],
       ['date', 'unit', 'binSize', 'timezone', 'startOfWeek'],
     );
-    if (!args.has('date')) fail(AggCode.Location5439009, "Missing 'date' parameter to $dateTrunc");
-    if (!args.has('unit')) fail(AggCode.Location5439010, "Missing 'unit' parameter to $dateTrunc");
+    if (!args.has('date'))
+      fail(ErrorCode.Location5439009, "Missing 'date' parameter to $dateTrunc");
+    if (!args.has('unit'))
+      fail(ErrorCode.Location5439010, "Missing 'unit' parameter to $dateTrunc");
     const date = ctx.parse(args.get('date') ?? null);
     const unit = ctx.parse(args.get('unit') ?? null);
     const binSize = parseOptional(ctx, args, 'binSize');
@@ -587,7 +596,7 @@ const $dateTrunc: OperatorDefinition = {
       if (zone === undefined) return null;
       if (!coercibleToDate(d))
         fail(
-          AggCode.Location5439012,
+          ErrorCode.Location5439012,
           `$dateTrunc requires 'date' to be a date, but got ${typeName(d)}`,
         );
       const un = unitOf('$dateTrunc', u);
@@ -595,13 +604,13 @@ const $dateTrunc: OperatorDefinition = {
       if (binSize !== undefined) {
         if (!isIntegral64(bin))
           fail(
-            AggCode.Location5439017,
+            ErrorCode.Location5439017,
             `$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '${formatValue(bin)}' of type ${typeName(bin)}`,
           );
         size = Number(integralValue(bin));
         if (size <= 0)
           fail(
-            AggCode.Location5439018,
+            ErrorCode.Location5439018,
             `$dateTrunc requires 'binSize' to be greater than 0, but got value ${size}`,
           );
       }

@@ -11,7 +11,6 @@ import { getField } from '../../bson/path.js';
 import { asDocument, isArray } from '../../bson/types.js';
 import type { BsonArray, BsonDocument, BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
 import { lookupVariable, validateNameForUserRead } from './variables.js';
 import { MISSING, ROOT_SLOT } from './types.js';
 import type { Expression, ParseContext, Value } from './types.js';
@@ -33,7 +32,7 @@ export function validateFieldName(name: string): void {
     fail(ErrorCode.Location16411, "FieldPath field names may not contain '\\0'.");
   if (name.includes('.'))
     fail(
-      AggCode.Location16412,
+      ErrorCode.Location16412,
       "FieldPath field names may not contain '.'. Consider using $getField or $setField.",
     );
 }
@@ -102,7 +101,7 @@ export function rootPathExpression(path: string, ctx: ParseContext): Expression 
 
 /** Parses "$a.b" or "$$var.a.b" (mongod's ExpressionFieldPath::parse). */
 export function parseFieldPathExpression(raw: string, ctx: ParseContext): Expression {
-  if (raw.length < 2) fail(AggCode.Location16872, "'$' by itself is not a valid FieldPath");
+  if (raw.length < 2) fail(ErrorCode.Location16872, "'$' by itself is not a valid FieldPath");
   if (raw[1] !== '$') return variablePath('CURRENT', parseFieldPath(raw.slice(1)), ctx);
   const body = raw.slice(2);
   const dot = body.indexOf('.');
@@ -143,7 +142,7 @@ function variablePath(name: string, rest: readonly string[], ctx: ParseContext):
       return constantPath(ctx.env.now, rest);
     case 'CLUSTER_TIME':
       if (ctx.env.clusterTime === undefined)
-        fail(AggCode.Location51144, "Builtin variable '$$CLUSTER_TIME' is not available");
+        fail(ErrorCode.Location51144, "Builtin variable '$$CLUSTER_TIME' is not available");
       return constantPath(ctx.env.clusterTime, rest);
     case 'USER_ROLES':
       // No authentication yet: the session has no roles.
@@ -151,6 +150,6 @@ function variablePath(name: string, rest: readonly string[], ctx: ParseContext):
     case 'SEARCH_META':
       return constantPath(MISSING, rest);
     default:
-      fail(AggCode.Location17276, `Use of undefined variable: ${name}`);
+      fail(ErrorCode.Location17276, `Use of undefined variable: ${name}`);
   }
 }

@@ -9,8 +9,7 @@ import { bsonSize } from '../../bson/codec.js';
 import { hashBsonValue } from '../../bson/hash.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { isNullish, typeName } from '../values.js';
 import { constant, operatorExpression, unaryOperator } from './operator.js';
 import { defineVariable, validateNameForUserWrite, withChildScope } from './variables.js';
@@ -25,7 +24,7 @@ const $let: OperatorDefinition = {
   name: '$let',
   parse(arg, ctx) {
     if (!isPlainDocument(arg))
-      fail(AggCode.Location16874, '$let only supports an object as its argument');
+      fail(ErrorCode.Location16874, '$let only supports an object as its argument');
     let vars: BsonValue | undefined;
     let inSpec: BsonValue | undefined;
     let hasIn = false;
@@ -34,12 +33,12 @@ const $let: OperatorDefinition = {
       else if (k === 'in') {
         inSpec = v;
         hasIn = true;
-      } else fail(AggCode.Location16875, `Unrecognized parameter to $let: ${k}`);
+      } else fail(ErrorCode.Location16875, `Unrecognized parameter to $let: ${k}`);
     }
-    if (vars === undefined) fail(AggCode.Location16876, "Missing 'vars' parameter to $let");
-    if (!hasIn) fail(AggCode.Location16877, "Missing 'in' parameter to $let");
+    if (vars === undefined) fail(ErrorCode.Location16876, "Missing 'vars' parameter to $let");
+    if (!hasIn) fail(ErrorCode.Location16877, "Missing 'in' parameter to $let");
     if (!isPlainDocument(vars))
-      fail(AggCode.Location10065, 'invalid parameter: expected an object (vars)');
+      fail(ErrorCode.Location10065, 'invalid parameter: expected an object (vars)');
     // The variables' expressions see only the outer scope; `in` sees the new variables.
     const defs = Object.entries(vars).map(([name, spec]) => ({ name, expr: ctx.parse(spec) }));
     const child = withChildScope(ctx);
@@ -61,9 +60,9 @@ const $rand: OperatorDefinition = {
   name: '$rand',
   parse(arg, ctx) {
     if (ctx.env.forbidRandom === true)
-      fail(AggCode.Location3040500, '$rand not allowed inside collection validators');
+      fail(ErrorCode.Location3040500, '$rand not allowed inside collection validators');
     if (!isPlainDocument(arg) || Object.keys(arg).length > 0)
-      fail(AggCode.Location3040501, '$rand does not currently accept arguments');
+      fail(ErrorCode.Location3040501, '$rand does not currently accept arguments');
     return operatorExpression('$rand', [], () => new Double(Math.random()), { fold: false });
   },
 };
@@ -77,9 +76,9 @@ const $meta: OperatorDefinition = {
   name: '$meta',
   parse(arg) {
     if (typeof arg !== 'string')
-      fail(AggCode.Location17307, '$meta only supports string arguments');
+      fail(ErrorCode.Location17307, '$meta only supports string arguments');
     if (!META_FIELD_NAMES.has(arg))
-      fail(AggCode.Location17308, `Unsupported argument to $meta: ${arg}`);
+      fail(ErrorCode.Location17308, `Unsupported argument to $meta: ${arg}`);
     const read = (frame: Frame): Value => {
       const root = frame.vars[ROOT_SLOT];
       const meta = isPlainDocument(root) ? metadataOf(root) : undefined;
@@ -100,7 +99,7 @@ function timestampPart(name: string, part: (t: Timestamp) => number): OperatorDe
     if (isNullish(v)) return null;
     if (!(v instanceof Timestamp))
       fail(
-        name === '$tsSecond' ? AggCode.Location5687301 : AggCode.Location5687302,
+        name === '$tsSecond' ? ErrorCode.Location5687301 : ErrorCode.Location5687302,
         ` Argument to ${name} must be a timestamp, but is ${typeName(v)}`,
       );
     return Long.fromNumber(part(v));
@@ -125,7 +124,7 @@ const $toHashedIndexKey: OperatorDefinition = {
 const $bsonSize = unaryOperator('$bsonSize', (v) => {
   if (isNullish(v)) return null;
   if (!isPlainDocument(v))
-    fail(AggCode.Location31393, `$bsonSize requires a document input, found: ${typeName(v)}`);
+    fail(ErrorCode.Location31393, `$bsonSize requires a document input, found: ${typeName(v)}`);
   return new Int32(bsonSize(v));
 });
 
@@ -134,14 +133,14 @@ const $binarySize = unaryOperator('$binarySize', (v) => {
   if (typeof v === 'string') return new Int32(Buffer.byteLength(v, 'utf8'));
   if (v instanceof Binary) return new Int32(v.position);
   fail(
-    AggCode.Location51276,
+    ErrorCode.Location51276,
     `$binarySize requires a string or BinData argument, found: ${typeName(v)}`,
   );
 });
 
 function noJavaScript(): never {
   fail(
-    AggCode.Location31264,
+    ErrorCode.Location31264,
     'Cannot run server-side javascript without the javascript engine enabled',
   );
 }
@@ -150,32 +149,32 @@ const $function: OperatorDefinition = {
   name: '$function',
   parse(arg, ctx) {
     if (ctx.env.forbidRandom === true)
-      fail(AggCode.Location4660800, '$function cannot be used inside a validator.');
+      fail(ErrorCode.Location4660800, '$function cannot be used inside a validator.');
     if (!isPlainDocument(arg))
       fail(
-        AggCode.Location31260,
+        ErrorCode.Location31260,
         `$function requires an object as an argument, found: ${typeName(arg)}`,
       );
     const spec = arg as BsonDocument;
     for (const k of Object.keys(spec)) {
       if (k !== 'body' && k !== 'args' && k !== 'lang')
-        fail(AggCode.Location31267, `$function found an unknown argument: ${k}`);
+        fail(ErrorCode.Location31267, `$function found an unknown argument: ${k}`);
     }
     if (spec['body'] === undefined)
-      fail(AggCode.Location31261, 'The body function must be specified.');
+      fail(ErrorCode.Location31261, 'The body function must be specified.');
     const body = ctx.parse(spec['body']);
     if (body.kind !== 'constant')
-      fail(AggCode.Location31432, 'The body function must be a constant expression');
+      fail(ErrorCode.Location31432, 'The body function must be a constant expression');
     const code = body.value;
     if (typeof code !== 'string' && !(code instanceof Code))
-      fail(AggCode.Location31262, 'The body function must evaluate to type string or code');
+      fail(ErrorCode.Location31262, 'The body function must evaluate to type string or code');
     if (spec['args'] === undefined)
-      fail(AggCode.Location31263, 'The args field must be specified.');
+      fail(ErrorCode.Location31263, 'The args field must be specified.');
     const args = ctx.parse(spec['args']);
     if (spec['lang'] === undefined)
-      fail(AggCode.Location31418, 'The lang field must be specified.');
+      fail(ErrorCode.Location31418, 'The lang field must be specified.');
     if (spec['lang'] !== 'js')
-      fail(AggCode.Location31419, "Currently the only supported language specifier is 'js'.");
+      fail(ErrorCode.Location31419, "Currently the only supported language specifier is 'js'.");
     const host = ctx.env.scripting;
     if (host === undefined) return { kind: 'operator', op: '$function', evaluate: noJavaScript };
     const source = typeof code === 'string' ? code : String(code.code);
@@ -185,7 +184,8 @@ const $function: OperatorDefinition = {
       op: '$function',
       evaluate(frame) {
         const argValue = args.evaluate(frame);
-        if (!isArray(argValue)) fail(AggCode.Location31266, 'The args field must be of type array');
+        if (!isArray(argValue))
+          fail(ErrorCode.Location31266, 'The args field must be of type array');
         if (compiled === undefined) {
           const scope = host.scope();
           compiled = { scope, fn: scope.compile(source) };

@@ -4,8 +4,7 @@
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { deleteOwn, getOwn, hasOwn, setOwn } from '../../bson/document.js';
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { formatValue, isNullish, typeName } from '../values.js';
 import { parseFieldPathExpression } from './field-path.js';
 import { operatorExpression, unaryOperator } from './operator.js';
@@ -15,7 +14,10 @@ import type { Expression, Frame, OperatorDefinition, ParseContext, Value } from 
 const $objectToArray = unaryOperator('$objectToArray', (v) => {
   if (isNullish(v)) return null;
   if (!isPlainDocument(v))
-    fail(AggCode.Location40390, `$objectToArray requires a document input, found: ${typeName(v)}`);
+    fail(
+      ErrorCode.Location40390,
+      `$objectToArray requires a document input, found: ${typeName(v)}`,
+    );
   return Object.entries(v).map(([k, x]) => ({ k, v: x }));
 });
 
@@ -23,7 +25,7 @@ const $arrayToObject = unaryOperator('$arrayToObject', (input) => {
   if (isNullish(input)) return null;
   if (!isArray(input))
     fail(
-      AggCode.Location40386,
+      ErrorCode.Location40386,
       `$arrayToObject requires an array input, found: ${typeName(input)}`,
     );
   const out: BsonDocument = {};
@@ -32,55 +34,55 @@ const $arrayToObject = unaryOperator('$arrayToObject', (input) => {
   const pairs = isArray(first);
   if (!pairs && !isPlainDocument(first))
     fail(
-      AggCode.Location40398,
+      ErrorCode.Location40398,
       `Unrecognised input type format for $arrayToObject: ${typeName(first)}`,
     );
   for (const el of input) {
     if (pairs) {
       if (!isArray(el))
         fail(
-          AggCode.Location40396,
+          ErrorCode.Location40396,
           `$arrayToObject requires a consistent input format. Elements mustall be arrays or all be objects. Array was detected, now found: ${typeName(el)}`,
         );
       if (el.length !== 2)
         fail(
-          AggCode.Location40397,
+          ErrorCode.Location40397,
           `$arrayToObject requires an array of size 2 arrays,found array of size: ${el.length}`,
         );
       const key = el[0] as BsonValue;
       if (typeof key !== 'string')
         fail(
-          AggCode.Location40395,
+          ErrorCode.Location40395,
           `$arrayToObject requires an array of key-value pairs, where the key must be of type string. Found key type: ${typeName(key)}`,
         );
       if (key.includes('\0'))
-        fail(AggCode.Location4940400, 'Key field cannot contain an embedded null byte');
+        fail(ErrorCode.Location4940400, 'Key field cannot contain an embedded null byte');
       setOwn(out, key, el[1] as BsonValue);
     } else {
       if (!isPlainDocument(el))
         fail(
-          AggCode.Location40391,
+          ErrorCode.Location40391,
           `$arrayToObject requires a consistent input format. Elements mustall be arrays or all be objects. Object was detected, now found: ${typeName(el)}`,
         );
       const n = Object.keys(el).length;
       if (n !== 2)
         fail(
-          AggCode.Location40392,
+          ErrorCode.Location40392,
           `$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:${n}`,
         );
       if (!hasOwn(el, 'k') || !hasOwn(el, 'v'))
         fail(
-          AggCode.Location40393,
+          ErrorCode.Location40393,
           `$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: ${formatValue(el)}`,
         );
       const key = getOwn(el, 'k');
       if (typeof key !== 'string')
         fail(
-          AggCode.Location40394,
+          ErrorCode.Location40394,
           `$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: ${typeName(key ?? null)}`,
         );
       if (key.includes('\0'))
-        fail(AggCode.Location4940401, 'Key field cannot contain an embedded null byte');
+        fail(ErrorCode.Location4940401, 'Key field cannot contain an embedded null byte');
       setOwn(out, key, getOwn(el, 'v') ?? null);
     }
   }
@@ -147,7 +149,7 @@ const $getField: OperatorDefinition = {
             fieldSpec = v;
             field = ctx.parse(v);
           } else if (k === 'input') input = ctx.parse(v);
-          else fail(AggCode.Location3041701, `$getField found an unknown argument: ${k}`);
+          else fail(ErrorCode.Location3041701, `$getField found an unknown argument: ${k}`);
         }
       }
     } else {
@@ -156,15 +158,15 @@ const $getField: OperatorDefinition = {
       input = currentDocument(ctx);
     }
     if (field === undefined)
-      fail(AggCode.Location3041702, "$getField requires 'field' to be specified");
+      fail(ErrorCode.Location3041702, "$getField requires 'field' to be specified");
     if (input === undefined)
-      fail(AggCode.Location3041703, "$getField requires 'input' to be specified");
+      fail(ErrorCode.Location3041703, "$getField requires 'input' to be specified");
     const name = constantField(
       '$getField',
       field,
-      AggCode.Location5654600,
-      AggCode.Location5654601,
-      AggCode.Location5654602,
+      ErrorCode.Location5654600,
+      ErrorCode.Location5654601,
+      ErrorCode.Location5654602,
       fieldSpec ?? null,
     );
     const inputE = input;
@@ -188,7 +190,7 @@ function setFieldOperator(name: '$setField' | '$unsetField'): OperatorDefinition
     name,
     parse(arg, ctx) {
       if (!isPlainDocument(arg))
-        fail(AggCode.Location4161100, `${name} only supports an object as its argument`);
+        fail(ErrorCode.Location4161100, `${name} only supports an object as its argument`);
       let fieldSpec: BsonValue | undefined;
       let field: Expression | undefined;
       let input: Expression | undefined;
@@ -199,22 +201,22 @@ function setFieldOperator(name: '$setField' | '$unsetField'): OperatorDefinition
           field = ctx.parse(v);
         } else if (k === 'input') input = ctx.parse(v);
         else if (name === '$setField' && k === 'value') value = ctx.parse(v);
-        else fail(AggCode.Location4161101, `${name} found an unknown argument: ${k}`);
+        else fail(ErrorCode.Location4161101, `${name} found an unknown argument: ${k}`);
       }
       if (name === '$unsetField')
         value = { kind: 'constant', value: MISSING, evaluate: () => MISSING };
       if (field === undefined)
-        fail(AggCode.Location4161102, `${name} requires 'field' to be specified`);
+        fail(ErrorCode.Location4161102, `${name} requires 'field' to be specified`);
       if (value === undefined)
-        fail(AggCode.Location4161103, `${name} requires 'value' to be specified`);
+        fail(ErrorCode.Location4161103, `${name} requires 'value' to be specified`);
       if (input === undefined)
-        fail(AggCode.Location4161109, `${name} requires 'input' to be specified`);
+        fail(ErrorCode.Location4161109, `${name} requires 'input' to be specified`);
       const key = constantField(
         name,
         field,
-        AggCode.Location4161108,
-        AggCode.Location4161106,
-        AggCode.Location4161107,
+        ErrorCode.Location4161108,
+        ErrorCode.Location4161106,
+        ErrorCode.Location4161107,
         fieldSpec ?? null,
       );
       const inputE = input;
@@ -223,7 +225,7 @@ function setFieldOperator(name: '$setField' | '$unsetField'): OperatorDefinition
         const v = inputE.evaluate(frame);
         if (isNullish(v)) return null;
         if (!isPlainDocument(v))
-          fail(AggCode.Location4161105, "$setField requires 'input' to evaluate to type Object");
+          fail(ErrorCode.Location4161105, "$setField requires 'input' to evaluate to type Object");
         const out: BsonDocument = { ...v };
         const nv = valueE.evaluate(frame);
         if (nv === MISSING) deleteOwn(out, key);

@@ -6,7 +6,6 @@ import type { Collator } from '../../bson/collation.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
 import type { Expression, Frame, OperatorDefinition, ParseContext, Value } from './types.js';
 
 /** The frame used to fold constant expressions at parse time: they read no variable. */
@@ -55,7 +54,7 @@ export function checkExactArity(name: string, n: number, expected: number): void
 export function checkArityRange(name: string, n: number, min: number, max: number): void {
   if (n < min || n > max) {
     fail(
-      AggCode.Location28667,
+      ErrorCode.Location28667,
       `Expression ${name} takes at least ${min} arguments, and at most ${max}, but ${n} were passed in.`,
     );
   }

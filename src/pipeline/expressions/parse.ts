@@ -11,7 +11,6 @@ import { formatBson } from '../../bson/format.js';
 import { setOwn } from '../../bson/document.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { AggCode } from '../error-codes.js';
 import { parseFieldPathExpression, validateFieldName } from './field-path.js';
 import { constant, operatorExpression } from './operator.js';
 import { operators, refusedOperators } from './registry.js';
@@ -107,7 +106,7 @@ export function parseObject(spec: BsonDocument, ctx: ParseContext): Expression {
   if (first.startsWith('$')) {
     if (keys.length !== 1)
       fail(
-        AggCode.Location15983,
+        ErrorCode.Location15983,
         `An object representing an expression must have exactly one field: ${formatBson(spec)}`,
       );
     return parseOperator(first, spec[first] as BsonValue, ctx);

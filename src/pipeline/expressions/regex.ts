@@ -6,11 +6,10 @@
 import { Int32 } from 'bson';
 import { BSONRegExp, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
-import { CommandError, fail } from '../../errors.js';
+import { CommandError, fail, ErrorCode } from '../../errors.js';
 import { parseRegexFlags, translatePcre } from '../../query/match/regex.js';
 import { guardRegex } from '../../query/match/regex-guard.js';
 import type { GuardedRegex } from '../../query/match/regex-guard.js';
-import { AggCode } from '../error-codes.js';
 import { isNullish, typeName } from '../values.js';
 import { operatorExpression } from './operator.js';
 import type { Expression, Frame, OperatorDefinition, Value } from './types.js';
@@ -28,7 +27,7 @@ function parseArgs(
 ): Parsed {
   if (!isPlainDocument(arg))
     fail(
-      AggCode.Location51103,
+      ErrorCode.Location51103,
       `${name} expects an object of named arguments but found: ${typeName(arg)}`,
     );
   let input: Expression | undefined;
@@ -38,27 +37,27 @@ function parseArgs(
     if (k === 'input') input = ctx.parse(v);
     else if (k === 'regex') regex = ctx.parse(v);
     else if (k === 'options') options = ctx.parse(v);
-    else fail(AggCode.Location31024, `${name} found an unknown argument: ${k}`);
+    else fail(ErrorCode.Location31024, `${name} found an unknown argument: ${k}`);
   }
-  if (input === undefined) fail(AggCode.Location31022, `${name} requires 'input' parameter`);
-  if (regex === undefined) fail(AggCode.Location31023, `${name} requires 'regex' parameter`);
+  if (input === undefined) fail(ErrorCode.Location31022, `${name} requires 'input' parameter`);
+  if (regex === undefined) fail(ErrorCode.Location31023, `${name} requires 'regex' parameter`);
   return { input, regex, options };
 }
 
 /** Pattern and options from the evaluated 'regex' and 'options' (mongod's _extractRegexAndOptions). */
 function compile(name: string, pattern: Value, options: Value): GuardedRegex | undefined {
   if (!(isNullish(pattern) || typeof pattern === 'string' || pattern instanceof BSONRegExp)) {
-    fail(AggCode.Location51105, `${name} needs 'regex' to be of type string or regex`);
+    fail(ErrorCode.Location51105, `${name} needs 'regex' to be of type string or regex`);
   }
   if (!(isNullish(options) || typeof options === 'string'))
-    fail(AggCode.Location51106, `${name} needs 'options' to be of type string`);
+    fail(ErrorCode.Location51106, `${name} needs 'options' to be of type string`);
   let source: string | undefined;
   let flags = '';
   if (pattern instanceof BSONRegExp) {
     source = pattern.pattern;
     if (!isNullish(options) && pattern.options.length > 0) {
       fail(
-        AggCode.Location51107,
+        ErrorCode.Location51107,
         `${name}: found regex option(s) specified in both 'regex' and 'option' fields`,
       );
     }
@@ -68,10 +67,13 @@ function compile(name: string, pattern: Value, options: Value): GuardedRegex | u
   }
   if (typeof options === 'string') flags = options;
   if (source !== undefined && source.includes('\0'))
-    fail(AggCode.Location51109, `${name}: regular expression cannot contain an embedded null byte`);
+    fail(
+      ErrorCode.Location51109,
+      `${name}: regular expression cannot contain an embedded null byte`,
+    );
   if (flags.includes('\0'))
     fail(
-      AggCode.Location51110,
+      ErrorCode.Location51110,
       `${name}: regular expression options cannot contain an embedded null byte`,
     );
   if (source === undefined) return undefined;
@@ -86,7 +88,7 @@ function compile(name: string, pattern: Value, options: Value): GuardedRegex | u
             .replace(/^Regular expression is invalid: /, '')
             .replace(/^Invalid regular expression: /, '')
         : 'syntax error';
-    fail(AggCode.Location51111, `Invalid Regex in ${name}: ${reason}`);
+    fail(ErrorCode.Location51111, `Invalid Regex in ${name}: ${reason}`);
   }
 }
 
@@ -128,7 +130,7 @@ function regexOperator(name: string, mode: Mode): OperatorDefinition {
       const evaluate = (frame: Frame): Value => {
         const text = input.evaluate(frame);
         if (!(isNullish(text) || typeof text === 'string'))
-          fail(AggCode.Location51104, `${name} needs 'input' to be of type string`);
+          fail(ErrorCode.Location51104, `${name} needs 'input' to be of type string`);
         const re =
           fixed !== undefined
             ? fixed.re

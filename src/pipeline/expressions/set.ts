@@ -5,8 +5,7 @@
 
 import { isArray } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { compareValues, isNullish, toBool, typeName } from '../values.js';
 import type { Collator } from '../../bson/collation.js';
 import { naryOperator, operatorExpression, parseOperands, unaryOperator } from './operator.js';
@@ -50,7 +49,7 @@ const $setUnion: OperatorDefinition = {
         if (isNullish(v)) return null;
         if (!isArray(v))
           fail(
-            AggCode.Location17043,
+            ErrorCode.Location17043,
             `All operands of $setUnion must be arrays. One argument is of type: ${typeName(v)}`,
           );
         appendAll(all, v);
@@ -73,7 +72,7 @@ const $setIntersection: OperatorDefinition = {
         if (isNullish(v)) return null;
         if (!isArray(v))
           fail(
-            AggCode.Location17047,
+            ErrorCode.Location17047,
             `All operands of $setIntersection must be arrays. One argument is of type: ${typeName(v)}`,
           );
         if (current === undefined) current = toSet(v, collator);
@@ -94,12 +93,12 @@ const $setDifference = naryOperator('$setDifference', 2, ([a, b], collator) => {
   if (isNullish(lhs) || isNullish(rhs)) return null;
   if (!isArray(lhs))
     fail(
-      AggCode.Location17048,
+      ErrorCode.Location17048,
       `both operands of $setDifference must be arrays. First argument is of type: ${typeName(lhs)}`,
     );
   if (!isArray(rhs))
     fail(
-      AggCode.Location17049,
+      ErrorCode.Location17049,
       `both operands of $setDifference must be arrays. Second argument is of type: ${typeName(rhs)}`,
     );
   const seen = toSet(rhs, collator);
@@ -119,7 +118,7 @@ const $setEquals: OperatorDefinition = {
     const children = parseOperands(arg, ctx);
     if (children.length < 2)
       fail(
-        AggCode.Location17045,
+        ErrorCode.Location17045,
         `$setEquals needs at least two arguments had: ${children.length}`,
       );
     const collator = ctx.env.collator;
@@ -130,7 +129,7 @@ const $setEquals: OperatorDefinition = {
         const v = c.evaluate(frame);
         if (!isArray(v))
           fail(
-            AggCode.Location17044,
+            ErrorCode.Location17044,
             `All operands of $setEquals must be arrays. ${i + 1}-th argument is of type: ${typeName(v)}`,
           );
         const s = toSet(v, collator);
@@ -153,12 +152,12 @@ const $setIsSubset = naryOperator('$setIsSubset', 2, ([a, b], collator) => {
   const rhs = b as Value;
   if (!isArray(lhs))
     fail(
-      AggCode.Location17046,
+      ErrorCode.Location17046,
       `both operands of $setIsSubset must be arrays. First argument is of type: ${typeName(lhs)}`,
     );
   if (!isArray(rhs))
     fail(
-      AggCode.Location17042,
+      ErrorCode.Location17042,
       `both operands of $setIsSubset must be arrays. Second argument is of type: ${typeName(rhs)}`,
     );
   const set = toSet(rhs, collator);
@@ -168,7 +167,7 @@ const $setIsSubset = naryOperator('$setIsSubset', 2, ([a, b], collator) => {
 const $anyElementTrue = unaryOperator('$anyElementTrue', (v) => {
   if (!isArray(v))
     fail(
-      AggCode.Location17041,
+      ErrorCode.Location17041,
       `$anyElementTrue's argument must be an array, but is ${typeName(v)}`,
     );
   return v.some((x) => toBool(x));
@@ -177,7 +176,7 @@ const $anyElementTrue = unaryOperator('$anyElementTrue', (v) => {
 const $allElementsTrue = unaryOperator('$allElementsTrue', (v) => {
   if (!isArray(v))
     fail(
-      AggCode.Location17040,
+      ErrorCode.Location17040,
       `$allElementsTrue's argument must be an array, but is ${typeName(v)}`,
     );
   return v.every((x) => toBool(x));

@@ -9,8 +9,7 @@ import { compareStrings } from '../../bson/compare.js';
 import { isNumeric, toDouble } from '../../bson/numeric.js';
 import { isPlainDocument } from '../../bson/types.js';
 import type { BsonValue } from '../../bson/types.js';
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 import {
   coerceToString,
   formatValue,
@@ -38,7 +37,7 @@ const $concat: OperatorDefinition = {
         const v = c.evaluate(frame);
         if (isNullish(v)) return null;
         if (typeof v !== 'string')
-          fail(AggCode.Location16702, `$concat only supports strings, not ${typeName(v)}`);
+          fail(ErrorCode.Location16702, `$concat only supports strings, not ${typeName(v)}`);
         out += v;
       }
       return out;
@@ -62,28 +61,28 @@ function substrBytes(name: string, s: Value, lowerV: Value, lengthV: Value): Val
   const str = Buffer.from(coerceToString(s), 'utf8');
   if (!isNumeric(lowerV))
     fail(
-      AggCode.Location16034,
+      ErrorCode.Location16034,
       `${name}:  starting index must be a numeric type (is BSON type ${typeName(lowerV)})`,
     );
   if (!isNumeric(lengthV))
     fail(
-      AggCode.Location16035,
+      ErrorCode.Location16035,
       `${name}:  length must be a numeric type (is BSON type ${typeName(lengthV)})`,
     );
   const lower = toLong(lowerV);
   if (lower < 0)
-    fail(AggCode.Location50752, `${name}:  starting index must be non-negative (got: ${lower})`);
+    fail(ErrorCode.Location50752, `${name}:  starting index must be non-negative (got: ${lower})`);
   const signedLength = toLong(lengthV);
   const length = signedLength < 0 ? str.length : signedLength;
   if (lower < str.length && isContinuation(str[lower])) {
     fail(
-      AggCode.Location28656,
+      ErrorCode.Location28656,
       `${name}:  Invalid range, starting index is a UTF-8 continuation byte.`,
     );
   }
   if (lower + length < str.length && isContinuation(str[lower + length])) {
     fail(
-      AggCode.Location28657,
+      ErrorCode.Location28657,
       `${name}:  Invalid range, ending index is in the middle of a UTF-8 character.`,
     );
   }
@@ -104,29 +103,29 @@ const $substrCP = naryOperator('$substrCP', 3, ([s, l, n]) => {
   const len = n as Value;
   if (!isNumeric(lower))
     fail(
-      AggCode.Location34450,
+      ErrorCode.Location34450,
       `$substrCP: starting index must be a numeric type (is BSON type ${typeName(lower)})`,
     );
   if (!isIntegral32(lower))
     fail(
-      AggCode.Location34451,
+      ErrorCode.Location34451,
       `$substrCP: starting index cannot be represented as a 32-bit integral value: ${formatValue(lower)}`,
     );
   if (!isNumeric(len))
     fail(
-      AggCode.Location34452,
+      ErrorCode.Location34452,
       `$substrCP: length must be a numeric type (is BSON type ${typeName(len)})`,
     );
   if (!isIntegral32(len))
     fail(
-      AggCode.Location34453,
+      ErrorCode.Location34453,
       `$substrCP: length cannot be represented as a 32-bit integral value: ${formatValue(len)}`,
     );
   const start = toLong(lower);
   const length = toLong(len);
-  if (length < 0) fail(AggCode.Location34454, '$substrCP: length must be a nonnegative integer.');
+  if (length < 0) fail(ErrorCode.Location34454, '$substrCP: length must be a nonnegative integer.');
   if (start < 0)
-    fail(AggCode.Location34455, '$substrCP: the starting index must be nonnegative integer.');
+    fail(ErrorCode.Location34455, '$substrCP: the starting index must be nonnegative integer.');
   return str.slice(start, start + length).join('');
 });
 
@@ -141,13 +140,13 @@ const $toUpper = unaryOperator('$toUpper', (v) => asciiCase(coerceToString(v), t
 
 const $strLenBytes = unaryOperator('$strLenBytes', (v) => {
   if (typeof v !== 'string')
-    fail(AggCode.Location34473, `$strLenBytes requires a string argument, found: ${typeName(v)}`);
+    fail(ErrorCode.Location34473, `$strLenBytes requires a string argument, found: ${typeName(v)}`);
   return new Int32(Buffer.byteLength(v, 'utf8'));
 });
 
 const $strLenCP = unaryOperator('$strLenCP', (v) => {
   if (typeof v !== 'string')
-    fail(AggCode.Location34471, `$strLenCP requires a string argument, found: ${typeName(v)}`);
+    fail(ErrorCode.Location34471, `$strLenCP requires a string argument, found: ${typeName(v)}`);
   let n = 0;
   for (const _ of v) n++;
   return new Int32(n);
@@ -165,15 +164,15 @@ const $split = naryOperator('$split', 2, ([a, b]) => {
   if (isNullish(input) || isNullish(sep)) return null;
   if (typeof input !== 'string')
     fail(
-      AggCode.Location40085,
+      ErrorCode.Location40085,
       `$split requires an expression that evaluates to a string as a first argument, found: ${typeName(input)}`,
     );
   if (typeof sep !== 'string')
     fail(
-      AggCode.Location40086,
+      ErrorCode.Location40086,
       `$split requires an expression that evaluates to a string as a second argument, found: ${typeName(sep)}`,
     );
-  if (sep.length === 0) fail(AggCode.Location40087, '$split requires a non-empty separator');
+  if (sep.length === 0) fail(ErrorCode.Location40087, '$split requires a non-empty separator');
   return input.split(sep);
 });
 
@@ -208,7 +207,7 @@ function trimOperator(name: string, left: boolean, right: boolean): OperatorDefi
     parse(arg, ctx) {
       if (!isPlainDocument(arg))
         fail(
-          AggCode.Location50696,
+          ErrorCode.Location50696,
           `${name} only supports an object as an argument, found ${typeName(arg)}`,
         );
       let input: Expression | undefined;
@@ -216,9 +215,9 @@ function trimOperator(name: string, left: boolean, right: boolean): OperatorDefi
       for (const [k, v] of Object.entries(arg)) {
         if (k === 'input') input = ctx.parse(v);
         else if (k === 'chars') chars = ctx.parse(v);
-        else fail(AggCode.Location50694, `${name} found an unknown argument: ${k}`);
+        else fail(ErrorCode.Location50694, `${name} found an unknown argument: ${k}`);
       }
-      if (input === undefined) fail(AggCode.Location50695, `${name} requires an 'input' field`);
+      if (input === undefined) fail(ErrorCode.Location50695, `${name} requires an 'input' field`);
       const inputE = input;
       const charsE = chars;
       const evaluate = (frame: Frame): Value => {
@@ -226,7 +225,7 @@ function trimOperator(name: string, left: boolean, right: boolean): OperatorDefi
         if (isNullish(s)) return null;
         if (typeof s !== 'string')
           fail(
-            AggCode.Location50699,
+            ErrorCode.Location50699,
             `${name} requires its input to be a string, got ${formatValue(s)} (of type ${typeName(s)}) instead.`,
           );
         let set = DEFAULT_TRIM;
@@ -235,7 +234,7 @@ function trimOperator(name: string, left: boolean, right: boolean): OperatorDefi
           if (isNullish(c)) return null;
           if (typeof c !== 'string')
             fail(
-              AggCode.Location50700,
+              ErrorCode.Location50700,
               `${name} requires 'chars' to be a string, got ${formatValue(c)} (of type ${typeName(c)}) instead.`,
             );
           set = new Set(c);
@@ -257,20 +256,23 @@ function trimOperator(name: string, left: boolean, right: boolean): OperatorDefi
 function indexArgument(name: string, v: Value, what: string): number {
   if (!isIntegral32(v)) {
     fail(
-      AggCode.Location40096,
+      ErrorCode.Location40096,
       `${name}requires an integral ${what}, found a value of type: ${typeName(v)}, with value: ${formatValue(v)}`,
     );
   }
   const n = toLong(v);
   if (n < 0)
-    fail(AggCode.Location40097, `${name} requires a nonnegative ${what}, found: ${formatValue(v)}`);
+    fail(
+      ErrorCode.Location40097,
+      `${name} requires a nonnegative ${what}, found: ${formatValue(v)}`,
+    );
   return n;
 }
 
 function indexOfOperator(name: string, bytes: boolean): OperatorDefinition {
   const [c1, c2] = bytes
-    ? [AggCode.Location40091, AggCode.Location40092]
-    : [AggCode.Location40093, AggCode.Location40094];
+    ? [ErrorCode.Location40091, ErrorCode.Location40092]
+    : [ErrorCode.Location40093, ErrorCode.Location40094];
   return {
     name,
     parse(arg, ctx) {
@@ -321,7 +323,7 @@ function replaceOperator(name: string, all: boolean): OperatorDefinition {
     parse(arg, ctx) {
       if (!isPlainDocument(arg))
         fail(
-          AggCode.Location51751,
+          ErrorCode.Location51751,
           `${name} requires an object as an argument, found: ${typeName(arg)}`,
         );
       const parts: Record<'input' | 'find' | 'replacement', Expression | undefined> = {
@@ -332,32 +334,32 @@ function replaceOperator(name: string, all: boolean): OperatorDefinition {
       for (const [k, v] of Object.entries(arg)) {
         if (k === 'input' || k === 'find' || k === 'replacement')
           parts[k] = ctx.parse(v as BsonValue);
-        else fail(AggCode.Location51750, `${name} found an unknown argument: ${k}`);
+        else fail(ErrorCode.Location51750, `${name} found an unknown argument: ${k}`);
       }
       const { input, find, replacement } = parts;
       if (input === undefined)
-        fail(AggCode.Location51749, `${name} requires 'input' to be specified`);
+        fail(ErrorCode.Location51749, `${name} requires 'input' to be specified`);
       if (find === undefined)
-        fail(AggCode.Location51748, `${name} requires 'find' to be specified`);
+        fail(ErrorCode.Location51748, `${name} requires 'find' to be specified`);
       if (replacement === undefined)
-        fail(AggCode.Location51747, `${name} requires 'replacement' to be specified`);
+        fail(ErrorCode.Location51747, `${name} requires 'replacement' to be specified`);
       const evaluate = (frame: Frame): Value => {
         const i = input.evaluate(frame);
         const f = find.evaluate(frame);
         const r = replacement.evaluate(frame);
         if (!(typeof i === 'string' || isNullish(i)))
           fail(
-            AggCode.Location51746,
+            ErrorCode.Location51746,
             `${name} requires that 'input' be a string, found: ${formatValue(i)}`,
           );
         if (!(typeof f === 'string' || isNullish(f)))
           fail(
-            AggCode.Location51745,
+            ErrorCode.Location51745,
             `${name} requires that 'find' be a string, found: ${formatValue(f)}`,
           );
         if (!(typeof r === 'string' || isNullish(r)))
           fail(
-            AggCode.Location51744,
+            ErrorCode.Location51744,
             `${name} requires that 'replacement' be a string, found: ${formatValue(r)}`,
           );
         if (typeof i !== 'string' || typeof f !== 'string' || typeof r !== 'string') return null;

@@ -7,8 +7,7 @@ import { Decimal128, Double } from 'bson';
 import { Decimal } from 'decimal.js';
 import * as num from '../../bson/numeric.js';
 import type { BsonNumber } from '../../bson/numeric.js';
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { formatDoubleG, isNullish, typeName } from '../values.js';
 import { naryOperator, unaryOperator } from './operator.js';
 import type { OperatorDefinition, Value } from './types.js';
@@ -48,7 +47,7 @@ function trig(
   return unaryOperator(name, (v) => {
     if (isNullish(v)) return null;
     if (!num.isNumeric(v))
-      fail(AggCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
+      fail(ErrorCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
     if (v instanceof Decimal128) {
       const x = new D34(v.toString());
       if (x.isNaN()) return v;
@@ -66,7 +65,7 @@ function trig(
 function outOfDomain(name: string, input: string, d: Domain): never {
   const [open, close] = d.inclusive ? ['[', ']'] : ['(', ')'];
   fail(
-    AggCode.Location50989,
+    ErrorCode.Location50989,
     `cannot apply ${name} to ${input}, value must in ${open}${bound(d.lo)},${bound(d.hi)}${close}`,
   );
 }
@@ -79,9 +78,9 @@ function $atan2(): OperatorDefinition {
     const b = x as Value;
     if (isNullish(a) || isNullish(b)) return null;
     if (!num.isNumeric(a))
-      fail(AggCode.Location51044, `$atan2 only supports numeric types, not ${typeName(a)}`);
+      fail(ErrorCode.Location51044, `$atan2 only supports numeric types, not ${typeName(a)}`);
     if (!num.isNumeric(b))
-      fail(AggCode.Location51045, `$atan2 only supports numeric types, not ${typeName(b)}`);
+      fail(ErrorCode.Location51045, `$atan2 only supports numeric types, not ${typeName(b)}`);
     if (a instanceof Decimal128 || b instanceof Decimal128) {
       return Decimal128.fromString(
         D34.atan2(
@@ -109,7 +108,7 @@ function angleConversion(
   return unaryOperator(name, (v) => {
     if (isNullish(v)) return null;
     if (!num.isNumeric(v))
-      fail(AggCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
+      fail(ErrorCode.Location28765, `${name} only supports numeric types, not ${typeName(v)}`);
     if (v instanceof Decimal128)
       return Decimal128.fromString(new D34(v.toString()).times(decimalFactor).toString());
     return new Double(num.toDouble(v) * doubleFactor);

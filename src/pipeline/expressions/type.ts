@@ -10,7 +10,6 @@ import type { BsonTypeName } from '../../bson/types.js';
 import { CommandError, ErrorCode, fail } from '../../errors.js';
 import { decimalIsInfinite, decimalIsNaN, decimalToBigInt } from '../decimal-math.js';
 import { parseDateString, UTC } from '../dates.js';
-import { AggCode } from '../error-codes.js';
 import {
   formatDoubleG,
   integralValue,
@@ -309,7 +308,7 @@ function shortcut(name: string, to: BsonTypeName): OperatorDefinition {
     parse(arg, ctx) {
       const operands = parseOperands(arg, ctx);
       if (operands.length !== 1)
-        fail(AggCode.Location50723, `${name} requires a single argument, got ${operands.length}`);
+        fail(ErrorCode.Location50723, `${name} requires a single argument, got ${operands.length}`);
       return convertExpression(
         operands[0] as Expression,
         { kind: 'constant', value: to, evaluate: () => to },

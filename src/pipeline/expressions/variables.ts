@@ -1,8 +1,7 @@
 // Variables at parse time: scopes, slot allocation and mongod's rules for variable names
 // (src/mongo/db/pipeline/variable_validation.cpp).
 
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 import type { Binding, ExpressionEnv, ParseContext, Value, VariableScope } from './types.js';
 
 /** Variables the system defines; users may read them but only CURRENT may be rebound. */
@@ -41,23 +40,23 @@ function checkRest(name: string, code: number): void {
 /** A name a user may define ($let vars, `as`, `let`): starts with a lowercase or non-ASCII letter. */
 export function validateNameForUserWrite(name: string): void {
   if (name === 'CURRENT') return;
-  if (name.length === 0) fail(AggCode.Location16866, 'empty variable names are not allowed');
+  if (name.length === 0) fail(ErrorCode.Location16866, 'empty variable names are not allowed');
   const c = name.charCodeAt(0);
   if (!(isLower(c) || c >= 0x80))
     fail(
-      AggCode.Location16867,
+      ErrorCode.Location16867,
       `'${name}' starts with an invalid character for a user variable name`,
     );
-  checkRest(name, AggCode.Location16868);
+  checkRest(name, ErrorCode.Location16868);
 }
 
 /** A name a user may read ($$name): system variables start with an uppercase letter. */
 export function validateNameForUserRead(name: string): void {
-  if (name.length === 0) fail(AggCode.Location16869, 'empty variable names are not allowed');
+  if (name.length === 0) fail(ErrorCode.Location16869, 'empty variable names are not allowed');
   const c = name.charCodeAt(0);
   if (!(isLower(c) || isUpper(c) || c >= 0x80))
-    fail(AggCode.Location16870, `'${name}' starts with an invalid character for a variable name`);
-  checkRest(name, AggCode.Location16871);
+    fail(ErrorCode.Location16870, `'${name}' starts with an invalid character for a variable name`);
+  checkRest(name, ErrorCode.Location16871);
 }
 
 export function newScope(parent: VariableScope | undefined): VariableScope {

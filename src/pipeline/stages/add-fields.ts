@@ -1,9 +1,8 @@
 // $addFields and its alias $set: computed fields added to (or replacing fields of) the document.
 
 import { isPlainDocument } from '../../bson/types.js';
-import { fail } from '../../errors.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { expressionContext } from '../context.js';
-import { AggCode } from '../error-codes.js';
 import { parseAddFields } from '../projection.js';
 import { typeName } from '../values.js';
 import type { StageDefinition } from './types.js';
@@ -16,7 +15,7 @@ function addFields(name: string): StageDefinition {
     parse(arg, ctx) {
       if (!isPlainDocument(arg))
         fail(
-          AggCode.Location40272,
+          ErrorCode.Location40272,
           `${name} specification stage must be an object, got ${typeName(arg)}`,
         );
       return new ProjectionStage(name, arg, parseAddFields(arg, expressionContext(ctx), name));

@@ -13,7 +13,6 @@ import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
 import type { Accumulator } from '../accumulators/index.js';
 import { expressionContext } from '../context.js';
-import { AggCode } from '../error-codes.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
 import {
@@ -39,18 +38,18 @@ import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.j
 function checkGranularityKey(v: BsonValue): void {
   if (!isNumeric(v))
     fail(
-      AggCode.Location40258,
+      ErrorCode.Location40258,
       `$bucketAuto can specify a 'granularity' with numeric boundaries only, but found a value with type: ${typeName(v)}`,
     );
   const x = toDouble(v);
   if (Number.isNaN(x))
     fail(
-      AggCode.Location40259,
+      ErrorCode.Location40259,
       "$bucketAuto can specify a 'granularity' with numeric boundaries only, but found a NaN",
     );
   if (x < 0)
     fail(
-      AggCode.Location40260,
+      ErrorCode.Location40260,
       "$bucketAuto can specify a 'granularity' with non-negative numbers only, but found a negative number",
     );
 }
@@ -177,7 +176,7 @@ export const $bucketAuto: StageDefinition = {
   parse(arg, ctx: PipelineContext) {
     if (!isPlainDocument(arg))
       fail(
-        AggCode.Location40240,
+        ErrorCode.Location40240,
         `The argument to $bucketAuto must be an object, but found type: ${typeName(arg)}.`,
       );
     let groupBy: Expression | undefined;
@@ -188,43 +187,43 @@ export const $bucketAuto: StageDefinition = {
       if (k === 'groupBy') {
         if (!isGroupByExpression(v))
           fail(
-            AggCode.Location40239,
+            ErrorCode.Location40239,
             `The $bucketAuto 'groupBy' field must be defined as a $-prefixed path or an expression object, but found: ${formatBson(v)}.`,
           );
         groupBy = expressionContext(ctx).parse(v);
       } else if (k === 'buckets') {
         if (!isNumeric(v))
           fail(
-            AggCode.Location40241,
+            ErrorCode.Location40241,
             `The $bucketAuto 'buckets' field must be a numeric value, but found type: ${typeName(v)}.`,
           );
         if (!isIntegral32(v))
           fail(
-            AggCode.Location40242,
+            ErrorCode.Location40242,
             `The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found ${formatValue(v)}.`,
           );
         const n = Number(integralValue(v));
         if (n <= 0)
           fail(
-            AggCode.Location40243,
+            ErrorCode.Location40243,
             `The $bucketAuto 'buckets' field must be greater than 0, but found: ${n}.`,
           );
         buckets = n;
       } else if (k === 'output') {
-        output = parseOutputFields(v, ctx, AggCode.Location40244, '$bucketAuto');
+        output = parseOutputFields(v, ctx, ErrorCode.Location40244, '$bucketAuto');
       } else if (k === 'granularity') {
         if (typeof v !== 'string')
           fail(
-            AggCode.Location40261,
+            ErrorCode.Location40261,
             `The $bucketAuto 'granularity' field must be a string, but found type: ${typeName(v)}.`,
           );
         rounder = rounderFor(v);
       } else {
-        fail(AggCode.Location40245, `Unrecognized option to $bucketAuto: ${k}.`);
+        fail(ErrorCode.Location40245, `Unrecognized option to $bucketAuto: ${k}.`);
       }
     }
     if (groupBy === undefined || buckets === undefined)
-      fail(AggCode.Location40246, "$bucketAuto requires 'groupBy' and 'buckets' to be specified");
+      fail(ErrorCode.Location40246, "$bucketAuto requires 'groupBy' and 'buckets' to be specified");
     return new BucketAutoStage(arg, groupBy, buckets, output ?? [countField(ctx)], rounder);
   },
 };

@@ -7,10 +7,9 @@ import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { canonicalTypeRank, isArray, isPlainDocument } from '../../bson/types.js';
 import { formatBson } from '../../bson/format.js';
-import { fail } from '../../errors.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { accumulators } from '../accumulators/index.js';
 import { expressionContext } from '../context.js';
-import { AggCode } from '../error-codes.js';
 import { MISSING } from '../expressions/types.js';
 import type { Expression, Frame, Value } from '../expressions/types.js';
 import { compareValues, formatValue, typeName } from '../values.js';
@@ -73,7 +72,7 @@ export const $bucket: StageDefinition = {
   parse(arg, ctx) {
     if (!isPlainDocument(arg))
       fail(
-        AggCode.Location40201,
+        ErrorCode.Location40201,
         `Argument to $bucket stage must be an object, but found type: ${typeName(arg)}.`,
       );
     let groupBy: Expression | undefined;
@@ -85,21 +84,21 @@ export const $bucket: StageDefinition = {
       if (k === 'groupBy') {
         if (!isGroupByExpression(v))
           fail(
-            AggCode.Location40202,
+            ErrorCode.Location40202,
             `The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: ${formatBson(v)}.`,
           );
         groupBy = ectx.parse(v);
       } else if (k === 'boundaries') {
         if (!isArray(v))
           fail(
-            AggCode.Location40200,
+            ErrorCode.Location40200,
             `The $bucket 'boundaries' field must be an array, but found type: ${typeName(v)}.`,
           );
         boundaries = v.map((b, i) => {
           const e = ectx.parse(b);
           if (e.kind !== 'constant')
             fail(
-              AggCode.Location40191,
+              ErrorCode.Location40191,
               `The $bucket 'boundaries' field must be an array of constant values, but found value: ${formatBson(b)}.`,
             );
           void i;
@@ -109,21 +108,21 @@ export const $bucket: StageDefinition = {
         const e = ectx.parse(v);
         if (e.kind !== 'constant')
           fail(
-            AggCode.Location40195,
+            ErrorCode.Location40195,
             `The $bucket 'default' field must be a constant expression, but found: ${formatBson(v)}.`,
           );
         dflt = e.value ?? null;
       } else if (k === 'output') {
-        output = parseOutputFields(v, ctx, AggCode.Location40196, '$bucket');
+        output = parseOutputFields(v, ctx, ErrorCode.Location40196, '$bucket');
       } else {
-        fail(AggCode.Location40197, `Unrecognized option to $bucket: ${k}.`);
+        fail(ErrorCode.Location40197, `Unrecognized option to $bucket: ${k}.`);
       }
     }
     if (groupBy === undefined || boundaries === undefined)
-      fail(AggCode.Location40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.");
+      fail(ErrorCode.Location40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.");
     if (boundaries.length < 2)
       fail(
-        AggCode.Location40192,
+        ErrorCode.Location40192,
         `The $bucket 'boundaries' field must have at least 2 values, but found ${boundaries.length} value(s).`,
       );
     for (let i = 1; i < boundaries.length; i++) {
@@ -131,13 +130,13 @@ export const $bucket: StageDefinition = {
       const hi = boundaries[i] as BsonValue;
       if (canonicalTypeRank(lo) !== canonicalTypeRank(hi)) {
         fail(
-          AggCode.Location40193,
+          ErrorCode.Location40193,
           `All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types ${typeName(lo)} and ${typeName(hi)}.`,
         );
       }
       if (compareValues(lo, hi) >= 0) {
         fail(
-          AggCode.Location40194,
+          ErrorCode.Location40194,
           `The 'boundaries' option to $bucket must be sorted, but elements ${i - 1} and ${i} are not in ascending order (${formatValue(lo)} is not less than ${formatValue(hi)}).`,
         );
       }
@@ -147,7 +146,7 @@ export const $bucket: StageDefinition = {
     const highest = bounds[bounds.length - 1] as BsonValue;
     if (dflt !== MISSING && compareValues(dflt, lowest) >= 0 && compareValues(dflt, highest) < 0) {
       fail(
-        AggCode.Location40199,
+        ErrorCode.Location40199,
         "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.",
       );
     }
@@ -171,7 +170,7 @@ export const $bucket: StageDefinition = {
         }
         if (fallback === MISSING)
           fail(
-            AggCode.Location40066,
+            ErrorCode.Location40066,
             '$switch could not find a matching branch for an input, and no default was specified.',
           );
         return fallback;

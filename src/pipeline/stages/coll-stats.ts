@@ -8,7 +8,6 @@ import { isPlainDocument, numericValue } from '../../bson/types.js';
 import { sizeNumber, storageStatsOf } from '../../catalog/sizes.js';
 import { ErrorCode, fail } from '../../errors.js';
 import type { PlanStage } from '../../query/exec/stages.js';
-import { AggCode } from '../error-codes.js';
 import { typeName } from '../values.js';
 import { catalogOf, collectionOf } from './types.js';
 import type {
@@ -113,7 +112,7 @@ export const $collStats: StageDefinition = {
   parse(arg, ctx: PipelineContext) {
     if (!isPlainDocument(arg))
       fail(
-        AggCode.Location5447000,
+        ErrorCode.Location5447000,
         `$collStats must take a nested object but found: ${typeName(arg)}`,
       );
     for (const [k, v] of Object.entries(arg)) {

@@ -3,8 +3,7 @@
 
 import { Int32 } from 'bson';
 import type { BsonDocument } from '../../bson/types.js';
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { BlockingStage } from './base.js';
 import type { Stage, StageDefinition } from './types.js';
 
@@ -33,11 +32,12 @@ export const $count: StageDefinition = {
   name: '$count',
   parse(arg) {
     if (typeof arg !== 'string')
-      fail(AggCode.Location40156, 'the count field must be a non-empty string');
-    if (arg.length === 0) fail(AggCode.Location40157, 'the count field must be a non-empty string');
+      fail(ErrorCode.Location40156, 'the count field must be a non-empty string');
+    if (arg.length === 0)
+      fail(ErrorCode.Location40157, 'the count field must be a non-empty string');
     if (arg.startsWith('$'))
-      fail(AggCode.Location40158, 'the count field cannot be a $-prefixed path');
-    if (arg.includes('.')) fail(AggCode.Location40160, "the count field cannot contain '.'");
+      fail(ErrorCode.Location40158, 'the count field cannot be a $-prefixed path');
+    if (arg.includes('.')) fail(ErrorCode.Location40160, "the count field cannot contain '.'");
     return new CountStage(arg);
   },
 };

@@ -9,7 +9,6 @@ import { isArray, isPlainDocument } from '../../bson/types.js';
 import { compareBson } from '../../bson/compare.js';
 import * as num from '../../bson/numeric.js';
 import { ErrorCode, fail, missingFieldError } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
 import { dateAdd, isTimeUnit, UTC } from '../dates.js';
 import type { TimeUnit } from '../dates.js';
 import { parseFieldPath } from '../expressions/field-path.js';
@@ -194,13 +193,13 @@ export const $densify: StageDefinition = {
     // Codes from jstests/aggregation/sources/densify/libs/parse_util.js.
     if (field.startsWith('$'))
       fail(
-        AggCode.Location16410,
+        ErrorCode.Location16410,
         "FieldPath field names may not start with '$'. Consider using $getField or $setField.",
       );
     for (const f of partitionFields) {
       if (f.startsWith('$'))
         fail(
-          AggCode.Location16410,
+          ErrorCode.Location16410,
           "FieldPath field names may not start with '$'. Consider using $getField or $setField.",
         );
     }
@@ -225,7 +224,7 @@ export const $densify: StageDefinition = {
         else if (isArray(v)) {
           if (v.length !== 2)
             fail(
-              AggCode.Location5733403,
+              ErrorCode.Location5733403,
               'a bounding array in a range statement must have exactly two elements',
             );
           bounds = [v[0] ?? null, v[1] ?? null];
@@ -240,12 +239,12 @@ export const $densify: StageDefinition = {
     if (bounds === undefined) throw missingFieldError('$densify.range.bounds');
     if (num.toDouble(step) <= 0)
       fail(
-        AggCode.Location5733401,
+        ErrorCode.Location5733401,
         'the step parameter in a range statement must be a strictly positive numeric value',
       );
     if (bounds === 'partition' && partitionFields.length === 0) {
       fail(
-        AggCode.Location5733408,
+        ErrorCode.Location5733408,
         "one may not specify the bounds as 'partition' without specifying a non-empty array of partitionByFields. You may have meant to specify 'full' bounds.",
       );
     }
@@ -253,7 +252,7 @@ export const $densify: StageDefinition = {
       const [lo, hi] = bounds;
       if (num.isNumeric(lo) && hi instanceof Date)
         fail(
-          AggCode.Location5733406,
+          ErrorCode.Location5733406,
           'a bounding array must contain either both dates or both numeric types',
         );
       if (
@@ -261,16 +260,16 @@ export const $densify: StageDefinition = {
         compareBson(lo, hi) > 0
       ) {
         fail(
-          AggCode.Location5733402,
+          ErrorCode.Location5733402,
           "the bounds in a range statement must be the string 'full', 'partition', or an ascending array of two numbers or two dates",
         );
       }
       if (num.isNumeric(lo) && unit !== undefined)
-        fail(AggCode.Location5733409, 'numeric bounds may not have unit parameter');
+        fail(ErrorCode.Location5733409, 'numeric bounds may not have unit parameter');
     }
     if (unit !== undefined && integralValue(step) === undefined)
       fail(
-        AggCode.Location6586400,
+        ErrorCode.Location6586400,
         'The step parameter in a range satement must be a whole number when densifying a date range',
       );
     return new DensifyStage(arg, {

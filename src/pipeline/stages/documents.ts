@@ -3,9 +3,8 @@
 
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
-import { fail } from '../../errors.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { expressionContext } from '../context.js';
-import { AggCode } from '../error-codes.js';
 import { ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
 import { formatValue, typeName } from '../values.js';
@@ -25,12 +24,12 @@ class DocumentsSourceStage implements Stage {
   attach(_input: Parameters<Stage['attach']>[0], rt: Runtime): ReturnType<Stage['attach']> {
     rt.frame.vars[ROOT_SLOT] = {};
     const v = this.expr.evaluate(rt.frame);
-    if (!isArray(v)) fail(AggCode.Location5858203, 'an array is expected');
+    if (!isArray(v)) fail(ErrorCode.Location5858203, 'an array is expected');
     // mongod turns $documents into $project + $unwind + $replaceRoot, whence 40228.
     const docs = v.map((d) => {
       if (!isPlainDocument(d))
         fail(
-          AggCode.Location40228,
+          ErrorCode.Location40228,
           `'newRoot' expression must evaluate to an object, but resulting value was: ${formatValue(d)}. Type of resulting value: '${typeName(d)}'.`,
         );
       return d;

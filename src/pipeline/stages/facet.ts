@@ -9,7 +9,6 @@ import { bsonSize } from '../../bson/codec.js';
 import { formatBson } from '../../bson/format.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { AggCode } from '../error-codes.js';
 import { validateFieldName } from '../expressions/field-path.js';
 import { approximateValueSize } from '../../query/memory.js';
 import { typeName } from '../values.js';
@@ -102,7 +101,7 @@ class FacetPlan implements PlanStage {
     const size = bsonSize(this.out);
     if (size > limits.bsonObjectSizeMax) {
       fail(
-        AggCode.Location4031700,
+        ErrorCode.Location4031700,
         `document constructed by $facet is ${size} bytes, which exceeds the limit of ${limits.bsonObjectSizeMax} bytes`,
       );
     }
@@ -118,7 +117,7 @@ export const $facet: StageDefinition = {
   parse(arg, ctx: PipelineContext) {
     if (!isPlainDocument(arg) || Object.keys(arg).length === 0) {
       fail(
-        AggCode.Location40169,
+        ErrorCode.Location40169,
         `the $facet specification must be a non-empty object, but found: $facet: ${isPlainDocument(arg) || isArray(arg) ? formatBson(arg) : typeName(arg)}`,
       );
     }
@@ -127,13 +126,13 @@ export const $facet: StageDefinition = {
       validateFieldName(name);
       if (!isArray(v))
         fail(
-          AggCode.Location40170,
+          ErrorCode.Location40170,
           `arguments to $facet must be arrays, ${name} is type ${typeName(v)}`,
         );
       for (const s of v) {
         if (!isPlainDocument(s))
           fail(
-            AggCode.Location40171,
+            ErrorCode.Location40171,
             `elements of arrays in $facet spec must be non-empty objects, ${name} argument contained an element of type ${typeName(s)}: ${formatBson(s)}`,
           );
       }

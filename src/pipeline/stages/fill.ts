@@ -7,7 +7,6 @@ import { setOwn } from '../../bson/document.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import { ErrorCode, fail, missingFieldError } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
 import { typeName } from '../values.js';
 import { $addFields } from './add-fields.js';
 import { $setWindowFields } from './set-window-fields.js';
@@ -53,10 +52,10 @@ export const $fill: StageDefinition = {
     if (output === undefined) throw missingFieldError('$fill.output');
     // Codes from jstests/aggregation/sources/fill/fill_parse.js.
     if (Object.keys(output).length === 0)
-      fail(AggCode.Location6050203, "$fill 'output' field must contain at least one item");
+      fail(ErrorCode.Location6050203, "$fill 'output' field must contain at least one item");
     if (partitionBy !== undefined && partitionByFields !== undefined)
       fail(
-        AggCode.Location6050204,
+        ErrorCode.Location6050204,
         "Only one of 'partitionBy' and 'partitionByFields' can be specified for '$fill'",
       );
     const windowOutput: BsonDocument = {};
@@ -64,7 +63,7 @@ export const $fill: StageDefinition = {
     for (const [field, spec] of Object.entries(output)) {
       if (!isPlainDocument(spec))
         fail(
-          AggCode.Location6050200,
+          ErrorCode.Location6050200,
           `All output fields of $fill must be specified as objects, '${field}' is a ${typeName(spec)}`,
         );
       const keys = Object.keys(spec);
@@ -86,11 +85,11 @@ export const $fill: StageDefinition = {
         if (method === 'locf') setOwn(windowOutput, field, { $locf: `$${field}` });
         else if (method === 'linear') {
           if (sortBy === undefined)
-            fail(AggCode.Location605001, "'sortBy' is required for $fill with method 'linear'");
+            fail(ErrorCode.Location605001, "'sortBy' is required for $fill with method 'linear'");
           setOwn(windowOutput, field, { $linearFill: `$${field}` });
         } else
           fail(
-            AggCode.Location6050202,
+            ErrorCode.Location6050202,
             `Method must be either 'locf' or 'linear', found ${String(method)}`,
           );
       }

@@ -20,7 +20,6 @@ import type { Pull } from '../../query/exec/yield.js';
 import { planQuery } from '../../query/planner/planner.js';
 import type { ReadView } from '../../storage/engine.js';
 import { compileMatch } from '../context.js';
-import { AggCode } from '../error-codes.js';
 import { newStats } from './base.js';
 import { collectionOf } from './types.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
@@ -206,7 +205,7 @@ export const $geoNear: StageDefinition = {
   name: '$geoNear',
   parse(arg, ctx) {
     if (!isPlainDocument(arg))
-      fail(AggCode.Location10065, 'invalid parameter: expected an object ($geoNear)');
+      fail(ErrorCode.Location10065, 'invalid parameter: expected an object ($geoNear)');
     return new GeoNearStage(arg, parseSpec(arg), ctx);
   },
 };

@@ -9,8 +9,7 @@ import { Decimal128, Double, Int32, Long } from 'bson';
 import * as num from '../../bson/numeric.js';
 import { compareBson } from '../../bson/compare.js';
 import type { BsonValue } from '../../bson/types.js';
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 
 export interface Rounder {
   up(v: num.BsonNumber): BsonValue;
@@ -183,6 +182,6 @@ export function rounderFor(name: string): Rounder {
   if (name === 'POWERSOF2') return powersOf2;
   const series = SERIES[name];
   if (series === undefined)
-    fail(AggCode.Location40257, `Rounding granularity not recognized: ${name}`);
+    fail(ErrorCode.Location40257, `Rounding granularity not recognized: ${name}`);
   return seriesRounder(series);
 }

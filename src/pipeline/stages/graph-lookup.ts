@@ -18,7 +18,6 @@ import type { Matcher } from '../../query/match/index.js';
 import { planQuery } from '../../query/planner/planner.js';
 import type { ReadView } from '../../storage/engine.js';
 import { expressionContext } from '../context.js';
-import { AggCode } from '../error-codes.js';
 import { parseFieldPath } from '../expressions/field-path.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
@@ -160,7 +159,7 @@ class GraphLookupStage implements Stage {
         });
         // mongod's checkMemoryUsage: the visited set and the next frontier together.
         if (bytes + frontierBytes >= bytesMax)
-          fail(AggCode.Location40099, '$graphLookup reached maximum memory consumption');
+          fail(ErrorCode.Location40099, '$graphLookup reached maximum memory consumption');
         if (sliceDue()) yield;
       }
     }
@@ -196,19 +195,19 @@ export const $graphLookup: StageDefinition = {
       }
       if (k === 'maxDepth') {
         if (!isNumeric(v))
-          fail(AggCode.Location40100, `maxDepth must be numeric, found type: ${typeName(v)}`);
+          fail(ErrorCode.Location40100, `maxDepth must be numeric, found type: ${typeName(v)}`);
         const n = Math.trunc(toDouble(v));
         if (n < 0)
-          fail(AggCode.Location40101, `maxDepth requires a nonnegative argument, found: ${n}`);
+          fail(ErrorCode.Location40101, `maxDepth requires a nonnegative argument, found: ${n}`);
         if (n !== toDouble(v))
-          fail(AggCode.Location40102, `maxDepth could not be represented as a long long: ${n}`);
+          fail(ErrorCode.Location40102, `maxDepth could not be represented as a long long: ${n}`);
         maxDepth = n;
         continue;
       }
       if (k === 'restrictSearchWithMatch') {
         if (!isPlainDocument(v))
           fail(
-            AggCode.Location40185,
+            ErrorCode.Location40185,
             `restrictSearchWithMatch must be an object, found ${typeName(v)}`,
           );
         restrict = { filter: v, matcher: compileRestrictedFilter(v) };
@@ -226,7 +225,7 @@ export const $graphLookup: StageDefinition = {
       if (k === 'as' || k === 'connectFromField' || k === 'depthField' || k === 'connectToField') {
         if (typeof v !== 'string')
           fail(
-            AggCode.Location40103,
+            ErrorCode.Location40103,
             `expected string as argument for ${k}, found: ${formatBson(v)}`,
           );
         if (k === 'as') as = v;
@@ -235,7 +234,7 @@ export const $graphLookup: StageDefinition = {
         else depthField = v;
         continue;
       }
-      fail(AggCode.Location40104, `Unknown argument to $graphLookup: ${k}`);
+      fail(ErrorCode.Location40104, `Unknown argument to $graphLookup: ${k}`);
     }
     if (
       from === undefined ||
@@ -249,7 +248,7 @@ export const $graphLookup: StageDefinition = {
       connectToField === ''
     ) {
       fail(
-        AggCode.Location40105,
+        ErrorCode.Location40105,
         "$graphLookup requires 'from', 'as', 'startWith', 'connectFromField', and 'connectToField' to be specified.",
       );
     }

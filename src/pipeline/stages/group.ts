@@ -12,7 +12,6 @@ import { limits } from '../../limits.js';
 import { accumulators } from '../accumulators/index.js';
 import type { Accumulator, AccumulatorSpec } from '../accumulators/index.js';
 import { expressionContext } from '../context.js';
-import { AggCode } from '../error-codes.js';
 import { approximateValueSize } from '../../query/memory.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression, ParseContext, Value } from '../expressions/types.js';
@@ -45,25 +44,25 @@ export function parseAccumulatedField(
 ): AccumulatedField {
   // Checked in mongod's order (AccumulationStatement::parseAccumulationStatement).
   if (!isPlainDocument(value) || !(Object.keys(value)[0] ?? '').startsWith('$'))
-    fail(AggCode.Location40234, `The field '${name}' must be an accumulator object`);
+    fail(ErrorCode.Location40234, `The field '${name}' must be an accumulator object`);
   if (name.includes('.'))
-    fail(AggCode.Location40235, `The field name '${name}' cannot contain '.'`);
+    fail(ErrorCode.Location40235, `The field name '${name}' cannot contain '.'`);
   if (name.startsWith('$'))
-    fail(AggCode.Location40236, `The field name '${name}' cannot be an operator name`);
+    fail(ErrorCode.Location40236, `The field name '${name}' cannot be an operator name`);
   const keys = Object.keys(value);
   if (keys.length !== 1)
-    fail(AggCode.Location40238, `The field '${name}' must specify one accumulator`);
+    fail(ErrorCode.Location40238, `The field '${name}' must specify one accumulator`);
   const accName = keys[0] as string;
   const arg = value[accName] as BsonValue;
-  if (isArray(arg)) fail(AggCode.Location40237, `The ${accName} accumulator is a unary operator`);
+  if (isArray(arg)) fail(ErrorCode.Location40237, `The ${accName} accumulator is a unary operator`);
   const def = accumulators.get(accName);
-  if (def === undefined) fail(AggCode.Location15952, `unknown group operator '${accName}'`);
+  if (def === undefined) fail(ErrorCode.Location15952, `unknown group operator '${accName}'`);
   return { name, spec: def.parse(arg, ctx) };
 }
 
 export function parseGroupSpec(arg: BsonValue, ctx: PipelineContext): GroupSpec {
   if (!isPlainDocument(arg))
-    fail(AggCode.Location15947, "a group's fields must be specified in an object");
+    fail(ErrorCode.Location15947, "a group's fields must be specified in an object");
   const ectx = expressionContext(ctx);
   let id: Expression | undefined;
   const fields: AccumulatedField[] = [];
@@ -71,7 +70,7 @@ export function parseGroupSpec(arg: BsonValue, ctx: PipelineContext): GroupSpec 
     if (k === '_id') id = ectx.parse(v);
     else fields.push(parseAccumulatedField(k, v, ectx));
   }
-  if (id === undefined) fail(AggCode.Location15955, 'a group specification must include an _id');
+  if (id === undefined) fail(ErrorCode.Location15955, 'a group specification must include an _id');
   return { id, fields };
 }
 

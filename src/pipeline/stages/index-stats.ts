@@ -3,9 +3,8 @@
 import { Long } from 'bson';
 import type { BsonDocument } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
-import { fail } from '../../errors.js';
+import { fail, ErrorCode } from '../../errors.js';
 import type { PlanStage } from '../../query/exec/stages.js';
-import { AggCode } from '../error-codes.js';
 import { collectionOf } from './types.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 import { hostname } from 'node:os';
@@ -39,7 +38,7 @@ export const $indexStats: StageDefinition = {
   name: '$indexStats',
   parse(arg, ctx: PipelineContext) {
     if (!isPlainDocument(arg) || Object.keys(arg).length > 0)
-      fail(AggCode.Location28803, 'The $indexStats stage specification must be an empty object');
+      fail(ErrorCode.Location28803, 'The $indexStats stage specification must be an empty object');
     return new IndexStatsStage(ctx);
   },
 };

@@ -3,10 +3,9 @@
 
 import type { BsonDocument } from '../../bson/types.js';
 import { Long } from 'bson';
-import { fail } from '../../errors.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { LimitStage } from '../../query/exec/stages.js';
 import { nonNegative } from './integer-argument.js';
-import { AggCode } from '../error-codes.js';
 import type { Stage, StageDefinition } from './types.js';
 
 export class LimitPipelineStage implements Stage {
@@ -23,8 +22,8 @@ export class LimitPipelineStage implements Stage {
 export const $limit: StageDefinition = {
   name: '$limit',
   parse(arg) {
-    const n = nonNegative('$limit', arg, AggCode.Location5107201);
-    if (n === 0) fail(AggCode.Location15958, 'the limit must be positive');
+    const n = nonNegative('$limit', arg, ErrorCode.Location5107201);
+    if (n === 0) fail(ErrorCode.Location15958, 'the limit must be positive');
     return new LimitPipelineStage(n);
   },
 };

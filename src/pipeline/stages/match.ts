@@ -5,10 +5,9 @@
 
 import type { BsonDocument } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
-import { fail } from '../../errors.js';
+import { fail, ErrorCode } from '../../errors.js';
 import type { Matcher } from '../../query/match/index.js';
 import { compileMatch } from '../context.js';
-import { AggCode } from '../error-codes.js';
 import { MapStage } from './base.js';
 import type { PipelineContext, Stage, StageDefinition } from './types.js';
 
@@ -37,7 +36,7 @@ export const $match: StageDefinition = {
   name: '$match',
   parse(arg, ctx) {
     if (!isPlainDocument(arg))
-      fail(AggCode.Location15959, 'the match filter must be an expression in an object');
+      fail(ErrorCode.Location15959, 'the match filter must be an expression in an object');
     return new MatchStage(arg, compileMatch(arg, ctx), ctx);
   },
 };

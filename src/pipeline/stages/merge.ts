@@ -16,7 +16,6 @@ import { insertDocument, updateDocument } from '../../catalog/write-unit.js';
 import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { compileFilter } from '../../query/match/index.js';
 import { selectRecords } from '../../query/exec/select-records.js';
-import { AggCode } from '../error-codes.js';
 import { parseExpression, rootContext } from '../expressions/parse.js';
 import { defineVariable, newScope, validateNameForUserWrite } from '../expressions/variables.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
@@ -67,7 +66,10 @@ class MergeStage implements WriteStage {
           m.on.every((f) => i.fields.some((x) => x.path === f)),
       );
       if (unique !== true)
-        fail(AggCode.Location51183, 'Cannot find index to verify that join fields will be unique');
+        fail(
+          ErrorCode.Location51183,
+          'Cannot find index to verify that join fields will be unique',
+        );
     }
     for (const doc of docs) {
       const filter: BsonDocument = {};
@@ -75,7 +77,7 @@ class MergeStage implements WriteStage {
         const v = valueAt(doc, f);
         if (v === MISSING || v === null || v === undefined || isArray(v)) {
           fail(
-            AggCode.Location51132,
+            ErrorCode.Location51132,
             `$merge write error: 'on' field '${f}' cannot be missing, null, undefined or an array`,
           );
         }
@@ -91,14 +93,17 @@ class MergeStage implements WriteStage {
         if (m.whenNotMatched === 'discard') continue;
         if (m.whenNotMatched === 'fail')
           fail(
-            AggCode.Location13113,
+            ErrorCode.Location13113,
             '$merge could not find a matching document in the target collection for at least one document in the source collection',
           );
         insertDocument(w, { db: m.db, name: m.coll }, doc);
         continue;
       }
       if (found.length > 1 && !onId)
-        fail(AggCode.Location51183, 'Cannot find index to verify that join fields will be unique');
+        fail(
+          ErrorCode.Location51183,
+          'Cannot find index to verify that join fields will be unique',
+        );
       let after: BsonDocument;
       switch (m.whenMatched) {
         case 'keepExisting':
@@ -192,7 +197,7 @@ export const $merge: StageDefinition = {
       typeof arg === 'string' ? { into: arg } : isPlainDocument(arg) ? arg : undefined;
     if (spec === undefined)
       fail(
-        AggCode.Location51182,
+        ErrorCode.Location51182,
         `$merge only supports a string or object argument, but found ${typeName(arg)}`,
       );
     let db = ctx.db;
@@ -209,13 +214,13 @@ export const $merge: StageDefinition = {
           if (typeof v['db'] === 'string') db = v['db'];
           if (typeof v['coll'] !== 'string')
             fail(
-              AggCode.Location51178,
+              ErrorCode.Location51178,
               `$merge 'into' field must specify a 'coll' that is not empty, null or undefined`,
             );
           coll = v['coll'];
         } else
           fail(
-            AggCode.Location51178,
+            ErrorCode.Location51178,
             `$merge 'into' field must be either a string or an object, but found ${typeName(v)}`,
           );
       } else if (k === 'on') {
@@ -223,20 +228,20 @@ export const $merge: StageDefinition = {
         else if (isArray(v)) {
           if (v.length === 0)
             fail(
-              AggCode.Location51187,
+              ErrorCode.Location51187,
               "If explicitly specifying $merge 'on', must include at least one field",
             );
           on = v.map((x) => {
             if (typeof x !== 'string')
               fail(
-                AggCode.Location51134,
+                ErrorCode.Location51134,
                 `$merge 'on' array elements must be strings, but found ${typeName(x)}`,
               );
             return x;
           });
         } else
           fail(
-            AggCode.Location51186,
+            ErrorCode.Location51186,
             `$merge 'on' field must be either a string or an array of strings, but found ${typeName(v)}`,
           );
       } else if (k === 'whenMatched') {
@@ -270,21 +275,21 @@ export const $merge: StageDefinition = {
     if (coll === undefined) throw missingFieldError('$merge.into');
     if (!SUPPORTED_MODES.has(`${whenMatched}/${whenNotMatched}`)) {
       fail(
-        AggCode.Location51181,
+        ErrorCode.Location51181,
         `Combination of $merge modes 'whenMatched: ${whenMatched}' and 'whenNotMatched: ${whenNotMatched}' is not supported`,
       );
     }
     if (coll.startsWith('system.'))
-      fail(AggCode.Location31319, `Cannot $merge to special collection: ${coll}`);
+      fail(ErrorCode.Location31319, `Cannot $merge to special collection: ${coll}`);
     validateCollectionName(db, coll, { allowSystem: false });
     if (letSpec !== undefined && whenMatched !== 'pipeline')
       fail(
-        AggCode.Location51199,
+        ErrorCode.Location51199,
         `Cannot use 'let' variables with 'whenMatched: ${whenMatched}' mode`,
       );
     if (letSpec?.['new'] !== undefined && letSpec['new'] !== '$$ROOT')
       fail(
-        AggCode.Location51273,
+        ErrorCode.Location51273,
         "'let' may not define a value for the reserved 'new' variable other than '$$ROOT'",
       );
     // The pipeline sees $$new (the incoming document) and the `let` variables.

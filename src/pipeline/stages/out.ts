@@ -6,7 +6,6 @@ import { isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument } from '../../bson/types.js';
 import { validateCollectionName } from '../../catalog/namespace.js';
 import { ErrorCode, fail, missingFieldError } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
 import { typeName } from '../values.js';
 import { deleteDocument, insertDocument } from '../../catalog/write-unit.js';
 import type { WriteStage } from './write.js';
@@ -72,12 +71,12 @@ export const $out: StageDefinition = {
       coll = c;
     } else {
       fail(
-        AggCode.Location16990,
+        ErrorCode.Location16990,
         `$out only supports a string or object argument, but found ${typeName(arg)}`,
       );
     }
     if (coll.startsWith('system.'))
-      fail(AggCode.Location17385, `Can't $out to special collection: ${coll}`);
+      fail(ErrorCode.Location17385, `Can't $out to special collection: ${coll}`);
     validateCollectionName(db, coll, { allowSystem: false });
     return new OutStage(db, coll);
   },

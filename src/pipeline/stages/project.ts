@@ -1,9 +1,8 @@
 // $project: inclusion or exclusion of fields, with computed fields (../projection.ts).
 
 import { isPlainDocument } from '../../bson/types.js';
-import { fail } from '../../errors.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { expressionContext } from '../context.js';
-import { AggCode } from '../error-codes.js';
 import { parseProjection } from '../projection.js';
 import type { PipelineContext, StageDefinition } from './types.js';
 
@@ -13,7 +12,7 @@ export const $project: StageDefinition = {
   name: '$project',
   parse(arg, ctx: PipelineContext) {
     if (!isPlainDocument(arg))
-      fail(AggCode.Location15969, '$project specification must be an object');
+      fail(ErrorCode.Location15969, '$project specification must be an object');
     return new ProjectionStage('$project', arg, parseProjection(arg, expressionContext(ctx)));
   },
 };

@@ -3,9 +3,8 @@
 import { setOwn } from '../../bson/document.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
-import { fail } from '../../errors.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { expressionContext } from '../context.js';
-import { AggCode } from '../error-codes.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
 import { formatValue } from '../values.js';
@@ -32,7 +31,7 @@ class RedactStage implements Stage {
       const v = this.expr.evaluate(frame);
       if (v === DESCEND || v === PRUNE || v === KEEP) return v;
       fail(
-        AggCode.Location17053,
+        ErrorCode.Location17053,
         `$redact's expression should not return anything aside from the variables $$KEEP, $$DESCEND, and $$PRUNE, but returned ${formatValue(v)}`,
       );
     };

@@ -6,7 +6,6 @@ import { isPlainDocument } from '../../bson/types.js';
 import { formatBson } from '../../bson/format.js';
 import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { expressionContext } from '../context.js';
-import { AggCode } from '../error-codes.js';
 import { MISSING, ROOT_SLOT } from '../expressions/types.js';
 import type { Expression } from '../expressions/types.js';
 import { formatValue, typeName } from '../values.js';
@@ -29,7 +28,7 @@ class ReplaceRootStage implements Stage {
       const v = this.newRoot.evaluate(frame);
       if (v === MISSING || !isPlainDocument(v)) {
         fail(
-          AggCode.Location40228,
+          ErrorCode.Location40228,
           `'newRoot' expression must evaluate to an object, but resulting value was: ${formatValue(v)}. Type of resulting value: '${typeName(v)}'. Input document: ${formatBson(doc)}`,
         );
       }
@@ -43,7 +42,7 @@ export const $replaceRoot: StageDefinition = {
   parse(arg, ctx) {
     if (!isPlainDocument(arg))
       fail(
-        AggCode.Location40229,
+        ErrorCode.Location40229,
         `expected an object as specification for $replaceRoot stage, got ${typeName(arg)}`,
       );
     let newRoot: BsonValue | undefined;

@@ -3,8 +3,7 @@
 import { Int32 } from 'bson';
 import type { BsonDocument } from '../../bson/types.js';
 import { isPlainDocument } from '../../bson/types.js';
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { isNumeric } from '../values.js';
 import { toDouble } from '../../bson/numeric.js';
 import { BlockingStage } from './base.js';
@@ -47,16 +46,16 @@ export const $sample: StageDefinition = {
   name: '$sample',
   parse(arg) {
     if (!isPlainDocument(arg))
-      fail(AggCode.Location28745, 'the $sample stage specification must be an object');
+      fail(ErrorCode.Location28745, 'the $sample stage specification must be an object');
     let size: number | undefined;
     for (const [k, v] of Object.entries(arg)) {
-      if (k !== 'size') fail(AggCode.Location28748, `unrecognized option to $sample: ${k}`);
-      if (!isNumeric(v)) fail(AggCode.Location28746, 'size argument to $sample must be a number');
+      if (k !== 'size') fail(ErrorCode.Location28748, `unrecognized option to $sample: ${k}`);
+      if (!isNumeric(v)) fail(ErrorCode.Location28746, 'size argument to $sample must be a number');
       const n = toDouble(v);
-      if (n < 0) fail(AggCode.Location28747, 'size argument to $sample must not be negative');
+      if (n < 0) fail(ErrorCode.Location28747, 'size argument to $sample must not be negative');
       size = Math.trunc(n);
     }
-    if (size === undefined) fail(AggCode.Location28749, '$sample stage must specify a size');
+    if (size === undefined) fail(ErrorCode.Location28749, '$sample stage must specify a size');
     return new SampleStage(size);
   },
 };

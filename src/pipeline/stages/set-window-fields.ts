@@ -10,7 +10,6 @@ import { compareBson } from '../../bson/compare.js';
 import * as num from '../../bson/numeric.js';
 import { ErrorCode, fail, missingFieldError } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { AggCode } from '../error-codes.js';
 import { expressionContext } from '../context.js';
 import { dateAdd, isTimeUnit, UTC } from '../dates.js';
 import type { TimeUnit } from '../dates.js';
@@ -157,7 +156,7 @@ class SetWindowFieldsStage implements Stage {
         (docs) => this.compute(docs, rt),
         memoryBound(bytesMax, rt.allowDiskUse, (bytes) =>
           fail(
-            AggCode.Location5414201,
+            ErrorCode.Location5414201,
             `Exceeded memory limit in DocumentSourceSetWindowFields, used ${bytes} bytes but max allowed is ${bytesMax}`,
           ),
         ),
@@ -280,26 +279,26 @@ export const $setWindowFields: StageDefinition = {
       const fn = parseWindowFunction(fnName, fnArg, ectx);
       if (window !== undefined && !fn.acceptsWindow)
         fail(
-          fn.rankLike === true ? AggCode.Location5371601 : ErrorCode.FailedToParse,
+          fn.rankLike === true ? ErrorCode.Location5371601 : ErrorCode.FailedToParse,
           `${fnName} does not accept a 'window' field`,
         );
       if (window === undefined && fn.needsWindow === true)
         fail(ErrorCode.FailedToParse, `${fnName} requires explicit window bounds`);
       if (fn.needsSortBy && (sortBy === undefined || sortBy.parts.length !== 1)) {
         fail(
-          fn.rankLike === true ? AggCode.Location5371602 : ErrorCode.FailedToParse,
+          fn.rankLike === true ? ErrorCode.Location5371602 : ErrorCode.FailedToParse,
           `${fnName} must be specified with a top level sortBy expression with exactly one element`,
         );
       }
       if (window?.type === 'range' && (sortBy === undefined || sortBy.parts.length !== 1)) {
-        fail(AggCode.Location5339902, 'Range-based window require sortBy a single field');
+        fail(ErrorCode.Location5339902, 'Range-based window require sortBy a single field');
       }
       if (
         window?.type === 'documents' &&
         (window.lower.kind !== 'unbounded' || window.upper.kind !== 'unbounded') &&
         sortBy === undefined
       ) {
-        fail(AggCode.Location5339901, 'Document-based bounds require a sortBy');
+        fail(ErrorCode.Location5339901, 'Document-based bounds require a sortBy');
       }
       return { path, fn, window };
     });

@@ -1,10 +1,10 @@
 // $skip: drops the first n documents. Adjacent $skip stages add up (pipeline.ts).
 
+import { ErrorCode } from '../../errors.js';
 import type { BsonDocument } from '../../bson/types.js';
 import { Long } from 'bson';
 import { SkipStage } from '../../query/exec/stages.js';
 import { nonNegative } from './integer-argument.js';
-import { AggCode } from '../error-codes.js';
 import type { Stage, StageDefinition } from './types.js';
 
 export class SkipPipelineStage implements Stage {
@@ -21,6 +21,6 @@ export class SkipPipelineStage implements Stage {
 export const $skip: StageDefinition = {
   name: '$skip',
   parse(arg) {
-    return new SkipPipelineStage(nonNegative('$skip', arg, AggCode.Location5107200));
+    return new SkipPipelineStage(nonNegative('$skip', arg, ErrorCode.Location5107200));
   },
 };

@@ -6,7 +6,6 @@ import { isPlainDocument } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { accumulators } from '../accumulators/index.js';
 import { expressionContext } from '../context.js';
-import { AggCode } from '../error-codes.js';
 import { parseFieldPathExpression } from '../expressions/field-path.js';
 import type { Expression } from '../expressions/types.js';
 import { parseSortPattern } from '../sort-pattern.js';
@@ -22,7 +21,7 @@ export const $sortByCount: StageDefinition = {
     if (typeof arg === 'string') {
       if (!arg.startsWith('$'))
         fail(
-          AggCode.Location40148,
+          ErrorCode.Location40148,
           `the sortByCount field must be defined as a $-prefixed path or an expression, got ${arg}`,
         );
       id = parseFieldPathExpression(arg, ectx);
@@ -30,12 +29,12 @@ export const $sortByCount: StageDefinition = {
       id = ectx.parse(arg);
     } else if (isPlainDocument(arg)) {
       fail(
-        AggCode.Location40147,
+        ErrorCode.Location40147,
         'the sortByCount field must be specified as a string or as an object with an operator',
       );
     } else {
       fail(
-        AggCode.Location40149,
+        ErrorCode.Location40149,
         'the sortByCount field must be specified as a string or as an object',
       );
     }

@@ -10,7 +10,6 @@ import { isPlainDocument } from '../../bson/types.js';
 import { decodeDocument, encodeDocument } from '../../bson/codec.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { limits } from '../../limits.js';
-import { AggCode } from '../error-codes.js';
 import { approximateValueSize } from '../../query/memory.js';
 import {
   collatedPattern,
@@ -116,9 +115,9 @@ export class SortPipelineStage implements Stage {
 /** Parses a sort specification as $sort does (15973 not an object, 15976 empty). */
 export function parseSortStageSpec(arg: BsonValue): SortPattern {
   if (!isPlainDocument(arg))
-    fail(AggCode.Location15973, 'the $sort key specification must be an object');
+    fail(ErrorCode.Location15973, 'the $sort key specification must be an object');
   if (Object.keys(arg).length === 0)
-    fail(AggCode.Location15976, '$sort stage must have at least one sort key');
+    fail(ErrorCode.Location15976, '$sort stage must have at least one sort key');
   return parseSortPattern(arg);
 }
 

@@ -12,12 +12,11 @@
 import { Int32 } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument, numericValue } from '../../bson/types.js';
-import { fail } from '../../errors.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { limits } from '../../limits.js';
 import type { TimeseriesOptions } from '../../catalog/timeseries.js';
 import { unpackBucket } from '../../catalog/timeseries.js';
 import { compileMatch } from '../context.js';
-import { AggCode } from '../error-codes.js';
 import { FlatMapStage } from './base.js';
 import { MatchStage } from './match.js';
 import type { PipelineContext, Stage, StageDefinition } from './types.js';
@@ -96,7 +95,7 @@ export const $_internalUnpackBucket: StageDefinition = {
   name: '$_internalUnpackBucket',
   parse(arg, ctx) {
     if (!isPlainDocument(arg))
-      fail(AggCode.Location5346500, 'invalid argument to $_internalUnpackBucket stage');
+      fail(ErrorCode.Location5346500, 'invalid argument to $_internalUnpackBucket stage');
     let timeField: string | undefined;
     let metaField: string | undefined;
     let span: number | undefined;
@@ -104,31 +103,31 @@ export const $_internalUnpackBucket: StageDefinition = {
       const v = arg[k];
       if (k === 'timeField') {
         if (typeof v !== 'string')
-          fail(AggCode.Location5346500, 'timeField field must be a string');
+          fail(ErrorCode.Location5346500, 'timeField field must be a string');
         timeField = v;
       } else if (k === 'metaField') {
         if (typeof v !== 'string')
-          fail(AggCode.Location5346504, 'metaField field must be a string');
+          fail(ErrorCode.Location5346504, 'metaField field must be a string');
         metaField = v;
       } else if (k === 'bucketMaxSpanSeconds') {
         const n = numericValue(v);
         if (n === undefined || !Number.isInteger(n))
-          fail(AggCode.Location5510600, 'bucketMaxSpanSeconds field must be an integer');
+          fail(ErrorCode.Location5510600, 'bucketMaxSpanSeconds field must be an integer');
         if (n <= 0 || n > limits.timeseriesBucketSpanSecondsMax)
-          fail(AggCode.Location5510600, 'bucketMaxSpanSeconds field must be greater than zero');
+          fail(ErrorCode.Location5510600, 'bucketMaxSpanSeconds field must be greater than zero');
         span = n;
       } else {
-        fail(AggCode.Location5346506, `unrecognized parameter to $_internalUnpackBucket: ${k}`);
+        fail(ErrorCode.Location5346506, `unrecognized parameter to $_internalUnpackBucket: ${k}`);
       }
     }
     if (timeField === undefined)
       fail(
-        AggCode.Location5346500,
+        ErrorCode.Location5346500,
         'The $_internalUnpackBucket stage requires a timeField parameter',
       );
     if (span === undefined)
       fail(
-        AggCode.Location5510600,
+        ErrorCode.Location5510600,
         'The $_internalUnpackBucket stage requires a bucketMaxSpanSeconds parameter',
       );
     return new UnpackBucketStage(

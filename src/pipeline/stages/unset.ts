@@ -1,8 +1,7 @@
 // $unset: an exclusion of the named paths.
 
 import { isArray } from '../../bson/types.js';
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { parseUnset } from '../projection.js';
 import type { StageDefinition } from './types.js';
 
@@ -13,15 +12,15 @@ export const $unset: StageDefinition = {
   parse(arg) {
     const paths = typeof arg === 'string' ? [arg] : isArray(arg) ? arg : undefined;
     if (paths === undefined)
-      fail(AggCode.Location31002, '$unset specification must be a string or an array');
+      fail(ErrorCode.Location31002, '$unset specification must be a string or an array');
     if (paths.length === 0)
       fail(
-        AggCode.Location31119,
+        ErrorCode.Location31119,
         '$unset specification must be a string or an array with at least one field',
       );
     if (!paths.every((p): p is string => typeof p === 'string')) {
       fail(
-        AggCode.Location31120,
+        ErrorCode.Location31120,
         '$unset specification must be a string or an array containing only string values',
       );
     }

@@ -6,8 +6,7 @@
 import { Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
-import { fail } from '../../errors.js';
-import { AggCode } from '../error-codes.js';
+import { fail, ErrorCode } from '../../errors.js';
 import { parseFieldPath } from '../expressions/field-path.js';
 import { getPathValue } from '../../bson/path.js';
 import { MISSING } from '../expressions/types.js';
@@ -130,50 +129,50 @@ export const $unwind: StageDefinition = {
         if (k === 'path') {
           if (typeof v !== 'string')
             fail(
-              AggCode.Location28808,
+              ErrorCode.Location28808,
               `expected a string as the path for $unwind stage, got ${typeName(v)}`,
             );
           path = v;
         } else if (k === 'preserveNullAndEmptyArrays') {
           if (typeof v !== 'boolean')
             fail(
-              AggCode.Location28809,
+              ErrorCode.Location28809,
               `expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got ${typeName(v)}`,
             );
           preserve = v;
         } else if (k === 'includeArrayIndex') {
           if (typeof v !== 'string')
             fail(
-              AggCode.Location28810,
+              ErrorCode.Location28810,
               `expected a non-empty string for the includeArrayIndex option to $unwind stage, got ${typeName(v)}`,
             );
           if (v.length === 0)
             fail(
-              AggCode.Location28810,
+              ErrorCode.Location28810,
               'expected a non-empty string for the includeArrayIndex option to $unwind stage, got string',
             );
           if (v.startsWith('$'))
             fail(
-              AggCode.Location28822,
+              ErrorCode.Location28822,
               `includeArrayIndex option to $unwind stage should not be prefixed with a '$': ${v}`,
             );
           parseFieldPath(v);
           indexField = v;
         } else {
-          fail(AggCode.Location28811, `unrecognized option to $unwind stage: ${k}`);
+          fail(ErrorCode.Location28811, `unrecognized option to $unwind stage: ${k}`);
         }
       }
-      if (path === undefined) fail(AggCode.Location28812, 'no path specified to $unwind stage');
+      if (path === undefined) fail(ErrorCode.Location28812, 'no path specified to $unwind stage');
     } else {
       fail(
-        AggCode.Location15981,
+        ErrorCode.Location15981,
         `expected either a string or an object as specification for $unwind stage, got ${typeName(arg)}`,
       );
     }
     const p = path as string;
     if (!p.startsWith('$'))
       fail(
-        AggCode.Location28818,
+        ErrorCode.Location28818,
         `path option to $unwind stage should be prefixed with a '$': ${p}`,
       );
     const fieldPath = p.slice(1);

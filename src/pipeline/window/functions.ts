@@ -11,7 +11,6 @@ import { isArray, isPlainDocument } from '../../bson/types.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { ErrorCode, fail } from '../../errors.js';
 import { accumulators } from '../accumulators/index.js';
-import { AggCode } from '../error-codes.js';
 import type { Accumulator, AccumulatorSpec } from '../accumulators/index.js';
 import { isTimeUnit } from '../dates.js';
 import type { TimeUnit } from '../dates.js';
@@ -282,13 +281,13 @@ function calculusFunction(
       for (const x of p.sortValues) {
         if (unit !== undefined && !(x instanceof Date)) {
           fail(
-            kind === 'derivative' ? AggCode.Location5624900 : AggCode.Location5423901,
+            kind === 'derivative' ? ErrorCode.Location5624900 : ErrorCode.Location5423901,
             `$${kind} with unit expects the sortBy field to be a Date`,
           );
         }
         if (unit === undefined && x instanceof Date) {
           fail(
-            kind === 'derivative' ? AggCode.Location5624901 : AggCode.Location5423902,
+            kind === 'derivative' ? ErrorCode.Location5624901 : ErrorCode.Location5423902,
             `$${kind} where the sortBy is a Date requires an 'unit'`,
           );
         }
@@ -446,7 +445,7 @@ export function parseWindowFunction(
     case '$denseRank':
     case '$documentNumber':
       if (!isPlainDocument(arg) || Object.keys(arg).length > 0)
-        fail(AggCode.Location5371603, `${name} must be specified with '{}' as the value`);
+        fail(ErrorCode.Location5371603, `${name} must be specified with '{}' as the value`);
       return rankFunction(name.slice(1) as 'rank' | 'denseRank' | 'documentNumber');
     case '$shift': {
       const a = objectArg(name, arg);
