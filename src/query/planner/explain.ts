@@ -188,9 +188,31 @@ function shapeOf(v: BsonValue): unknown {
     return Object.fromEntries(
       Object.entries(v as BsonDocument).map(([k, x]) => [
         k,
-        k.startsWith('$') || typeof x === 'object' ? shapeOf(x) : '?',
+        listOperators.has(k) && Array.isArray(x)
+          ? listShape(x)
+          : k.startsWith('$') || typeof x === 'object'
+            ? shapeOf(x)
+            : '?',
       ]),
     );
   }
   return '?';
+}
+
+/** Operators whose array is a list of values, not of clauses. */
+const listOperators = new Set(['$in', '$nin']);
+
+/**
+ * The shape of an $in / $nin list: its distinct element shapes, not one per value, as mongod's
+ * plan cache encoding does not depend on the values or their number. (A 20k-value $in was
+ * hashed as 20k shapes, twice, in its slow-query line.)
+ */
+function listShape(values: readonly BsonValue[]): unknown[] {
+  const seen = new Map<string, unknown>();
+  for (const x of values) {
+    const s = shapeOf(x);
+    const key = typeof s === 'string' ? s : JSON.stringify(s);
+    if (!seen.has(key)) seen.set(key, s);
+  }
+  return [...seen.keys()].sort().map((k) => seen.get(k));
 }
