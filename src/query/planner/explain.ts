@@ -120,7 +120,7 @@ export async function explainPlan(
     namespace: options.namespace,
     indexFilterSet: false,
     parsedQuery: info?.parsedQuery ?? {},
-    ...hashesOf(info?.parsedQuery ?? {}, wrapped.stage),
+    ...hashesOf(info?.parsedQuery ?? {}),
     maxIndexedOrSolutionsReached: false,
     maxIndexedAndSolutionsReached: false,
     maxScansToExplodeReached: false,
@@ -155,14 +155,11 @@ export async function explainPlan(
   return { queryPlanner, executionStats };
 }
 
-function hashesOf(
-  parsedQuery: BsonDocument,
-  stage: string,
-): { queryHash: string; planCacheKey: string } {
-  return {
-    queryHash: queryHashOf(parsedQuery),
-    planCacheKey: queryHashOf({ key: parsedQuery, plan: stage }),
-  };
+function hashesOf(parsedQuery: BsonDocument): { queryHash: string; planCacheKey: string } {
+  // The shape is made once for both. The planCacheKey hashes it beside the plan, whose stage
+  // name is a value and so shapes as '?' (the key has always been the same for every plan).
+  const shape = shapeOf(parsedQuery);
+  return { queryHash: hashOf(shape), planCacheKey: hashOf({ key: shape, plan: '?' }) };
 }
 
 /**
@@ -173,12 +170,12 @@ export function ranQueryHashes(
   stats: StageStats,
 ): { queryHash: string; planCacheKey: string } | undefined {
   const info = plannedQueryInfo(stats);
-  return info === undefined ? undefined : hashesOf(info.parsedQuery, info.winningPlan.stage);
+  return info === undefined ? undefined : hashesOf(info.parsedQuery);
 }
 
 /** mongod reports an 8-hex-digit hash of the query shape; ours hashes the parsed filter's shape. */
-function queryHashOf(shape: BsonValue): string {
-  const text = JSON.stringify(shapeOf(shape));
+function hashOf(shape: unknown): string {
+  const text = JSON.stringify(shape);
   return createHash('sha256').update(text).digest('hex').slice(0, 8).toUpperCase();
 }
 
