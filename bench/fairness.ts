@@ -8,12 +8,13 @@
 // --only (repeatable) runs just the rows whose name contains one of the substrings and
 // writes no result files, so a single row can be measured before and after a change.
 //
-// The daemon is the built one (dist/), on the memory engine, in a child process; the pinger
-// and the long operation run here on two separate driver clients. Rows owned by other work
+// The daemon is the built one (dist/), on the memory engine, in a child process; the long
+// operation runs here, the pinger in a process of its own (bench/fairness-pinger.ts), so the
+// driver's work for the operation in this process does not delay the pings. Rows owned by other work
 // (index builds, many-document writes, TTL passes, reply checks) are printed as measured.
 // Writes bench/results/fairness.json and docs/bench/fairness.svg.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient, MongoServerError } from 'mongodb';
@@ -23,6 +24,11 @@ import { writeJson } from './lib/config.js';
 import { ensureBuilt, repoRoot, startDaemon } from './lib/daemon.js';
 import { horizontalBarsSvg, writeSvg } from './lib/chart.js';
 import { machineInfo } from './lib/machine.js';
+import { forkWorker } from './lib/worker-process.js';
+import type { WorkerProcess } from './lib/worker-process.js';
+import type { FromPinger, ToPinger } from './fairness-pinger.js';
+
+type Pinger = WorkerProcess<FromPinger, ToPinger>;
 
 if (process.argv.includes('--help')) {
   process.stdout.write(
@@ -86,41 +92,20 @@ function say(line = ''): void {
   process.stdout.write(`${line}\n`);
 }
 
-function rssMiB(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m === null ? 0 : Number(m[1]) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
 function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 }
 
-/** Runs `op` while `pinger` pings every 10 ms; the ping latencies and the peak RSS. */
+/** Runs `op` while the pinger process pings every 10 ms; the ping latencies and the peak RSS. */
 async function measure(
   operation: string,
   owner: Row['owner'],
-  pinger: MongoClient,
-  pid: number,
+  pinger: Pinger,
   op: () => Promise<unknown>,
 ): Promise<Row> {
-  const latencies: number[] = [];
-  let peak = rssMiB(pid);
-  let running = true;
-  const pingLoop = (async () => {
-    while (running) {
-      const t = performance.now();
-      await pinger.db('admin').command({ ping: 1 });
-      latencies.push(performance.now() - t);
-      peak = Math.max(peak, rssMiB(pid));
-      const wait = 10 - (performance.now() - t);
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
-  })();
+  pinger.send({ type: 'start' });
+  await pinger.next('started', 30_000);
   await new Promise((r) => setTimeout(r, 30)); // the pinger is going before the operation starts
   const started = performance.now();
   let outcome = 'ok';
@@ -130,9 +115,11 @@ async function measure(
     outcome = e instanceof MongoServerError ? `error ${e.code} (${e.codeName})` : String(e);
   }
   const durationMs = performance.now() - started;
-  running = false;
-  await pingLoop;
-  const sorted = [...latencies].sort((a, b) => a - b);
+  pinger.send({ type: 'stop' });
+  const stopped = await pinger.next('stopped', 60_000);
+  if (stopped.type !== 'stopped') throw new Error('fairness: the pinger answered out of turn');
+  const sorted = [...stopped.latenciesMs].sort((a, b) => a - b);
+  const peak = stopped.peakRssMiB;
   const p99Ms = quantile(sorted, 0.99);
   const maxMs = sorted[sorted.length - 1] ?? 0;
   const row: Row = {
@@ -153,6 +140,25 @@ async function measure(
   return row;
 }
 
+/** Signals the daemon to write a heap snapshot into `dir` and waits until it is written. */
+async function heapSnapshot(pid: number, dir: string): Promise<void> {
+  const sizes = () =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.heapsnapshot'))
+      .map((f) => statSync(join(dir, f)).size);
+  const before = sizes().length;
+  process.kill(pid, 'SIGUSR2');
+  let last = -1;
+  for (let i = 0; i < 600; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = sizes();
+    const size = now.length > before ? (now[now.length - 1] as number) : -1;
+    if (size > 0 && size === last) break;
+    last = size;
+  }
+  process.stderr.write(`fairness: heap snapshot written to ${dir}\n`);
+}
+
 async function insertMany(db: Db, name: string, n: number, make: (i: number) => Document) {
   const coll = db.collection(name);
   for (let i = 0; i < n; i += 10_000) {
@@ -165,21 +171,39 @@ async function insertMany(db: Db, name: string, n: number, make: (i: number) => 
 async function main(): Promise<void> {
   ensureBuilt((line) => process.stderr.write(`${line}\n`));
   // FAIRNESS_CPU_PROF=<dir>: the daemon writes a V8 CPU profile there when it stops.
+  // FAIRNESS_NODE_ARGS="--trace-gc ...": more flags for the daemon's node (its stdout, where
+  // --trace-gc prints, is copied to FAIRNESS_DAEMON_LOG=<file> when that is set).
+  // FAIRNESS_HEAP_SNAPSHOT=<dir>: the daemon writes a heap snapshot there after the last row.
   const profDir = process.env['FAIRNESS_CPU_PROF'];
+  const heapDir = process.env['FAIRNESS_HEAP_SNAPSHOT'];
+  const extraNodeArgs = (process.env['FAIRNESS_NODE_ARGS'] ?? '').split(/\s+/).filter((a) => a);
   const daemon = await startDaemon({
     engine: 'memory',
-    nodeArgs: profDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profDir],
+    nodeArgs: [
+      ...(profDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profDir]),
+      ...(heapDir === undefined
+        ? []
+        : ['--heapsnapshot-signal=SIGUSR2', '--diagnostic-dir', heapDir]),
+      ...extraNodeArgs,
+    ],
+    stdoutCopy: process.env['FAIRNESS_DAEMON_LOG'],
   });
   const client = new MongoClient(daemon.uri, { serverSelectionTimeoutMS: 10_000 });
-  const pinger = new MongoClient(daemon.uri, { serverSelectionTimeoutMS: 10_000 });
+  const pinger: Pinger = await forkWorker<FromPinger, ToPinger>(
+    new URL('./fairness-pinger.ts', import.meta.url),
+    {
+      name: (c) => `pinger ${String(c.pid)}`,
+      exitedMessage: (c) => `the pinger exited (${String(c.exitCode ?? c.signalCode)})`,
+    },
+  );
   const rows: Row[] = [];
   const loadStart = loadavg()[0] ?? 0;
   try {
     await client.connect();
-    await pinger.connect();
+    pinger.send({ type: 'open', uri: daemon.uri, pid: daemon.pid });
+    await pinger.next('ready', 30_000);
     const db = client.db('fairness');
     const admin = client.db('admin');
-    const pid = daemon.pid;
     process.stderr.write(`fairness: loading ${sizes.docs} documents\n`);
     await insertMany(db, 'big', sizes.docs, (i) => ({
       _id: i,
@@ -198,7 +222,7 @@ async function main(): Promise<void> {
     const past = new Date(Date.now() - 3_600_000);
     await insertMany(db, 'ttl', sizes.ttl, (i) => ({ _id: i, at: past }));
     const m = async (name: string, owner: Row['owner'], op: () => Promise<unknown>) => {
-      if (selected(name)) rows.push(await measure(name, owner, pinger, pid, op));
+      if (selected(name)) rows.push(await measure(name, owner, pinger, op));
     };
     const k = (n: number) => `${n >= 1e6 ? `${n / 1e6}M` : `${n / 1000}k`}`;
 
@@ -342,11 +366,14 @@ async function main(): Promise<void> {
     });
     // collMod's unique conversion scans the index for duplicates (yielding), then rewrites
     // its entries in the unique layout (in its transaction); dryRun is the scan alone.
-    await db.collection('big').createIndex({ a: 1, s: 1 });
-    await db.command({
-      collMod: 'big',
-      index: { keyPattern: { a: 1, s: 1 }, prepareUnique: true },
-    });
+    const collModRows = selected('collMod unique conversion');
+    if (collModRows) {
+      await db.collection('big').createIndex({ a: 1, s: 1 });
+      await db.command({
+        collMod: 'big',
+        index: { keyPattern: { a: 1, s: 1 }, prepareUnique: true },
+      });
+    }
     await m(`collMod unique conversion, dryRun (${k(sizes.docs)} keys)`, 'writes', () =>
       db.command({
         collMod: 'big',
@@ -357,15 +384,17 @@ async function main(): Promise<void> {
     await m(`collMod unique conversion (${k(sizes.docs)} keys)`, 'writes', () =>
       db.command({ collMod: 'big', index: { keyPattern: { a: 1, s: 1 }, unique: true } }),
     );
-    await db.collection('big').dropIndex('a_1_s_1'); // the rows below run as before
+    if (collModRows) await db.collection('big').dropIndex('a_1_s_1'); // the rows below run as before
     await m(`updateMany of ${k(sizes.docs)} documents`, 'writes', () =>
       db.collection('big').updateMany({}, { $inc: { g: 1 } }),
     );
     await m(`deleteMany of ${k(sizes.docs)} documents`, 'writes', () =>
       db.collection('big').deleteMany({}),
     );
-    process.stderr.write(`fairness: loading ${sizes.del} documents\n`);
-    await insertMany(db, 'del', sizes.del, (i) => ({ _id: i, a: i }));
+    if (selected(`deleteMany of ${k(sizes.del)} documents`)) {
+      process.stderr.write(`fairness: loading ${sizes.del} documents\n`);
+      await insertMany(db, 'del', sizes.del, (i) => ({ _id: i, a: i }));
+    }
     await m(`deleteMany of ${k(sizes.del)} documents`, 'writes', () =>
       db.collection('del').deleteMany({}),
     );
@@ -395,9 +424,11 @@ async function main(): Promise<void> {
         ])
         .toArray(),
     );
+    if (heapDir !== undefined) await heapSnapshot(daemon.pid, heapDir);
   } finally {
     await client.close().catch(() => undefined);
-    await pinger.close().catch(() => undefined);
+    pinger.send({ type: 'close' });
+    await pinger.next('closed', 30_000).catch(() => undefined);
     await daemon.stop();
   }
   const m = machineInfo();

@@ -47,6 +47,13 @@ export const limits = {
    * other clients are served, and the operation's kill flag and deadline are checked.
    */
   execSliceMs: 4,
+  /**
+   * The memory engine keeps its small keys and values in slabs of this size of its own, not in
+   * Node's shared buffer pool, where one stored key pinned an 8 KiB slab of temporaries.
+   */
+  memoryEngineSlabBytes: 64 * 1024,
+  /** Stored keys and values up to this size go in those slabs; bigger ones get their own memory. */
+  memoryEngineSlabItemBytesMax: 2 * 1024,
   /** How often a long index build logs its progress (mongod's ProgressMeter: every 10 s). */
   indexBuildProgressLogMs: 10_000,
   /** Items a blocking sort sorts at once; bigger inputs are sorted in runs and merged as read. */

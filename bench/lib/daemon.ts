@@ -6,7 +6,7 @@
 // must not include a TypeScript loader. ensureBuilt() rebuilds when src is newer than dist.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { makeTempDir, removeTempDir, trackChild } from './cleanup.js';
@@ -32,6 +32,8 @@ export interface DaemonOptions {
    * run); the caller owns it, so it is never removed here.
    */
   readonly dbPath?: string;
+  /** Copy the daemon's stdout (its log, and what node flags such as --trace-gc print) here. */
+  readonly stdoutCopy?: string | undefined;
 }
 
 export interface Daemon {
@@ -125,6 +127,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (stderrTail.length > 20) stderrTail.shift();
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  if (options.stdoutCopy !== undefined) {
+    const copy = createWriteStream(options.stdoutCopy, { flags: 'a' });
+    lines.on('line', (line) => copy.write(`${line}\n`));
+    lines.once('close', () => copy.end());
+  }
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => resolve(code)),
   );

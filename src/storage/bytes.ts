@@ -57,6 +57,50 @@ export function copyBytes(b: Bytes): Buffer {
   return Buffer.from(b); // Buffer.from(Uint8Array) copies
 }
 
+/** Node's shared pool serves Buffer.from / allocUnsafe copies shorter than this (8 KiB / 2). */
+const nodePoolItemBytesMax = 4 * 1024;
+
+/**
+ * Copies of small byte strings that are kept for a long time (a memory engine's keys and
+ * values), carved from slabs of their own.
+ *
+ * Buffer.from(bytes) puts a small copy into Node's shared 8 KiB pool, which every temporary
+ * buffer of the process also comes from: one stored key keeps its whole slab alive, and most
+ * of that slab was temporaries. A heap snapshot of the fairness benchmark's daemon held
+ * 18,000 such slabs (141 MiB) for the memory engine's tables. Here a slab holds only stored
+ * bytes, so it is dense, and it is freed with the last copy it holds (an oplog pruned in order
+ * frees its slabs in order). Copies past `itemBytesMax` get memory of their own.
+ */
+export class ByteArena {
+  private slab: ArrayBuffer | undefined;
+  private used = 0;
+
+  constructor(
+    private readonly slabBytes: number,
+    private readonly itemBytesMax: number,
+  ) {}
+
+  /** A private copy of `b` (see copyBytes for the large sealed case). */
+  copy(b: Bytes): Buffer {
+    const n = b.byteLength;
+    if (n > this.itemBytesMax) {
+      if (n >= nodePoolItemBytesMax) return copyBytes(b);
+      const out = Buffer.allocUnsafeSlow(n);
+      out.set(b);
+      return out;
+    }
+    if (this.slab === undefined || this.used + n > this.slabBytes) {
+      this.slab = new ArrayBuffer(this.slabBytes);
+      this.used = 0;
+    }
+    const out = Buffer.from(this.slab, this.used, n);
+    out.set(b);
+    // 8-byte aligned, as Node aligns pool slices (a Float64Array view must be).
+    this.used = (this.used + n + 7) & ~7;
+    return out;
+  }
+}
+
 export function concatBytes(a: Bytes, b: Bytes): Buffer {
   const out = Buffer.allocUnsafe(a.length + b.length);
   out.set(a, 0);

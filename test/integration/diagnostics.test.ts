@@ -190,6 +190,42 @@ describe('diagnostics', () => {
     await db.setProfilingLevel('off');
   });
 
+  it('an $in list hashes by its shape, not its values or their number', async () => {
+    // mongod's plan cache encoding of $in does not depend on the list; ours hashed one shape
+    // per value (twice, in the slow-query line of a 20k-value $in).
+    const db = ts.client.db('inhash');
+    const c = await freshCollection(db, 'c', [{ _id: 1, a: 1 }]);
+    await c.createIndex({ a: 1 });
+    const planner = async (filter: Document) =>
+      (await c.find(filter).explain())['queryPlanner'] as Document;
+    const two = await planner({ a: { $in: [1, 2] } });
+    const many = await planner({ a: { $in: Array.from({ length: 500 }, (_, i) => i) } });
+    assert.match(String(two['queryHash']), /^[0-9A-F]{8}$/);
+    assert.equal(many['queryHash'], two['queryHash']);
+    assert.equal(many['planCacheKey'], two['planCacheKey']);
+    const nin = await planner({ a: { $nin: [1, 2, 3] } });
+    assert.equal(nin['queryHash'], (await planner({ a: { $nin: [4] } }))['queryHash']);
+    // Another shape of element, another shape; $in and $nin differ; so do other fields.
+    assert.notEqual((await planner({ a: { $in: [{ x: 1 }] } }))['queryHash'], two['queryHash']);
+    assert.notEqual(nin['queryHash'], two['queryHash']);
+    assert.notEqual((await planner({ b: { $in: [1, 2] } }))['queryHash'], two['queryHash']);
+    // $or keeps one shape per clause.
+    assert.notEqual(
+      (await planner({ $or: [{ a: 1 }, { a: 2 }] }))['queryHash'],
+      (await planner({ $or: [{ a: 1 }] }))['queryHash'],
+    );
+    // The profiled find shows the same hash and its plan summary.
+    await db.command({ profile: 2 });
+    try {
+      await c.find({ a: { $in: Array.from({ length: 300 }, (_, i) => i) } }).toArray();
+    } finally {
+      await db.command({ profile: 0 });
+    }
+    const query = await db.collection('system.profile').findOne({ ns: 'inhash.c', op: 'query' });
+    assert.equal(query?.['queryHash'], two['queryHash']);
+    assert.equal(query?.['planSummary'], 'IXSCAN { a: 1 }');
+  });
+
   it('logs a slow query (51803) and profiles it at level 1 with slowms 0', async () => {
     const db = ts.client.db('slow');
     const c = await freshCollection(db, 'c', [{ _id: 1, secret: 'kept' }]);

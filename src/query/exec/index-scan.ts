@@ -242,7 +242,11 @@ export class IndexScanStage implements KeySource {
       works: 0,
       keysExamined: 0,
       children: [],
-      extra: lazyExtra(options.explain, () => this.runtimeExtra()),
+      // The key pattern is what a plan summary (slow-query line, profiler) reads: known now,
+      // while the rest (bounds of a 20k-value $in formatted) is built only if explain asks.
+      extra: lazyExtra(options.explain, () => this.runtimeExtra(), {
+        keyPattern: options.index.meta.key,
+      }),
     };
   }
 
@@ -360,6 +364,7 @@ export class IndexScanStage implements KeySource {
 export function lazyExtra(
   make: () => Record<string, BsonValue>,
   runtime?: () => Record<string, BsonValue>,
+  known?: Readonly<Record<string, BsonValue>>,
 ): Record<string, BsonValue> {
   let built: Record<string, BsonValue> | undefined;
   const assigned: Record<string, BsonValue> = {};
@@ -368,7 +373,13 @@ export function lazyExtra(
     return { ...built, ...assigned, ...(runtime?.() ?? {}) };
   };
   return new Proxy(assigned, {
-    get: (_t, key) => (typeof key === 'string' ? current()[key] : undefined),
+    get: (_t, key) => {
+      if (typeof key !== 'string') return undefined;
+      // A field known up front is read without building the rest (`make` gives the same value).
+      if (built === undefined && known !== undefined && Object.hasOwn(known, key))
+        return Object.hasOwn(assigned, key) ? assigned[key] : known[key];
+      return current()[key];
+    },
     set: (_t, key, value: BsonValue) => {
       if (typeof key === 'string') assigned[key] = value;
       return true;

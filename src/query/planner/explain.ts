@@ -163,3 +163,4 @@ export async function explainPlan(
 export function ranQueryHashes(stats: StageStats): QueryHashes | undefined {
   return plannedQueryInfo(stats)?.hashes;
 }
+

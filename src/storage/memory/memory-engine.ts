@@ -30,7 +30,8 @@ import type {
   WriteOptions,
   WriteTxn,
 } from '../engine.js';
-import { copyBytes } from '../bytes.js';
+import { ByteArena } from '../bytes.js';
+import { limits } from '../../limits.js';
 import {
   emptyTree,
   newEditToken,
@@ -67,6 +68,9 @@ const compareNames = compareStrings;
  * itself (the _id index's uniqueness check was ~6% of an insert's CPU in a profile).
  */
 const onHeapBytesMax = 64;
+
+/** Where the stored keys and values live (see ByteArena); one for the process. */
+const stored = new ByteArena(limits.memoryEngineSlabBytes, limits.memoryEngineSlabItemBytesMax);
 
 function latin1(key: Bytes): string {
   if (key instanceof Buffer) return key.toString('latin1');
@@ -267,7 +271,7 @@ class MemoryWriteTxn implements WriteTxn {
     checkKey(key, this.maxKeyBytes);
     checkValue(value);
     // Private copies: the caller may reuse its buffers once put returns.
-    const entry: Entry = { key: copyBytes(key), value: copyBytes(value) };
+    const entry: Entry = { key: stored.copy(key), value: stored.copy(value) };
     const before = tableOf(this.tables, table);
     const after = treeSet(
       before ?? emptyTree<string, Entry>(),
