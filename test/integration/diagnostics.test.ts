@@ -204,7 +204,8 @@ describe('diagnostics', () => {
     assert.equal(many['queryHash'], two['queryHash']);
     assert.equal(many['planCacheKey'], two['planCacheKey']);
     const nin = await planner({ a: { $nin: [1, 2, 3] } });
-    assert.equal(nin['queryHash'], (await planner({ a: { $nin: [4] } }))['queryHash']);
+    // (A one-value list is an equality to mongod's normalizer, so another shape: two values.)
+    assert.equal(nin['queryHash'], (await planner({ a: { $nin: [4, 5] } }))['queryHash']);
     // Another shape of element, another shape; $in and $nin differ; so do other fields.
     assert.notEqual((await planner({ a: { $in: [{ x: 1 }] } }))['queryHash'], two['queryHash']);
     assert.notEqual(nin['queryHash'], two['queryHash']);

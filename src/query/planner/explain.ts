@@ -163,4 +163,3 @@ export async function explainPlan(
 export function ranQueryHashes(stats: StageStats): QueryHashes | undefined {
   return plannedQueryInfo(stats)?.hashes;
 }
-
