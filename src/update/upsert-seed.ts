@@ -15,7 +15,7 @@
 
 import { BSONRegExp } from 'bson';
 import { compareBson, compareStrings } from '../bson/compare.js';
-import { getOwn, hasOwn, setOwn } from '../bson/document.js';
+import { hasOwn, setOwn, setValueAt } from '../bson/document.js';
 import { isArray, isPlainDocument } from '../bson/types.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { ErrorCode, fail } from '../errors.js';
@@ -104,21 +104,6 @@ function checkConflicts(equalities: readonly Equality[]): void {
   }
 }
 
-/** Set `value` at a dotted path, creating subdocuments (the paths do not conflict). */
-function setAtPath(doc: BsonDocument, path: string, value: BsonValue): void {
-  const ps = parts(path);
-  let current = doc;
-  for (const part of ps.slice(0, -1)) {
-    let next = getOwn(current, part);
-    if (!isPlainDocument(next)) {
-      next = {};
-      setOwn(current, part, next);
-    }
-    current = next;
-  }
-  setOwn(current, ps[ps.length - 1] as string, value);
-}
-
 export function upsertSeed(filter: BsonDocument, options: UpsertSeedOptions = {}): BsonDocument {
   const all: Equality[] = [];
   extract(filter, all);
@@ -140,7 +125,7 @@ export function upsertSeed(filter: BsonDocument, options: UpsertSeedOptions = {}
   const sorted = [...equalities].sort((a, b) => compareStrings(a.path, b.path));
   checkConflicts(sorted);
   const seed: BsonDocument = {};
-  for (const eq of sorted) setAtPath(seed, eq.path, eq.value);
+  for (const eq of sorted) setValueAt(seed, parts(eq.path), eq.value);
   return moveIdFirst(seed);
 }
 

@@ -4,6 +4,7 @@
 // over all documents ("full"), over the partition ("partition"), or given ([lower, upper),
 // upper exclusive). Documents without the field pass through first, as mongod's $sort puts them.
 
+import { withValueAt } from '../../bson/document.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import { compareBson } from '../../bson/compare.js';
@@ -19,7 +20,6 @@ import { ValueMap } from '../../bson/value-map.js';
 import { BlockingStage, collected, sortSteps } from './base.js';
 import type { Steps } from './base.js';
 import { sliceDue } from '../../query/exec/yield.js';
-import { setAtPath } from './lookup.js';
 import type { Stage, StageDefinition } from './types.js';
 
 type Bounds = 'full' | 'partition' | [BsonValue, BsonValue];
@@ -88,7 +88,7 @@ class DensifyStage implements Stage {
       let key: BsonDocument = {};
       for (const p of d.partitionFields) {
         const pv = valueAt(doc, p);
-        key = setAtPath(key, p, pv === MISSING ? null : pv);
+        key = withValueAt(key, p, pv === MISSING ? null : pv);
       }
       let part = partitions.get(key);
       if (part === undefined) {
@@ -117,7 +117,7 @@ class DensifyStage implements Stage {
         [lower, upper] = d.bounds;
         upperInclusive = false;
       }
-      const make = (v: BsonValue): BsonDocument => setAtPath(part.key, d.field, v);
+      const make = (v: BsonValue): BsonDocument => withValueAt(part.key, d.field, v);
       const inRange = (v: BsonValue): boolean => {
         const c = compareBson(v, upper ?? null);
         return upperInclusive ? c <= 0 : c < 0;

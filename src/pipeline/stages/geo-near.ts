@@ -9,7 +9,7 @@
 import { Double } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument, numericValue } from '../../bson/types.js';
-import { getOwn, setOwn } from '../../bson/document.js';
+import { withValueAt } from '../../bson/document.js';
 import type { Collection } from '../../catalog/collection.js';
 import { CommandError, ErrorCode, fail } from '../../errors.js';
 import { copyMetadata, metadataOf } from '../../query/exec/metadata.js';
@@ -123,18 +123,6 @@ function geoKeyOf(coll: Collection): string {
   );
 }
 
-function setDotted(doc: BsonDocument, path: string, value: BsonValue): void {
-  const parts = path.split('.');
-  let cur = doc;
-  for (const part of parts.slice(0, -1)) {
-    const next = getOwn(cur, part);
-    const sub: BsonDocument = isPlainDocument(next) ? { ...next } : {};
-    setOwn(cur, part, sub);
-    cur = sub;
-  }
-  setOwn(cur, parts[parts.length - 1] as string, value);
-}
-
 class GeoNearSource implements PlanStage {
   readonly stats;
   private plan: PlanStage | undefined;
@@ -173,11 +161,10 @@ class GeoNearSource implements PlanStage {
     const row = this.plan.next(view);
     if (row === undefined || row === NEED_TIME) return row;
     const meta = metadataOf(row.doc);
-    const out: BsonDocument = { ...row.doc };
     const distance = (meta?.geoNearDistance ?? 0) * (this.spec.distanceMultiplier ?? 1);
-    setDotted(out, this.spec.distanceField, new Double(distance));
+    let out = withValueAt(row.doc, this.spec.distanceField.split('.'), new Double(distance));
     if (this.spec.includeLocs !== undefined && meta?.geoNearPoint !== undefined)
-      setDotted(out, this.spec.includeLocs, meta.geoNearPoint);
+      out = withValueAt(out, this.spec.includeLocs.split('.'), meta.geoNearPoint);
     copyMetadata(row.doc, out);
     this.stats.works++;
     this.stats.nReturned++;

@@ -6,6 +6,7 @@
 // internalDocumentSourceGraphLookupMaxMemoryBytes (40099). The search runs in steps: it yields
 // between and within the queries of each depth.
 
+import { withValueAt } from '../../bson/document.js';
 import { Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
@@ -29,7 +30,6 @@ import { toDouble } from '../../bson/numeric.js';
 import { ValueMap } from '../../bson/value-map.js';
 import { drainSteps, FlatMapStage } from './base.js';
 import type { Steps } from './base.js';
-import { setAtPath } from './lookup.js';
 import { MatchStage } from './match.js';
 import { foreignResolver } from './sub-pipeline.js';
 import type { ForeignSource } from './sub-pipeline.js';
@@ -83,7 +83,7 @@ class GraphLookupStage implements Stage {
     bytesMax: number,
   ): Steps<BsonDocument[]> {
     const found = yield* this.search(doc, view, rt, foreign, bytesMax);
-    return [setAtPath(doc, this.g.as, found)];
+    return [withValueAt(doc, this.g.as, found)];
   }
   /** The breadth-first search from one input document, yielding between and within queries. */
   private *search(
@@ -146,7 +146,7 @@ class GraphLookupStage implements Stage {
         const id = d['_id'] ?? null;
         if (visited.get(id) !== undefined) continue;
         const out =
-          g.depthField === undefined ? d : setAtPath(d, g.depthField, Long.fromNumber(depth));
+          g.depthField === undefined ? d : withValueAt(d, g.depthField, Long.fromNumber(depth));
         visited.set(id, out);
         bytes += approximateValueSize(id) + approximateValueSize(out);
         forEachPathValue(d, g.connectFrom, 'omitArray', (v) => {

@@ -5,6 +5,7 @@
 // document, then a sub-pipeline over the foreign collection), or both. A missing foreign
 // collection joins nothing.
 
+import { withValueAt } from '../../bson/document.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isPlainDocument, BSONRegExp } from '../../bson/types.js';
 import { forEachPathValue } from '../../bson/path.js';
@@ -43,31 +44,6 @@ export function equalityFilter(field: string, values: readonly BsonValue[]): Bso
   if (values.length === 1 && !(values[0] instanceof BSONRegExp))
     return { [field]: { $eq: values[0] ?? null } };
   return { $or: values.map((v) => ({ [field]: { $eq: v } })) };
-}
-
-/** Sets `value` at a dotted path, creating or replacing subdocuments on the way. */
-export function setAtPath(
-  doc: BsonDocument,
-  parts: readonly string[],
-  value: BsonValue,
-): BsonDocument {
-  const out: BsonDocument = { ...doc };
-  const name = parts[0] as string;
-  const next: BsonValue =
-    parts.length === 1
-      ? value
-      : setAtPath(
-          isPlainDocument(out[name]) ? (out[name] as BsonDocument) : {},
-          parts.slice(1),
-          value,
-        );
-  Object.defineProperty(out, name, {
-    value: next,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
-  return out;
 }
 
 interface LetVariable {
@@ -217,7 +193,7 @@ class JoinPlan implements PlanStage {
 
   private emit(doc: BsonDocument, matched: BsonDocument[]): Row {
     this.stats.nReturned++;
-    return { doc: setAtPath(doc, this.as, matched) };
+    return { doc: withValueAt(doc, this.as, matched) };
   }
 }
 

@@ -4,6 +4,7 @@
 // the single sortBy field, with a `unit` for dates). The default window is the whole partition.
 // The stage is blocking; its memory is bounded like $group's.
 
+import { withValueAt } from '../../bson/document.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
 import { compareBson } from '../../bson/compare.js';
@@ -25,7 +26,6 @@ import type { Bound, Partition, WindowFunction, WindowSpec } from '../window/fun
 import { BlockingStage, collected, memoryBound, sortSteps } from './base.js';
 import type { Steps } from './base.js';
 import { sliceDue } from '../../query/exec/yield.js';
-import { setAtPath } from './lookup.js';
 import type { PipelineContext, Runtime, Stage, StageDefinition } from './types.js';
 
 const PARTITION_ARRAY = 'An expression used to partition cannot evaluate to value of type array';
@@ -212,7 +212,7 @@ class SetWindowFieldsStage implements Stage {
         let d = p.docs[i] as BsonDocument;
         this.outputs.forEach((o, k) => {
           const v = (results[k] as Value[])[i];
-          d = setAtPath(d, o.path, v === undefined || v === MISSING ? null : v);
+          d = withValueAt(d, o.path, v === undefined || v === MISSING ? null : v);
         });
         out.push(d);
         if (sliceDue()) yield;

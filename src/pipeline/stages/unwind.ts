@@ -3,6 +3,7 @@
 // (documents with a missing, null or empty-array field pass through). A non-array value is
 // treated as a one-element array.
 
+import { withValueAt } from '../../bson/document.js';
 import { Long } from 'bson';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import { isArray, isPlainDocument } from '../../bson/types.js';
@@ -15,7 +16,7 @@ import { FlatMapStage } from './base.js';
 import type { Stage, StageDefinition } from './types.js';
 
 /** A copy of `doc` with the value at `parts` replaced (the path is known to reach documents). */
-function withValueAt(
+function replacedAt(
   doc: BsonDocument,
   parts: readonly string[],
   i: number,
@@ -37,7 +38,7 @@ function withValueAt(
   const sub = out[name];
   if (isPlainDocument(sub))
     Object.defineProperty(out, name, {
-      value: withValueAt(sub, parts, i + 1, value),
+      value: replacedAt(sub, parts, i + 1, value),
       enumerable: true,
       writable: true,
       configurable: true,
@@ -48,28 +49,7 @@ function withValueAt(
 function withIndex(doc: BsonDocument, field: string | undefined, index: BsonValue): BsonDocument {
   if (field === undefined) return doc;
   const parts = field.split('.');
-  return setPath(doc, parts, 0, index);
-}
-
-function setPath(
-  doc: BsonDocument,
-  parts: readonly string[],
-  i: number,
-  value: BsonValue,
-): BsonDocument {
-  const out: BsonDocument = { ...doc };
-  const name = parts[i] as string;
-  const next: BsonValue =
-    i === parts.length - 1
-      ? value
-      : setPath(isPlainDocument(out[name]) ? (out[name] as BsonDocument) : {}, parts, i + 1, value);
-  Object.defineProperty(out, name, {
-    value: next,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
-  return out;
+  return withValueAt(doc, parts, index);
 }
 
 class UnwindStage implements Stage {
@@ -96,13 +76,13 @@ class UnwindStage implements Stage {
       if (isArray(v)) {
         if (v.length === 0)
           return this.preserve
-            ? [withIndex(withValueAt(doc, parts, 0, MISSING), this.indexField, null)]
+            ? [withIndex(replacedAt(doc, parts, 0, MISSING), this.indexField, null)]
             : [];
         return {
           length: v.length,
           at: (i: number) =>
             withIndex(
-              withValueAt(doc, parts, 0, v[i] as BsonValue),
+              replacedAt(doc, parts, 0, v[i] as BsonValue),
               this.indexField,
               Long.fromNumber(i),
             ),

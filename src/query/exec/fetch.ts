@@ -5,8 +5,7 @@
 
 import { decodeKey } from '../../bson/keystring.js';
 import type { KeyDirection } from '../../bson/keystring.js';
-import { setOwn, getOwn } from '../../bson/document.js';
-import { asDocument } from '../../bson/types.js';
+import { setOwn, setValueAt } from '../../bson/document.js';
 import type { BsonDocument, BsonValue } from '../../bson/types.js';
 import type { Collection } from '../../catalog/collection.js';
 import type { IndexEntry } from '../../catalog/index-access.js';
@@ -102,22 +101,6 @@ export class FetchStage implements PlanStage {
   }
 }
 
-/** Sets a dotted path in a document built from key values (paths never conflict here). */
-function setPath(doc: BsonDocument, path: string, value: BsonValue): void {
-  const parts = path.split('.');
-  let cur = doc;
-  for (let i = 0; i < parts.length - 1; i++) {
-    const name = parts[i] as string;
-    let next = asDocument(getOwn(cur, name));
-    if (next === undefined) {
-      next = {};
-      setOwn(cur, name, next);
-    }
-    cur = next;
-  }
-  setOwn(cur, parts[parts.length - 1] as string, value);
-}
-
 /**
  * The rows of a covered plan: each entry's key values rebuilt into a document holding just
  * the indexed fields, filtered. Invisible in explain: it reports the index scan's statistics
@@ -143,7 +126,7 @@ export class CoveredRowsStage implements PlanStage {
       if (e === undefined || e === NEED_TIME) return e;
       const values = decodeKey(e.key, this.directions, e.typeInfo);
       const doc: BsonDocument = {};
-      this.paths.forEach((p, i) => setPath(doc, p, values[i] as BsonValue));
+      this.paths.forEach((p, i) => setValueAt(doc, p.split('.'), values[i] as BsonValue));
       const details: MatchDetailsSink = {};
       const m = matchRow(this.filter, doc, details);
       if (m === NEED_TIME) {
