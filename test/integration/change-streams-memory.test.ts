@@ -67,7 +67,7 @@ test(
       };
       // Warm-up: code paths compiled (optimised code is most of what the heap gains later),
       // pools and caches filled, before the baseline.
-      const warmup = 6000;
+      const warmup = 12_000;
       await insert(0, warmup);
       const before = await heapUsed();
       const writes = 24_000;
@@ -85,10 +85,10 @@ test(
       assert.ok(oplogBytes > 3 * MiB, 'the oplog grew by megabytes');
       // Structural bound: a record per entry (its key and size, ~130-210 B) would cost 3-5 MiB
       // for 24k entries, events buffered for the paused stream far more; what remains (measured:
-      // 0.1-0.8 MiB idle, up to 1.3 MiB on a loaded machine) is mostly code the JIT compiled
-      // and getMores in flight at the moment of measuring.
+      // 0.1-0.8 MiB idle, 1.0-2.7 MiB on a loaded machine) is mostly code the JIT compiled
+      // and getMores in flight at the moment of measuring. 2.5 MiB still refuses ~110 B/entry.
       assert.ok(
-        growth < 2 * MiB,
+        growth < 2.5 * MiB,
         `server heap grew by ${(growth / MiB).toFixed(2)} MiB while ${writes} entries were written`,
       );
 
