@@ -7,31 +7,17 @@
 // document where no field has a value.
 
 import { hashBsonValue } from '../bson/hash.js';
-import { getField, MISSING } from '../bson/path.js';
-import type { PathValue } from '../bson/path.js';
-import { asDocument, isArray } from '../bson/types.js';
+import { MISSING } from '../bson/path.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
+import { valueAlongPath } from './index-keys.js';
 import type { GeneratedKeys, KeyPatternField } from './index-keys.js';
 
-/** The value at a path, stopping at the first array (mongod's extractElementAtPathOrArrayAlongPath). */
-function valueAlongPath(doc: BsonDocument, parts: readonly string[]): PathValue {
-  let current: BsonDocument = doc;
-  for (let i = 0; i < parts.length; i++) {
-    const v = getField(current, parts[i] as string);
-    if (v === MISSING) return MISSING;
-    if (isArray(v)) {
-      throw new CommandError(
-        ErrorCode.Location16766,
-        `Error: hashed indexes do not currently support array values. Found array at path: ${parts.slice(0, i + 1).join('.')}`,
-      );
-    }
-    if (i === parts.length - 1) return v;
-    const sub = asDocument(v);
-    if (sub === undefined) return MISSING;
-    current = sub;
-  }
-  return MISSING;
+function hashedArrayError(path: string): CommandError {
+  return new CommandError(
+    ErrorCode.Location16766,
+    `Error: hashed indexes do not currently support array values. Found array at path: ${path}`,
+  );
 }
 
 export function hashedIndexKeys(
@@ -41,7 +27,7 @@ export function hashedIndexKeys(
 ): GeneratedKeys {
   let found = false;
   const key: BsonValue[] = fields.map((f) => {
-    const v = valueAlongPath(doc, f.parts);
+    const v = valueAlongPath(doc, f.parts, hashedArrayError);
     if (v !== MISSING) found = true;
     const value = v === MISSING ? null : v;
     return f.plugin === 'hashed' ? hashBsonValue(value) : value;

@@ -289,3 +289,27 @@ export function generateIndexKeys(
   if (g.keys.length === 0 && !options.sparse) g.keys.push(fields.map(() => null));
   return { keys: g.keys, multikeyPaths: g.multikey.map((s) => [...s].sort((a, b) => a - b)) };
 }
+
+/**
+ * The value at a path followed through subdocuments only, MISSING when it is absent or ends
+ * at a scalar on the way (mongod's extractElementAtPathOrArrayAlongPath). An array anywhere
+ * along it, or at its end, is refused with `arrayError(path up to the array)`: an index kind
+ * that is never multikey (hashed, a compound wildcard index's regular fields).
+ */
+export function valueAlongPath(
+  doc: BsonDocument,
+  parts: readonly string[],
+  arrayError: (pathToArray: string) => CommandError,
+): PathValue {
+  let current: BsonDocument = doc;
+  for (let i = 0; i < parts.length; i++) {
+    const v = getField(current, parts[i] as string);
+    if (v === MISSING) return MISSING;
+    if (isArray(v)) throw arrayError(parts.slice(0, i + 1).join('.'));
+    if (i === parts.length - 1) return v;
+    const sub = asDocument(v);
+    if (sub === undefined) return MISSING;
+    current = sub;
+  }
+  return MISSING;
+}

@@ -25,11 +25,11 @@
 // value; a document with neither has no key.
 
 import { Int32, MinKey } from 'bson';
-import { getField, MISSING } from '../bson/path.js';
-import type { PathValue } from '../bson/path.js';
+import { MISSING } from '../bson/path.js';
 import { asDocument, isArray, isPlainDocument } from '../bson/types.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import type { BsonDocument, BsonValue } from '../bson/types.js';
+import { valueAlongPath } from './index-keys.js';
 import type { GeneratedKeys, KeyPatternField } from './index-keys.js';
 
 /** The field name that makes an index a wildcard index ("$**", or a path ending in ".$**"). */
@@ -223,24 +223,12 @@ export interface WildcardLayout {
   readonly wildcardPos: number;
 }
 
-/** A regular field's value: one value, the path followed through subdocuments only. */
-function regularValue(doc: BsonDocument, parts: readonly string[]): PathValue {
-  let current: BsonDocument = doc;
-  for (let i = 0; i < parts.length; i++) {
-    const v = getField(current, parts[i] as string);
-    if (v === MISSING) return MISSING;
-    if (isArray(v)) {
-      throw new CommandError(
-        ErrorCode.Location7246301,
-        `Compound wildcard index regular field cannot be multikey: found an array at path '${parts.slice(0, i + 1).join('.')}'`,
-      );
-    }
-    if (i === parts.length - 1) return v;
-    const sub = asDocument(v);
-    if (sub === undefined) return MISSING;
-    current = sub;
-  }
-  return MISSING;
+/** A compound wildcard index's regular field holds one value, never an array. */
+function regularArrayError(path: string): CommandError {
+  return new CommandError(
+    ErrorCode.Location7246301,
+    `Compound wildcard index regular field cannot be multikey: found an array at path '${path}'`,
+  );
 }
 
 /**
@@ -255,7 +243,7 @@ export function compoundWildcardKeys(
   let anyRegular = false;
   const regular = layout.fields.map((f, i) => {
     if (i === layout.wildcardPos) return null;
-    const v = regularValue(doc, f.parts);
+    const v = valueAlongPath(doc, f.parts, regularArrayError);
     if (v === MISSING) return null;
     anyRegular = true;
     return v;
