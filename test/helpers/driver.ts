@@ -69,3 +69,25 @@ export async function expectServerCode(
   }
   return assert.fail(`expected error ${code}`);
 }
+
+/** Read options keeping every BSON type as sent (no promotion to JS numbers). */
+export const raw = { promoteValues: false, promoteLongs: false } as const;
+
+/** The BSON type of a value read with `raw` (the driver's own bson classes, so no instanceof). */
+export const bsonType = (v: unknown): string | undefined =>
+  (v as { _bsontype?: string } | undefined)?._bsontype;
+
+/** Polls `fn` until it returns a value (another client's command reaches the server). */
+export async function eventually<T>(
+  fn: () => Promise<T | undefined>,
+  what: string,
+  ms = 5000,
+): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -14,30 +14,10 @@ import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { MongoServerError } from 'mongodb';
 import type { Collection, Db, Document, MongoClient } from 'mongodb';
-import { freshCollection } from '../helpers/driver.js';
+import { freshCollection, bsonType, eventually, raw } from '../helpers/driver.js';
 import type { TestDoc } from '../helpers/driver.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-
-const raw = { promoteValues: false, promoteLongs: false } as const;
-
-/** The BSON type of a value read with `raw` (the driver's own bson classes, so no instanceof). */
-const bsonType = (v: unknown): string | undefined =>
-  (v as { _bsontype?: string } | undefined)?._bsontype;
-
-async function eventually<T>(
-  fn: () => Promise<T | undefined>,
-  what: string,
-  ms = 10_000,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const currentOps = (admin: Db, spec: Document, match: Document): Promise<Document[]> =>
   admin.aggregate([{ $currentOp: spec }, { $match: match }], raw).toArray();
@@ -70,6 +50,7 @@ function running(admin: Db, ns: string, op: string): Promise<Document> {
   return eventually(
     async () => (await currentOps(admin, {}, { ns, op }))[0],
     `the ${op} on ${ns} in $currentOp`,
+    10_000,
   );
 }
 
@@ -142,6 +123,7 @@ describe('$currentOp fields of running queries and idle cursors', () => {
           )
         )[0],
       'the aggregate in $currentOp',
+      10_000,
     );
     assert.equal(op['op'], 'command');
     assert.equal(op['queryFramework'], 'classic');
@@ -159,6 +141,7 @@ describe('$currentOp fields of running queries and idle cursors', () => {
     const count = await eventually(
       async () => (await currentOps(admin, {}, { 'command.aggregate': 'count_update' }))[0],
       'the count in $currentOp',
+      10_000,
     );
     assert.equal(count['planSummary'], 'COLLSCAN');
     assert.equal(count['queryFramework'], 'classic');
@@ -197,6 +180,7 @@ describe('$currentOp fields of running queries and idle cursors', () => {
     const op = await eventually(
       async () => (await currentOps(admin, {}, { appName: 'plain-ping' }))[0],
       'the ping in $currentOp',
+      10_000,
     );
     assert.equal(op['planSummary'], undefined);
     assert.equal(op['queryFramework'], undefined);
@@ -310,12 +294,16 @@ describe('$currentOp fields of running queries and idle cursors', () => {
     await admin.command({ setParameter: 1, cursorTimeoutMillis: 1 });
     try {
       // The reaper runs on its own timer: wait until it has closed the ordinary cursor.
-      await eventually(async () => {
-        const open = await currentOps(admin, { idleCursors: true }, { ns: 'cof.timeout' });
-        return open.some((d) => String(d['cursor']['cursorId']) === String(ordinary.id))
-          ? undefined
-          : true;
-      }, 'the ordinary cursor reaped');
+      await eventually(
+        async () => {
+          const open = await currentOps(admin, { idleCursors: true }, { ns: 'cof.timeout' });
+          return open.some((d) => String(d['cursor']['cursorId']) === String(ordinary.id))
+            ? undefined
+            : true;
+        },
+        'the ordinary cursor reaped',
+        10_000,
+      );
     } finally {
       await admin.command({ setParameter: 1, cursorTimeoutMillis: before['cursorTimeoutMillis'] });
     }
@@ -357,6 +345,7 @@ describe('$currentOp with access control', () => {
     const op = await eventually(
       async () => (await currentOps(admin, { allUsers: true }, { 'command.find': 'c' }))[0],
       'the find in $currentOp',
+      10_000,
     );
     assert.deepEqual(op['effectiveUsers'], [{ user: 'worker', db: 'admin' }]);
     const keys = Object.keys(op);

@@ -15,29 +15,9 @@ import { Int32, UUID } from 'bson';
 import type { Binary, Long } from 'bson';
 import { MongoServerError } from 'mongodb';
 import type { ClientSession, Db, Document, MongoClient } from 'mongodb';
+import { bsonType, eventually, raw } from '../helpers/driver.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TestServer } from '../helpers/server.js';
-
-const raw = { promoteValues: false, promoteLongs: false } as const;
-
-/** The BSON type of a value read with `raw` (the driver's own bson classes, so no instanceof). */
-const bsonType = (v: unknown): string | undefined =>
-  (v as { _bsontype?: string } | undefined)?._bsontype;
-
-/** Polls `fn` until it returns a value (the other client's command reaches the server). */
-async function eventually<T>(
-  fn: () => Promise<T | undefined>,
-  what: string,
-  ms = 5000,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function currentOps(
   admin: Db,
