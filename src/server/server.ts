@@ -17,7 +17,7 @@ import type {
 } from '../commands/context.js';
 import { Dispatcher } from '../commands/dispatch.js';
 import { OperationRegistry } from '../commands/operations.js';
-import { defaultParameters } from '../commands/diag/server-info.js';
+import { defaultParameters } from '../commands/diag/parameters.js';
 import { FailPoints } from '../commands/testing/failpoints.js';
 import type { BsonDocument } from '../bson/types.js';
 import { limits } from '../limits.js';

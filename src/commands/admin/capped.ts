@@ -21,7 +21,7 @@ import type { ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { withWriteConcernError } from '../write-concern.js';
-import { targetCollection } from '../crud/common.js';
+import { targetCollection } from '../crud/target.js';
 import { cappedOptions } from './collections.js';
 
 function requireSize(command: string, size: number | undefined): number {

@@ -19,12 +19,9 @@ import { collectionSizes, storageStatsOf } from '../../catalog/sizes.js';
 import { statfsSync } from 'node:fs';
 import type { CommandDefinition } from '../registry.js';
 import { withWriteConcernError } from '../write-concern.js';
-import {
-  collectionCollation,
-  parseCursorOption,
-  queuedCursorReply,
-  targetCollection,
-} from '../crud/common.js';
+import { parseCursorOption, queuedCursorReply } from '../crud/cursor-reply.js';
+import { collectionCollation } from '../crud/operation-env.js';
+import { targetCollection } from '../crud/target.js';
 import { checkValidationEnums, checkValidator } from '../crud/document-validation.js';
 import { modifyIndex, scanUniqueConversion } from './indexes.js';
 import type { ScannedConversion } from './indexes.js';

@@ -14,7 +14,7 @@ import type { BsonValue } from '../../bson/types.js';
 import { t } from '../args.js';
 import type { ArgSpec } from '../args.js';
 import { onCollection } from '../authorization.js';
-import { targetCollection } from '../crud/common.js';
+import { targetCollection } from '../crud/target.js';
 import { defineCommand } from '../registry.js';
 import type { ServerServices } from '../context.js';
 import { supports } from '../version.js';

@@ -12,7 +12,7 @@ import { newEnv, newScope, parsePipeline } from '../../pipeline/index.js';
 import type { WriteTxn } from '../../storage/engine.js';
 import { typeNameOf } from '../args.js';
 import type { ServerServices } from '../context.js';
-import { clusterTimeOf } from '../crud/common.js';
+import { clusterTimeOf } from '../crud/operation-env.js';
 
 /** A view name must not be system.views itself (mongod's own message for it). */
 export function checkViewName(name: string): void {

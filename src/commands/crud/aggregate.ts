@@ -41,20 +41,14 @@ import { defineCommand } from '../registry.js';
 import { supports } from '../version.js';
 import type { Invocation } from '../registry.js';
 import type { ServerServices } from '../context.js';
+import { cursorReply, noteBatch, parseCursorOption, keepTimeLeft } from './cursor-reply.js';
+import { clusterTimeOf, scriptingOf, resolveCollation, writeWithConcern } from './operation-env.js';
 import {
-  clusterTimeOf,
-  scriptingOf,
   collectionRestoreCheck,
-  resolveCollation,
-  cursorReply,
   resolvedViewOf,
   targetCollection,
-  writeWithConcern,
-  noteBatch,
-  parseCursorOption,
-  keepTimeLeft,
   readCollection,
-} from './common.js';
+} from './target.js';
 import { resolveHint } from './hint.js';
 import { redactCommand } from '../operations.js';
 import { isChangeStreamPipeline, runChangeStreamAggregate } from './change-stream-cursor.js';

@@ -31,7 +31,7 @@ import {
 import type { Oplog as OplogType } from '../../repl/oplog.js';
 import type { OperationContext, ServerServices } from '../context.js';
 import { interruptedError } from '../operations.js';
-import { cursorReply } from './common.js';
+import { cursorReply } from './cursor-reply.js';
 
 /** Stages mongod allows after $changeStream. */
 const allowedAfter = new Set([

@@ -16,15 +16,8 @@ import type { Collection } from '../../catalog/collection.js';
 import type { PlanStage } from '../../query/exec/stages.js';
 import { drainPlan } from '../../query/exec/drive.js';
 import type { RestoreCheck } from '../../query/exec/drive.js';
-import {
-  clusterTimeOf,
-  scriptingOf,
-  collectionRestoreCheck,
-  resolveCollation,
-  isViewRead,
-  targetCollection,
-  readCollection,
-} from './common.js';
+import { clusterTimeOf, scriptingOf, resolveCollation } from './operation-env.js';
+import { collectionRestoreCheck, isViewRead, targetCollection, readCollection } from './target.js';
 import { resolveHint } from './hint.js';
 import { runCountOnView, runDistinctOnView } from './view-reads.js';
 import { countArgs, distinctArgs } from './read-args.js';

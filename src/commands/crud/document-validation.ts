@@ -20,7 +20,7 @@ import { CommandError, ErrorCode } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { commandExpressions, compileQueryFilter } from '../query-language.js';
 import type { DocumentFilter } from '../../query/exec/stages.js';
-import { collectionCollation } from './common.js';
+import { collectionCollation } from './operation-env.js';
 
 const validationLevels = ['off', 'strict', 'moderate'] as const;
 const validationActions = ['error', 'warn'] as const;

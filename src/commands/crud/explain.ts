@@ -29,13 +29,8 @@ import type { ArgSpec } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { Invocation } from '../registry.js';
 import { aggregateArgs, runAggregate } from './aggregate.js';
-import {
-  clusterTimeOf,
-  scriptingOf,
-  resolveCollation,
-  isViewRead,
-  targetCollection,
-} from './common.js';
+import { clusterTimeOf, scriptingOf, resolveCollation } from './operation-env.js';
+import { isViewRead, targetCollection } from './target.js';
 import { resolveHint } from './hint.js';
 import { runCountOnView, runDistinctOnView, runFindOnView } from './view-reads.js';
 import { prepareCount, prepareDistinct } from './count-distinct.js';

@@ -23,20 +23,9 @@ import { fullName } from '../../catalog/namespace.js';
 import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition, Invocation } from '../registry.js';
-import {
-  clusterTimeOf,
-  scriptingOf,
-  resolveCollation,
-  collectionRestoreCheck,
-  cursorReply,
-  isViewRead,
-  readCollection,
-  requireNonNegative,
-  targetCollection,
-  noteBatch,
-  keepTimeLeft,
-  cursorTimeLimit,
-} from './common.js';
+import { cursorReply, noteBatch, keepTimeLeft, cursorTimeLimit } from './cursor-reply.js';
+import { clusterTimeOf, scriptingOf, resolveCollation } from './operation-env.js';
+import { collectionRestoreCheck, isViewRead, readCollection, targetCollection } from './target.js';
 import { resolveHint } from './hint.js';
 import {
   ChangeStreamCursor,
@@ -45,7 +34,7 @@ import {
 } from './change-stream-cursor.js';
 import { diskUseFor } from './disk-use.js';
 import { runFindOnView } from './view-reads.js';
-import { findArgs } from './read-args.js';
+import { findArgs, requireNonNegative } from './read-args.js';
 import {
   authenticatedOnly,
   checkCursorOwner,

@@ -9,7 +9,7 @@ import { validateCollectionName } from '../../catalog/namespace.js';
 import { CommandError, ErrorCode, missingFieldError } from '../../errors.js';
 import { t } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { targetCollection } from './common.js';
+import { targetCollection } from './target.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';
 import { privileges, targetResource } from '../authorization.js';

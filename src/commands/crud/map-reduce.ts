@@ -21,7 +21,7 @@ import type { Invocation } from '../registry.js';
 import { pipelinePrivileges, privileges } from '../authorization.js';
 import { runAggregate } from './aggregate.js';
 import type { aggregateArgs } from './aggregate.js';
-import { targetCollection } from './common.js';
+import { targetCollection } from './target.js';
 
 export const mapReduceArgs = {
   map: t.any,

@@ -1,6 +1,7 @@
 // The arguments of find, count and distinct: declared once, below the commands, explain and
-// the view rewrites (view-reads.ts) that all parse them.
+// the view rewrites (view-reads.ts) that all parse them, and the IDL check of their counts.
 
+import { CommandError, ErrorCode } from '../../errors.js';
 import { t } from '../args.js';
 
 export const findArgs = {
@@ -45,3 +46,18 @@ export const distinctArgs = {
   collation: t.document,
   hint: t.any,
 };
+
+/** mongod's IDL check for `>= 0` fields (skip, limit, batchSize). */
+export function requireNonNegative(
+  command: string,
+  field: string,
+  v: number | undefined,
+): number | undefined {
+  if (v !== undefined && v < 0) {
+    throw new CommandError(
+      ErrorCode.Location51024,
+      `BSON field '${field}' value must be >= 0, actual value '${v}'`,
+    );
+  }
+  return v;
+}

@@ -48,7 +48,7 @@ import type { MatchedRecord, RecordSelection } from '../../query/exec/select-rec
 import type { DocumentFilter } from '../../query/exec/stages.js';
 import type { Collator } from '../../bson/collation.js';
 import type { OperationContext, ServerServices } from '../context.js';
-import { viewOf } from './common.js';
+import { viewOf } from './target.js';
 import { fixedValidatorFailure } from './document-validation.js';
 import { runSlicedWrite } from './write-exec.js';
 import { bucketPredicates } from '../../pipeline/stages/unpack-bucket.js';

@@ -17,7 +17,8 @@ import {
 } from '../query-language.js';
 import { t, typeNameOf } from '../args.js';
 import { defineCommand } from '../registry.js';
-import { clusterTimeOf, scriptingOf, resolveCollation, targetCollection } from './common.js';
+import { clusterTimeOf, scriptingOf, resolveCollation } from './operation-env.js';
+import { targetCollection } from './target.js';
 import { resolveHint } from './hint.js';
 import { checkBatchSize, finishWriteReply, runWriteBatch } from './write-batch.js';
 import type { StatementResultCodec } from './write-batch.js';

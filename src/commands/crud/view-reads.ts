@@ -12,7 +12,7 @@ import type { ArgSpec } from '../args.js';
 import type { Invocation } from '../registry.js';
 import type { ExplainVerbosity } from '../../query/planner/explain.js';
 import { aggregateArgs, runAggregate } from './aggregate.js';
-import { requireNonNegative } from './common.js';
+import { requireNonNegative } from './read-args.js';
 import type { countArgs, distinctArgs, findArgs } from './read-args.js';
 
 /** The aggregate command a read on a view becomes: its generic arguments carried over. */

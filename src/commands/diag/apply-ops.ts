@@ -23,7 +23,7 @@ import type { CommandDefinition } from '../registry.js';
 import { privileges } from '../authorization.js';
 import { privilege } from '../../auth/privileges.js';
 import { clusterResource, namespaceResource } from '../../auth/resource.js';
-import { writeWithConcern } from '../crud/common.js';
+import { writeWithConcern } from '../crud/operation-env.js';
 import { executeDelete, executeUpdate } from '../crud/write-exec.js';
 import { insertDocument } from '../../catalog/write-unit.js';
 import type { Namespace, WriteContext } from '../../catalog/write-unit.js';

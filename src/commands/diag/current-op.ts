@@ -37,7 +37,7 @@ import type { RunningOperation } from '../operations.js';
 import { queryFramework, runningPlanSummary } from '../op-debug.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
-import { clusterTimeOf } from '../crud/common.js';
+import { clusterTimeOf } from '../crud/operation-env.js';
 import { authenticatedOnly, privileges, userKeyOf } from '../authorization.js';
 import { privilege } from '../../auth/privileges.js';
 import { clusterResource } from '../../auth/resource.js';

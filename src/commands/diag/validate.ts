@@ -28,7 +28,7 @@ import type { OperationContext, ServerServices } from '../context.js';
 import { defineCommand } from '../registry.js';
 import type { CommandDefinition } from '../registry.js';
 import { onCollection } from '../authorization.js';
-import { targetCollection } from '../crud/common.js';
+import { targetCollection } from '../crud/target.js';
 import { conformsToValidator } from '../crud/document-validation.js';
 
 /** BSONElement::trueValue. */
